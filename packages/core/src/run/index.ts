@@ -1,0 +1,167 @@
+/**
+ * @module The run document (SPEC section 6): one per target per run, public and versioned.
+ * The zod schemas here are the published contract; types share their names.
+ */
+import { z } from "zod";
+
+/** Why a request ended the way it did (SPEC section 5). */
+export const Outcome = z.enum(["ok", "rate_limited", "route_mismatch", "http_error", "timeout", "network", "incomplete"]);
+export type Outcome = z.infer<typeof Outcome>;
+
+/** A distribution over the ok samples of a level: `{ n, mean, min, p50, p90, p95, p99, max }`. */
+export const Distribution = z.object({
+  n: z.number().int().nonnegative(),
+  mean: z.number().nullable(),
+  min: z.number().nullable(),
+  p50: z.number().nullable(),
+  p90: z.number().nullable(),
+  p95: z.number().nullable(),
+  p99: z.number().nullable(),
+  max: z.number().nullable(),
+});
+export type Distribution = z.infer<typeof Distribution>;
+
+/** One measured request. Times are ms relative to the run start (monotonic clock). */
+export const Sample = z.object({
+  /** Concurrency of the level this request belongs to. */
+  level: z.number().int().positive(),
+  /** Index of the request within its level, 0-based, measured requests only. */
+  index: z.number().int().nonnegative(),
+  outcome: Outcome,
+  /** Request start, ms since run start. */
+  startMs: z.number(),
+  /** First non-empty content (or reasoning) chunk minus request start; null when none came. */
+  ttftMs: z.number().nullable(),
+  /** Last content chunk minus request start; null when none came. */
+  e2eMs: z.number().nullable(),
+  /** Output tokens: from usage, or the content chunk count when the endpoint sent no usage. */
+  completionTokens: z.number().int().nonnegative().nullable(),
+  tokenSource: z.enum(["usage", "chunks"]).nullable(),
+  /** Prompt tokens as reported by usage. */
+  promptTokens: z.number().int().nonnegative().nullable(),
+  /** completionTokens / (e2eMs / 1000): what one waiting user gets, TTFT included. */
+  outputTokensPerSecond: z.number().nullable(),
+  /** Tokens after the first chunk over the time after the first chunk. */
+  decodeTokensPerSecond: z.number().nullable(),
+  /** (e2eMs - ttftMs) / (completionTokens - 1). */
+  tpotMs: z.number().nullable(),
+  /** Gaps between consecutive content chunks, ms. */
+  interChunkMs: z.array(z.number()).optional(),
+  /** Content chunks received. */
+  chunks: z.number().int().nonnegative(),
+  responseId: z.string().nullable(),
+  /** The provider that served the request, as the response says (gateway field, header or model). */
+  servedProvider: z.string().nullable(),
+  httpStatus: z.number().int().nullable(),
+  retryAfterSeconds: z.number().nullable(),
+  finishReason: z.string().nullable(),
+  /** What went wrong, without secrets. */
+  error: z.string().nullable(),
+});
+export type Sample = z.infer<typeof Sample>;
+
+export const RequestCounts = z.object({
+  sent: z.number().int().nonnegative(),
+  ok: z.number().int().nonnegative(),
+  rateLimited: z.number().int().nonnegative(),
+  routeMismatch: z.number().int().nonnegative(),
+  httpError: z.number().int().nonnegative(),
+  timeout: z.number().int().nonnegative(),
+  network: z.number().int().nonnegative(),
+  incomplete: z.number().int().nonnegative(),
+});
+export type RequestCounts = z.infer<typeof RequestCounts>;
+
+/** One concurrency level of a sweep. */
+export const Level = z.object({
+  concurrency: z.number().int().positive(),
+  requests: RequestCounts,
+  /** Sum of ok completionTokens / level wall time (first measured send to last measured end), tok/s. */
+  aggregateOutputTokensPerSecond: z.number().nullable(),
+  /** First measured send to last measured end, ms. */
+  wallTimeMs: z.number().nonnegative(),
+  perStream: z.object({ outputTokensPerSecond: Distribution, decodeTokensPerSecond: Distribution }),
+  ttftMs: Distribution,
+  e2eMs: Distribution,
+  tpotMs: Distribution,
+  interChunkMs: Distribution,
+  /** Time-weighted mean of requests in flight over the level's wall time. */
+  achievedConcurrency: z.number().nonnegative(),
+  client: z.object({ eventLoopLagP99Ms: z.number().nonnegative(), limited: z.boolean() }),
+  /** Token counts came from chunk counts for some sample (the endpoint sent no usage). */
+  tokensFromChunks: z.boolean(),
+  valid: z.boolean(),
+  /** Why the level is not valid; empty when valid. */
+  invalidReasons: z.array(z.string()),
+});
+export type Level = z.infer<typeof Level>;
+
+/** The headline figures of a run (SPEC section 5, per run). */
+export const Summary = z.object({
+  singleStream: z
+    .object({
+      outputTokensPerSecond: z.number().nullable(),
+      decodeTokensPerSecond: z.number().nullable(),
+      ttftP50Ms: z.number().nullable(),
+      ttftP95Ms: z.number().nullable(),
+    })
+    .nullable(),
+  peak: z
+    .object({
+      concurrency: z.number().int().positive(),
+      aggregateOutputTokensPerSecond: z.number(),
+      perStreamOutputTokensPerSecond: z.number().nullable(),
+    })
+    .nullable(),
+  /** Lowest level after which no higher level raises aggregate by more than 15 %; null if not saturated. */
+  kneeConcurrency: z.number().int().positive().nullable(),
+  saturated: z.boolean(),
+  /** Aggregate at the peak / (N_peak x single-stream aggregate). */
+  scalingEfficiency: z.number().nullable(),
+  /** Non-ok samples / sent, over all levels. */
+  errorRate: z.number().nonnegative(),
+  /** rate_limited samples / sent, over all levels. */
+  rateLimitRate: z.number().nonnegative(),
+  /** Every level is valid. */
+  valid: z.boolean(),
+});
+export type Summary = z.infer<typeof Summary>;
+
+export const RouteRecord = z.object({
+  gateway: z.enum(["openrouter", "litellm", "direct", "custom"]),
+  provider: z.string().optional(),
+  deployment: z.string().optional(),
+});
+
+export const RunDocument = z.object({
+  schemaVersion: z.literal(1),
+  runId: z.string(),
+  targetId: z.string(),
+  label: z.string(),
+  model: z.string(),
+  baseURL: z.string(),
+  route: RouteRecord,
+  startedAt: z.string(),
+  finishedAt: z.string(),
+  status: z.enum(["complete", "partial"]),
+  /** Why the run is partial (deadline, signal, internal error). */
+  partialReason: z.string().nullable(),
+  /** True when the target is a simulated reference target, not a real provider. */
+  simulated: z.boolean(),
+  harness: z.object({ version: z.string(), node: z.string(), host: z.string(), region: z.string().nullable() }),
+  workload: z.record(z.string(), z.unknown()),
+  levels: z.array(Level),
+  summary: Summary,
+  samples: z.array(Sample),
+});
+export type RunDocument = z.infer<typeof RunDocument>;
+
+/** `YYYYMMDDTHHMMSSZ` from an ISO 8601 time, as used in store keys. */
+export function compactTimestamp(iso: string): string {
+  return new Date(iso).toISOString().replace(/[-:]/g, "").replace(/\.\d{3}/, "");
+}
+
+/** The store key of a run document (SPEC section 6). */
+export function runKey(doc: Pick<RunDocument, "targetId" | "startedAt" | "runId">): string {
+  return `runs/${doc.targetId}/${compactTimestamp(doc.startedAt)}-${doc.runId}.json`;
+}

@@ -1,0 +1,52 @@
+/** @module The store port on a local folder (`./data` by default), with atomic writes. */
+import { randomUUID } from "node:crypto";
+import { mkdir, readFile, readdir, rename, writeFile } from "node:fs/promises";
+import { dirname, join, relative, sep } from "node:path";
+import { StoreError } from "../errors/index.ts";
+import type { Store } from "./index.ts";
+
+/** Keys are relative paths of `/`-separated safe segments; nothing may escape the root. */
+function checkKey(key: string): void {
+  if (!/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(key) || key.split("/").some((s) => s === "." || s === "..")) {
+    throw new StoreError(`invalid store key: ${JSON.stringify(key)}`);
+  }
+}
+
+/** A store in a folder: each key is a file under `root`. */
+export class FolderStore implements Store {
+  constructor(readonly root: string) {}
+
+  async put(key: string, body: string): Promise<void> {
+    checkKey(key);
+    const path = join(this.root, key);
+    await mkdir(dirname(path), { recursive: true });
+    // Write beside the target and rename over it: rename is atomic, so no reader sees half a file.
+    const temp = `${path}.${randomUUID()}.tmp`;
+    await writeFile(temp, body);
+    await rename(temp, path);
+  }
+
+  async get(key: string): Promise<string | null> {
+    checkKey(key);
+    try {
+      return await readFile(join(this.root, key), "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw new StoreError(`cannot read ${key}`, { cause: error });
+    }
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    let entries: string[];
+    try {
+      entries = await readdir(this.root, { recursive: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw error;
+    }
+    return entries
+      .map((e) => relative(this.root, join(this.root, e)).split(sep).join("/"))
+      .filter((k) => k.startsWith(prefix) && !k.endsWith(".tmp"))
+      .sort();
+  }
+}

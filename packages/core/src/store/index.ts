@@ -1,0 +1,47 @@
+/**
+ * @module The store port: a key-value store of text documents at the keys of SPEC section 6.
+ * The folder store (`./data`) and the AWS store implement it; everything above talks to this.
+ */
+import { StoreError } from "../errors/index.ts";
+import { RunDocument, runKey } from "../run/index.ts";
+
+/** A store of documents by key (`runs/<targetId>/<stamp>-<runId>.json`, `alerts.json`, ...). */
+export interface Store {
+  /** Writes the whole body at once; a reader sees the old body or the new one, never a part. */
+  put(key: string, body: string, options?: { contentType?: string }): Promise<void>;
+  /** The body at key, or null when there is none. */
+  get(key: string): Promise<string | null>;
+  /** Every key that starts with prefix, sorted. */
+  list(prefix: string): Promise<string[]>;
+}
+
+/** Stores a run document at its key and returns the key. */
+export async function putRun(store: Store, doc: RunDocument): Promise<string> {
+  const key = runKey(doc);
+  await store.put(key, `${JSON.stringify(doc, null, 1)}\n`, { contentType: "application/json" });
+  return key;
+}
+
+/** Keys of the stored run documents, oldest first per target (keys sort by start time). */
+export async function listRunKeys(store: Store, targetId?: string): Promise<string[]> {
+  const keys = await store.list(targetId ? `runs/${targetId}/` : "runs/");
+  return keys.filter((k) => k.endsWith(".json"));
+}
+
+/** Reads and validates one run document; throws StoreError naming the key when it is malformed. */
+export async function readRun(store: Store, key: string): Promise<RunDocument> {
+  const body = await store.get(key);
+  if (body === null) throw new StoreError(`no run document at ${key}`);
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch (cause) {
+    throw new StoreError(`${key} is not JSON`, { cause });
+  }
+  const parsed = RunDocument.safeParse(json);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new StoreError(`${key} is not a valid run document: ${first?.path.join(".")}: ${first?.message}`);
+  }
+  return parsed.data;
+}
