@@ -1,0 +1,257 @@
+/**
+ * @module The sweep: a closed loop per concurrency level, low to high, measuring every request.
+ * Exactly N requests are in flight during a level; when one ends the next starts. A stop (signal or
+ * deadline) ends the sweep between requests; the levels finished by then are kept, the run is partial.
+ */
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { type Clock, type Endpoint, type RawResult, StreamingClient, systemClock } from "../client/index.ts";
+import type { Target, Workload } from "../config/index.ts";
+import { deriveSampleFigures, inFlightTracker, summarizeLevel, summarizeRun } from "../metrics/index.ts";
+import type { Level, RunDocument, Sample } from "../run/index.ts";
+import { promptFor } from "../workload/index.ts";
+
+/** The harness version written into every run document. */
+export const HARNESS_VERSION = "0.1.0";
+
+/** Live progress of a sweep, for a TTY line or a log line. */
+export interface SweepProgress {
+  targetId: string;
+  concurrency: number;
+  levelIndex: number;
+  levelCount: number;
+  /** Measured requests finished in this level. */
+  done: number;
+  /** Measured requests the level will send; null for a timed level. */
+  total: number | null;
+  /** Output tokens of ok samples in this level / elapsed level time, tok/s. */
+  liveTokensPerSecond: number;
+  /** True once the level has finished. */
+  levelDone: boolean;
+}
+
+export interface SweepOptions {
+  target: Target;
+  workload: Workload;
+  /** The key read from `target.apiKeyEnv`; never stored or logged. */
+  apiKey?: string;
+  /** Defaults to a random id; the AWS deployment derives it from the schedule slot. */
+  runId?: string;
+  /** Marks the run as produced by a simulated reference target. */
+  simulated?: boolean;
+  clock?: Clock;
+  fetch?: typeof fetch;
+  /** Stops the sweep between requests; finished levels are kept and the run is partial. */
+  signal?: AbortSignal;
+  /** Clock ms (same clock) at which to stop the way `signal` does. */
+  deadlineMs?: number;
+  /** Index of the first level to run (a continued sweep); earlier levels are taken from `previous`. */
+  startLevelIndex?: number;
+  previous?: Pick<RunDocument, "levels" | "samples" | "startedAt" | "runId">;
+  onProgress?: (progress: SweepProgress) => void;
+  /** Called after each finished level with the document so far (status partial), to save progress. */
+  onLevel?: (partial: RunDocument) => Promise<void> | void;
+}
+
+/** A fresh run id: 8 hex characters. */
+export function newRunId(): string {
+  return randomBytes(4).toString("hex");
+}
+
+class Stopped extends Error {}
+
+/** Runs the whole sweep of one target and returns its run document. Request failures are data. */
+export async function runSweep(options: SweepOptions): Promise<RunDocument> {
+  const { target, workload } = options;
+  const clock = options.clock ?? systemClock;
+  const runId = options.previous?.runId ?? options.runId ?? newRunId();
+  const startedAt = options.previous?.startedAt ?? new Date().toISOString();
+  const origin = clock.now();
+  const endpoint: Endpoint = { baseURL: target.baseURL, apiKey: options.apiKey, model: target.model, route: target.route };
+  const client = new StreamingClient(endpoint, { clock, fetch: options.fetch });
+  const levels: Level[] = [...(options.previous?.levels ?? [])];
+  const samples: Sample[] = [...(options.previous?.samples ?? [])];
+  let partialReason: string | null = null;
+
+  const stopReason = (): string | null => {
+    if (options.signal?.aborted) return "stopped by signal";
+    if (options.deadlineMs !== undefined && clock.now() >= options.deadlineMs) return "deadline reached";
+    return null;
+  };
+
+  const document = (status: RunDocument["status"]): RunDocument => ({
+    schemaVersion: 1,
+    runId,
+    targetId: target.id,
+    label: target.label,
+    model: target.model,
+    baseURL: target.baseURL,
+    route: routeRecord(target),
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    status,
+    partialReason: status === "partial" ? (partialReason ?? "the sweep did not finish") : null,
+    simulated: options.simulated ?? false,
+    harness: { version: HARNESS_VERSION, node: process.version, host: hostname(), region: process.env.AWS_REGION ?? null },
+    workload: { ...workload },
+    levels,
+    summary: summarizeRun(levels),
+    samples,
+  });
+
+  const concurrencies = workload.concurrency;
+  for (let levelIndex = options.startLevelIndex ?? 0; levelIndex < concurrencies.length; levelIndex++) {
+    const concurrency = concurrencies[levelIndex] as number;
+    try {
+      const result = await runLevel({ client, clock, origin, runId, workload, concurrency, stopReason, signal: options.signal, deadlineMs: options.deadlineMs, progress: (p) => options.onProgress?.({ ...p, targetId: target.id, levelIndex, levelCount: concurrencies.length }) });
+      levels.push(result.level);
+      samples.push(...result.samples);
+    } catch (error) {
+      if (!(error instanceof Stopped)) throw error;
+      partialReason = `${error.message} during concurrency ${concurrency}`;
+      return document("partial");
+    }
+    if (levelIndex < concurrencies.length - 1) await options.onLevel?.(document("partial"));
+  }
+  return document("complete");
+}
+
+function routeRecord(target: Target): RunDocument["route"] {
+  const route = target.route as { gateway: RunDocument["route"]["gateway"]; provider?: string; deployment?: string };
+  return { gateway: route.gateway, ...(route.provider ? { provider: route.provider } : {}), ...(route.deployment ? { deployment: route.deployment } : {}) };
+}
+
+interface LevelContext {
+  client: StreamingClient;
+  clock: Clock;
+  origin: number;
+  runId: string;
+  workload: Workload;
+  concurrency: number;
+  stopReason: () => string | null;
+  signal?: AbortSignal;
+  deadlineMs?: number;
+  progress: (p: Omit<SweepProgress, "targetId" | "levelIndex" | "levelCount">) => void;
+}
+
+/** Runs warm-up, then the measured closed loop of one level. Throws Stopped when the sweep must stop. */
+async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sample[] }> {
+  const { client, clock, workload, concurrency } = ctx;
+  // Aborting in-flight requests on a stop or at the deadline: the level cannot finish anyway.
+  const abort = new AbortController();
+  const onStop = () => abort.abort();
+  ctx.signal?.addEventListener("abort", onStop, { once: true });
+  const deadlineTimer = ctx.deadlineMs !== undefined ? setTimeout(onStop, Math.max(0, ctx.deadlineMs - clock.now())) : undefined;
+  const request = (index: number, warmup: boolean) => ({
+    prompt: promptFor({ runId: ctx.runId, level: concurrency, index: warmup ? -1 - index : index, promptTokens: workload.promptTokens }),
+    maxTokens: workload.maxTokens,
+    temperature: workload.temperature,
+    ignoreEos: workload.ignoreEos,
+    timeoutMs: workload.requestTimeoutSeconds * 1000,
+    signal: abort.signal,
+  });
+  const checkStop = () => {
+    const reason = ctx.stopReason();
+    if (reason) throw new Stopped(reason);
+  };
+
+  try {
+    // Warm-up: not measured; run at up to N at once so a cold endpoint is warm before timing starts.
+    await pool(Math.min(concurrency, workload.warmupRequests), workload.warmupRequests, async (i) => {
+      checkStop();
+      await client.send(request(i, true));
+    });
+    checkStop();
+
+    const total = workload.requestsPerLevel ?? null;
+    const levelEndMs = workload.levelDurationSeconds !== undefined ? clock.now() + workload.levelDurationSeconds * 1000 : Infinity;
+    const tracker = inFlightTracker();
+    const lag = monitorEventLoopDelay({ resolution: 10 });
+    const results: { index: number; raw: RawResult; endMs: number }[] = [];
+    let okTokens = 0;
+    const firstSendMs = clock.now();
+    lag.enable();
+    await pool(concurrency, total ?? Number.POSITIVE_INFINITY, async (index) => {
+      if (clock.now() >= levelEndMs) return false;
+      checkStop();
+      tracker.start(clock.now());
+      const raw = await client.send(request(index, false));
+      const endMs = clock.now();
+      tracker.end(endMs);
+      checkStop();
+      results.push({ index, raw, endMs });
+      if (raw.outcome === "ok") okTokens += raw.completionTokens ?? raw.contentChunks.length;
+      ctx.progress({ concurrency, done: results.length, total, liveTokensPerSecond: okTokens / ((endMs - firstSendMs) / 1000), levelDone: false });
+      return true;
+    });
+    lag.disable();
+    const lastEndMs = Math.max(firstSendMs, ...results.map((r) => r.endMs));
+    const wallTimeMs = lastEndMs - firstSendMs;
+    const levelSamples = results.sort((a, b) => a.index - b.index).map((r) => toSample(r.raw, concurrency, r.index, ctx.origin));
+    const level = summarizeLevel({
+      concurrency,
+      samples: levelSamples,
+      wallTimeMs,
+      achievedConcurrency: tracker.timeWeightedMean(firstSendMs, lastEndMs),
+      eventLoopLagP99Ms: lag.percentile(99) / 1e6,
+    });
+    ctx.progress({ concurrency, done: results.length, total, liveTokensPerSecond: level.aggregateOutputTokensPerSecond ?? 0, levelDone: true });
+    // Gaps between chunks are summarized in the level; keeping them per sample would bloat the document.
+    for (const s of levelSamples) delete s.interChunkMs;
+    return { level, samples: levelSamples };
+  } finally {
+    clearTimeout(deadlineTimer);
+    ctx.signal?.removeEventListener("abort", onStop);
+  }
+}
+
+/**
+ * A fixed pool of `size` workers taking indexes 0, 1, ... below `count`; a task returning false
+ * stops its worker. Bounded by construction: never more than `size` tasks at once.
+ */
+export async function pool(size: number, count: number, task: (index: number) => Promise<boolean | void>): Promise<void> {
+  let next = 0;
+  let failure: unknown;
+  const worker = async () => {
+    while (failure === undefined && next < count) {
+      const index = next++;
+      try {
+        if ((await task(index)) === false) return;
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(0, size) }, worker));
+  if (failure !== undefined) throw failure;
+}
+
+/** Turns a raw client result into a sample with the SPEC section 5 figures. */
+export function toSample(raw: RawResult, level: number, index: number, origin: number): Sample {
+  const fromUsage = raw.completionTokens !== null;
+  const completionTokens = fromUsage ? raw.completionTokens : raw.contentChunks.length > 0 ? raw.contentChunks.length : null;
+  const figures = deriveSampleFigures({ startMs: raw.startMs, contentChunks: raw.contentChunks, completionTokens });
+  return {
+    level,
+    index,
+    outcome: raw.outcome,
+    startMs: raw.startMs - origin,
+    ttftMs: figures.ttftMs,
+    e2eMs: figures.e2eMs,
+    completionTokens,
+    tokenSource: completionTokens === null ? null : fromUsage ? "usage" : "chunks",
+    promptTokens: raw.promptTokens,
+    outputTokensPerSecond: figures.outputTokensPerSecond,
+    decodeTokensPerSecond: figures.decodeTokensPerSecond,
+    tpotMs: figures.tpotMs,
+    interChunkMs: figures.interChunkMs,
+    chunks: raw.contentChunks.length,
+    responseId: raw.responseId,
+    servedProvider: raw.servedProvider,
+    httpStatus: raw.httpStatus,
+    retryAfterSeconds: raw.retryAfterSeconds,
+    finishReason: raw.finishReason,
+    error: raw.error,
+  };
+}
