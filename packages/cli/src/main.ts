@@ -1,0 +1,52 @@
+/** @module The `kneeboard` command line: `run`, `demo` (what `npm start` runs) and `serve-reference`. */
+import { parseArgs } from "node:util";
+import { ConfigError, UsageError } from "@kneeboard/core/errors";
+import { demo, run } from "./run.ts";
+import { serveReference } from "./serve.ts";
+
+const USAGE = `usage:
+  kneeboard run --config FILE [--data DIR] [--target ID]...
+  kneeboard demo [--data DIR]
+  kneeboard serve-reference [--port N]`;
+
+/** Runs one command; resolves to the exit code (0 done, 1 internal failure, 2 bad config or usage). */
+export async function main(argv: string[], io = { out: process.stdout, err: process.stderr }): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case "run": {
+        const { values } = parseArgs({ args: rest, strict: true, options: { config: { type: "string" }, data: { type: "string", default: "./data" }, target: { type: "string", multiple: true } } });
+        if (!values.config) throw new UsageError("run needs --config FILE");
+        return await run({ configFile: values.config, dataDir: values.data as string, targetIds: values.target ?? [], io });
+      }
+      case "demo": {
+        const { values } = parseArgs({ args: rest, strict: true, options: { data: { type: "string", default: "./data" } } });
+        return await demo({ dataDir: values.data as string, io });
+      }
+      case "serve-reference": {
+        const { values } = parseArgs({ args: rest, strict: true, options: { port: { type: "string", default: "8787" } } });
+        const port = Number(values.port);
+        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not ${values.port}`);
+        return await serveReference({ port, io });
+      }
+      case undefined:
+      case "help":
+      case "--help":
+        io.out.write(`${USAGE}\n`);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new UsageError(`unknown command ${command}`);
+    }
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      io.err.write(`${error.message}\nnothing was written.\n`);
+      return 2;
+    }
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+      io.err.write(`${(error as Error).message}\n${USAGE}\n`);
+      return 2;
+    }
+    io.err.write(`kneeboard: internal failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,49 @@
+/** @module What the CLI prints: live progress (a rewritten line on a TTY, plain lines otherwise) and the closing table. */
+import type { RunDocument } from "@kneeboard/core/run";
+import type { SweepProgress } from "@kneeboard/core/sweep";
+
+type Write = (text: string) => void;
+
+/** A progress printer: on a TTY one line rewritten in place, otherwise one line per finished level. */
+export function progressPrinter(write: Write, isTTY: boolean): (p: SweepProgress) => void {
+  return (p) => {
+    const total = p.total === null ? "" : `/${p.total}`;
+    const line = `${p.targetId}  level ${p.levelIndex + 1}/${p.levelCount} (concurrency ${p.concurrency})  requests ${p.done}${total}  ${p.liveTokensPerSecond.toFixed(1)} tok/s`;
+    if (isTTY) write(`\r\x1b[2K${line}${p.levelDone ? "\n" : ""}`);
+    else if (p.levelDone) write(`${line}\n`);
+  };
+}
+
+const fixed = (value: number | null | undefined, digits = 1) => (value === null || value === undefined ? "-" : value.toFixed(digits));
+
+/** The closing table of one run: level, aggregate tok/s, per-stream p50, TTFT p50/p95, errors. */
+export function runTable(doc: RunDocument): string {
+  const header = ["level", "aggregate tok/s", "per-stream tok/s p50", "TTFT p50 ms", "TTFT p95 ms", "errors", "valid"];
+  const rows = doc.levels.map((level) => {
+    const r = level.requests;
+    const errors = r.sent - r.ok;
+    const detail = [
+      r.rateLimited && `${r.rateLimited} 429`,
+      r.routeMismatch && `${r.routeMismatch} route`,
+      r.httpError && `${r.httpError} http`,
+      r.timeout && `${r.timeout} timeout`,
+      r.network && `${r.network} network`,
+      r.incomplete && `${r.incomplete} incomplete`,
+    ].filter(Boolean);
+    return [
+      String(level.concurrency),
+      fixed(level.aggregateOutputTokensPerSecond),
+      fixed(level.perStream.outputTokensPerSecond.p50),
+      fixed(level.ttftMs.p50),
+      fixed(level.ttftMs.p95),
+      errors ? `${errors}/${r.sent} (${detail.join(", ")})` : `0/${r.sent}`,
+      level.valid ? "yes" : `no: ${level.invalidReasons.join("; ")}`,
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
+  const format = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padStart(widths[i] as number))).join("  ");
+  const s = doc.summary;
+  const title = `${doc.targetId}: ${doc.label}${doc.simulated ? "  [simulated]" : ""}  (${doc.status}${doc.partialReason ? `: ${doc.partialReason}` : ""})`;
+  const headline = `single-stream ${fixed(s.singleStream?.outputTokensPerSecond)} tok/s, peak ${fixed(s.peak?.aggregateOutputTokensPerSecond)} tok/s at ${s.peak?.concurrency ?? "-"}, knee ${s.kneeConcurrency ?? (s.saturated ? "-" : "not reached")}, scaling efficiency ${fixed(s.scalingEfficiency, 2)}`;
+  return [title, format(header), ...rows.map(format), headline, ""].join("\n");
+}

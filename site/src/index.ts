@@ -1,0 +1,2 @@
+/** @module The static site (issue 3). */
+export {};
