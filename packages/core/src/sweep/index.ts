@@ -144,7 +144,7 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
   ctx.signal?.addEventListener("abort", onStop, { once: true });
   const deadlineTimer = ctx.deadlineMs !== undefined ? setTimeout(onStop, Math.max(0, ctx.deadlineMs - clock.now())) : undefined;
   const request = (index: number, warmup: boolean) => ({
-    prompt: promptFor({ runId: ctx.runId, level: concurrency, index: warmup ? -1 - index : index, promptTokens: workload.promptTokens }),
+    prompt: promptFor({ runId: ctx.runId, level: concurrency, index, warmup, promptTokens: workload.promptTokens }),
     maxTokens: workload.maxTokens,
     temperature: workload.temperature,
     ignoreEos: workload.ignoreEos,

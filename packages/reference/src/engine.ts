@@ -1,0 +1,182 @@
+/**
+ * @module A simulated continuous-batching engine. Each sequence holding a batch slot advances on its
+ * own timer (processor sharing), one token per decode step of `stepBaseMs + stepPerSeqMs x occupied`,
+ * so the expected throughput at every concurrency follows exactly from the parameters.
+ */
+
+/** Parameters of one simulated model (ms unless noted). */
+export interface EngineProfile {
+  stepBaseMs: number;
+  stepPerSeqMs: number;
+  /** Batch slots; requests beyond them wait in a FIFO queue. */
+  slots: number;
+  prefillBaseMs: number;
+  prefillPerTokenMs: number;
+  /** KV-cache budget in tokens (prompt + generated of every occupied sequence). */
+  kvCacheTokens?: number;
+}
+
+/** A sequence as the engine sees it; `emit` is called once per generated token. */
+export interface Sequence {
+  promptTokens: number;
+  maxTokens: number;
+  generated: number;
+  emit(token: number): void;
+  done(): void;
+}
+
+interface Running {
+  seq: Sequence;
+  timer?: NodeJS.Timeout;
+  nextAtMs: number;
+}
+
+/** Time-weighted in-flight statistics plus a bounded log of changes. */
+export class InFlightStats {
+  inFlight = 0;
+  maxInFlight = 0;
+  readonly log: { tMs: number; inFlight: number }[] = [];
+  change(delta: number): void {
+    this.inFlight += delta;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    if (this.log.length < 200_000) this.log.push({ tMs: performance.now(), inFlight: this.inFlight });
+  }
+  reset(): void {
+    this.maxInFlight = this.inFlight;
+    this.log.length = 0;
+  }
+  /** Fraction of [fromMs, toMs] (performance.now ms) during which in-flight equalled `value`. */
+  fractionAt(value: number, fromMs: number, toMs: number): number {
+    let current = [...this.log].reverse().find((e) => e.tMs <= fromMs)?.inFlight ?? this.log[0]?.inFlight ?? 0;
+    let last = fromMs;
+    let at = 0;
+    for (const e of this.log) {
+      if (e.tMs <= fromMs) continue;
+      if (e.tMs >= toMs) break;
+      if (current === value) at += e.tMs - last;
+      current = e.inFlight;
+      last = e.tMs;
+    }
+    if (current === value) at += toMs - last;
+    return toMs > fromMs ? at / (toMs - fromMs) : 0;
+  }
+}
+
+export class Engine {
+  private readonly queue: Sequence[] = [];
+  private readonly running = new Map<Sequence, Running>();
+  readonly stats = new InFlightStats();
+
+  constructor(readonly profile: EngineProfile) {}
+
+  get occupied(): number {
+    return this.running.size;
+  }
+
+  private stepMs(): number {
+    return this.profile.stepBaseMs + this.profile.stepPerSeqMs * this.running.size;
+  }
+
+  private kvUsed(): number {
+    let used = 0;
+    for (const { seq } of this.running.values()) used += seq.promptTokens + seq.generated;
+    return used;
+  }
+
+  /** Queues a sequence; it starts as soon as a slot (and KV budget) is free. */
+  submit(seq: Sequence): void {
+    this.queue.push(seq);
+    this.admit();
+  }
+
+  /** Removes a sequence wherever it is (the client went away), freeing its slot. */
+  cancel(seq: Sequence): void {
+    const index = this.queue.indexOf(seq);
+    if (index >= 0) this.queue.splice(index, 1);
+    const running = this.running.get(seq);
+    if (running) {
+      clearTimeout(running.timer);
+      this.running.delete(seq);
+      this.admit();
+    }
+  }
+
+  private admit(): void {
+    const budget = this.profile.kvCacheTokens ?? Number.POSITIVE_INFINITY;
+    while (this.queue.length && this.running.size < this.profile.slots) {
+      const next = this.queue[0] as Sequence;
+      if (this.running.size > 0 && this.kvUsed() + next.promptTokens + next.generated + 1 > budget) break;
+      this.queue.shift();
+      const prefillMs = this.profile.prefillBaseMs + this.profile.prefillPerTokenMs * next.promptTokens;
+      const running: Running = { seq: next, nextAtMs: performance.now() + prefillMs };
+      this.running.set(next, running);
+      this.schedule(running);
+    }
+  }
+
+  // Absolute target times: timer lateness does not accumulate over a stream.
+  private schedule(running: Running): void {
+    running.timer = setTimeout(() => this.tick(running), Math.max(0, running.nextAtMs - performance.now()));
+  }
+
+  private tick(running: Running): void {
+    const { seq } = running;
+    if (!this.running.has(seq)) return;
+    seq.generated++;
+    seq.emit(seq.generated);
+    if (seq.generated >= seq.maxTokens) {
+      this.running.delete(seq);
+      seq.done();
+      this.admit();
+      return;
+    }
+    const budget = this.profile.kvCacheTokens ?? Number.POSITIVE_INFINITY;
+    if (this.kvUsed() > budget && this.running.size > 1) {
+      // Preempt the newest sequence back to the head of the queue; it re-does prefill later.
+      const newest = [...this.running.values()].at(-1) as Running;
+      clearTimeout(newest.timer);
+      this.running.delete(newest.seq);
+      this.queue.unshift(newest.seq);
+      if (newest === running) return;
+    }
+    running.nextAtMs += this.stepMs();
+    this.schedule(running);
+  }
+
+  /** Stops every timer (server shutdown). */
+  stop(): void {
+    for (const r of this.running.values()) clearTimeout(r.timer);
+    this.running.clear();
+    this.queue.length = 0;
+  }
+}
+
+/** What a closed loop with N always in flight should measure, from the parameters alone. */
+export interface ExpectedThroughput {
+  perStreamOutputTokensPerSecond: number;
+  perStreamDecodeTokensPerSecond: number;
+  aggregateOutputTokensPerSecond: number;
+  ttftMs: number;
+  e2eMs: number;
+  /** False when the KV budget binds, where the figures are only an approximation. */
+  exact: boolean;
+}
+
+export function expectedThroughput(profile: EngineProfile, w: { concurrency: number; promptTokens: number; maxTokens: number }): ExpectedThroughput {
+  const kvPerSeq = w.promptTokens + w.maxTokens;
+  const kvSlots = profile.kvCacheTokens ? Math.max(1, Math.floor(profile.kvCacheTokens / kvPerSeq)) : Number.POSITIVE_INFINITY;
+  const active = Math.min(w.concurrency, profile.slots, kvSlots);
+  const stepMs = profile.stepBaseMs + profile.stepPerSeqMs * active;
+  const prefillMs = profile.prefillBaseMs + profile.prefillPerTokenMs * w.promptTokens;
+  const serviceMs = prefillMs + (w.maxTokens - 1) * stepMs;
+  const e2eMs = w.concurrency <= active ? serviceMs : (serviceMs * w.concurrency) / active;
+  const ttftMs = e2eMs - (w.maxTokens - 1) * stepMs;
+  return {
+    perStreamOutputTokensPerSecond: w.maxTokens / (e2eMs / 1000),
+    perStreamDecodeTokensPerSecond: (w.maxTokens - 1) / ((e2eMs - ttftMs) / 1000),
+    aggregateOutputTokensPerSecond: (active * w.maxTokens) / (serviceMs / 1000),
+    ttftMs,
+    e2eMs,
+    exact: kvSlots >= Math.min(w.concurrency, profile.slots),
+  };
+}

@@ -1,0 +1,210 @@
+/**
+ * @module The reference targets over HTTP: OpenAI-compatible `/v1/chat/completions` (stream and not)
+ * and `/v1/models`, plus an OpenRouter-like gateway front that honours `provider.order`.
+ */
+import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Engine, type EngineProfile, type Sequence } from "./engine.ts";
+
+/** How one model streams, on top of its engine. */
+export interface StreamProfile extends EngineProfile {
+  /** Tokens per SSE chunk (default 1). */
+  tokensPerChunk?: number;
+  /** Send a role-only chunk at once, before prefill. */
+  roleChunk?: boolean;
+  /** Honour stream_options.include_usage (default true). */
+  sendUsage?: boolean;
+  /** Token bucket: past it, 429 with retry-after. */
+  rateLimit?: { requestsPerSecond: number; burst: number };
+}
+
+/** A model served directly, or a gateway model served by one of several providers. */
+export type ModelSpec =
+  | { kind: "model"; id: string; profile: StreamProfile }
+  | { kind: "gateway"; id: string; defaultProvider: string; providers: { name: string; profile: StreamProfile; fallbackEvery?: number }[] };
+
+interface Served {
+  engine: Engine;
+  profile: StreamProfile;
+  bucket?: { tokens: number; lastMs: number };
+}
+
+/** Approximate prompt tokens of the messages: one per 4 characters. */
+function promptTokensOf(messages: unknown): number {
+  const text = Array.isArray(messages) ? messages.map((m) => String((m as { content?: unknown }).content ?? "")).join(" ") : "";
+  return Math.max(1, Math.ceil(text.length / 4));
+}
+
+function takeToken(served: Served): number | null {
+  const limit = served.profile.rateLimit;
+  if (!limit) return null;
+  const now = performance.now();
+  served.bucket ??= { tokens: limit.burst, lastMs: now };
+  served.bucket.tokens = Math.min(limit.burst, served.bucket.tokens + ((now - served.bucket.lastMs) / 1000) * limit.requestsPerSecond);
+  served.bucket.lastMs = now;
+  if (served.bucket.tokens >= 1) {
+    served.bucket.tokens -= 1;
+    return null;
+  }
+  return Math.max(1, Math.ceil((1 - served.bucket.tokens) / limit.requestsPerSecond));
+}
+
+const error = (res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) =>
+  res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify({ error: { message, type: "reference_error", code: status } }));
+
+export interface ReferenceServer {
+  /** Base URL with `/v1`, e.g. `http://127.0.0.1:PORT/v1`. */
+  url: string;
+  port: number;
+  /** The engine of a model (or `gateway/provider`), for in-flight statistics. */
+  engine(id: string): Engine;
+  /** Which gateway requests were served by another provider than pinned, in arrival order. */
+  fallbacks: { model: string; pinned: string; served: string }[];
+  close(): Promise<void>;
+}
+
+export async function startReferenceServer(options: { port?: number; host?: string; models: ModelSpec[]; apiKey?: string }): Promise<ReferenceServer> {
+  const served = new Map<string, Served>();
+  const gateways = new Map<string, Extract<ModelSpec, { kind: "gateway" }>>();
+  const counters = new Map<string, number>();
+  for (const spec of options.models) {
+    if (spec.kind === "model") served.set(spec.id, { engine: new Engine(spec.profile), profile: spec.profile });
+    else {
+      gateways.set(spec.id, spec);
+      for (const p of spec.providers) served.set(`${spec.id}/${p.name}`, { engine: new Engine(p.profile), profile: p.profile });
+    }
+  }
+  const fallbacks: ReferenceServer["fallbacks"] = [];
+  const open = new Set<ServerResponse>();
+
+  const handle = (req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>) => {
+    const model = String(body.model ?? "");
+    let target = served.get(model);
+    let provider: string | null = null;
+    let fellBack = false;
+    const gateway = gateways.get(model);
+    if (gateway) {
+      const order = (body.provider as { order?: string[] } | undefined)?.order;
+      const pinned = order?.[0] ?? gateway.defaultProvider;
+      const entry = gateway.providers.find((p) => p.name.toLowerCase() === pinned.toLowerCase());
+      if (!entry) return error(res, 404, `no provider ${pinned} for ${model}`);
+      const n = (counters.get(entry.name) ?? 0) + 1;
+      counters.set(entry.name, n);
+      provider = entry.name;
+      // The pin is honoured except every k-th request, to exercise verification.
+      if (entry.fallbackEvery && n % entry.fallbackEvery === 0) {
+        const other = gateway.providers.find((p) => p !== entry);
+        if (other) {
+          provider = other.name;
+          fellBack = true;
+          fallbacks.push({ model, pinned: entry.name, served: other.name });
+        }
+      }
+      target = served.get(`${model}/${provider}`);
+    }
+    if (!target) return error(res, 404, `The model ${model} does not exist`);
+    const retryAfter = takeToken(target);
+    if (retryAfter !== null) return error(res, 429, "rate limit reached", { "retry-after": String(retryAfter) });
+
+    const { engine, profile } = target;
+    const maxTokens = Math.max(1, Number(body.max_tokens ?? body.max_completion_tokens ?? 128) | 0);
+    const promptTokens = promptTokensOf(body.messages);
+    const stream = body.stream === true;
+    const includeUsage = (profile.sendUsage ?? true) && (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+    const perChunk = Math.max(1, profile.tokensPerChunk ?? 1);
+    const id = `chatcmpl-ref-${Math.random().toString(36).slice(2, 10)}`;
+    const created = Math.floor(Date.now() / 1000);
+    const extra = provider ? { provider } : {};
+    const headers: Record<string, string> = gateway ? { "x-litellm-attempted-fallbacks": fellBack ? "1" : "0", "x-litellm-model-id": provider ?? "" } : {};
+    const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, ...extra, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+
+    engine.stats.change(1);
+    let pending = 0;
+    const seq: Sequence = {
+      promptTokens,
+      maxTokens,
+      generated: 0,
+      emit(token) {
+        if (!stream) return;
+        pending++;
+        if (pending === perChunk || token === maxTokens) {
+          res.write(chunk({ content: " tok".repeat(pending) }, token === maxTokens ? "length" : null));
+          pending = 0;
+        }
+      },
+      done() {
+        finished = true;
+        engine.stats.change(-1);
+        const usage = { prompt_tokens: promptTokens, completion_tokens: maxTokens, total_tokens: promptTokens + maxTokens };
+        if (!stream) {
+          return res.end(
+            JSON.stringify({ id, object: "chat.completion", created, model, ...extra, choices: [{ index: 0, message: { role: "assistant", content: " tok".repeat(maxTokens) }, finish_reason: "length" }], usage }),
+          );
+        }
+        if (includeUsage) res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, ...extra, choices: [], usage })}\n\n`);
+        res.end("data: [DONE]\n\n");
+      },
+    };
+    let finished = false;
+    res.on("close", () => {
+      if (finished) return;
+      finished = true;
+      engine.cancel(seq);
+      engine.stats.change(-1);
+    });
+    res.writeHead(200, { "content-type": stream ? "text/event-stream" : "application/json", "cache-control": "no-cache", ...headers });
+    if (stream) {
+      res.flushHeaders();
+      if (profile.roleChunk) res.write(chunk({ role: "assistant", content: "" }, null));
+    }
+    engine.submit(seq);
+  };
+
+  const server = createServer((req, res) => {
+    open.add(res);
+    res.on("close", () => open.delete(res));
+    if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`) return error(res, 401, "invalid API key");
+    const path = (req.url ?? "").split("?")[0];
+    if (req.method === "GET" && path === "/v1/models") {
+      const data = options.models.map((m) => ({ id: m.id, object: "model", created: 0, owned_by: "kneeboard-reference" }));
+      return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data }));
+    }
+    if (req.method !== "POST" || path !== "/v1/chat/completions") return error(res, 404, `no route ${req.method} ${path}`);
+    let text = "";
+    req.setEncoding("utf8");
+    req.on("data", (d: string) => {
+      text += d;
+      if (text.length > 1_000_000) req.destroy();
+    });
+    req.on("end", () => {
+      let body: Record<string, unknown>;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        return error(res, 400, "body is not JSON");
+      }
+      handle(req, res, body);
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${options.host ?? "127.0.0.1"}:${port}/v1`,
+    port,
+    fallbacks,
+    engine(id) {
+      const entry = served.get(id);
+      if (!entry) throw new Error(`no model ${id}`);
+      return entry.engine;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of served.values()) s.engine.stop();
+        for (const res of open) res.destroy();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
