@@ -64,8 +64,7 @@ export const DEMO_WORKLOAD = {
   concurrency: [1, 2, 4, 8, 16, 32],
   promptTokens: 150,
   maxTokens: 32,
-  // Four times the top level: the drain at a level's end stays short, so achieved concurrency holds.
-  requestsPerLevel: 128,
+  requestsPerLevel: 64,
   warmupRequests: 1,
   temperature: 0,
   requestTimeoutSeconds: 30,

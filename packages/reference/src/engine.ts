@@ -45,6 +45,22 @@ export class InFlightStats {
     this.maxInFlight = this.inFlight;
     this.log.length = 0;
   }
+  /** Time-weighted mean in-flight over [fromMs, toMs] (performance.now ms). */
+  meanBetween(fromMs: number, toMs: number): number {
+    let current = [...this.log].reverse().find((e) => e.tMs <= fromMs)?.inFlight ?? 0;
+    let last = fromMs;
+    let area = 0;
+    for (const e of this.log) {
+      if (e.tMs <= fromMs) continue;
+      if (e.tMs >= toMs) break;
+      area += current * (e.tMs - last);
+      current = e.inFlight;
+      last = e.tMs;
+    }
+    area += current * (toMs - last);
+    return toMs > fromMs ? area / (toMs - fromMs) : 0;
+  }
+
   /** Fraction of [fromMs, toMs] (performance.now ms) during which in-flight equalled `value`. */
   fractionAt(value: number, fromMs: number, toMs: number): number {
     let current = [...this.log].reverse().find((e) => e.tMs <= fromMs)?.inFlight ?? this.log[0]?.inFlight ?? 0;

@@ -4,7 +4,7 @@ import type { ModelSpec, StreamProfile } from "./server.ts";
 /** A small fast model with an early knee: 4 slots, cheap steps. */
 export const SMALL_FAST: StreamProfile = { stepBaseMs: 2, stepPerSeqMs: 0.25, slots: 4, prefillBaseMs: 4, prefillPerTokenMs: 0.02, tokensPerChunk: 1, roleChunk: true };
 /** A large model with a late knee: 32 slots, slower steps that grow little with the batch. */
-export const LARGE_SLOW: StreamProfile = { stepBaseMs: 6, stepPerSeqMs: 0.08, slots: 32, prefillBaseMs: 12, prefillPerTokenMs: 0.1, tokensPerChunk: 2 };
+export const LARGE_SLOW: StreamProfile = { stepBaseMs: 4, stepPerSeqMs: 0.06, slots: 32, prefillBaseMs: 10, prefillPerTokenMs: 0.1, tokensPerChunk: 2 };
 /** A provider that answers 429 past about 40 requests a second. */
 export const RATE_LIMITED: StreamProfile = { stepBaseMs: 3, stepPerSeqMs: 0.15, slots: 16, prefillBaseMs: 6, prefillPerTokenMs: 0.02, rateLimit: { requestsPerSecond: 40, burst: 20 } };
 /** Gateway providers: alpha is quick, beta slower; beta falls back to alpha every 50th request. */

@@ -1,586 +1,562 @@
 /** @module Tests of the sweep statistics on hand-made inputs with exact expected numbers. */
 import { describe, expect, it } from "vitest";
+import { Level as LevelSchema, type Level, type Sample, Summary as SummarySchema } from "../run/index.ts";
 import {
-	Level as LevelSchema,
-	type Level,
-	type Sample,
-	Summary as SummarySchema,
-} from "../run/index.ts";
-import {
-	CLIENT_LAG_LIMIT_MS,
-	deriveSampleFigures,
-	distribution,
-	inFlightTracker,
-	KNEE_GAIN_THRESHOLD,
-	MAX_ROUTE_MISMATCH_RATE,
-	MIN_ACHIEVED_CONCURRENCY_RATIO,
-	summarizeLevel,
-	summarizeRun,
+  CLIENT_LAG_LIMIT_MS,
+  deriveSampleFigures,
+  distribution,
+  inFlightTracker,
+  KNEE_GAIN_THRESHOLD,
+  MAX_ROUTE_MISMATCH_RATE,
+  MIN_ACHIEVED_CONCURRENCY_RATIO,
+  summarizeLevel,
+  summarizeRun,
 } from "./index.ts";
 
 function sample(over: Partial<Sample> = {}): Sample {
-	return {
-		level: 1,
-		index: 0,
-		outcome: "ok",
-		startMs: 0,
-		ttftMs: 100,
-		e2eMs: 1000,
-		completionTokens: 100,
-		tokenSource: "usage",
-		promptTokens: 50,
-		outputTokensPerSecond: 100,
-		decodeTokensPerSecond: 110,
-		tpotMs: 9,
-		interChunkMs: [10, 20],
-		chunks: 3,
-		responseId: "r",
-		servedProvider: "p",
-		httpStatus: 200,
-		retryAfterSeconds: null,
-		finishReason: "stop",
-		error: null,
-		...over,
-	};
+  return {
+    level: 1,
+    index: 0,
+    outcome: "ok",
+    startMs: 0,
+    ttftMs: 100,
+    e2eMs: 1000,
+    completionTokens: 100,
+    tokenSource: "usage",
+    promptTokens: 50,
+    outputTokensPerSecond: 100,
+    decodeTokensPerSecond: 110,
+    tpotMs: 9,
+    interChunkMs: [10, 20],
+    chunks: 3,
+    responseId: "r",
+    servedProvider: "p",
+    httpStatus: 200,
+    retryAfterSeconds: null,
+    finishReason: "stop",
+    error: null,
+    ...over,
+  };
 }
 
 function failed(outcome: Sample["outcome"]): Sample {
-	return sample({
-		outcome,
-		ttftMs: null,
-		e2eMs: null,
-		completionTokens: null,
-		tokenSource: null,
-		outputTokensPerSecond: null,
-		decodeTokensPerSecond: null,
-		tpotMs: null,
-		interChunkMs: [],
-		chunks: 0,
-	});
+  return sample({
+    outcome,
+    ttftMs: null,
+    e2eMs: null,
+    completionTokens: null,
+    tokenSource: null,
+    outputTokensPerSecond: null,
+    decodeTokensPerSecond: null,
+    tpotMs: null,
+    interChunkMs: [],
+    chunks: 0,
+  });
 }
 
 const levelDefaults = { wallTimeMs: 1000, eventLoopLagP99Ms: 1 };
 
 /** A valid level with a given aggregate (tokens over a 1 s wall time). */
-function levelWith(
-	concurrency: number,
-	aggregate: number,
-	over: Partial<Level> = {},
-): Level {
-	const level = summarizeLevel({
-		concurrency,
-		samples: [
-			sample({
-				completionTokens: aggregate,
-				outputTokensPerSecond: aggregate / concurrency,
-			}),
-		],
-		achievedConcurrency: concurrency,
-		...levelDefaults,
-	});
-	return { ...level, ...over };
+function levelWith(concurrency: number, aggregate: number, over: Partial<Level> = {}): Level {
+  const level = summarizeLevel({
+    concurrency,
+    samples: [
+      sample({
+        completionTokens: aggregate,
+        outputTokensPerSecond: aggregate / concurrency,
+      }),
+    ],
+    achievedConcurrency: concurrency,
+    ...levelDefaults,
+  });
+  return { ...level, ...over };
 }
 
 describe("thresholds", () => {
-	it("are the SPEC's numbers", () => {
-		expect([
-			CLIENT_LAG_LIMIT_MS,
-			MIN_ACHIEVED_CONCURRENCY_RATIO,
-			MAX_ROUTE_MISMATCH_RATE,
-			KNEE_GAIN_THRESHOLD,
-		]).toEqual([20, 0.9, 0.05, 0.15]);
-	});
+  it("are the SPEC's numbers", () => {
+    expect([CLIENT_LAG_LIMIT_MS, MIN_ACHIEVED_CONCURRENCY_RATIO, MAX_ROUTE_MISMATCH_RATE, KNEE_GAIN_THRESHOLD]).toEqual(
+      [20, 0.9, 0.05, 0.15],
+    );
+  });
 });
 
 describe("distribution", () => {
-	it("is all null but n for no values", () => {
-		expect(distribution([])).toEqual({
-			n: 0,
-			mean: null,
-			min: null,
-			p50: null,
-			p90: null,
-			p95: null,
-			p99: null,
-			max: null,
-		});
-	});
+  it("is all null but n for no values", () => {
+    expect(distribution([])).toEqual({
+      n: 0,
+      mean: null,
+      min: null,
+      p50: null,
+      p90: null,
+      p95: null,
+      p99: null,
+      max: null,
+    });
+  });
 
-	it("gives the one value everywhere for n = 1", () => {
-		expect(distribution([7])).toEqual({
-			n: 1,
-			mean: 7,
-			min: 7,
-			p50: 7,
-			p90: 7,
-			p95: 7,
-			p99: 7,
-			max: 7,
-		});
-	});
+  it("gives the one value everywhere for n = 1", () => {
+    expect(distribution([7])).toEqual({
+      n: 1,
+      mean: 7,
+      min: 7,
+      p50: 7,
+      p90: 7,
+      p95: 7,
+      p99: 7,
+      max: 7,
+    });
+  });
 
-	it("interpolates between the two values for n = 2", () => {
-		const d = distribution([20, 10]);
-		expect(d.n).toBe(2);
-		expect(d.mean).toBe(15);
-		expect(d.min).toBe(10);
-		expect(d.max).toBe(20);
-		expect(d.p50).toBe(15);
-		expect(d.p90).toBeCloseTo(19, 12);
-		expect(d.p95).toBeCloseTo(19.5, 12);
-		expect(d.p99).toBeCloseTo(19.9, 12);
-	});
+  it("interpolates between the two values for n = 2", () => {
+    const d = distribution([20, 10]);
+    expect(d.n).toBe(2);
+    expect(d.mean).toBe(15);
+    expect(d.min).toBe(10);
+    expect(d.max).toBe(20);
+    expect(d.p50).toBe(15);
+    expect(d.p90).toBeCloseTo(19, 12);
+    expect(d.p95).toBeCloseTo(19.5, 12);
+    expect(d.p99).toBeCloseTo(19.9, 12);
+  });
 
-	it("uses rank (n - 1) p for n = 100, regardless of input order", () => {
-		const input = Array.from({ length: 100 }, (_, i) => 100 - i);
-		const d = distribution(input);
-		expect(d.mean).toBe(50.5);
-		expect(d.min).toBe(1);
-		expect(d.max).toBe(100);
-		expect(d.p50).toBeCloseTo(50.5, 12);
-		expect(d.p90).toBeCloseTo(90.1, 12);
-		expect(d.p95).toBeCloseTo(95.05, 12);
-		expect(d.p99).toBeCloseTo(99.01, 12);
-		expect(input[0]).toBe(100);
-	});
+  it("uses rank (n - 1) p for n = 100, regardless of input order", () => {
+    const input = Array.from({ length: 100 }, (_, i) => 100 - i);
+    const d = distribution(input);
+    expect(d.mean).toBe(50.5);
+    expect(d.min).toBe(1);
+    expect(d.max).toBe(100);
+    expect(d.p50).toBeCloseTo(50.5, 12);
+    expect(d.p90).toBeCloseTo(90.1, 12);
+    expect(d.p95).toBeCloseTo(95.05, 12);
+    expect(d.p99).toBeCloseTo(99.01, 12);
+    expect(input[0]).toBe(100);
+  });
 });
 
 describe("deriveSampleFigures", () => {
-	it("derives every figure from several chunks, the first carrying several tokens", () => {
-		// Prepare: the first chunk holds half the characters, so an estimated 6 of 12 tokens.
-		const f = deriveSampleFigures({
-			startMs: 100,
-			contentChunks: [
-				{ tMs: 300, chars: 30 },
-				{ tMs: 400, chars: 10 },
-				{ tMs: 500, chars: 10 },
-				{ tMs: 600, chars: 10 },
-			],
-			completionTokens: 12,
-		});
-		expect(f.ttftMs).toBe(200);
-		expect(f.e2eMs).toBe(500);
-		expect(f.outputTokensPerSecond).toBe(24);
-		expect(f.decodeTokensPerSecond).toBe(20); // 6 tokens over 0.3 s
-		expect(f.tpotMs).toBeCloseTo(300 / 11, 12);
-		expect(f.interChunkMs).toEqual([100, 100, 100]);
-	});
+  it("derives every figure from several chunks, the first carrying several tokens", () => {
+    // Prepare: the first chunk holds half the characters, so an estimated 6 of 12 tokens.
+    const f = deriveSampleFigures({
+      startMs: 100,
+      contentChunks: [
+        { tMs: 300, chars: 30 },
+        { tMs: 400, chars: 10 },
+        { tMs: 500, chars: 10 },
+        { tMs: 600, chars: 10 },
+      ],
+      completionTokens: 12,
+    });
+    expect(f.ttftMs).toBe(200);
+    expect(f.e2eMs).toBe(500);
+    expect(f.outputTokensPerSecond).toBe(24);
+    expect(f.decodeTokensPerSecond).toBe(20); // 6 tokens over 0.3 s
+    expect(f.tpotMs).toBeCloseTo(300 / 11, 12);
+    expect(f.interChunkMs).toEqual([100, 100, 100]);
+  });
 
-	it("estimates the first chunk's tokens by its share of characters", () => {
-		const f = deriveSampleFigures({
-			startMs: 0,
-			contentChunks: [
-				{ tMs: 50, chars: 1 },
-				{ tMs: 250, chars: 3 },
-			],
-			completionTokens: 8,
-		});
-		expect(f.decodeTokensPerSecond).toBe(30); // 8 - 8 * 1/4 = 6 tokens over 0.2 s
-		expect(f.tpotMs).toBeCloseTo(200 / 7, 12);
-	});
+  it("estimates the first chunk's tokens by its share of characters", () => {
+    const f = deriveSampleFigures({
+      startMs: 0,
+      contentChunks: [
+        { tMs: 50, chars: 1 },
+        { tMs: 250, chars: 3 },
+      ],
+      completionTokens: 8,
+    });
+    expect(f.decodeTokensPerSecond).toBe(30); // 8 - 8 * 1/4 = 6 tokens over 0.2 s
+    expect(f.tpotMs).toBeCloseTo(200 / 7, 12);
+  });
 
-	it("falls back to the share of chunks when no chunk has characters", () => {
-		const f = deriveSampleFigures({
-			startMs: 0,
-			contentChunks: [
-				{ tMs: 0, chars: 0 },
-				{ tMs: 1000, chars: 0 },
-			],
-			completionTokens: 10,
-		});
-		expect(f.decodeTokensPerSecond).toBe(5);
-	});
+  it("falls back to the share of chunks when no chunk has characters", () => {
+    const f = deriveSampleFigures({
+      startMs: 0,
+      contentChunks: [
+        { tMs: 0, chars: 0 },
+        { tMs: 1000, chars: 0 },
+      ],
+      completionTokens: 10,
+    });
+    expect(f.decodeTokensPerSecond).toBe(5);
+  });
 
-	it("gives no tpot for 1 token", () => {
-		const f = deriveSampleFigures({
-			startMs: 0,
-			contentChunks: [{ tMs: 400, chars: 5 }],
-			completionTokens: 1,
-		});
-		expect(f).toEqual({
-			ttftMs: 400,
-			e2eMs: 400,
-			outputTokensPerSecond: 2.5,
-			decodeTokensPerSecond: null,
-			tpotMs: null,
-			interChunkMs: [],
-		});
-	});
+  it("gives no tpot for 1 token", () => {
+    const f = deriveSampleFigures({
+      startMs: 0,
+      contentChunks: [{ tMs: 400, chars: 5 }],
+      completionTokens: 1,
+    });
+    expect(f).toEqual({
+      ttftMs: 400,
+      e2eMs: 400,
+      outputTokensPerSecond: 2.5,
+      decodeTokensPerSecond: null,
+      tpotMs: null,
+      interChunkMs: [],
+    });
+  });
 
-	it("gives no decode rate or tpot when all tokens came in one chunk", () => {
-		const f = deriveSampleFigures({
-			startMs: 0,
-			contentChunks: [{ tMs: 500, chars: 40 }],
-			completionTokens: 10,
-		});
-		expect(f.outputTokensPerSecond).toBe(20);
-		expect(f.decodeTokensPerSecond).toBeNull();
-		expect(f.tpotMs).toBeNull();
-	});
+  it("gives no decode rate or tpot when all tokens came in one chunk", () => {
+    const f = deriveSampleFigures({
+      startMs: 0,
+      contentChunks: [{ tMs: 500, chars: 40 }],
+      completionTokens: 10,
+    });
+    expect(f.outputTokensPerSecond).toBe(20);
+    expect(f.decodeTokensPerSecond).toBeNull();
+    expect(f.tpotMs).toBeNull();
+  });
 
-	it("is all null for 0 chunks", () => {
-		expect(
-			deriveSampleFigures({
-				startMs: 10,
-				contentChunks: [],
-				completionTokens: 5,
-			}),
-		).toEqual({
-			ttftMs: null,
-			e2eMs: null,
-			outputTokensPerSecond: null,
-			decodeTokensPerSecond: null,
-			tpotMs: null,
-			interChunkMs: [],
-		});
-	});
+  it("is all null for 0 chunks", () => {
+    expect(
+      deriveSampleFigures({
+        startMs: 10,
+        contentChunks: [],
+        completionTokens: 5,
+      }),
+    ).toEqual({
+      ttftMs: null,
+      e2eMs: null,
+      outputTokensPerSecond: null,
+      decodeTokensPerSecond: null,
+      tpotMs: null,
+      interChunkMs: [],
+    });
+  });
 
-	it("gives times but no rates without a token count, and no rate over zero duration", () => {
-		const f = deriveSampleFigures({
-			startMs: 0,
-			contentChunks: [
-				{ tMs: 10, chars: 1 },
-				{ tMs: 20, chars: 1 },
-			],
-			completionTokens: null,
-		});
-		expect([
-			f.ttftMs,
-			f.e2eMs,
-			f.outputTokensPerSecond,
-			f.decodeTokensPerSecond,
-			f.tpotMs,
-		]).toEqual([10, 20, null, null, null]);
-		const zero = deriveSampleFigures({
-			startMs: 5,
-			contentChunks: [{ tMs: 5, chars: 1 }],
-			completionTokens: 3,
-		});
-		expect(zero.outputTokensPerSecond).toBeNull();
-	});
+  it("gives times but no rates without a token count, and no rate over zero duration", () => {
+    const f = deriveSampleFigures({
+      startMs: 0,
+      contentChunks: [
+        { tMs: 10, chars: 1 },
+        { tMs: 20, chars: 1 },
+      ],
+      completionTokens: null,
+    });
+    expect([f.ttftMs, f.e2eMs, f.outputTokensPerSecond, f.decodeTokensPerSecond, f.tpotMs]).toEqual([
+      10,
+      20,
+      null,
+      null,
+      null,
+    ]);
+    const zero = deriveSampleFigures({
+      startMs: 5,
+      contentChunks: [{ tMs: 5, chars: 1 }],
+      completionTokens: 3,
+    });
+    expect(zero.outputTokensPerSecond).toBeNull();
+  });
 });
 
 describe("summarizeLevel", () => {
-	it("counts every outcome and keeps non-ok samples out of the distributions", () => {
-		// Prepare
-		const samples = [
-			sample({
-				completionTokens: 100,
-				ttftMs: 100,
-				outputTokensPerSecond: 50,
-				interChunkMs: [10, 20],
-			}),
-			sample({
-				completionTokens: 300,
-				ttftMs: 300,
-				outputTokensPerSecond: 150,
-				interChunkMs: [30],
-			}),
-			{ ...failed("rate_limited"), ttftMs: 99999 },
-			failed("http_error"),
-			failed("timeout"),
-			failed("network"),
-			{ ...failed("incomplete"), ttftMs: 5, interChunkMs: [1000] },
-		];
-		// Act
-		const level = summarizeLevel({
-			concurrency: 2,
-			samples,
-			wallTimeMs: 2000,
-			achievedConcurrency: 2,
-			eventLoopLagP99Ms: 3,
-		});
-		// Assess
-		expect(LevelSchema.parse(level)).toEqual(level);
-		expect(level.requests).toEqual({
-			sent: 7,
-			ok: 2,
-			rateLimited: 1,
-			routeMismatch: 0,
-			httpError: 1,
-			timeout: 1,
-			network: 1,
-			incomplete: 1,
-		});
-		expect(level.aggregateOutputTokensPerSecond).toBe(200);
-		expect(level.ttftMs).toMatchObject({
-			n: 2,
-			min: 100,
-			max: 300,
-			mean: 200,
-			p50: 200,
-		});
-		expect(level.perStream.outputTokensPerSecond).toMatchObject({
-			n: 2,
-			mean: 100,
-		});
-		expect(level.interChunkMs).toMatchObject({
-			n: 3,
-			min: 10,
-			max: 30,
-			p50: 20,
-		});
-		expect(level.tokensFromChunks).toBe(false);
-		expect(level.client).toEqual({ eventLoopLagP99Ms: 3, limited: false });
-		expect(level.valid).toBe(true);
-		expect(level.invalidReasons).toEqual([]);
-	});
+  it("counts every outcome and keeps non-ok samples out of the distributions", () => {
+    // Prepare
+    const samples = [
+      sample({
+        completionTokens: 100,
+        ttftMs: 100,
+        outputTokensPerSecond: 50,
+        interChunkMs: [10, 20],
+      }),
+      sample({
+        completionTokens: 300,
+        ttftMs: 300,
+        outputTokensPerSecond: 150,
+        interChunkMs: [30],
+      }),
+      { ...failed("rate_limited"), ttftMs: 99999 },
+      failed("http_error"),
+      failed("timeout"),
+      failed("network"),
+      { ...failed("incomplete"), ttftMs: 5, interChunkMs: [1000] },
+    ];
+    // Act
+    const level = summarizeLevel({
+      concurrency: 2,
+      samples,
+      wallTimeMs: 2000,
+      achievedConcurrency: 2,
+      eventLoopLagP99Ms: 3,
+    });
+    // Assess
+    expect(LevelSchema.parse(level)).toEqual(level);
+    expect(level.requests).toEqual({
+      sent: 7,
+      ok: 2,
+      rateLimited: 1,
+      routeMismatch: 0,
+      httpError: 1,
+      timeout: 1,
+      network: 1,
+      incomplete: 1,
+    });
+    expect(level.aggregateOutputTokensPerSecond).toBe(200);
+    expect(level.ttftMs).toMatchObject({
+      n: 2,
+      min: 100,
+      max: 300,
+      mean: 200,
+      p50: 200,
+    });
+    expect(level.perStream.outputTokensPerSecond).toMatchObject({
+      n: 2,
+      mean: 100,
+    });
+    expect(level.interChunkMs).toMatchObject({
+      n: 3,
+      min: 10,
+      max: 30,
+      p50: 20,
+    });
+    expect(level.tokensFromChunks).toBe(false);
+    expect(level.client).toEqual({ eventLoopLagP99Ms: 3, limited: false });
+    expect(level.valid).toBe(true);
+    expect(level.invalidReasons).toEqual([]);
+  });
 
-	it("flags chunk-counted tokens of an ok sample", () => {
-		const level = summarizeLevel({
-			concurrency: 1,
-			samples: [sample(), sample({ tokenSource: "chunks" })],
-			achievedConcurrency: 1,
-			...levelDefaults,
-		});
-		expect(level.tokensFromChunks).toBe(true);
-	});
+  it("flags chunk-counted tokens of an ok sample", () => {
+    const level = summarizeLevel({
+      concurrency: 1,
+      samples: [sample(), sample({ tokenSource: "chunks" })],
+      achievedConcurrency: 1,
+      ...levelDefaults,
+    });
+    expect(level.tokensFromChunks).toBe(true);
+  });
 
-	it("is invalid without an ok sample, with a null aggregate", () => {
-		const level = summarizeLevel({
-			concurrency: 1,
-			samples: [failed("timeout")],
-			achievedConcurrency: 1,
-			...levelDefaults,
-		});
-		expect(level.aggregateOutputTokensPerSecond).toBeNull();
-		expect(level.ttftMs.n).toBe(0);
-		expect(level.valid).toBe(false);
-		expect(level.invalidReasons).toEqual(["no ok sample among 1 sent"]);
-	});
+  it("is invalid without an ok sample, with a null aggregate", () => {
+    const level = summarizeLevel({
+      concurrency: 1,
+      samples: [failed("timeout")],
+      achievedConcurrency: 1,
+      ...levelDefaults,
+    });
+    expect(level.aggregateOutputTokensPerSecond).toBeNull();
+    expect(level.ttftMs.n).toBe(0);
+    expect(level.valid).toBe(false);
+    expect(level.invalidReasons).toEqual(["no ok sample among 1 sent"]);
+  });
 
-	it("has a null aggregate for a zero wall time", () => {
-		const level = summarizeLevel({
-			concurrency: 1,
-			samples: [sample()],
-			wallTimeMs: 0,
-			achievedConcurrency: 1,
-			eventLoopLagP99Ms: 0,
-		});
-		expect(level.aggregateOutputTokensPerSecond).toBeNull();
-	});
+  it("has a null aggregate for a zero wall time", () => {
+    const level = summarizeLevel({
+      concurrency: 1,
+      samples: [sample()],
+      wallTimeMs: 0,
+      achievedConcurrency: 1,
+      eventLoopLagP99Ms: 0,
+    });
+    expect(level.aggregateOutputTokensPerSecond).toBeNull();
+  });
 
-	it("stays valid at exactly 5 % route mismatches and is invalid above", () => {
-		const at = (mismatches: number, sent: number) =>
-			summarizeLevel({
-				concurrency: 1,
-				samples: [
-					...Array.from({ length: sent - mismatches }, () => sample()),
-					...Array.from({ length: mismatches }, () => failed("route_mismatch")),
-				],
-				achievedConcurrency: 1,
-				...levelDefaults,
-			});
-		expect(at(1, 20).valid).toBe(true);
-		expect(at(5, 100).valid).toBe(true);
-		const over = at(6, 100);
-		expect(over.requests.routeMismatch).toBe(6);
-		expect(over.valid).toBe(false);
-		expect(over.client.limited).toBe(false);
-		expect(over.invalidReasons).toEqual([
-			"route mismatches 6 of 100 sent (6 %), over 5 %",
-		]);
-	});
+  it("stays valid at exactly 5 % route mismatches and is invalid above", () => {
+    const at = (mismatches: number, sent: number) =>
+      summarizeLevel({
+        concurrency: 1,
+        samples: [
+          ...Array.from({ length: sent - mismatches }, () => sample()),
+          ...Array.from({ length: mismatches }, () => failed("route_mismatch")),
+        ],
+        achievedConcurrency: 1,
+        ...levelDefaults,
+      });
+    expect(at(1, 20).valid).toBe(true);
+    expect(at(5, 100).valid).toBe(true);
+    const over = at(6, 100);
+    expect(over.requests.routeMismatch).toBe(6);
+    expect(over.valid).toBe(false);
+    expect(over.client.limited).toBe(false);
+    expect(over.invalidReasons).toEqual(["route mismatches 6 of 100 sent (6 %), over 5 %"]);
+  });
 
-	it("is client-limited by event loop lag over 20 ms, not at 20 ms", () => {
-		const run = (lag: number) =>
-			summarizeLevel({
-				concurrency: 4,
-				samples: [sample()],
-				wallTimeMs: 1000,
-				achievedConcurrency: 4,
-				eventLoopLagP99Ms: lag,
-			});
-		expect(run(20).client.limited).toBe(false);
-		const lagged = run(20.5);
-		expect(lagged.client).toEqual({ eventLoopLagP99Ms: 20.5, limited: true });
-		expect(lagged.valid).toBe(false);
-		expect(lagged.invalidReasons).toEqual([
-			"client limited: event loop lag p99 20.5 ms, over 20 ms",
-		]);
-	});
+  it("is client-limited by event loop lag over 20 ms, not at 20 ms", () => {
+    const run = (lag: number) =>
+      summarizeLevel({
+        concurrency: 4,
+        samples: [sample()],
+        wallTimeMs: 1000,
+        achievedConcurrency: 4,
+        eventLoopLagP99Ms: lag,
+      });
+    expect(run(20).client.limited).toBe(false);
+    const lagged = run(20.5);
+    expect(lagged.client).toEqual({ eventLoopLagP99Ms: 20.5, limited: true });
+    expect(lagged.valid).toBe(false);
+    expect(lagged.invalidReasons).toEqual(["client limited: event loop lag p99 20.5 ms, over 20 ms"]);
+  });
 
-	it("is client-limited by achieved concurrency under 90 % of N, not at 90 %", () => {
-		const run = (achieved: number) =>
-			summarizeLevel({
-				concurrency: 10,
-				samples: [sample()],
-				achievedConcurrency: achieved,
-				...levelDefaults,
-			});
-		expect(run(9).client.limited).toBe(false);
-		const short = run(8.5);
-		expect(short.client.limited).toBe(true);
-		expect(short.valid).toBe(false);
-		expect(short.invalidReasons).toEqual([
-			"client limited: achieved concurrency 8.5, under 90 % of 10",
-		]);
-	});
+  it("is client-limited by achieved concurrency under 90 % of N, not at 90 %", () => {
+    const run = (achieved: number) =>
+      summarizeLevel({
+        concurrency: 10,
+        samples: [sample()],
+        achievedConcurrency: achieved,
+        ...levelDefaults,
+      });
+    expect(run(9).client.limited).toBe(false);
+    const short = run(8.5);
+    expect(short.client.limited).toBe(true);
+    expect(short.valid).toBe(false);
+    expect(short.invalidReasons).toEqual(["client limited: achieved concurrency 8.5, under 90 % of 10"]);
+  });
 });
 
 describe("inFlightTracker", () => {
-	it("integrates requests in flight over the window", () => {
-		// Prepare: 2 in flight over [0, 100), 1 over [100, 200), 0 after.
-		const t = inFlightTracker();
-		t.start(0);
-		t.start(0);
-		t.end(100);
-		t.end(200);
-		// Assess
-		expect(t.timeWeightedMean(0, 200)).toBe(1.5);
-		expect(t.timeWeightedMean(0, 400)).toBe(0.75);
-		expect(t.timeWeightedMean(50, 150)).toBe(1.5);
-		expect(t.timeWeightedMean(150, 150)).toBe(0);
-		expect(t.inFlight).toBe(0);
-		expect(t.maxInFlight).toBe(2);
-	});
+  it("integrates requests in flight over the window", () => {
+    // Prepare: 2 in flight over [0, 100), 1 over [100, 200), 0 after.
+    const t = inFlightTracker();
+    t.start(0);
+    t.start(0);
+    t.end(100);
+    t.end(200);
+    // Assess
+    expect(t.timeWeightedMean(0, 200)).toBe(1.5);
+    expect(t.timeWeightedMean(0, 400)).toBe(0.75);
+    expect(t.timeWeightedMean(50, 150)).toBe(1.5);
+    expect(t.timeWeightedMean(150, 150)).toBe(0);
+    expect(t.inFlight).toBe(0);
+    expect(t.maxInFlight).toBe(2);
+  });
 
-	it("counts requests started before the window and still running", () => {
-		const t = inFlightTracker();
-		t.start(-50);
-		t.start(10);
-		expect(t.inFlight).toBe(2);
-		expect(t.timeWeightedMean(0, 20)).toBe(1.5);
-	});
+  it("counts requests started before the window and still running", () => {
+    const t = inFlightTracker();
+    t.start(-50);
+    t.start(10);
+    expect(t.inFlight).toBe(2);
+    expect(t.timeWeightedMean(0, 20)).toBe(1.5);
+  });
 
-	it("gives N for a closed loop of N and tolerates events out of time order", () => {
-		const t = inFlightTracker();
-		for (let i = 0; i < 3; i++) t.start(0);
-		for (let k = 1; k <= 10; k++) {
-			t.end(k * 10);
-			t.start(k * 10);
-		}
-		expect(t.timeWeightedMean(0, 100)).toBe(3);
-		const u = inFlightTracker();
-		u.end(30);
-		u.start(10);
-		expect(u.timeWeightedMean(0, 40)).toBe(0.5);
-	});
+  it("gives N for a closed loop of N and tolerates events out of time order", () => {
+    const t = inFlightTracker();
+    for (let i = 0; i < 3; i++) t.start(0);
+    for (let k = 1; k <= 10; k++) {
+      t.end(k * 10);
+      t.start(k * 10);
+    }
+    expect(t.timeWeightedMean(0, 100)).toBe(3);
+    const u = inFlightTracker();
+    u.end(30);
+    u.start(10);
+    expect(u.timeWeightedMean(0, 40)).toBe(0.5);
+  });
 });
 
 describe("summarizeRun", () => {
-	const concurrencies = [1, 2, 4, 8, 16, 32];
+  const concurrencies = [1, 2, 4, 8, 16, 32];
 
-	it("finds the knee where no higher level adds over 15 %", () => {
-		const aggregates = [100, 190, 350, 600, 640, 650];
-		const s = summarizeRun(
-			concurrencies.map((n, i) => levelWith(n, aggregates[i] as number)),
-		);
-		expect(SummarySchema.parse(s)).toEqual(s);
-		expect(s.kneeConcurrency).toBe(8);
-		expect(s.saturated).toBe(true);
-		expect(s.peak).toEqual({
-			concurrency: 32,
-			aggregateOutputTokensPerSecond: 650,
-			perStreamOutputTokensPerSecond: 650 / 32,
-		});
-		expect(s.scalingEfficiency).toBeCloseTo(650 / (32 * 100), 12);
-		expect(s.valid).toBe(true);
-	});
+  it("finds the knee where no higher level adds over 15 %", () => {
+    const aggregates = [100, 190, 350, 600, 640, 650];
+    const s = summarizeRun(concurrencies.map((n, i) => levelWith(n, aggregates[i] as number)));
+    expect(SummarySchema.parse(s)).toEqual(s);
+    expect(s.kneeConcurrency).toBe(8);
+    expect(s.saturated).toBe(true);
+    expect(s.peak).toEqual({
+      concurrency: 32,
+      aggregateOutputTokensPerSecond: 650,
+      perStreamOutputTokensPerSecond: 650 / 32,
+    });
+    expect(s.scalingEfficiency).toBeCloseTo(650 / (32 * 100), 12);
+    expect(s.valid).toBe(true);
+  });
 
-	it("has no knee while aggregate still climbs at the top", () => {
-		const s = summarizeRun([1, 2, 4, 8].map((n) => levelWith(n, 100 * n)));
-		expect(s.kneeConcurrency).toBeNull();
-		expect(s.saturated).toBe(false);
-		expect(s.scalingEfficiency).toBe(1);
-	});
+  it("has no knee while aggregate still climbs at the top", () => {
+    const s = summarizeRun([1, 2, 4, 8].map((n) => levelWith(n, 100 * n)));
+    expect(s.kneeConcurrency).toBeNull();
+    expect(s.saturated).toBe(false);
+    expect(s.scalingEfficiency).toBe(1);
+  });
 
-	it("does not take a flat start for the knee when a higher level still climbs", () => {
-		const s = summarizeRun([
-			levelWith(1, 100),
-			levelWith(2, 105),
-			levelWith(4, 300),
-		]);
-		expect(s.kneeConcurrency).toBeNull();
-		expect(s.saturated).toBe(false);
-	});
+  it("does not take a flat start for the knee when a higher level still climbs", () => {
+    const s = summarizeRun([levelWith(1, 100), levelWith(2, 105), levelWith(4, 300)]);
+    expect(s.kneeConcurrency).toBeNull();
+    expect(s.saturated).toBe(false);
+  });
 
-	it("treats exactly +15 % as no raise", () => {
-		const s = summarizeRun([levelWith(1, 100), levelWith(2, 115)]);
-		expect(s.kneeConcurrency).toBe(1);
-		expect(s.saturated).toBe(true);
-	});
+  it("treats exactly +15 % as no raise", () => {
+    const s = summarizeRun([levelWith(1, 100), levelWith(2, 115)]);
+    expect(s.kneeConcurrency).toBe(1);
+    expect(s.saturated).toBe(true);
+  });
 
-	it("leaves invalid levels out of the knee and the peak", () => {
-		const levels = [
-			levelWith(1, 100),
-			levelWith(2, 190),
-			levelWith(4, 200),
-			levelWith(8, 900, { valid: false, invalidReasons: ["client limited"] }),
-		];
-		const s = summarizeRun(levels);
-		expect(s.kneeConcurrency).toBe(2);
-		expect(s.saturated).toBe(true);
-		expect(s.peak?.concurrency).toBe(4);
-		expect(s.scalingEfficiency).toBe(0.5);
-		expect(s.valid).toBe(false);
-	});
+  it("leaves invalid levels out of the knee and the peak", () => {
+    const levels = [
+      levelWith(1, 100),
+      levelWith(2, 190),
+      levelWith(4, 200),
+      levelWith(8, 900, { valid: false, invalidReasons: ["client limited"] }),
+    ];
+    const s = summarizeRun(levels);
+    expect(s.kneeConcurrency).toBe(2);
+    expect(s.saturated).toBe(true);
+    expect(s.peak?.concurrency).toBe(4);
+    expect(s.scalingEfficiency).toBe(0.5);
+    expect(s.valid).toBe(false);
+  });
 
-	it("takes single-stream figures from level 1", () => {
-		const level1 = summarizeLevel({
-			concurrency: 1,
-			samples: [
-				sample({
-					ttftMs: 100,
-					outputTokensPerSecond: 40,
-					decodeTokensPerSecond: 50,
-				}),
-				sample({
-					ttftMs: 200,
-					outputTokensPerSecond: 60,
-					decodeTokensPerSecond: 70,
-				}),
-			],
-			achievedConcurrency: 1,
-			...levelDefaults,
-		});
-		const s = summarizeRun([level1]);
-		expect(s.singleStream).toEqual({
-			outputTokensPerSecond: 50,
-			decodeTokensPerSecond: 60,
-			ttftP50Ms: 150,
-			ttftP95Ms: 195,
-		});
-		expect(s.peak?.concurrency).toBe(1);
-		expect(s.kneeConcurrency).toBeNull();
-		expect(s.saturated).toBe(false);
-		expect(s.scalingEfficiency).toBe(1);
-	});
+  it("takes single-stream figures from level 1", () => {
+    const level1 = summarizeLevel({
+      concurrency: 1,
+      samples: [
+        sample({
+          ttftMs: 100,
+          outputTokensPerSecond: 40,
+          decodeTokensPerSecond: 50,
+        }),
+        sample({
+          ttftMs: 200,
+          outputTokensPerSecond: 60,
+          decodeTokensPerSecond: 70,
+        }),
+      ],
+      achievedConcurrency: 1,
+      ...levelDefaults,
+    });
+    const s = summarizeRun([level1]);
+    expect(s.singleStream).toEqual({
+      outputTokensPerSecond: 50,
+      decodeTokensPerSecond: 60,
+      ttftP50Ms: 150,
+      ttftP95Ms: 195,
+    });
+    expect(s.peak?.concurrency).toBe(1);
+    expect(s.kneeConcurrency).toBeNull();
+    expect(s.saturated).toBe(false);
+    expect(s.scalingEfficiency).toBe(1);
+  });
 
-	it("has no single stream, peak or efficiency without the figures behind them", () => {
-		const s = summarizeRun([levelWith(2, 200, { valid: false })]);
-		expect(s.singleStream).toBeNull();
-		expect(s.peak).toBeNull();
-		expect(s.scalingEfficiency).toBeNull();
-		expect(s.kneeConcurrency).toBeNull();
-		const none = summarizeRun([]);
-		expect(none).toEqual({
-			singleStream: null,
-			peak: null,
-			kneeConcurrency: null,
-			saturated: false,
-			scalingEfficiency: null,
-			errorRate: 0,
-			rateLimitRate: 0,
-			valid: false,
-		});
-	});
+  it("has no single stream, peak or efficiency without the figures behind them", () => {
+    const s = summarizeRun([levelWith(2, 200, { valid: false })]);
+    expect(s.singleStream).toBeNull();
+    expect(s.peak).toBeNull();
+    expect(s.scalingEfficiency).toBeNull();
+    expect(s.kneeConcurrency).toBeNull();
+    const none = summarizeRun([]);
+    expect(none).toEqual({
+      singleStream: null,
+      peak: null,
+      kneeConcurrency: null,
+      saturated: false,
+      scalingEfficiency: null,
+      errorRate: 0,
+      rateLimitRate: 0,
+      valid: false,
+    });
+  });
 
-	it("computes error and rate-limit rates over every level", () => {
-		const a = summarizeLevel({
-			concurrency: 1,
-			samples: [sample(), sample(), failed("rate_limited"), failed("timeout")],
-			achievedConcurrency: 1,
-			...levelDefaults,
-		});
-		const b = summarizeLevel({
-			concurrency: 2,
-			samples: [sample(), sample(), sample(), failed("rate_limited")],
-			achievedConcurrency: 2,
-			...levelDefaults,
-		});
-		const s = summarizeRun([a, b]);
-		expect(s.errorRate).toBe(3 / 8);
-		expect(s.rateLimitRate).toBe(2 / 8);
-	});
+  it("computes error and rate-limit rates over every level", () => {
+    const a = summarizeLevel({
+      concurrency: 1,
+      samples: [sample(), sample(), failed("rate_limited"), failed("timeout")],
+      achievedConcurrency: 1,
+      ...levelDefaults,
+    });
+    const b = summarizeLevel({
+      concurrency: 2,
+      samples: [sample(), sample(), sample(), failed("rate_limited")],
+      achievedConcurrency: 2,
+      ...levelDefaults,
+    });
+    const s = summarizeRun([a, b]);
+    expect(s.errorRate).toBe(3 / 8);
+    expect(s.rateLimitRate).toBe(2 / 8);
+  });
 });

@@ -1,11 +1,5 @@
 /** @module Pure statistics of a sweep (SPEC section 5): per sample, per level and per run; no I/O, no clock. */
-import type {
-	Distribution,
-	Level,
-	RequestCounts,
-	Sample,
-	Summary,
-} from "../run/index.ts";
+import type { Distribution, Level, RequestCounts, Sample, Summary } from "../run/index.ts";
 
 /** A level's client is `limited` when its event loop lag p99 is over this, ms. */
 export const CLIENT_LAG_LIMIT_MS = 20;
@@ -22,12 +16,12 @@ export const KNEE_GAIN_THRESHOLD = 0.15;
  * x[floor h] + (h - floor h)(x[floor h + 1] - x[floor h]).
  */
 function percentile(sorted: number[], p: number): number {
-	const h = (sorted.length - 1) * p;
-	const lo = Math.floor(h);
-	const hi = Math.min(lo + 1, sorted.length - 1);
-	const a = sorted[lo] as number;
-	const b = sorted[hi] as number;
-	return a + (h - lo) * (b - a);
+  const h = (sorted.length - 1) * p;
+  const lo = Math.floor(h);
+  const hi = Math.min(lo + 1, sorted.length - 1);
+  const a = sorted[lo] as number;
+  const b = sorted[hi] as number;
+  return a + (h - lo) * (b - a);
 }
 
 /**
@@ -36,65 +30,65 @@ function percentile(sorted: number[], p: number): number {
  * `n` is null when there are no values. The input is not modified.
  */
 export function distribution(values: number[]): Distribution {
-	const n = values.length;
-	if (n === 0)
-		return {
-			n: 0,
-			mean: null,
-			min: null,
-			p50: null,
-			p90: null,
-			p95: null,
-			p99: null,
-			max: null,
-		};
-	const sorted = [...values].sort((a, b) => a - b);
-	let sum = 0;
-	for (const v of sorted) sum += v;
-	return {
-		n,
-		mean: sum / n,
-		min: sorted[0] as number,
-		p50: percentile(sorted, 0.5),
-		p90: percentile(sorted, 0.9),
-		p95: percentile(sorted, 0.95),
-		p99: percentile(sorted, 0.99),
-		max: sorted[n - 1] as number,
-	};
+  const n = values.length;
+  if (n === 0)
+    return {
+      n: 0,
+      mean: null,
+      min: null,
+      p50: null,
+      p90: null,
+      p95: null,
+      p99: null,
+      max: null,
+    };
+  const sorted = [...values].sort((a, b) => a - b);
+  let sum = 0;
+  for (const v of sorted) sum += v;
+  return {
+    n,
+    mean: sum / n,
+    min: sorted[0] as number,
+    p50: percentile(sorted, 0.5),
+    p90: percentile(sorted, 0.9),
+    p95: percentile(sorted, 0.95),
+    p99: percentile(sorted, 0.99),
+    max: sorted[n - 1] as number,
+  };
 }
 
 /** One content chunk of a stream: when it arrived and how many content (or reasoning) characters it held. */
 export interface ContentChunk {
-	/** Arrival time, ms, on the same clock as `startMs`. */
-	tMs: number;
-	/** Content plus reasoning characters in the chunk. */
-	chars: number;
+  /** Arrival time, ms, on the same clock as `startMs`. */
+  tMs: number;
+  /** Content plus reasoning characters in the chunk. */
+  chars: number;
 }
 
 /** What `deriveSampleFigures` reads: a request's start, its content chunks in arrival order, its token count. */
 export interface SampleTimings {
-	/** Request start, ms. */
-	startMs: number;
-	/** Non-empty content chunks in arrival order; role-only, empty, usage and `[DONE]` chunks excluded. */
-	contentChunks: ContentChunk[];
-	/** Output tokens (usage or chunk count); null when unknown. */
-	completionTokens: number | null;
+  /** Request start, ms. */
+  startMs: number;
+  /** Non-empty content chunks in arrival order; role-only, empty, usage and `[DONE]` chunks excluded. */
+  contentChunks: ContentChunk[];
+  /** Output tokens (usage or chunk count); null when unknown. */
+  completionTokens: number | null;
 }
 
 /** The per-request figures of SPEC section 5, flat, units in the names; null where undefined. */
 export interface SampleFigures {
-	/** First content chunk minus start, ms; null without chunks. */
-	ttftMs: number | null;
-	/** Last content chunk minus start, ms; null without chunks. */
-	e2eMs: number | null;
-	/** completionTokens / (e2eMs / 1000), tok/s; null without tokens or when e2eMs is 0. */
-	outputTokensPerSecond: number | null;
-	/** Tokens after the first chunk / seconds after the first chunk, tok/s; null with fewer than 2 chunks spread in time. */
-	decodeTokensPerSecond: number | null;
-	/** (e2eMs - ttftMs) / (completionTokens - 1), ms; null with under 2 tokens or no time after the first chunk. */
-	tpotMs: number | null;
-	/** Gaps between consecutive content chunks, ms; empty with fewer than 2 chunks. */
-	interChunkMs: number[];
+  /** First content chunk minus start, ms; null without chunks. */
+  ttftMs: number | null;
+  /** Last content chunk minus start, ms; null without chunks. */
+  e2eMs: number | null;
+  /** completionTokens / (e2eMs / 1000), tok/s; null without tokens or when e2eMs is 0. */
+  outputTokensPerSecond: number | null;
+  /** Tokens after the first chunk / seconds after the first chunk, tok/s; null with fewer than 2 chunks spread in time. */
+  decodeTokensPerSecond: number | null;
+  /** (e2eMs - ttftMs) / (completionTokens - 1), ms; null with under 2 tokens or no time after the first chunk. */
+  tpotMs: number | null;
+  /** Gaps between consecutive content chunks, ms; empty with fewer than 2 chunks. */
+  interChunkMs: number[];
 }
 
 /**
@@ -104,94 +98,84 @@ export interface SampleFigures {
  * has characters). `tpotMs` is null, not 0, when all content came in one chunk: nothing was measured after it.
  */
 export function deriveSampleFigures(input: SampleTimings): SampleFigures {
-	const { startMs, contentChunks: chunks, completionTokens: tokens } = input;
-	const first = chunks[0];
-	const last = chunks[chunks.length - 1];
-	if (first === undefined || last === undefined) {
-		return {
-			ttftMs: null,
-			e2eMs: null,
-			outputTokensPerSecond: null,
-			decodeTokensPerSecond: null,
-			tpotMs: null,
-			interChunkMs: [],
-		};
-	}
-	const ttftMs = first.tMs - startMs;
-	const e2eMs = last.tMs - startMs;
-	const decodeMs = last.tMs - first.tMs;
-	const interChunkMs: number[] = [];
-	for (let i = 1; i < chunks.length; i++)
-		interChunkMs.push(
-			(chunks[i] as ContentChunk).tMs - (chunks[i - 1] as ContentChunk).tMs,
-		);
+  const { startMs, contentChunks: chunks, completionTokens: tokens } = input;
+  const first = chunks[0];
+  const last = chunks[chunks.length - 1];
+  if (first === undefined || last === undefined) {
+    return {
+      ttftMs: null,
+      e2eMs: null,
+      outputTokensPerSecond: null,
+      decodeTokensPerSecond: null,
+      tpotMs: null,
+      interChunkMs: [],
+    };
+  }
+  const ttftMs = first.tMs - startMs;
+  const e2eMs = last.tMs - startMs;
+  const decodeMs = last.tMs - first.tMs;
+  const interChunkMs: number[] = [];
+  for (let i = 1; i < chunks.length; i++)
+    interChunkMs.push((chunks[i] as ContentChunk).tMs - (chunks[i - 1] as ContentChunk).tMs);
 
-	const outputTokensPerSecond =
-		tokens !== null && e2eMs > 0 ? tokens / (e2eMs / 1000) : null;
+  const outputTokensPerSecond = tokens !== null && e2eMs > 0 ? tokens / (e2eMs / 1000) : null;
 
-	let decodeTokensPerSecond: number | null = null;
-	if (tokens !== null && decodeMs > 0) {
-		let totalChars = 0;
-		for (const c of chunks) totalChars += c.chars;
-		const firstShare =
-			totalChars > 0 ? first.chars / totalChars : 1 / chunks.length;
-		decodeTokensPerSecond = (tokens - tokens * firstShare) / (decodeMs / 1000);
-	}
+  let decodeTokensPerSecond: number | null = null;
+  if (tokens !== null && decodeMs > 0) {
+    let totalChars = 0;
+    for (const c of chunks) totalChars += c.chars;
+    const firstShare = totalChars > 0 ? first.chars / totalChars : 1 / chunks.length;
+    decodeTokensPerSecond = (tokens - tokens * firstShare) / (decodeMs / 1000);
+  }
 
-	const tpotMs =
-		tokens !== null && tokens > 1 && decodeMs > 0
-			? (e2eMs - ttftMs) / (tokens - 1)
-			: null;
+  const tpotMs = tokens !== null && tokens > 1 && decodeMs > 0 ? (e2eMs - ttftMs) / (tokens - 1) : null;
 
-	return {
-		ttftMs,
-		e2eMs,
-		outputTokensPerSecond,
-		decodeTokensPerSecond,
-		tpotMs,
-		interChunkMs,
-	};
+  return {
+    ttftMs,
+    e2eMs,
+    outputTokensPerSecond,
+    decodeTokensPerSecond,
+    tpotMs,
+    interChunkMs,
+  };
 }
 
 /** What `summarizeLevel` reads: the level's measured samples and what the sweep observed around them. */
 export interface LevelInput {
-	/** N, the requests kept in flight. */
-	concurrency: number;
-	/** The level's measured samples (warmup excluded), every outcome. */
-	samples: Sample[];
-	/** First measured send to last measured end, ms. */
-	wallTimeMs: number;
-	/** Time-weighted mean of requests in flight over the wall time (see `inFlightTracker`). */
-	achievedConcurrency: number;
-	/** p99 of the event loop lag during the level, ms. */
-	eventLoopLagP99Ms: number;
+  /** N, the requests kept in flight. */
+  concurrency: number;
+  /** The level's measured samples (warmup excluded), every outcome. */
+  samples: Sample[];
+  /** First measured send to last measured end, ms. */
+  wallTimeMs: number;
+  /** Time-weighted mean of requests in flight over the wall time (see `inFlightTracker`). */
+  achievedConcurrency: number;
+  /** p99 of the event loop lag during the level, ms. */
+  eventLoopLagP99Ms: number;
 }
 
 const COUNT_KEY = {
-	ok: "ok",
-	rate_limited: "rateLimited",
-	route_mismatch: "routeMismatch",
-	http_error: "httpError",
-	timeout: "timeout",
-	network: "network",
-	incomplete: "incomplete",
+  ok: "ok",
+  rate_limited: "rateLimited",
+  route_mismatch: "routeMismatch",
+  http_error: "httpError",
+  timeout: "timeout",
+  network: "network",
+  incomplete: "incomplete",
 } as const satisfies Record<Sample["outcome"], keyof RequestCounts>;
 
-function values(
-	samples: Sample[],
-	pick: (s: Sample) => number | null,
-): number[] {
-	const out: number[] = [];
-	for (const s of samples) {
-		const v = pick(s);
-		if (v !== null) out.push(v);
-	}
-	return out;
+function values(samples: Sample[], pick: (s: Sample) => number | null): number[] {
+  const out: number[] = [];
+  for (const s of samples) {
+    const v = pick(s);
+    if (v !== null) out.push(v);
+  }
+  return out;
 }
 
 /** Formats a number for a reason text: up to one decimal. */
 function fmt(x: number): string {
-	return Number.isInteger(x) ? String(x) : x.toFixed(1);
+  return Number.isInteger(x) ? String(x) : x.toFixed(1);
 }
 
 /**
@@ -200,97 +184,83 @@ function fmt(x: number): string {
  * sample is ok. Thresholds: `CLIENT_LAG_LIMIT_MS`, `MIN_ACHIEVED_CONCURRENCY_RATIO`, `MAX_ROUTE_MISMATCH_RATE`.
  */
 export function summarizeLevel(input: LevelInput): Level {
-	const {
-		concurrency,
-		samples,
-		wallTimeMs,
-		achievedConcurrency,
-		eventLoopLagP99Ms,
-	} = input;
-	const requests: RequestCounts = {
-		sent: samples.length,
-		ok: 0,
-		rateLimited: 0,
-		routeMismatch: 0,
-		httpError: 0,
-		timeout: 0,
-		network: 0,
-		incomplete: 0,
-	};
-	for (const s of samples) requests[COUNT_KEY[s.outcome]]++;
+  const { concurrency, samples, wallTimeMs, achievedConcurrency, eventLoopLagP99Ms } = input;
+  const requests: RequestCounts = {
+    sent: samples.length,
+    ok: 0,
+    rateLimited: 0,
+    routeMismatch: 0,
+    httpError: 0,
+    timeout: 0,
+    network: 0,
+    incomplete: 0,
+  };
+  for (const s of samples) requests[COUNT_KEY[s.outcome]]++;
 
-	const ok = samples.filter((s) => s.outcome === "ok");
-	let tokens = 0;
-	for (const s of ok) tokens += s.completionTokens ?? 0;
-	const aggregateOutputTokensPerSecond =
-		ok.length > 0 && wallTimeMs > 0 ? tokens / (wallTimeMs / 1000) : null;
+  const ok = samples.filter((s) => s.outcome === "ok");
+  let tokens = 0;
+  for (const s of ok) tokens += s.completionTokens ?? 0;
+  const aggregateOutputTokensPerSecond = ok.length > 0 && wallTimeMs > 0 ? tokens / (wallTimeMs / 1000) : null;
 
-	const lagLimited = eventLoopLagP99Ms > CLIENT_LAG_LIMIT_MS;
-	const concurrencyLimited =
-		achievedConcurrency < MIN_ACHIEVED_CONCURRENCY_RATIO * concurrency;
-	const limited = lagLimited || concurrencyLimited;
+  const lagLimited = eventLoopLagP99Ms > CLIENT_LAG_LIMIT_MS;
+  const concurrencyLimited = achievedConcurrency < MIN_ACHIEVED_CONCURRENCY_RATIO * concurrency;
+  const limited = lagLimited || concurrencyLimited;
 
-	const invalidReasons: string[] = [];
-	if (ok.length === 0)
-		invalidReasons.push(`no ok sample among ${requests.sent} sent`);
-	const mismatchRate =
-		requests.sent > 0 ? requests.routeMismatch / requests.sent : 0;
-	if (mismatchRate > MAX_ROUTE_MISMATCH_RATE) {
-		invalidReasons.push(
-			`route mismatches ${requests.routeMismatch} of ${requests.sent} sent (${fmt(mismatchRate * 100)} %), over ${fmt(MAX_ROUTE_MISMATCH_RATE * 100)} %`,
-		);
-	}
-	if (lagLimited) {
-		invalidReasons.push(
-			`client limited: event loop lag p99 ${fmt(eventLoopLagP99Ms)} ms, over ${fmt(CLIENT_LAG_LIMIT_MS)} ms`,
-		);
-	}
-	if (concurrencyLimited) {
-		invalidReasons.push(
-			`client limited: achieved concurrency ${fmt(achievedConcurrency)}, under ${fmt(MIN_ACHIEVED_CONCURRENCY_RATIO * 100)} % of ${concurrency}`,
-		);
-	}
+  const invalidReasons: string[] = [];
+  if (ok.length === 0) invalidReasons.push(`no ok sample among ${requests.sent} sent`);
+  const mismatchRate = requests.sent > 0 ? requests.routeMismatch / requests.sent : 0;
+  if (mismatchRate > MAX_ROUTE_MISMATCH_RATE) {
+    invalidReasons.push(
+      `route mismatches ${requests.routeMismatch} of ${requests.sent} sent (${fmt(mismatchRate * 100)} %), over ${fmt(MAX_ROUTE_MISMATCH_RATE * 100)} %`,
+    );
+  }
+  if (lagLimited) {
+    invalidReasons.push(
+      `client limited: event loop lag p99 ${fmt(eventLoopLagP99Ms)} ms, over ${fmt(CLIENT_LAG_LIMIT_MS)} ms`,
+    );
+  }
+  if (concurrencyLimited) {
+    invalidReasons.push(
+      `client limited: achieved concurrency ${fmt(achievedConcurrency)}, under ${fmt(MIN_ACHIEVED_CONCURRENCY_RATIO * 100)} % of ${concurrency}`,
+    );
+  }
 
-	return {
-		concurrency,
-		requests,
-		aggregateOutputTokensPerSecond,
-		wallTimeMs,
-		perStream: {
-			outputTokensPerSecond: distribution(
-				values(ok, (s) => s.outputTokensPerSecond),
-			),
-			decodeTokensPerSecond: distribution(
-				values(ok, (s) => s.decodeTokensPerSecond),
-			),
-		},
-		ttftMs: distribution(values(ok, (s) => s.ttftMs)),
-		e2eMs: distribution(values(ok, (s) => s.e2eMs)),
-		tpotMs: distribution(values(ok, (s) => s.tpotMs)),
-		interChunkMs: distribution(ok.flatMap((s) => s.interChunkMs ?? [])),
-		achievedConcurrency,
-		client: { eventLoopLagP99Ms, limited },
-		tokensFromChunks: ok.some((s) => s.tokenSource === "chunks"),
-		valid: invalidReasons.length === 0,
-		invalidReasons,
-	};
+  return {
+    concurrency,
+    requests,
+    aggregateOutputTokensPerSecond,
+    wallTimeMs,
+    perStream: {
+      outputTokensPerSecond: distribution(values(ok, (s) => s.outputTokensPerSecond)),
+      decodeTokensPerSecond: distribution(values(ok, (s) => s.decodeTokensPerSecond)),
+    },
+    ttftMs: distribution(values(ok, (s) => s.ttftMs)),
+    e2eMs: distribution(values(ok, (s) => s.e2eMs)),
+    tpotMs: distribution(values(ok, (s) => s.tpotMs)),
+    interChunkMs: distribution(ok.flatMap((s) => s.interChunkMs ?? [])),
+    achievedConcurrency,
+    client: { eventLoopLagP99Ms, limited },
+    tokensFromChunks: ok.some((s) => s.tokenSource === "chunks"),
+    valid: invalidReasons.length === 0,
+    invalidReasons,
+  };
 }
 
 /** Counts requests in flight over time; see `inFlightTracker`. */
 export interface InFlightTracker {
-	/** A request started at `tMs` (ms, any monotonic clock). */
-	start(tMs: number): void;
-	/** A request ended at `tMs` (ms, same clock). */
-	end(tMs: number): void;
-	/** Requests in flight now (starts minus ends so far). */
-	readonly inFlight: number;
-	/** The most requests in flight at once so far. */
-	readonly maxInFlight: number;
-	/**
-	 * Integral of requests in flight over [fromMs, toMs] divided by (toMs - fromMs): the achieved
-	 * concurrency over that window. 0 when the window is empty. Requests started before `fromMs` count.
-	 */
-	timeWeightedMean(fromMs: number, toMs: number): number;
+  /** A request started at `tMs` (ms, any monotonic clock). */
+  start(tMs: number): void;
+  /** A request ended at `tMs` (ms, same clock). */
+  end(tMs: number): void;
+  /** Requests in flight now (starts minus ends so far). */
+  readonly inFlight: number;
+  /** The most requests in flight at once so far. */
+  readonly maxInFlight: number;
+  /**
+   * Integral of requests in flight over [fromMs, toMs] divided by (toMs - fromMs): the achieved
+   * concurrency over that window. 0 when the window is empty. Requests started before `fromMs` count.
+   */
+  timeWeightedMean(fromMs: number, toMs: number): number;
 }
 
 /**
@@ -299,61 +269,58 @@ export interface InFlightTracker {
  * first only if they were not recorded in time order. Fine for tens of thousands of events.
  */
 export function inFlightTracker(): InFlightTracker {
-	const times: number[] = [];
-	const deltas: number[] = [];
-	let sorted = true;
-	let current = 0;
-	let max = 0;
-	const record = (tMs: number, delta: number) => {
-		const prev = times[times.length - 1];
-		if (prev !== undefined && tMs < prev) sorted = false;
-		times.push(tMs);
-		deltas.push(delta);
-		current += delta;
-		if (current > max) max = current;
-	};
-	return {
-		start: (tMs) => record(tMs, 1),
-		end: (tMs) => record(tMs, -1),
-		get inFlight() {
-			return current;
-		},
-		get maxInFlight() {
-			return max;
-		},
-		timeWeightedMean(fromMs, toMs) {
-			if (!(toMs > fromMs)) return 0;
-			let order = times.map((_, i) => i);
-			if (!sorted)
-				order = order.sort(
-					(a, b) => (times[a] as number) - (times[b] as number),
-				);
-			let level = 0;
-			let prevT = fromMs;
-			let area = 0;
-			for (const i of order) {
-				const t = times[i] as number;
-				const d = deltas[i] as number;
-				if (t <= fromMs) {
-					level += d;
-					continue;
-				}
-				if (t >= toMs) break;
-				area += level * (t - prevT);
-				prevT = t;
-				level += d;
-			}
-			area += level * (toMs - prevT);
-			return area / (toMs - fromMs);
-		},
-	};
+  const times: number[] = [];
+  const deltas: number[] = [];
+  let sorted = true;
+  let current = 0;
+  let max = 0;
+  const record = (tMs: number, delta: number) => {
+    const prev = times[times.length - 1];
+    if (prev !== undefined && tMs < prev) sorted = false;
+    times.push(tMs);
+    deltas.push(delta);
+    current += delta;
+    if (current > max) max = current;
+  };
+  return {
+    start: (tMs) => record(tMs, 1),
+    end: (tMs) => record(tMs, -1),
+    get inFlight() {
+      return current;
+    },
+    get maxInFlight() {
+      return max;
+    },
+    timeWeightedMean(fromMs, toMs) {
+      if (!(toMs > fromMs)) return 0;
+      let order = times.map((_, i) => i);
+      if (!sorted) order = order.sort((a, b) => (times[a] as number) - (times[b] as number));
+      let level = 0;
+      let prevT = fromMs;
+      let area = 0;
+      for (const i of order) {
+        const t = times[i] as number;
+        const d = deltas[i] as number;
+        if (t <= fromMs) {
+          level += d;
+          continue;
+        }
+        if (t >= toMs) break;
+        area += level * (t - prevT);
+        prevT = t;
+        level += d;
+      }
+      area += level * (toMs - prevT);
+      return area / (toMs - fromMs);
+    },
+  };
 }
 
 /** True when `higher` raises aggregate tok/s by more than `KNEE_GAIN_THRESHOLD` over `base`. */
 function raisesBeyondKnee(base: number, higher: number): boolean {
-	// A ratio, not base * 1.15: 100 * 1.15 is 114.99999999999999 in floating point, which would make exactly +15 % a raise.
-	if (base <= 0) return higher > 0;
-	return higher / base > 1 + KNEE_GAIN_THRESHOLD;
+  // A ratio, not base * 1.15: 100 * 1.15 is 114.99999999999999 in floating point, which would make exactly +15 % a raise.
+  if (base <= 0) return higher > 0;
+  return higher / base > 1 + KNEE_GAIN_THRESHOLD;
 }
 
 /**
@@ -367,82 +334,72 @@ function raisesBeyondKnee(base: number, higher: number): boolean {
  * `saturated` false.
  */
 export function summarizeRun(levels: Level[]): Summary {
-	const single = levels.find((l) => l.concurrency === 1 && l.requests.ok > 0);
-	const singleStream = single
-		? {
-				outputTokensPerSecond: single.perStream.outputTokensPerSecond.p50,
-				decodeTokensPerSecond: single.perStream.decodeTokensPerSecond.p50,
-				ttftP50Ms: single.ttftMs.p50,
-				ttftP95Ms: single.ttftMs.p95,
-			}
-		: null;
+  const single = levels.find((l) => l.concurrency === 1 && l.requests.ok > 0);
+  const singleStream = single
+    ? {
+        outputTokensPerSecond: single.perStream.outputTokensPerSecond.p50,
+        decodeTokensPerSecond: single.perStream.decodeTokensPerSecond.p50,
+        ttftP50Ms: single.ttftMs.p50,
+        ttftP95Ms: single.ttftMs.p95,
+      }
+    : null;
 
-	const ranked = levels
-		.filter(
-			(l): l is Level & { aggregateOutputTokensPerSecond: number } =>
-				l.valid && l.aggregateOutputTokensPerSecond !== null,
-		)
-		.sort((a, b) => a.concurrency - b.concurrency);
+  const ranked = levels
+    .filter(
+      (l): l is Level & { aggregateOutputTokensPerSecond: number } =>
+        l.valid && l.aggregateOutputTokensPerSecond !== null,
+    )
+    .sort((a, b) => a.concurrency - b.concurrency);
 
-	let peakLevel: (typeof ranked)[number] | undefined;
-	for (const l of ranked) {
-		if (
-			peakLevel === undefined ||
-			l.aggregateOutputTokensPerSecond >
-				peakLevel.aggregateOutputTokensPerSecond
-		)
-			peakLevel = l;
-	}
-	const peak = peakLevel
-		? {
-				concurrency: peakLevel.concurrency,
-				aggregateOutputTokensPerSecond:
-					peakLevel.aggregateOutputTokensPerSecond,
-				perStreamOutputTokensPerSecond:
-					peakLevel.perStream.outputTokensPerSecond.p50,
-			}
-		: null;
+  let peakLevel: (typeof ranked)[number] | undefined;
+  for (const l of ranked) {
+    if (peakLevel === undefined || l.aggregateOutputTokensPerSecond > peakLevel.aggregateOutputTokensPerSecond)
+      peakLevel = l;
+  }
+  const peak = peakLevel
+    ? {
+        concurrency: peakLevel.concurrency,
+        aggregateOutputTokensPerSecond: peakLevel.aggregateOutputTokensPerSecond,
+        perStreamOutputTokensPerSecond: peakLevel.perStream.outputTokensPerSecond.p50,
+      }
+    : null;
 
-	let kneeConcurrency: number | null = null;
-	let saturated = false;
-	for (let i = 0; i < ranked.length; i++) {
-		const base = (ranked[i] as (typeof ranked)[number])
-			.aggregateOutputTokensPerSecond;
-		const raised = ranked
-			.slice(i + 1)
-			.some((l) => raisesBeyondKnee(base, l.aggregateOutputTokensPerSecond));
-		if (raised) continue;
-		if (i < ranked.length - 1) {
-			kneeConcurrency = (ranked[i] as (typeof ranked)[number]).concurrency;
-			saturated = true;
-		}
-		break;
-	}
+  let kneeConcurrency: number | null = null;
+  let saturated = false;
+  for (let i = 0; i < ranked.length; i++) {
+    const base = (ranked[i] as (typeof ranked)[number]).aggregateOutputTokensPerSecond;
+    const raised = ranked.slice(i + 1).some((l) => raisesBeyondKnee(base, l.aggregateOutputTokensPerSecond));
+    if (raised) continue;
+    if (i < ranked.length - 1) {
+      kneeConcurrency = (ranked[i] as (typeof ranked)[number]).concurrency;
+      saturated = true;
+    }
+    break;
+  }
 
-	const singleAggregate = single?.aggregateOutputTokensPerSecond ?? null;
-	const scalingEfficiency =
-		peak !== null && singleAggregate !== null && singleAggregate > 0
-			? peak.aggregateOutputTokensPerSecond /
-				(peak.concurrency * singleAggregate)
-			: null;
+  const singleAggregate = single?.aggregateOutputTokensPerSecond ?? null;
+  const scalingEfficiency =
+    peak !== null && singleAggregate !== null && singleAggregate > 0
+      ? peak.aggregateOutputTokensPerSecond / (peak.concurrency * singleAggregate)
+      : null;
 
-	let sent = 0;
-	let ok = 0;
-	let rateLimited = 0;
-	for (const l of levels) {
-		sent += l.requests.sent;
-		ok += l.requests.ok;
-		rateLimited += l.requests.rateLimited;
-	}
+  let sent = 0;
+  let ok = 0;
+  let rateLimited = 0;
+  for (const l of levels) {
+    sent += l.requests.sent;
+    ok += l.requests.ok;
+    rateLimited += l.requests.rateLimited;
+  }
 
-	return {
-		singleStream,
-		peak,
-		kneeConcurrency,
-		saturated,
-		scalingEfficiency,
-		errorRate: sent > 0 ? (sent - ok) / sent : 0,
-		rateLimitRate: sent > 0 ? rateLimited / sent : 0,
-		valid: levels.length > 0 && levels.every((l) => l.valid),
-	};
+  return {
+    singleStream,
+    peak,
+    kneeConcurrency,
+    saturated,
+    scalingEfficiency,
+    errorRate: sent > 0 ? (sent - ok) / sent : 0,
+    rateLimitRate: sent > 0 ? rateLimited / sent : 0,
+    valid: levels.length > 0 && levels.every((l) => l.valid),
+  };
 }

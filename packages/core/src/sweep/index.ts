@@ -61,6 +61,9 @@ export function newRunId(): string {
 
 class Stopped extends Error {}
 
+/** Sampling interval of the event-loop delay monitor, ms. */
+const LAG_RESOLUTION_MS = 5;
+
 /** Runs the whole sweep of one target and returns its run document. Request failures are data. */
 export async function runSweep(options: SweepOptions): Promise<RunDocument> {
   const { target, workload } = options;
@@ -167,7 +170,7 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
     const total = workload.requestsPerLevel ?? null;
     const levelEndMs = workload.levelDurationSeconds !== undefined ? clock.now() + workload.levelDurationSeconds * 1000 : Infinity;
     const tracker = inFlightTracker();
-    const lag = monitorEventLoopDelay({ resolution: 10 });
+    const lag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
     const results: { index: number; raw: RawResult; endMs: number }[] = [];
     let okTokens = 0;
     const firstSendMs = clock.now();
@@ -187,14 +190,18 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
     });
     lag.disable();
     const lastEndMs = Math.max(firstSendMs, ...results.map((r) => r.endMs));
+    // Achieved concurrency is judged up to the last send: the closed loop holds N until then by
+    // design, and the drain after it belongs to the method, not to a client falling behind.
+    const lastSendMs = Math.max(firstSendMs, ...results.map((r) => r.raw.startMs));
     const wallTimeMs = lastEndMs - firstSendMs;
     const levelSamples = results.sort((a, b) => a.index - b.index).map((r) => toSample(r.raw, concurrency, r.index, ctx.origin));
     const level = summarizeLevel({
       concurrency,
       samples: levelSamples,
       wallTimeMs,
-      achievedConcurrency: tracker.timeWeightedMean(firstSendMs, lastEndMs),
-      eventLoopLagP99Ms: lag.percentile(99) / 1e6,
+      achievedConcurrency: lastSendMs > firstSendMs ? tracker.timeWeightedMean(firstSendMs, lastSendMs) : concurrency,
+      // The histogram records whole timer intervals; the lag is what exceeds the resolution.
+      eventLoopLagP99Ms: Math.max(0, lag.percentile(99) / 1e6 - LAG_RESOLUTION_MS),
     });
     ctx.progress({ concurrency, done: results.length, total, liveTokensPerSecond: level.aggregateOutputTokensPerSecond ?? 0, levelDone: true });
     // Gaps between chunks are summarized in the level; keeping them per sample would bloat the document.

@@ -1,0 +1,96 @@
+/** @module The sweep against the reference targets over real HTTP: measurement against the engine's own truth. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseConfig, workloadFor } from "@kneeboard/core/config";
+import { runSweep } from "@kneeboard/core/sweep";
+import { type ReferenceServer, type StreamProfile, expectedThroughput, startReferenceServer } from "@kneeboard/reference";
+
+const FAST: StreamProfile = { stepBaseMs: 4, stepPerSeqMs: 0.25, slots: 16, prefillBaseMs: 10, prefillPerTokenMs: 0.02 };
+let server: ReferenceServer;
+
+beforeAll(async () => {
+  server = await startReferenceServer({
+    models: [
+      { kind: "model", id: "fast", profile: FAST },
+      { kind: "model", id: "chunky", profile: { ...FAST, tokensPerChunk: 4, roleChunk: true } },
+      { kind: "model", id: "nousage", profile: { ...FAST, sendUsage: false } },
+      { kind: "gateway", id: "gw", defaultProvider: "a", providers: [{ name: "a", profile: FAST, fallbackEvery: 5 }, { name: "b", profile: FAST }] },
+    ],
+  });
+});
+afterAll(() => server.close());
+
+function setup(model: string, workload: Record<string, unknown>, route: Record<string, unknown> = { gateway: "direct" }) {
+  const config = parseConfig(JSON.stringify({ targets: [{ id: model, label: model, baseURL: server.url, model, route }], workload }));
+  const target = config.targets[0] as (typeof config.targets)[number];
+  return { target, workload: workloadFor(config, target) };
+}
+
+describe("sweep against a reference target", () => {
+  it("measures aggregate and per-stream tok/s within 3 % and TTFT within 3 % + 5 ms of truth at 1, 4 and 16", async () => {
+    const workload = { concurrency: [1, 4, 16], promptTokens: 150, maxTokens: 32, requestsPerLevel: 48, warmupRequests: 1, ignoreEos: true };
+    const doc = await runSweep({ ...setup("fast", workload), simulated: true });
+    expect(doc.status).toBe("complete");
+    for (const level of doc.levels) {
+      const promptTokens = doc.samples.find((s) => s.level === level.concurrency)?.promptTokens ?? 0;
+      const truth = expectedThroughput(FAST, { concurrency: level.concurrency, promptTokens, maxTokens: 32 });
+      const rel = (measured: number | null, expected: number) => Math.abs((measured ?? 0) - expected) / expected;
+      expect(level.requests.ok, `level ${level.concurrency}`).toBe(48);
+      expect(rel(level.aggregateOutputTokensPerSecond, truth.aggregateOutputTokensPerSecond), `aggregate at ${level.concurrency}`).toBeLessThan(0.03);
+      expect(rel(level.perStream.outputTokensPerSecond.p50, truth.perStreamOutputTokensPerSecond), `per-stream at ${level.concurrency}`).toBeLessThan(0.03);
+      expect(Math.abs((level.ttftMs.p50 ?? 0) - truth.ttftMs), `TTFT at ${level.concurrency}`).toBeLessThan(0.03 * truth.ttftMs + 5);
+    }
+    expect(doc.simulated).toBe(true);
+  });
+
+  it("keeps exactly N in flight at the server during the level's body, never more", async () => {
+    const engine = server.engine("fast");
+    engine.stats.reset();
+    await runSweep({ ...setup("fast", { concurrency: [8], maxTokens: 16, requestsPerLevel: 64, warmupRequests: 0 }) });
+    const log = engine.stats.log;
+    expect(engine.stats.maxInFlight).toBe(8);
+    const firstFull = log.find((e) => e.inFlight === 8)?.tMs as number;
+    const lastSend = log.filter((e, i) => i > 0 && e.inFlight > (log[i - 1]?.inFlight ?? 0)).at(-1)?.tMs as number;
+    // Between a response's end and the next request's arrival a slot is briefly empty: the client's turnaround.
+    expect(engine.stats.meanBetween(firstFull, lastSend)).toBeGreaterThan(0.95 * 8);
+  });
+
+  it("counts tokens from usage with multi-token chunks; without usage, from chunks, flagged", async () => {
+    const chunky = await runSweep(setup("chunky", { concurrency: [2], maxTokens: 16, requestsPerLevel: 4, warmupRequests: 0 }));
+    expect(chunky.samples.every((s) => s.completionTokens === 16 && s.chunks === 4 && s.tokenSource === "usage")).toBe(true);
+    // The role-only chunk comes at once; TTFT waits for the first content (prefill + 3 steps here).
+    expect(chunky.levels[0]?.ttftMs.min).toBeGreaterThan(FAST.prefillBaseMs + 2 * FAST.stepBaseMs);
+    const bare = await runSweep(setup("nousage", { concurrency: [2], maxTokens: 8, requestsPerLevel: 4, warmupRequests: 0 }));
+    expect(bare.samples.every((s) => s.completionTokens === 8 && s.tokenSource === "chunks")).toBe(true);
+    expect(bare.levels[0]?.tokensFromChunks).toBe(true);
+  });
+
+  it("marks exactly the fallen-back samples route_mismatch, counts them and keeps them out of the figures", async () => {
+    const before = server.fallbacks.length;
+    const doc = await runSweep(setup("gw", { concurrency: [1, 4], maxTokens: 8, requestsPerLevel: 20, warmupRequests: 0 }, { gateway: "openrouter", provider: "a" }));
+    const mismatched = doc.samples.filter((s) => s.outcome === "route_mismatch");
+    expect(mismatched.length).toBe(server.fallbacks.length - before);
+    expect(mismatched.length).toBe(8);
+    expect(mismatched.every((s) => s.servedProvider === "b")).toBe(true);
+    for (const level of doc.levels) {
+      expect(level.requests.routeMismatch).toBe(4);
+      expect(level.ttftMs.n).toBe(16);
+      // 20 % mismatches: the level cannot be ranked.
+      expect(level.valid).toBe(false);
+    }
+  });
+
+  it("ends partial with the finished levels kept when stopped midway", async () => {
+    const stop = new AbortController();
+    const doc = await runSweep({
+      ...setup("fast", { concurrency: [1, 2, 4], maxTokens: 8, requestsPerLevel: 8, warmupRequests: 0 }),
+      onProgress: (p) => {
+        if (p.concurrency === 2 && p.done === 3) stop.abort();
+      },
+      signal: stop.signal,
+    });
+    expect(doc.status).toBe("partial");
+    expect(doc.partialReason).toMatch(/concurrency 2/);
+    expect(doc.levels.map((l) => l.concurrency)).toEqual([1]);
+    expect(doc.samples.every((s) => s.level === 1)).toBe(true);
+  });
+});
