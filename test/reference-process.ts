@@ -1,0 +1,44 @@
+/** @module Starts test/reference-child.ts as a child process and talks to it over IPC. */
+import { fork } from "node:child_process";
+import { InFlightStats, type ModelSpec } from "@kneeboard/reference";
+
+export interface ReferenceProcess {
+  url: string;
+  /** The engine's in-flight statistics, copied from the child. */
+  stats(model: string): Promise<InFlightStats>;
+  reset(model: string): Promise<void>;
+  fallbacks(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function startReferenceProcess(models: ModelSpec[]): Promise<ReferenceProcess> {
+  const child = fork(new URL("./reference-child.ts", import.meta.url), [JSON.stringify(models)], { execArgv: ["--import", "tsx"], stdio: "inherit" });
+  let nextId = 1;
+  const waiting = new Map<number, (body: unknown) => void>();
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once("error", reject);
+    child.on("message", (m: { id: number; body: unknown }) => {
+      if (m.id === 0) resolve(m.body as string);
+      else waiting.get(m.id)?.(m.body);
+    });
+  });
+  const call = <T>(op: string, model?: string) =>
+    new Promise<T>((resolve) => {
+      const id = nextId++;
+      waiting.set(id, (body) => resolve(body as T));
+      child.send({ id, op, model });
+    });
+  return {
+    url,
+    async stats(model) {
+      const body = await call<{ maxInFlight: number; log: InFlightStats["log"] }>("stats", model);
+      const stats = new InFlightStats();
+      stats.maxInFlight = body.maxInFlight;
+      stats.log.push(...body.log);
+      return stats;
+    },
+    reset: async (model) => void (await call("reset", model)),
+    fallbacks: () => call<number>("fallbacks"),
+    close: async () => void (await call("close")),
+  };
+}
