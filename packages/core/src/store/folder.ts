@@ -37,16 +37,17 @@ export class FolderStore implements Store {
   }
 
   async list(prefix: string): Promise<string[]> {
-    let entries: string[];
+    let entries: import("node:fs").Dirent[];
     try {
-      entries = await readdir(this.root, { recursive: true });
+      entries = await readdir(this.root, { recursive: true, withFileTypes: true });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
       throw error;
     }
     return entries
-      .map((e) => relative(this.root, join(this.root, e)).split(sep).join("/"))
-      .filter((k) => k.startsWith(prefix) && !k.endsWith(".tmp"))
+      .filter((e) => e.isFile() && !e.name.endsWith(".tmp"))
+      .map((e) => relative(this.root, join(e.parentPath, e.name)).split(sep).join("/"))
+      .filter((k) => k.startsWith(prefix))
       .sort();
   }
 }

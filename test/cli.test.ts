@@ -1,0 +1,85 @@
+/** @module `kneeboard run` end to end: exit codes, nothing written on a bad config, no secret anywhere. */
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ReferenceServer, startReferenceServer } from "@kneeboard/reference";
+
+const run = promisify(execFile);
+const BIN = new URL("../packages/cli/bin/kneeboard.js", import.meta.url).pathname;
+const SECRET = "sk-test-4f9c2a7e1b8d";
+let server: ReferenceServer;
+const dir = mkdtempSync(join(tmpdir(), "kneeboard-cli-"));
+
+async function kneeboard(args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
+    return { code: 0, out: stdout + stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, out: e.stdout + e.stderr };
+  }
+}
+const writeConfig = (name: string, config: unknown) => {
+  const file = join(dir, name);
+  writeFileSync(file, typeof config === "string" ? config : JSON.stringify(config));
+  return file;
+};
+const filesUnder = (root: string): string[] =>
+  existsSync(root) ? readdirSync(root, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name)) : [];
+
+beforeAll(async () => {
+  server = await startReferenceServer({ models: [{ kind: "model", id: "m", profile: { stepBaseMs: 1, stepPerSeqMs: 0.1, slots: 8, prefillBaseMs: 2, prefillPerTokenMs: 0 } }], apiKey: SECRET });
+});
+afterAll(() => server.close());
+
+describe("kneeboard run", () => {
+  const target = () => ({ id: "ref-m", label: "m (simulated)", baseURL: server.url, apiKeyEnv: "KB_TEST_KEY", model: "m", route: { gateway: "direct" } });
+  const workload = { concurrency: [1, 2], maxTokens: 8, requestsPerLevel: 4, warmupRequests: 0 };
+
+  it("sweeps, stores one run document per target, and never writes or prints the key", async () => {
+    const data = join(dir, "ok-data");
+    const result = await kneeboard(["run", "--config", writeConfig("ok.json", { targets: [target()], workload }), "--data", data], { KB_TEST_KEY: SECRET });
+    expect(result.code).toBe(0);
+    expect(result.out).toContain("aggregate tok/s");
+    const files = filesUnder(data);
+    expect(files).toHaveLength(1);
+    const doc = JSON.parse(readFileSync(files[0] as string, "utf8"));
+    expect(doc.levels.map((l: { requests: { ok: number } }) => l.requests.ok)).toEqual([4, 4]);
+    expect(result.out).not.toContain(SECRET);
+    for (const file of files) expect(readFileSync(file, "utf8")).not.toContain(SECRET);
+  });
+
+  it("records a wrong key as http_error per request and still exits 0", async () => {
+    const data = join(dir, "badkey-data");
+    const result = await kneeboard(["run", "--config", writeConfig("badkey.json", { targets: [target()], workload }), "--data", data], { KB_TEST_KEY: "wrong" });
+    expect(result.code).toBe(0);
+    const doc = JSON.parse(readFileSync(filesUnder(data)[0] as string, "utf8"));
+    expect(doc.samples.every((s: { outcome: string; httpStatus: number }) => s.outcome === "http_error" && s.httpStatus === 401)).toBe(true);
+  });
+
+  it("exits 2 on an invalid config, names each path, and writes nothing", async () => {
+    const data = join(dir, "bad-data");
+    const config = { targets: [{ ...target(), id: "Bad Id" }, { ...target(), route: { gateway: "openrouter" } }], workload: { concurrency: [4, 2] } };
+    const result = await kneeboard(["run", "--config", writeConfig("bad.json", config), "--data", data], { KB_TEST_KEY: SECRET });
+    expect(result.code).toBe(2);
+    expect(result.out).toContain("targets[0].id");
+    expect(result.out).toContain("targets[1].route.provider");
+    expect(result.out).toContain("workload.concurrency");
+    expect(existsSync(data)).toBe(false);
+  });
+
+  it("exits 2 when the key variable is missing or a --target is unknown, writing nothing", async () => {
+    const data = join(dir, "nokey-data");
+    const file = writeConfig("nokey.json", { targets: [target()], workload });
+    const missing = await kneeboard(["run", "--config", file, "--data", data], { KB_TEST_KEY: "" });
+    expect(missing.code).toBe(2);
+    expect(missing.out).toContain("targets[0].apiKeyEnv");
+    const unknown = await kneeboard(["run", "--config", file, "--data", data, "--target", "nope"], { KB_TEST_KEY: SECRET });
+    expect(unknown.code).toBe(2);
+    expect((await kneeboard(["run", "--bogus"])).code).toBe(2);
+    expect(existsSync(data)).toBe(false);
+  });
+});
