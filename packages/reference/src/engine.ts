@@ -60,22 +60,6 @@ export class InFlightStats {
     area += current * (toMs - last);
     return toMs > fromMs ? area / (toMs - fromMs) : 0;
   }
-
-  /** Fraction of [fromMs, toMs] (performance.now ms) during which in-flight equalled `value`. */
-  fractionAt(value: number, fromMs: number, toMs: number): number {
-    let current = [...this.log].reverse().find((e) => e.tMs <= fromMs)?.inFlight ?? this.log[0]?.inFlight ?? 0;
-    let last = fromMs;
-    let at = 0;
-    for (const e of this.log) {
-      if (e.tMs <= fromMs) continue;
-      if (e.tMs >= toMs) break;
-      if (current === value) at += e.tMs - last;
-      current = e.inFlight;
-      last = e.tMs;
-    }
-    if (current === value) at += toMs - last;
-    return toMs > fromMs ? at / (toMs - fromMs) : 0;
-  }
 }
 
 export class Engine {
