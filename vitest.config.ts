@@ -6,5 +6,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Timing tests compare measurement with the engine's truth; files running side by side on two
+    // cores would bend the very numbers they check.
+    fileParallelism: false,
   },
 });

@@ -33,10 +33,10 @@ describe("sweep against a reference target", () => {
     [16, 96],
   ])("measures aggregate and per-stream tok/s within 3 percent and TTFT within 3 percent + 5 ms of truth at concurrency $0 ($1 requests)", async (concurrency, requests) => {
     // Long enough answers that the few ms of HTTP overhead per request stay well inside 3 %.
-    const workload = { concurrency: [concurrency], promptTokens: 150, maxTokens: 64, requestsPerLevel: requests, warmupRequests: 1, ignoreEos: true };
+    const workload = { concurrency: [concurrency], promptTokens: 150, maxTokens: 128, requestsPerLevel: requests, warmupRequests: 1, ignoreEos: true };
     const doc = await runSweep({ ...setup("fast", workload), simulated: true });
     const level = doc.levels[0] as (typeof doc.levels)[number];
-    const truth = expectedThroughput(FAST, { concurrency, promptTokens: doc.samples[0]?.promptTokens ?? 0, maxTokens: 64 });
+    const truth = expectedThroughput(FAST, { concurrency, promptTokens: doc.samples[0]?.promptTokens ?? 0, maxTokens: 128 });
     const rel = (measured: number | null, expected: number) => Math.abs((measured ?? 0) - expected) / expected;
     expect(doc.status).toBe("complete");
     expect(level.requests.ok).toBe(requests);
