@@ -161,6 +161,8 @@ describe("StreamingClient", () => {
     const raw = await send("custom", { gateway: "custom", body: { region: "east" }, headers: { "x-pin": "east" }, verify: { bodyField: "meta.served", equals: "east" } });
     expect(seenBodies.at(-1)?.region).toBe("east");
     expect(seenHeaders.at(-1)?.["x-pin"]).toBe("east");
+    // The client's internal request mark never reaches the provider.
+    expect(Object.keys(seenHeaders.at(-1) ?? {}).filter((h) => h.startsWith("x-kneeboard"))).toEqual([]);
     expect(raw.outcome).toBe("ok");
     expect(raw.servedProvider).toBe("east");
   });

@@ -56,6 +56,9 @@ type StreamBody = ChatCompletionCreateParamsStreaming & {
   ignore_eos?: boolean;
 };
 
+/** A header naming the request to the fetch wrapper; removed before anything is sent. */
+const REQUEST_MARK = "x-kneeboard-request-mark";
+
 /** Chunks as gateways send them: OpenRouter adds a top-level `provider`. */
 type GatewayChunk = ChatCompletionChunk & { provider?: string };
 
@@ -138,18 +141,31 @@ function redact(message: string, apiKey: string | undefined): string {
 /** A client bound to one endpoint. `fetch` and `clock` are injectable for tests. */
 export class StreamingClient {
   private readonly sdk: OpenAI;
+  /** Per request: a callback that takes the time the request goes to `fetch`. */
+  private readonly onFetch = new Map<string, () => void>();
+  private nextRequest = 0;
 
   constructor(
     private readonly endpoint: Endpoint,
     private readonly options: { clock?: Clock; fetch?: typeof fetch } = {},
   ) {
+    const inner = options.fetch ?? fetch;
     this.sdk = new OpenAI({
       baseURL: endpoint.baseURL,
       // The SDK refuses an empty key; local servers without auth accept any value.
       apiKey: endpoint.apiKey ?? "no-key",
       maxRetries: 0,
       logLevel: "off",
-      fetch: options.fetch,
+      // The request's start is taken here, as it goes to the wire: with N requests built at once,
+      // the SDK's own work before this point would otherwise count as the provider's TTFT.
+      fetch: (url, init) => {
+        const headers = new Headers(init?.headers);
+        const id = headers.get(REQUEST_MARK);
+        if (id === null) return inner(url, init);
+        headers.delete(REQUEST_MARK);
+        this.onFetch.get(id)?.();
+        return inner(url, { ...init, headers });
+      },
     });
   }
 
@@ -185,9 +201,13 @@ export class StreamingClient {
     };
     let headers: Headers | undefined;
     let namingChunk: GatewayChunk | undefined;
+    const mark = String(this.nextRequest++);
+    this.onFetch.set(mark, () => {
+      result.startMs = clock.now();
+    });
     try {
       const { data: stream, response } = await this.sdk.chat.completions
-        .create(body, { headers: pin.headers, signal, timeout: request.timeoutMs })
+        .create(body, { headers: { ...pin.headers, [REQUEST_MARK]: mark }, signal, timeout: request.timeoutMs })
         .withResponse();
       headers = response.headers;
       result.httpStatus = response.status;
@@ -230,6 +250,7 @@ export class StreamingClient {
         result.servedProvider = verifyRoute(route, headers, namingChunk).servedProvider;
       }
     }
+    this.onFetch.delete(mark);
     if (result.error) result.error = redact(result.error, apiKey);
     return result;
   }
