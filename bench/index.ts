@@ -21,10 +21,26 @@ async function clientCapacity(): Promise<void> {
     console.log("client capacity (reference target in another process, 100 chunks/s per stream)");
     console.log("concurrency  chunks/s  lag p99 ms  achieved  CPU ms per 100k chunks  limited");
     for (const concurrency of LEVELS) {
-      const config = parseConfig(JSON.stringify({
-        targets: [{ id: "bench", label: "bench (simulated)", baseURL: server.url, model: "bench", route: { gateway: "direct" } }],
-        workload: { concurrency: [concurrency], maxTokens: 300, requestsPerLevel: concurrency * 2, warmupRequests: 0, promptTokens: 50 },
-      }));
+      const config = parseConfig(
+        JSON.stringify({
+          targets: [
+            {
+              id: "bench",
+              label: "bench (simulated)",
+              baseURL: server.url,
+              model: "bench",
+              route: { gateway: "direct" },
+            },
+          ],
+          workload: {
+            concurrency: [concurrency],
+            maxTokens: 300,
+            requestsPerLevel: concurrency * 2,
+            warmupRequests: 0,
+            promptTokens: 50,
+          },
+        }),
+      );
       const target = config.targets[0] as (typeof config.targets)[number];
       const cpuBefore = process.cpuUsage();
       const doc = await runSweep({ target, workload: workloadFor(config, target), simulated: true });
@@ -48,7 +64,9 @@ async function demoRunTime(): Promise<void> {
   const bin = new URL("../packages/cli/bin/kneeboard.js", import.meta.url).pathname;
   const began = performance.now();
   await promisify(execFile)(process.execPath, [bin, "demo", "--data", data], { maxBuffer: 64 * 1024 * 1024 });
-  console.log(`\nnpm start sweep (5 reference targets x 6 levels x 64 requests): ${((performance.now() - began) / 1000).toFixed(1)} s`);
+  console.log(
+    `\nnpm start sweep (5 reference targets x 6 levels x 64 requests): ${((performance.now() - began) / 1000).toFixed(1)} s`,
+  );
 }
 
 await clientCapacity();

@@ -28,20 +28,43 @@ const writeConfig = (name: string, config: unknown) => {
   return file;
 };
 const filesUnder = (root: string): string[] =>
-  existsSync(root) ? readdirSync(root, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name)) : [];
+  existsSync(root)
+    ? readdirSync(root, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => join(e.parentPath, e.name))
+    : [];
 
 beforeAll(async () => {
-  server = await startReferenceServer({ models: [{ kind: "model", id: "m", profile: { stepBaseMs: 1, stepPerSeqMs: 0.1, slots: 8, prefillBaseMs: 2, prefillPerTokenMs: 0 } }], apiKey: SECRET });
+  server = await startReferenceServer({
+    models: [
+      {
+        kind: "model",
+        id: "m",
+        profile: { stepBaseMs: 1, stepPerSeqMs: 0.1, slots: 8, prefillBaseMs: 2, prefillPerTokenMs: 0 },
+      },
+    ],
+    apiKey: SECRET,
+  });
 });
 afterAll(() => server.close());
 
 describe("kneeboard run", () => {
-  const target = () => ({ id: "ref-m", label: "m (simulated)", baseURL: server.url, apiKeyEnv: "KB_TEST_KEY", model: "m", route: { gateway: "direct" } });
+  const target = () => ({
+    id: "ref-m",
+    label: "m (simulated)",
+    baseURL: server.url,
+    apiKeyEnv: "KB_TEST_KEY",
+    model: "m",
+    route: { gateway: "direct" },
+  });
   const workload = { concurrency: [1, 2], maxTokens: 8, requestsPerLevel: 4, warmupRequests: 0 };
 
   it("sweeps, stores one run document per target, and never writes or prints the key", async () => {
     const data = join(dir, "ok-data");
-    const result = await kneeboard(["run", "--config", writeConfig("ok.json", { targets: [target()], workload }), "--data", data], { KB_TEST_KEY: SECRET });
+    const result = await kneeboard(
+      ["run", "--config", writeConfig("ok.json", { targets: [target()], workload }), "--data", data],
+      { KB_TEST_KEY: SECRET },
+    );
     expect(result.code).toBe(0);
     expect(result.out).toContain("aggregate tok/s");
     const files = filesUnder(data);
@@ -54,16 +77,31 @@ describe("kneeboard run", () => {
 
   it("records a wrong key as http_error per request and still exits 0", async () => {
     const data = join(dir, "badkey-data");
-    const result = await kneeboard(["run", "--config", writeConfig("badkey.json", { targets: [target()], workload }), "--data", data], { KB_TEST_KEY: "wrong" });
+    const result = await kneeboard(
+      ["run", "--config", writeConfig("badkey.json", { targets: [target()], workload }), "--data", data],
+      { KB_TEST_KEY: "wrong" },
+    );
     expect(result.code).toBe(0);
     const doc = JSON.parse(readFileSync(filesUnder(data)[0] as string, "utf8"));
-    expect(doc.samples.every((s: { outcome: string; httpStatus: number }) => s.outcome === "http_error" && s.httpStatus === 401)).toBe(true);
+    expect(
+      doc.samples.every(
+        (s: { outcome: string; httpStatus: number }) => s.outcome === "http_error" && s.httpStatus === 401,
+      ),
+    ).toBe(true);
   });
 
   it("exits 2 on an invalid config, names each path, and writes nothing", async () => {
     const data = join(dir, "bad-data");
-    const config = { targets: [{ ...target(), id: "Bad Id" }, { ...target(), route: { gateway: "openrouter" } }], workload: { concurrency: [4, 2] } };
-    const result = await kneeboard(["run", "--config", writeConfig("bad.json", config), "--data", data], { KB_TEST_KEY: SECRET });
+    const config = {
+      targets: [
+        { ...target(), id: "Bad Id" },
+        { ...target(), route: { gateway: "openrouter" } },
+      ],
+      workload: { concurrency: [4, 2] },
+    };
+    const result = await kneeboard(["run", "--config", writeConfig("bad.json", config), "--data", data], {
+      KB_TEST_KEY: SECRET,
+    });
     expect(result.code).toBe(2);
     expect(result.out).toContain("targets[0].id");
     expect(result.out).toContain("targets[1].route.provider");
@@ -77,7 +115,9 @@ describe("kneeboard run", () => {
     const missing = await kneeboard(["run", "--config", file, "--data", data], { KB_TEST_KEY: "" });
     expect(missing.code).toBe(2);
     expect(missing.out).toContain("targets[0].apiKeyEnv");
-    const unknown = await kneeboard(["run", "--config", file, "--data", data, "--target", "nope"], { KB_TEST_KEY: SECRET });
+    const unknown = await kneeboard(["run", "--config", file, "--data", data, "--target", "nope"], {
+      KB_TEST_KEY: SECRET,
+    });
     expect(unknown.code).toBe(2);
     expect((await kneeboard(["run", "--bogus"])).code).toBe(2);
     expect(existsSync(data)).toBe(false);

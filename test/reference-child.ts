@@ -5,7 +5,11 @@ const models = JSON.parse(process.argv[2] ?? "[]") as ModelSpec[];
 const server = await startReferenceServer({ models });
 process.on("message", (message: { id: number; model?: string; op: "stats" | "reset" | "fallbacks" | "close" }) => {
   const reply = (body: unknown) => process.send?.({ id: message.id, body });
-  if (message.op === "close") return void server.close().then(() => reply(null)).then(() => process.exit(0));
+  if (message.op === "close")
+    return void server
+      .close()
+      .then(() => reply(null))
+      .then(() => process.exit(0));
   if (message.op === "fallbacks") return reply(server.fallbacks.length);
   const stats = server.engine(message.model as string).stats;
   if (message.op === "reset") stats.reset();

@@ -12,7 +12,10 @@ export interface ReferenceProcess {
 }
 
 export async function startReferenceProcess(models: ModelSpec[]): Promise<ReferenceProcess> {
-  const child = fork(new URL("./reference-child.ts", import.meta.url), [JSON.stringify(models)], { execArgv: ["--import", "tsx"], stdio: "inherit" });
+  const child = fork(new URL("./reference-child.ts", import.meta.url), [JSON.stringify(models)], {
+    execArgv: ["--import", "tsx"],
+    stdio: "inherit",
+  });
   let nextId = 1;
   const waiting = new Map<number, (body: unknown) => void>();
   const url = await new Promise<string>((resolve, reject) => {

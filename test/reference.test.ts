@@ -11,7 +11,15 @@ beforeAll(async () => {
     models: [
       { kind: "model", id: "m", profile: PROFILE },
       { kind: "model", id: "limited", profile: { ...PROFILE, rateLimit: { requestsPerSecond: 1, burst: 1 } } },
-      { kind: "gateway", id: "gw", defaultProvider: "a", providers: [{ name: "a", profile: PROFILE, fallbackEvery: 2 }, { name: "b", profile: PROFILE }] },
+      {
+        kind: "gateway",
+        id: "gw",
+        defaultProvider: "a",
+        providers: [
+          { name: "a", profile: PROFILE, fallbackEvery: 2 },
+          { name: "b", profile: PROFILE },
+        ],
+      },
     ],
   });
   keyed = await startReferenceServer({ models: [{ kind: "model", id: "m", profile: PROFILE }], apiKey: "k1" });
@@ -22,18 +30,34 @@ afterAll(async () => {
 });
 
 const post = (base: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-  fetch(`${base}/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
-const events = (text: string) => text.split("\n\n").filter((e) => e.startsWith("data: ")).map((e) => e.slice(6));
+  fetch(`${base}/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+const events = (text: string) =>
+  text
+    .split("\n\n")
+    .filter((e) => e.startsWith("data: "))
+    .map((e) => e.slice(6));
 
 describe("reference server", () => {
   it("streams OpenAI chunks with usage and [DONE], and answers non-stream requests", async () => {
-    const res = await post(server.url, { model: "m", messages: [{ role: "user", content: "x".repeat(40) }], stream: true, stream_options: { include_usage: true }, max_tokens: 5 });
+    const res = await post(server.url, {
+      model: "m",
+      messages: [{ role: "user", content: "x".repeat(40) }],
+      stream: true,
+      stream_options: { include_usage: true },
+      max_tokens: 5,
+    });
     const data = events(await res.text());
     expect(data.at(-1)).toBe("[DONE]");
     const chunks = data.slice(0, -1).map((d) => JSON.parse(d));
     expect(chunks.filter((c) => c.choices[0]?.delta?.content)).toHaveLength(5);
     expect(chunks.at(-1).usage).toEqual({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 });
-    const plain = await (await post(server.url, { model: "m", messages: [{ role: "user", content: "hi" }], max_tokens: 3 })).json();
+    const plain = await (
+      await post(server.url, { model: "m", messages: [{ role: "user", content: "hi" }], max_tokens: 3 })
+    ).json();
     expect(plain.usage.completion_tokens).toBe(3);
     const models = await (await fetch(`${server.url}/models`)).json();
     expect(models.data.map((m: { id: string }) => m.id)).toEqual(["m", "limited", "gw"]);
@@ -51,7 +75,13 @@ describe("reference server", () => {
   it("serves the pinned provider, names it, and falls back every k-th request when told to", async () => {
     const served: string[] = [];
     for (let i = 0; i < 4; i++) {
-      const res = await post(server.url, { model: "gw", provider: { order: ["a"], allow_fallbacks: false }, messages: [{ role: "user", content: "hi" }], stream: true, max_tokens: 1 });
+      const res = await post(server.url, {
+        model: "gw",
+        provider: { order: ["a"], allow_fallbacks: false },
+        messages: [{ role: "user", content: "hi" }],
+        stream: true,
+        max_tokens: 1,
+      });
       expect(res.headers.get("x-litellm-attempted-fallbacks")).toBe(i % 2 === 1 ? "1" : "0");
       served.push(JSON.parse(events(await res.text())[0] as string).provider);
     }
@@ -67,7 +97,12 @@ describe("reference server", () => {
 
   it("frees a slot when the client goes away", async () => {
     const stats = server.engine("m").stats;
-    const res = await post(server.url, { model: "m", messages: [{ role: "user", content: "hi" }], stream: true, max_tokens: 10_000 });
+    const res = await post(server.url, {
+      model: "m",
+      messages: [{ role: "user", content: "hi" }],
+      stream: true,
+      max_tokens: 10_000,
+    });
     await res.body?.cancel();
     await new Promise((r) => setTimeout(r, 50));
     expect(stats.inFlight).toBe(0);

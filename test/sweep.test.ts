@@ -5,23 +5,41 @@ import { runSweep } from "@kneeboard/core/sweep";
 import { type StreamProfile, expectedThroughput } from "@kneeboard/reference";
 import { type ReferenceProcess, startReferenceProcess } from "./reference-process.ts";
 
-const FAST: StreamProfile = { stepBaseMs: 4, stepPerSeqMs: 0.25, slots: 16, prefillBaseMs: 10, prefillPerTokenMs: 0.02 };
+const FAST: StreamProfile = {
+  stepBaseMs: 4,
+  stepPerSeqMs: 0.25,
+  slots: 16,
+  prefillBaseMs: 10,
+  prefillPerTokenMs: 0.02,
+};
 let server: ReferenceProcess;
 
 beforeAll(async () => {
-  server = await startReferenceProcess(
-    [
-      { kind: "model", id: "fast", profile: FAST },
-      { kind: "model", id: "chunky", profile: { ...FAST, tokensPerChunk: 4, roleChunk: true } },
-      { kind: "model", id: "nousage", profile: { ...FAST, sendUsage: false } },
-      { kind: "gateway", id: "gw", defaultProvider: "a", providers: [{ name: "a", profile: FAST, fallbackEvery: 5 }, { name: "b", profile: FAST }] },
-    ],
-  );
+  server = await startReferenceProcess([
+    { kind: "model", id: "fast", profile: FAST },
+    { kind: "model", id: "chunky", profile: { ...FAST, tokensPerChunk: 4, roleChunk: true } },
+    { kind: "model", id: "nousage", profile: { ...FAST, sendUsage: false } },
+    {
+      kind: "gateway",
+      id: "gw",
+      defaultProvider: "a",
+      providers: [
+        { name: "a", profile: FAST, fallbackEvery: 5 },
+        { name: "b", profile: FAST },
+      ],
+    },
+  ]);
 });
 afterAll(() => server.close());
 
-function setup(model: string, workload: Record<string, unknown>, route: Record<string, unknown> = { gateway: "direct" }) {
-  const config = parseConfig(JSON.stringify({ targets: [{ id: model, label: model, baseURL: server.url, model, route }], workload }));
+function setup(
+  model: string,
+  workload: Record<string, unknown>,
+  route: Record<string, unknown> = { gateway: "direct" },
+) {
+  const config = parseConfig(
+    JSON.stringify({ targets: [{ id: model, label: model, baseURL: server.url, model, route }], workload }),
+  );
   const target = config.targets[0] as (typeof config.targets)[number];
   return { target, workload: workloadFor(config, target) };
 }
@@ -31,24 +49,38 @@ describe("sweep against a reference target", () => {
     [1, 12],
     [4, 24],
     [16, 96],
-  ])("measures aggregate and per-stream tok/s within 3 percent and TTFT within 3 percent + 5 ms of truth at concurrency $0 ($1 requests)", async (concurrency, requests) => {
-    // Long enough answers that the few ms of HTTP overhead per request stay well inside 3 %.
-    const workload = { concurrency: [concurrency], promptTokens: 150, maxTokens: 128, requestsPerLevel: requests, warmupRequests: 1, ignoreEos: true };
-    const doc = await runSweep({ ...setup("fast", workload), simulated: true });
-    const level = doc.levels[0] as (typeof doc.levels)[number];
-    const truth = expectedThroughput(FAST, { concurrency, promptTokens: doc.samples[0]?.promptTokens ?? 0, maxTokens: 128 });
-    const rel = (measured: number | null, expected: number) => Math.abs((measured ?? 0) - expected) / expected;
-    expect(doc.status).toBe("complete");
-    expect(level.requests.ok).toBe(requests);
-    expect(rel(level.aggregateOutputTokensPerSecond, truth.aggregateOutputTokensPerSecond)).toBeLessThan(0.03);
-    expect(rel(level.perStream.outputTokensPerSecond.p50, truth.perStreamOutputTokensPerSecond)).toBeLessThan(0.03);
-    expect(Math.abs((level.ttftMs.p50 ?? 0) - truth.ttftMs)).toBeLessThan(0.03 * truth.ttftMs + 5);
-    expect(doc.simulated).toBe(true);
-  });
+  ])(
+    "measures aggregate and per-stream tok/s within 3 percent and TTFT within 3 percent + 5 ms of truth at concurrency $0 ($1 requests)",
+    async (concurrency, requests) => {
+      // Long enough answers that the few ms of HTTP overhead per request stay well inside 3 %.
+      const workload = {
+        concurrency: [concurrency],
+        promptTokens: 150,
+        maxTokens: 128,
+        requestsPerLevel: requests,
+        warmupRequests: 1,
+        ignoreEos: true,
+      };
+      const doc = await runSweep({ ...setup("fast", workload), simulated: true });
+      const level = doc.levels[0] as (typeof doc.levels)[number];
+      const truth = expectedThroughput(FAST, {
+        concurrency,
+        promptTokens: doc.samples[0]?.promptTokens ?? 0,
+        maxTokens: 128,
+      });
+      const rel = (measured: number | null, expected: number) => Math.abs((measured ?? 0) - expected) / expected;
+      expect(doc.status).toBe("complete");
+      expect(level.requests.ok).toBe(requests);
+      expect(rel(level.aggregateOutputTokensPerSecond, truth.aggregateOutputTokensPerSecond)).toBeLessThan(0.03);
+      expect(rel(level.perStream.outputTokensPerSecond.p50, truth.perStreamOutputTokensPerSecond)).toBeLessThan(0.03);
+      expect(Math.abs((level.ttftMs.p50 ?? 0) - truth.ttftMs)).toBeLessThan(0.03 * truth.ttftMs + 5);
+      expect(doc.simulated).toBe(true);
+    },
+  );
 
   it("keeps exactly N in flight at the server during the level's body, never more", async () => {
     await server.reset("fast");
-    await runSweep({ ...setup("fast", { concurrency: [8], maxTokens: 16, requestsPerLevel: 64, warmupRequests: 0 }) });
+    await runSweep({ ...setup("fast", { concurrency: [8], maxTokens: 64, requestsPerLevel: 64, warmupRequests: 0 }) });
     const stats = await server.stats("fast");
     const log = stats.log;
     expect(stats.maxInFlight).toBe(8);
@@ -59,18 +91,30 @@ describe("sweep against a reference target", () => {
   });
 
   it("counts tokens from usage with multi-token chunks; without usage, from chunks, flagged", async () => {
-    const chunky = await runSweep(setup("chunky", { concurrency: [2], maxTokens: 16, requestsPerLevel: 4, warmupRequests: 0 }));
-    expect(chunky.samples.every((s) => s.completionTokens === 16 && s.chunks === 4 && s.tokenSource === "usage")).toBe(true);
+    const chunky = await runSweep(
+      setup("chunky", { concurrency: [2], maxTokens: 16, requestsPerLevel: 4, warmupRequests: 0 }),
+    );
+    expect(chunky.samples.every((s) => s.completionTokens === 16 && s.chunks === 4 && s.tokenSource === "usage")).toBe(
+      true,
+    );
     // The role-only chunk comes at once; TTFT waits for the first content (prefill + 3 steps here).
     expect(chunky.levels[0]?.ttftMs.min).toBeGreaterThan(FAST.prefillBaseMs + 2 * FAST.stepBaseMs);
-    const bare = await runSweep(setup("nousage", { concurrency: [2], maxTokens: 8, requestsPerLevel: 4, warmupRequests: 0 }));
+    const bare = await runSweep(
+      setup("nousage", { concurrency: [2], maxTokens: 8, requestsPerLevel: 4, warmupRequests: 0 }),
+    );
     expect(bare.samples.every((s) => s.completionTokens === 8 && s.tokenSource === "chunks")).toBe(true);
     expect(bare.levels[0]?.tokensFromChunks).toBe(true);
   });
 
   it("marks exactly the fallen-back samples route_mismatch, counts them and keeps them out of the figures", async () => {
     const before = await server.fallbacks();
-    const doc = await runSweep(setup("gw", { concurrency: [1, 4], maxTokens: 8, requestsPerLevel: 20, warmupRequests: 0 }, { gateway: "openrouter", provider: "a" }));
+    const doc = await runSweep(
+      setup(
+        "gw",
+        { concurrency: [1, 4], maxTokens: 8, requestsPerLevel: 20, warmupRequests: 0 },
+        { gateway: "openrouter", provider: "a" },
+      ),
+    );
     const mismatched = doc.samples.filter((s) => s.outcome === "route_mismatch");
     expect(mismatched.length).toBe((await server.fallbacks()) - before);
     expect(mismatched.length).toBe(8);

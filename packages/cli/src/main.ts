@@ -15,18 +15,40 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
   try {
     switch (command) {
       case "run": {
-        const { values } = parseArgs({ args: rest, strict: true, options: { config: { type: "string" }, data: { type: "string", default: "./data" }, target: { type: "string", multiple: true } } });
+        const { values } = parseArgs({
+          args: rest,
+          strict: true,
+          options: {
+            config: { type: "string" },
+            data: { type: "string", default: "./data" },
+            target: { type: "string", multiple: true },
+          },
+        });
         if (!values.config) throw new UsageError("run needs --config FILE");
-        return await run({ configFile: values.config, dataDir: values.data as string, targetIds: values.target ?? [], io });
+        return await run({
+          configFile: values.config,
+          dataDir: values.data as string,
+          targetIds: values.target ?? [],
+          io,
+        });
       }
       case "demo": {
-        const { values } = parseArgs({ args: rest, strict: true, options: { data: { type: "string", default: "./data" } } });
+        const { values } = parseArgs({
+          args: rest,
+          strict: true,
+          options: { data: { type: "string", default: "./data" } },
+        });
         return await demo({ dataDir: values.data as string, io });
       }
       case "serve-reference": {
-        const { values } = parseArgs({ args: rest, strict: true, options: { port: { type: "string", default: "8787" } } });
+        const { values } = parseArgs({
+          args: rest,
+          strict: true,
+          options: { port: { type: "string", default: "8787" } },
+        });
         const port = Number(values.port);
-        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not ${values.port}`);
+        if (!Number.isInteger(port) || port < 0 || port > 65535)
+          throw new UsageError(`--port must be a port number, not ${values.port}`);
         return await serveReference({ port, io });
       }
       case undefined:
@@ -46,7 +68,9 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
       io.err.write(`${(error as Error).message}\n${USAGE}\n`);
       return 2;
     }
-    io.err.write(`kneeboard: internal failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    io.err.write(
+      `kneeboard: internal failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return 1;
   }
 }

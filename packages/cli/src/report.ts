@@ -14,7 +14,8 @@ export function progressPrinter(write: Write, isTTY: boolean): (p: SweepProgress
   };
 }
 
-const fixed = (value: number | null | undefined, digits = 1) => (value === null || value === undefined ? "-" : value.toFixed(digits));
+const fixed = (value: number | null | undefined, digits = 1) =>
+  value === null || value === undefined ? "-" : value.toFixed(digits);
 
 /** The closing table of one run: level, aggregate tok/s, per-stream p50, TTFT p50/p95, errors. */
 export function runTable(doc: RunDocument): string {
@@ -41,7 +42,8 @@ export function runTable(doc: RunDocument): string {
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
-  const format = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padStart(widths[i] as number))).join("  ");
+  const format = (cells: string[]) =>
+    cells.map((c, i) => (i === cells.length - 1 ? c : c.padStart(widths[i] as number))).join("  ");
   const s = doc.summary;
   const title = `${doc.targetId}: ${doc.label}${doc.simulated ? "  [simulated]" : ""}  (${doc.status}${doc.partialReason ? `: ${doc.partialReason}` : ""})`;
   const headline = `single-stream ${fixed(s.singleStream?.outputTokensPerSecond)} tok/s, peak ${fixed(s.peak?.aggregateOutputTokensPerSecond)} tok/s at ${s.peak?.concurrency ?? "-"}, knee ${s.kneeConcurrency ?? (s.saturated ? "-" : "not reached")}, scaling efficiency ${fixed(s.scalingEfficiency, 2)}`;

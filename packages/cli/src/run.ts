@@ -51,11 +51,18 @@ export async function sweepTargets(options: {
 }
 
 /** `kneeboard run --config FILE [--data DIR] [--target ID]...` */
-export async function run(options: { configFile: string; dataDir: string; targetIds: string[]; io: IO }): Promise<number> {
+export async function run(options: {
+  configFile: string;
+  dataDir: string;
+  targetIds: string[];
+  io: IO;
+}): Promise<number> {
   const config = await loadConfig(options.configFile);
   const unknown = options.targetIds.filter((id) => !config.targets.some((t) => t.id === id));
   if (unknown.length) throw new UsageError(`--target names no target of ${options.configFile}: ${unknown.join(", ")}`);
-  const targets = options.targetIds.length ? config.targets.filter((t) => options.targetIds.includes(t.id)) : config.targets;
+  const targets = options.targetIds.length
+    ? config.targets.filter((t) => options.targetIds.includes(t.id))
+    : config.targets;
   return sweepTargets({ config, targets, dataDir: options.dataDir, simulated: false, io: options.io });
 }
 
@@ -76,10 +83,20 @@ export async function demo(options: { dataDir: string; io: IO }): Promise<number
   const began = performance.now();
   const server = await startReferenceServer({ port: 0, models: referenceModels() });
   try {
-    const config = parseConfig(JSON.stringify({ targets: referenceTargets(server.url), workload: DEMO_WORKLOAD }), { file: "(reference targets)" });
+    const config = parseConfig(JSON.stringify({ targets: referenceTargets(server.url), workload: DEMO_WORKLOAD }), {
+      file: "(reference targets)",
+    });
     options.io.out.write(`reference targets (simulated) at ${server.url}\n`);
-    const code = await sweepTargets({ config, targets: config.targets, dataDir: options.dataDir, simulated: true, io: options.io });
-    options.io.out.write(`\ndemo sweep took ${((performance.now() - began) / 1000).toFixed(1)} s; runs are in ${resolve(options.dataDir, "runs")}\n`);
+    const code = await sweepTargets({
+      config,
+      targets: config.targets,
+      dataDir: options.dataDir,
+      simulated: true,
+      io: options.io,
+    });
+    options.io.out.write(
+      `\ndemo sweep took ${((performance.now() - began) / 1000).toFixed(1)} s; runs are in ${resolve(options.dataDir, "runs")}\n`,
+    );
     return code;
   } finally {
     await server.close();

@@ -162,9 +162,14 @@ export interface ExpectedThroughput {
   exact: boolean;
 }
 
-export function expectedThroughput(profile: EngineProfile, w: { concurrency: number; promptTokens: number; maxTokens: number }): ExpectedThroughput {
+export function expectedThroughput(
+  profile: EngineProfile,
+  w: { concurrency: number; promptTokens: number; maxTokens: number },
+): ExpectedThroughput {
   const kvPerSeq = w.promptTokens + w.maxTokens;
-  const kvSlots = profile.kvCacheTokens ? Math.max(1, Math.floor(profile.kvCacheTokens / kvPerSeq)) : Number.POSITIVE_INFINITY;
+  const kvSlots = profile.kvCacheTokens
+    ? Math.max(1, Math.floor(profile.kvCacheTokens / kvPerSeq))
+    : Number.POSITIVE_INFINITY;
   const active = Math.min(w.concurrency, profile.slots, kvSlots);
   const stepMs = profile.stepBaseMs + profile.stepPerSeqMs * active;
   const prefillMs = profile.prefillBaseMs + profile.prefillPerTokenMs * w.promptTokens;

@@ -21,7 +21,12 @@ export interface StreamProfile extends EngineProfile {
 /** A model served directly, or a gateway model served by one of several providers. */
 export type ModelSpec =
   | { kind: "model"; id: string; profile: StreamProfile }
-  | { kind: "gateway"; id: string; defaultProvider: string; providers: { name: string; profile: StreamProfile; fallbackEvery?: number }[] };
+  | {
+      kind: "gateway";
+      id: string;
+      defaultProvider: string;
+      providers: { name: string; profile: StreamProfile; fallbackEvery?: number }[];
+    };
 
 interface Served {
   engine: Engine;
@@ -31,7 +36,9 @@ interface Served {
 
 /** Approximate prompt tokens of the messages: one per 4 characters. */
 function promptTokensOf(messages: unknown): number {
-  const text = Array.isArray(messages) ? messages.map((m) => String((m as { content?: unknown }).content ?? "")).join(" ") : "";
+  const text = Array.isArray(messages)
+    ? messages.map((m) => String((m as { content?: unknown }).content ?? "")).join(" ")
+    : "";
   return Math.max(1, Math.ceil(text.length / 4));
 }
 
@@ -40,7 +47,10 @@ function takeToken(served: Served): number | null {
   if (!limit) return null;
   const now = performance.now();
   served.bucket ??= { tokens: limit.burst, lastMs: now };
-  served.bucket.tokens = Math.min(limit.burst, served.bucket.tokens + ((now - served.bucket.lastMs) / 1000) * limit.requestsPerSecond);
+  served.bucket.tokens = Math.min(
+    limit.burst,
+    served.bucket.tokens + ((now - served.bucket.lastMs) / 1000) * limit.requestsPerSecond,
+  );
   served.bucket.lastMs = now;
   if (served.bucket.tokens >= 1) {
     served.bucket.tokens -= 1;
@@ -50,7 +60,9 @@ function takeToken(served: Served): number | null {
 }
 
 const error = (res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) =>
-  res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify({ error: { message, type: "reference_error", code: status } }));
+  res
+    .writeHead(status, { "content-type": "application/json", ...headers })
+    .end(JSON.stringify({ error: { message, type: "reference_error", code: status } }));
 
 export interface ReferenceServer {
   /** Base URL with `/v1`, e.g. `http://127.0.0.1:PORT/v1`. */
@@ -63,7 +75,12 @@ export interface ReferenceServer {
   close(): Promise<void>;
 }
 
-export async function startReferenceServer(options: { port?: number; host?: string; models: ModelSpec[]; apiKey?: string }): Promise<ReferenceServer> {
+export async function startReferenceServer(options: {
+  port?: number;
+  host?: string;
+  models: ModelSpec[];
+  apiKey?: string;
+}): Promise<ReferenceServer> {
   const served = new Map<string, Served>();
   const gateways = new Map<string, Extract<ModelSpec, { kind: "gateway" }>>();
   const counters = new Map<string, number>();
@@ -71,7 +88,8 @@ export async function startReferenceServer(options: { port?: number; host?: stri
     if (spec.kind === "model") served.set(spec.id, { engine: new Engine(spec.profile), profile: spec.profile });
     else {
       gateways.set(spec.id, spec);
-      for (const p of spec.providers) served.set(`${spec.id}/${p.name}`, { engine: new Engine(p.profile), profile: p.profile });
+      for (const p of spec.providers)
+        served.set(`${spec.id}/${p.name}`, { engine: new Engine(p.profile), profile: p.profile });
     }
   }
   const fallbacks: ReferenceServer["fallbacks"] = [];
@@ -110,12 +128,16 @@ export async function startReferenceServer(options: { port?: number; host?: stri
     const maxTokens = Math.max(1, Number(body.max_tokens ?? body.max_completion_tokens ?? 128) | 0);
     const promptTokens = promptTokensOf(body.messages);
     const stream = body.stream === true;
-    const includeUsage = (profile.sendUsage ?? true) && (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+    const includeUsage =
+      (profile.sendUsage ?? true) &&
+      (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
     const perChunk = Math.max(1, profile.tokensPerChunk ?? 1);
     const id = `chatcmpl-ref-${Math.random().toString(36).slice(2, 10)}`;
     const created = Math.floor(Date.now() / 1000);
     const extra = provider ? { provider } : {};
-    const headers: Record<string, string> = gateway ? { "x-litellm-attempted-fallbacks": fellBack ? "1" : "0", "x-litellm-model-id": provider ?? "" } : {};
+    const headers: Record<string, string> = gateway
+      ? { "x-litellm-attempted-fallbacks": fellBack ? "1" : "0", "x-litellm-model-id": provider ?? "" }
+      : {};
     const chunk = (delta: Record<string, unknown>, finish: string | null) =>
       `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, ...extra, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 
@@ -136,13 +158,34 @@ export async function startReferenceServer(options: { port?: number; host?: stri
       done() {
         finished = true;
         engine.stats.change(-1);
-        const usage = { prompt_tokens: promptTokens, completion_tokens: maxTokens, total_tokens: promptTokens + maxTokens };
+        const usage = {
+          prompt_tokens: promptTokens,
+          completion_tokens: maxTokens,
+          total_tokens: promptTokens + maxTokens,
+        };
         if (!stream) {
           return res.end(
-            JSON.stringify({ id, object: "chat.completion", created, model, ...extra, choices: [{ index: 0, message: { role: "assistant", content: " tok".repeat(maxTokens) }, finish_reason: "length" }], usage }),
+            JSON.stringify({
+              id,
+              object: "chat.completion",
+              created,
+              model,
+              ...extra,
+              choices: [
+                {
+                  index: 0,
+                  message: { role: "assistant", content: " tok".repeat(maxTokens) },
+                  finish_reason: "length",
+                },
+              ],
+              usage,
+            }),
           );
         }
-        if (includeUsage) res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, ...extra, choices: [], usage })}\n\n`);
+        if (includeUsage)
+          res.write(
+            `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, ...extra, choices: [], usage })}\n\n`,
+          );
         res.end("data: [DONE]\n\n");
       },
     };
@@ -153,7 +196,11 @@ export async function startReferenceServer(options: { port?: number; host?: stri
       engine.cancel(seq);
       engine.stats.change(-1);
     });
-    res.writeHead(200, { "content-type": stream ? "text/event-stream" : "application/json", "cache-control": "no-cache", ...headers });
+    res.writeHead(200, {
+      "content-type": stream ? "text/event-stream" : "application/json",
+      "cache-control": "no-cache",
+      ...headers,
+    });
     if (stream) {
       res.flushHeaders();
       if (profile.roleChunk) res.write(chunk({ role: "assistant", content: "" }, null));
@@ -164,13 +211,20 @@ export async function startReferenceServer(options: { port?: number; host?: stri
   const server = createServer((req, res) => {
     open.add(res);
     res.on("close", () => open.delete(res));
-    if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`) return error(res, 401, "invalid API key");
+    if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`)
+      return error(res, 401, "invalid API key");
     const path = (req.url ?? "").split("?")[0];
     if (req.method === "GET" && path === "/v1/models") {
-      const data = options.models.map((m) => ({ id: m.id, object: "model", created: 0, owned_by: "kneeboard-reference" }));
+      const data = options.models.map((m) => ({
+        id: m.id,
+        object: "model",
+        created: 0,
+        owned_by: "kneeboard-reference",
+      }));
       return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data }));
     }
-    if (req.method !== "POST" || path !== "/v1/chat/completions") return error(res, 404, `no route ${req.method} ${path}`);
+    if (req.method !== "POST" || path !== "/v1/chat/completions")
+      return error(res, 404, `no route ${req.method} ${path}`);
     let text = "";
     req.setEncoding("utf8");
     req.on("data", (d: string) => {

@@ -13,8 +13,10 @@ let baseURL: string;
 
 const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}, finish: string | null = null) =>
   `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "m-served", choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
-const usage = (n: number) => `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "m", choices: [], usage: { prompt_tokens: 10, completion_tokens: n, total_tokens: 10 + n } })}\n\n`;
-const sse = (res: ServerResponse, headers: Record<string, string> = {}) => res.writeHead(200, { "content-type": "text/event-stream", ...headers });
+const usage = (n: number) =>
+  `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "m", choices: [], usage: { prompt_tokens: 10, completion_tokens: n, total_tokens: 10 + n } })}\n\n`;
+const sse = (res: ServerResponse, headers: Record<string, string> = {}) =>
+  res.writeHead(200, { "content-type": "text/event-stream", ...headers });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
@@ -35,8 +37,18 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-const send = (model: string, route: Record<string, unknown> = { gateway: "direct" }, timeoutMs = 5000, apiKey?: string) =>
-  new StreamingClient({ baseURL, model, route: route as never, apiKey }).send({ prompt: "hi", maxTokens: 8, temperature: 0, timeoutMs });
+const send = (
+  model: string,
+  route: Record<string, unknown> = { gateway: "direct" },
+  timeoutMs = 5000,
+  apiKey?: string,
+) =>
+  new StreamingClient({ baseURL, model, route: route as never, apiKey }).send({
+    prompt: "hi",
+    maxTokens: 8,
+    temperature: 0,
+    timeoutMs,
+  });
 
 describe("StreamingClient", () => {
   it("takes tokens from usage with multi-token chunks, and a role-only chunk does not start TTFT", async () => {
@@ -73,7 +85,9 @@ describe("StreamingClient", () => {
     let calls = 0;
     handlers.set("limited", (_q, res) => {
       calls++;
-      res.writeHead(429, { "content-type": "application/json", "retry-after": "7" }).end(JSON.stringify({ error: { message: "slow down" } }));
+      res
+        .writeHead(429, { "content-type": "application/json", "retry-after": "7" })
+        .end(JSON.stringify({ error: { message: "slow down" } }));
     });
     const raw = await send("limited");
     expect(raw.outcome).toBe("rate_limited");
@@ -106,7 +120,11 @@ describe("StreamingClient", () => {
       setTimeout(() => res.socket?.destroy(), 20);
     });
     expect((await send("cut")).outcome).toBe("incomplete");
-    const refused = await new StreamingClient({ baseURL: "http://127.0.0.1:1/v1", model: "x", route: { gateway: "direct" } as never }).send({ prompt: "p", maxTokens: 1, temperature: 0, timeoutMs: 2000 });
+    const refused = await new StreamingClient({
+      baseURL: "http://127.0.0.1:1/v1",
+      model: "x",
+      route: { gateway: "direct" } as never,
+    }).send({ prompt: "p", maxTokens: 1, temperature: 0, timeoutMs: 2000 });
     expect(refused.outcome).toBe("network");
   });
 
@@ -158,7 +176,12 @@ describe("StreamingClient", () => {
       sse(res);
       res.end(`${chunk({ content: "a" }, { meta: { served: "east" } }, "stop")}data: [DONE]\n\n`);
     });
-    const raw = await send("custom", { gateway: "custom", body: { region: "east" }, headers: { "x-pin": "east" }, verify: { bodyField: "meta.served", equals: "east" } });
+    const raw = await send("custom", {
+      gateway: "custom",
+      body: { region: "east" },
+      headers: { "x-pin": "east" },
+      verify: { bodyField: "meta.served", equals: "east" },
+    });
     expect(seenBodies.at(-1)?.region).toBe("east");
     expect(seenHeaders.at(-1)?.["x-pin"]).toBe("east");
     // The client's internal request mark never reaches the provider.
@@ -169,7 +192,11 @@ describe("StreamingClient", () => {
 
   it("never puts the API key into an error message", async () => {
     const key = "sk-secret-0123456789";
-    handlers.set("echo-key", (req, res) => res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `bad key ${req.headers.authorization}` } })));
+    handlers.set("echo-key", (req, res) =>
+      res
+        .writeHead(401, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { message: `bad key ${req.headers.authorization}` } })),
+    );
     const raw = await send("echo-key", { gateway: "direct" }, 5000, key);
     expect(raw.outcome).toBe("http_error");
     expect(raw.error).not.toContain(key);

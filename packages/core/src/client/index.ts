@@ -111,14 +111,21 @@ function verifyRoute(
     case "openrouter": {
       const served = chunk?.provider ?? null;
       if (sameName(served, route.provider)) return { servedProvider: served, mismatch: null };
-      return { servedProvider: served, mismatch: `served by ${served ?? "an unnamed provider"}, pinned to ${route.provider}` };
+      return {
+        servedProvider: served,
+        mismatch: `served by ${served ?? "an unnamed provider"}, pinned to ${route.provider}`,
+      };
     }
     case "litellm": {
       const served = headers.get("x-litellm-model-id");
       const fallbacks = headers.get("x-litellm-attempted-fallbacks");
-      if (fallbacks !== null && fallbacks !== "0") return { servedProvider: served, mismatch: `gateway attempted ${fallbacks} fallbacks` };
+      if (fallbacks !== null && fallbacks !== "0")
+        return { servedProvider: served, mismatch: `gateway attempted ${fallbacks} fallbacks` };
       if (route.deployment && !sameName(served, route.deployment))
-        return { servedProvider: served, mismatch: `served by deployment ${served ?? "unknown"}, pinned to ${route.deployment}` };
+        return {
+          servedProvider: served,
+          mismatch: `served by deployment ${served ?? "unknown"}, pinned to ${route.deployment}`,
+        };
       return { servedProvider: served ?? route.provider ?? null, mismatch: null };
     }
     case "custom": {
@@ -126,7 +133,10 @@ function verifyRoute(
       if (!verify) return { servedProvider: null, mismatch: null };
       const seen = "header" in verify ? headers.get(verify.header) : fieldAt(chunk, verify.bodyField);
       const served = seen == null ? null : String(seen);
-      return { servedProvider: served, mismatch: served === verify.equals ? null : `served by ${served ?? "unknown"}, expected ${verify.equals}` };
+      return {
+        servedProvider: served,
+        mismatch: served === verify.equals ? null : `served by ${served ?? "unknown"}, expected ${verify.equals}`,
+      };
     }
     default:
       return { servedProvider: chunk?.model ?? null, mismatch: null };
@@ -217,8 +227,11 @@ export class StreamingClient {
         if (!namingChunk && (chunk.provider !== undefined || chunk.model)) namingChunk = chunk;
         const choice = chunk.choices?.[0];
         if (choice) {
-          const delta = choice.delta as { content?: string | null; reasoning?: string | null; reasoning_content?: string | null } | undefined;
-          const chars = (delta?.content?.length ?? 0) + (delta?.reasoning_content?.length ?? delta?.reasoning?.length ?? 0);
+          const delta = choice.delta as
+            | { content?: string | null; reasoning?: string | null; reasoning_content?: string | null }
+            | undefined;
+          const chars =
+            (delta?.content?.length ?? 0) + (delta?.reasoning_content?.length ?? delta?.reasoning?.length ?? 0);
           if (chars > 0) result.contentChunks.push({ tMs, chars });
           if (choice.finish_reason) result.finishReason = choice.finish_reason;
         }
@@ -244,7 +257,14 @@ export class StreamingClient {
       }
     } catch (error) {
       const status = result.httpStatus;
-      Object.assign(result, classifyError(error, { timedOut: timeout.aborted, aborted: request.signal?.aborted === true, started: headers !== undefined }));
+      Object.assign(
+        result,
+        classifyError(error, {
+          timedOut: timeout.aborted,
+          aborted: request.signal?.aborted === true,
+          started: headers !== undefined,
+        }),
+      );
       if (headers) {
         result.httpStatus = status;
         result.servedProvider = verifyRoute(route, headers, namingChunk).servedProvider;
@@ -274,11 +294,17 @@ function classifyError(
   if (state.timedOut || error instanceof APIConnectionTimeoutError) {
     return { outcome: "timeout", httpStatus: null, retryAfterSeconds: null, error: "request timed out" };
   }
-  if (state.aborted) return { outcome: "network", httpStatus: null, retryAfterSeconds: null, error: "aborted: the sweep stopped" };
+  if (state.aborted)
+    return { outcome: "network", httpStatus: null, retryAfterSeconds: null, error: "aborted: the sweep stopped" };
   // Once the response has begun, a failure is a broken stream; before it, the connection never worked.
   if (state.started) {
     const kind = error instanceof SyntaxError ? "malformed SSE data" : "stream broken";
-    return { outcome: "incomplete", httpStatus: null, retryAfterSeconds: null, error: `${kind}: ${message}`.slice(0, 500) };
+    return {
+      outcome: "incomplete",
+      httpStatus: null,
+      retryAfterSeconds: null,
+      error: `${kind}: ${message}`.slice(0, 500),
+    };
   }
   const cause = error instanceof APIConnectionError && error.cause instanceof Error ? `: ${error.cause.message}` : "";
   return { outcome: "network", httpStatus: null, retryAfterSeconds: null, error: `${message}${cause}`.slice(0, 500) };

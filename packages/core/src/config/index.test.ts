@@ -30,11 +30,18 @@ describe("parseConfig", () => {
   it("accepts a full config and applies defaults", () => {
     const config = parse({ targets: [target()] });
     expect(config.schedule).toBe("rate(6 hours)");
-    expect(workloadFor(config, config.targets[0] as never)).toMatchObject({ concurrency: [1, 2, 4, 8, 16, 32], maxTokens: 128, requestsPerLevel: 64 });
+    expect(workloadFor(config, config.targets[0] as never)).toMatchObject({
+      concurrency: [1, 2, 4, 8, 16, 32],
+      maxTokens: 128,
+      requestsPerLevel: 64,
+    });
   });
 
   it("merges a target's workload field by field, a duration replacing the count", () => {
-    const config = parse({ targets: [target({ workload: { maxTokens: 32, levelDurationSeconds: 10 } })], workload: { promptTokens: 500 } });
+    const config = parse({
+      targets: [target({ workload: { maxTokens: 32, levelDurationSeconds: 10 } })],
+      workload: { promptTokens: 500 },
+    });
     const w = workloadFor(config, config.targets[0] as never);
     expect(w).toMatchObject({ maxTokens: 32, promptTokens: 500, levelDurationSeconds: 10 });
     expect(w.requestsPerLevel).toBeUndefined();
@@ -45,14 +52,26 @@ describe("parseConfig", () => {
     ["uppercase id", { targets: [target({ id: "Llama" })] }, "targets[0].id"],
     ["duplicate id", { targets: [target(), target()] }, "targets[1].id"],
     ["unknown gateway", { targets: [target({ route: { gateway: "bedrock" } })] }, "targets[0].route.gateway"],
-    ["openrouter without provider", { targets: [target({ route: { gateway: "openrouter" } })] }, "targets[0].route.provider"],
+    [
+      "openrouter without provider",
+      { targets: [target({ route: { gateway: "openrouter" } })] },
+      "targets[0].route.provider",
+    ],
     ["concurrency 0", { targets: [target()], workload: { concurrency: [0, 1] } }, "workload.concurrency[0]"],
-    ["concurrency not ascending", { targets: [target()], workload: { concurrency: [1, 4, 2] } }, "workload.concurrency"],
+    [
+      "concurrency not ascending",
+      { targets: [target()], workload: { concurrency: [1, 4, 2] } },
+      "workload.concurrency",
+    ],
     ["empty concurrency", { targets: [target()], workload: { concurrency: [] } }, "workload.concurrency"],
     ["fractional concurrency", { targets: [target()], workload: { concurrency: [1.5] } }, "workload.concurrency[0]"],
     ["negative promptTokens", { targets: [target()], workload: { promptTokens: -1 } }, "workload.promptTokens"],
     ["maxTokens 0", { targets: [target()], workload: { maxTokens: 0 } }, "workload.maxTokens"],
-    ["count and duration", { targets: [target()], workload: { requestsPerLevel: 5, levelDurationSeconds: 5 } }, "workload"],
+    [
+      "count and duration",
+      { targets: [target()], workload: { requestsPerLevel: 5, levelDurationSeconds: 5 } },
+      "workload",
+    ],
     ["missing key variable", { targets: [target({ apiKeyEnv: "UNSET_KEY_VAR" })] }, "targets[0].apiKeyEnv"],
     ["invalid baseURL", { targets: [target({ baseURL: "not a url" })] }, "targets[0].baseURL"],
     ["unknown key", { targets: [target()], workload: { maxToken: 3 } }, "workload"],
@@ -60,8 +79,16 @@ describe("parseConfig", () => {
     ["bad schedule", { targets: [target()], schedule: "every 6 hours" }, "schedule"],
     ["invalid JSON", "{ targets: ", "(file)"],
     ["no targets", { targets: [] }, "targets"],
-    ["custom verify malformed", { targets: [target({ route: { gateway: "custom", verify: { header: "x" } } })] }, "targets[0].route.verify"],
-    ["invalid target workload", { targets: [target({ workload: { concurrency: [2, 1] } })] }, "targets[0].workload.concurrency"],
+    [
+      "custom verify malformed",
+      { targets: [target({ route: { gateway: "custom", verify: { header: "x" } } })] },
+      "targets[0].route.verify",
+    ],
+    [
+      "invalid target workload",
+      { targets: [target({ workload: { concurrency: [2, 1] } })] },
+      "targets[0].workload.concurrency",
+    ],
     ["bad apiKeyEnv name", { targets: [target({ apiKeyEnv: "lower-case" })] }, "targets[0].apiKeyEnv"],
   ];
   it.each(cases)("names the path of: %s", (_name, config, path) => {
@@ -69,8 +96,15 @@ describe("parseConfig", () => {
   });
 
   it("lists every problem, not just the first, and never the key's value", () => {
-    const problems = problemsOf({ targets: [target({ id: "BAD" }), target({ id: "x", route: { gateway: "openrouter" } })], workload: { maxTokens: 0 } });
-    expect(problems.map((p) => p.path).sort()).toEqual(["targets[0].id", "targets[1].route.provider", "workload.maxTokens"]);
+    const problems = problemsOf({
+      targets: [target({ id: "BAD" }), target({ id: "x", route: { gateway: "openrouter" } })],
+      workload: { maxTokens: 0 },
+    });
+    expect(problems.map((p) => p.path).sort()).toEqual([
+      "targets[0].id",
+      "targets[1].route.provider",
+      "workload.maxTokens",
+    ]);
     expect(JSON.stringify(problems)).not.toContain(env.TEST_KEY);
   });
 

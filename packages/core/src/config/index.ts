@@ -9,14 +9,23 @@ import { type ConfigProblem, ConfigError } from "../errors/index.ts";
 const Name = z.string().min(1).max(200);
 
 const OpenRouterRoute = z.strictObject({ gateway: z.literal("openrouter"), provider: Name });
-const LiteLLMRoute = z.strictObject({ gateway: z.literal("litellm"), provider: Name.optional(), deployment: Name.optional() });
+const LiteLLMRoute = z.strictObject({
+  gateway: z.literal("litellm"),
+  provider: Name.optional(),
+  deployment: Name.optional(),
+});
 const DirectRoute = z.strictObject({ gateway: z.literal("direct"), provider: Name.optional() });
 const CustomRoute = z.strictObject({
   gateway: z.literal("custom"),
   provider: Name.optional(),
   body: z.record(z.string(), z.unknown()).optional(),
   headers: z.record(z.string(), z.string()).optional(),
-  verify: z.union([z.strictObject({ header: Name, equals: z.string() }), z.strictObject({ bodyField: Name, equals: z.string() })]).optional(),
+  verify: z
+    .union([
+      z.strictObject({ header: Name, equals: z.string() }),
+      z.strictObject({ bodyField: Name, equals: z.string() }),
+    ])
+    .optional(),
 });
 /** How requests reach the provider and how the serving provider is pinned and verified. */
 export const Route = z.discriminatedUnion("gateway", [OpenRouterRoute, LiteLLMRoute, DirectRoute, CustomRoute]);
@@ -27,7 +36,10 @@ const workloadFields = {
   concurrency: z
     .array(z.number().int().positive().max(1024))
     .min(1)
-    .refine((levels) => levels.every((n, i) => i === 0 || n > (levels[i - 1] as number)), "levels must be strictly ascending"),
+    .refine(
+      (levels) => levels.every((n, i) => i === 0 || n > (levels[i - 1] as number)),
+      "levels must be strictly ascending",
+    ),
   /** Approximate prompt size in tokens. */
   promptTokens: z.number().int().positive().max(200_000),
   /** max_tokens of each request. */
@@ -50,7 +62,16 @@ export const WorkloadOverride = z.strictObject(workloadFields).partial();
 export type WorkloadOverride = z.infer<typeof WorkloadOverride>;
 
 /** The effective workload of a target. Exactly one of requestsPerLevel / levelDurationSeconds is set. */
-export type Workload = Omit<z.infer<typeof WorkloadOverride>, "concurrency" | "promptTokens" | "maxTokens" | "warmupRequests" | "temperature" | "requestTimeoutSeconds" | "ignoreEos"> & {
+export type Workload = Omit<
+  z.infer<typeof WorkloadOverride>,
+  | "concurrency"
+  | "promptTokens"
+  | "maxTokens"
+  | "warmupRequests"
+  | "temperature"
+  | "requestTimeoutSeconds"
+  | "ignoreEos"
+> & {
   concurrency: number[];
   promptTokens: number;
   maxTokens: number;
@@ -73,11 +94,17 @@ export const DEFAULT_WORKLOAD: Workload = {
 
 export const Target = z.strictObject({
   /** Stable id: the URL and key of the target forever. */
-  id: z.string().max(64).regex(/^[a-z0-9][a-z0-9._-]*$/, "must match [a-z0-9][a-z0-9._-]* (lowercase letters, digits, . _ -)"),
+  id: z
+    .string()
+    .max(64)
+    .regex(/^[a-z0-9][a-z0-9._-]*$/, "must match [a-z0-9][a-z0-9._-]* (lowercase letters, digits, . _ -)"),
   label: Name,
   baseURL: z.url({ protocol: /^https?$/ }),
   /** Name of the environment variable (or SST secret) holding the API key. */
-  apiKeyEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name like OPENROUTER_API_KEY").optional(),
+  apiKeyEnv: z
+    .string()
+    .regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name like OPENROUTER_API_KEY")
+    .optional(),
   model: Name,
   route: Route,
   workload: WorkloadOverride.optional(),
@@ -96,14 +123,20 @@ export type Config = z.infer<typeof Config>;
 
 /** `targets[1].route.provider` from a zod path. */
 function formatPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((out, part) => (typeof part === "number" ? `${out}[${part}]` : out ? `${out}.${String(part)}` : String(part)), "") || "(root)";
+  return (
+    path.reduce<string>(
+      (out, part) => (typeof part === "number" ? `${out}[${part}]` : out ? `${out}.${String(part)}` : String(part)),
+      "",
+    ) || "(root)"
+  );
 }
 
 /** The global workload overridden field by field by the target's own. */
 export function workloadFor(config: Pick<Config, "workload">, target: Pick<Target, "workload">): Workload {
   const merged: Record<string, unknown> = { ...DEFAULT_WORKLOAD, ...config.workload };
   // A target's count or duration replaces the other one of the global workload.
-  if (config.workload?.levelDurationSeconds !== undefined && config.workload.requestsPerLevel === undefined) delete merged.requestsPerLevel;
+  if (config.workload?.levelDurationSeconds !== undefined && config.workload.requestsPerLevel === undefined)
+    delete merged.requestsPerLevel;
   if (target.workload?.levelDurationSeconds !== undefined) delete merged.requestsPerLevel;
   if (target.workload?.requestsPerLevel !== undefined) delete merged.levelDurationSeconds;
   return { ...merged, ...target.workload } as Workload;
@@ -134,7 +167,10 @@ export function parseConfig(text: string, options: ParseOptions = {}): Config {
   }
   const parsed = Config.safeParse(json);
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((issue) => ({ path: formatPath(issue.path), message: issue.message })), options.file);
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => ({ path: formatPath(issue.path), message: issue.message })),
+      options.file,
+    );
   }
   const config = parsed.data;
   const env = options.env ?? process.env;
@@ -142,11 +178,15 @@ export function parseConfig(text: string, options: ParseOptions = {}): Config {
   const seen = new Map<string, number>();
   config.targets.forEach((target, i) => {
     const first = seen.get(target.id);
-    if (first !== undefined) problems.push({ path: `targets[${i}].id`, message: `duplicate id ${target.id} (also targets[${first}].id)` });
+    if (first !== undefined)
+      problems.push({ path: `targets[${i}].id`, message: `duplicate id ${target.id} (also targets[${first}].id)` });
     else seen.set(target.id, i);
     if (target.workload) problems.push(...workloadProblems(workloadFor(config, target), `targets[${i}].workload`));
     if (target.apiKeyEnv && options.requireKeys !== false && !env[target.apiKeyEnv])
-      problems.push({ path: `targets[${i}].apiKeyEnv`, message: `environment variable ${target.apiKeyEnv} is not set` });
+      problems.push({
+        path: `targets[${i}].apiKeyEnv`,
+        message: `environment variable ${target.apiKeyEnv} is not set`,
+      });
   });
   if (problems.length) throw new ConfigError(problems, options.file);
   return config;
@@ -158,12 +198,19 @@ export async function loadConfig(file: string, options: Omit<ParseOptions, "file
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    throw new ConfigError([{ path: "(file)", message: `cannot read: ${(error as NodeJS.ErrnoException).code ?? error}` }], file);
+    throw new ConfigError(
+      [{ path: "(file)", message: `cannot read: ${(error as NodeJS.ErrnoException).code ?? error}` }],
+      file,
+    );
   }
   return parseConfig(text, { ...options, file });
 }
 
 /** The JSON Schema of the config file, generated from the zod schema. */
 export function configJsonSchema(): Record<string, unknown> {
-  return { $id: "https://kneeboard.dev/schemas/config.schema.json", title: "kneeboard config", ...z.toJSONSchema(Config, { io: "input" }) };
+  return {
+    $id: "https://kneeboard.dev/schemas/config.schema.json",
+    title: "kneeboard config",
+    ...z.toJSONSchema(Config, { io: "input" }),
+  };
 }

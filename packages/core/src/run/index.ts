@@ -5,7 +5,15 @@
 import { z } from "zod";
 
 /** Why a request ended the way it did (SPEC section 5). */
-export const Outcome = z.enum(["ok", "rate_limited", "route_mismatch", "http_error", "timeout", "network", "incomplete"]);
+export const Outcome = z.enum([
+  "ok",
+  "rate_limited",
+  "route_mismatch",
+  "http_error",
+  "timeout",
+  "network",
+  "incomplete",
+]);
 export type Outcome = z.infer<typeof Outcome>;
 
 /** A distribution over the ok samples of a level: `{ n, mean, min, p50, p90, p95, p99, max }`. */
@@ -158,7 +166,10 @@ export type RunDocument = z.infer<typeof RunDocument>;
 
 /** `YYYYMMDDTHHMMSSZ` from an ISO 8601 time, as used in store keys. */
 export function compactTimestamp(iso: string): string {
-  return new Date(iso).toISOString().replace(/[-:]/g, "").replace(/\.\d{3}/, "");
+  return new Date(iso)
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d{3}/, "");
 }
 
 /** The store key of a run document (SPEC section 6). */

@@ -71,7 +71,12 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
   const runId = options.previous?.runId ?? options.runId ?? newRunId();
   const startedAt = options.previous?.startedAt ?? new Date().toISOString();
   const origin = clock.now();
-  const endpoint: Endpoint = { baseURL: target.baseURL, apiKey: options.apiKey, model: target.model, route: target.route };
+  const endpoint: Endpoint = {
+    baseURL: target.baseURL,
+    apiKey: options.apiKey,
+    model: target.model,
+    route: target.route,
+  };
   const client = new StreamingClient(endpoint, { clock, fetch: options.fetch });
   const levels: Level[] = [...(options.previous?.levels ?? [])];
   const samples: Sample[] = [...(options.previous?.samples ?? [])];
@@ -96,7 +101,12 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
     status,
     partialReason: status === "partial" ? (partialReason ?? "the sweep did not finish") : null,
     simulated: options.simulated ?? false,
-    harness: { version: HARNESS_VERSION, node: process.version, host: hostname(), region: process.env.AWS_REGION ?? null },
+    harness: {
+      version: HARNESS_VERSION,
+      node: process.version,
+      host: hostname(),
+      region: process.env.AWS_REGION ?? null,
+    },
     workload: { ...workload },
     levels,
     summary: summarizeRun(levels),
@@ -107,7 +117,19 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
   for (let levelIndex = options.startLevelIndex ?? 0; levelIndex < concurrencies.length; levelIndex++) {
     const concurrency = concurrencies[levelIndex] as number;
     try {
-      const result = await runLevel({ client, clock, origin, runId, workload, concurrency, stopReason, signal: options.signal, deadlineMs: options.deadlineMs, progress: (p) => options.onProgress?.({ ...p, targetId: target.id, levelIndex, levelCount: concurrencies.length }) });
+      const result = await runLevel({
+        client,
+        clock,
+        origin,
+        runId,
+        workload,
+        concurrency,
+        stopReason,
+        signal: options.signal,
+        deadlineMs: options.deadlineMs,
+        progress: (p) =>
+          options.onProgress?.({ ...p, targetId: target.id, levelIndex, levelCount: concurrencies.length }),
+      });
       levels.push(result.level);
       samples.push(...result.samples);
     } catch (error) {
@@ -122,7 +144,11 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
 
 function routeRecord(target: Target): RunDocument["route"] {
   const route = target.route as { gateway: RunDocument["route"]["gateway"]; provider?: string; deployment?: string };
-  return { gateway: route.gateway, ...(route.provider ? { provider: route.provider } : {}), ...(route.deployment ? { deployment: route.deployment } : {}) };
+  return {
+    gateway: route.gateway,
+    ...(route.provider ? { provider: route.provider } : {}),
+    ...(route.deployment ? { deployment: route.deployment } : {}),
+  };
 }
 
 interface LevelContext {
@@ -145,7 +171,8 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
   const abort = new AbortController();
   const onStop = () => abort.abort();
   ctx.signal?.addEventListener("abort", onStop, { once: true });
-  const deadlineTimer = ctx.deadlineMs !== undefined ? setTimeout(onStop, Math.max(0, ctx.deadlineMs - clock.now())) : undefined;
+  const deadlineTimer =
+    ctx.deadlineMs !== undefined ? setTimeout(onStop, Math.max(0, ctx.deadlineMs - clock.now())) : undefined;
   const request = (index: number, warmup: boolean) => ({
     prompt: promptFor({ runId: ctx.runId, level: concurrency, index, warmup, promptTokens: workload.promptTokens }),
     maxTokens: workload.maxTokens,
@@ -168,7 +195,8 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
     checkStop();
 
     const total = workload.requestsPerLevel ?? null;
-    const levelEndMs = workload.levelDurationSeconds !== undefined ? clock.now() + workload.levelDurationSeconds * 1000 : Infinity;
+    const levelEndMs =
+      workload.levelDurationSeconds !== undefined ? clock.now() + workload.levelDurationSeconds * 1000 : Infinity;
     const tracker = inFlightTracker();
     const lag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
     const results: { index: number; raw: RawResult; endMs: number }[] = [];
@@ -185,7 +213,13 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
       checkStop();
       results.push({ index, raw, endMs });
       if (raw.outcome === "ok") okTokens += raw.completionTokens ?? raw.contentChunks.length;
-      ctx.progress({ concurrency, done: results.length, total, liveTokensPerSecond: okTokens / ((endMs - firstSendMs) / 1000), levelDone: false });
+      ctx.progress({
+        concurrency,
+        done: results.length,
+        total,
+        liveTokensPerSecond: okTokens / ((endMs - firstSendMs) / 1000),
+        levelDone: false,
+      });
       return true;
     });
     lag.disable();
@@ -194,7 +228,9 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
     // design, and the drain after it belongs to the method, not to a client falling behind.
     const lastSendMs = Math.max(firstSendMs, ...results.map((r) => r.raw.startMs));
     const wallTimeMs = lastEndMs - firstSendMs;
-    const levelSamples = results.sort((a, b) => a.index - b.index).map((r) => toSample(r.raw, concurrency, r.index, ctx.origin));
+    const levelSamples = results
+      .sort((a, b) => a.index - b.index)
+      .map((r) => toSample(r.raw, concurrency, r.index, ctx.origin));
     const level = summarizeLevel({
       concurrency,
       samples: levelSamples,
@@ -203,7 +239,13 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
       // The histogram records whole timer intervals; the lag is what exceeds the resolution.
       eventLoopLagP99Ms: Math.max(0, lag.percentile(99) / 1e6 - LAG_RESOLUTION_MS),
     });
-    ctx.progress({ concurrency, done: results.length, total, liveTokensPerSecond: level.aggregateOutputTokensPerSecond ?? 0, levelDone: true });
+    ctx.progress({
+      concurrency,
+      done: results.length,
+      total,
+      liveTokensPerSecond: level.aggregateOutputTokensPerSecond ?? 0,
+      levelDone: true,
+    });
     // Gaps between chunks are summarized in the level; keeping them per sample would bloat the document.
     for (const s of levelSamples) delete s.interChunkMs;
     return { level, samples: levelSamples };
@@ -217,7 +259,11 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
  * A fixed pool of `size` workers taking indexes 0, 1, ... below `count`; a task returning false
  * stops its worker. Bounded by construction: never more than `size` tasks at once.
  */
-export async function pool(size: number, count: number, task: (index: number) => Promise<boolean | void>): Promise<void> {
+export async function pool(
+  size: number,
+  count: number,
+  task: (index: number) => Promise<boolean | void>,
+): Promise<void> {
   let next = 0;
   let failure: unknown;
   const worker = async () => {
@@ -237,7 +283,11 @@ export async function pool(size: number, count: number, task: (index: number) =>
 /** Turns a raw client result into a sample with the SPEC section 5 figures. */
 export function toSample(raw: RawResult, level: number, index: number, origin: number): Sample {
   const fromUsage = raw.completionTokens !== null;
-  const completionTokens = fromUsage ? raw.completionTokens : raw.contentChunks.length > 0 ? raw.contentChunks.length : null;
+  const completionTokens = fromUsage
+    ? raw.completionTokens
+    : raw.contentChunks.length > 0
+      ? raw.contentChunks.length
+      : null;
   const figures = deriveSampleFigures({ startMs: raw.startMs, contentChunks: raw.contentChunks, completionTokens });
   return {
     level,

@@ -13,7 +13,13 @@ export const CHARS_PER_TOKEN = 4;
  * The prompt of one request: a unique prefix (run id, level, request index) and filler words,
  * about `promptTokens` tokens in all, ending with an instruction that asks for a long answer.
  */
-export function promptFor(options: { runId: string; level: number; index: number; promptTokens: number; warmup?: boolean }): string {
+export function promptFor(options: {
+  runId: string;
+  level: number;
+  index: number;
+  promptTokens: number;
+  warmup?: boolean;
+}): string {
   const prefix = `Request ${options.runId}-${options.level}-${options.warmup ? "w" : ""}${options.index}.`;
   const instruction = " Continue this story at length.";
   const targetChars = options.promptTokens * CHARS_PER_TOKEN - prefix.length - instruction.length;
