@@ -61,7 +61,7 @@ describe("parseConfig", () => {
     [
       "concurrency not ascending",
       { targets: [target()], workload: { concurrency: [1, 4, 2] } },
-      "workload.concurrency",
+      "workload.concurrency[2]",
     ],
     ["empty concurrency", { targets: [target()], workload: { concurrency: [] } }, "workload.concurrency"],
     ["fractional concurrency", { targets: [target()], workload: { concurrency: [1.5] } }, "workload.concurrency[0]"],
@@ -70,11 +70,11 @@ describe("parseConfig", () => {
     [
       "count and duration",
       { targets: [target()], workload: { requestsPerLevel: 5, levelDurationSeconds: 5 } },
-      "workload",
+      "workload.levelDurationSeconds",
     ],
     ["missing key variable", { targets: [target({ apiKeyEnv: "UNSET_KEY_VAR" })] }, "targets[0].apiKeyEnv"],
     ["invalid baseURL", { targets: [target({ baseURL: "not a url" })] }, "targets[0].baseURL"],
-    ["unknown key", { targets: [target()], workload: { maxToken: 3 } }, "workload"],
+    ["unknown key", { targets: [target()], workload: { maxToken: 3 } }, "workload.maxToken"],
     ["temperature 3", { targets: [target()], workload: { temperature: 3 } }, "workload.temperature"],
     ["bad schedule", { targets: [target()], schedule: "every 6 hours" }, "schedule"],
     ["invalid JSON", "{ targets: ", "(file)"],
@@ -87,7 +87,29 @@ describe("parseConfig", () => {
     [
       "invalid target workload",
       { targets: [target({ workload: { concurrency: [2, 1] } })] },
-      "targets[0].workload.concurrency",
+      "targets[0].workload.concurrency[1]",
+    ],
+    [
+      "route typo",
+      { targets: [target({ route: { gateway: "openrouter", provder: "groq" } })] },
+      "targets[0].route.provder",
+    ],
+    ["id too long", { targets: [target({ id: "a".repeat(65) })] }, "targets[0].id"],
+    ["ftp baseURL", { targets: [target({ baseURL: "ftp://example.com" })] }, "targets[0].baseURL"],
+    [
+      "concurrency above 1024",
+      { targets: [target()], workload: { concurrency: [1, 2048] } },
+      "workload.concurrency[1]",
+    ],
+    [
+      "target sets both count and duration",
+      { targets: [target({ workload: { requestsPerLevel: 3, levelDurationSeconds: 3 } })] },
+      "targets[0].workload.levelDurationSeconds",
+    ],
+    [
+      "timeout above 900",
+      { targets: [target()], workload: { requestTimeoutSeconds: 901 } },
+      "workload.requestTimeoutSeconds",
     ],
     ["bad apiKeyEnv name", { targets: [target({ apiKeyEnv: "lower-case" })] }, "targets[0].apiKeyEnv"],
   ];
@@ -106,6 +128,54 @@ describe("parseConfig", () => {
       "workload.maxTokens",
     ]);
     expect(JSON.stringify(problems)).not.toContain(env.TEST_KEY);
+  });
+
+  it("reports semantic problems alongside schema problems, naming a missing variable but no value", () => {
+    const error = (() => {
+      try {
+        parseConfig(JSON.stringify({ targets: [target(), target({ apiKeyEnv: "OTHER_KEY" })], schedule: "hourly" }), {
+          env: { TEST_KEY: "sk-very-secret-value", OTHER_KEY: "" },
+        });
+      } catch (caught) {
+        return caught as ConfigError;
+      }
+      throw new Error("config was accepted");
+    })();
+    expect(error.problems.map((p) => p.path)).toEqual(["schedule", "targets[1].id", "targets[1].apiKeyEnv"]);
+    expect(error.problems[2]?.message).toContain("OTHER_KEY");
+    expect(error.message).not.toContain("sk-very-secret-value");
+  });
+
+  it("skips the key check when requireKeys is false", () => {
+    const config = parseConfig(JSON.stringify({ targets: [target()] }), { env: {}, requireKeys: false });
+    expect(config.targets[0]?.apiKeyEnv).toBe("TEST_KEY");
+  });
+
+  it("names an unknown gateway and where invalid JSON breaks", () => {
+    expect(problemsOf({ targets: [target({ route: { gateway: "bedrock" } })] })[0]?.message).toContain(
+      'unknown gateway "bedrock"',
+    );
+    expect(problemsOf('{\n  "targets": [],\n  schedule: 1\n}')[0]?.message).toContain("line 3, column 3");
+  });
+
+  it("accepts every gateway and schedule form", () => {
+    const config = parse({
+      targets: [
+        target({ id: "a", route: { gateway: "litellm", deployment: "d1" } }),
+        target({ id: "b", route: { gateway: "direct" } }),
+        target({
+          id: "c",
+          route: {
+            gateway: "custom",
+            headers: { "x-a": "1" },
+            body: { p: 1 },
+            verify: { bodyField: "provider", equals: "x" },
+          },
+        }),
+      ],
+      schedule: "cron(0 */6 * * ? *)",
+    });
+    expect(config.targets.map((t) => t.route.gateway)).toEqual(["litellm", "direct", "custom"]);
   });
 
   it("keeps the committed JSON Schemas current (run `npm run schemas`)", () => {

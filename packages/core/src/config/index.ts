@@ -4,7 +4,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import { type ConfigProblem, ConfigError } from "../errors/index.ts";
+import { ConfigError, type ConfigProblem } from "../errors/index.ts";
 
 const Name = z.string().min(1).max(200);
 
@@ -21,14 +21,23 @@ const CustomRoute = z.strictObject({
   body: z.record(z.string(), z.unknown()).optional(),
   headers: z.record(z.string(), z.string()).optional(),
   verify: z
-    .union([
-      z.strictObject({ header: Name, equals: z.string() }),
-      z.strictObject({ bodyField: Name, equals: z.string() }),
-    ])
+    .union(
+      [z.strictObject({ header: Name, equals: z.string() }), z.strictObject({ bodyField: Name, equals: z.string() })],
+      { error: "must be { header, equals } or { bodyField, equals }, both strings" },
+    )
     .optional(),
 });
 /** How requests reach the provider and how the serving provider is pinned and verified. */
-export const Route = z.discriminatedUnion("gateway", [OpenRouterRoute, LiteLLMRoute, DirectRoute, CustomRoute]);
+export const Route = z.discriminatedUnion("gateway", [OpenRouterRoute, LiteLLMRoute, DirectRoute, CustomRoute], {
+  error: (issue) => {
+    if (issue.code !== "invalid_union") return undefined;
+    const gateway = (issue.input as { gateway?: unknown } | undefined)?.gateway;
+    const expected = "expected openrouter, litellm, direct or custom";
+    return gateway === undefined
+      ? `gateway is required: ${expected}`
+      : `unknown gateway ${JSON.stringify(gateway)}: ${expected}`;
+  },
+});
 export type Route = z.infer<typeof Route>;
 
 const workloadFields = {
@@ -36,20 +45,29 @@ const workloadFields = {
   concurrency: z
     .array(z.number().int().positive().max(1024))
     .min(1)
-    .refine(
-      (levels) => levels.every((n, i) => i === 0 || n > (levels[i - 1] as number)),
-      "levels must be strictly ascending",
-    ),
+    .superRefine((levels, ctx) => {
+      levels.forEach((n, i) => {
+        const previous = levels[i - 1];
+        if (previous !== undefined && n <= previous)
+          ctx.addIssue({
+            code: "custom",
+            path: [i],
+            input: n,
+            message: `levels must be strictly ascending: ${n} follows ${previous}`,
+          });
+      });
+    }),
   /** Approximate prompt size in tokens. */
-  promptTokens: z.number().int().positive().max(200_000),
+  promptTokens: z.number().int().positive(),
   /** max_tokens of each request. */
-  maxTokens: z.number().int().positive().max(100_000),
+  maxTokens: z.number().int().positive(),
   /** Measured requests per level (closed loop); or use levelDurationSeconds. */
-  requestsPerLevel: z.number().int().positive().max(100_000),
+  requestsPerLevel: z.number().int().positive(),
   /** Closed loop for a fixed time per level instead of a request count, seconds. */
-  levelDurationSeconds: z.number().positive().max(3600),
+  levelDurationSeconds: z.number().positive(),
   /** Unmeasured requests before each level. */
-  warmupRequests: z.number().int().nonnegative().max(1000),
+  warmupRequests: z.number().int().nonnegative(),
+  /** Sampling temperature, 0..2. */
   temperature: z.number().min(0).max(2),
   /** Per-request timeout, seconds. */
   requestTimeoutSeconds: z.number().positive().max(900),
@@ -144,7 +162,7 @@ export function workloadFor(config: Pick<Config, "workload">, target: Pick<Targe
 
 function workloadProblems(workload: Workload, at: string): ConfigProblem[] {
   if (workload.requestsPerLevel !== undefined && workload.levelDurationSeconds !== undefined)
-    return [{ path: at, message: "set requestsPerLevel or levelDurationSeconds, not both" }];
+    return [{ path: `${at}.levelDurationSeconds`, message: "set requestsPerLevel or levelDurationSeconds, not both" }];
   return [];
 }
 
@@ -163,33 +181,70 @@ export function parseConfig(text: string, options: ParseOptions = {}): Config {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError([{ path: "(file)", message: `not valid JSON: ${(error as Error).message}` }], options.file);
-  }
-  const parsed = Config.safeParse(json);
-  if (!parsed.success) {
     throw new ConfigError(
-      parsed.error.issues.map((issue) => ({ path: formatPath(issue.path), message: issue.message })),
+      [{ path: "(file)", message: `not valid JSON${jsonLocation(text, error)}: ${(error as Error).message}` }],
       options.file,
     );
   }
-  const config = parsed.data;
+  const parsed = Config.safeParse(json);
+  const problems: ConfigProblem[] = parsed.success ? [] : parsed.error.issues.flatMap(problemsOf);
+  // The checks below read the raw input so they are reported alongside schema problems, not after a second run.
+  const raw = (json ?? {}) as { targets?: unknown; workload?: unknown };
+  const globalWorkload = WorkloadOverride.safeParse(raw.workload ?? {});
+  if (globalWorkload.success)
+    problems.push(...workloadProblems(workloadFor({ workload: globalWorkload.data }, {}), "workload"));
   const env = options.env ?? process.env;
-  const problems: ConfigProblem[] = [...workloadProblems(workloadFor(config, {}), "workload")];
   const seen = new Map<string, number>();
-  config.targets.forEach((target, i) => {
-    const first = seen.get(target.id);
-    if (first !== undefined)
-      problems.push({ path: `targets[${i}].id`, message: `duplicate id ${target.id} (also targets[${first}].id)` });
-    else seen.set(target.id, i);
-    if (target.workload) problems.push(...workloadProblems(workloadFor(config, target), `targets[${i}].workload`));
-    if (target.apiKeyEnv && options.requireKeys !== false && !env[target.apiKeyEnv])
-      problems.push({
-        path: `targets[${i}].apiKeyEnv`,
-        message: `environment variable ${target.apiKeyEnv} is not set`,
-      });
-  });
-  if (problems.length) throw new ConfigError(problems, options.file);
-  return config;
+  (Array.isArray(raw.targets) ? raw.targets : []).forEach(
+    (target: { id?: unknown; apiKeyEnv?: unknown; workload?: unknown } | null, i) => {
+      if (typeof target !== "object" || target === null) return;
+      if (typeof target.id === "string") {
+        const first = seen.get(target.id);
+        if (first !== undefined)
+          problems.push({ path: `targets[${i}].id`, message: `duplicate id ${target.id} (also targets[${first}].id)` });
+        else seen.set(target.id, i);
+      }
+      const own = WorkloadOverride.safeParse(target.workload);
+      if (target.workload !== undefined && globalWorkload.success && own.success)
+        problems.push(
+          ...workloadProblems(
+            workloadFor({ workload: globalWorkload.data }, { workload: own.data }),
+            `targets[${i}].workload`,
+          ),
+        );
+      // Names the variable, never its value.
+      if (typeof target.apiKeyEnv === "string" && options.requireKeys !== false && !env[target.apiKeyEnv])
+        problems.push({
+          path: `targets[${i}].apiKeyEnv`,
+          message: `environment variable ${target.apiKeyEnv} is not set or empty`,
+        });
+    },
+  );
+  if (problems.length || !parsed.success) throw new ConfigError(problems, options.file);
+  return parsed.data;
+}
+
+/** One problem per zod issue; an unknown key is named in the path, so typos point at themselves. */
+function problemsOf(issue: z.core.$ZodIssue): ConfigProblem[] {
+  if (issue.code === "unrecognized_keys")
+    return issue.keys.map((key) => ({
+      path: formatPath([...issue.path, key]),
+      message: `unknown key ${JSON.stringify(key)}`,
+    }));
+  return [{ path: formatPath(issue.path), message: issue.message }];
+}
+
+/** " at line L, column C" from a JSON.parse error, when V8 gave a position. */
+function jsonLocation(text: string, error: unknown): string {
+  const match = /position (\d+)/.exec(String((error as Error).message));
+  const position = match
+    ? Number(match[1])
+    : /end of JSON input/.test(String((error as Error).message))
+      ? text.length
+      : undefined;
+  if (position === undefined) return "";
+  const before = text.slice(0, position).split("\n");
+  return ` at line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
 }
 
 /** Reads and parses a config file. */
