@@ -1,8 +1,8 @@
 /** @module `kneeboard run` and `kneeboard demo`: sweep targets, store one run document per target, print tables. */
 import { resolve } from "node:path";
-import { type Config, type Target, loadConfig, parseConfig, workloadFor } from "@kneeboard/core/config";
+import { type Config, loadConfig, parseConfig, type Target, workloadFor } from "@kneeboard/core/config";
 import { UsageError } from "@kneeboard/core/errors";
-import { putRun } from "@kneeboard/core/store";
+import { StoreRunIndex, saveRun } from "@kneeboard/core/history";
 import { FolderStore } from "@kneeboard/core/store/folder";
 import { runSweep } from "@kneeboard/core/sweep";
 import { referenceModels, referenceTargets, startReferenceServer } from "@kneeboard/reference";
@@ -24,6 +24,7 @@ export async function sweepTargets(options: {
 }): Promise<number> {
   const env = options.env ?? process.env;
   const store = new FolderStore(options.dataDir);
+  const index = new StoreRunIndex(store);
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once("SIGINT", onSignal);
@@ -39,7 +40,7 @@ export async function sweepTargets(options: {
         signal: stop.signal,
         onProgress: progress,
       });
-      const key = await putRun(store, doc);
+      const { key } = await saveRun(store, index, doc);
       options.io.out.write(`\n${runTable(doc)}stored ${resolve(options.dataDir, key)}\n`);
       if (stop.signal.aborted) break;
     }

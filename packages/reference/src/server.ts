@@ -2,7 +2,7 @@
  * @module The reference targets over HTTP: OpenAI-compatible `/v1/chat/completions` (stream and not)
  * and `/v1/models`, plus an OpenRouter-like gateway front that honours `provider.order`.
  */
-import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Engine, type EngineProfile, type Sequence } from "./engine.ts";
 

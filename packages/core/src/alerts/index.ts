@@ -1,0 +1,94 @@
+/**
+ * @module Alerts (SPEC section 7): what regression detection returns and `alerts.json` holds.
+ * Detection produces these; delivery (feeds, SNS, webhook) reads them. Types share schema names.
+ */
+import { z } from "zod";
+
+/** The series detection watches, each with the direction that is good. */
+export const MetricName = z.enum([
+  "singleStreamOutputTokensPerSecond",
+  "singleStreamTtftP50Ms",
+  "peakAggregateOutputTokensPerSecond",
+  "kneeConcurrency",
+  "errorRate",
+  "rateLimitRate",
+]);
+export type MetricName = z.infer<typeof MetricName>;
+
+/** `higher` when a rise is an improvement, `lower` when a fall is. */
+export const METRIC_DIRECTION: Record<MetricName, "higher" | "lower"> = {
+  singleStreamOutputTokensPerSecond: "higher",
+  singleStreamTtftP50Ms: "lower",
+  peakAggregateOutputTokensPerSecond: "higher",
+  kneeConcurrency: "higher",
+  errorRate: "lower",
+  rateLimitRate: "lower",
+};
+
+/** A level of a series over a window of runs: its median and its spread (MAD, same unit). */
+export const SeriesLevel = z.object({ median: z.number(), spread: z.number().nonnegative(), runs: z.number().int() });
+export type SeriesLevel = z.infer<typeof SeriesLevel>;
+
+/** How one metric moved in a change. */
+export const MetricChange = z.object({
+  metric: MetricName,
+  before: SeriesLevel,
+  after: SeriesLevel,
+  /** after.median / before.median − 1; null when before.median is 0. */
+  relativeChange: z.number().nullable(),
+});
+export type MetricChange = z.infer<typeof MetricChange>;
+
+export const AlertKind = z.enum(["regression", "improvement", "route_change"]);
+export type AlertKind = z.infer<typeof AlertKind>;
+export const AlertState = z.enum(["open", "resolved"]);
+export type AlertState = z.infer<typeof AlertState>;
+export const Severity = z.enum(["info", "warning", "critical"]);
+export type Severity = z.infer<typeof Severity>;
+
+/** One change of one target, grouped across its metrics. */
+export const Alert = z.object({
+  /** Stable across re-evaluations: derived from the target, the kind and the first run after the change. */
+  id: z.string(),
+  targetId: z.string(),
+  label: z.string(),
+  kind: AlertKind,
+  state: AlertState,
+  severity: Severity,
+  /** The metrics that moved (for route_change: empty). */
+  metrics: z.array(MetricName),
+  changes: z.array(MetricChange),
+  /** For route_change: the providers that served before and after. */
+  served: z.object({ before: z.array(z.string()), after: z.array(z.string()) }).nullable(),
+  /** startedAt of the first run after the change. */
+  changedAt: z.string(),
+  /** startedAt of the run that confirmed it (the alert's open time). */
+  openedAt: z.string(),
+  /** startedAt of the run that showed the series back; null while open. */
+  resolvedAt: z.string().nullable(),
+  /** Changes whenever state changes (the Atom entry's `updated`). */
+  updatedAt: z.string(),
+  /** Run ids that show the change, in order. */
+  runIds: z.array(z.string()),
+  /** One sentence for people: what moved, from what to what. */
+  title: z.string(),
+});
+export type Alert = z.infer<typeof Alert>;
+
+/** The store key `alerts.json`. */
+export const AlertsFile = z.object({
+  schemaVersion: z.literal(1),
+  generatedAt: z.string(),
+  alerts: z.array(Alert),
+});
+export type AlertsFile = z.infer<typeof AlertsFile>;
+
+export const ALERTS_KEY = "alerts.json";
+
+/**
+ * Remembers which alert states were delivered, so a retry never delivers twice.
+ * `claim` returns true exactly once per (alertId, state, channel).
+ */
+export interface AlertLedger {
+  claim(alertId: string, state: AlertState, channel: string): Promise<boolean>;
+}

@@ -1,0 +1,168 @@
+/**
+ * @module The run index: one small entry per stored run (headline figures and compact per-level
+ * figures), so history, the leaderboard and `runs.csv` never need to read every run document.
+ * Locally it lives in the store at `index/runs/<targetId>.json`; on AWS in DynamoDB.
+ */
+import { z } from "zod";
+import { StoreError } from "../errors/index.ts";
+import { RouteRecord, type RunDocument, Summary } from "../run/index.ts";
+import { listRunKeys, putRun, readRun, type Store } from "../store/index.ts";
+
+/** The figures of one level that history and comparison need. Units in the names. */
+export const LevelFigures = z.object({
+  concurrency: z.number().int().positive(),
+  aggregateOutputTokensPerSecond: z.number().nullable(),
+  perStreamOutputTokensPerSecondP50: z.number().nullable(),
+  ttftP50Ms: z.number().nullable(),
+  ttftP95Ms: z.number().nullable(),
+  ttftP99Ms: z.number().nullable(),
+  e2eP50Ms: z.number().nullable(),
+  e2eP95Ms: z.number().nullable(),
+  e2eP99Ms: z.number().nullable(),
+  sent: z.number().int().nonnegative(),
+  ok: z.number().int().nonnegative(),
+  rateLimited: z.number().int().nonnegative(),
+  valid: z.boolean(),
+});
+export type LevelFigures = z.infer<typeof LevelFigures>;
+
+/** One stored run, as the index knows it. */
+export const RunIndexEntry = z.object({
+  /** The run document's store key. */
+  key: z.string(),
+  targetId: z.string(),
+  runId: z.string(),
+  label: z.string(),
+  model: z.string(),
+  route: RouteRecord,
+  startedAt: z.string(),
+  finishedAt: z.string(),
+  status: z.enum(["complete", "partial"]),
+  partialReason: z.string().nullable(),
+  simulated: z.boolean(),
+  summary: Summary,
+  levels: z.array(LevelFigures),
+  /** Providers that served the run's ok requests, most requests first. */
+  servedProviders: z.array(z.string()),
+});
+export type RunIndexEntry = z.infer<typeof RunIndexEntry>;
+
+/** Where run entries are recorded and read back. */
+export interface RunIndex {
+  /** Records entries; recording the same key again replaces its entry. */
+  record(...entries: RunIndexEntry[]): Promise<void>;
+  /** Entries of one target (or of all), oldest first per target. */
+  entries(targetId?: string): Promise<RunIndexEntry[]>;
+}
+
+/** The index entry of a run document stored at key. */
+export function indexEntryFor(key: string, doc: RunDocument): RunIndexEntry {
+  const served = new Map<string, number>();
+  for (const s of doc.samples) {
+    if (s.outcome === "ok" && s.servedProvider) served.set(s.servedProvider, (served.get(s.servedProvider) ?? 0) + 1);
+  }
+  return {
+    key,
+    targetId: doc.targetId,
+    runId: doc.runId,
+    label: doc.label,
+    model: doc.model,
+    route: doc.route,
+    startedAt: doc.startedAt,
+    finishedAt: doc.finishedAt,
+    status: doc.status,
+    partialReason: doc.partialReason,
+    simulated: doc.simulated,
+    summary: doc.summary,
+    levels: doc.levels.map((l) => ({
+      concurrency: l.concurrency,
+      aggregateOutputTokensPerSecond: l.aggregateOutputTokensPerSecond,
+      perStreamOutputTokensPerSecondP50: l.perStream.outputTokensPerSecond.p50,
+      ttftP50Ms: l.ttftMs.p50,
+      ttftP95Ms: l.ttftMs.p95,
+      ttftP99Ms: l.ttftMs.p99,
+      e2eP50Ms: l.e2eMs.p50,
+      e2eP95Ms: l.e2eMs.p95,
+      e2eP99Ms: l.e2eMs.p99,
+      sent: l.requests.sent,
+      ok: l.requests.ok,
+      rateLimited: l.requests.rateLimited,
+      valid: l.valid,
+    })),
+    servedProviders: [...served.entries()].sort((a, b) => b[1] - a[1]).map(([p]) => p),
+  };
+}
+
+/** Stores a run document, then indexes it: no reader of the index finds a run it cannot read. */
+export async function saveRun(store: Store, index: RunIndex, doc: RunDocument): Promise<RunIndexEntry> {
+  const key = await putRun(store, doc);
+  const entry = indexEntryFor(key, doc);
+  await index.record(entry);
+  return entry;
+}
+
+/** Target ids must be safe as one key segment. */
+const TargetIdSegment = /^[A-Za-z0-9._-]+$/;
+
+/** The run index kept in a store, one JSON file per target (`index/runs/<targetId>.json`). */
+export class StoreRunIndex implements RunIndex {
+  constructor(private readonly store: Store) {}
+
+  private keyOf(targetId: string): string {
+    if (!TargetIdSegment.test(targetId)) throw new StoreError(`invalid target id for the index: ${targetId}`);
+    return `index/runs/${targetId}.json`;
+  }
+
+  private async read(key: string): Promise<RunIndexEntry[]> {
+    const body = await this.store.get(key);
+    if (body === null) return [];
+    const parsed = z.array(RunIndexEntry).safeParse(JSON.parse(body));
+    if (!parsed.success) throw new StoreError(`${key} is not a valid run index: ${parsed.error.issues[0]?.message}`);
+    return parsed.data;
+  }
+
+  async record(...entries: RunIndexEntry[]): Promise<void> {
+    const byTarget = new Map<string, RunIndexEntry[]>();
+    for (const e of entries) byTarget.set(e.targetId, [...(byTarget.get(e.targetId) ?? []), e]);
+    for (const [targetId, fresh] of byTarget) {
+      const key = this.keyOf(targetId);
+      const freshKeys = new Set(fresh.map((e) => e.key));
+      const rest = (await this.read(key)).filter((e) => !freshKeys.has(e.key));
+      const all = [...rest, ...fresh.map((e) => RunIndexEntry.parse(e))].sort((a, b) => a.key.localeCompare(b.key));
+      await this.store.put(key, JSON.stringify(all), { contentType: "application/json" });
+    }
+  }
+
+  async entries(targetId?: string): Promise<RunIndexEntry[]> {
+    if (targetId) return this.read(this.keyOf(targetId));
+    const keys = (await this.store.list("index/runs/")).filter((k) => k.endsWith(".json"));
+    const all: RunIndexEntry[] = [];
+    for (const key of keys) all.push(...(await this.read(key)));
+    return all;
+  }
+}
+
+/**
+ * Indexes every stored run document the index does not know (a document copied into the store by
+ * hand, or one whose indexing was interrupted). A malformed document is reported to `warn`, not thrown.
+ */
+export async function syncIndex(
+  store: Store,
+  index: RunIndex,
+  warn: (message: string) => void = () => {},
+): Promise<{ added: number; skipped: number }> {
+  const known = new Set((await index.entries()).map((e) => e.key));
+  const fresh: RunIndexEntry[] = [];
+  let skipped = 0;
+  for (const key of await listRunKeys(store)) {
+    if (known.has(key)) continue;
+    try {
+      fresh.push(indexEntryFor(key, await readRun(store, key)));
+    } catch (error) {
+      skipped++;
+      warn(`skipped ${key}: ${(error as Error).message}`);
+    }
+  }
+  if (fresh.length > 0) await index.record(...fresh);
+  return { added: fresh.length, skipped };
+}

@@ -1,0 +1,163 @@
+/**
+ * @module Synthetic run documents: valid, `simulated: true` runs built from a few headline figures
+ * without a server, for generated histories (tests of detection and of the site, the site benchmark).
+ * Levels and the summary come from the core's own `summarizeLevel` / `summarizeRun`.
+ */
+import { summarizeLevel, summarizeRun } from "@kneeboard/core/metrics";
+import type { RunDocument, Sample } from "@kneeboard/core/run";
+
+/** A seeded pseudo-random generator in [0, 1) (mulberry32): the same seed gives the same history. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A standard normal draw from two uniform draws (Box-Muller). */
+export function normal(random: () => number): number {
+  const u = Math.max(random(), 1e-12);
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
+}
+
+export interface SyntheticRunOptions {
+  targetId: string;
+  label?: string;
+  model?: string;
+  route?: RunDocument["route"];
+  startedAt: string;
+  runId?: string;
+  /** Per-stream output tok/s of one request alone. */
+  singleStreamTokensPerSecond: number;
+  /** TTFT of one request alone, ms. */
+  ttftMs: number;
+  /** Aggregate tok/s saturates near `saturationStreams` x single-stream tok/s. */
+  saturationStreams: number;
+  concurrency?: number[];
+  /** Requests per level; defaults to two waves of N (at least 4). */
+  requestsPerLevel?: number;
+  maxTokens?: number;
+  /** Fraction of requests that fail with HTTP 500 / are rate limited with 429. */
+  errorRate?: number;
+  rateLimitRate?: number;
+  /** Provider named on ok samples; defaults to the route's pinned provider, or null. */
+  servedProvider?: string | null;
+  /** Relative per-request noise (standard deviation / mean). */
+  noise?: number;
+  random?: () => number;
+  status?: "complete" | "partial";
+}
+
+/** One synthetic run document: per-stream tok/s falls with N, aggregate rises toward saturation. */
+export function syntheticRun(options: SyntheticRunOptions): RunDocument {
+  const random = options.random ?? seededRandom(1);
+  const concurrency = options.concurrency ?? [1, 2, 4, 8, 16, 32];
+  const maxTokens = options.maxTokens ?? 128;
+  const noise = options.noise ?? 0.03;
+  const route = options.route ?? { gateway: "direct" as const };
+  const served = options.servedProvider === undefined ? (route.provider ?? null) : options.servedProvider;
+  const jitter = () => Math.max(0.2, 1 + noise * normal(random));
+
+  const allSamples: Sample[] = [];
+  const levels = concurrency.map((n) => {
+    // Per-stream speed holds (slightly falling) up to saturation, then the aggregate is flat.
+    const slowdown = Math.max(1 + (0.3 * (n - 1)) / options.saturationStreams, n / options.saturationStreams);
+    const requestsPerLevel = options.requestsPerLevel ?? Math.max(4, 2 * n);
+    const samples: Sample[] = [];
+    let clock = 0;
+    let waveEnd = 0;
+    for (let i = 0; i < requestsPerLevel; i++) {
+      if (i % n === 0) clock = waveEnd;
+      const roll = random();
+      const failed = roll < (options.errorRate ?? 0);
+      const limited = !failed && roll < (options.errorRate ?? 0) + (options.rateLimitRate ?? 0);
+      const ttft = options.ttftMs * (1 + (0.2 * (n - 1)) / options.saturationStreams) * jitter();
+      const rate = (options.singleStreamTokensPerSecond / slowdown) * jitter();
+      const e2e = ttft + ((maxTokens - 1) / rate) * 1000;
+      waveEnd = Math.max(waveEnd, clock + (failed || limited ? 50 : e2e));
+      samples.push(
+        failed || limited
+          ? failedSample(n, i, clock, limited)
+          : {
+              level: n,
+              index: i,
+              outcome: "ok",
+              startMs: clock,
+              ttftMs: ttft,
+              e2eMs: e2e,
+              completionTokens: maxTokens,
+              tokenSource: "usage",
+              promptTokens: 150,
+              outputTokensPerSecond: maxTokens / (e2e / 1000),
+              decodeTokensPerSecond: rate,
+              tpotMs: (e2e - ttft) / (maxTokens - 1),
+              chunks: maxTokens,
+              responseId: `syn-${n}-${i}`,
+              servedProvider: served,
+              httpStatus: 200,
+              retryAfterSeconds: null,
+              finishReason: "length",
+              error: null,
+            },
+      );
+    }
+    allSamples.push(...samples);
+    return summarizeLevel({
+      concurrency: n,
+      samples,
+      wallTimeMs: waveEnd,
+      achievedConcurrency: n,
+      eventLoopLagP99Ms: 1,
+    });
+  });
+
+  const startMs = Date.parse(options.startedAt);
+  const wall = levels.reduce((sum, l) => sum + l.wallTimeMs, 0);
+  return {
+    schemaVersion: 1,
+    runId: options.runId ?? `syn${startMs.toString(36)}`,
+    targetId: options.targetId,
+    label: options.label ?? `${options.targetId} (simulated)`,
+    model: options.model ?? options.targetId,
+    baseURL: "http://127.0.0.1/v1",
+    route,
+    startedAt: new Date(startMs).toISOString(),
+    finishedAt: new Date(startMs + wall).toISOString(),
+    status: options.status ?? "complete",
+    partialReason: options.status === "partial" ? "deadline" : null,
+    simulated: true,
+    harness: { version: "synthetic", node: process.version, host: "synthetic", region: null },
+    workload: { concurrency, requestsPerLevel: options.requestsPerLevel ?? "2N", maxTokens, promptTokens: 150 },
+    levels,
+    summary: summarizeRun(levels),
+    samples: allSamples,
+  };
+}
+
+function failedSample(level: number, index: number, startMs: number, rateLimited: boolean): Sample {
+  return {
+    level,
+    index,
+    outcome: rateLimited ? "rate_limited" : "http_error",
+    startMs,
+    ttftMs: null,
+    e2eMs: null,
+    completionTokens: null,
+    tokenSource: null,
+    promptTokens: null,
+    outputTokensPerSecond: null,
+    decodeTokensPerSecond: null,
+    tpotMs: null,
+    chunks: 0,
+    responseId: null,
+    servedProvider: null,
+    httpStatus: rateLimited ? 429 : 500,
+    retryAfterSeconds: rateLimited ? 1 : null,
+    finishReason: null,
+    error: rateLimited ? "rate limited" : "HTTP 500",
+  };
+}
