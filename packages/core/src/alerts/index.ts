@@ -92,3 +92,11 @@ export const ALERTS_KEY = "alerts.json";
 export interface AlertLedger {
   claim(alertId: string, state: AlertState, channel: string): Promise<boolean>;
 }
+
+/**
+ * Counts requests per key in a fixed window (the subscribe endpoint's limit per address).
+ * `take` returns true when the request is allowed, false when the key used up `limit` in the window.
+ */
+export interface RateLimiter {
+  take(key: string, limit: number, windowMs: number, nowMs: number): Promise<boolean>;
+}

@@ -1,8 +1,8 @@
 /** @module The client against real HTTP streaming servers: every outcome of SPEC section 5, from the wire. */
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { StreamingClient, parseRetryAfter } from "./index.ts";
+import { parseRetryAfter, StreamingClient } from "./index.ts";
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>) => void;
 const handlers = new Map<string, Handler>();

@@ -1,6 +1,6 @@
 /** @module Tests of the sweep statistics on hand-made inputs with exact expected numbers. */
 import { describe, expect, it } from "vitest";
-import { Level as LevelSchema, type Level, type Sample, Summary as SummarySchema } from "../run/index.ts";
+import { type Level, Level as LevelSchema, type Sample, Summary as SummarySchema } from "../run/index.ts";
 import {
   CLIENT_LAG_LIMIT_MS,
   deriveSampleFigures,

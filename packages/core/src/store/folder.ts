@@ -1,6 +1,6 @@
 /** @module The store port on a local folder (`./data` by default), with atomic writes. */
 import { randomUUID } from "node:crypto";
-import { mkdir, readFile, readdir, rename, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import { StoreError } from "../errors/index.ts";
 import type { Store } from "./index.ts";
