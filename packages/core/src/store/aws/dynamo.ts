@@ -1,0 +1,371 @@
+/**
+ * @module The DynamoDB side of the AWS store: one table holding the run index, run claims, the
+ * alert ledger and rate-limit counters.
+ *
+ * Key scheme (single table, `pk` string hash key, `sk` string range key):
+ * | item                  | pk                  | sk                           | other attributes                          |
+ * |-----------------------|---------------------|------------------------------|-------------------------------------------|
+ * | run index entry       | `run#<targetId>`    | `<run document key>`         | `entry` (RunIndexEntry), targetId, startedAt |
+ * | target list           | `targets`           | `<targetId>`                 | targetId                                   |
+ * | run claim             | `claim#<runId>`     | `claim`                      | targetId, owner, leaseUntil (ms), status, expiresAt |
+ * | alert delivery        | `alert#<alertId>`   | `<state>#<channel>`          | claimedAt                                  |
+ * | rate-limit window     | `rate#<key>`        | `<windowMs>#<window number>` | n (count), expiresAt                       |
+ * Run keys embed the compact start time (`runs/<t>/<YYYYMMDDTHHMMSSZ>-<runId>.json`), so a target's
+ * entries come back from one Query oldest first. The target list lets `entries()` read every target
+ * with Queries instead of a Scan of the whole table. `expiresAt` (epoch seconds) is the TTL attribute;
+ * correctness never waits for TTL deletion (leases and windows are checked against the clock).
+ */
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import {
+  BatchWriteCommand,
+  type BatchWriteCommandInput,
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
+import { z } from "zod";
+import type { AlertLedger, AlertState, RateLimiter } from "../../alerts/index.ts";
+import { ClaimError, type ClaimOptions, type ClaimResult, type RunClaims } from "../../claims/index.ts";
+import { StoreError } from "../../errors/index.ts";
+import { type RunIndex, RunIndexEntry } from "../../history/index.ts";
+
+/** The table as infrastructure and tests create it. */
+export interface TableDefinition {
+  tableName: string;
+  /** Key attributes and their types (SST's `fields`). */
+  fields: { pk: "string"; sk: "string" };
+  primaryIndex: { hashKey: "pk"; rangeKey: "sk" };
+  billingMode: "PAY_PER_REQUEST";
+  /** The TTL attribute: epoch seconds. */
+  ttl: "expiresAt";
+  /** The same table as a CreateTable request (TTL is a separate UpdateTimeToLive call on AWS). */
+  createTableInput: {
+    TableName: string;
+    AttributeDefinitions: { AttributeName: "pk" | "sk"; AttributeType: "S" }[];
+    KeySchema: { AttributeName: "pk" | "sk"; KeyType: "HASH" | "RANGE" }[];
+    BillingMode: "PAY_PER_REQUEST";
+  };
+}
+
+/** The kneeboard table named tableName. */
+export function tableDefinition(tableName: string): TableDefinition {
+  return {
+    tableName,
+    fields: { pk: "string", sk: "string" },
+    primaryIndex: { hashKey: "pk", rangeKey: "sk" },
+    billingMode: "PAY_PER_REQUEST",
+    ttl: "expiresAt",
+    createTableInput: {
+      TableName: tableName,
+      AttributeDefinitions: [
+        { AttributeName: "pk", AttributeType: "S" },
+        { AttributeName: "sk", AttributeType: "S" },
+      ],
+      KeySchema: [
+        { AttributeName: "pk", KeyType: "HASH" },
+        { AttributeName: "sk", KeyType: "RANGE" },
+      ],
+      BillingMode: "PAY_PER_REQUEST",
+    },
+  };
+}
+
+export interface DynamoOptions {
+  tableName: string;
+  /** Defaults to a client from the environment (region, credentials, `AWS_ENDPOINT_URL_DYNAMODB`). */
+  client?: DynamoDBClient;
+}
+
+/** Every adapter here shares one way to build its document client. */
+function documentClient(options: DynamoOptions): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(options.client ?? new DynamoDBClient({}), {
+    // Optional fields of entries (route.provider, ...) are absent, not errors.
+    marshallOptions: { removeUndefinedValues: true },
+  });
+}
+
+function isConditionFailed(error: unknown): boolean {
+  return (error as { name?: string }).name === "ConditionalCheckFailedException";
+}
+
+const epochSeconds = (ms: number) => Math.ceil(ms / 1000);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** BatchWrite takes at most 25 requests. */
+const BATCH_SIZE = 25;
+/** Retries of unprocessed items (throttling) before giving up, with doubling backoff from 50 ms. */
+const BATCH_RETRIES = 8;
+/** Targets read at once by `entries()`; bounded so 100 targets never open 100 Queries together. */
+const QUERY_CONCURRENCY = 8;
+
+/** Validates an item read back (a boundary, like any file): a bad one names its key. */
+function parseItem<T>(schema: z.ZodType<T>, item: Record<string, unknown>): T {
+  const parsed = schema.safeParse(item);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new StoreError(
+    `DynamoDB item ${String(item.pk)} / ${String(item.sk)} is invalid: ${issue?.path.join(".")}: ${issue?.message}`,
+  );
+}
+
+const IndexItem = z.object({ entry: RunIndexEntry });
+const TargetItem = z.object({ targetId: z.string() });
+
+/** The run index in DynamoDB: a Query per target, a target list for all of them. */
+export class DynamoRunIndex implements RunIndex {
+  private readonly doc: DynamoDBDocumentClient;
+  private readonly tableName: string;
+
+  constructor(options: DynamoOptions) {
+    this.doc = documentClient(options);
+    this.tableName = options.tableName;
+  }
+
+  async record(...entries: RunIndexEntry[]): Promise<void> {
+    // One request per key (a batch may not name a key twice): the last entry of a key wins.
+    const byKey = new Map<string, RunIndexEntry>();
+    for (const e of entries) byKey.set(e.key, RunIndexEntry.parse(e));
+    const targets = new Set([...byKey.values()].map((e) => e.targetId));
+    // Entries first, then the target list: a listed target always has its entries.
+    await this.batchPut(
+      [...byKey.values()].map((entry) => ({
+        pk: `run#${entry.targetId}`,
+        sk: entry.key,
+        targetId: entry.targetId,
+        startedAt: entry.startedAt,
+        entry,
+      })),
+    );
+    await this.batchPut([...targets].map((targetId) => ({ pk: "targets", sk: targetId, targetId })));
+  }
+
+  private async batchPut(items: Record<string, unknown>[]): Promise<void> {
+    for (let i = 0; i < items.length; i += BATCH_SIZE) {
+      let requests: NonNullable<BatchWriteCommandInput["RequestItems"]> = {
+        [this.tableName]: items.slice(i, i + BATCH_SIZE).map((Item) => ({ PutRequest: { Item } })),
+      };
+      for (let attempt = 0; ; attempt++) {
+        const out = await this.doc.send(new BatchWriteCommand({ RequestItems: requests }));
+        const left = out.UnprocessedItems?.[this.tableName] ?? [];
+        if (left.length === 0) break;
+        if (attempt >= BATCH_RETRIES) {
+          throw new StoreError(`run index: ${left.length} items still unprocessed after ${attempt + 1} tries`);
+        }
+        await sleep(50 * 2 ** attempt);
+        requests = { [this.tableName]: left };
+      }
+    }
+  }
+
+  /** Every item of one partition, page by page (a Query returns at most 1 MB). */
+  private async queryAll(pk: string): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: "pk = :pk",
+          ExpressionAttributeValues: { ":pk": pk },
+          ExclusiveStartKey: start,
+        }),
+      );
+      items.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return items;
+  }
+
+  private async entriesOf(targetId: string): Promise<RunIndexEntry[]> {
+    return (await this.queryAll(`run#${targetId}`)).map((item) => parseItem(IndexItem, item).entry);
+  }
+
+  async entries(targetId?: string): Promise<RunIndexEntry[]> {
+    if (targetId !== undefined) return this.entriesOf(targetId);
+    const targets = (await this.queryAll("targets")).map((item) => parseItem(TargetItem, item).targetId);
+    const results: RunIndexEntry[][] = new Array(targets.length);
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < targets.length; i = next++) results[i] = await this.entriesOf(targets[i] as string);
+    };
+    await Promise.all(Array.from({ length: Math.min(QUERY_CONCURRENCY, targets.length) }, worker));
+    return results.flat();
+  }
+}
+
+const ClaimItem = z.object({
+  owner: z.string(),
+  leaseUntil: z.number(),
+  status: z.enum(["claimed", "done"]),
+});
+
+/** How long claim items stay after their lease, so a late duplicate delivery still finds `done`. */
+const CLAIM_RETENTION_MS = 30 * 24 * 3600 * 1000;
+
+/** Run claims as conditional writes on `claim#<runId>`: one owner wins, however many race. */
+export class DynamoRunClaims implements RunClaims {
+  private readonly doc: DynamoDBDocumentClient;
+  private readonly tableName: string;
+
+  constructor(options: DynamoOptions) {
+    this.doc = documentClient(options);
+    this.tableName = options.tableName;
+  }
+
+  private key(runId: string) {
+    return { pk: `claim#${runId}`, sk: "claim" };
+  }
+
+  async claim(runId: string, options: ClaimOptions): Promise<ClaimResult> {
+    for (;;) {
+      if (await this.tryPut(runId, options)) return "claimed";
+      // dynalite does not return the old item on a failed condition, so read it.
+      const current = await this.read(runId);
+      if (current?.status === "done") return "done";
+      if (current !== null) return "held";
+      // Released between our write and our read: the run is free again, so try once more.
+    }
+  }
+
+  /** The conditional write: no claim, or not done and (expired or already ours). */
+  private async tryPut(runId: string, options: ClaimOptions): Promise<boolean> {
+    const leaseUntil = options.nowMs + options.ttlMs;
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...this.key(runId),
+            targetId: options.targetId,
+            owner: options.owner,
+            leaseUntil,
+            status: "claimed",
+            expiresAt: epochSeconds(leaseUntil + CLAIM_RETENTION_MS),
+          },
+          ConditionExpression:
+            "attribute_not_exists(pk) OR (#status <> :done AND (leaseUntil < :now OR #owner = :owner))",
+          ExpressionAttributeNames: { "#status": "status", "#owner": "owner" },
+          ExpressionAttributeValues: { ":done": "done", ":now": options.nowMs, ":owner": options.owner },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  private async read(runId: string): Promise<z.infer<typeof ClaimItem> | null> {
+    const out = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: this.key(runId), ConsistentRead: true }),
+    );
+    return out.Item ? parseItem(ClaimItem, out.Item) : null;
+  }
+
+  async complete(runId: string, owner: string): Promise<void> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: this.key(runId),
+          UpdateExpression: "SET #status = :done",
+          ConditionExpression: "#owner = :owner",
+          ExpressionAttributeNames: { "#status": "status", "#owner": "owner" },
+          ExpressionAttributeValues: { ":done": "done", ":owner": owner },
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailed(error)) throw new ClaimError(`${owner} does not hold the claim of ${runId}`);
+      throw error;
+    }
+  }
+
+  async release(runId: string, owner: string): Promise<void> {
+    try {
+      await this.doc.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: this.key(runId),
+          ConditionExpression: "#owner = :owner AND #status <> :done",
+          ExpressionAttributeNames: { "#status": "status", "#owner": "owner" },
+          ExpressionAttributeValues: { ":done": "done", ":owner": owner },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailed(error)) throw error;
+    }
+  }
+}
+
+/** Delivered alert states as conditional puts: the first claim of (alert, state, channel) wins. */
+export class DynamoAlertLedger implements AlertLedger {
+  private readonly doc: DynamoDBDocumentClient;
+  private readonly tableName: string;
+
+  constructor(options: DynamoOptions) {
+    this.doc = documentClient(options);
+    this.tableName = options.tableName;
+  }
+
+  async claim(alertId: string, state: AlertState, channel: string): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { pk: `alert#${alertId}`, sk: `${state}#${channel}`, claimedAt: new Date().toISOString() },
+          ConditionExpression: "attribute_not_exists(pk)",
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  async release(alertId: string, state: AlertState, channel: string): Promise<void> {
+    // Deleting an absent item succeeds, so releasing what was never claimed does nothing.
+    await this.doc.send(
+      new DeleteCommand({ TableName: this.tableName, Key: { pk: `alert#${alertId}`, sk: `${state}#${channel}` } }),
+    );
+  }
+}
+
+/** A fixed-window counter per key: one conditional increment per request, no read first. */
+export class DynamoRateLimiter implements RateLimiter {
+  private readonly doc: DynamoDBDocumentClient;
+  private readonly tableName: string;
+
+  constructor(options: DynamoOptions) {
+    this.doc = documentClient(options);
+    this.tableName = options.tableName;
+  }
+
+  async take(key: string, limit: number, windowMs: number, nowMs: number): Promise<boolean> {
+    if (limit <= 0) return false;
+    const window = Math.floor(nowMs / windowMs);
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: `rate#${key}`, sk: `${windowMs}#${window}` },
+          UpdateExpression: "ADD n :one SET expiresAt = :expiresAt",
+          ConditionExpression: "attribute_not_exists(n) OR n < :limit",
+          ExpressionAttributeValues: {
+            ":one": 1,
+            ":limit": limit,
+            // Kept one window past its end, then TTL removes it.
+            ":expiresAt": epochSeconds((window + 2) * windowMs),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailed(error)) return false;
+      throw error;
+    }
+  }
+}

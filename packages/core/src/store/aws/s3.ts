@@ -1,0 +1,95 @@
+/** @module The store port on an S3 bucket (the results bucket on AWS), keys under an optional prefix. */
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { StoreError } from "../../errors/index.ts";
+import type { Store } from "../index.ts";
+
+export interface S3StoreOptions {
+  bucketName: string;
+  /** Defaults to a client from the environment (region, credentials, `AWS_ENDPOINT_URL_S3`). */
+  client?: S3Client;
+  /** Prepended to every key, e.g. `data/`; listed keys come back without it. Default none. */
+  prefix?: string;
+}
+
+/** The same key rule as the folder store, so a key that works locally works on S3 and back. */
+function checkKey(key: string): void {
+  if (!/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(key) || key.split("/").some((s) => s === "." || s === "..")) {
+    throw new StoreError(`invalid store key: ${JSON.stringify(key)}`);
+  }
+}
+
+/** Served content types by extension, for puts that name none (the bucket serves the site's data). */
+const CONTENT_TYPES: Record<string, string> = {
+  json: "application/json",
+  xml: "application/atom+xml",
+  csv: "text/csv; charset=utf-8",
+  html: "text/html; charset=utf-8",
+};
+
+function contentTypeOf(key: string): string {
+  return CONTENT_TYPES[key.split(".").pop() ?? ""] ?? "text/plain; charset=utf-8";
+}
+
+function isNotFound(error: unknown): boolean {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e.name === "NoSuchKey" || e.name === "NotFound" || e.$metadata?.httpStatusCode === 404;
+}
+
+/** A store in an S3 bucket: each key is an object at `prefix + key`. */
+export class S3Store implements Store {
+  private readonly client: S3Client;
+  private readonly bucketName: string;
+  private readonly prefix: string;
+
+  constructor(options: S3StoreOptions) {
+    this.client = options.client ?? new S3Client({});
+    this.bucketName = options.bucketName;
+    this.prefix = options.prefix ?? "";
+  }
+
+  async put(key: string, body: string, options?: { contentType?: string }): Promise<void> {
+    checkKey(key);
+    try {
+      await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucketName,
+          Key: this.prefix + key,
+          Body: body,
+          // Named, so the SDK never treats the body as a stream of unknown length (it warns on "").
+          ContentLength: Buffer.byteLength(body, "utf8"),
+          ContentType: options?.contentType ?? contentTypeOf(key),
+        }),
+      );
+    } catch (cause) {
+      throw new StoreError(`cannot write ${key} to s3://${this.bucketName}/${this.prefix}`, { cause });
+    }
+  }
+
+  async get(key: string): Promise<string | null> {
+    checkKey(key);
+    try {
+      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucketName, Key: this.prefix + key }));
+      return (await out.Body?.transformToString("utf-8")) ?? "";
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw new StoreError(`cannot read ${key} from s3://${this.bucketName}/${this.prefix}`, { cause: error });
+    }
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const keys: string[] = [];
+    let token: string | undefined;
+    try {
+      do {
+        const page = await this.client.send(
+          new ListObjectsV2Command({ Bucket: this.bucketName, Prefix: this.prefix + prefix, ContinuationToken: token }),
+        );
+        for (const o of page.Contents ?? []) if (o.Key) keys.push(o.Key.slice(this.prefix.length));
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+    } catch (cause) {
+      throw new StoreError(`cannot list ${prefix} in s3://${this.bucketName}/${this.prefix}`, { cause });
+    }
+    return keys.sort();
+  }
+}

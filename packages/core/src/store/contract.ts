@@ -1,0 +1,258 @@
+/**
+ * @module Contract suites for the store's ports (Store, RunIndex, RunClaims): one set of behaviours
+ * every implementation must show, run against the folder ones and the AWS ones alike.
+ * Imported by tests only; each suite registers its own `describe` block.
+ */
+import { describe, expect, it } from "vitest";
+import type { RunClaims } from "../claims/index.ts";
+import { StoreError } from "../errors/index.ts";
+import type { RunIndex, RunIndexEntry } from "../history/index.ts";
+import { runKey } from "../run/index.ts";
+import type { Store } from "./index.ts";
+
+/** A fresh, empty store for one test, and a way to read back what content type a key was stored with. */
+export interface StoreUnderTest {
+  store: Store;
+  /** Absent for stores that keep no content type (the folder store). */
+  contentTypeOf?: (key: string) => Promise<string | undefined>;
+}
+
+export interface StoreContractOptions {
+  /** Keys written for the pagination test; above 1000 crosses S3's page size. Default 1100. */
+  manyKeys?: number;
+}
+
+/** Runs `worker` over items with at most `limit` in flight. */
+async function pool<T>(items: T[], limit: number, worker: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const run = async () => {
+    for (let i = next++; i < items.length; i = next++) await worker(items[i] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
+}
+
+export function storeContract(
+  name: string,
+  makeStore: () => Promise<StoreUnderTest>,
+  options: StoreContractOptions = {},
+): void {
+  const manyKeys = options.manyKeys ?? 1100;
+
+  describe(`Store contract: ${name}`, () => {
+    it("returns null for a missing key and lists nothing when empty", async () => {
+      const { store } = await makeStore();
+      expect(await store.get("runs/none/x.json")).toBeNull();
+      expect(await store.list("runs/")).toEqual([]);
+    });
+
+    it("puts, gets and replaces a body", async () => {
+      const { store } = await makeStore();
+      await store.put("alerts.json", "one");
+      expect(await store.get("alerts.json")).toBe("one");
+      await store.put("alerts.json", "two");
+      expect(await store.get("alerts.json")).toBe("two");
+      expect(await store.list("")).toEqual(["alerts.json"]);
+    });
+
+    it("lists keys by prefix, sorted, whatever the order of writing", async () => {
+      const { store } = await makeStore();
+      for (const key of ["runs/b/1.json", "runs/a/2.json", "runs/ab.json", "runs/a/1.json", "feeds/a.xml"]) {
+        await store.put(key, key);
+      }
+      expect(await store.list("runs/a/")).toEqual(["runs/a/1.json", "runs/a/2.json"]);
+      expect(await store.list("runs/a")).toEqual(["runs/a/1.json", "runs/a/2.json", "runs/ab.json"]);
+      expect(await store.list("runs/")).toEqual(["runs/a/1.json", "runs/a/2.json", "runs/ab.json", "runs/b/1.json"]);
+      expect(await store.list("nothing/")).toEqual([]);
+    });
+
+    it("keeps unicode and large bodies byte for byte", async () => {
+      const { store } = await makeStore();
+      const unicode = '{"label":"Llama — 日本語 ünïcødé 🚀","note":"tok/s ≥ 100 \\u0000"}\n';
+      const large = "ß🚀x".repeat(100_000);
+      await store.put("runs/u/1.json", unicode);
+      await store.put("runs/u/2.json", large);
+      expect(await store.get("runs/u/1.json")).toBe(unicode);
+      expect(await store.get("runs/u/2.json")).toBe(large);
+      await store.put("runs/u/3.json", "");
+      expect(await store.get("runs/u/3.json")).toBe("");
+    });
+
+    it("stores the content type given, or one from the key's extension", async () => {
+      const { store, contentTypeOf } = await makeStore();
+      await store.put("runs/t/1.json", "{}", { contentType: "application/json" });
+      await store.put("feeds/alerts.xml", "<feed/>", { contentType: "application/atom+xml" });
+      await store.put("runs.csv", "a,b\n");
+      if (!contentTypeOf) return;
+      expect(await contentTypeOf("runs/t/1.json")).toBe("application/json");
+      expect(await contentTypeOf("feeds/alerts.xml")).toBe("application/atom+xml");
+      expect(await contentTypeOf("runs.csv")).toMatch(/^text\/csv/);
+    });
+
+    it("rejects keys that would leave the store's root", async () => {
+      const { store } = await makeStore();
+      await expect(store.put("../escape.json", "x")).rejects.toBeInstanceOf(StoreError);
+      await expect(store.get("/etc/passwd")).rejects.toBeInstanceOf(StoreError);
+    });
+
+    it(`lists ${manyKeys} keys across pages`, async () => {
+      const { store } = await makeStore();
+      const keys = Array.from({ length: manyKeys }, (_, i) => `runs/many/${String(i).padStart(5, "0")}.json`);
+      await pool([...keys].reverse(), 16, (key) => store.put(key, "1"));
+      await store.put("runs/other/1.json", "1");
+      expect(await store.list("runs/many/")).toEqual(keys);
+      expect((await store.list("runs/")).length).toBe(manyKeys + 1);
+    });
+  });
+}
+
+export interface RunIndexContractOptions {
+  /**
+   * Entries of one target in the pagination test; enough to cross a 1 MB Query page. Default 1100:
+   * dynalite sizes pages on a compressed form (about 1 KB an entry, against about 3 KB on DynamoDB).
+   */
+  manyEntries?: number;
+}
+
+/** An entry like `sample` for another run: its key follows from target, start and run id. */
+export function entryAt(sample: RunIndexEntry, targetId: string, startedAt: string, runId: string): RunIndexEntry {
+  return { ...sample, targetId, startedAt, finishedAt: startedAt, runId, key: runKey({ targetId, startedAt, runId }) };
+}
+
+/** `sample` is any valid entry (tests build one from a synthetic run); the suite derives the rest. */
+export function runIndexContract(
+  name: string,
+  makeIndex: () => Promise<RunIndex>,
+  sample: RunIndexEntry,
+  options: RunIndexContractOptions = {},
+): void {
+  const manyEntries = options.manyEntries ?? 1100;
+  const at = (targetId: string, day: number, runId = `r${day}`) =>
+    entryAt(sample, targetId, new Date(Date.UTC(2025, 0, day, 6)).toISOString(), runId);
+
+  describe(`RunIndex contract: ${name}`, () => {
+    it("knows nothing when empty", async () => {
+      const index = await makeIndex();
+      expect(await index.entries()).toEqual([]);
+      expect(await index.entries("t-a")).toEqual([]);
+    });
+
+    it("returns a target's entries oldest first, however they were recorded", async () => {
+      const index = await makeIndex();
+      await index.record(at("t-a", 3), at("t-a", 1));
+      await index.record(at("t-a", 2));
+      expect((await index.entries("t-a")).map((e) => e.runId)).toEqual(["r1", "r2", "r3"]);
+      expect(await index.entries("t-a")).toEqual([at("t-a", 1), at("t-a", 2), at("t-a", 3)]);
+    });
+
+    it("replaces the entry of a key recorded again", async () => {
+      const index = await makeIndex();
+      await index.record(at("t-a", 1), at("t-a", 2));
+      await index.record({ ...at("t-a", 1), status: "partial", partialReason: "deadline" });
+      const entries = await index.entries("t-a");
+      expect(entries.map((e) => [e.runId, e.status, e.partialReason])).toEqual([
+        ["r1", "partial", "deadline"],
+        ["r2", sample.status, sample.partialReason],
+      ]);
+    });
+
+    it("returns every target's entries, targets in id order, each oldest first", async () => {
+      const index = await makeIndex();
+      await index.record(at("t-b", 2), at("t-a", 5));
+      await index.record(at("t-c", 1), at("t-b", 1), at("t-a", 4));
+      const all = await index.entries();
+      expect(all.map((e) => `${e.targetId}/${e.runId}`)).toEqual(["t-a/r4", "t-a/r5", "t-b/r1", "t-b/r2", "t-c/r1"]);
+      expect(all).toEqual([
+        ...(await index.entries("t-a")),
+        ...(await index.entries("t-b")),
+        ...(await index.entries("t-c")),
+      ]);
+    });
+
+    it(`reads back ${manyEntries} entries of one target (more than one page)`, async () => {
+      const index = await makeIndex();
+      const start = Date.UTC(2025, 0, 1);
+      const entries = Array.from({ length: manyEntries }, (_, i) =>
+        entryAt(sample, "t-many", new Date(start + i * 4 * 3600_000).toISOString(), `r${i}`),
+      );
+      await index.record(...[...entries].reverse());
+      await index.record(at("t-few", 1));
+      const read = await index.entries("t-many");
+      expect(read.length).toBe(manyEntries);
+      expect(read.map((e) => e.runId)).toEqual(entries.map((e) => e.runId));
+      expect(read[manyEntries - 1]).toEqual(entries[manyEntries - 1]);
+      expect((await index.entries()).length).toBe(manyEntries + 1);
+    });
+  });
+}
+
+/** `makeClaims` gives a fresh, empty implementation per test (the tests reuse run ids). */
+export function runClaimsContract(name: string, makeClaims: () => Promise<RunClaims>): void {
+  const t0 = Date.UTC(2025, 0, 1, 6);
+  const ttlMs = 60_000;
+  const opts = (owner: string, nowMs = t0) => ({ targetId: "t-a", owner, nowMs, ttlMs });
+
+  describe(`RunClaims contract: ${name}`, () => {
+    it("claims a free run, and holds it against another owner until the lease ends", async () => {
+      const claims = await makeClaims();
+      expect(await claims.claim("run-1", opts("w1"))).toBe("claimed");
+      expect(await claims.claim("run-1", opts("w2", t0 + 1000))).toBe("held");
+      expect(await claims.claim("run-1", opts("w2", t0 + ttlMs))).toBe("held");
+      expect(await claims.claim("run-2", opts("w2"))).toBe("claimed");
+    });
+
+    it("lets a new owner take over an expired claim, once", async () => {
+      const claims = await makeClaims();
+      expect(await claims.claim("run-1", opts("w1"))).toBe("claimed");
+      expect(await claims.claim("run-1", opts("w2", t0 + ttlMs + 1))).toBe("claimed");
+      expect(await claims.claim("run-1", opts("w3", t0 + ttlMs + 2))).toBe("held");
+      expect(await claims.claim("run-1", opts("w1", t0 + ttlMs + 3))).toBe("held");
+    });
+
+    it("answers done after completion, even once the lease has ended", async () => {
+      const claims = await makeClaims();
+      expect(await claims.claim("run-1", opts("w1"))).toBe("claimed");
+      await claims.complete("run-1", "w1");
+      expect(await claims.claim("run-1", opts("w2"))).toBe("done");
+      expect(await claims.claim("run-1", opts("w2", t0 + 10 * ttlMs))).toBe("done");
+      expect(await claims.claim("run-1", opts("w1", t0 + 10 * ttlMs))).toBe("done");
+    });
+
+    it("refuses to complete a claim another owner holds", async () => {
+      const claims = await makeClaims();
+      expect(await claims.claim("run-1", opts("w1"))).toBe("claimed");
+      expect(await claims.claim("run-1", opts("w2", t0 + ttlMs + 1))).toBe("claimed");
+      await expect(claims.complete("run-1", "w1")).rejects.toThrow(/does not hold/);
+      await expect(claims.complete("never-claimed", "w1")).rejects.toThrow(/does not hold/);
+    });
+
+    it("frees a released claim at once; a release by anyone else changes nothing", async () => {
+      const claims = await makeClaims();
+      expect(await claims.claim("run-1", opts("w1"))).toBe("claimed");
+      await claims.release("run-1", "w2");
+      expect(await claims.claim("run-1", opts("w2", t0 + 1))).toBe("held");
+      await claims.release("run-1", "w1");
+      expect(await claims.claim("run-1", opts("w2", t0 + 2))).toBe("claimed");
+      await claims.complete("run-1", "w2");
+      await claims.release("run-1", "w2");
+      expect(await claims.claim("run-1", opts("w3", t0 + 3))).toBe("done");
+    });
+
+    it("renews the lease when the holder claims again", async () => {
+      const claims = await makeClaims();
+      expect(await claims.claim("run-1", opts("w1"))).toBe("claimed");
+      expect(await claims.claim("run-1", opts("w1", t0 + ttlMs - 1))).toBe("claimed");
+      expect(await claims.claim("run-1", opts("w2", t0 + ttlMs + 1))).toBe("held");
+    });
+
+    it("gives a run to exactly one of five owners racing, fresh and after expiry", async () => {
+      const claims = await makeClaims();
+      const owners = ["w1", "w2", "w3", "w4", "w5"];
+      const fresh = await Promise.all(owners.map((o) => claims.claim("race", opts(o))));
+      expect(fresh.filter((r) => r === "claimed")).toHaveLength(1);
+      expect(fresh.filter((r) => r === "held")).toHaveLength(4);
+      const late = await Promise.all(owners.map((o) => claims.claim("race", opts(`${o}-late`, t0 + ttlMs + 1))));
+      expect(late.filter((r) => r === "claimed")).toHaveLength(1);
+      expect(late.filter((r) => r === "held")).toHaveLength(4);
+    });
+  });
+}

@@ -1,0 +1,52 @@
+/**
+ * @module Starts an in-memory dynalite (DynamoDB API server) on 127.0.0.1 with an OS-chosen port,
+ * in the test's own process, and creates the kneeboard table from `tableDefinition`.
+ */
+import type { Server } from "node:http";
+import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+import { CreateTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { tableDefinition } from "../../packages/core/src/store/aws/dynamo.ts";
+
+export interface DynaliteHandle {
+  /** Base URL for the DynamoDB client's `endpoint`, e.g. `http://127.0.0.1:40123`. */
+  endpoint: string;
+  close(): Promise<void>;
+}
+
+/** dynalite ships no types; this is the one call we make. */
+type Dynalite = (options: { createTableMs?: number; deleteTableMs?: number; updateTableMs?: number }) => Server;
+const dynalite = createRequire(import.meta.url)("dynalite") as Dynalite;
+
+/** Region and fake static credentials for a DynamoDBClient aimed at dynalite. */
+export function dynamoClientConfig(endpoint: string) {
+  return {
+    endpoint,
+    region: "us-east-1",
+    credentials: { accessKeyId: "test", secretAccessKey: "test" },
+  };
+}
+
+/** Starts dynalite in memory; tables are ACTIVE at once (`createTableMs: 0`). */
+export async function startDynalite(): Promise<DynaliteHandle> {
+  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        // Keep-alive sockets of SDK clients would hold close() open; drop them.
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+/** Creates the kneeboard table (pk/sk, on demand). dynalite has no UpdateTimeToLive, so TTL is not set. */
+export async function createTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  await client.send(new CreateTableCommand(tableDefinition(tableName).createTableInput));
+}
