@@ -1,0 +1,64 @@
+/** @module Plain-text rendering of an alert for people (mail bodies, chat messages). */
+import type { Alert, MetricChange, MetricName, SeriesLevel } from "../alerts/index.ts";
+
+/** How each metric reads to a person, and how its values are shown. */
+const METRIC_TEXT: Record<MetricName, { label: string; unit: "tok/s" | "ms" | "fraction" | "" }> = {
+  singleStreamOutputTokensPerSecond: { label: "single-stream output", unit: "tok/s" },
+  singleStreamTtftP50Ms: { label: "TTFT p50 at concurrency 1", unit: "ms" },
+  peakAggregateOutputTokensPerSecond: { label: "peak aggregate output", unit: "tok/s" },
+  kneeConcurrency: { label: "knee concurrency", unit: "" },
+  errorRate: { label: "error rate", unit: "fraction" },
+  rateLimitRate: { label: "429 rate", unit: "fraction" },
+};
+
+/** Three significant digits are enough to read a change; more suggests a precision we lack. */
+function formatNumber(value: number): string {
+  if (!Number.isFinite(value)) return String(value);
+  if (Math.abs(value) >= 100) return value.toFixed(0);
+  return String(Number(value.toPrecision(3)));
+}
+
+function formatValue(metric: MetricName, value: number): string {
+  const { unit } = METRIC_TEXT[metric];
+  if (unit === "fraction") return `${formatNumber(value * 100)} %`;
+  return unit ? `${formatNumber(value)} ${unit}` : formatNumber(value);
+}
+
+function formatLevel(metric: MetricName, level: SeriesLevel): string {
+  return `${formatValue(metric, level.median)} (±${formatValue(metric, level.spread)}, ${level.runs} runs)`;
+}
+
+/** One line per moved metric: `single-stream output: 80 tok/s (±2 tok/s, 12 runs) → 52 tok/s (...), -35 %`. */
+export function formatChange(change: MetricChange): string {
+  const rel =
+    change.relativeChange === null
+      ? ""
+      : `, ${change.relativeChange >= 0 ? "+" : ""}${formatNumber(change.relativeChange * 100)} %`;
+  const { label } = METRIC_TEXT[change.metric];
+  return `${label}: ${formatLevel(change.metric, change.before)} → ${formatLevel(change.metric, change.after)}${rel}`;
+}
+
+/** A short lead: `Regression open`, `Route change resolved`. */
+export function alertStatus(alert: Alert): string {
+  const kind =
+    alert.kind === "route_change" ? "Route change" : alert.kind === "regression" ? "Regression" : "Improvement";
+  return `${kind} ${alert.state}`;
+}
+
+/** The body lines: title, status, target, every change, the served providers, the runs. */
+export function alertLines(alert: Alert, link?: string): string[] {
+  const lines = [alert.title, "", `${alertStatus(alert)} (${alert.severity}) on ${alert.label} [${alert.targetId}]`];
+  lines.push(`changed at ${alert.changedAt}, opened at ${alert.openedAt}`);
+  if (alert.resolvedAt) lines.push(`resolved at ${alert.resolvedAt}`);
+  if (alert.changes.length > 0) lines.push("", ...alert.changes.map(formatChange));
+  if (alert.served) {
+    lines.push(
+      "",
+      `served by: ${alert.served.before.join(", ") || "none"} → ${alert.served.after.join(", ") || "none"}`,
+    );
+  }
+  if (alert.runIds.length > 0) lines.push("", `runs: ${alert.runIds.join(", ")}`);
+  if (link) lines.push("", link);
+  lines.push("", `alert id: ${alert.id}`);
+  return lines;
+}

@@ -1,0 +1,72 @@
+/**
+ * @module Publishing an alert to an SNS topic, with the message attributes that subscription
+ * filter policies select on (SPEC section 7: `targetId`, `metric`, `severity`).
+ */
+import { type MessageAttributeValue, PublishCommand, type SNSClient } from "@aws-sdk/client-sns";
+import type { Alert } from "../alerts/index.ts";
+import { alertLines, alertStatus } from "./format.ts";
+
+/** SNS wants subjects shorter than 100 characters, printable ASCII, without line breaks. */
+export const SUBJECT_MAX_CHARS = 99;
+
+/** `[kneeboard] Regression open: <title>` (with the label if the title lacks it), cut to fit SNS's subject rules. */
+export function alertSubject(alert: Alert): string {
+  // Titles usually lead with the label already; say it once.
+  const about = alert.title.startsWith(alert.label) ? alert.title : `${alert.label}: ${alert.title}`;
+  const raw = `[kneeboard] ${alertStatus(alert)}: ${about}`;
+  // Arrows and dashes become ASCII; anything else outside printable ASCII is dropped.
+  const ascii = raw
+    .replace(/→/g, "->")
+    .replace(/[–—−]/g, "-")
+    .replace(/[^\x20-\x7E]+/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  return ascii.length <= SUBJECT_MAX_CHARS ? ascii : `${ascii.slice(0, SUBJECT_MAX_CHARS - 3).trimEnd()}...`;
+}
+
+/**
+ * The attributes a filter policy can match: `targetId`, `metric` (the first metric, or `route` for
+ * a route change), `metrics` (String.Array of all), `severity`, `kind` and `state`.
+ */
+export function alertAttributes(alert: Alert): Record<string, MessageAttributeValue> {
+  const metrics = alert.kind === "route_change" || alert.metrics.length === 0 ? ["route"] : alert.metrics;
+  const text = (value: string): MessageAttributeValue => ({ DataType: "String", StringValue: value });
+  return {
+    targetId: text(alert.targetId),
+    metric: text(metrics[0] ?? "route"),
+    metrics: { DataType: "String.Array", StringValue: JSON.stringify(metrics) },
+    severity: text(alert.severity),
+    kind: text(alert.kind),
+    state: text(alert.state),
+  };
+}
+
+/** Publishes one alert: subject and plain-text body for mail, attributes for filter policies. */
+export async function publishAlert(
+  client: SNSClient,
+  topicArn: string,
+  alert: Alert,
+  options: { link?: string } = {},
+): Promise<void> {
+  await client.send(
+    new PublishCommand({
+      TopicArn: topicArn,
+      Subject: alertSubject(alert),
+      Message: alertLines(alert, options.link).join("\n"),
+      MessageAttributes: alertAttributes(alert),
+    }),
+  );
+}
+
+/** A filter policy that passes only alerts of these targets (scope: MessageAttributes). */
+export function subscriptionFilterPolicy(targetIds: string[]): { targetId: string[] } {
+  return { targetId: [...targetIds] };
+}
+
+/** The Subscribe `Attributes` for that policy: FilterPolicy as a JSON string, and its scope. */
+export function subscriptionAttributes(targetIds: string[]): Record<string, string> {
+  return {
+    FilterPolicy: JSON.stringify(subscriptionFilterPolicy(targetIds)),
+    FilterPolicyScope: "MessageAttributes",
+  };
+}
