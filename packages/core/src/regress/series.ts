@@ -1,0 +1,61 @@
+/** @module What each watched series reads from a run index entry, and the per-metric rules of detection. */
+import type { MetricName } from "../alerts/index.ts";
+import type { RunIndexEntry } from "../history/index.ts";
+
+/** Metrics in the order titles name them: what users feel first. */
+export const METRICS: readonly MetricName[] = [
+  "peakAggregateOutputTokensPerSecond",
+  "singleStreamOutputTokensPerSecond",
+  "singleStreamTtftP50Ms",
+  "errorRate",
+  "rateLimitRate",
+  "kneeConcurrency",
+];
+
+/** The value of one metric in one run; null when the run does not show it (no level 1, not saturated). */
+export function metricValue(entry: RunIndexEntry, metric: MetricName): number | null {
+  const s = entry.summary;
+  switch (metric) {
+    case "singleStreamOutputTokensPerSecond":
+      return s.singleStream?.outputTokensPerSecond ?? null;
+    case "singleStreamTtftP50Ms":
+      return s.singleStream?.ttftP50Ms ?? null;
+    case "peakAggregateOutputTokensPerSecond":
+      return s.peak?.aggregateOutputTokensPerSecond ?? null;
+    case "kneeConcurrency":
+      return s.kneeConcurrency;
+    case "errorRate":
+      return s.errorRate;
+    case "rateLimitRate":
+      return s.rateLimitRate;
+  }
+}
+
+/** Only complete runs whose every level is valid enter the numeric series. */
+export function isJudged(entry: RunIndexEntry): boolean {
+  return entry.status === "complete" && entry.summary.valid;
+}
+
+/**
+ * The target stopped answering: no request succeeded at any level (every level then lacks an ok
+ * sample, so none is valid). A run with no valid level for other reasons (client-limited, route
+ * mismatches) is not the target's silence; it is only left out of the series.
+ */
+export function isStopped(entry: RunIndexEntry): boolean {
+  return entry.levels.length === 0 || entry.levels.every((l) => l.ok === 0) || entry.summary.errorRate >= 1;
+}
+
+/** Rates are fractions whose baseline is often 0: their smallest change that counts is absolute. */
+export function isRate(metric: MetricName): boolean {
+  return metric === "errorRate" || metric === "rateLimitRate";
+}
+
+/** Throughput halving is catastrophic and alerts on its first run. */
+export function isThroughput(metric: MetricName): boolean {
+  return metric === "peakAggregateOutputTokensPerSecond" || metric === "singleStreamOutputTokensPerSecond";
+}
+
+/** Knee concurrency takes a few discrete values (the levels): one level's step is no catastrophe on its own. */
+export function isDiscrete(metric: MetricName): boolean {
+  return metric === "kneeConcurrency";
+}

@@ -1,0 +1,53 @@
+/** @module One human sentence per alert: what moved, which way, from what to what. */
+import type { MetricChange, MetricName } from "../alerts/index.ts";
+import { isRate } from "./series.ts";
+
+const NAMES: Record<MetricName, string> = {
+  peakAggregateOutputTokensPerSecond: "peak aggregate",
+  singleStreamOutputTokensPerSecond: "single-stream",
+  singleStreamTtftP50Ms: "single-stream TTFT p50",
+  kneeConcurrency: "knee concurrency",
+  errorRate: "error rate",
+  rateLimitRate: "429 rate",
+};
+
+const UNITS: Partial<Record<MetricName, string>> = {
+  peakAggregateOutputTokensPerSecond: " tok/s",
+  singleStreamOutputTokensPerSecond: " tok/s",
+  singleStreamTtftP50Ms: " ms",
+};
+
+function number(metric: MetricName, value: number): string {
+  if (isRate(metric)) return (value * 100).toFixed(value < 0.1 ? 1 : 0);
+  return value.toFixed(Math.abs(value) >= 100 || metric === "kneeConcurrency" ? 0 : 1);
+}
+
+/** "peak aggregate fell 31 % (812 → 560 tok/s)"; rates and the knee say from-to, not a percentage. */
+function phrase(change: MetricChange, detailed: boolean): string {
+  const { metric, before, after } = change;
+  const verb = after.median < before.median ? "fell" : "rose";
+  const unit = isRate(metric) ? " %" : (UNITS[metric] ?? "");
+  const fromTo = `${number(metric, before.median)} → ${number(metric, after.median)}${unit}`;
+  if (isRate(metric) || change.relativeChange === null) return `${NAMES[metric]} ${verb} (${fromTo})`;
+  const percent = `${Math.round(Math.abs(change.relativeChange) * 100)} %`;
+  return detailed ? `${NAMES[metric]} ${verb} ${percent} (${fromTo})` : `${NAMES[metric]} ${verb} ${percent}`;
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** The title of a regression or improvement: the first change in detail, the others short. */
+export function shiftTitle(label: string, changes: readonly MetricChange[]): string {
+  const parts = changes.map((c, i) => phrase(c, i === 0));
+  const joined = parts.length > 1 ? `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}` : (parts[0] ?? "");
+  return `${label}: ${capitalize(joined)}`;
+}
+
+export function stoppedTitle(label: string, sent: number): string {
+  return `${label}: Stopped answering (0 of ${sent} requests succeeded)`;
+}
+
+export function routeTitle(label: string, before: readonly string[], after: readonly string[]): string {
+  return `${label}: Served by ${after[0] ?? "unknown"} instead of ${before[0] ?? "unknown"}`;
+}

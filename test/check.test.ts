@@ -1,0 +1,79 @@
+/** @module `kneeboard check` on a folder store holding a synthetic history with a regression. */
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { AlertsFile } from "@kneeboard/core/alerts";
+import { StoreRunIndex, saveRun } from "@kneeboard/core/history";
+import { FolderStore } from "@kneeboard/core/store/folder";
+import { normal, seededRandom, syntheticRun } from "@kneeboard/reference";
+import { XMLParser } from "fast-xml-parser";
+import { describe, expect, it } from "vitest";
+import { check } from "../packages/cli/src/check.ts";
+
+function io() {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  let text = "";
+  out.on("data", (chunk) => {
+    text += chunk;
+  });
+  err.resume();
+  return { io: { out, err }, text: () => text };
+}
+
+describe("kneeboard check", () => {
+  it("writes alerts.json and the feeds with the regression, and writes identical feeds when run again", async () => {
+    // Prepare: 40 hourly runs of a steady target, then its throughput drops 30 %; a second target stays steady.
+    const dataDir = mkdtempSync(join(tmpdir(), "kneeboard-check-"));
+    const store = new FolderStore(dataDir);
+    const index = new StoreRunIndex(store);
+    const random = seededRandom(7);
+    for (let i = 0; i < 46; i++) {
+      const startedAt = new Date(Date.UTC(2025, 0, 1) + i * 3_600_000).toISOString();
+      for (const targetId of ["slow", "steady"]) {
+        const speed = targetId === "slow" && i >= 40 ? 0.7 : 1;
+        await saveRun(
+          store,
+          index,
+          syntheticRun({
+            targetId,
+            runId: `${targetId}${i}`,
+            startedAt,
+            singleStreamTokensPerSecond: 60 * speed * (1 + 0.02 * normal(random)),
+            ttftMs: 300,
+            saturationStreams: 8,
+            concurrency: [1, 4, 16],
+            noise: 0.01,
+            random,
+          }),
+        );
+      }
+    }
+
+    // Act
+    const first = io();
+    expect(await check({ dataDir, io: first.io, now: "2025-02-01T00:00:00.000Z" })).toBe(0);
+
+    // Assess
+    const file = AlertsFile.parse(JSON.parse(readFileSync(join(dataDir, "alerts.json"), "utf8")));
+    const regressions = file.alerts.filter((a) => a.kind === "regression");
+    expect(regressions.map((a) => [a.targetId, a.state])).toEqual([["slow", "open"]]);
+    expect(regressions[0]?.metrics).toContain("peakAggregateOutputTokensPerSecond");
+    const feeds = ["feeds/alerts.xml", "feeds/slow.xml", "feeds/steady.xml"].map((k) =>
+      readFileSync(join(dataDir, k), "utf8"),
+    );
+    const parsed = new XMLParser({ ignoreAttributes: false }).parse(feeds[1] as string);
+    expect(parsed.feed["@_xmlns"]).toBe("http://www.w3.org/2005/Atom");
+    expect(JSON.stringify(parsed.feed.entry)).toContain(`urn:kneeboard:alert:${regressions[0]?.id}`);
+    expect(first.text()).toMatch(/alerts: 1 open/);
+    expect(first.text()).toMatch(/since the last check: \d+ new or changed/);
+
+    const second = io();
+    await check({ dataDir, io: second.io, now: "2025-02-02T00:00:00.000Z" });
+    expect(
+      ["feeds/alerts.xml", "feeds/slow.xml", "feeds/steady.xml"].map((k) => readFileSync(join(dataDir, k), "utf8")),
+    ).toEqual(feeds);
+    expect(second.text()).toMatch(/since the last check: 0 new or changed/);
+  });
+});
