@@ -1,11 +1,11 @@
 /** @module `kneeboard run` end to end: exit codes, nothing written on a bad config, no secret anywhere. */
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ReferenceServer, startReferenceServer } from "@kneeboard/reference";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
 const BIN = new URL("../packages/cli/bin/kneeboard.js", import.meta.url).pathname;

@@ -1,6 +1,7 @@
 /** @module The reference server over real HTTP: OpenAI shapes, 429s, the gateway pin, auth, disconnects. */
+
+import { expectedThroughput, type ReferenceServer, referenceModels, startReferenceServer } from "@kneeboard/reference";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ReferenceServer, expectedThroughput, referenceModels, startReferenceServer } from "@kneeboard/reference";
 
 const PROFILE = { stepBaseMs: 2, stepPerSeqMs: 0.1, slots: 2, prefillBaseMs: 2, prefillPerTokenMs: 0 };
 let server: ReferenceServer;

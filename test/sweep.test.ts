@@ -1,8 +1,9 @@
 /** @module The sweep against the reference targets over real HTTP: measurement against the engine's own truth. */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { parseConfig, workloadFor } from "@kneeboard/core/config";
 import { runSweep } from "@kneeboard/core/sweep";
-import { type StreamProfile, expectedThroughput } from "@kneeboard/reference";
+import { expectedThroughput, type StreamProfile } from "@kneeboard/reference";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ReferenceProcess, startReferenceProcess } from "./reference-process.ts";
 
 const FAST: StreamProfile = {
