@@ -1,6 +1,7 @@
 /** @module `kneeboard check`: evaluate the folder store for regressions, write alerts.json and the Atom feeds, print a summary. */
 import { resolve } from "node:path";
 import { StoreRunIndex } from "@kneeboard/core/history";
+import { deliver, StoreAlertLedger, webhookChannel } from "@kneeboard/core/notify";
 import { evaluateStore } from "@kneeboard/core/regress/check";
 import { FolderStore } from "@kneeboard/core/store/folder";
 
@@ -11,6 +12,8 @@ export async function check(options: {
   /** ISO 8601 UTC; defaults to the clock. */
   now?: string;
   siteUrl?: string;
+  /** A Slack-compatible webhook to notify (secret: read from KNEEBOARD_WEBHOOK_URL, never printed). */
+  webhookUrl?: string;
 }): Promise<number> {
   const store = new FolderStore(options.dataDir);
   const result = await evaluateStore({
@@ -27,6 +30,15 @@ export async function check(options: {
   );
   out.write(`since the last check: ${result.changed.length} new or changed\n`);
   for (const a of result.changed) out.write(`  [${a.severity}] ${a.state} ${a.kind}: ${a.title}\n`);
+  if (options.webhookUrl) {
+    const report = await deliver(result.alerts, {
+      ledger: new StoreAlertLedger(store),
+      channels: [webhookChannel(options.webhookUrl, { name: "webhook" })],
+      warn: (message) => options.io.err.write(`warning: ${message}\n`),
+    });
+    const w = report.channels.webhook;
+    if (w) out.write(`webhook: ${w.sent} sent, ${w.skipped} already sent, ${w.failed} failed\n`);
+  }
   out.write(`wrote ${result.written.map((k) => resolve(options.dataDir, k)).join("\n      ")}\n`);
   return 0;
 }

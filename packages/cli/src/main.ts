@@ -1,13 +1,29 @@
-/** @module The `kneeboard` command line: `run`, `demo` (what `npm start` runs) and `serve-reference`. */
+/** @module The `kneeboard` command line: `run`, `check`, `site`, `preview`, `demo` (what `npm start` runs) and `serve-reference`. */
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ConfigError, UsageError } from "@kneeboard/core/errors";
+import { check } from "./check.ts";
 import { demo, run } from "./run.ts";
 import { serveReference } from "./serve.ts";
+import { preview, site } from "./site.ts";
 
 const USAGE = `usage:
   kneeboard run --config FILE [--data DIR] [--target ID]...
-  kneeboard demo [--data DIR]
+  kneeboard check [--data DIR]
+  kneeboard site [--data DIR] [--out DIR]
+  kneeboard preview [--out DIR] [--port N]
+  kneeboard demo [--data DIR] [--out DIR]
   kneeboard serve-reference [--port N]`;
+
+/** Where the site is built: `site/dist` of the repository, whatever the working directory. */
+const SITE_OUT = fileURLToPath(new URL("../../../site/dist", import.meta.url));
+
+function portOf(text: string): number {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port must be a port number, not ${text}`);
+  return port;
+}
 
 /** Runs one command; resolves to the exit code (0 done, 1 internal failure, 2 bad config or usage). */
 export async function main(argv: string[], io = { out: process.stdout, err: process.stderr }): Promise<number> {
@@ -36,9 +52,37 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
         const { values } = parseArgs({
           args: rest,
           strict: true,
+          options: { data: { type: "string", default: "./data" }, out: { type: "string", default: SITE_OUT } },
+        });
+        const dataDir = values.data as string;
+        const code = await demo({ dataDir, io });
+        if (code !== 0) return code;
+        await check({ dataDir, io, webhookUrl: process.env.KNEEBOARD_WEBHOOK_URL });
+        return await site({ dataDir, outDir: values.out as string, io });
+      }
+      case "check": {
+        const { values } = parseArgs({
+          args: rest,
+          strict: true,
           options: { data: { type: "string", default: "./data" } },
         });
-        return await demo({ dataDir: values.data as string, io });
+        return await check({ dataDir: values.data as string, io, webhookUrl: process.env.KNEEBOARD_WEBHOOK_URL });
+      }
+      case "site": {
+        const { values } = parseArgs({
+          args: rest,
+          strict: true,
+          options: { data: { type: "string", default: "./data" }, out: { type: "string", default: SITE_OUT } },
+        });
+        return await site({ dataDir: values.data as string, outDir: values.out as string, io });
+      }
+      case "preview": {
+        const { values } = parseArgs({
+          args: rest,
+          strict: true,
+          options: { out: { type: "string", default: SITE_OUT }, port: { type: "string", default: "4321" } },
+        });
+        return await preview({ outDir: values.out as string, port: portOf(values.port as string), io });
       }
       case "serve-reference": {
         const { values } = parseArgs({
@@ -46,10 +90,7 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
           strict: true,
           options: { port: { type: "string", default: "8787" } },
         });
-        const port = Number(values.port);
-        if (!Number.isInteger(port) || port < 0 || port > 65535)
-          throw new UsageError(`--port must be a port number, not ${values.port}`);
-        return await serveReference({ port, io });
+        return await serveReference({ port: portOf(values.port as string), io });
       }
       case undefined:
       case "help":

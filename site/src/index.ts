@@ -1,2 +1,0 @@
-/** @module The static site (issue 3). */
-export {};

@@ -1,0 +1,28 @@
+/** @module Number and time formatting for pages, and relative links so the site works under any path prefix. */
+
+/** A figure with sensible precision, or an em dash when there is none. */
+export function fmt(value: number | null | undefined, digits = 0): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return "—";
+  return value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** A rate (0..1) as a percentage. */
+export function pct(value: number | null | undefined, digits = 1): string {
+  return value === null || value === undefined ? "—" : `${fmt(value * 100, digits)} %`;
+}
+
+/** `2026-12-03 10:15 UTC` from an ISO time. */
+export function when(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+/** The prefix that leads from a page at `path` (like `targets/x/`) back to the site root. */
+export function rootFrom(path: string): string {
+  const depth = path.split("/").filter(Boolean).length;
+  return depth === 0 ? "./" : "../".repeat(depth);
+}
+
+/** JSON safe to place inside a `<script type="application/json">` element. */
+export function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026");
+}

@@ -1,0 +1,36 @@
+/** @module The build's hand-over to the Astro pages: one JSON file named by an environment variable. */
+import { readFileSync } from "node:fs";
+import type { Alert } from "@kneeboard/core/alerts";
+import type { TargetView } from "./site-data.ts";
+import type { TargetCharts } from "./target-charts.ts";
+
+export const SITE_DATA_ENV = "KNEEBOARD_SITE_DATA";
+
+/** A file under `/data/` and what it holds. */
+export interface Download {
+  path: string;
+  holds: string;
+  bytes: number;
+}
+
+export interface SitePayload {
+  generatedAt: string;
+  targets: TargetView[];
+  /** SVG charts per target id. */
+  charts: Record<string, TargetCharts>;
+  alerts: Alert[];
+  downloads: Download[];
+  runDocuments: { count: number; bytes: number };
+  subscribeUrl: string | null;
+}
+
+let cached: { file: string; payload: SitePayload } | null = null;
+
+/** The payload of the build in progress (read once per build). */
+export function sitePayload(): SitePayload {
+  const file = process.env[SITE_DATA_ENV];
+  if (!file)
+    throw new Error(`${SITE_DATA_ENV} is not set: build the site with \`kneeboard site\`, not \`astro build\``);
+  if (cached?.file !== file) cached = { file, payload: JSON.parse(readFileSync(file, "utf8")) as SitePayload };
+  return cached.payload;
+}

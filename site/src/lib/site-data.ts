@@ -1,0 +1,128 @@
+/**
+ * @module What the pages are built from, read from the store through its ports: the run index for
+ * history and headline figures, full run documents only for the latest readable run of each target.
+ */
+import { ALERTS_KEY, type Alert, AlertsFile } from "@kneeboard/core/alerts";
+import type { RunIndex, RunIndexEntry } from "@kneeboard/core/history";
+import type { RunDocument } from "@kneeboard/core/run";
+import { readRun, type Store } from "@kneeboard/core/store";
+
+/** One run in a target's history: the headline figures the history chart and the trend need. */
+export interface HistoryPoint {
+  key: string;
+  runId: string;
+  startedAt: string;
+  status: "complete" | "partial";
+  valid: boolean;
+  singleStreamOutputTokensPerSecond: number | null;
+  singleStreamTtftP50Ms: number | null;
+  peakAggregateOutputTokensPerSecond: number | null;
+  peakConcurrency: number | null;
+  kneeConcurrency: number | null;
+  errorRate: number;
+  rateLimitRate: number;
+}
+
+/** A run document without its samples: what the target page shows of the latest run. */
+export type RunDetails = Omit<RunDocument, "samples"> & { key: string };
+
+export interface TargetView {
+  id: string;
+  label: string;
+  model: string;
+  simulated: boolean;
+  /** The newest run, whatever its state: the leaderboard row says when it is partial or invalid. */
+  latest: RunIndexEntry;
+  /** The newest run whose document could be read; null when none could. */
+  details: RunDetails | null;
+  /** Every run, oldest first. */
+  history: HistoryPoint[];
+}
+
+export interface SiteData {
+  generatedAt: string;
+  targets: TargetView[];
+  alerts: Alert[];
+  /** Every index entry, oldest first per target (for `runs.csv`; pages use the views above). */
+  entries: RunIndexEntry[];
+  /** Problems met while reading (a malformed run document, a bad alerts file), each naming the key. */
+  warnings: string[];
+}
+
+export function historyPoint(e: RunIndexEntry): HistoryPoint {
+  return {
+    key: e.key,
+    runId: e.runId,
+    startedAt: e.startedAt,
+    status: e.status,
+    valid: e.summary.valid,
+    singleStreamOutputTokensPerSecond: e.summary.singleStream?.outputTokensPerSecond ?? null,
+    singleStreamTtftP50Ms: e.summary.singleStream?.ttftP50Ms ?? null,
+    peakAggregateOutputTokensPerSecond: e.summary.peak?.aggregateOutputTokensPerSecond ?? null,
+    peakConcurrency: e.summary.peak?.concurrency ?? null,
+    kneeConcurrency: e.summary.kneeConcurrency,
+    errorRate: e.summary.errorRate,
+    rateLimitRate: e.summary.rateLimitRate,
+  };
+}
+
+async function readAlerts(store: Store, warn: (m: string) => void): Promise<Alert[]> {
+  const body = await store.get(ALERTS_KEY);
+  if (body === null) return [];
+  try {
+    return AlertsFile.parse(JSON.parse(body)).alerts;
+  } catch (error) {
+    warn(`skipped ${ALERTS_KEY}: ${(error as Error).message.split("\n")[0]}`);
+    return [];
+  }
+}
+
+/** Reads everything the site shows. Malformed documents are skipped with a warning, never thrown. */
+export async function loadSiteData(options: {
+  store: Store;
+  index: RunIndex;
+  now?: string;
+  warn?: (message: string) => void;
+}): Promise<SiteData> {
+  const warnings: string[] = [];
+  const warn = (m: string) => {
+    warnings.push(m);
+    options.warn?.(m);
+  };
+  const byTarget = new Map<string, RunIndexEntry[]>();
+  for (const e of await options.index.entries()) byTarget.set(e.targetId, [...(byTarget.get(e.targetId) ?? []), e]);
+
+  const targets: TargetView[] = [];
+  const all: RunIndexEntry[] = [];
+  for (const [id, entries] of [...byTarget].sort(([a], [b]) => a.localeCompare(b))) {
+    entries.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.key.localeCompare(b.key));
+    all.push(...entries);
+    const latest = entries[entries.length - 1] as RunIndexEntry;
+    let details: RunDetails | null = null;
+    for (let i = entries.length - 1; i >= 0 && details === null; i--) {
+      const key = (entries[i] as RunIndexEntry).key;
+      try {
+        const { samples: _samples, ...rest } = await readRun(options.store, key);
+        details = { ...rest, key };
+      } catch (error) {
+        warn(`skipped ${key}: ${(error as Error).message}`);
+      }
+    }
+    targets.push({
+      id,
+      label: latest.label,
+      model: latest.model,
+      simulated: latest.simulated,
+      latest,
+      details,
+      history: entries.map(historyPoint),
+    });
+  }
+  return {
+    generatedAt: options.now ?? new Date().toISOString(),
+    targets,
+    alerts: await readAlerts(options.store, warn),
+    entries: all,
+    warnings,
+  };
+}

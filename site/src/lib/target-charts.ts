@@ -1,0 +1,23 @@
+/** @module The build-time SVG charts of a target page, rendered before Astro runs (vega stays out of the page bundle). */
+import { historySpec, latencySpec, throughputCurvesSpec } from "./charts.ts";
+import type { TargetView } from "./site-data.ts";
+import { renderSvg } from "./svg.ts";
+
+export interface TargetCharts {
+  curves: string;
+  latency: string;
+  /** Null with fewer than two runs. */
+  history: string | null;
+}
+
+export async function targetCharts(target: TargetView): Promise<TargetCharts> {
+  const { levels, summary } = target.latest;
+  return {
+    curves: await renderSvg(
+      throughputCurvesSpec({ title: "per-stream and aggregate tok/s", levels, knee: summary.kneeConcurrency }),
+    ),
+    latency: await renderSvg(latencySpec({ title: "latency against concurrency", levels })),
+    history:
+      target.history.length > 1 ? await renderSvg(historySpec({ title: "history", points: target.history })) : null,
+  };
+}
