@@ -1,0 +1,90 @@
+/** The chart spec builders on fixture runs: series, axes, knee marker, and what the SVG renderer makes of them. */
+import { indexEntryFor } from "@kneeboard/core/history";
+import { syntheticRun } from "@kneeboard/reference";
+import { describe, expect, it } from "vitest";
+import { compareSpec, historySpec, latencySpec, throughputCurvesSpec } from "../src/lib/charts.ts";
+import { historyPoint } from "../src/lib/site-data.ts";
+import { renderSvg } from "../src/lib/svg.ts";
+
+const run = (targetId: string, startedAt: string, single: number) =>
+  indexEntryFor(
+    `runs/${targetId}/x.json`,
+    syntheticRun({ targetId, startedAt, singleStreamTokensPerSecond: single, ttftMs: 200, saturationStreams: 8 }),
+  );
+const entry = run("t1", "2026-11-01T00:00:00Z", 100);
+
+// biome-ignore lint/suspicious/noExplicitAny: the specs are checked structurally, whatever vega-lite's union types say
+type Loose = any;
+
+describe("throughputCurvesSpec", () => {
+  const spec: Loose = throughputCurvesSpec({ title: "t", levels: entry.levels, knee: entry.summary.kneeConcurrency });
+
+  it("has an aggregate and a per-stream series with the level's numbers, on independent y axes", () => {
+    const [aggregate, perStream] = spec.layer;
+    expect(aggregate.data.values.map((r: Loose) => r.value)).toEqual(
+      entry.levels.map((l) => l.aggregateOutputTokensPerSecond),
+    );
+    expect(perStream.data.values.map((r: Loose) => r.value)).toEqual(
+      entry.levels.map((l) => l.perStreamOutputTokensPerSecondP50),
+    );
+    expect(spec.resolve.scale.y).toBe("independent");
+    expect(aggregate.encoding.y.title).toContain("aggregate");
+    expect(perStream.encoding.y.title).toContain("per-stream");
+  });
+
+  it("puts concurrency on a log-2 axis with ticks at the measured levels", () => {
+    const x = spec.layer[0].encoding.x;
+    expect(x.scale).toEqual({ type: "log", base: 2 });
+    expect(x.axis.values).toEqual([1, 2, 4, 8, 16, 32]);
+  });
+
+  it("marks the knee, and no knee when there is none", async () => {
+    expect(entry.summary.kneeConcurrency).not.toBeNull();
+    const knee = spec.layer[2];
+    expect(knee.data.values[0].concurrency).toBe(entry.summary.kneeConcurrency);
+    expect(knee.layer[0].mark.type).toBe("rule");
+    const none: Loose = throughputCurvesSpec({ title: "t", levels: entry.levels, knee: null });
+    expect(none.layer).toHaveLength(2);
+    expect(await renderSvg(spec)).toContain(`knee: ${entry.summary.kneeConcurrency}`);
+  });
+
+  it("leaves out levels with no figure instead of plotting zero", () => {
+    const levels = entry.levels.map((l, i) => (i === 5 ? { ...l, aggregateOutputTokensPerSecond: null } : l));
+    const s: Loose = throughputCurvesSpec({ title: "t", levels, knee: null });
+    expect(s.layer[0].data.values).toHaveLength(5);
+  });
+});
+
+describe("latency, history and compare specs", () => {
+  it("latency has TTFT and e2e panels with p50/p95/p99 per level", () => {
+    const spec: Loose = latencySpec({ title: "l", levels: entry.levels });
+    expect(spec.hconcat.map((p: Loose) => p.title)).toEqual(["time to first token", "end-to-end"]);
+    expect(spec.hconcat[0].data.values).toHaveLength(entry.levels.length * 3);
+    expect(spec.hconcat[0].data.values[0]).toEqual({
+      concurrency: 1,
+      percentile: "p50",
+      value: entry.levels[0]?.ttftP50Ms,
+    });
+  });
+
+  it("history plots every run over UTC time", () => {
+    const points = [run("t1", "2026-11-01T00:00:00Z", 100), run("t1", "2026-11-02T00:00:00Z", 80)].map(historyPoint);
+    const spec: Loose = historySpec({ title: "h", points });
+    expect(spec.vconcat[0].data.values.map((r: Loose) => r.startedAt)).toEqual(points.map((p) => p.startedAt));
+    expect(spec.vconcat[0].encoding.x.scale.type).toBe("utc");
+  });
+
+  it("compare overlays targets colored by label, rows tagged with the target id", () => {
+    const other = run("t2", "2026-11-01T00:00:00Z", 50);
+    const spec: Loose = compareSpec({
+      series: [
+        { targetId: "t1", label: "one", levels: entry.levels },
+        { targetId: "t2", label: "two", levels: other.levels },
+      ],
+      measure: "aggregate",
+    });
+    expect(new Set(spec.data.values.map((r: Loose) => r.targetId))).toEqual(new Set(["t1", "t2"]));
+    expect(spec.encoding.color.field).toBe("target");
+    expect(spec.encoding.x.scale.type).toBe("log");
+  });
+});

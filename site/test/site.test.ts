@@ -1,0 +1,191 @@
+/** The built site in real headless Chromium, served on 127.0.0.1 from a fixture store. */
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { Writable } from "node:stream";
+import type { RunIndexEntry } from "@kneeboard/core/history";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { site } from "../../packages/cli/src/site.ts";
+import { fmt } from "../src/lib/format.ts";
+import { type StaticServer, serveStatic } from "../src/serve.ts";
+import { FIXTURE_TARGETS, fixtureStore, HOSTILE_LABEL, MALFORMED_KEY } from "./fixture.ts";
+
+const CHROMIUM_FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
+
+let browser: Browser;
+let server: StaticServer;
+let base: string;
+let latest: Map<string, RunIndexEntry>;
+let storeRoot: string;
+let stderr = "";
+const consoleErrors: string[] = [];
+const foreignRequests: string[] = [];
+
+function sink(onText: (t: string) => void) {
+  return new Writable({
+    write(chunk, _enc, done) {
+      onText(String(chunk));
+      done();
+    },
+  });
+}
+
+/** A page that records console errors and refuses (and records) any request off this server. */
+async function open(path: string): Promise<Page> {
+  const page = await browser.newPage();
+  page.on("console", (m) => {
+    if (m.type() === "error") consoleErrors.push(`${path}: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => consoleErrors.push(`${path}: ${e.message}`));
+  page.on("dialog", (d) => {
+    consoleErrors.push(`${path}: dialog ${d.message()}`);
+    void d.dismiss();
+  });
+  await page.route("**/*", (route) => {
+    const url = route.request().url();
+    if (url.startsWith(base) || url.startsWith("data:")) return route.continue();
+    foreignRequests.push(url);
+    return route.abort();
+  });
+  await page.goto(new URL(path, base).href, { waitUntil: "load" });
+  return page;
+}
+
+async function rowOrder(page: Page): Promise<string[]> {
+  return page.$$eval("#leaderboard tbody tr", (rows) => rows.map((r) => (r as HTMLElement).dataset.target ?? ""));
+}
+
+beforeAll(async () => {
+  const fixture = await fixtureStore();
+  storeRoot = fixture.root;
+  const outDir = join(mkdtempSync(join(tmpdir(), "kneeboard-site-")), "prefix", "dist");
+  await site({
+    dataDir: fixture.root,
+    outDir,
+    io: { out: sink(() => {}), err: sink((t) => (stderr += t)) },
+  });
+  latest = new Map();
+  for (const e of await fixture.index.entries()) latest.set(e.targetId, e);
+  // Served from two folders up, so every page lives under /prefix/dist/: links must be relative.
+  server = await serveStatic(dirname(dirname(outDir)));
+  base = `${server.url}prefix/dist/`;
+  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_FLAGS });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe("the built site", () => {
+  it("warns about the malformed run document by its key and builds anyway", () => {
+    expect(stderr).toContain(MALFORMED_KEY);
+  });
+
+  it("lists every target on the leaderboard with its latest figures", async () => {
+    const page = await open("./");
+    const ids = await rowOrder(page);
+    expect(ids.sort()).toEqual(FIXTURE_TARGETS.map((t) => t.id).sort());
+    for (const t of FIXTURE_TARGETS) {
+      const s = (latest.get(t.id) as RunIndexEntry).summary;
+      const cells = await page.$$eval(`#leaderboard tr[data-target="${t.id}"] td`, (tds) =>
+        tds.map((td) => td.textContent?.trim() ?? ""),
+      );
+      expect(cells[1]).toBe(fmt(s.singleStream?.outputTokensPerSecond, 1));
+      expect(cells[2]).toBe(fmt(s.singleStream?.ttftP50Ms));
+      expect(cells[3]).toBe(fmt(s.peak?.aggregateOutputTokensPerSecond));
+      expect(cells[4]).toBe(fmt(s.peak?.concurrency));
+    }
+    const partialRow = await page.textContent('#leaderboard tr[data-target="partial-one"]');
+    expect(partialRow).toContain("partial (deadline)");
+    expect(await page.textContent("main")).toContain("simulated");
+    await page.close();
+  });
+
+  it("sorts by peak aggregate and by single-stream tok/s", async () => {
+    const page = await open("./");
+    const by = (pick: (e: RunIndexEntry) => number) =>
+      [...latest.values()].sort((a, b) => pick(b) - pick(a)).map((e) => e.targetId);
+    const aggregate = (e: RunIndexEntry) => e.summary.peak?.aggregateOutputTokensPerSecond ?? -1;
+    const single = (e: RunIndexEntry) => e.summary.singleStream?.outputTokensPerSecond ?? -1;
+    expect(by(aggregate)).not.toEqual(by(single));
+
+    await page.click('th:has-text("single-stream tok/s") button');
+    expect(await rowOrder(page)).toEqual(by(single));
+    await page.click('th:has-text("single-stream tok/s") button');
+    expect(await rowOrder(page)).toEqual(by(single).reverse());
+    await page.click('th:has-text("peak aggregate tok/s") button');
+    expect(await rowOrder(page)).toEqual(by(aggregate));
+    await page.close();
+  });
+
+  it("shows both curves, the knee and the per-level table on a target page", async () => {
+    const page = await open("targets/fast-small/");
+    const entry = latest.get("fast-small") as RunIndexEntry;
+    const curves = await page.$("#curves svg");
+    expect(curves).not.toBeNull();
+    const text = (await page.textContent("#curves")) ?? "";
+    expect(text).toContain("aggregate tok/s");
+    expect(text).toContain("per-stream tok/s");
+    expect(text).toContain(`knee: ${entry.summary.kneeConcurrency}`);
+    expect(await page.$$("#curves svg path[aria-roledescription='line mark']")).toHaveLength(2);
+    expect(await page.$$("#levels tbody tr")).toHaveLength(entry.levels.length);
+    expect(await page.$("#latency svg")).not.toBeNull();
+    expect(await page.$("#history svg")).not.toBeNull();
+    expect(await page.$$("#runs tbody tr")).toHaveLength(12);
+    await page.close();
+  });
+
+  it("answers 200 for every download, with run documents equal to the store's", async () => {
+    const page = await open("data/");
+    const links = await page.$$eval("#downloads a", (as) => as.map((a) => (a as HTMLAnchorElement).href));
+    expect(links.length).toBeGreaterThanOrEqual(6);
+    const runLinks = await (await open("targets/slow-large/")).$$eval("#runs a", (as) =>
+      as.map((a) => (a as HTMLAnchorElement).href),
+    );
+    for (const href of [...links, ...runLinks]) {
+      const response = await fetch(href);
+      expect(response.status, href).toBe(200);
+      const key = href.split("/prefix/dist/data/")[1] as string;
+      if (key.startsWith("runs/")) expect(await response.text()).toBe(readFileSync(join(storeRoot, key), "utf8"));
+    }
+    const index = (await (await fetch(`${base}data/index.json`)).json()) as { targets: { id: string }[] };
+    expect(index.targets.map((t) => t.id).sort()).toEqual(FIXTURE_TARGETS.map((t) => t.id).sort());
+    await page.close();
+  });
+
+  it("draws the compare page's charts from the local vega copy", async () => {
+    const page = await open("compare/");
+    await page.waitForSelector("#chart-aggregate svg");
+    await page.check('input[value="slow-large"]');
+    await page.waitForFunction(
+      () => document.querySelectorAll("#chart-aggregate svg path[aria-roledescription='line mark']").length === 4,
+    );
+    await page.close();
+  });
+
+  it("renders a hostile label as text on every page", async () => {
+    for (const path of ["./", "targets/hostile/", "compare/", "alerts/"]) {
+      const page = await open(path);
+      expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+      expect(await page.$$("img")).toHaveLength(0);
+      expect(await page.textContent("body")).toContain(HOSTILE_LABEL);
+      await page.close();
+    }
+  });
+
+  it("logged no console error and sent no request off localhost on any page", async () => {
+    for (const path of ["alerts/", "methodology/", "data/"]) await (await open(path)).close();
+    expect(consoleErrors).toEqual([]);
+    expect(foreignRequests).toEqual([]);
+  });
+});
