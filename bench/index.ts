@@ -1,5 +1,5 @@
 /**
- * @module `npm run bench`: the figures issue 2 asks for, printed, never asserted. One kneeboard
+ * @module `npm run bench`: performance figures, printed, never asserted (client capacity, the demo, regression detection, the site build). One kneeboard
  * process (this one) drives a reference target in another process; then the `npm start` sweep is timed.
  */
 import { execFile } from "node:child_process";
@@ -10,6 +10,8 @@ import { promisify } from "node:util";
 import { parseConfig, workloadFor } from "@kneeboard/core/config";
 import { runSweep } from "@kneeboard/core/sweep";
 import { startReferenceProcess } from "../test/reference-process.ts";
+import { benchRegress } from "./regress.ts";
+import { benchSite } from "./site.ts";
 
 // 100 chunks/s per stream, no batching penalty: the load grows with concurrency alone.
 const PROFILE = { stepBaseMs: 10, stepPerSeqMs: 0, slots: 4096, prefillBaseMs: 5, prefillPerTokenMs: 0 };
@@ -63,7 +65,9 @@ async function demoRunTime(): Promise<void> {
   const data = mkdtempSync(join(tmpdir(), "kneeboard-bench-"));
   const bin = new URL("../packages/cli/bin/kneeboard.js", import.meta.url).pathname;
   const began = performance.now();
-  await promisify(execFile)(process.execPath, [bin, "demo", "--data", data], { maxBuffer: 64 * 1024 * 1024 });
+  await promisify(execFile)(process.execPath, [bin, "demo", "--data", data, "--out", join(data, "site")], {
+    maxBuffer: 64 * 1024 * 1024,
+  });
   console.log(
     `\nnpm start sweep (5 reference targets x 6 levels x 64 requests): ${((performance.now() - began) / 1000).toFixed(1)} s`,
   );
@@ -71,3 +75,5 @@ async function demoRunTime(): Promise<void> {
 
 await clientCapacity();
 await demoRunTime();
+benchRegress(console.log);
+await benchSite(console.log);

@@ -68,8 +68,11 @@ describe("kneeboard run", () => {
     expect(result.code).toBe(0);
     expect(result.out).toContain("aggregate tok/s");
     const files = filesUnder(data);
-    expect(files).toHaveLength(1);
-    const doc = JSON.parse(readFileSync(files[0] as string, "utf8"));
+    const runs = filesUnder(join(data, "runs"));
+    expect(runs).toHaveLength(1);
+    // The run document and its index entry, nothing else.
+    expect(files.map((f) => f.slice(data.length + 1).split("/")[0]).sort()).toEqual(["index", "runs"]);
+    const doc = JSON.parse(readFileSync(runs[0] as string, "utf8"));
     expect(doc.levels.map((l: { requests: { ok: number } }) => l.requests.ok)).toEqual([4, 4]);
     expect(result.out).not.toContain(SECRET);
     for (const file of files) expect(readFileSync(file, "utf8")).not.toContain(SECRET);
@@ -82,7 +85,7 @@ describe("kneeboard run", () => {
       { KB_TEST_KEY: "wrong" },
     );
     expect(result.code).toBe(0);
-    const doc = JSON.parse(readFileSync(filesUnder(data)[0] as string, "utf8"));
+    const doc = JSON.parse(readFileSync(filesUnder(join(data, "runs"))[0] as string, "utf8"));
     expect(
       doc.samples.every(
         (s: { outcome: string; httpStatus: number }) => s.outcome === "http_error" && s.httpStatus === 401,
