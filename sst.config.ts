@@ -1,8 +1,111 @@
 /// <reference path="./.sst/platform/config.d.ts" />
-// The AWS deployment (SPEC section 8) is not built yet; this declares the app only.
+/**
+ * The AWS deployment (SPEC section 8): CronV2 -> plan -> FIFO queue (one message per target, grouped
+ * by target) -> sweep (one target per invocation) -> results bucket + table -> publish queue (batched,
+ * so a burst of sweeps rebuilds once) -> publish (alerts to SNS, site rebuild to the site's bucket).
+ * The config is read at deploy time from KNEEBOARD_CONFIG (default `kneeboard.config.json`).
+ */
 export default $config({
   app(input) {
     return { name: "kneeboard", removal: input?.stage === "prod" ? "retain" : "remove", home: "aws" };
   },
-  async run() {},
+  async run() {
+    const { readFileSync } = await import("node:fs");
+    const configFile = process.env.KNEEBOARD_CONFIG ?? "kneeboard.config.json";
+    const config = JSON.parse(readFileSync(configFile, "utf8")) as {
+      targets: { id: string; apiKeyEnv?: string }[];
+      schedule?: string;
+    };
+    const copyConfig = [{ from: configFile, to: "kneeboard.config.json" }];
+
+    const table = new sst.aws.Dynamo("Table", {
+      fields: { pk: "string", sk: "string" },
+      primaryIndex: { hashKey: "pk", rangeKey: "sk" },
+      ttl: "expiresAt",
+    });
+    // Raw results: public reads of the published prefixes only (data/, runs/, feeds/), never index/ or state/.
+    const results = new sst.aws.Bucket("Results", {
+      transform: {
+        policy: (args: { policy: unknown }) => {
+          args.policy = $jsonStringify({
+            Version: "2012-10-17",
+            Statement: ["data/*", "runs/*", "feeds/*"].map((prefix) => ({
+              Effect: "Allow",
+              Principal: "*",
+              Action: "s3:GetObject",
+              Resource: $interpolate`arn:aws:s3:::${results.name}/${prefix}`,
+            })),
+          });
+        },
+      },
+    });
+    const secrets = [...new Set(config.targets.flatMap((t) => (t.apiKeyEnv ? [t.apiKeyEnv] : [])))].map(
+      (name) => new sst.Secret(name),
+    );
+    const alerts = new sst.aws.SnsTopic("Alerts");
+
+    const sweepDlq = new sst.aws.Queue("SweepDeadLetters", { fifo: true });
+    const sweepQueue = new sst.aws.Queue("SweepQueue", {
+      fifo: true,
+      visibilityTimeout: "16 minutes",
+      dlq: { queue: sweepDlq.arn, retry: 2 },
+    });
+    const publishQueue = new sst.aws.Queue("PublishQueue", { visibilityTimeout: "16 minutes" });
+
+    const subscribe = new sst.aws.Function("Subscribe", {
+      handler: "functions/src/subscribe.handler",
+      url: true,
+      timeout: "10 seconds",
+      link: [table, alerts],
+      copyFiles: copyConfig,
+    });
+
+    const site = new sst.aws.StaticSite("Site", {
+      path: ".",
+      build: { command: "npx kneeboard site --out site/dist", output: "site/dist" },
+    });
+
+    sweepQueue.subscribe(
+      {
+        handler: "functions/src/sweep.handler",
+        timeout: "15 minutes",
+        memory: "1024 MB",
+        link: [table, results, publishQueue, ...secrets],
+        copyFiles: copyConfig,
+      },
+      { batch: { size: 1 } },
+    );
+    publishQueue.subscribe(
+      {
+        handler: "functions/src/publish.handler",
+        timeout: "15 minutes",
+        memory: "2048 MB",
+        link: [table, results, alerts, subscribe],
+        environment: {
+          KNEEBOARD_SITE_BUCKET: site.nodes.bucket.bucket,
+          KNEEBOARD_DISTRIBUTION_ID: site.nodes.cdn.nodes.distribution.id,
+        },
+        permissions: [
+          { actions: ["s3:PutObject"], resources: [$interpolate`${site.nodes.bucket.arn}/*`] },
+          { actions: ["cloudfront:CreateInvalidation"], resources: ["*"] },
+        ],
+        // Astro runs inside publish: installed as packages, not bundled.
+        nodejs: { install: ["astro", "vega", "vega-lite"] },
+        copyFiles: [...copyConfig, { from: "site", to: "site" }],
+      },
+      { batch: { size: 10, window: "1 minute" } },
+    );
+
+    new sst.aws.CronV2("Schedule", {
+      schedule: config.schedule ?? "rate(6 hours)",
+      function: {
+        handler: "functions/src/plan.handler",
+        timeout: "1 minute",
+        link: [sweepQueue],
+        copyFiles: copyConfig,
+      },
+    });
+
+    return { site: site.url, data: $interpolate`https://${results.domain}/data/`, subscribe: subscribe.url };
+  },
 });
