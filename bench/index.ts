@@ -10,6 +10,7 @@ import { promisify } from "node:util";
 import { parseConfig, workloadFor } from "@kneeboard/core/config";
 import { runSweep } from "@kneeboard/core/sweep";
 import { startReferenceProcess } from "../test/reference-process.ts";
+import { benchAws } from "./aws.ts";
 import { benchRegress } from "./regress.ts";
 import { benchSite } from "./site.ts";
 
@@ -77,3 +78,4 @@ await clientCapacity();
 await demoRunTime();
 benchRegress(console.log);
 await benchSite(console.log);
+await benchAws(console.log);

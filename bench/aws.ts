@@ -1,0 +1,59 @@
+/**
+ * @module Scale and cost of the AWS deployment: the sweep bundle's size (minified, the runtime's AWS SDK
+ * left external) and a planning table for 10, 100 and 1000 targets at the default workload and schedule.
+ */
+
+import { DEFAULT_WORKLOAD } from "@kneeboard/core/config";
+import { build } from "esbuild";
+
+const GB_SECOND_USD = 0.0000166667; // Lambda x86, us-east-1
+const REQUEST_USD = 0.2 / 1_000_000;
+const SWEEP_GB = 1; // sst.config.ts: sweep memory 1024 MB
+const PUBLISH_GB = 2; // publish memory 2048 MB
+const RUNS_PER_DAY = 4; // the default schedule, rate(6 hours)
+const LAMBDA_LIMIT_S = 15 * 60;
+
+/** Seconds one sweep takes: each level runs ceil(requests / N) waves of one request's end-to-end time. */
+function sweepSeconds(perStreamTokensPerSecond: number, ttftSeconds: number): number {
+  const w = DEFAULT_WORKLOAD;
+  const requests = w.requestsPerLevel ?? 64;
+  const e2e = ttftSeconds + w.maxTokens / perStreamTokensPerSecond;
+  return w.concurrency.reduce((sum, n) => sum + Math.ceil((requests + w.warmupRequests) / n) * e2e, 0);
+}
+
+export async function benchAws(print: (line: string) => void): Promise<void> {
+  const result = await build({
+    entryPoints: [new URL("../functions/src/sweep.ts", import.meta.url).pathname],
+    bundle: true,
+    minify: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    external: ["@aws-sdk/*"],
+    banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
+    write: false,
+    logLevel: "silent",
+  });
+  const bytes = result.outputFiles.reduce((sum, f) => sum + f.contents.byteLength, 0);
+  print(`\nsweep bundle (minified, @aws-sdk/* external): ${(bytes / 1024).toFixed(0)} KB (goal < 400 KB)`);
+
+  const typical = sweepSeconds(50, 0.5);
+  const slow = sweepSeconds(20, 1.5);
+  print(
+    `one sweep at the default workload: ${typical.toFixed(0)} s at 50 tok/s per stream, ${slow.toFixed(0)} s at 20 tok/s (TTFT 1.5 s); Lambda limit ${LAMBDA_LIMIT_S} s`,
+  );
+  print("targets  invocations/day  GB-s/day   USD/day  USD/month  sweep fits 15 min (typical / slow)");
+  for (const targets of [10, 100, 1000]) {
+    const publishes = RUNS_PER_DAY * Math.ceil(targets / 10);
+    const invocations = RUNS_PER_DAY * (1 + targets) + publishes;
+    const publishSeconds = 5 + 0.15 * targets; // measured: 16 s for 100 targets x 360 runs (npm run bench)
+    const gbSeconds = RUNS_PER_DAY * targets * typical * SWEEP_GB + publishes * publishSeconds * PUBLISH_GB;
+    const usd = gbSeconds * GB_SECOND_USD + invocations * REQUEST_USD;
+    print(
+      `${String(targets).padStart(7)}  ${String(invocations).padStart(15)}  ${gbSeconds.toFixed(0).padStart(8)}  ${usd.toFixed(2).padStart(8)}  ${(usd * 30).toFixed(2).padStart(9)}  ${typical < LAMBDA_LIMIT_S ? "yes" : "no"} / ${slow < LAMBDA_LIMIT_S ? "yes" : "no: ends partial at the deadline"}`,
+    );
+  }
+  print(
+    "(Lambda compute and requests only; DynamoDB, S3, SQS and CloudFront add cents at these volumes. The sweep waits on the network, so most GB-s are idle time.)",
+  );
+}
