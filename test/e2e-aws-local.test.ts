@@ -1,0 +1,291 @@
+/**
+ * @module The whole scheduled path on one machine (issue 5, item 5): plan -> queue -> sweep -> publish
+ * with the real handler code, in-process, against dynalite, s3rver, fauxqs (SQS and SNS) and the
+ * reference targets. The handlers build their clients with `new XClient({})`, so the local servers are
+ * reached through the SDK's own environment (`AWS_ENDPOINT_URL_<SERVICE>`), set before they are imported.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
+import { CreateTopicCommand, SNSClient, SubscribeCommand } from "@aws-sdk/client-sns";
+import {
+  CreateQueueCommand,
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  ReceiveMessageCommand,
+  SQSClient,
+} from "@aws-sdk/client-sqs";
+import { saveRun } from "@kneeboard/core/history";
+import type { RunDocument } from "@kneeboard/core/run";
+import { DynamoRunIndex, S3Store } from "@kneeboard/core/store/aws";
+import {
+  type ReferenceServer,
+  referenceModels,
+  referenceTargets,
+  seededRandom,
+  startReferenceServer,
+  syntheticRun,
+} from "@kneeboard/reference";
+import { interceptLocalhostDns } from "fauxqs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTable, type DynaliteHandle, startDynalite } from "./support/dynalite.ts";
+import { type FauxqsHandle, startFauxqs } from "./support/fauxqs.ts";
+import { type S3rverHandle, s3ClientConfig, startS3rver } from "./support/s3rver.ts";
+
+const TABLE = "kneeboard";
+const RESULTS = "results-bucket";
+const SITE = "site-bucket";
+/** A target with a synthetic history whose throughput drops 40 % at the end: publish must alert on it. */
+const SEEDED = "seeded-regression";
+const WORKLOAD = {
+  concurrency: [1, 2],
+  maxTokens: 8,
+  requestsPerLevel: 4,
+  warmupRequests: 0,
+  promptTokens: 20,
+  requestTimeoutSeconds: 10,
+};
+const CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
+const LONG_LAMBDA = { getRemainingTimeInMillis: () => 600_000 };
+
+type Handlers = {
+  plan: typeof import("../functions/src/plan.ts");
+  sweep: typeof import("../functions/src/sweep.ts");
+  publish: typeof import("../functions/src/publish.ts");
+};
+
+let dynamo: DynaliteHandle;
+let s3rver: S3rverHandle;
+let fauxqs: FauxqsHandle;
+let reference: ReferenceServer;
+let sqs: SQSClient;
+let s3: S3Client;
+let handlers: Handlers;
+let targetIds: string[];
+let configFile: string;
+let config: Record<string, unknown>;
+const queues = { sweep: "", publish: "", observer: "" };
+let restoreDns: (() => void) | undefined;
+const savedEnv: Record<string, string | undefined> = {};
+
+function setEnv(values: Record<string, string>) {
+  for (const [name, value] of Object.entries(values)) {
+    if (!(name in savedEnv)) savedEnv[name] = process.env[name];
+    process.env[name] = value;
+  }
+}
+
+async function receiveAll(queueUrl: string, attempts = 10): Promise<Message[]> {
+  const messages: Message[] = [];
+  for (let i = 0; i < attempts; i++) {
+    const out = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 1,
+        MessageAttributeNames: ["All"],
+      }),
+    );
+    const batch = out.Messages ?? [];
+    for (const m of batch) {
+      messages.push(m);
+      await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: m.ReceiptHandle }));
+    }
+    if (batch.length === 0 && messages.length > 0) break;
+  }
+  return messages;
+}
+
+async function keys(bucket: string, prefix = ""): Promise<string[]> {
+  const out = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
+  return (out.Contents ?? []).map((o) => o.Key as string).sort();
+}
+
+async function readJson<T>(bucket: string, key: string): Promise<T> {
+  const store = new S3Store({ bucketName: bucket, client: s3 });
+  return JSON.parse((await store.get(key)) as string) as T;
+}
+
+beforeAll(async () => {
+  [dynamo, s3rver, fauxqs] = await Promise.all([startDynalite(), startS3rver(), startFauxqs()]);
+  reference = await startReferenceServer({ port: 0, models: referenceModels() });
+  const region = "us-east-1";
+  await createTable(new DynamoDBClient({ endpoint: dynamo.endpoint, region, credentials: CREDENTIALS }), TABLE);
+  await s3rver.createBucket(RESULTS);
+  await s3rver.createBucket(SITE);
+  s3 = new S3Client(s3ClientConfig(s3rver.endpoint));
+
+  sqs = new SQSClient({ endpoint: fauxqs.endpoint, region, credentials: CREDENTIALS });
+  const sns = new SNSClient({ endpoint: fauxqs.endpoint, region, credentials: CREDENTIALS });
+  // fauxqs names its queues `http://sqs.<region>.localhost:<port>/...`, which the SDK then calls:
+  // fauxqs's own DNS patch resolves `*.localhost` to loopback for this process until afterAll.
+  restoreDns = interceptLocalhostDns();
+  const create = async (QueueName: string, Attributes?: Record<string, string>) =>
+    (await sqs.send(new CreateQueueCommand({ QueueName, Attributes }))).QueueUrl as string;
+  queues.sweep = await create("sweep.fifo", { FifoQueue: "true", ContentBasedDeduplication: "false" });
+  queues.publish = await create("publish");
+  queues.observer = await create("alerts-observer");
+  const topicArn = (await sns.send(new CreateTopicCommand({ Name: "alerts" }))).TopicArn as string;
+  const observerArn = (
+    await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.observer, AttributeNames: ["QueueArn"] }))
+  ).Attributes?.QueueArn as string;
+  await sns.send(
+    new SubscribeCommand({
+      TopicArn: topicArn,
+      Protocol: "sqs",
+      Endpoint: observerArn,
+      Attributes: { RawMessageDelivery: "true" },
+    }),
+  );
+  sns.destroy();
+
+  const targets = referenceTargets(reference.url).slice(0, 2);
+  targetIds = targets.map((t) => t.id);
+  config = { targets, workload: WORKLOAD };
+  configFile = join(mkdtempSync(join(tmpdir(), "kneeboard-e2e-")), "kneeboard.config.json");
+  writeFileSync(configFile, JSON.stringify(config));
+
+  setEnv({
+    KNEEBOARD_CONFIG_FILE: configFile,
+    SST_RESOURCE_Table: JSON.stringify({ name: TABLE }),
+    SST_RESOURCE_Results: JSON.stringify({ name: RESULTS }),
+    SST_RESOURCE_SweepQueue: JSON.stringify({ url: queues.sweep }),
+    SST_RESOURCE_PublishQueue: JSON.stringify({ url: queues.publish }),
+    SST_RESOURCE_Alerts: JSON.stringify({ arn: topicArn }),
+    SST_RESOURCE_Subscribe: JSON.stringify({ url: "http://127.0.0.1/subscribe" }),
+    KNEEBOARD_SITE_BUCKET: SITE,
+    AWS_REGION: region,
+    AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
+    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+    AWS_ENDPOINT_URL_S3: s3rver.endpoint,
+    AWS_ENDPOINT_URL_SQS: fauxqs.endpoint,
+    AWS_ENDPOINT_URL_SNS: fauxqs.endpoint,
+  });
+  for (const name of ["AWS_PROFILE", "AWS_SESSION_TOKEN", "KNEEBOARD_WEBHOOK_URL", "KNEEBOARD_DISTRIBUTION_ID"]) {
+    if (!(name in savedEnv)) savedEnv[name] = process.env[name];
+    delete process.env[name];
+  }
+  handlers = {
+    plan: await import("../functions/src/plan.ts"),
+    sweep: await import("../functions/src/sweep.ts"),
+    publish: await import("../functions/src/publish.ts"),
+  };
+});
+
+afterAll(async () => {
+  for (const [name, value] of Object.entries(savedEnv)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+  restoreDns?.();
+  sqs?.destroy();
+  s3?.destroy();
+  await Promise.allSettled([reference?.close(), dynamo?.close(), s3rver?.close(), fauxqs?.close()]);
+});
+
+describe("the scheduled path on one machine", () => {
+  let sweepBodies: string[] = [];
+
+  it("plans one FIFO message per target for the slot", async () => {
+    expect(await handlers.plan.handler({ time: "2026-12-03T06:00:00Z" })).toEqual({ planned: 2 });
+    const messages = await receiveAll(queues.sweep);
+    sweepBodies = messages.map((m) => m.Body as string);
+    expect(sweepBodies.map((b) => JSON.parse(b)).sort((a, b) => a.targetId.localeCompare(b.targetId))).toEqual(
+      targetIds.toSorted().map((targetId) => ({ targetId, slot: "2026-12-03T06:00:00.000Z" })),
+    );
+  });
+
+  it("sweeps each message once; a duplicate delivery of a slot yields no second run", async () => {
+    for (const body of sweepBodies) {
+      const { runs } = await handlers.sweep.handler({ Records: [{ body }] }, LONG_LAMBDA);
+      expect(runs).toHaveLength(1);
+    }
+    expect(await handlers.sweep.handler({ Records: [{ body: sweepBodies[0] as string }] }, LONG_LAMBDA)).toEqual({
+      runs: [],
+    });
+    for (const targetId of targetIds) {
+      const docs = await keys(RESULTS, `runs/${targetId}/`);
+      expect(docs).toHaveLength(1);
+      const doc = await readJson<RunDocument>(RESULTS, docs[0] as string);
+      expect(doc.status).toBe("complete");
+      expect(doc.levels.map((l) => l.concurrency)).toEqual([1, 2]);
+    }
+    const index = new DynamoRunIndex({ tableName: TABLE, client: new DynamoDBClient({}) });
+    for (const targetId of targetIds) expect(await index.entries(targetId)).toHaveLength(1);
+  });
+
+  it("keeps the finished levels of a sweep stopped by its deadline, as a partial run", async () => {
+    // One level per second: 1.5 s before the deadline margin, the stop falls inside the second level.
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        ...config,
+        workload: { ...WORKLOAD, concurrency: [1, 2, 4], requestsPerLevel: undefined, levelDurationSeconds: 1 },
+      }),
+    );
+    try {
+      const targetId = targetIds[0] as string;
+      const body = JSON.stringify({ targetId, slot: "2026-12-03T12:00:00.000Z" });
+      const { runs } = await handlers.sweep.handler(
+        { Records: [{ body }] },
+        { getRemainingTimeInMillis: () => 30_000 + 1_500 },
+      );
+      expect(runs).toHaveLength(1);
+      const docs = await keys(RESULTS, `runs/${targetId}/`);
+      expect(docs).toHaveLength(2);
+      const partial = (await Promise.all(docs.map((k) => readJson<RunDocument>(RESULTS, k)))).find(
+        (d) => d.runId === runs[0],
+      );
+      expect(partial?.status).toBe("partial");
+      // The stop falls inside level 2 (0.5 s from either edge): level 1 is kept, nothing after it.
+      expect(partial?.levels.map((l) => l.concurrency)).toEqual([1]);
+      expect(partial?.partialReason).toBeTruthy();
+    } finally {
+      writeFileSync(configFile, JSON.stringify(config));
+    }
+  });
+
+  it("publishes after the sweeps: the alert on the topic and the rebuilt site in the site bucket", async () => {
+    // A synthetic history for one more target: steady, then 40 % slower in its last runs.
+    const store = new S3Store({ bucketName: RESULTS, client: s3 });
+    const index = new DynamoRunIndex({ tableName: TABLE, client: new DynamoDBClient({}) });
+    const random = seededRandom(5);
+    for (let i = 0; i < 46; i++) {
+      await saveRun(
+        store,
+        index,
+        syntheticRun({
+          targetId: SEEDED,
+          runId: `${SEEDED}-${i}`,
+          startedAt: new Date(Date.UTC(2026, 10, 1) + i * 3_600_000).toISOString(),
+          singleStreamTokensPerSecond: 60 * (i >= 40 ? 0.6 : 1),
+          ttftMs: 300,
+          saturationStreams: 8,
+          concurrency: [1, 4, 16],
+          noise: 0.01,
+          random,
+        }),
+      );
+    }
+
+    const published = await receiveAll(queues.publish);
+    expect(published.length).toBeGreaterThan(0);
+    const { alerts, files } = await handlers.publish.handler();
+    expect(alerts).toBeGreaterThan(0);
+    expect(files).toBeGreaterThan(0);
+
+    const site = await keys(SITE);
+    expect(site).toContain("index.html");
+    expect(site).toContain("data/index.json");
+    for (const targetId of targetIds) expect(site).toContain(`targets/${targetId}/index.html`);
+
+    const delivered = await receiveAll(queues.observer, 5);
+    const seeded = delivered.filter((m) => m.MessageAttributes?.targetId?.StringValue === SEEDED);
+    expect(seeded.length).toBeGreaterThan(0);
+    expect(delivered.every((m) => m.MessageAttributes?.targetId?.StringValue === SEEDED)).toBe(true);
+  });
+});
