@@ -1,12 +1,12 @@
 /**
  * @module Builds the static site from a store: reads it through the ports, stages the downloads
  * (so the data page can state their sizes), runs Astro, then moves the downloads into place.
- * Writes only under `outDir` and the system temp folder, so it runs inside Lambda (`/tmp`).
+ * Writes only under `outDir` and the system temp folder (never the site's sources), so it runs inside Lambda (`/tmp`).
  */
-import { cp, link, mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { cp, link, mkdir, mkdtemp, readdir, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { schemaFiles } from "@kneeboard/core/config/schemas";
 import type { RunIndex } from "@kneeboard/core/history";
@@ -66,6 +66,19 @@ async function copyKey(store: Store, key: string, dir: string): Promise<number> 
   const body = await store.get(key);
   if (body === null) return 0;
   return writeStaged(dir, key, body);
+}
+
+/**
+ * A copy of the site's sources under work, with the installed packages linked beside it: Astro writes
+ * into its root (`.astro/`), and the real sources may be read-only (Lambda's /var/task).
+ */
+async function sourcesCopy(work: string): Promise<string> {
+  const root = join(work, "site");
+  await cp(join(SITE_ROOT, "src"), join(root, "src"), { recursive: true });
+  const astro = require.resolve("astro");
+  const nodeModules = astro.slice(0, astro.lastIndexOf(`${sep}node_modules${sep}`) + `${sep}node_modules`.length);
+  await symlink(nodeModules, join(root, "node_modules"), "dir");
+  return root;
 }
 
 /** Moves a staged folder into the built site, merging with what Astro wrote there. */
@@ -133,6 +146,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<BuildSiteRes
     const payloadFile = join(work, "site-data.json");
     await writeFile(payloadFile, JSON.stringify(payload));
 
+    const root = await sourcesCopy(work);
     const outDir = resolve(options.outDir);
     await rm(outDir, { recursive: true, force: true });
     process.env[SITE_DATA_ENV] = payloadFile;
@@ -144,7 +158,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<BuildSiteRes
     process.chdir(dirname(outDir));
     try {
       await build({
-        root: SITE_ROOT,
+        root,
         configFile: false,
         outDir,
         cacheDir: join(work, "cache"),

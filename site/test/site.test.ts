@@ -1,5 +1,5 @@
 /** The built site in real headless Chromium, served on 127.0.0.1 from a fixture store. */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { Writable } from "node:stream";
@@ -64,7 +64,17 @@ async function rowOrder(page: Page): Promise<string[]> {
   return page.$$eval("#leaderboard tbody tr", (rows) => rows.map((r) => (r as HTMLElement).dataset.target ?? ""));
 }
 
+/** Every path under the site's sources with its modification time: the build must leave it as it was. */
+const SOURCES = join(dirname(new URL(import.meta.url).pathname), "..");
+const sourcesState = () =>
+  (readdirSync(SOURCES, { recursive: true }) as string[])
+    .filter((p) => !p.startsWith("dist"))
+    .sort()
+    .map((p) => `${p} ${statSync(join(SOURCES, p)).mtimeMs}`);
+let sourcesBefore: string[];
+
 beforeAll(async () => {
+  sourcesBefore = sourcesState();
   const fixture = await fixtureStore();
   storeRoot = fixture.root;
   const outDir = join(mkdtempSync(join(tmpdir(), "kneeboard-site-")), "prefix", "dist");
@@ -87,6 +97,10 @@ afterAll(async () => {
 });
 
 describe("the built site", () => {
+  it("was built without writing anything under the site's sources (they may be read-only, as in Lambda)", () => {
+    expect(sourcesState()).toEqual(sourcesBefore);
+  });
+
   it("warns about the malformed run document by its key and builds anyway", () => {
     expect(stderr).toContain(MALFORMED_KEY);
   });
