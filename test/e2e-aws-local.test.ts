@@ -283,6 +283,12 @@ describe("the scheduled path on one machine", () => {
     expect(site).toContain("data/index.json");
     for (const targetId of targetIds) expect(site).toContain(`targets/${targetId}/index.html`);
 
+    const runDocuments = site.filter((k) => k.startsWith("data/runs/")).length;
+    expect(runDocuments).toBeGreaterThan(0);
+    // Publishing again re-uploads the pages but none of the run documents already there.
+    const again = await handlers.publish.handler();
+    expect(files - again.files).toBe(runDocuments);
+
     const delivered = await receiveAll(queues.observer, 5);
     const seeded = delivered.filter((m) => m.MessageAttributes?.targetId?.StringValue === SEEDED);
     expect(seeded.length).toBeGreaterThan(0);

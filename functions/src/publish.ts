@@ -1,11 +1,12 @@
 /** @module `publish`, after sweeps (its queue batches them): regression check, alert delivery, site rebuild and upload. */
 import { readdir, readFile } from "node:fs/promises";
-import { join, relative } from "node:path";
+import { join, relative, sep } from "node:path";
 import { CloudFrontClient, CreateInvalidationCommand } from "@aws-sdk/client-cloudfront";
 import { PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { SNSClient } from "@aws-sdk/client-sns";
 import { deliver, snsChannel, webhookChannel } from "@kneeboard/core/notify";
 import { evaluateStore } from "@kneeboard/core/regress/check";
+import { S3Store } from "@kneeboard/core/store/aws";
 import { buildSite } from "@kneeboard/site/build";
 import { link, stores } from "./lib/deps.ts";
 
@@ -16,6 +17,8 @@ const TYPES: Record<string, string> = {
   xml: "application/atom+xml",
   js: "text/javascript",
 };
+
+const RUNS_PREFIX = "data/runs/";
 
 export async function handler(): Promise<{ alerts: number; files: number }> {
   const { store, index, ledger } = stores();
@@ -38,11 +41,14 @@ export async function handler(): Promise<{ alerts: number; files: number }> {
   const s3 = new S3Client({});
   const bucket = process.env.KNEEBOARD_SITE_BUCKET;
   if (!bucket) throw new Error("KNEEBOARD_SITE_BUCKET is not set");
+  // A stored run document never changes: upload only the ones the site bucket does not hold yet.
+  const uploaded = new Set(await new S3Store({ bucketName: bucket, client: s3 }).list(RUNS_PREFIX));
   let files = 0;
   for (const entry of await readdir(outDir, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const path = join(entry.parentPath, entry.name);
-    const key = relative(outDir, path);
+    const key = relative(outDir, path).split(sep).join("/");
+    if (uploaded.has(key)) continue;
     await s3.send(
       new PutObjectCommand({
         Bucket: bucket,
