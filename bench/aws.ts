@@ -4,6 +4,7 @@
  */
 
 import { DEFAULT_WORKLOAD } from "@kneeboard/core/config";
+import { lambdaEsbuild } from "../functions/bundle.ts";
 import { build } from "esbuild";
 
 const GB_SECOND_USD = 0.0000166667; // Lambda x86, us-east-1
@@ -30,7 +31,7 @@ export async function benchAws(print: (line: string) => void): Promise<void> {
     format: "esm",
     target: "node20",
     external: ["@aws-sdk/*"],
-    banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
+    ...lambdaEsbuild,
     write: false,
     logLevel: "silent",
   });

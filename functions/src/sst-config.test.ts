@@ -140,6 +140,18 @@ describe("sst.config.ts", () => {
     expect(actions.sort()).toEqual(["cloudfront:CreateInvalidation", "s3:PutObject"]);
   });
 
+  it("bundles every function the way the bench measures it", async () => {
+    const { lambdaEsbuild } = await import("../bundle.ts");
+    const fns = [
+      byName("Subscribe").args,
+      (byName("Schedule").args as { function: Record<string, unknown> }).function,
+      ...byName("SweepQueue").subscriptions.map((s) => s.fn),
+      ...byName("PublishQueue").subscriptions.map((s) => s.fn),
+    ];
+    expect(fns).toHaveLength(4);
+    for (const fn of fns) expect((fn.nodejs as { esbuild: unknown }).esbuild).toBe(lambdaEsbuild);
+  });
+
   it("gives subscribe a URL and only the table and topic", () => {
     const subscribe = byName("Subscribe").args;
     expect(subscribe.url).toBe(true);
