@@ -4,25 +4,8 @@
  * Levels and the summary come from the core's own `summarizeLevel` / `summarizeRun`.
  */
 import { summarizeLevel, summarizeRun } from "@kneeboard/core/metrics";
+import { normal, seededRandom } from "@kneeboard/core/random";
 import type { RunDocument, Sample } from "@kneeboard/core/run";
-
-/** A seeded pseudo-random generator in [0, 1) (mulberry32): the same seed gives the same history. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** A standard normal draw from two uniform draws (Box-Muller). */
-export function normal(random: () => number): number {
-  const u = Math.max(random(), 1e-12);
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
-}
 
 export interface SyntheticRunOptions {
   targetId: string;

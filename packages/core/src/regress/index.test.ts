@@ -2,20 +2,8 @@
 import { describe, expect, it } from "vitest";
 import type { Alert } from "../alerts/index.ts";
 import type { RunIndexEntry } from "../history/index.ts";
+import { normal, seededRandom } from "../random/index.ts";
 import { detectAlerts } from "./index.ts";
-
-/** mulberry32, as the reference package's `seededRandom` (core does not depend on it). */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const gauss = (r: () => number) => Math.sqrt(-2 * Math.log(Math.max(r(), 1e-12))) * Math.cos(2 * Math.PI * r());
 
 interface Figures {
   /** Multiplies throughput (and divides TTFT by it). */
@@ -31,7 +19,7 @@ interface Figures {
 
 /** One run index entry of target `t`, run i, with 5 % (or `cov`) independent noise on each continuous figure. */
 function entry(i: number, r: () => number, f: Figures = {}, cov = 0.05, targetId = "t"): RunIndexEntry {
-  const noisy = (v: number) => v * (1 + cov * gauss(r));
+  const noisy = (v: number) => v * (1 + cov * normal(r));
   const speed = f.speed ?? 1;
   const single = noisy(60 * speed);
   const peak = noisy(800 * speed);
@@ -102,7 +90,7 @@ function history(
   figures: (i: number) => Figures = () => ({}),
   cov = 0.05,
 ): RunIndexEntry[] {
-  const r = seeded(seed);
+  const r = seededRandom(seed);
   return Array.from({ length: runs }, (_, i) => entry(i, r, figures(i), cov));
 }
 

@@ -214,32 +214,24 @@ export class MetricTracker {
       this.push(...p.all);
       this.pending = null;
       this.epoch++;
-      return {
-        metric: this.metric,
-        direction: p.direction,
-        indices: [...p.indices],
-        values: [...p.values],
-        baseline: b,
-        confirmed,
-        catastrophic,
-        pending: p,
-        epoch: this.epoch,
-      };
+      return this.event(p, confirmed, catastrophic, this.epoch);
     }
-    if (catastrophic && p.alertId === null) {
-      return {
-        metric: this.metric,
-        direction: p.direction,
-        indices: [...p.indices],
-        values: [...p.values],
-        baseline: b,
-        confirmed,
-        catastrophic,
-        pending: p,
-        epoch: null,
-      };
-    }
+    if (catastrophic && p.alertId === null) return this.event(p, confirmed, catastrophic, null);
     return null;
+  }
+
+  private event(p: Pending, confirmed: boolean, catastrophic: boolean, epoch: number | null): ShiftEvent {
+    return {
+      metric: this.metric,
+      direction: p.direction,
+      indices: [...p.indices],
+      values: [...p.values],
+      baseline: p.baseline,
+      confirmed,
+      catastrophic,
+      pending: p,
+      epoch,
+    };
   }
 
   /** After a regression resolved: the old baseline is back, with the runs that showed the return. */
