@@ -111,19 +111,22 @@ function parseItem<T>(schema: z.ZodType<T>, item: Record<string, unknown>): T {
   );
 }
 
-const IndexItem = z.object({ entry: RunIndexEntry });
-const TargetItem = z.object({ targetId: z.string() });
-
-/** The run index in DynamoDB: a Query per target, a target list for all of them. */
-export class DynamoRunIndex implements RunIndex {
-  private readonly doc: DynamoDBDocumentClient;
-  private readonly tableName: string;
+/** What every port on the table holds: the document client and the table's name. */
+abstract class TableClient {
+  protected readonly doc: DynamoDBDocumentClient;
+  protected readonly tableName: string;
 
   constructor(options: DynamoOptions) {
     this.doc = documentClient(options);
     this.tableName = options.tableName;
   }
+}
 
+const IndexItem = z.object({ entry: RunIndexEntry });
+const TargetItem = z.object({ targetId: z.string() });
+
+/** The run index in DynamoDB: a Query per target, a target list for all of them. */
+export class DynamoRunIndex extends TableClient implements RunIndex {
   async record(...entries: RunIndexEntry[]): Promise<void> {
     // One request per key (a batch may not name a key twice): the last entry of a key wins.
     const byKey = new Map<string, RunIndexEntry>();
@@ -206,15 +209,7 @@ const ClaimItem = z.object({
 const CLAIM_RETENTION_MS = 30 * 24 * 3600 * 1000;
 
 /** Run claims as conditional writes on `claim#<runId>`: one owner wins, however many race. */
-export class DynamoRunClaims implements RunClaims {
-  private readonly doc: DynamoDBDocumentClient;
-  private readonly tableName: string;
-
-  constructor(options: DynamoOptions) {
-    this.doc = documentClient(options);
-    this.tableName = options.tableName;
-  }
-
+export class DynamoRunClaims extends TableClient implements RunClaims {
   private key(runId: string) {
     return { pk: `claim#${runId}`, sk: "claim" };
   }
@@ -301,15 +296,7 @@ export class DynamoRunClaims implements RunClaims {
 }
 
 /** Delivered alert states as conditional puts: the first claim of (alert, state, channel) wins. */
-export class DynamoAlertLedger implements AlertLedger {
-  private readonly doc: DynamoDBDocumentClient;
-  private readonly tableName: string;
-
-  constructor(options: DynamoOptions) {
-    this.doc = documentClient(options);
-    this.tableName = options.tableName;
-  }
-
+export class DynamoAlertLedger extends TableClient implements AlertLedger {
   async claim(alertId: string, state: AlertState, channel: string): Promise<boolean> {
     try {
       await this.doc.send(
@@ -335,15 +322,7 @@ export class DynamoAlertLedger implements AlertLedger {
 }
 
 /** A fixed-window counter per key: one conditional increment per request, no read first. */
-export class DynamoRateLimiter implements RateLimiter {
-  private readonly doc: DynamoDBDocumentClient;
-  private readonly tableName: string;
-
-  constructor(options: DynamoOptions) {
-    this.doc = documentClient(options);
-    this.tableName = options.tableName;
-  }
-
+export class DynamoRateLimiter extends TableClient implements RateLimiter {
   async take(key: string, limit: number, windowMs: number, nowMs: number): Promise<boolean> {
     if (limit <= 0) return false;
     const window = Math.floor(nowMs / windowMs);
