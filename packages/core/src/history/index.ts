@@ -122,13 +122,17 @@ export class StoreRunIndex implements RunIndex {
   }
 
   async record(...entries: RunIndexEntry[]): Promise<void> {
-    const byTarget = new Map<string, RunIndexEntry[]>();
-    for (const e of entries) byTarget.set(e.targetId, [...(byTarget.get(e.targetId) ?? []), e]);
+    // Per target, by run key: a key recorded twice (in one call or across calls) keeps its last entry.
+    const byTarget = new Map<string, Map<string, RunIndexEntry>>();
+    for (const e of entries) {
+      const fresh = byTarget.get(e.targetId) ?? new Map<string, RunIndexEntry>();
+      fresh.set(e.key, RunIndexEntry.parse(e));
+      byTarget.set(e.targetId, fresh);
+    }
     for (const [targetId, fresh] of byTarget) {
       const key = this.keyOf(targetId);
-      const freshKeys = new Set(fresh.map((e) => e.key));
-      const rest = (await this.read(key)).filter((e) => !freshKeys.has(e.key));
-      const all = [...rest, ...fresh.map((e) => RunIndexEntry.parse(e))].sort((a, b) => a.key.localeCompare(b.key));
+      const rest = (await this.read(key)).filter((e) => !fresh.has(e.key));
+      const all = [...rest, ...fresh.values()].sort((a, b) => a.key.localeCompare(b.key));
       await this.store.put(key, JSON.stringify(all), { contentType: "application/json" });
     }
   }

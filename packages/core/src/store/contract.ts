@@ -155,6 +155,12 @@ export function runIndexContract(
       ]);
     });
 
+    it("keeps the last entry of a key recorded twice in one call", async () => {
+      const index = await makeIndex();
+      await index.record(at("t-a", 1), { ...at("t-a", 1), status: "partial", partialReason: "deadline" });
+      expect((await index.entries("t-a")).map((e) => [e.runId, e.status])).toEqual([["r1", "partial"]]);
+    });
+
     it("returns every target's entries, targets in id order, each oldest first", async () => {
       const index = await makeIndex();
       await index.record(at("t-b", 2), at("t-a", 5));
