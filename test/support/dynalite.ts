@@ -5,7 +5,7 @@
 import type { Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
-import { CreateTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { tableDefinition } from "../../packages/core/src/store/aws/dynamo.ts";
 
 export interface DynaliteHandle {
@@ -27,7 +27,7 @@ export function dynamoClientConfig(endpoint: string) {
   };
 }
 
-/** Starts dynalite in memory; tables are ACTIVE at once (`createTableMs: 0`). */
+/** Starts dynalite in memory; tables turn ACTIVE on the next tick (`createTableMs: 0`). */
 export async function startDynalite(): Promise<DynaliteHandle> {
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await new Promise<void>((resolve, reject) => {
@@ -49,4 +49,11 @@ export async function startDynalite(): Promise<DynaliteHandle> {
 /** Creates the kneeboard table (pk/sk, on demand). dynalite has no UpdateTimeToLive, so TTL is not set. */
 export async function createTable(client: DynamoDBClient, tableName: string): Promise<void> {
   await client.send(new CreateTableCommand(tableDefinition(tableName).createTableInput));
+  // dynalite turns a table ACTIVE on a timer even with createTableMs 0: under load a request can come first.
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (Table?.TableStatus === "ACTIVE") return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`table ${tableName} did not become ACTIVE`);
 }
