@@ -3,8 +3,9 @@
  * detection delay after a step, printed, never asserted. Series are run index entries built directly
  * (exact run-to-run CoV on each continuous metric, independent noise), the inputs `detectAlerts` sees.
  */
-import type { RunIndexEntry } from "@kneeboard/core/history";
+
 import { detectAlerts } from "@kneeboard/core/regress";
+import type { RunIndexEntry } from "@kneeboard/core/run-index";
 import { normal, seededRandom } from "@kneeboard/reference";
 
 const BASE = { singleStream: 60, ttftMs: 400, peak: 800 };

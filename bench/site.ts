@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { indexEntryFor, StoreRunIndex } from "@kneeboard/core/history";
+import { indexEntryFor, StoreRunIndex } from "@kneeboard/core/run-index";
 import { putRun } from "@kneeboard/core/store";
 import { FolderStore } from "@kneeboard/core/store/folder";
 import { normal, seededRandom, syntheticRun } from "@kneeboard/reference";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { AlertsFile } from "@kneeboard/core/alerts";
-import { StoreRunIndex, saveRun } from "@kneeboard/core/history";
+import { StoreRunIndex, saveRun } from "@kneeboard/core/run-index";
 import { FolderStore } from "@kneeboard/core/store/folder";
 import { normal, seededRandom, syntheticRun } from "@kneeboard/reference";
 import { XMLParser } from "fast-xml-parser";

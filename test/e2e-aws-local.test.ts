@@ -18,8 +18,8 @@ import {
   ReceiveMessageCommand,
   SQSClient,
 } from "@aws-sdk/client-sqs";
-import { saveRun } from "@kneeboard/core/history";
 import type { RunDocument } from "@kneeboard/core/run";
+import { saveRun } from "@kneeboard/core/run-index";
 import { DynamoRunIndex, S3Store } from "@kneeboard/core/store/aws";
 import {
   type ReferenceServer,

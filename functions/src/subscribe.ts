@@ -1,7 +1,7 @@
-/** @module `subscribe`, the function URL behind the alerts page's form: the notify package does the work. */
+/** @module `subscribe`, the function URL behind the alerts page's form: the subscribe module does the work. */
 import { SNSClient } from "@aws-sdk/client-sns";
-import { handleSubscribe } from "@kneeboard/core/notify";
 import { DynamoRateLimiter } from "@kneeboard/core/store/aws";
+import { handleSubscribe } from "@kneeboard/core/subscribe";
 import { deployedConfig, link } from "./lib/deps.ts";
 
 const sns = new SNSClient({});

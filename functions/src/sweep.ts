@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { slotRunId } from "@kneeboard/core/claims";
 import { workloadFor } from "@kneeboard/core/config";
-import { saveRun } from "@kneeboard/core/history";
+import { saveRun } from "@kneeboard/core/run-index";
 import { runSweep } from "@kneeboard/core/sweep";
 import { apiKeyFor, deployedConfig, link, stores } from "./lib/deps.ts";
 import type { SweepMessage } from "./plan.ts";

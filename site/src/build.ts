@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { schemaFiles } from "@kneeboard/core/config/schemas";
-import type { RunIndex } from "@kneeboard/core/history";
+import type { RunIndex } from "@kneeboard/core/run-index";
 import type { Store } from "@kneeboard/core/store";
 import { FolderStore } from "@kneeboard/core/store/folder";
 import { build } from "astro";

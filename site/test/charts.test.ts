@@ -1,5 +1,5 @@
 /** The chart spec builders on fixture runs: series, axes, knee marker, and what the SVG renderer makes of them. */
-import { indexEntryFor } from "@kneeboard/core/history";
+import { indexEntryFor } from "@kneeboard/core/run-index";
 import { syntheticRun } from "@kneeboard/reference";
 import { describe, expect, it } from "vitest";
 import { compareSpec, historySpec, latencySpec, throughputCurvesSpec } from "../src/lib/charts.ts";

@@ -2,8 +2,8 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { StoreRunIndex, saveRun } from "@kneeboard/core/history";
 import { evaluateStore } from "@kneeboard/core/regress/check";
+import { StoreRunIndex, saveRun } from "@kneeboard/core/run-index";
 import { FolderStore } from "@kneeboard/core/store/folder";
 import { seededRandom, syntheticRun } from "@kneeboard/reference";
 

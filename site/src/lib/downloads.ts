@@ -1,5 +1,5 @@
 /** @module The site's own downloads: `data/index.json` (targets, latest runs, history) and `data/runs.csv`. */
-import type { RunIndexEntry } from "@kneeboard/core/history";
+import type { RunIndexEntry } from "@kneeboard/core/run-index";
 import type { SiteData } from "./site-data.ts";
 
 /** `data/index.json`: every target with its latest run's headline and per-level figures and its history. */

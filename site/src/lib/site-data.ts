@@ -3,8 +3,8 @@
  * history and headline figures, full run documents only for the latest readable run of each target.
  */
 import { ALERTS_KEY, type Alert, AlertsFile } from "@kneeboard/core/alerts";
-import type { RunIndex, RunIndexEntry } from "@kneeboard/core/history";
 import type { RunDocument } from "@kneeboard/core/run";
+import type { RunIndex, RunIndexEntry } from "@kneeboard/core/run-index";
 import { readRun, type Store } from "@kneeboard/core/store";
 
 /** One run in a target's history: the headline figures the history chart and the trend need. */

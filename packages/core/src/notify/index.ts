@@ -1,4 +1,4 @@
-/** @module Alert delivery: SNS with filterable attributes, Slack-compatible webhooks, the ledger, subscribing. */
+/** @module Alert delivery: SNS with filterable attributes, Slack-compatible webhooks, the ledger. */
 export {
   type Channel,
   type ChannelReport,
@@ -12,30 +12,12 @@ export {
 export { alertLines, formatChange } from "./format.ts";
 export { DELIVERED_KEY, DeliveredFile, MemoryAlertLedger, MemoryRateLimiter, StoreAlertLedger } from "./ledger.ts";
 export {
-  isFormPost,
-  MAX_BODY_BYTES,
-  MAX_TARGETS,
-  normalizeEmail,
-  readSubscribeBody,
-  SubscribeRequest,
-  type Subscription,
-  validateSubscription,
-} from "./request.ts";
-export { escapeHtml, type HttpResponse } from "./respond.ts";
-export {
   alertAttributes,
   alertSubject,
   publishAlert,
   subscriptionAttributes,
   subscriptionFilterPolicy,
 } from "./sns.ts";
-export {
-  DEFAULT_SUBSCRIBE_LIMITS,
-  handleSubscribe,
-  type RateLimit,
-  type SubscribeDeps,
-  type SubscribeHttpRequest,
-} from "./subscribe.ts";
 export {
   postWebhook,
   redactUrl,

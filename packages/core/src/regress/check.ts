@@ -5,7 +5,7 @@
  */
 import { ALERTS_KEY, type Alert, AlertsFile } from "../alerts/index.ts";
 import { writeAlerts } from "../feeds/index.ts";
-import { type RunIndex, syncIndex } from "../history/index.ts";
+import { type RunIndex, syncIndex } from "../run-index/index.ts";
 import type { Store } from "../store/index.ts";
 import { detectAlerts } from "./index.ts";
 

@@ -1,8 +1,8 @@
 /** @module Detection on seeded generated histories: noise, steps, outliers, returns, groups, routes, silence, stable ids. */
 import { describe, expect, it } from "vitest";
 import type { Alert } from "../alerts/index.ts";
-import type { RunIndexEntry } from "../history/index.ts";
 import { normal, seededRandom } from "../random/index.ts";
+import type { RunIndexEntry } from "../run-index/index.ts";
 import { detectAlerts } from "./index.ts";
 
 interface Figures {

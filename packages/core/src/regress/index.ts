@@ -13,7 +13,7 @@ import {
   type MetricName,
   type Severity,
 } from "../alerts/index.ts";
-import type { RunIndexEntry } from "../history/index.ts";
+import type { RunIndexEntry } from "../run-index/index.ts";
 import { RouteTracker } from "./route.ts";
 import { isJudged, isRate, isStopped, METRICS, metricValue } from "./series.ts";
 import { levelOf, mean } from "./stats.ts";

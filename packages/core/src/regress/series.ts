@@ -1,6 +1,6 @@
 /** @module What each watched series reads from a run index entry, and the per-metric rules of detection. */
 import type { MetricName } from "../alerts/index.ts";
-import type { RunIndexEntry } from "../history/index.ts";
+import type { RunIndexEntry } from "../run-index/index.ts";
 
 /** Metrics in the order titles name them: what users feel first. */
 export const METRICS: readonly MetricName[] = [

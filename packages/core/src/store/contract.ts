@@ -6,8 +6,8 @@
 import { describe, expect, it } from "vitest";
 import type { RunClaims } from "../claims/index.ts";
 import { StoreError } from "../errors/index.ts";
-import type { RunIndex, RunIndexEntry } from "../history/index.ts";
 import { runKey } from "../run/index.ts";
+import type { RunIndex, RunIndexEntry } from "../run-index/index.ts";
 import type { Store } from "./index.ts";
 
 /** A fresh, empty store for one test, and a way to read back what content type a key was stored with. */

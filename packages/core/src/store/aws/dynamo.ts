@@ -30,7 +30,7 @@ import { z } from "zod";
 import type { AlertLedger, AlertState, RateLimiter } from "../../alerts/index.ts";
 import { ClaimError, type ClaimOptions, type ClaimResult, type RunClaims } from "../../claims/index.ts";
 import { StoreError } from "../../errors/index.ts";
-import { type RunIndex, RunIndexEntry } from "../../history/index.ts";
+import { type RunIndex, RunIndexEntry } from "../../run-index/index.ts";
 
 /** The table as infrastructure and tests create it. */
 export interface TableDefinition {

@@ -7,7 +7,20 @@ import { type SNSClient, SubscribeCommand } from "@aws-sdk/client-sns";
 import type { RateLimiter } from "../alerts/index.ts";
 import { isFormPost, readSubscribeBody, validateSubscription } from "./request.ts";
 import { corsHeaders, type HttpResponse, htmlResponse, jsonResponse } from "./respond.ts";
-import { subscriptionAttributes } from "./sns.ts";
+
+export {
+  isFormPost,
+  MAX_BODY_BYTES,
+  MAX_TARGETS,
+  normalizeEmail,
+  readSubscribeBody,
+  SubscribeRequest,
+  type Subscription,
+  validateSubscription,
+} from "./request.ts";
+export { escapeHtml, type HttpResponse } from "./respond.ts";
+
+import { subscriptionAttributes } from "../notify/sns.ts";
 
 export interface SubscribeHttpRequest {
   method: string;
