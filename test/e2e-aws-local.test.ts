@@ -18,9 +18,9 @@ import {
   ReceiveMessageCommand,
   SQSClient,
 } from "@aws-sdk/client-sqs";
+import { DynamoRunIndex, S3Store } from "@kneeboard/core/aws";
 import type { RunDocument } from "@kneeboard/core/run";
 import { saveRun } from "@kneeboard/core/run-index";
-import { DynamoRunIndex, S3Store } from "@kneeboard/core/store/aws";
 import {
   type ReferenceServer,
   referenceModels,

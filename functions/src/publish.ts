@@ -4,9 +4,9 @@ import { join, relative, sep } from "node:path";
 import { CloudFrontClient, CreateInvalidationCommand } from "@aws-sdk/client-cloudfront";
 import { PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { SNSClient } from "@aws-sdk/client-sns";
+import { S3Store } from "@kneeboard/core/aws";
 import { deliver, snsChannel, webhookChannel } from "@kneeboard/core/notify";
 import { evaluateStore } from "@kneeboard/core/regress/check";
-import { S3Store } from "@kneeboard/core/store/aws";
 import { buildSite } from "@kneeboard/site/build";
 import { link, stores } from "./lib/deps.ts";
 

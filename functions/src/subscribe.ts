@@ -1,6 +1,6 @@
 /** @module `subscribe`, the function URL behind the alerts page's form: the subscribe module does the work. */
 import { SNSClient } from "@aws-sdk/client-sns";
-import { DynamoRateLimiter } from "@kneeboard/core/store/aws";
+import { DynamoRateLimiter } from "@kneeboard/core/aws";
 import { handleSubscribe } from "@kneeboard/core/subscribe";
 import { deployedConfig, link } from "./lib/deps.ts";
 

@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { evaluateStore } from "@kneeboard/core/regress/check";
-import { StoreRunIndex, saveRun } from "@kneeboard/core/run-index";
+import { saveRun } from "@kneeboard/core/run-index";
+import { StoreRunIndex } from "@kneeboard/core/run-index/store";
 import { FolderStore } from "@kneeboard/core/store/folder";
 import { seededRandom, syntheticRun } from "@kneeboard/reference";
 

@@ -6,7 +6,7 @@ import type { Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { tableDefinition } from "../../packages/core/src/store/aws/dynamo.ts";
+import { tableDefinition } from "../../packages/core/src/aws/dynamo.ts";
 
 export interface DynaliteHandle {
   /** Base URL for the DynamoDB client's `endpoint`, e.g. `http://127.0.0.1:40123`. */

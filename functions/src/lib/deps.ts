@@ -3,8 +3,8 @@
  * variables holding JSON, what `Resource` from the sst package reads), the bundled config, and clients.
  */
 import { readFileSync } from "node:fs";
+import { DynamoAlertLedger, DynamoRunClaims, DynamoRunIndex, S3Store } from "@kneeboard/core/aws";
 import { type Config, parseConfig } from "@kneeboard/core/config";
-import { DynamoAlertLedger, DynamoRunClaims, DynamoRunIndex, S3Store } from "@kneeboard/core/store/aws";
 
 /** A linked resource's properties, e.g. `link("Results").name`. */
 export function link(name: string, env: NodeJS.ProcessEnv = process.env): Record<string, string> {

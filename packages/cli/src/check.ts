@@ -1,8 +1,9 @@
 /** @module `kneeboard check`: evaluate the folder store for regressions, write alerts.json and the Atom feeds, print a summary. */
 import { resolve } from "node:path";
-import { deliver, StoreAlertLedger, webhookChannel } from "@kneeboard/core/notify";
+import { StoreAlertLedger } from "@kneeboard/core/ledger/store";
+import { deliver, webhookChannel } from "@kneeboard/core/notify";
 import { evaluateStore } from "@kneeboard/core/regress/check";
-import { StoreRunIndex } from "@kneeboard/core/run-index";
+import { StoreRunIndex } from "@kneeboard/core/run-index/store";
 import { FolderStore } from "@kneeboard/core/store/folder";
 
 /** Evaluates the store at dataDir; exit code 0 (alerts are findings, not failures). */

@@ -2,7 +2,8 @@
 import { resolve } from "node:path";
 import { type Config, loadConfig, parseConfig, type Target, workloadFor } from "@kneeboard/core/config";
 import { UsageError } from "@kneeboard/core/errors";
-import { StoreRunIndex, saveRun } from "@kneeboard/core/run-index";
+import { saveRun } from "@kneeboard/core/run-index";
+import { StoreRunIndex } from "@kneeboard/core/run-index/store";
 import { FolderStore } from "@kneeboard/core/store/folder";
 import { runSweep } from "@kneeboard/core/sweep";
 import { referenceModels, referenceTargets, startReferenceServer } from "@kneeboard/reference";

@@ -1,6 +1,7 @@
 /** @module `kneeboard site` and `kneeboard preview`: build the static site from the folder store, serve it on localhost. */
 import { resolve } from "node:path";
-import { StoreRunIndex, syncIndex } from "@kneeboard/core/run-index";
+import { syncIndex } from "@kneeboard/core/run-index";
+import { StoreRunIndex } from "@kneeboard/core/run-index/store";
 import { FolderStore } from "@kneeboard/core/store/folder";
 import { buildSite } from "@kneeboard/site/build";
 import { serveStatic } from "@kneeboard/site/serve";

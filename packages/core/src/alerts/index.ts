@@ -84,24 +84,3 @@ export const AlertsFile = z.object({
 export type AlertsFile = z.infer<typeof AlertsFile>;
 
 export const ALERTS_KEY = "alerts.json";
-
-/**
- * Remembers which alert states were delivered, so a retry never delivers twice.
- * `claim` returns true exactly once per (alertId, state, channel), until that claim is released.
- */
-export interface AlertLedger {
-  claim(alertId: string, state: AlertState, channel: string): Promise<boolean>;
-  /**
-   * Undoes a claim whose delivery failed, so the next run claims and sends it again.
-   * Releasing a claim that does not exist does nothing.
-   */
-  release(alertId: string, state: AlertState, channel: string): Promise<void>;
-}
-
-/**
- * Counts requests per key in a fixed window (the subscribe endpoint's limit per address).
- * `take` returns true when the request is allowed, false when the key used up `limit` in the window.
- */
-export interface RateLimiter {
-  take(key: string, limit: number, windowMs: number, nowMs: number): Promise<boolean>;
-}

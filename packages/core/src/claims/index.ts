@@ -1,12 +1,9 @@
 /**
  * @module Run claims: a run is claimed before its first request, so a duplicate delivery of the same
  * schedule slot finds the claim and exits, and a claim whose worker died expires so the slot can be
- * retried. The port, the slot's run id, and a folder implementation for local use.
+ * retried. The port and the slot's run id; the folder implementation is in `folder.ts`.
  */
-import { createHash, randomUUID } from "node:crypto";
-import { mkdir, readdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import { z } from "zod";
+import { createHash } from "node:crypto";
 import { KneeboardError } from "../errors/index.ts";
 import { compactTimestamp } from "../run/index.ts";
 
@@ -52,131 +49,4 @@ export function slotRunId(targetId: string, slotIso: string): string {
   const normalized = slot.toISOString();
   const hash = createHash("sha256").update(`${targetId}\n${normalized}`).digest("hex").slice(0, 10);
   return `${compactTimestamp(normalized)}-${hash}`;
-}
-
-/** A claim as the folder implementation keeps it; validated on every read. */
-const ClaimFile = z.object({
-  runId: z.string(),
-  targetId: z.string(),
-  owner: z.string(),
-  /** ms since the epoch; the lease is live while nowMs <= leaseUntil. */
-  leaseUntil: z.number(),
-  status: z.enum(["claimed", "done"]),
-});
-type ClaimFile = z.infer<typeof ClaimFile>;
-
-const RunIdSegment = /^[A-Za-z0-9._-]+$/;
-
-/**
- * Claims as files under `rootDir`, for local runs. Each takeover writes the next generation
- * (`<runId>.<n>.json`) with exclusive create (`wx`), so of owners racing for a free or expired run
- * exactly one wins, with no lock to go stale; the newest generation is the claim. Complete and
- * release replace the owner's generation by write-then-rename, so readers never see half a file.
- */
-export class FolderRunClaims implements RunClaims {
-  constructor(readonly rootDir: string) {}
-
-  private check(runId: string): void {
-    if (!RunIdSegment.test(runId)) throw new ClaimError(`invalid run id: ${JSON.stringify(runId)}`);
-  }
-
-  private path(runId: string, generation: number): string {
-    return join(this.rootDir, `${runId}.${generation}.json`);
-  }
-
-  /** The newest generation and its claim, or null when the run was never claimed. */
-  private async latest(runId: string): Promise<{ generation: number; claim: ClaimFile } | null> {
-    for (;;) {
-      const pattern = new RegExp(`^${runId.replace(/\./g, "\\.")}\\.(\\d+)\\.json$`);
-      let names: string[];
-      try {
-        names = await readdir(this.rootDir);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-        throw error;
-      }
-      const generations = names.map((n) => pattern.exec(n)?.[1]).filter((g) => g !== undefined);
-      if (generations.length === 0) return null;
-      const generation = Math.max(...generations.map(Number));
-      try {
-        const claim = ClaimFile.parse(JSON.parse(await readFile(this.path(runId, generation), "utf8")));
-        return { generation, claim };
-      } catch (error) {
-        // A newer generation's winner removed this one after we listed: list again.
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
-        throw new ClaimError(`cannot read the claim of ${runId}`, { cause: error });
-      }
-    }
-  }
-
-  /** Creates generation n; false when another owner created it first. */
-  private async create(runId: string, generation: number, claim: ClaimFile): Promise<boolean> {
-    try {
-      await writeFile(this.path(runId, generation), JSON.stringify(claim), { flag: "wx" });
-      return true;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
-      throw error;
-    }
-  }
-
-  private async replace(runId: string, generation: number, claim: ClaimFile): Promise<void> {
-    const path = this.path(runId, generation);
-    const temp = `${path}.${randomUUID()}.tmp`;
-    await writeFile(temp, JSON.stringify(claim));
-    await rename(temp, path);
-  }
-
-  async claim(runId: string, options: ClaimOptions): Promise<ClaimResult> {
-    this.check(runId);
-    await mkdir(this.rootDir, { recursive: true });
-    const mine: ClaimFile = {
-      runId,
-      targetId: options.targetId,
-      owner: options.owner,
-      leaseUntil: options.nowMs + options.ttlMs,
-      status: "claimed",
-    };
-    for (;;) {
-      const current = await this.latest(runId);
-      if (current === null) {
-        if (await this.create(runId, 0, mine)) return "claimed";
-        continue;
-      }
-      const { generation, claim } = current;
-      if (claim.status === "done") return "done";
-      if (claim.owner === options.owner) {
-        await this.replace(runId, generation, mine);
-        return "claimed";
-      }
-      if (claim.leaseUntil >= options.nowMs) return "held";
-      if (await this.create(runId, generation + 1, mine)) {
-        await this.prune(runId, generation + 1);
-        return "claimed";
-      }
-      // Another owner took the expired claim first; look at theirs.
-    }
-  }
-
-  /** Removes generations older than `keep`; best effort, since readers skip what vanished. */
-  private async prune(runId: string, keep: number): Promise<void> {
-    for (let g = 0; g < keep; g++) await unlink(this.path(runId, g)).catch(() => {});
-  }
-
-  async complete(runId: string, owner: string): Promise<void> {
-    this.check(runId);
-    const current = await this.latest(runId);
-    if (current === null || current.claim.owner !== owner) {
-      throw new ClaimError(`${owner} does not hold the claim of ${runId}`);
-    }
-    await this.replace(runId, current.generation, { ...current.claim, status: "done" });
-  }
-
-  async release(runId: string, owner: string): Promise<void> {
-    this.check(runId);
-    const current = await this.latest(runId);
-    if (current === null || current.claim.owner !== owner || current.claim.status === "done") return;
-    // A lease that ended before any clock's now is free to the next claimer, whose generation follows.
-    await this.replace(runId, current.generation, { ...current.claim, leaseUntil: -1 });
-  }
 }

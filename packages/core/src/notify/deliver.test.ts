@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { Alert, AlertLedger } from "../alerts/index.ts";
+import type { Alert } from "../alerts/index.ts";
+import type { AlertLedger } from "../ledger/index.ts";
+import { MemoryAlertLedger } from "../ledger/memory.ts";
 import { makeAlert, makeRouteChange } from "./alert.fixture.ts";
 import { type Channel, deliver } from "./deliver.ts";
-import { MemoryAlertLedger } from "./ledger.ts";
 
 function recording(name: string, fail?: (a: Alert) => boolean): Channel & { sent: string[] } {
   const sent: string[] = [];

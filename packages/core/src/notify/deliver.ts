@@ -7,8 +7,9 @@
  * prefer a missed mail to a duplicate, and the Atom feeds still carry the alert.
  */
 import type { SNSClient } from "@aws-sdk/client-sns";
-import type { Alert, AlertLedger } from "../alerts/index.ts";
+import type { Alert } from "../alerts/index.ts";
 import { KneeboardError } from "../errors/index.ts";
+import type { AlertLedger } from "../ledger/index.ts";
 import { publishAlert } from "./sns.ts";
 import { postWebhook, type WebhookOptions } from "./webhook.ts";
 

@@ -1,4 +1,4 @@
-/** @module Alert delivery: SNS with filterable attributes, Slack-compatible webhooks, the ledger. */
+/** @module Alert delivery: SNS with filterable attributes, Slack-compatible webhooks. */
 export {
   type Channel,
   type ChannelReport,
@@ -10,7 +10,6 @@ export {
   webhookChannel,
 } from "./deliver.ts";
 export { alertLines, formatChange } from "./format.ts";
-export { DELIVERED_KEY, DeliveredFile, MemoryAlertLedger, MemoryRateLimiter, StoreAlertLedger } from "./ledger.ts";
 export {
   alertAttributes,
   alertSubject,

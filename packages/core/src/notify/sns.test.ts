@@ -9,9 +9,9 @@ import {
 } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fauxqsClientConfig, startFauxqs } from "../../../../test/support/fauxqs.ts";
+import { MemoryAlertLedger } from "../ledger/memory.ts";
 import { makeAlert, makeRouteChange } from "./alert.fixture.ts";
 import { deliver, snsChannel } from "./deliver.ts";
-import { MemoryAlertLedger } from "./ledger.ts";
 import { alertSubject, publishAlert, subscriptionAttributes } from "./sns.ts";
 
 let server: Awaited<ReturnType<typeof startFauxqs>>;

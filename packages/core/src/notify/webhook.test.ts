@@ -2,9 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Alert } from "../alerts/index.ts";
+import { MemoryAlertLedger } from "../ledger/memory.ts";
 import { makeAlert } from "./alert.fixture.ts";
 import { type Channel, deliver, webhookChannel } from "./deliver.ts";
-import { MemoryAlertLedger } from "./ledger.ts";
 import { postWebhook, redactUrl } from "./webhook.ts";
 
 /** The secret part of a Slack-style webhook URL; it must never show in results or warnings. */

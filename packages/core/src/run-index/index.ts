@@ -101,51 +101,6 @@ export async function saveRun(store: Store, index: RunIndex, doc: RunDocument): 
   return entry;
 }
 
-/** Target ids must be safe as one key segment. */
-const TargetIdSegment = /^[A-Za-z0-9._-]+$/;
-
-/** The run index kept in a store, one JSON file per target (`index/runs/<targetId>.json`). */
-export class StoreRunIndex implements RunIndex {
-  constructor(private readonly store: Store) {}
-
-  private keyOf(targetId: string): string {
-    if (!TargetIdSegment.test(targetId)) throw new StoreError(`invalid target id for the index: ${targetId}`);
-    return `index/runs/${targetId}.json`;
-  }
-
-  private async read(key: string): Promise<RunIndexEntry[]> {
-    const body = await this.store.get(key);
-    if (body === null) return [];
-    const parsed = z.array(RunIndexEntry).safeParse(JSON.parse(body));
-    if (!parsed.success) throw new StoreError(`${key} is not a valid run index: ${parsed.error.issues[0]?.message}`);
-    return parsed.data;
-  }
-
-  async record(...entries: RunIndexEntry[]): Promise<void> {
-    // Per target, by run key: a key recorded twice (in one call or across calls) keeps its last entry.
-    const byTarget = new Map<string, Map<string, RunIndexEntry>>();
-    for (const e of entries) {
-      const fresh = byTarget.get(e.targetId) ?? new Map<string, RunIndexEntry>();
-      fresh.set(e.key, RunIndexEntry.parse(e));
-      byTarget.set(e.targetId, fresh);
-    }
-    for (const [targetId, fresh] of byTarget) {
-      const key = this.keyOf(targetId);
-      const rest = (await this.read(key)).filter((e) => !fresh.has(e.key));
-      const all = [...rest, ...fresh.values()].sort((a, b) => a.key.localeCompare(b.key));
-      await this.store.put(key, JSON.stringify(all), { contentType: "application/json" });
-    }
-  }
-
-  async entries(targetId?: string): Promise<RunIndexEntry[]> {
-    if (targetId) return this.read(this.keyOf(targetId));
-    const keys = (await this.store.list("index/runs/")).filter((k) => k.endsWith(".json"));
-    const all: RunIndexEntry[] = [];
-    for (const key of keys) all.push(...(await this.read(key)));
-    return all;
-  }
-}
-
 /**
  * Indexes every stored run document the index does not know (a document copied into the store by
  * hand, or one whose indexing was interrupted). A malformed document is reported to `warn`, not thrown.

@@ -18,10 +18,11 @@ import {
   startDynalite,
 } from "../../../../test/support/dynalite.ts";
 import { type S3rverHandle, s3ClientConfig, startS3rver } from "../../../../test/support/s3rver.ts";
-import { FolderRunClaims } from "../claims/index.ts";
+import { DynamoAlertLedger, DynamoRateLimiter, DynamoRunClaims, DynamoRunIndex, S3Store } from "../aws/index.ts";
+import { FolderRunClaims } from "../claims/folder.ts";
 import { runKey } from "../run/index.ts";
-import { indexEntryFor, StoreRunIndex } from "../run-index/index.ts";
-import { DynamoAlertLedger, DynamoRateLimiter, DynamoRunClaims, DynamoRunIndex, S3Store } from "./aws/index.ts";
+import { indexEntryFor } from "../run-index/index.ts";
+import { StoreRunIndex } from "../run-index/store.ts";
 import { runClaimsContract, runIndexContract, storeContract } from "./contract.ts";
 import { FolderStore } from "./folder.ts";
 

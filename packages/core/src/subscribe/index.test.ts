@@ -7,7 +7,7 @@ import {
 } from "@aws-sdk/client-sns";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { fauxqsClientConfig, startFauxqs } from "../../../../test/support/fauxqs.ts";
-import { MemoryRateLimiter } from "../notify/ledger.ts";
+import { MemoryRateLimiter } from "../limiter/memory.ts";
 import { handleSubscribe, type SubscribeDeps, type SubscribeHttpRequest } from "./index.ts";
 
 let server: Awaited<ReturnType<typeof startFauxqs>>;

@@ -4,7 +4,7 @@
  * policy on `targetId` (SNS then sends the confirmation mail).
  */
 import { type SNSClient, SubscribeCommand } from "@aws-sdk/client-sns";
-import type { RateLimiter } from "../alerts/index.ts";
+import type { RateLimiter } from "../limiter/index.ts";
 import { isFormPost, readSubscribeBody, validateSubscription } from "./request.ts";
 import { corsHeaders, type HttpResponse, htmlResponse, jsonResponse } from "./respond.ts";
 

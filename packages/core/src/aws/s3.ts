@@ -1,7 +1,7 @@
 /** @module The store port on an S3 bucket (the results bucket on AWS), keys under an optional prefix. */
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
-import { StoreError } from "../../errors/index.ts";
-import type { Store } from "../index.ts";
+import { StoreError } from "../errors/index.ts";
+import type { Store } from "../store/index.ts";
 
 export interface S3StoreOptions {
   bucketName: string;

@@ -1,27 +1,9 @@
-/**
- * @module Ledgers of delivered alert states (the AlertLedger port) and an in-memory rate limiter.
- * The store ledger keeps its marks in `state/delivered.json`.
- */
+/** @module The alert ledger kept in a store (the folder store locally), at `state/delivered.json`. */
 import { z } from "zod";
-import type { AlertLedger, AlertState, RateLimiter } from "../alerts/index.ts";
+import type { AlertState } from "../alerts/index.ts";
 import { StoreError } from "../errors/index.ts";
 import type { Store } from "../store/index.ts";
-
-/** A ledger in memory: for tests and single runs. */
-export class MemoryAlertLedger implements AlertLedger {
-  private readonly claimed = new Set<string>();
-
-  async claim(alertId: string, state: AlertState, channel: string): Promise<boolean> {
-    const key = JSON.stringify([alertId, state, channel]);
-    if (this.claimed.has(key)) return false;
-    this.claimed.add(key);
-    return true;
-  }
-
-  async release(alertId: string, state: AlertState, channel: string): Promise<void> {
-    this.claimed.delete(JSON.stringify([alertId, state, channel]));
-  }
-}
+import type { AlertLedger } from "./index.ts";
 
 /** `delivered[alertId][channel][state]` = when it was claimed (ISO 8601). */
 export const DeliveredFile = z.object({
@@ -100,42 +82,5 @@ export class StoreAlertLedger implements AlertLedger {
 
   private async write(file: DeliveredFile): Promise<void> {
     await this.store.put(this.key, `${JSON.stringify(file, null, 1)}\n`, { contentType: "application/json" });
-  }
-}
-
-/**
- * Fixed windows per key, in memory: right for one process (a local server, one Lambda instance);
- * across Lambda instances a shared limiter (DynamoDB) is needed.
- */
-export class MemoryRateLimiter implements RateLimiter {
-  private readonly windows = new Map<string, { startMs: number; windowMs: number; count: number }>();
-
-  /** Windows are swept once the map holds this many keys, so memory stays bounded. */
-  constructor(private readonly maxKeys = 10_000) {}
-
-  /** Keys with a window in memory. */
-  get size(): number {
-    return this.windows.size;
-  }
-
-  async take(key: string, limit: number, windowMs: number, nowMs: number): Promise<boolean> {
-    if (this.windows.size >= this.maxKeys) this.sweep(nowMs);
-    let window = this.windows.get(key);
-    if (!window || nowMs - window.startMs >= window.windowMs) {
-      window = { startMs: nowMs, windowMs, count: 0 };
-      this.windows.set(key, window);
-    }
-    if (window.count >= limit) return false;
-    window.count++;
-    return true;
-  }
-
-  private sweep(nowMs: number): void {
-    for (const [key, w] of this.windows) if (nowMs - w.startMs >= w.windowMs) this.windows.delete(key);
-    // Still full of live windows: drop the oldest (Map keeps insertion order) rather than grow.
-    for (const key of this.windows.keys()) {
-      if (this.windows.size < this.maxKeys) break;
-      this.windows.delete(key);
-    }
   }
 }

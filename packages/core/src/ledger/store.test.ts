@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { StoreError } from "../errors/index.ts";
 import { FolderStore } from "../store/folder.ts";
-import { DELIVERED_KEY, DeliveredFile, MemoryAlertLedger, MemoryRateLimiter, StoreAlertLedger } from "./ledger.ts";
+import { DELIVERED_KEY, DeliveredFile, StoreAlertLedger } from "./store.ts";
 
 const tmpStore = () => new FolderStore(mkdtempSync(join(tmpdir(), "kneeboard-ledger-")));
 
@@ -57,36 +57,5 @@ describe("StoreAlertLedger on a FolderStore", () => {
     await expect(ledger.claim("a1", "open", "sns")).rejects.toThrow(/state\/delivered\.json is not JSON/);
     await store.put(DELIVERED_KEY, '{"schemaVersion":1,"delivered":{}}');
     expect(await ledger.claim("a1", "open", "sns")).toBe(true);
-  });
-});
-
-describe("MemoryAlertLedger", () => {
-  it("claims once until released", async () => {
-    const ledger = new MemoryAlertLedger();
-    const claims = await Promise.all([ledger.claim("a", "open", "sns"), ledger.claim("a", "open", "sns")]);
-    expect(claims.sort()).toEqual([false, true]);
-    await ledger.release("a", "open", "sns");
-    expect(await ledger.claim("a", "open", "sns")).toBe(true);
-  });
-});
-
-describe("MemoryRateLimiter", () => {
-  it("allows `limit` per key per window, then again once the window has passed", async () => {
-    const limiter = new MemoryRateLimiter();
-    const take = (key: string, nowMs: number) => limiter.take(key, 3, 1000, nowMs);
-    expect([await take("x", 0), await take("x", 10), await take("x", 20), await take("x", 999)]).toEqual([
-      true,
-      true,
-      true,
-      false,
-    ]);
-    expect(await take("y", 999)).toBe(true);
-    expect(await take("x", 1000)).toBe(true);
-  });
-
-  it("stays bounded in memory", async () => {
-    const limiter = new MemoryRateLimiter(100);
-    for (let i = 0; i < 1000; i++) await limiter.take(`k${i}`, 1, 60_000, 0);
-    expect(limiter.size).toBeLessThanOrEqual(100);
   });
 });

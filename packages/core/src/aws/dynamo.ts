@@ -27,10 +27,12 @@ import {
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import { z } from "zod";
-import type { AlertLedger, AlertState, RateLimiter } from "../../alerts/index.ts";
-import { ClaimError, type ClaimOptions, type ClaimResult, type RunClaims } from "../../claims/index.ts";
-import { StoreError } from "../../errors/index.ts";
-import { type RunIndex, RunIndexEntry } from "../../run-index/index.ts";
+import type { AlertState } from "../alerts/index.ts";
+import { ClaimError, type ClaimOptions, type ClaimResult, type RunClaims } from "../claims/index.ts";
+import { StoreError } from "../errors/index.ts";
+import type { AlertLedger } from "../ledger/index.ts";
+import type { RateLimiter } from "../limiter/index.ts";
+import { type RunIndex, RunIndexEntry } from "../run-index/index.ts";
 
 /** The table as infrastructure and tests create it. */
 export interface TableDefinition {

@@ -1,4 +1,4 @@
-/** @module The AWS store: S3 for documents, one DynamoDB table for the index, claims, ledger and limits. */
+/** @module The AWS adapters of every port: S3 for the Store, one DynamoDB table for the run index, claims, alert ledger and rate limits. */
 export {
   DynamoAlertLedger,
   type DynamoOptions,
