@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { parseConfig, workloadFor } from "@kneeboard/core/config";
 import { runSweep } from "@kneeboard/core/sweep";
-import { startReferenceProcess } from "../test/reference-process.ts";
+import { startReferenceProcess } from "@kneeboard/reference/process";
 import { benchAws } from "./aws.ts";
 import { benchRegress } from "./regress.ts";
 import { benchSite } from "./site.ts";

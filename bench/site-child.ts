@@ -1,6 +1,6 @@
 /** Builds the site from argv[2] into argv[3] (as `kneeboard site` does) and prints its time and peak RSS as JSON. */
 import { Writable } from "node:stream";
-import { site } from "../packages/cli/src/site.ts";
+import { site } from "@kneeboard/cli/site";
 
 const [dataDir, outDir] = process.argv.slice(2) as [string, string];
 const quiet = new Writable({ write: (_c, _e, done) => done() });

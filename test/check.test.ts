@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
+import { check } from "@kneeboard/cli/check";
 import { AlertsFile } from "@kneeboard/core/alerts";
 import { saveRun } from "@kneeboard/core/run-index";
 import { StoreRunIndex } from "@kneeboard/core/run-index/store";
@@ -10,7 +11,6 @@ import { FolderStore } from "@kneeboard/core/store/folder";
 import { normal, seededRandom, syntheticRun } from "@kneeboard/reference";
 import { XMLParser } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
-import { check } from "../packages/cli/src/check.ts";
 
 function io() {
   const out = new PassThrough();

@@ -18,7 +18,7 @@ import {
   ReceiveMessageCommand,
   SQSClient,
 } from "@aws-sdk/client-sqs";
-import { DynamoRunIndex, S3Store } from "@kneeboard/core/aws";
+import { DynamoRunIndex, S3Store, tableDefinition } from "@kneeboard/core/aws";
 import type { RunDocument } from "@kneeboard/core/run";
 import { saveRun } from "@kneeboard/core/run-index";
 import {
@@ -29,11 +29,10 @@ import {
   startReferenceServer,
   syntheticRun,
 } from "@kneeboard/reference";
-import { interceptLocalhostDns } from "fauxqs";
+import { createTable, type DynaliteHandle, startDynalite } from "@kneeboard/test-support/dynalite";
+import { type FauxqsHandle, interceptLocalhostDns, startFauxqs } from "@kneeboard/test-support/fauxqs";
+import { type S3rverHandle, s3ClientConfig, startS3rver } from "@kneeboard/test-support/s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTable, type DynaliteHandle, startDynalite } from "./support/dynalite.ts";
-import { type FauxqsHandle, startFauxqs } from "./support/fauxqs.ts";
-import { type S3rverHandle, s3ClientConfig, startS3rver } from "./support/s3rver.ts";
 
 const TABLE = "kneeboard";
 const RESULTS = "results-bucket";
@@ -113,7 +112,10 @@ beforeAll(async () => {
   [dynamo, s3rver, fauxqs] = await Promise.all([startDynalite(), startS3rver(), startFauxqs()]);
   reference = await startReferenceServer({ port: 0, models: referenceModels() });
   const region = "us-east-1";
-  await createTable(new DynamoDBClient({ endpoint: dynamo.endpoint, region, credentials: CREDENTIALS }), TABLE);
+  await createTable(
+    new DynamoDBClient({ endpoint: dynamo.endpoint, region, credentials: CREDENTIALS }),
+    tableDefinition(TABLE).createTableInput,
+  );
   await s3rver.createBucket(RESULTS);
   await s3rver.createBucket(SITE);
   s3 = new S3Client(s3ClientConfig(s3rver.endpoint));

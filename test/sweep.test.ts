@@ -3,8 +3,8 @@
 import { parseConfig, workloadFor } from "@kneeboard/core/config";
 import { runSweep } from "@kneeboard/core/sweep";
 import { expectedThroughput, type StreamProfile } from "@kneeboard/reference";
+import { type ReferenceProcess, startReferenceProcess } from "@kneeboard/reference/process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ReferenceProcess, startReferenceProcess } from "./reference-process.ts";
 
 const FAST: StreamProfile = {
   stepBaseMs: 4,

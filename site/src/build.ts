@@ -19,6 +19,8 @@ import { loadSiteData } from "./lib/site-data.ts";
 import { targetCharts } from "./lib/target-charts.ts";
 
 const SITE_ROOT = fileURLToPath(new URL("..", import.meta.url));
+/** Where the site is built by default: `dist` of the site package, whatever the working directory. */
+export const DEFAULT_OUT_DIR = join(SITE_ROOT, "dist");
 /** The browser builds of vega and vega-lite (UMD), beside each package's main file, for the compare page. */
 const BROWSER_BUNDLES = [
   ["vega", "vega.min.js"],

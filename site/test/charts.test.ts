@@ -1,6 +1,6 @@
 /** The chart spec builders on fixture runs: series, axes, knee marker, and what the SVG renderer makes of them. */
 import { indexEntryFor } from "@kneeboard/core/run-index";
-import { syntheticRun } from "@kneeboard/reference";
+import { syntheticRun } from "@kneeboard/core/synthetic";
 import { describe, expect, it } from "vitest";
 import { compareSpec, historySpec, latencySpec, throughputCurvesSpec } from "../src/lib/charts.ts";
 import { historyPoint } from "../src/lib/site-data.ts";

@@ -2,11 +2,12 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { seededRandom } from "@kneeboard/core/random";
 import { evaluateStore } from "@kneeboard/core/regress/check";
 import { saveRun } from "@kneeboard/core/run-index";
 import { StoreRunIndex } from "@kneeboard/core/run-index/store";
 import { FolderStore } from "@kneeboard/core/store/folder";
-import { seededRandom, syntheticRun } from "@kneeboard/reference";
+import { syntheticRun } from "@kneeboard/core/synthetic";
 
 export const HOSTILE_LABEL = `<img src=x onerror="window.__pwned=1"> & <script>window.__pwned=2</script>`;
 

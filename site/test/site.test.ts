@@ -2,11 +2,10 @@
 import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { Writable } from "node:stream";
-import type { RunIndexEntry } from "@kneeboard/core/run-index";
+import { type RunIndexEntry, syncIndex } from "@kneeboard/core/run-index";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { site } from "../../packages/cli/src/site.ts";
+import { buildSite } from "../src/build.ts";
 import { fmt } from "../src/lib/format.ts";
 import { type StaticServer, serveStatic } from "../src/serve.ts";
 import { FIXTURE_TARGETS, fixtureStore, HOSTILE_LABEL, MALFORMED_KEY } from "./fixture.ts";
@@ -29,15 +28,6 @@ let storeRoot: string;
 let stderr = "";
 const consoleErrors: string[] = [];
 const foreignRequests: string[] = [];
-
-function sink(onText: (t: string) => void) {
-  return new Writable({
-    write(chunk, _enc, done) {
-      onText(String(chunk));
-      done();
-    },
-  });
-}
 
 /** A page that records console errors and refuses (and records) any request off this server. */
 async function open(path: string): Promise<Page> {
@@ -78,11 +68,12 @@ beforeAll(async () => {
   const fixture = await fixtureStore();
   storeRoot = fixture.root;
   const outDir = join(mkdtempSync(join(tmpdir(), "kneeboard-site-")), "prefix", "dist");
-  await site({
-    dataDir: fixture.root,
-    outDir,
-    io: { out: sink(() => {}), err: sink((t) => (stderr += t)) },
-  });
+  // As `kneeboard site` does: documents copied in by hand join the index, then the build; both warn.
+  const warn = (message: string) => {
+    stderr += `warning: ${message}\n`;
+  };
+  await syncIndex(fixture.store, fixture.index, warn);
+  await buildSite({ store: fixture.store, index: fixture.index, outDir, warn });
   latest = new Map();
   for (const e of await fixture.index.entries()) latest.set(e.targetId, e);
   // Served from two folders up, so every page lives under /prefix/dist/: links must be relative.

@@ -1,7 +1,7 @@
 /** @module The `kneeboard` command line: `run`, `check`, `site`, `preview`, `demo` (what `npm start` runs) and `serve-reference`. */
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ConfigError, UsageError } from "@kneeboard/core/errors";
+import { DEFAULT_OUT_DIR } from "@kneeboard/site/build";
 import { check } from "./check.ts";
 import { demo, run } from "./run.ts";
 import { serveReference } from "./serve.ts";
@@ -14,9 +14,6 @@ const USAGE = `usage:
   kneeboard preview [--out DIR] [--port N]
   kneeboard demo [--data DIR] [--out DIR]
   kneeboard serve-reference [--port N]`;
-
-/** Where the site is built: `site/dist` of the repository, whatever the working directory. */
-const SITE_OUT = fileURLToPath(new URL("../../../site/dist", import.meta.url));
 
 function portOf(text: string): number {
   const port = Number(text);
@@ -52,7 +49,7 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
         const { values } = parseArgs({
           args: rest,
           strict: true,
-          options: { data: { type: "string", default: "./data" }, out: { type: "string", default: SITE_OUT } },
+          options: { data: { type: "string", default: "./data" }, out: { type: "string", default: DEFAULT_OUT_DIR } },
         });
         const dataDir = values.data as string;
         const code = await demo({ dataDir, io });
@@ -72,7 +69,7 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
         const { values } = parseArgs({
           args: rest,
           strict: true,
-          options: { data: { type: "string", default: "./data" }, out: { type: "string", default: SITE_OUT } },
+          options: { data: { type: "string", default: "./data" }, out: { type: "string", default: DEFAULT_OUT_DIR } },
         });
         return await site({ dataDir: values.data as string, outDir: values.out as string, io });
       }
@@ -80,7 +77,7 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
         const { values } = parseArgs({
           args: rest,
           strict: true,
-          options: { out: { type: "string", default: SITE_OUT }, port: { type: "string", default: "4321" } },
+          options: { out: { type: "string", default: DEFAULT_OUT_DIR }, port: { type: "string", default: "4321" } },
         });
         return await preview({ outDir: values.out as string, port: portOf(values.port as string), io });
       }

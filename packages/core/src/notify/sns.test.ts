@@ -7,8 +7,8 @@ import {
   ReceiveMessageCommand,
   SQSClient,
 } from "@aws-sdk/client-sqs";
+import { fauxqsClientConfig, startFauxqs } from "@kneeboard/test-support/fauxqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fauxqsClientConfig, startFauxqs } from "../../../../test/support/fauxqs.ts";
 import { MemoryAlertLedger } from "../ledger/memory.ts";
 import { makeAlert, makeRouteChange } from "./alert.fixture.ts";
 import { deliver, snsChannel } from "./deliver.ts";

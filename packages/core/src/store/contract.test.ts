@@ -9,20 +9,22 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { HeadObjectCommand, S3Client } from "@aws-sdk/client-s3";
-import { syntheticRun } from "@kneeboard/reference";
+import { createTable, type DynaliteHandle, dynamoClientConfig, startDynalite } from "@kneeboard/test-support/dynalite";
+import { type S3rverHandle, s3ClientConfig, startS3rver } from "@kneeboard/test-support/s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  createTable,
-  type DynaliteHandle,
-  dynamoClientConfig,
-  startDynalite,
-} from "../../../../test/support/dynalite.ts";
-import { type S3rverHandle, s3ClientConfig, startS3rver } from "../../../../test/support/s3rver.ts";
-import { DynamoAlertLedger, DynamoRateLimiter, DynamoRunClaims, DynamoRunIndex, S3Store } from "../aws/index.ts";
+  DynamoAlertLedger,
+  DynamoRateLimiter,
+  DynamoRunClaims,
+  DynamoRunIndex,
+  S3Store,
+  tableDefinition,
+} from "../aws/index.ts";
 import { FolderRunClaims } from "../claims/folder.ts";
 import { runKey } from "../run/index.ts";
 import { indexEntryFor } from "../run-index/index.ts";
 import { StoreRunIndex } from "../run-index/store.ts";
+import { syntheticRun } from "../synthetic/index.ts";
 import { runClaimsContract, runIndexContract, storeContract } from "./contract.ts";
 import { FolderStore } from "./folder.ts";
 
@@ -72,7 +74,7 @@ function countContinuedPages(): void {
 /** A fresh table per test: dynalite creates one in a few ms. */
 async function freshTable(): Promise<string> {
   const tableName = `kneeboard-${randomUUID()}`;
-  await createTable(dynamo, tableName);
+  await createTable(dynamo, tableDefinition(tableName).createTableInput);
   return tableName;
 }
 

@@ -5,8 +5,8 @@ import {
   SNSClient,
   type Subscription,
 } from "@aws-sdk/client-sns";
+import { fauxqsClientConfig, startFauxqs } from "@kneeboard/test-support/fauxqs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { fauxqsClientConfig, startFauxqs } from "../../../../test/support/fauxqs.ts";
 import { MemoryRateLimiter } from "../limiter/memory.ts";
 import { handleSubscribe, type SubscribeDeps, type SubscribeHttpRequest } from "./index.ts";
 

@@ -3,9 +3,9 @@
  * without a server, for generated histories (tests of detection and of the site, the site benchmark).
  * Levels and the summary come from the core's own `summarizeLevel` / `summarizeRun`.
  */
-import { summarizeLevel, summarizeRun } from "@kneeboard/core/metrics";
-import { normal, seededRandom } from "@kneeboard/core/random";
-import type { RunDocument, Sample } from "@kneeboard/core/run";
+import { summarizeLevel, summarizeRun } from "../metrics/index.ts";
+import { normal, seededRandom } from "../random/index.ts";
+import type { RunDocument, Sample } from "../run/index.ts";
 
 export interface SyntheticRunOptions {
   targetId: string;

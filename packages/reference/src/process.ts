@@ -1,6 +1,10 @@
-/** @module Starts test/reference-child.ts as a child process and talks to it over IPC. */
+/**
+ * @module A reference server in a child process (`process-child.ts`), reached over IPC: tests and
+ * the benchmark measure it the way a real endpoint is measured, without sharing its event loop.
+ */
 import { fork } from "node:child_process";
-import { InFlightStats, type ModelSpec } from "@kneeboard/reference";
+import { InFlightStats } from "./engine.ts";
+import type { ModelSpec } from "./server.ts";
 
 export interface ReferenceProcess {
   url: string;
@@ -12,7 +16,7 @@ export interface ReferenceProcess {
 }
 
 export async function startReferenceProcess(models: ModelSpec[]): Promise<ReferenceProcess> {
-  const child = fork(new URL("./reference-child.ts", import.meta.url), [JSON.stringify(models)], {
+  const child = fork(new URL("./process-child.ts", import.meta.url), [JSON.stringify(models)], {
     execArgv: ["--import", "tsx"],
     stdio: "inherit",
   });

@@ -6,6 +6,9 @@
 import type { AddressInfo } from "node:net";
 import { buildApp } from "fauxqs";
 
+/** Re-exported so tests that aim the SDK's `*.localhost` hosts at fauxqs need not import fauxqs. */
+export { interceptLocalhostDns } from "fauxqs";
+
 export interface FauxqsHandle {
   /** Base URL for the AWS SDK clients' `endpoint`, e.g. `http://127.0.0.1:40123`. */
   endpoint: string;

@@ -1,5 +1,5 @@
 /** @module A reference server in its own process, so tests measure it the way a real endpoint is measured. */
-import { type ModelSpec, startReferenceServer } from "@kneeboard/reference";
+import { type ModelSpec, startReferenceServer } from "./server.ts";
 
 const models = JSON.parse(process.argv[2] ?? "[]") as ModelSpec[];
 const server = await startReferenceServer({ models });

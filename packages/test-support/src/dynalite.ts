@@ -1,12 +1,16 @@
 /**
  * @module Starts an in-memory dynalite (DynamoDB API server) on 127.0.0.1 with an OS-chosen port,
- * in the test's own process, and creates the kneeboard table from `tableDefinition`.
+ * in the test's own process, and creates a table from its definition (the core's `tableDefinition`).
  */
 import type { Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
-import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { tableDefinition } from "../../packages/core/src/aws/dynamo.ts";
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  DescribeTableCommand,
+  type DynamoDBClient,
+} from "@aws-sdk/client-dynamodb";
 
 export interface DynaliteHandle {
   /** Base URL for the DynamoDB client's `endpoint`, e.g. `http://127.0.0.1:40123`. */
@@ -46,9 +50,14 @@ export async function startDynalite(): Promise<DynaliteHandle> {
   };
 }
 
-/** Creates the kneeboard table (pk/sk, on demand). dynalite has no UpdateTimeToLive, so TTL is not set. */
-export async function createTable(client: DynamoDBClient, tableName: string): Promise<void> {
-  await client.send(new CreateTableCommand(tableDefinition(tableName).createTableInput));
+/**
+ * Creates a table and waits until it is ACTIVE. The caller passes the core's definition
+ * (`tableDefinition(name).createTableInput`), so this package needs no kneeboard package.
+ * dynalite has no UpdateTimeToLive, so TTL is not set.
+ */
+export async function createTable(client: DynamoDBClient, input: CreateTableCommandInput): Promise<void> {
+  const tableName = input.TableName as string;
+  await client.send(new CreateTableCommand(input));
   // dynalite turns a table ACTIVE on a timer even with createTableMs 0: under load a request can come first.
   for (let attempt = 0; attempt < 200; attempt++) {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
