@@ -1,5 +1,5 @@
 /** @module The folder store on a real directory: keys, atomic replace, listing, bad keys. */
-import { mkdtempSync, readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -24,6 +24,13 @@ describe("FolderStore", () => {
     const store = new FolderStore(mkdtempSync(join(tmpdir(), "kneeboard-store-")));
     await expect(store.put("../escape.json", "x")).rejects.toBeInstanceOf(StoreError);
     await expect(store.get("/etc/passwd")).rejects.toBeInstanceOf(StoreError);
+    expect(() => store.localPath("../escape.json")).toThrow(StoreError);
+  });
+
+  it("names the local file that holds a key, for callers that link it instead of reading it", async () => {
+    const store = new FolderStore(mkdtempSync(join(tmpdir(), "kneeboard-store-")));
+    await store.put("runs/a/1.json", "one");
+    expect(readFileSync(store.localPath("runs/a/1.json"), "utf8")).toBe("one");
   });
 
   it("lists nothing for a missing root", async () => {

@@ -36,6 +36,11 @@ export class FolderStore implements Store {
     }
   }
 
+  localPath(key: string): string {
+    checkKey(key);
+    return join(this.root, key);
+  }
+
   async list(prefix: string): Promise<string[]> {
     let entries: import("node:fs").Dirent[];
     try {

@@ -13,6 +13,11 @@ export interface Store {
   get(key: string): Promise<string | null>;
   /** Every key that starts with prefix, sorted. */
   list(prefix: string): Promise<string[]>;
+  /**
+   * The local file holding `key`, for a store that keeps keys as files (the folder store), so a
+   * caller may link or copy the file instead of reading it; absent for remote stores.
+   */
+  localPath?(key: string): string;
 }
 
 /** Stores a run document at its key and returns the key. */

@@ -1,0 +1,67 @@
+/**
+ * @module The build's second job: run Astro on a copy of the site's sources, with the payload file
+ * the pages read (named by an environment variable), writing only under `outDir` and the work folder.
+ */
+import { cp, mkdir, symlink } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join, sep } from "node:path";
+import { build } from "astro";
+import { SITE_DATA_ENV } from "../lib/payload.ts";
+
+const require = createRequire(import.meta.url);
+
+/**
+ * A copy of the site's sources under work, with the installed packages linked beside it: Astro writes
+ * into its root (`.astro/`), and the real sources may be read-only (Lambda's /var/task).
+ */
+async function sourcesCopy(siteRoot: string, work: string): Promise<string> {
+  const root = join(work, "site");
+  await cp(join(siteRoot, "src"), join(root, "src"), { recursive: true });
+  const astro = require.resolve("astro");
+  const nodeModules = astro.slice(0, astro.lastIndexOf(`${sep}node_modules${sep}`) + `${sep}node_modules`.length);
+  await symlink(nodeModules, join(root, "node_modules"), "dir");
+  return root;
+}
+
+export interface RunAstroOptions {
+  /** The site package's folder (its `src/` holds the pages). */
+  siteRoot: string;
+  /** A scratch folder the caller removes afterwards. */
+  work: string;
+  /** The JSON payload the pages read. */
+  payloadFile: string;
+  /** An absolute path; Astro replaces what is there. */
+  outDir: string;
+}
+
+/** Builds the pages into outDir. */
+export async function runAstro(options: RunAstroOptions): Promise<void> {
+  const { work, outDir } = options;
+  const root = await sourcesCopy(options.siteRoot, work);
+  process.env[SITE_DATA_ENV] = options.payloadFile;
+  process.env.ASTRO_TELEMETRY_DISABLED = "1";
+  // Astro 5 has no option for it: it puts its intermediate server build in `<cwd>/.astro/` unless
+  // outDir lies under cwd (`getOutDirWithinCwd` reads process.cwd()), and cwd may be read-only
+  // (Lambda's /var/task). So the build runs from outDir's parent and all writes stay there.
+  const cwd = process.cwd();
+  await mkdir(dirname(outDir), { recursive: true });
+  process.chdir(dirname(outDir));
+  try {
+    await build({
+      root,
+      configFile: false,
+      outDir,
+      cacheDir: join(work, "cache"),
+      logLevel: "warn",
+      output: "static",
+      trailingSlash: "always",
+      build: { format: "directory", inlineStylesheets: "always" },
+      // Bundle every dependency into the server chunks: they run from outDir, where no node_modules is.
+      vite: { cacheDir: join(work, "vite"), logLevel: "warn", ssr: { noExternal: true } },
+      devToolbar: { enabled: false },
+    } as Parameters<typeof build>[0]);
+  } finally {
+    process.chdir(cwd);
+    delete process.env[SITE_DATA_ENV];
+  }
+}
