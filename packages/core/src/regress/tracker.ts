@@ -79,8 +79,8 @@ export interface ShiftEvent {
   baseline: Baseline;
   confirmed: boolean;
   catastrophic: boolean;
-  /** The pending shift, so the detector can tie its later confirmation to the alert it already opened. */
-  pending: Pending;
+  /** Id of the alert a catastrophic run already opened for this shift, so its confirmation grows that alert. */
+  alertId: string | null;
   /** Tracker epoch after a confirmation's restart (null when the baseline did not restart). */
   epoch: number | null;
 }
@@ -229,7 +229,7 @@ export class MetricTracker {
       baseline: p.baseline,
       confirmed,
       catastrophic,
-      pending: p,
+      alertId: p.alertId,
       epoch,
     };
   }
@@ -241,8 +241,8 @@ export class MetricTracker {
     this.pending = null;
   }
 
-  /** Drops a pending shift without folding it into the baseline (its runs showed a return). */
-  clearPending(): void {
-    this.pending = null;
+  /** Ties the pending shift (one reported before confirmation, as catastrophic) to the alert it opened. */
+  tieAlert(alertId: string): void {
+    if (this.pending) this.pending.alertId = alertId;
   }
 }
