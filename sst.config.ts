@@ -20,6 +20,7 @@ export default $config({
     // The bundling that `npm run bench` measures (bench/aws.ts).
     const { lambdaEsbuild } = await import("./functions/bundle.ts");
     const nodejs = { esbuild: lambdaEsbuild };
+    const { DEFAULT_SCHEDULE } = await import("@kneeboard/core/config");
 
     const table = new sst.aws.Dynamo("Table", {
       fields: { pk: "string", sk: "string" },
@@ -102,7 +103,7 @@ export default $config({
     );
 
     new sst.aws.CronV2("Schedule", {
-      schedule: config.schedule ?? "rate(6 hours)",
+      schedule: config.schedule ?? DEFAULT_SCHEDULE,
       function: {
         handler: "functions/src/plan.handler",
         timeout: "1 minute",

@@ -1,4 +1,5 @@
 /** @module What the CLI prints: live progress (a rewritten line on a TTY, plain lines otherwise) and the closing table. */
+import { figureHeading } from "@kneeboard/core/labels";
 import type { RunDocument } from "@kneeboard/core/run";
 import type { SweepProgress } from "@kneeboard/core/sweep";
 
@@ -19,7 +20,15 @@ const fixed = (value: number | null | undefined, digits = 1) =>
 
 /** The closing table of one run: level, aggregate tok/s, per-stream p50, TTFT p50/p95, errors. */
 export function runTable(doc: RunDocument): string {
-  const header = ["level", "aggregate tok/s", "per-stream tok/s p50", "TTFT p50 ms", "TTFT p95 ms", "errors", "valid"];
+  const header = [
+    "level",
+    figureHeading("aggregateOutputTokensPerSecond"),
+    figureHeading("perStreamOutputTokensPerSecondP50"),
+    figureHeading("ttftP50Ms"),
+    figureHeading("ttftP95Ms"),
+    "errors",
+    "valid",
+  ];
   const rows = doc.levels.map((level) => {
     const r = level.requests;
     const errors = r.sent - r.ok;

@@ -2,8 +2,13 @@
  * @module Chart specs (vega-lite), built by pure functions from run figures. Pages render them to SVG
  * at build time (see `svg.ts`); the compare page renders `compareSpec` in the browser.
  */
+import { figureHeading } from "@kneeboard/core/labels";
 import type { TopLevelSpec } from "vega-lite";
 import type { HistoryPoint } from "./site-data.ts";
+
+/** Axis titles from the core's one table of figure labels, with what each figure counts. */
+const AGGREGATE_TITLE = `${figureHeading("aggregateOutputTokensPerSecond")} (all streams)`;
+const PER_STREAM_TITLE = `${figureHeading("perStreamOutputTokensPerSecondP50")} (one user)`;
 
 /** The per-level figures a chart needs (a subset of the index's LevelFigures). */
 export interface LevelPoint {
@@ -78,7 +83,7 @@ export function throughputCurvesSpec(input: {
           y: {
             field: "value",
             type: "quantitative",
-            title: "aggregate tok/s (all streams)",
+            title: AGGREGATE_TITLE,
             axis: { titleColor: AGGREGATE_COLOR, orient: "left" },
           },
         },
@@ -91,7 +96,7 @@ export function throughputCurvesSpec(input: {
           y: {
             field: "value",
             type: "quantitative",
-            title: "per-stream tok/s (p50, one user)",
+            title: PER_STREAM_TITLE,
             axis: { titleColor: PER_STREAM_COLOR, orient: "right" },
           },
         },
@@ -179,8 +184,16 @@ export function historySpec(input: { title: string; points: HistoryPoint[] }): T
       "Peak aggregate output tokens per second and single-stream output tokens per second of every run, over time.",
     config: CONFIG,
     vconcat: [
-      panel("peak aggregate tok/s", AGGREGATE_COLOR, (p) => p.peakAggregateOutputTokensPerSecond),
-      panel("single-stream tok/s", PER_STREAM_COLOR, (p) => p.singleStreamOutputTokensPerSecond),
+      panel(
+        figureHeading("peakAggregateOutputTokensPerSecond"),
+        AGGREGATE_COLOR,
+        (p) => p.peakAggregateOutputTokensPerSecond,
+      ),
+      panel(
+        figureHeading("singleStreamOutputTokensPerSecond"),
+        PER_STREAM_COLOR,
+        (p) => p.singleStreamOutputTokensPerSecond,
+      ),
     ],
   } as TopLevelSpec;
 }
@@ -203,7 +216,7 @@ export function compareSpec(input: {
       })),
     ),
   );
-  const title = input.measure === "aggregate" ? "aggregate tok/s (all streams)" : "per-stream tok/s (p50, one user)";
+  const title = input.measure === "aggregate" ? AGGREGATE_TITLE : PER_STREAM_TITLE;
   return {
     $schema: SCHEMA,
     title,

@@ -1,7 +1,7 @@
 /** @module The store port on an S3 bucket (the results bucket on AWS), keys under an optional prefix. */
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { StoreError } from "../errors/index.ts";
-import type { Store } from "../store/index.ts";
+import { checkKey, type Store } from "../store/index.ts";
 
 export interface S3StoreOptions {
   bucketName: string;
@@ -9,13 +9,6 @@ export interface S3StoreOptions {
   client?: S3Client;
   /** Prepended to every key, e.g. `data/`; listed keys come back without it. Default none. */
   prefix?: string;
-}
-
-/** The same key rule as the folder store, so a key that works locally works on S3 and back. */
-function checkKey(key: string): void {
-  if (!/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(key) || key.split("/").some((s) => s === "." || s === "..")) {
-    throw new StoreError(`invalid store key: ${JSON.stringify(key)}`);
-  }
 }
 
 /** Served content types by extension, for puts that name none (the bucket serves the site's data). */

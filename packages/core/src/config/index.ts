@@ -129,13 +129,18 @@ export const Target = z.strictObject({
 });
 export type Target = z.infer<typeof Target>;
 
+/** The schedule of a config that names none (also the deployment's, read by sst.config.ts). */
+export const DEFAULT_SCHEDULE = "rate(6 hours)";
 const SCHEDULE = /^(rate\(\d+ (minute|minutes|hour|hours|day|days)\)|cron\(\S+( \S+){5}\))$/;
 
 export const Config = z.strictObject({
   targets: z.array(Target).min(1),
   workload: WorkloadOverride.optional(),
   /** EventBridge expression for the AWS deployment. */
-  schedule: z.string().regex(SCHEDULE, "must be rate(N minutes|hours|days) or cron(6 fields)").default("rate(6 hours)"),
+  schedule: z
+    .string()
+    .regex(SCHEDULE, "must be rate(N minutes|hours|days) or cron(6 fields)")
+    .default(DEFAULT_SCHEDULE),
 });
 export type Config = z.infer<typeof Config>;
 

@@ -1,15 +1,6 @@
 /** @module Plain-text rendering of an alert for people (mail bodies, chat messages). */
 import type { Alert, MetricChange, MetricName, SeriesLevel } from "../alerts/index.ts";
-
-/** How each metric reads to a person, and how its values are shown. */
-const METRIC_TEXT: Record<MetricName, { label: string; unit: "tok/s" | "ms" | "fraction" | "" }> = {
-  singleStreamOutputTokensPerSecond: { label: "single-stream output", unit: "tok/s" },
-  singleStreamTtftP50Ms: { label: "TTFT p50 at concurrency 1", unit: "ms" },
-  peakAggregateOutputTokensPerSecond: { label: "peak aggregate output", unit: "tok/s" },
-  kneeConcurrency: { label: "knee concurrency", unit: "" },
-  errorRate: { label: "error rate", unit: "fraction" },
-  rateLimitRate: { label: "429 rate", unit: "fraction" },
-};
+import { FIGURE_LABELS } from "../labels/index.ts";
 
 /** Three significant digits are enough to read a change; more suggests a precision we lack. */
 function formatNumber(value: number): string {
@@ -19,7 +10,7 @@ function formatNumber(value: number): string {
 }
 
 function formatValue(metric: MetricName, value: number): string {
-  const { unit } = METRIC_TEXT[metric];
+  const { unit } = FIGURE_LABELS[metric];
   if (unit === "fraction") return `${formatNumber(value * 100)} %`;
   return unit ? `${formatNumber(value)} ${unit}` : formatNumber(value);
 }
@@ -28,13 +19,13 @@ function formatLevel(metric: MetricName, level: SeriesLevel): string {
   return `${formatValue(metric, level.median)} (±${formatValue(metric, level.spread)}, ${level.runs} runs)`;
 }
 
-/** One line per moved metric: `single-stream output: 80 tok/s (±2 tok/s, 12 runs) → 52 tok/s (...), -35 %`. */
+/** One line per moved metric: `single-stream: 80 tok/s (±2 tok/s, 12 runs) → 52 tok/s (...), -35 %`. */
 export function formatChange(change: MetricChange): string {
   const rel =
     change.relativeChange === null
       ? ""
       : `, ${change.relativeChange >= 0 ? "+" : ""}${formatNumber(change.relativeChange * 100)} %`;
-  const { label } = METRIC_TEXT[change.metric];
+  const { label } = FIGURE_LABELS[change.metric];
   return `${label}: ${formatLevel(change.metric, change.before)} → ${formatLevel(change.metric, change.after)}${rel}`;
 }
 

@@ -104,7 +104,7 @@ describe("publishAlert against fauxqs", () => {
       "singleStreamOutputTokensPerSecond",
       "peakAggregateOutputTokensPerSecond",
     ]);
-    expect(first?.Body).toContain("single-stream output: 82.4 tok/s");
+    expect(first?.Body).toContain("single-stream: 82.4 tok/s");
     expect(first?.Body).toContain("Regression open (warning) on Acme Llama 70B [target-a]");
     const route = b.find((m) => attr(m, "kind") === "route_change");
     expect(attr(route as Message, "metric")).toBe("route");

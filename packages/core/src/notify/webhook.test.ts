@@ -62,7 +62,7 @@ describe("postWebhook", () => {
     expect(body?.text).toBe(makeAlert().title);
     expect(body?.blocks[0]?.type).toBe("section");
     expect(body?.blocks[0]?.text.type).toBe("mrkdwn");
-    expect(body?.blocks[0]?.text.text).toContain("single-stream output: 82.4 tok/s");
+    expect(body?.blocks[0]?.text.text).toContain("single-stream: 82.4 tok/s");
   });
 
   it("escapes Slack's control characters", async () => {

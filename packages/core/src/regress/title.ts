@@ -1,21 +1,10 @@
 /** @module One human sentence per alert: what moved, which way, from what to what. */
 import type { MetricChange, MetricName } from "../alerts/index.ts";
+import { FIGURE_LABELS, shownUnit } from "../labels/index.ts";
 import { isRate } from "./series.ts";
 
-const NAMES: Record<MetricName, string> = {
-  peakAggregateOutputTokensPerSecond: "peak aggregate",
-  singleStreamOutputTokensPerSecond: "single-stream",
-  singleStreamTtftP50Ms: "single-stream TTFT p50",
-  kneeConcurrency: "knee concurrency",
-  errorRate: "error rate",
-  rateLimitRate: "429 rate",
-};
-
-const UNITS: Partial<Record<MetricName, string>> = {
-  peakAggregateOutputTokensPerSecond: " tok/s",
-  singleStreamOutputTokensPerSecond: " tok/s",
-  singleStreamTtftP50Ms: " ms",
-};
+const name = (metric: MetricName) => FIGURE_LABELS[metric].label;
+const unitOf = (metric: MetricName) => (shownUnit(metric) ? ` ${shownUnit(metric)}` : "");
 
 function number(metric: MetricName, value: number): string {
   if (isRate(metric)) return (value * 100).toFixed(value < 0.1 ? 1 : 0);
@@ -26,11 +15,11 @@ function number(metric: MetricName, value: number): string {
 function phrase(change: MetricChange, detailed: boolean): string {
   const { metric, before, after } = change;
   const verb = after.median < before.median ? "fell" : "rose";
-  const unit = isRate(metric) ? " %" : (UNITS[metric] ?? "");
+  const unit = unitOf(metric);
   const fromTo = `${number(metric, before.median)} → ${number(metric, after.median)}${unit}`;
-  if (isRate(metric) || change.relativeChange === null) return `${NAMES[metric]} ${verb} (${fromTo})`;
+  if (isRate(metric) || change.relativeChange === null) return `${name(metric)} ${verb} (${fromTo})`;
   const percent = `${Math.round(Math.abs(change.relativeChange) * 100)} %`;
-  return detailed ? `${NAMES[metric]} ${verb} ${percent} (${fromTo})` : `${NAMES[metric]} ${verb} ${percent}`;
+  return detailed ? `${name(metric)} ${verb} ${percent} (${fromTo})` : `${name(metric)} ${verb} ${percent}`;
 }
 
 function capitalize(text: string): string {

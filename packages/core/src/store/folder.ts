@@ -3,14 +3,7 @@ import { randomUUID } from "node:crypto";
 import { mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import { StoreError } from "../errors/index.ts";
-import type { Store } from "./index.ts";
-
-/** Keys are relative paths of `/`-separated safe segments; nothing may escape the root. */
-function checkKey(key: string): void {
-  if (!/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(key) || key.split("/").some((s) => s === "." || s === "..")) {
-    throw new StoreError(`invalid store key: ${JSON.stringify(key)}`);
-  }
-}
+import { checkKey, type Store } from "./index.ts";
 
 /** A store in a folder: each key is a file under `root`. */
 export class FolderStore implements Store {

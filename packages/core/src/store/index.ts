@@ -5,6 +5,16 @@
 import { StoreError } from "../errors/index.ts";
 import { RunDocument, runKey } from "../run/index.ts";
 
+/**
+ * Keys are relative paths of `/`-separated safe segments; nothing may escape a folder store's root.
+ * Every adapter applies the same rule, so a key that works locally works on S3 and back.
+ */
+export function checkKey(key: string): void {
+  if (!/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(key) || key.split("/").some((s) => s === "." || s === "..")) {
+    throw new StoreError(`invalid store key: ${JSON.stringify(key)}`);
+  }
+}
+
 /** A store of documents by key (`runs/<targetId>/<stamp>-<runId>.json`, `alerts.json`, ...). */
 export interface Store {
   /** Writes the whole body at once; a reader sees the old body or the new one, never a part. */
