@@ -221,12 +221,15 @@ describe("the scheduled path on one machine", () => {
   });
 
   it("keeps the finished levels of a sweep stopped by its deadline, as a partial run", async () => {
-    // One level per second: 1.5 s before the deadline margin, the stop falls inside the second level.
+    // Time-boxed levels of 2 s, the stop 3.9 s after the handler starts (the deadline margin is 30 s).
+    // Level 2 cannot end before 4 s, so the stop never comes after it; level 1 ends before the stop
+    // unless starting the sweep takes more than 1.9 s: a wide margin on a loaded machine. The
+    // handler's deadline is real time (a timer it sets itself), so no clock can be injected here.
     writeFileSync(
       configFile,
       JSON.stringify({
         ...config,
-        workload: { ...WORKLOAD, concurrency: [1, 2, 4], requestsPerLevel: undefined, levelDurationSeconds: 1 },
+        workload: { ...WORKLOAD, concurrency: [1, 2, 4], requestsPerLevel: undefined, levelDurationSeconds: 2 },
       }),
     );
     try {
@@ -234,7 +237,7 @@ describe("the scheduled path on one machine", () => {
       const body = JSON.stringify({ targetId, slot: "2026-12-03T12:00:00.000Z" });
       const { runs } = await handlers.sweep.handler(
         { Records: [{ body }] },
-        { getRemainingTimeInMillis: () => 30_000 + 1_500 },
+        { getRemainingTimeInMillis: () => 30_000 + 3_900 },
       );
       expect(runs).toHaveLength(1);
       const docs = await keys(RESULTS, `runs/${targetId}/`);
@@ -243,7 +246,7 @@ describe("the scheduled path on one machine", () => {
         (d) => d.runId === runs[0],
       );
       expect(partial?.status).toBe("partial");
-      // The stop falls inside level 2 (0.5 s from either edge): level 1 is kept, nothing after it.
+      // The stop falls inside level 2: level 1 is kept, nothing after it.
       expect(partial?.levels.map((l) => l.concurrency)).toEqual([1]);
       expect(partial?.partialReason).toBeTruthy();
     } finally {

@@ -48,7 +48,9 @@ async function startHook(respond: (n: number, res: ServerResponse, req: Incoming
 }
 
 const status = (code: number) => (_n: number, res: ServerResponse) => res.writeHead(code).end("x");
-const fast = { timeoutMs: 200, backoffMs: 5 };
+// Short backoffs keep retries quick; the attempt timeout stays long (a loaded machine may take a while
+// to answer on loopback), and the test of the timeout itself drives it through an injected timer.
+const fast = { timeoutMs: 10_000, backoffMs: 5 };
 
 describe("postWebhook", () => {
   it("posts Slack-compatible JSON", async () => {
@@ -94,13 +96,32 @@ describe("postWebhook", () => {
   });
 
   it("times out a server that never answers, per attempt", async () => {
+    // Prepare: a server that takes every request and never answers; a timer that records what is
+    // asked of it and aborts an attempt only once the server holds its request (no wall-clock window).
     const hook = await startHook(() => {});
-    const started = performance.now();
-    const result = await postWebhook(hook.url, makeAlert(), { ...fast, retries: 1 });
-    const elapsedMs = performance.now() - started;
+    const asked: string[] = [];
+    const timer = {
+      timeout(ms: number) {
+        asked.push(`timeout ${ms}`);
+        const controller = new AbortController();
+        const held = hook.bodies.length + 1;
+        const poll = setInterval(() => {
+          if (hook.bodies.length < held) return;
+          clearInterval(poll);
+          controller.abort(new DOMException("attempt timed out", "TimeoutError"));
+        }, 5);
+        return controller.signal;
+      },
+      async sleep(ms: number) {
+        asked.push(`sleep ${ms}`);
+      },
+    };
+    // Act
+    const result = await postWebhook(hook.url, makeAlert(), { ...fast, retries: 1, timer });
+    // Assess: two attempts, each reached the server and was cut by its own timeout, one backoff between.
     expect(result).toEqual({ ok: false, attempts: 2, error: "timed out" });
-    expect(elapsedMs).toBeGreaterThanOrEqual(390);
-    expect(elapsedMs).toBeLessThan(2000);
+    expect(hook.bodies).toHaveLength(2);
+    expect(asked).toEqual([`timeout ${fast.timeoutMs}`, `sleep ${fast.backoffMs}`, `timeout ${fast.timeoutMs}`]);
   });
 
   it("never shows the URL in an error", async () => {

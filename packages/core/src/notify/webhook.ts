@@ -36,7 +36,22 @@ export interface WebhookOptions {
   /** Wait before the first retry, doubled for each later one, in ms. Default 250. */
   backoffMs?: number;
   fetch?: typeof fetch;
+  /** The attempt timeout and the wait between attempts; default real time. Tests record or drive them. */
+  timer?: WebhookTimer;
 }
+
+/** Where postWebhook's time comes from. */
+export interface WebhookTimer {
+  /** A signal that aborts after ms. */
+  timeout(ms: number): AbortSignal;
+  /** Resolves after ms. */
+  sleep(ms: number): Promise<void>;
+}
+
+const realTimer: WebhookTimer = {
+  timeout: (ms) => AbortSignal.timeout(ms),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
 
 export interface WebhookResult {
   ok: boolean;
@@ -72,12 +87,11 @@ function describe(error: unknown): string {
   return `${error.message}${cause}`;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Posts the alert; retries network errors, timeouts, 5xx and 429. Never throws. */
 export async function postWebhook(url: string, alert: Alert, options: WebhookOptions = {}): Promise<WebhookResult> {
   const { timeoutMs = 5000, retries = 2, backoffMs = 250 } = options;
   const doFetch = options.fetch ?? fetch;
+  const timer = options.timer ?? realTimer;
   const body = JSON.stringify(slackMessage(alert));
   let error = "not attempted";
   for (let attempt = 1; attempt <= retries + 1; attempt++) {
@@ -87,7 +101,7 @@ export async function postWebhook(url: string, alert: Alert, options: WebhookOpt
         method: "POST",
         headers: { "content-type": "application/json" },
         body,
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: timer.timeout(timeoutMs),
       });
       // Drain the body so the connection is released; its content is not needed.
       await response.arrayBuffer().catch(() => undefined);
@@ -102,7 +116,7 @@ export async function postWebhook(url: string, alert: Alert, options: WebhookOpt
     } catch (cause) {
       error = describe(cause);
     }
-    if (attempt <= retries) await sleep(waitMs);
+    if (attempt <= retries) await timer.sleep(waitMs);
   }
   return { ok: false, attempts: retries + 1, error: redactUrl(error, url) };
 }
