@@ -33,6 +33,7 @@ function componentClass(type: string) {
     constructor(name: string, args: Record<string, unknown> = {}) {
       const record: Recorded = { type, name, args, subscriptions: [] };
       components.push(record);
+      // biome-ignore lint/correctness/noConstructorReturn: the stand-in is a proxy that records what is read of it
       return new Proxy(this, {
         get: (_t, prop) =>
           prop === "subscribe"
@@ -136,7 +137,7 @@ describe("sst.config.ts", () => {
     expect(publish?.fn.handler).toBe("functions/src/publish.handler");
     expect(linkNames(publish?.fn as Record<string, unknown>)).toEqual(["Alerts", "Results", "Subscribe", "Table"]);
     expect(publish?.options).toMatchObject({ batch: { window: "1 minute" } });
-    const actions = (publish?.fn.permissions as { actions: string[] }[]).flatMap((p) => p.actions);
+    const actions = ((publish?.fn.permissions ?? []) as { actions: string[] }[]).flatMap((p) => p.actions);
     expect(actions.sort()).toEqual(["cloudfront:CreateInvalidation", "s3:PutObject"]);
   });
 

@@ -4,7 +4,6 @@
  * Locally it lives in the store at `index/runs/<targetId>.json`; on AWS in DynamoDB.
  */
 import { z } from "zod";
-import { StoreError } from "../errors/index.ts";
 import { RouteRecord, type RunDocument, Summary } from "../run/index.ts";
 import { listRunKeys, putRun, readRun, type Store } from "../store/index.ts";
 
