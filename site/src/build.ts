@@ -14,6 +14,7 @@ import type { Store } from "@kneeboard/core/store";
 import { FolderStore } from "@kneeboard/core/store/folder";
 import { build } from "astro";
 import { indexJson, runsCsv } from "./lib/downloads.ts";
+import { methodologyHtml } from "./lib/methodology.ts";
 import { type Download, SITE_DATA_ENV, type SitePayload } from "./lib/payload.ts";
 import { loadSiteData } from "./lib/site-data.ts";
 import { targetCharts } from "./lib/target-charts.ts";
@@ -142,6 +143,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<BuildSiteRes
       downloads,
       runDocuments: { count: data.entries.length, bytes: runBytes },
       subscribeUrl: options.subscribeUrl ?? null,
+      methodologyHtml: await methodologyHtml(),
     };
     const payloadFile = join(work, "site-data.json");
     await writeFile(payloadFile, JSON.stringify(payload));
