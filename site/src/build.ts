@@ -13,6 +13,7 @@ import type { Store } from "@kneeboard/core/store";
 import { runAstro } from "./build/astro.ts";
 import { moveInto, stageDownloads } from "./build/stage.ts";
 import type { SitePayload } from "./lib/payload.ts";
+import { methodologyHtml } from "./lib/methodology.ts";
 import { loadSiteData } from "./lib/site-data.ts";
 import { targetCharts } from "./lib/target-charts.ts";
 
@@ -56,6 +57,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<BuildSiteRes
       downloads,
       runDocuments: { count: data.entries.length, bytes: runBytes },
       subscribeUrl: options.subscribeUrl ?? null,
+      methodologyHtml: await methodologyHtml(),
     };
     const payloadFile = join(work, "site-data.json");
     await writeFile(payloadFile, JSON.stringify(payload));

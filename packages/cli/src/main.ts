@@ -1,14 +1,16 @@
-/** @module The `kneeboard` command line: `run`, `check`, `site`, `preview`, `demo` (what `npm start` runs) and `serve-reference`. */
+/** @module The `kneeboard` command line: `run`, `plan`, `check`, `site`, `preview`, `demo` (what `npm start` runs) and `serve-reference`. */
 import { parseArgs } from "node:util";
 import { ConfigError, UsageError } from "@kneeboard/core/errors";
 import { DEFAULT_OUT_DIR } from "@kneeboard/site/build";
 import { check } from "./check.ts";
+import { plan } from "./plan.ts";
 import { demo, run } from "./run.ts";
 import { serveReference } from "./serve.ts";
 import { preview, site } from "./site.ts";
 
 const USAGE = `usage:
   kneeboard run --config FILE [--data DIR] [--target ID]...
+  kneeboard plan --config FILE
   kneeboard check [--data DIR]
   kneeboard site [--data DIR] [--out DIR]
   kneeboard preview [--out DIR] [--port N]
@@ -44,6 +46,11 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
           targetIds: values.target ?? [],
           io,
         });
+      }
+      case "plan": {
+        const { values } = parseArgs({ args: rest, strict: true, options: { config: { type: "string" } } });
+        if (!values.config) throw new UsageError("plan needs --config FILE");
+        return await plan({ configFile: values.config, io });
       }
       case "demo": {
         const { values } = parseArgs({

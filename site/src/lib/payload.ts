@@ -22,6 +22,8 @@ export interface SitePayload {
   downloads: Download[];
   runDocuments: { count: number; bytes: number };
   subscribeUrl: string | null;
+  /** The methodology page's body: docs/methodology.md rendered to HTML. */
+  methodologyHtml: string;
 }
 
 let cached: { file: string; payload: SitePayload } | null = null;

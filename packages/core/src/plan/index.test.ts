@@ -1,0 +1,55 @@
+/** @module The plan's arithmetic: rounds per level, bounds, invocation packing, chunk rate. */
+import { describe, expect, it } from "vitest";
+import type { Target } from "../config/index.ts";
+import { CLIENT_CHUNKS_PER_SECOND_PER_CORE, fitInvocations, planTarget } from "./index.ts";
+
+const target = (workload?: Target["workload"]): Target => ({
+  id: "t",
+  label: "T",
+  baseURL: "http://127.0.0.1:1/v1",
+  model: "m",
+  route: { gateway: "direct" },
+  workload,
+});
+
+describe("planTarget", () => {
+  it("counts closed-loop rounds: the default workload is 132 rounds of one request each", () => {
+    const plan = planTarget({}, target());
+    expect(plan.levels.map((l) => l.concurrency)).toEqual([1, 2, 4, 8, 16, 32]);
+    expect(plan.totalRequests).toBe(6 * 64);
+    expect(plan.totalWarmupRequests).toBe(6);
+    // 64 + 32 + 16 + 8 + 4 + 2 measured rounds and one warm-up round per level.
+    expect(plan.upperBoundSeconds).toBe(132 * 120);
+    // 0.5 s TTFT + 128 tokens at 50 tok/s per request: the README's 404 s sweep.
+    expect(plan.expectedSeconds).toBeCloseTo(132 * 3.06, 6);
+    expect(plan.expected).toEqual({ invocations: 1, continuations: 0, oversizedLevels: [] });
+    expect(plan.upperBound.invocations).toBeGreaterThan(1);
+    expect(plan.topLevelChunksPerSecond).toBe(32 * 50);
+    expect(plan.clientCoreShare).toBeCloseTo(1600 / CLIENT_CHUNKS_PER_SECOND_PER_CORE, 9);
+  });
+
+  it("bounds a fixed-duration level by its duration plus one request, and never counts requests", () => {
+    const plan = planTarget(
+      { workload: { concurrency: [4], warmupRequests: 8, requestTimeoutSeconds: 10 } },
+      target({ levelDurationSeconds: 60 }),
+    );
+    const [level] = plan.levels;
+    expect(level?.requests).toBeNull();
+    // Warm-up: 8 requests at 4 at once, 2 rounds; then 60 s and the last request in flight.
+    expect(level?.upperBoundSeconds).toBe(2 * 10 + 60 + 10);
+    expect(plan.totalRequests).toBeNull();
+  });
+
+  it("caps the expected request time at the timeout", () => {
+    const plan = planTarget({ workload: { concurrency: [1], warmupRequests: 0, requestTimeoutSeconds: 1 } }, target());
+    expect(plan.expectedSeconds).toBe(plan.upperBoundSeconds);
+  });
+});
+
+describe("fitInvocations", () => {
+  it("starts a new invocation when the next level does not fit, and names levels that never fit", () => {
+    expect(fitInvocations([500, 300, 100], 870)).toEqual({ invocations: 2, continuations: 1, oversizedLevels: [] });
+    expect(fitInvocations([870, 870], 870)).toEqual({ invocations: 2, continuations: 1, oversizedLevels: [] });
+    expect(fitInvocations([100, 1000], 870).oversizedLevels).toEqual([1]);
+  });
+});

@@ -1,0 +1,175 @@
+/**
+ * @module What a sweep will do, worked out from the config alone (no request is sent): levels,
+ * requests, an upper bound and an expected figure for its duration, how many Lambda invocations it
+ * takes, and the chunk rate its top level asks of the client.
+ */
+import { type Config, type Target, type Workload, workloadFor } from "../config/index.ts";
+
+/**
+ * Stream chunks per second one client process carries on one core while keeping its event-loop lag
+ * low enough not to bend TTFT: measured by npm run bench (the client-capacity table; 64 streams gave
+ * 6 132 chunks/s at 10.4 ms lag p99 on a 2-core machine, 2026-12-02).
+ */
+export const CLIENT_CHUNKS_PER_SECOND_PER_CORE = 6000;
+
+/** Lambda's longest invocation, seconds. */
+export const LAMBDA_INVOCATION_SECONDS = 900;
+
+/** The deployed sweep stops this long before its invocation ends so the finished levels are saved, seconds. */
+export const LAMBDA_DEADLINE_MARGIN_SECONDS = 30;
+
+/** What the expected duration and chunk rate assume about a target nobody has measured yet. */
+export interface PlanAssumptions {
+  /** Output tokens per second one stream gets (the README's cost figures use 50). */
+  outputTokensPerSecondPerStream: number;
+  /** Time to first token, seconds. */
+  ttftSeconds: number;
+  /** Stream chunks per output token (OpenAI-compatible servers send about one token per chunk). */
+  chunksPerToken: number;
+}
+
+export const DEFAULT_PLAN_ASSUMPTIONS: PlanAssumptions = {
+  outputTokensPerSecondPerStream: 50,
+  ttftSeconds: 0.5,
+  chunksPerToken: 1,
+};
+
+/** One concurrency level as the sweep will run it. */
+export interface LevelPlan {
+  concurrency: number;
+  /** Unmeasured requests sent before the level, at up to `concurrency` at once. */
+  warmupRequests: number;
+  /** Measured requests; null when the level runs for `levelDurationSeconds` instead. */
+  requests: number | null;
+  /** Closed loop for this long instead of a request count, seconds; null with a request count. */
+  levelDurationSeconds: number | null;
+  /** The level can take no longer than this, every request running to its timeout, seconds. */
+  upperBoundSeconds: number;
+  /** The level's duration at the assumed per-stream rate and TTFT, seconds. */
+  expectedSeconds: number;
+}
+
+/** How a sweep of a given duration fits into Lambda invocations of `invocationBudgetSeconds` each. */
+export interface InvocationFit {
+  /** Invocations needed: levels run in order, a level that does not fit in what is left starts the next one. */
+  invocations: number;
+  /** Follow-up messages after the first invocation (`invocations - 1`). */
+  continuations: number;
+  /** Levels that cannot finish even in a fresh invocation: the run would end partial before them. */
+  oversizedLevels: number[];
+}
+
+/** What `kneeboard plan` reports for one target. */
+export interface TargetPlan {
+  targetId: string;
+  label: string;
+  model: string;
+  gateway: Target["route"]["gateway"];
+  apiKeyEnv: string | null;
+  workload: Workload;
+  levels: LevelPlan[];
+  /** Measured requests over all levels; null when any level runs for a fixed time. */
+  totalRequests: number | null;
+  totalWarmupRequests: number;
+  upperBoundSeconds: number;
+  expectedSeconds: number;
+  /** Seconds one invocation sweeps before it stops to save: 900 less the 30 s margin. */
+  invocationBudgetSeconds: number;
+  upperBound: InvocationFit;
+  expected: InvocationFit;
+  /** Chunks per second the top level asks of the client at the assumed rate. */
+  topLevelChunksPerSecond: number;
+  /** topLevelChunksPerSecond / CLIENT_CHUNKS_PER_SECOND_PER_CORE. */
+  clientCoreShare: number;
+}
+
+/** Sequential rounds of `count` requests run by `workers` workers that each take one at a time. */
+const rounds = (count: number, workers: number) => (count <= 0 ? 0 : Math.ceil(count / Math.min(workers, count)));
+
+/**
+ * One level's time: warm-up rounds, then either ceil(requests / N) rounds or the fixed duration plus
+ * one more request (the requests in flight when the time is up run to their end).
+ */
+function levelPlan(concurrency: number, workload: Workload, requestSeconds: number): LevelPlan {
+  const timeout = workload.requestTimeoutSeconds;
+  const warmupRounds = rounds(workload.warmupRequests, concurrency);
+  const duration = workload.levelDurationSeconds;
+  const requests = duration === undefined ? (workload.requestsPerLevel ?? 0) : null;
+  const measured = (oneRequest: number) =>
+    duration === undefined ? rounds(requests ?? 0, concurrency) * oneRequest : duration + oneRequest;
+  return {
+    concurrency,
+    warmupRequests: workload.warmupRequests,
+    requests,
+    levelDurationSeconds: duration ?? null,
+    upperBoundSeconds: warmupRounds * timeout + measured(timeout),
+    expectedSeconds: warmupRounds * requestSeconds + measured(requestSeconds),
+  };
+}
+
+/** Packs level durations, in order, into invocations of budgetSeconds each. */
+export function fitInvocations(levelSeconds: number[], budgetSeconds: number): InvocationFit {
+  let invocations = 1;
+  let used = 0;
+  const oversizedLevels: number[] = [];
+  levelSeconds.forEach((seconds, i) => {
+    if (seconds > budgetSeconds) {
+      oversizedLevels.push(i);
+      return;
+    }
+    if (used + seconds > budgetSeconds) {
+      invocations++;
+      used = 0;
+    }
+    used += seconds;
+  });
+  return { invocations, continuations: invocations - 1, oversizedLevels };
+}
+
+/** The plan of one target under the config's workload (the target's own fields override it). */
+export function planTarget(
+  config: Pick<Config, "workload">,
+  target: Target,
+  assumptions: PlanAssumptions = DEFAULT_PLAN_ASSUMPTIONS,
+): TargetPlan {
+  const workload = workloadFor(config, target);
+  // A request at the assumed rate: TTFT, then maxTokens at the per-stream rate, never past its timeout.
+  const requestSeconds = Math.min(
+    workload.requestTimeoutSeconds,
+    assumptions.ttftSeconds + workload.maxTokens / assumptions.outputTokensPerSecondPerStream,
+  );
+  const levels = workload.concurrency.map((n) => levelPlan(n, workload, requestSeconds));
+  const budget = LAMBDA_INVOCATION_SECONDS - LAMBDA_DEADLINE_MARGIN_SECONDS;
+  const sum = (pick: (l: LevelPlan) => number) => levels.reduce((total, l) => total + pick(l), 0);
+  const top = workload.concurrency.at(-1) ?? 1;
+  const topLevelChunksPerSecond = top * assumptions.outputTokensPerSecondPerStream * assumptions.chunksPerToken;
+  return {
+    targetId: target.id,
+    label: target.label,
+    model: target.model,
+    gateway: target.route.gateway,
+    apiKeyEnv: target.apiKeyEnv ?? null,
+    workload,
+    levels,
+    totalRequests: levels.every((l) => l.requests !== null) ? sum((l) => l.requests ?? 0) : null,
+    totalWarmupRequests: sum((l) => l.warmupRequests),
+    upperBoundSeconds: sum((l) => l.upperBoundSeconds),
+    expectedSeconds: sum((l) => l.expectedSeconds),
+    invocationBudgetSeconds: budget,
+    upperBound: fitInvocations(
+      levels.map((l) => l.upperBoundSeconds),
+      budget,
+    ),
+    expected: fitInvocations(
+      levels.map((l) => l.expectedSeconds),
+      budget,
+    ),
+    topLevelChunksPerSecond,
+    clientCoreShare: topLevelChunksPerSecond / CLIENT_CHUNKS_PER_SECOND_PER_CORE,
+  };
+}
+
+/** The plan of every target of a config, in its order. */
+export function planConfig(config: Config, assumptions: PlanAssumptions = DEFAULT_PLAN_ASSUMPTIONS): TargetPlan[] {
+  return config.targets.map((target) => planTarget(config, target, assumptions));
+}

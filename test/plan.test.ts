@@ -1,0 +1,123 @@
+/** @module `kneeboard plan` end to end: the examples plan cleanly, a bad config exits 2 naming each path, nothing is sent. */
+import { execFile } from "node:child_process";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const execute = promisify(execFile);
+const BIN = new URL("../packages/cli/bin/kneeboard.js", import.meta.url).pathname;
+const EXAMPLES = new URL("../examples/", import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), "kneeboard-plan-"));
+
+async function kneeboard(args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await execute(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
+    return { code: 0, out: stdout + stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, out: e.stdout + e.stderr };
+  }
+}
+
+// An endpoint that counts what reaches it: planning must send it nothing.
+let requests = 0;
+let server: Server;
+let url: string;
+beforeAll(async () => {
+  server = createServer((_req, res) => {
+    requests++;
+    res.writeHead(500).end();
+  });
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+});
+afterAll(() => new Promise<void>((done) => server.close(() => done())));
+
+describe("kneeboard plan", () => {
+  const examples = readdirSync(EXAMPLES).filter((f) => f.endsWith(".json"));
+
+  it("has the five example configs", () => {
+    expect(examples.sort()).toEqual([
+      "litellm.json",
+      "llama-server.json",
+      "ollama.json",
+      "openrouter.json",
+      "vllm.json",
+    ]);
+  });
+
+  it.each(examples)("plans examples/%s with exit 0, no key set", async (file) => {
+    const result = await kneeboard(["plan", "--config", join(EXAMPLES, file)], {
+      OPENROUTER_API_KEY: "",
+      LITELLM_API_KEY: "",
+    });
+    expect(result.code).toBe(0);
+    expect(result.out).toContain("is valid");
+    expect(result.out).toMatch(/duration expected: [\d,]+ s/);
+    expect(result.out).toMatch(/duration upper bound: [\d,]+ s/);
+    expect(result.out).toContain("chunks/s");
+  });
+
+  it("prints levels, requests, the bounds and the invocations of a sweep, sending nothing", async () => {
+    const config = {
+      targets: [
+        {
+          id: "local",
+          label: "Local",
+          baseURL: url,
+          apiKeyEnv: "KB_PLAN_KEY",
+          model: "m",
+          route: { gateway: "direct" },
+        },
+      ],
+      // 2 levels: level 1 is 1 warm-up round + 10 rounds, level 4 is 1 + 3 rounds, of at most 100 s each.
+      workload: { concurrency: [1, 4], requestsPerLevel: 10, warmupRequests: 1, requestTimeoutSeconds: 100 },
+    };
+    const file = join(dir, "local.json");
+    writeFileSync(file, JSON.stringify(config));
+    const result = await kneeboard(["plan", "--config", file], { KB_PLAN_KEY: "" });
+    expect(result.code).toBe(0);
+    expect(result.out).toContain("KB_PLAN_KEY (not set here");
+    expect(result.out).toContain("total: 20 measured requests + 2 warm-up");
+    // 1 100 s and 400 s: neither fits the 870 s left after one alone, so level 1 cannot be sure to fit.
+    expect(result.out).toContain("duration upper bound: 1,500 s, not sure to fit: level 1 alone");
+    expect(result.out).toContain("top level: 4 streams x 50 chunks/s = 200 chunks/s");
+    expect(requests).toBe(0);
+  });
+
+  it("exits 2 on an invalid config, naming every problem by its path", async () => {
+    const config = {
+      targets: [
+        {
+          id: "Bad Id",
+          label: "x",
+          baseURL: url,
+          model: "m",
+          modle: "m",
+          route: { gateway: "openrouter" },
+          workload: { concurrency: [4, 2] },
+        },
+      ],
+      workload: { requestsPerLevel: 8, levelDurationSeconds: 30 },
+    };
+    const file = join(dir, "bad.json");
+    writeFileSync(file, JSON.stringify(config));
+    const result = await kneeboard(["plan", "--config", file]);
+    expect(result.code).toBe(2);
+    for (const path of [
+      "targets[0].id",
+      "targets[0].route.provider",
+      "targets[0].workload.concurrency[1]",
+      "targets[0].modle",
+      "workload.levelDurationSeconds",
+    ])
+      expect(result.out).toContain(path);
+    expect(result.out).not.toContain("duration");
+    expect((await kneeboard(["plan"])).code).toBe(2);
+    expect(requests).toBe(0);
+  });
+});
