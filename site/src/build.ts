@@ -12,8 +12,8 @@ import type { RunIndex } from "@kneeboard/core/run-index";
 import type { Store } from "@kneeboard/core/store";
 import { runAstro } from "./build/astro.ts";
 import { moveInto, stageDownloads } from "./build/stage.ts";
-import type { SitePayload } from "./lib/payload.ts";
 import { methodologyHtml } from "./lib/methodology.ts";
+import type { SitePayload } from "./lib/payload.ts";
 import { loadSiteData } from "./lib/site-data.ts";
 import { targetCharts } from "./lib/target-charts.ts";
 
