@@ -34,6 +34,13 @@ export interface RunClaims {
   complete(runId: string, owner: string): Promise<void>;
   /** Gives the claim up so the slot can be retried at once; a no-op when owner no longer holds it. */
   release(runId: string, owner: string): Promise<void>;
+  /**
+   * Moves the claim from `fromOwner` to `options.owner` with a fresh lease, whether or not the old
+   * lease is live, as long as `fromOwner` still holds it and the run is not done (a continued sweep's
+   * next invocation takes over from the one before). Of several takers from one holder, exactly one
+   * gets `claimed`; the rest get `held` (or `done`).
+   */
+  handOver(runId: string, fromOwner: string, options: ClaimOptions): Promise<ClaimResult>;
 }
 
 /** The claim is not the caller's (it expired and another owner took it, or it never was). */
@@ -170,6 +177,26 @@ export class FolderRunClaims implements RunClaims {
       throw new ClaimError(`${owner} does not hold the claim of ${runId}`);
     }
     await this.replace(runId, current.generation, { ...current.claim, status: "done" });
+  }
+
+  async handOver(runId: string, fromOwner: string, options: ClaimOptions): Promise<ClaimResult> {
+    this.check(runId);
+    const current = await this.latest(runId);
+    if (current === null) return "held";
+    const { generation, claim } = current;
+    if (claim.status === "done") return "done";
+    if (claim.owner !== fromOwner) return "held";
+    const mine: ClaimFile = {
+      runId,
+      targetId: options.targetId,
+      owner: options.owner,
+      leaseUntil: options.nowMs + options.ttlMs,
+      status: "claimed",
+    };
+    // The next generation is created exclusively: of racing takers, one wins.
+    if (!(await this.create(runId, generation + 1, mine))) return "held";
+    await this.prune(runId, generation + 1);
+    return "claimed";
   }
 
   async release(runId: string, owner: string): Promise<void> {

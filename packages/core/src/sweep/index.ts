@@ -70,7 +70,12 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
   const clock = options.clock ?? systemClock;
   const runId = options.previous?.runId ?? options.runId ?? newRunId();
   const startedAt = options.previous?.startedAt ?? new Date().toISOString();
-  const origin = clock.now();
+  // A continued run's samples keep counting from the run's start (or at least after the earlier
+  // samples, when the clock is not wall time), not from this invocation's.
+  const resumedAtMs = options.previous
+    ? Math.max(Date.now() - Date.parse(startedAt), ...options.previous.samples.map((s) => s.startMs + (s.e2eMs ?? 0)))
+    : 0;
+  const origin = clock.now() - resumedAtMs;
   const endpoint: Endpoint = {
     baseURL: target.baseURL,
     apiKey: options.apiKey,

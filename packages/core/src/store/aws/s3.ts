@@ -1,6 +1,7 @@
 /** @module The store port on an S3 bucket (the results bucket on AWS), keys under an optional prefix. */
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { StoreError } from "../../errors/index.ts";
+import { contentTypeOf } from "../../mime/index.ts";
 import type { Store } from "../index.ts";
 
 export interface S3StoreOptions {
@@ -16,18 +17,6 @@ function checkKey(key: string): void {
   if (!/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(key) || key.split("/").some((s) => s === "." || s === "..")) {
     throw new StoreError(`invalid store key: ${JSON.stringify(key)}`);
   }
-}
-
-/** Served content types by extension, for puts that name none (the bucket serves the site's data). */
-const CONTENT_TYPES: Record<string, string> = {
-  json: "application/json",
-  xml: "application/atom+xml",
-  csv: "text/csv; charset=utf-8",
-  html: "text/html; charset=utf-8",
-};
-
-function contentTypeOf(key: string): string {
-  return CONTENT_TYPES[key.split(".").pop() ?? ""] ?? "text/plain; charset=utf-8";
 }
 
 function isNotFound(error: unknown): boolean {
@@ -57,7 +46,8 @@ export class S3Store implements Store {
           Body: body,
           // Named, so the SDK never treats the body as a stream of unknown length (it warns on "").
           ContentLength: Buffer.byteLength(body, "utf8"),
-          ContentType: options?.contentType ?? contentTypeOf(key),
+          // The store holds text documents: an unknown extension is served as plain text.
+          ContentType: options?.contentType ?? contentTypeOf(key, "text/plain; charset=utf-8"),
         }),
       );
     } catch (cause) {
