@@ -73,7 +73,10 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
   // A continued run's samples keep counting from the run's start (or at least after the earlier
   // samples, when the clock is not wall time), not from this invocation's.
   const resumedAtMs = options.previous
-    ? Math.max(Date.now() - Date.parse(startedAt), ...options.previous.samples.map((s) => s.startMs + (s.e2eMs ?? 0)))
+    ? options.previous.samples.reduce(
+        (m, s) => Math.max(m, s.startMs + (s.e2eMs ?? 0)),
+        Date.now() - Date.parse(startedAt),
+      )
     : 0;
   const origin = clock.now() - resumedAtMs;
   const endpoint: Endpoint = {
