@@ -89,7 +89,8 @@ const consoleLog: Log = { info: (m) => console.log(m), warn: (m) => console.warn
 /**
  * Sweeps each message of a batch in turn. A bad message or a failure is logged, counted and
  * reported as a batch item failure, never dropped; the others go on. Stored runs are announced to
- * the publish queue in one message.
+ * the publish queue in one message. On a FIFO queue keep batches of one (as the deployment does): a
+ * failure reported mid-batch would otherwise let later messages of its group overtake it.
  */
 export async function sweepBatch(records: readonly QueueRecord[], deps: SweepDeps): Promise<SweepSummary> {
   const log = deps.log ?? consoleLog;
