@@ -1,8 +1,10 @@
 /// <reference path="./.sst/platform/config.d.ts" />
 /**
  * The AWS deployment (SPEC section 8): CronV2 -> plan -> FIFO queue (one message per target, grouped
- * by target) -> sweep (one target per invocation) -> results bucket + table -> publish queue (batched,
- * so a burst of sweeps rebuilds once) -> publish (alerts to SNS, site rebuild to the site's bucket).
+ * by target) -> sweep (one target per invocation; a sweep near its deadline saves its finished levels
+ * under `pending/` in the results bucket and continues in a message to its own queue) -> results
+ * bucket + table -> publish queue (batched, so a burst of sweeps rebuilds once) -> publish (alerts to
+ * SNS, site rebuild to the site's bucket). Bad messages are reported back and end in a dead-letter queue.
  * The config is read at deploy time from KNEEBOARD_CONFIG (default `kneeboard.config.json`).
  */
 export default $config({
@@ -54,7 +56,11 @@ export default $config({
       visibilityTimeout: "16 minutes",
       dlq: { queue: sweepDlq.arn, retry: 2 },
     });
-    const publishQueue = new sst.aws.Queue("PublishQueue", { visibilityTimeout: "16 minutes" });
+    const publishDlq = new sst.aws.Queue("PublishDeadLetters");
+    const publishQueue = new sst.aws.Queue("PublishQueue", {
+      visibilityTimeout: "16 minutes",
+      dlq: { queue: publishDlq.arn, retry: 2 },
+    });
 
     const subscribe = new sst.aws.Function("Subscribe", {
       handler: "functions/src/subscribe.handler",
@@ -75,11 +81,13 @@ export default $config({
         handler: "functions/src/sweep.handler",
         timeout: "15 minutes",
         memory: "1024 MB",
-        link: [table, results, publishQueue, ...secrets],
+        // The sweep queue too: a sweep near its deadline continues in a message to its own queue.
+        link: [table, results, sweepQueue, publishQueue, ...secrets],
         copyFiles: copyConfig,
         nodejs,
       },
-      { batch: { size: 1 } },
+      // Partial responses: a malformed message or an unknown target is reported, retried, then dead-lettered.
+      { batch: { size: 1, partialResponses: true } },
     );
     publishQueue.subscribe(
       {
@@ -99,7 +107,7 @@ export default $config({
         nodejs: { ...nodejs, install: ["astro", "vega", "vega-lite"] },
         copyFiles: [...copyConfig, { from: "site", to: "site" }],
       },
-      { batch: { size: 10, window: "1 minute" } },
+      { batch: { size: 10, window: "1 minute", partialResponses: true } },
     );
 
     new sst.aws.CronV2("Schedule", {

@@ -1,8 +1,9 @@
 /**
- * @module The whole scheduled path on one machine (issue 5, item 5): plan -> queue -> sweep -> publish
- * with the real handler code, in-process, against dynalite, s3rver, fauxqs (SQS and SNS) and the
- * reference targets. The handlers build their clients with `new XClient({})`, so the local servers are
- * reached through the SDK's own environment (`AWS_ENDPOINT_URL_<SERVICE>`), set before they are imported.
+ * @module The whole scheduled path on one machine: plan -> queue -> sweep (continuing across simulated
+ * short invocations) -> publish with the real handler code, in-process, against dynalite, s3rver,
+ * fauxqs (SQS and SNS) and the reference targets. The functions' composition root builds its clients
+ * with `new XClient({})`, so the local servers are reached through the SDK's own environment
+ * (`AWS_ENDPOINT_URL_<SERVICE>`), set before the handlers are imported.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,6 +22,7 @@ import {
 import { DynamoRunIndex, S3Store, tableDefinition } from "@kneeboard/core/aws";
 import type { RunDocument } from "@kneeboard/core/run";
 import { saveRun } from "@kneeboard/core/run-index";
+import { DEFAULT_MARGIN_MS } from "@kneeboard/core/schedule";
 import {
   type ReferenceServer,
   referenceModels,
@@ -98,6 +100,62 @@ async function receiveAll(queueUrl: string, attempts = 10): Promise<Message[]> {
   return messages;
 }
 
+/** An SQS event of one message. */
+function event(body: string, messageId = `m-${body.length}-${Date.now()}`) {
+  return { Records: [{ messageId, body }] };
+}
+
+/** A Lambda context whose time runs out `budgetMs` after the deadline margin: a short simulated invocation. */
+function shortLambda(budgetMs: number) {
+  const endsAt = Date.now() + DEFAULT_MARGIN_MS + budgetMs;
+  return { getRemainingTimeInMillis: () => endsAt - Date.now() };
+}
+
+/**
+ * Runs a sweep message, then each continuation it sends, as the queue delivers them, each in a
+ * simulated invocation of 1.5 s; returns the continuation bodies, the stored runs and the count.
+ */
+async function sweepAcrossInvocations(body: string) {
+  const deliveries: string[] = [];
+  const runs: string[] = [];
+  let next: string | undefined = body;
+  let invocations = 0;
+  while (next !== undefined && invocations < 6) {
+    const summary = await handlers.sweep.handler(event(next), shortLambda(1_500));
+    invocations++;
+    expect(summary.batchItemFailures).toEqual([]);
+    runs.push(...summary.runs);
+    next = undefined;
+    if (summary.continued.length > 0) {
+      const sent = await receiveAll(queues.sweep);
+      expect(sent).toHaveLength(1);
+      next = sent[0]?.Body as string;
+      deliveries.push(next);
+    }
+  }
+  return { deliveries, runs, invocations };
+}
+
+/** One level a second over three levels: at 1.5 s an invocation, each finishes one level and stops in the next. */
+async function withTimedLevels<T>(act: () => Promise<T>): Promise<T> {
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      ...config,
+      workload: { ...WORKLOAD, concurrency: [1, 2, 4], requestsPerLevel: undefined, levelDurationSeconds: 1 },
+    }),
+  );
+  try {
+    return await act();
+  } finally {
+    writeFileSync(configFile, JSON.stringify(config));
+  }
+}
+
+async function readDoc(key: string): Promise<RunDocument> {
+  return readJson<RunDocument>(RESULTS, key);
+}
+
 async function keys(bucket: string, prefix = ""): Promise<string[]> {
   const out = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
   return (out.Contents ?? []).map((o) => o.Key as string).sort();
@@ -167,7 +225,13 @@ beforeAll(async () => {
     AWS_ENDPOINT_URL_SQS: fauxqs.endpoint,
     AWS_ENDPOINT_URL_SNS: fauxqs.endpoint,
   });
-  for (const name of ["AWS_PROFILE", "AWS_SESSION_TOKEN", "KNEEBOARD_WEBHOOK_URL", "KNEEBOARD_DISTRIBUTION_ID"]) {
+  for (const name of [
+    "AWS_PROFILE",
+    "AWS_SESSION_TOKEN",
+    "KNEEBOARD_WEBHOOK_URL",
+    "KNEEBOARD_DISTRIBUTION_ID",
+    "KNEEBOARD_SWEEP_MAX_INVOCATIONS",
+  ]) {
     if (!(name in savedEnv)) savedEnv[name] = process.env[name];
     delete process.env[name];
   }
@@ -193,7 +257,7 @@ describe("the scheduled path on one machine", () => {
   let sweepBodies: string[] = [];
 
   it("plans one FIFO message per target for the slot", async () => {
-    expect(await handlers.plan.handler({ time: "2026-12-03T06:00:00Z" })).toEqual({ planned: 2 });
+    expect(await handlers.plan.handler({ time: "2026-12-03T06:00:00Z" })).toMatchObject({ planned: 2 });
     const messages = await receiveAll(queues.sweep);
     sweepBodies = messages.map((m) => m.Body as string);
     expect(sweepBodies.map((b) => JSON.parse(b)).sort((a, b) => a.targetId.localeCompare(b.targetId))).toEqual(
@@ -203,11 +267,13 @@ describe("the scheduled path on one machine", () => {
 
   it("sweeps each message once; a duplicate delivery of a slot yields no second run", async () => {
     for (const body of sweepBodies) {
-      const { runs } = await handlers.sweep.handler({ Records: [{ body }] }, LONG_LAMBDA);
+      const { runs } = await handlers.sweep.handler(event(body), LONG_LAMBDA);
       expect(runs).toHaveLength(1);
     }
-    expect(await handlers.sweep.handler({ Records: [{ body: sweepBodies[0] as string }] }, LONG_LAMBDA)).toEqual({
+    expect(await handlers.sweep.handler(event(sweepBodies[0] as string), LONG_LAMBDA)).toMatchObject({
       runs: [],
+      duplicates: 1,
+      batchItemFailures: [],
     });
     for (const targetId of targetIds) {
       const docs = await keys(RESULTS, `runs/${targetId}/`);
@@ -220,38 +286,66 @@ describe("the scheduled path on one machine", () => {
     for (const targetId of targetIds) expect(await index.entries(targetId)).toHaveLength(1);
   });
 
-  it("keeps the finished levels of a sweep stopped by its deadline, as a partial run", async () => {
-    // Time-boxed levels of 2 s, the stop 3.9 s after the handler starts (the deadline margin is 30 s).
-    // Level 2 cannot end before 4 s, so the stop never comes after it; level 1 ends before the stop
-    // unless starting the sweep takes more than 1.9 s: a wide margin on a loaded machine. The
-    // handler's deadline is real time (a timer it sets itself), so no clock can be injected here.
-    writeFileSync(
-      configFile,
-      JSON.stringify({
-        ...config,
-        workload: { ...WORKLOAD, concurrency: [1, 2, 4], requestsPerLevel: undefined, levelDurationSeconds: 2 },
-      }),
+  it("reports a malformed message and one for an unknown target back to the queue, sweeping nothing", async () => {
+    const summary = await handlers.sweep.handler(
+      {
+        Records: [
+          { messageId: "bad", body: "{" },
+          { messageId: "stranger", body: JSON.stringify({ targetId: "nobody", slot: "2026-12-03T06:00:00Z" }) },
+        ],
+      },
+      LONG_LAMBDA,
     );
+    expect(summary).toMatchObject({ runs: [], rejected: 2 });
+    expect(summary.batchItemFailures).toEqual([{ itemIdentifier: "bad" }, { itemIdentifier: "stranger" }]);
+    expect(await keys(RESULTS, "runs/nobody/")).toEqual([]);
+  });
+
+  it("continues a sweep longer than one invocation and stores it complete, once, with every level", async () => {
+    const targetId = targetIds[0] as string;
+    const { deliveries, runs, invocations } = await withTimedLevels(() =>
+      sweepAcrossInvocations(JSON.stringify({ targetId, slot: "2026-12-03T12:00:00.000Z" })),
+    );
+    expect(invocations).toBeGreaterThanOrEqual(2);
+    expect(runs).toHaveLength(1);
+    // A second delivery of every continuation, after the run went on or finished, yields nothing.
+    for (const body of deliveries) {
+      expect(await handlers.sweep.handler(event(body), LONG_LAMBDA)).toMatchObject({
+        runs: [],
+        continued: [],
+        duplicates: 1,
+      });
+    }
+    const docs = (await Promise.all((await keys(RESULTS, `runs/${targetId}/`)).map((k) => readDoc(k)))).filter(
+      (d) => d.runId === runs[0],
+    );
+    expect(docs).toHaveLength(1);
+    expect(docs[0]?.status).toBe("complete");
+    expect(docs[0]?.levels.map((l) => l.concurrency)).toEqual([1, 2, 4]);
+    for (const c of [1, 2, 4]) expect(docs[0]?.samples.some((s) => s.level === c)).toBe(true);
+    const index = new DynamoRunIndex({ tableName: TABLE, client: new DynamoDBClient({}) });
+    expect((await index.entries(targetId)).filter((e) => e.runId === runs[0])).toHaveLength(1);
+    expect(await keys(RESULTS, "pending/")).toEqual([]);
+  });
+
+  it("stores a sweep partial, with its finished levels, when its continuation budget is spent", async () => {
+    const targetId = targetIds[0] as string;
+    setEnv({ KNEEBOARD_SWEEP_MAX_INVOCATIONS: "2" });
     try {
-      const targetId = targetIds[0] as string;
-      const body = JSON.stringify({ targetId, slot: "2026-12-03T12:00:00.000Z" });
-      const { runs } = await handlers.sweep.handler(
-        { Records: [{ body }] },
-        { getRemainingTimeInMillis: () => 30_000 + 3_900 },
+      const { runs, invocations } = await withTimedLevels(() =>
+        sweepAcrossInvocations(JSON.stringify({ targetId, slot: "2026-12-03T18:00:00.000Z" })),
       );
-      expect(runs).toHaveLength(1);
-      const docs = await keys(RESULTS, `runs/${targetId}/`);
-      expect(docs).toHaveLength(2);
-      const partial = (await Promise.all(docs.map((k) => readJson<RunDocument>(RESULTS, k)))).find(
+      expect(invocations).toBe(2);
+      const doc = (await Promise.all((await keys(RESULTS, `runs/${targetId}/`)).map((k) => readDoc(k)))).find(
         (d) => d.runId === runs[0],
       );
-      expect(partial?.status).toBe("partial");
-      // The stop falls inside level 2: level 1 is kept, nothing after it.
-      expect(partial?.levels.map((l) => l.concurrency)).toEqual([1]);
-      expect(partial?.partialReason).toBeTruthy();
+      expect(doc?.status).toBe("partial");
+      expect(doc?.levels.map((l) => l.concurrency)).toEqual([1, 2]);
+      expect(doc?.partialReason).toMatch(/continuation budget of 2 invocations/);
     } finally {
-      writeFileSync(configFile, JSON.stringify(config));
+      delete process.env.KNEEBOARD_SWEEP_MAX_INVOCATIONS;
     }
+    expect(await keys(RESULTS, `runs/${targetId}/`)).toHaveLength(3);
   });
 
   it("publishes after the sweeps: the alert on the topic and the rebuilt site in the site bucket", async () => {
@@ -279,7 +373,10 @@ describe("the scheduled path on one machine", () => {
 
     const published = await receiveAll(queues.publish);
     expect(published.length).toBeGreaterThan(0);
-    const { alerts, files } = await handlers.publish.handler();
+    const { alerts, files, messages, rejected } = await handlers.publish.handler({
+      Records: published.map((m) => ({ messageId: m.MessageId as string, body: m.Body as string })),
+    });
+    expect([messages, rejected]).toEqual([published.length, 0]);
     expect(alerts).toBeGreaterThan(0);
     expect(files).toBeGreaterThan(0);
 

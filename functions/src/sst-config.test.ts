@@ -28,22 +28,25 @@ function output(path: string): unknown {
   });
 }
 
+/** A stand-in component class: `new` records the component and gives back a proxy of its outputs. */
 function componentClass(type: string) {
-  return class {
-    constructor(name: string, args: Record<string, unknown> = {}) {
+  return new Proxy(class {}, {
+    construct: (_target, [name, args = {}]: [string, Record<string, unknown>?]) => {
       const record: Recorded = { type, name, args, subscriptions: [] };
       components.push(record);
-      // biome-ignore lint/correctness/noConstructorReturn: the stand-in is a proxy that records what is read of it
-      return new Proxy(this, {
-        get: (_t, prop) =>
-          prop === "subscribe"
-            ? (fn: Record<string, unknown>, options: unknown) => record.subscriptions.push({ fn, options })
-            : prop === "__record"
-              ? record
-              : output(`${name}.${String(prop)}`),
-      });
-    }
-  };
+      return new Proxy(
+        {},
+        {
+          get: (_t, prop) =>
+            prop === "subscribe"
+              ? (fn: Record<string, unknown>, options: unknown) => record.subscriptions.push({ fn, options })
+              : prop === "__record"
+                ? record
+                : output(`${name}.${String(prop)}`),
+        },
+      );
+    },
+  });
 }
 
 function namespace(prefix: string): unknown {
@@ -99,6 +102,7 @@ describe("sst.config.ts", () => {
         "sst.aws.CronV2 Schedule",
         "sst.aws.Dynamo Table",
         "sst.aws.Function Subscribe",
+        "sst.aws.Queue PublishDeadLetters",
         "sst.aws.Queue PublishQueue",
         "sst.aws.Queue SweepDeadLetters",
         "sst.aws.Queue SweepQueue",
@@ -117,18 +121,19 @@ describe("sst.config.ts", () => {
     expect(linkNames(cron.function)).toEqual(["SweepQueue"]);
   });
 
-  it("runs sweep one message at a time within 15 minutes, from a FIFO queue with a dead-letter queue", () => {
+  it("runs sweep one message at a time within 15 minutes, from a FIFO queue with a dead-letter queue, continuing on it", () => {
     const queue = byName("SweepQueue");
     expect(queue.args.fifo).toBe(true);
     expect(queue.args.dlq).toMatchObject({ retry: 2 });
     const [sweep] = queue.subscriptions;
     expect(sweep?.fn.handler).toBe("functions/src/sweep.handler");
     expect(sweep?.fn.timeout).toBe("15 minutes");
-    expect(sweep?.options).toEqual({ batch: { size: 1 } });
+    // Partial responses: a rejected message is retried, then dead-lettered, not deleted with the batch.
+    expect(sweep?.options).toEqual({ batch: { size: 1, partialResponses: true } });
     // The queue's visibility outlasts the function, so a live sweep's message is not delivered twice.
     expect(queue.args.visibilityTimeout).toBe("16 minutes");
     expect(linkNames(sweep?.fn as Record<string, unknown>)).toEqual(
-      ["GROQ_API_KEY", "OPENROUTER_API_KEY", "PublishQueue", "Results", "Table"].sort(),
+      ["GROQ_API_KEY", "OPENROUTER_API_KEY", "PublishQueue", "Results", "SweepQueue", "Table"].sort(),
     );
   });
 
@@ -136,7 +141,8 @@ describe("sst.config.ts", () => {
     const [publish] = byName("PublishQueue").subscriptions;
     expect(publish?.fn.handler).toBe("functions/src/publish.handler");
     expect(linkNames(publish?.fn as Record<string, unknown>)).toEqual(["Alerts", "Results", "Subscribe", "Table"]);
-    expect(publish?.options).toMatchObject({ batch: { window: "1 minute" } });
+    expect(publish?.options).toMatchObject({ batch: { window: "1 minute", partialResponses: true } });
+    expect(byName("PublishQueue").args.dlq).toMatchObject({ retry: 2 });
     const actions = ((publish?.fn.permissions ?? []) as { actions: string[] }[]).flatMap((p) => p.actions);
     expect(actions.sort()).toEqual(["cloudfront:CreateInvalidation", "s3:PutObject"]);
   });

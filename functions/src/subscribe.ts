@@ -1,10 +1,6 @@
 /** @module `subscribe`, the function URL behind the alerts page's form: the subscribe module does the work. */
-import { SNSClient } from "@aws-sdk/client-sns";
-import { DynamoRateLimiter } from "@kneeboard/core/aws";
 import { handleSubscribe } from "@kneeboard/core/subscribe";
-import { deployedConfig, link } from "./lib/deps.ts";
-
-const sns = new SNSClient({});
+import { subscribeDeps } from "./lib/deps.ts";
 
 export async function handler(event: {
   requestContext?: { http?: { method?: string; sourceIp?: string } };
@@ -20,12 +16,6 @@ export async function handler(event: {
       contentType: event.headers?.["content-type"],
       sourceIp: event.requestContext?.http?.sourceIp,
     },
-    {
-      sns,
-      topicArn: link("Alerts").arn as string,
-      knownTargetIds: deployedConfig().targets.map((t) => t.id),
-      limiter: new DynamoRateLimiter({ tableName: link("Table").name as string }),
-      nowMs: Date.now(),
-    },
+    { ...subscribeDeps(), nowMs: Date.now() },
   );
 }

@@ -3,17 +3,8 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { extname, join, normalize, resolve, sep } from "node:path";
-
-const TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".json": "application/json",
-  ".csv": "text/csv; charset=utf-8",
-  ".xml": "application/atom+xml",
-  ".js": "text/javascript",
-  ".css": "text/css",
-  ".svg": "image/svg+xml",
-};
+import { join, normalize, resolve, sep } from "node:path";
+import { contentTypeOf } from "@kneeboard/core/mime";
 
 export interface StaticServer {
   url: string;
@@ -38,7 +29,7 @@ export async function serveStatic(dir: string, options: { port?: number } = {}):
       return;
     }
     res.writeHead(200, {
-      "content-type": TYPES[extname(file)] ?? "application/octet-stream",
+      "content-type": contentTypeOf(file),
       "content-length": found.size,
     });
     createReadStream(file).pipe(res);

@@ -1,38 +1,119 @@
 /**
  * @module The functions' only contact with their environment: SST links (`SST_RESOURCE_<Name>`
- * variables holding JSON, what `Resource` from the sst package reads), the bundled config, and clients.
+ * variables holding JSON, what `Resource` from the sst package reads), the bundled config, the
+ * deployment's variables, and the AWS clients. Handlers take everything from here.
  */
 import { readFileSync } from "node:fs";
-import { DynamoAlertLedger, DynamoRunClaims, DynamoRunIndex, S3Store } from "@kneeboard/core/aws";
-import { type Config, parseConfig } from "@kneeboard/core/config";
+import { SNSClient } from "@aws-sdk/client-sns";
+import {
+  CloudFrontCdn,
+  DynamoAlertLedger,
+  DynamoRateLimiter,
+  DynamoRunClaims,
+  DynamoRunIndex,
+  S3PendingRuns,
+  S3SiteBucket,
+  S3Store,
+  SqsQueue,
+} from "@kneeboard/core/aws";
+import { type Config, parseConfig, type Target } from "@kneeboard/core/config";
+import { type Channel, snsChannel, webhookChannel } from "@kneeboard/core/notify";
+import { DEFAULT_MAX_INVOCATIONS, type SweepDeps } from "@kneeboard/core/schedule";
+
+type Env = NodeJS.ProcessEnv;
 
 /** A linked resource's properties, e.g. `link("Results").name`. */
-export function link(name: string, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+export function link(name: string, env: Env = process.env): Record<string, string> {
   const raw = env[`SST_RESOURCE_${name}`];
   if (!raw) throw new Error(`resource ${name} is not linked to this function`);
   return JSON.parse(raw) as Record<string, string>;
 }
 
 /** The config deployed with the functions (copied beside the bundle as `kneeboard.config.json`). */
-export function deployedConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function deployedConfig(env: Env = process.env): Config {
   const file = env.KNEEBOARD_CONFIG_FILE ?? "kneeboard.config.json";
   return parseConfig(readFileSync(file, "utf8"), { file });
 }
 
 /** An API key: the SST secret named after the target's `apiKeyEnv`, else that environment variable. */
-export function apiKeyFor(apiKeyEnv: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function apiKeyFor(apiKeyEnv: string | undefined, env: Env = process.env): string | undefined {
   if (!apiKeyEnv) return undefined;
   const secret = env[`SST_RESOURCE_${apiKeyEnv}`];
   return secret ? (JSON.parse(secret) as { value: string }).value : env[apiKeyEnv];
 }
 
 /** The results store and the table's ports. */
-export function stores(env: NodeJS.ProcessEnv = process.env) {
+export function stores(env: Env = process.env) {
   const tableName = link("Table", env).name as string;
   return {
     store: new S3Store({ bucketName: link("Results", env).name as string }),
     index: new DynamoRunIndex({ tableName }),
     claims: new DynamoRunClaims({ tableName }),
     ledger: new DynamoAlertLedger({ tableName }),
+  };
+}
+
+/** A linked queue (`SweepQueue`, `PublishQueue`). */
+export function queue(name: "SweepQueue" | "PublishQueue", env: Env = process.env): SqsQueue {
+  return new SqsQueue({ queueUrl: link(name, env).url as string });
+}
+
+/** Invocations one run may use; `KNEEBOARD_SWEEP_MAX_INVOCATIONS` overrides the default. */
+export function maxInvocations(env: Env = process.env): number {
+  const raw = env.KNEEBOARD_SWEEP_MAX_INVOCATIONS;
+  if (raw === undefined || raw === "") return DEFAULT_MAX_INVOCATIONS;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`KNEEBOARD_SWEEP_MAX_INVOCATIONS must be a whole number >= 1: ${raw}`);
+  return n;
+}
+
+/** What the sweep use case needs but the invocation's own owner and time. */
+export function sweepDeps(env: Env = process.env): Omit<SweepDeps, "owner" | "remainingMs"> {
+  const { store, index, claims } = stores(env);
+  return {
+    config: deployedConfig(env),
+    store,
+    index,
+    claims,
+    pending: new S3PendingRuns({ bucketName: link("Results", env).name as string }),
+    sweepQueue: queue("SweepQueue", env),
+    publishQueue: queue("PublishQueue", env),
+    apiKeyFor: (target: Target) => apiKeyFor(target.apiKeyEnv, env),
+    maxInvocations: maxInvocations(env),
+  };
+}
+
+/** The SNS client (alerts and subscriptions). */
+export function snsClient(): SNSClient {
+  return new SNSClient({});
+}
+
+/** Where alerts go: the linked topic, and a webhook when `KNEEBOARD_WEBHOOK_URL` is set. */
+export function alertChannels(env: Env = process.env): Channel[] {
+  const channels = [snsChannel(snsClient(), link("Alerts", env).arn as string)];
+  if (env.KNEEBOARD_WEBHOOK_URL) channels.push(webhookChannel(env.KNEEBOARD_WEBHOOK_URL));
+  return channels;
+}
+
+/** The site's bucket and, when the site has one, its CDN. */
+export function siteDeps(env: Env = process.env) {
+  const bucketName = env.KNEEBOARD_SITE_BUCKET;
+  if (!bucketName) throw new Error("KNEEBOARD_SITE_BUCKET is not set");
+  const distributionId = env.KNEEBOARD_DISTRIBUTION_ID;
+  return {
+    siteBucket: new S3SiteBucket({ bucketName }),
+    cdn: distributionId ? new CloudFrontCdn({ distributionId }) : undefined,
+    subscribeUrl: link("Subscribe", env).url as string,
+  };
+}
+
+/** What the subscribe endpoint needs. */
+export function subscribeDeps(env: Env = process.env) {
+  return {
+    sns: snsClient(),
+    topicArn: link("Alerts", env).arn as string,
+    knownTargetIds: deployedConfig(env).targets.map((t) => t.id),
+    limiter: new DynamoRateLimiter({ tableName: link("Table", env).name as string }),
   };
 }

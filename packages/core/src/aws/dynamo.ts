@@ -280,6 +280,33 @@ export class DynamoRunClaims extends TableClient implements RunClaims {
     }
   }
 
+  async handOver(runId: string, fromOwner: string, options: ClaimOptions): Promise<ClaimResult> {
+    const leaseUntil = options.nowMs + options.ttlMs;
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...this.key(runId),
+            targetId: options.targetId,
+            owner: options.owner,
+            leaseUntil,
+            status: "claimed",
+            expiresAt: epochSeconds(leaseUntil + CLAIM_RETENTION_MS),
+          },
+          // Only while the old owner still holds it: a second taker from the same holder fails here.
+          ConditionExpression: "#owner = :from AND #status <> :done",
+          ExpressionAttributeNames: { "#status": "status", "#owner": "owner" },
+          ExpressionAttributeValues: { ":done": "done", ":from": fromOwner },
+        }),
+      );
+      return "claimed";
+    } catch (error) {
+      if (!isConditionFailed(error)) throw error;
+      return (await this.read(runId))?.status === "done" ? "done" : "held";
+    }
+  }
+
   async release(runId: string, owner: string): Promise<void> {
     try {
       await this.doc.send(

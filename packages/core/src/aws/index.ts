@@ -1,4 +1,6 @@
 /** @module The AWS adapters of every port: S3 for the Store, one DynamoDB table for the run index, claims, alert ledger and rate limits. */
+
+export { CloudFrontCdn, type CloudFrontCdnOptions } from "./cloudfront.ts";
 export {
   DynamoAlertLedger,
   type DynamoOptions,
@@ -9,3 +11,5 @@ export {
   tableDefinition,
 } from "./dynamo.ts";
 export { S3Store, type S3StoreOptions } from "./s3.ts";
+export { type S3BucketOptions, S3PendingRuns, S3SiteBucket } from "./site-bucket.ts";
+export { SqsQueue, type SqsQueueOptions } from "./sqs.ts";

@@ -1,6 +1,7 @@
 /** @module The store port on an S3 bucket (the results bucket on AWS), keys under an optional prefix. */
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { StoreError } from "../errors/index.ts";
+import { contentTypeOf } from "../mime/index.ts";
 import { checkKey, type Store } from "../store/index.ts";
 
 export interface S3StoreOptions {
@@ -9,18 +10,6 @@ export interface S3StoreOptions {
   client?: S3Client;
   /** Prepended to every key, e.g. `data/`; listed keys come back without it. Default none. */
   prefix?: string;
-}
-
-/** Served content types by extension, for puts that name none (the bucket serves the site's data). */
-const CONTENT_TYPES: Record<string, string> = {
-  json: "application/json",
-  xml: "application/atom+xml",
-  csv: "text/csv; charset=utf-8",
-  html: "text/html; charset=utf-8",
-};
-
-function contentTypeOf(key: string): string {
-  return CONTENT_TYPES[key.split(".").pop() ?? ""] ?? "text/plain; charset=utf-8";
 }
 
 function isNotFound(error: unknown): boolean {
@@ -50,7 +39,8 @@ export class S3Store implements Store {
           Body: body,
           // Named, so the SDK never treats the body as a stream of unknown length (it warns on "").
           ContentLength: Buffer.byteLength(body, "utf8"),
-          ContentType: options?.contentType ?? contentTypeOf(key),
+          // The store holds text documents: an unknown extension is served as plain text.
+          ContentType: options?.contentType ?? contentTypeOf(key, "text/plain; charset=utf-8"),
         }),
       );
     } catch (cause) {

@@ -123,6 +123,26 @@ export class FolderRunClaims implements RunClaims {
     await this.replace(runId, current.generation, { ...current.claim, status: "done" });
   }
 
+  async handOver(runId: string, fromOwner: string, options: ClaimOptions): Promise<ClaimResult> {
+    this.check(runId);
+    const current = await this.latest(runId);
+    if (current === null) return "held";
+    const { generation, claim } = current;
+    if (claim.status === "done") return "done";
+    if (claim.owner !== fromOwner) return "held";
+    const mine: ClaimFile = {
+      runId,
+      targetId: options.targetId,
+      owner: options.owner,
+      leaseUntil: options.nowMs + options.ttlMs,
+      status: "claimed",
+    };
+    // The next generation is created exclusively: of racing takers, one wins.
+    if (!(await this.create(runId, generation + 1, mine))) return "held";
+    await this.prune(runId, generation + 1);
+    return "claimed";
+  }
+
   async release(runId: string, owner: string): Promise<void> {
     this.check(runId);
     const current = await this.latest(runId);

@@ -31,6 +31,13 @@ export interface RunClaims {
   complete(runId: string, owner: string): Promise<void>;
   /** Gives the claim up so the slot can be retried at once; a no-op when owner no longer holds it. */
   release(runId: string, owner: string): Promise<void>;
+  /**
+   * Moves the claim from `fromOwner` to `options.owner` with a fresh lease, whether or not the old
+   * lease is live, as long as `fromOwner` still holds it and the run is not done (a continued sweep's
+   * next invocation takes over from the one before). Of several takers from one holder, exactly one
+   * gets `claimed`; the rest get `held` (or `done`).
+   */
+  handOver(runId: string, fromOwner: string, options: ClaimOptions): Promise<ClaimResult>;
 }
 
 /** The claim is not the caller's (it expired and another owner took it, or it never was). */

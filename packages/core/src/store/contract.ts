@@ -250,6 +250,33 @@ export function runClaimsContract(name: string, makeClaims: () => Promise<RunCla
       expect(await claims.claim("run-1", opts("w2", t0 + ttlMs + 1))).toBe("held");
     });
 
+    it("hands a claim from its holder to one taker, live lease or not; later takers find it held", async () => {
+      const claims = await makeClaims();
+      expect(await claims.claim("run-1", opts("w1"))).toBe("claimed");
+      expect(await claims.handOver("run-1", "w1", opts("w2", t0 + 1))).toBe("claimed");
+      // The old holder's hand-over is spent: a duplicate taker, or the old holder itself, is refused.
+      expect(await claims.handOver("run-1", "w1", opts("w3", t0 + 2))).toBe("held");
+      expect(await claims.claim("run-1", opts("w1", t0 + 3))).toBe("held");
+      // The new holder's lease counts from the hand-over, and it may hand over again after it expired.
+      expect(await claims.claim("run-1", opts("w4", t0 + ttlMs))).toBe("held");
+      expect(await claims.handOver("run-1", "w2", opts("w5", t0 + 10 * ttlMs))).toBe("claimed");
+      await claims.complete("run-1", "w5");
+      expect(await claims.handOver("run-1", "w5", opts("w6", t0 + 10 * ttlMs))).toBe("done");
+      expect(await claims.handOver("never-claimed", "w1", opts("w2"))).toBe("held");
+    });
+
+    it("gives a hand-over to exactly one of five takers racing", async () => {
+      const claims = await makeClaims();
+      expect(await claims.claim("race", opts("w0"))).toBe("claimed");
+      const takers = ["w1", "w2", "w3", "w4", "w5"];
+      const results = await Promise.all(takers.map((o) => claims.handOver("race", "w0", opts(o, t0 + 1))));
+      expect(results.filter((r) => r === "claimed")).toHaveLength(1);
+      expect(results.filter((r) => r === "held")).toHaveLength(4);
+      const winner = takers[results.indexOf("claimed")] as string;
+      await claims.complete("race", winner);
+      expect(await claims.claim("race", opts("w9", t0 + 10 * ttlMs))).toBe("done");
+    });
+
     it("gives a run to exactly one of five owners racing, fresh and after expiry", async () => {
       const claims = await makeClaims();
       const owners = ["w1", "w2", "w3", "w4", "w5"];

@@ -70,7 +70,15 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
   const clock = options.clock ?? systemClock;
   const runId = options.previous?.runId ?? options.runId ?? newRunId();
   const startedAt = options.previous?.startedAt ?? new Date().toISOString();
-  const origin = clock.now();
+  // A continued run's samples keep counting from the run's start (or at least after the earlier
+  // samples, when the clock is not wall time), not from this invocation's.
+  const resumedAtMs = options.previous
+    ? options.previous.samples.reduce(
+        (m, s) => Math.max(m, s.startMs + (s.e2eMs ?? 0)),
+        Date.now() - Date.parse(startedAt),
+      )
+    : 0;
+  const origin = clock.now() - resumedAtMs;
   const endpoint: Endpoint = {
     baseURL: target.baseURL,
     apiKey: options.apiKey,

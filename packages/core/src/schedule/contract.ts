@@ -1,0 +1,110 @@
+/**
+ * @module Contract suites for the scheduled path's ports (queue, site bucket, pending runs): one set of
+ * behaviours the in-memory and the AWS implementations must both show. Imported by tests only.
+ */
+import { describe, expect, it } from "vitest";
+import { StoreError } from "../errors/index.ts";
+import type { RunDocument } from "../run/index.ts";
+import type { MessageQueue, OutgoingMessage } from "./messages.ts";
+import type { PendingRuns, SiteBucket } from "./ports.ts";
+
+/** A fresh queue and a way to receive (and remove) what reached it. */
+export interface QueueUnderTest {
+  queue: MessageQueue;
+  /** Every message waiting, with the group it was sent in (FIFO queues only). */
+  receive(): Promise<OutgoingMessage[]>;
+  /** True when the queue is FIFO: groups are kept and a repeated deduplication id is dropped. */
+  fifo: boolean;
+}
+
+export function queueContract(name: string, makeQueue: () => Promise<QueueUnderTest>): void {
+  describe(`MessageQueue contract: ${name}`, () => {
+    it("delivers every message of a send larger than one batch, body for body", async () => {
+      const { queue, receive, fifo } = await makeQueue();
+      const messages = Array.from({ length: 23 }, (_, i) => ({
+        body: JSON.stringify({ i, text: "ünïcødé ✓" }),
+        ...(fifo ? { groupId: `g${i % 3}`, deduplicationId: `d${i}` } : {}),
+      }));
+      await queue.send(...messages);
+      const got = await receive();
+      expect(got.map((m) => m.body).sort()).toEqual(messages.map((m) => m.body).sort());
+      if (fifo) {
+        const groupOf = new Map(got.map((m) => [m.body, m.groupId]));
+        for (const m of messages) expect(groupOf.get(m.body)).toBe(m.groupId);
+      }
+    });
+
+    it("sends nothing for no messages", async () => {
+      const { queue, receive } = await makeQueue();
+      await queue.send();
+      expect(await receive()).toEqual([]);
+    });
+
+    it("drops a repeated deduplication id on a FIFO queue", async () => {
+      const { queue, receive, fifo } = await makeQueue();
+      if (!fifo) return;
+      await queue.send({ body: "one", groupId: "g", deduplicationId: "same" });
+      await queue.send({ body: "two", groupId: "g", deduplicationId: "same" });
+      expect((await receive()).map((m) => m.body)).toEqual(["one"]);
+    });
+  });
+}
+
+/** A fresh, empty bucket and a way to read back what a key holds. */
+export interface SiteBucketUnderTest {
+  bucket: SiteBucket;
+  read(key: string): Promise<{ body: Uint8Array; contentType: string | undefined } | null>;
+}
+
+export function siteBucketContract(name: string, makeBucket: () => Promise<SiteBucketUnderTest>): void {
+  describe(`SiteBucket contract: ${name}`, () => {
+    it("puts bytes with their content type and lists keys by prefix, sorted", async () => {
+      const { bucket, read } = await makeBucket();
+      const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 255, 10]);
+      await bucket.put("og/card.png", png, "image/png");
+      await bucket.put("data/runs/b/1.json", new TextEncoder().encode("{}"), "application/json");
+      await bucket.put("data/runs/a/1.json", new TextEncoder().encode("{}"), "application/json");
+      await bucket.put("data/runs.csv", new TextEncoder().encode("a\n"), "text/csv; charset=utf-8");
+      expect(await bucket.list("data/runs/")).toEqual(["data/runs/a/1.json", "data/runs/b/1.json"]);
+      expect(await bucket.list("")).toHaveLength(4);
+      const stored = await read("og/card.png");
+      expect([...(stored?.body ?? [])]).toEqual([...png]);
+      expect(stored?.contentType).toBe("image/png");
+      expect((await read("data/runs.csv"))?.contentType).toBe("text/csv; charset=utf-8");
+    });
+
+    it("replaces a key put again", async () => {
+      const { bucket, read } = await makeBucket();
+      await bucket.put("index.html", new TextEncoder().encode("one"), "text/html; charset=utf-8");
+      await bucket.put("index.html", new TextEncoder().encode("two"), "text/html; charset=utf-8");
+      expect(new TextDecoder().decode((await read("index.html"))?.body)).toBe("two");
+      expect(await bucket.list("")).toEqual(["index.html"]);
+    });
+  });
+}
+
+/** `doc` is any valid run document; the suite saves variants of it. */
+export function pendingRunsContract(name: string, makePending: () => Promise<PendingRuns>, doc: RunDocument): void {
+  describe(`PendingRuns contract: ${name}`, () => {
+    it("saves, replaces, loads and clears a run's finished levels", async () => {
+      const pending = await makePending();
+      expect(await pending.load(doc.runId)).toBeNull();
+      await pending.save({ ...doc, levels: doc.levels.slice(0, 1) });
+      expect((await pending.load(doc.runId))?.levels).toHaveLength(1);
+      await pending.save(doc);
+      expect(await pending.load(doc.runId)).toEqual(doc);
+      await pending.clear(doc.runId);
+      expect(await pending.load(doc.runId)).toBeNull();
+      await pending.clear(doc.runId);
+    });
+
+    it("keeps runs apart and refuses run ids that are not one key segment", async () => {
+      const pending = await makePending();
+      await pending.save({ ...doc, runId: "r-1" });
+      await pending.save({ ...doc, runId: "r-2", levels: [] });
+      expect((await pending.load("r-1"))?.levels).toHaveLength(doc.levels.length);
+      expect((await pending.load("r-2"))?.levels).toEqual([]);
+      await expect(pending.load("../escape")).rejects.toBeInstanceOf(StoreError);
+    });
+  });
+}

@@ -1,0 +1,46 @@
+/**
+ * @module The scheduled use cases of the AWS deployment, behind ports so they run and test without
+ * AWS: plan a slot (one sweep message per target), sweep one slot (continuing past an invocation's
+ * end), publish (alerts, site upload, CDN). The handlers in `functions/` only wire these.
+ */
+export {
+  type BatchItemFailure,
+  excerpt,
+  type MessageQueue,
+  type OutgoingMessage,
+  type Parsed,
+  PublishMessage,
+  parseMessage,
+  type QueueRecord,
+  SweepContinuation,
+  SweepMessage,
+} from "./messages.ts";
+export { planSlot, sweepMessageFor } from "./plan.ts";
+export {
+  type Cdn,
+  MemoryCdn,
+  MemoryPendingRuns,
+  MemoryQueue,
+  MemorySiteBucket,
+  type PendingRuns,
+  parsePending,
+  pendingKey,
+  type SiteBucket,
+} from "./ports.ts";
+export {
+  type PublishDeps,
+  type PublishSummary,
+  publish,
+  publishBatch,
+  SITE_RUNS_PREFIX,
+  uploadSite,
+} from "./publish.ts";
+export {
+  DEFAULT_HANDOVER_LEASE_MS,
+  DEFAULT_MARGIN_MS,
+  DEFAULT_MAX_INVOCATIONS,
+  type Log,
+  type SweepDeps,
+  type SweepSummary,
+  sweepBatch,
+} from "./sweep.ts";

@@ -1,0 +1,27 @@
+/** @module Planning a slot on an in-memory queue: one valid, grouped, deduplicated message per target. */
+import { describe, expect, it } from "vitest";
+import { slotRunId } from "../claims/index.ts";
+import { KneeboardError } from "../errors/index.ts";
+import { MemoryQueue, planSlot, SweepMessage } from "./index.ts";
+
+describe("planSlot", () => {
+  it("sends one message per target, grouped by target, deduplicated by the slot's run", async () => {
+    const queue = new MemoryQueue();
+    const result = await planSlot(["a", "b"], "2026-12-03T07:00:00+01:00", queue);
+    expect(result).toEqual({ slot: "2026-12-03T06:00:00.000Z", planned: 2 });
+    expect(queue.sent.map((m) => SweepMessage.parse(JSON.parse(m.body)))).toEqual([
+      { targetId: "a", slot: "2026-12-03T06:00:00.000Z" },
+      { targetId: "b", slot: "2026-12-03T06:00:00.000Z" },
+    ]);
+    expect(queue.sent.map((m) => [m.groupId, m.deduplicationId])).toEqual([
+      ["a", slotRunId("a", result.slot)],
+      ["b", slotRunId("b", result.slot)],
+    ]);
+  });
+
+  it("refuses a time that is not one, sending nothing", async () => {
+    const queue = new MemoryQueue();
+    await expect(planSlot(["a"], "later", queue)).rejects.toBeInstanceOf(KneeboardError);
+    expect(queue.sent).toEqual([]);
+  });
+});

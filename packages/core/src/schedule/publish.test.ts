@@ -1,0 +1,105 @@
+/**
+ * @module Publishing on in-memory ports (site bucket, CDN, ledger, a recording channel) over the folder
+ * store: alerts delivered once, the built site uploaded with its content types, run documents once.
+ */
+import { mkdtempSync } from "node:fs";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Alert } from "../alerts/index.ts";
+import { MemoryAlertLedger } from "../ledger/memory.ts";
+import type { Channel } from "../notify/index.ts";
+import { StoreRunIndex } from "../run-index/store.ts";
+import { FolderStore } from "../store/folder.ts";
+import { MemoryCdn, MemorySiteBucket, type PublishDeps, publishBatch } from "./index.ts";
+
+const dirs: string[] = [];
+afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+
+function temp(): string {
+  const dir = mkdtempSync(join(tmpdir(), "kneeboard-publish-"));
+  dirs.push(dir);
+  return dir;
+}
+
+/** A stand-in for the site build: writes a page, the downloads and one run document per call. */
+function fakeBuild(runKeys: string[]) {
+  let builds = 0;
+  const build = async (outDir: string) => {
+    builds++;
+    const files: Record<string, string> = {
+      "index.html": `<p>build ${builds}</p>`,
+      "data/runs.csv": "a,b\n",
+      "feeds/alerts.xml": "<feed/>",
+      ...Object.fromEntries(runKeys.map((k) => [`data/${k}`, "{}"])),
+    };
+    for (const [key, body] of Object.entries(files)) {
+      await mkdir(dirname(join(outDir, key)), { recursive: true });
+      await writeFile(join(outDir, key), body);
+    }
+  };
+  return build;
+}
+
+function deps(overrides: Partial<PublishDeps> = {}) {
+  const store = new FolderStore(temp());
+  const sent: Alert[] = [];
+  const channel: Channel = { name: "test", send: async (a) => void sent.push(a) };
+  const lines: string[] = [];
+  const d: PublishDeps = {
+    store,
+    index: new StoreRunIndex(store),
+    ledger: new MemoryAlertLedger(),
+    channels: [channel],
+    buildSite: fakeBuild(["runs/t/1.json"]),
+    outDir: temp(),
+    siteBucket: new MemorySiteBucket(),
+    cdn: new MemoryCdn(),
+    now: "2026-12-03T07:00:00.000Z",
+    log: { info: (m) => lines.push(m), warn: (m) => lines.push(`WARN ${m}`) },
+    ...overrides,
+  };
+  return { d, sent, lines };
+}
+
+describe("publishBatch", () => {
+  it("uploads the built site with one content type per extension, then invalidates the CDN", async () => {
+    const { d } = deps();
+    const summary = await publishBatch([{ messageId: "p1", body: JSON.stringify({ runs: ["r1"] }) }], d);
+    expect(summary).toMatchObject({ messages: 1, rejected: 0, alerts: 0, files: 4, invalidated: true });
+    const bucket = d.siteBucket as MemorySiteBucket;
+    expect(Object.fromEntries([...bucket.files].map(([k, f]) => [k, f.contentType]))).toEqual({
+      "index.html": "text/html; charset=utf-8",
+      "data/runs.csv": "text/csv; charset=utf-8",
+      "feeds/alerts.xml": "application/atom+xml",
+      "data/runs/t/1.json": "application/json",
+    });
+    expect((d.cdn as MemoryCdn).invalidations).toEqual([{ paths: ["/*"], reference: d.now }]);
+  });
+
+  it("uploads a run document once; pages every time", async () => {
+    const { d } = deps();
+    const first = await publishBatch([], d);
+    const again = await publishBatch([], d);
+    expect(first.files - again.files).toBe(1);
+    expect((d.siteBucket as MemorySiteBucket).puts.filter((k) => k === "data/runs/t/1.json")).toHaveLength(1);
+    expect((d.siteBucket as MemorySiteBucket).puts.filter((k) => k === "index.html")).toHaveLength(2);
+  });
+
+  it("reports a malformed message and still publishes; without a CDN nothing is invalidated", async () => {
+    const { d, lines } = deps({ cdn: undefined });
+    const summary = await publishBatch(
+      [
+        { messageId: "ok", body: JSON.stringify({ runs: ["r1"] }) },
+        { messageId: "empty", body: JSON.stringify({ runs: [] }) },
+        { messageId: "junk", body: "junk" },
+      ],
+      d,
+    );
+    expect(summary).toMatchObject({ messages: 1, rejected: 2, invalidated: false });
+    expect(summary.batchItemFailures).toEqual([{ itemIdentifier: "empty" }, { itemIdentifier: "junk" }]);
+    expect(summary.files).toBeGreaterThan(0);
+    expect(lines.filter((l) => l.startsWith("WARN rejected publish message"))).toHaveLength(2);
+  });
+});
