@@ -41,12 +41,15 @@ export const Route = z.discriminatedUnion("gateway", [OpenRouterRoute, LiteLLMRo
 });
 export type Route = z.infer<typeof Route>;
 
+/** A price, a rate or a time that must be above zero. */
+const Positive = z.number({ error: "must be a number" }).positive("must be a positive number");
+
 /** What one interactive user needs; either figure may be set alone, the other keeps its default. */
 export const Slo = z.strictObject({
   /** Least per-stream output tok/s a user accepts. */
-  minOutputTokensPerSecond: z.number().positive(),
+  minOutputTokensPerSecond: Positive,
   /** Longest TTFT p95 a user accepts, ms. */
-  maxTtftMs: z.number().positive(),
+  maxTtftMs: Positive,
 });
 export type Slo = z.infer<typeof Slo>;
 
@@ -133,8 +136,8 @@ const SLUG = /^[a-z0-9][a-z0-9._-]*$/;
 /** A target's declared price: list prices of an API route, or a dedicated endpoint billed by the hour. */
 export const Pricing = z.union(
   [
-    z.strictObject({ inputPerMillionUsd: z.number().positive(), outputPerMillionUsd: z.number().positive() }),
-    z.strictObject({ hourlyUsd: z.number().positive() }),
+    z.strictObject({ inputPerMillionUsd: Positive, outputPerMillionUsd: Positive }),
+    z.strictObject({ hourlyUsd: Positive }),
   ],
   { error: "must be { inputPerMillionUsd, outputPerMillionUsd } or { hourlyUsd }, positive numbers (USD)" },
 );
