@@ -2,6 +2,19 @@
 
 export { normal, seededRandom } from "@kneeboard/core/random";
 export { Engine, type EngineProfile, type ExpectedThroughput, expectedThroughput, InFlightStats } from "./engine.ts";
+export {
+  type ExpectedLevel,
+  type ExpectedPricing,
+  type ExpectedReaderFigures,
+  type ExpectedSlo,
+  expectedReaderFigures,
+} from "./expected.ts";
 export * from "./profiles.ts";
-export { type ModelSpec, type ReferenceServer, type StreamProfile, startReferenceServer } from "./server.ts";
+export {
+  type ModelSpec,
+  type ReferenceServer,
+  reasoningTokensOf,
+  type StreamProfile,
+  startReferenceServer,
+} from "./server.ts";
 export { type SyntheticRunOptions, syntheticRun } from "./synthetic.ts";
