@@ -52,6 +52,61 @@ function expected(
 
 const rel = (measured: number | null | undefined, truth: number) => Math.abs((measured ?? 0) - truth) / truth;
 
+const events = async (res: Response) =>
+  (await res.text())
+    .split("\n\n")
+    .filter((e) => e.startsWith("data: ") && e !== "data: [DONE]")
+    .map((e) => JSON.parse(e.slice(6)));
+const post = (body: Record<string, unknown>) =>
+  fetch(`${server.url}/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ messages: [{ role: "user", content: "x".repeat(400) }], ...body }),
+  });
+
+describe("reference server fields for readers", () => {
+  it("streams reasoning deltas, then the answer, and reports the reasoning tokens, leaving one token to answer", async () => {
+    for (const [maxTokens, reasoning] of [
+      [30, 24],
+      [10, 9],
+    ] as const) {
+      const chunks = await events(
+        await post({
+          model: "ref-reasoning",
+          stream: true,
+          stream_options: { include_usage: true },
+          max_tokens: maxTokens,
+        }),
+      );
+      const kinds = chunks.flatMap((c) => Object.keys(c.choices[0]?.delta ?? {}));
+      expect(kinds).toEqual([
+        ...Array(reasoning).fill("reasoning_content"),
+        ...Array(maxTokens - reasoning).fill("content"),
+      ]);
+      expect(chunks.at(-1).usage).toEqual({
+        prompt_tokens: 100,
+        completion_tokens: maxTokens,
+        total_tokens: 100 + maxTokens,
+        completion_tokens_details: { reasoning_tokens: reasoning },
+      });
+    }
+  });
+
+  it("meters cost and reports cached prompt tokens on the gamma provider only, streamed or not", async () => {
+    const body = { model: "ref-gateway", max_tokens: 4, provider: { order: ["gamma"], allow_fallbacks: false } };
+    const streamed = await events(await post({ ...body, stream: true, stream_options: { include_usage: true } }));
+    const plain = await (await post(body)).json();
+    // 100 prompt tokens at 0.2 USD and 4 output tokens at 0.6 USD per million; 60 of 100 cached.
+    for (const usage of [streamed.at(-1).usage, plain.usage]) {
+      expect(usage.cost).toBeCloseTo((100 * 0.2 + 4 * 0.6) / 1e6, 15);
+      expect(usage.prompt_tokens_details).toEqual({ cached_tokens: 60 });
+    }
+    expect(streamed[0].provider).toBe("gamma");
+    const alpha = await (await post({ ...body, provider: { order: ["alpha"], allow_fallbacks: false } })).json();
+    expect(Object.keys(alpha.usage).sort()).toEqual(["completion_tokens", "prompt_tokens", "total_tokens"]);
+  });
+});
+
 describe("reference targets for readers", () => {
   it("reasoning model: TTFT at the first reasoning token, answer TTFT after the reasoning, within 3 % + 5 ms", async () => {
     const doc = await sweep("ref-reasoning", {
