@@ -58,7 +58,7 @@ export const REASONING: StreamProfile = {
 export const GATEWAY_GAMMA: StreamProfile = {
   stepBaseMs: 2.5,
   stepPerSeqMs: 0.15,
-  slots: 8,
+  slots: 16,
   prefillBaseMs: 8,
   prefillPerTokenMs: 0.02,
   meter: { inputPerMillionUsd: 0.2, outputPerMillionUsd: 0.6 },
