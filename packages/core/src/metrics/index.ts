@@ -205,7 +205,9 @@ function fmt(x: number): string {
 /**
  * Summarizes one concurrency level (SPEC section 5, per level). Only `ok` samples enter the
  * distributions and the aggregate; the aggregate (tok/s) is null when the wall time is 0 or no
- * sample is ok. Thresholds: `CLIENT_LAG_LIMIT_MS`, `MIN_ACHIEVED_CONCURRENCY_RATIO`, `MAX_ROUTE_MISMATCH_RATE`.
+ * sample is ok. Thresholds: `CLIENT_LAG_LIMIT_MS`, `MIN_ACHIEVED_CONCURRENCY_RATIO`, `MAX_ROUTE_MISMATCH_RATE`,
+ * `MAX_CACHED_PROMPT_SHARE`. `meetsSlo` reads the per-stream output p50 and the TTFT p95 (first token,
+ * reasoning included); goodput counts the tokens of the ok requests that each met the SLO on their own.
  */
 export function summarizeLevel(input: LevelInput): Level {
   const { concurrency, samples, wallTimeMs, achievedConcurrency, eventLoopLagP99Ms } = input;
