@@ -88,7 +88,7 @@ export const LARGE_DEDICATED: StreamProfile = {
 export const REFERENCE_SLO = { minOutputTokensPerSecond: 120, maxTtftMs: 250 };
 
 /** Seconds per level of the newer reference targets: a closed loop for a fixed time keeps the demo short. */
-export const REFERENCE_LEVEL_SECONDS = 0.3;
+export const REFERENCE_LEVEL_SECONDS = 0.25;
 
 /** Declared prices of the reference targets that have one (simulated, like their speed). */
 export const REFERENCE_PRICING = {
