@@ -6,7 +6,7 @@ import { saveRun } from "@kneeboard/core/run-index";
 import { StoreRunIndex } from "@kneeboard/core/run-index/store";
 import { FolderStore } from "@kneeboard/core/store/folder";
 import { runSweep } from "@kneeboard/core/sweep";
-import { referenceModels, referenceTargets, startReferenceServer } from "@kneeboard/reference";
+import { REFERENCE_SLO, referenceModels, referenceTargets, startReferenceServer } from "@kneeboard/reference";
 import { progressPrinter, runTable } from "./report.ts";
 
 interface IO {
@@ -85,7 +85,9 @@ export async function demo(options: { dataDir: string; io: IO }): Promise<number
   const began = performance.now();
   const server = await startReferenceServer({ port: 0, models: referenceModels() });
   try {
-    const config = parseConfig(JSON.stringify({ targets: referenceTargets(server.url), workload: DEMO_WORKLOAD }), {
+    // The reference SLO is scaled to simulated speeds, so capacity tells the reference targets apart.
+    const workload = { ...DEMO_WORKLOAD, slo: REFERENCE_SLO };
+    const config = parseConfig(JSON.stringify({ targets: referenceTargets(server.url), workload }), {
       file: "(reference targets)",
     });
     options.io.out.write(`reference targets (simulated) at ${server.url}\n`);

@@ -3,5 +3,18 @@
 export { normal, seededRandom } from "@kneeboard/core/random";
 export { type SyntheticRunOptions, syntheticRun } from "@kneeboard/core/synthetic";
 export { Engine, type EngineProfile, type ExpectedThroughput, expectedThroughput, InFlightStats } from "./engine.ts";
+export {
+  type ExpectedLevel,
+  type ExpectedPricing,
+  type ExpectedReaderFigures,
+  type ExpectedSlo,
+  expectedReaderFigures,
+} from "./expected.ts";
 export * from "./profiles.ts";
-export { type ModelSpec, type ReferenceServer, type StreamProfile, startReferenceServer } from "./server.ts";
+export {
+  type ModelSpec,
+  type ReferenceServer,
+  reasoningTokensOf,
+  type StreamProfile,
+  startReferenceServer,
+} from "./server.ts";

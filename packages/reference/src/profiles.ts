@@ -45,6 +45,58 @@ export const GATEWAY_BETA: StreamProfile = {
   prefillPerTokenMs: 0.02,
 };
 
+/** A reasoning model served like vLLM: 24 tokens of `reasoning_content` before the answer. */
+export const REASONING: StreamProfile = {
+  stepBaseMs: 2,
+  stepPerSeqMs: 0.5,
+  slots: 8,
+  prefillBaseMs: 6,
+  prefillPerTokenMs: 0.02,
+  reasoning: { tokens: 24, field: "reasoning_content" },
+};
+/** A third gateway provider that meters cost and reports 60 % of every prompt cached, as OpenRouter reports it. */
+export const GATEWAY_GAMMA: StreamProfile = {
+  stepBaseMs: 2.5,
+  stepPerSeqMs: 0.15,
+  slots: 16,
+  prefillBaseMs: 8,
+  prefillPerTokenMs: 0.02,
+  meter: { inputPerMillionUsd: 0.2, outputPerMillionUsd: 0.6 },
+  cachedPromptShare: 0.6,
+};
+/** The small model again, on an API billed by list price. */
+export const SMALL_PRICED: StreamProfile = {
+  stepBaseMs: 2.5,
+  stepPerSeqMs: 0.3,
+  slots: 8,
+  prefillBaseMs: 5,
+  prefillPerTokenMs: 0.02,
+};
+/** The large model again, on a dedicated endpoint billed by the hour: 16 slots, quick steps. */
+export const LARGE_DEDICATED: StreamProfile = {
+  stepBaseMs: 3,
+  stepPerSeqMs: 0.1,
+  slots: 16,
+  prefillBaseMs: 10,
+  prefillPerTokenMs: 0.05,
+};
+
+/**
+ * The SLO the demo judges the reference targets by, scaled to their simulated speed (hundreds of tok/s,
+ * TTFTs of ms): at 20 tok/s and 2 s every simulated level would pass and capacity would say nothing.
+ */
+export const REFERENCE_SLO = { minOutputTokensPerSecond: 120, maxTtftMs: 250 };
+
+/** Seconds per level of the newer reference targets: a closed loop for a fixed time keeps the demo short. */
+export const REFERENCE_LEVEL_SECONDS = 0.25;
+
+/** Declared prices of the reference targets that have one (simulated, like their speed). */
+export const REFERENCE_PRICING = {
+  smallPriced: { inputPerMillionUsd: 0.05, outputPerMillionUsd: 0.08 },
+  gatewayGamma: { inputPerMillionUsd: 0.1, outputPerMillionUsd: 0.4 },
+  largeDedicated: { hourlyUsd: 1.2 },
+};
+
 export function referenceModels(): ModelSpec[] {
   return [
     { kind: "model", id: "ref-small-fast", profile: SMALL_FAST },
@@ -57,8 +109,12 @@ export function referenceModels(): ModelSpec[] {
       providers: [
         { name: "alpha", profile: GATEWAY_ALPHA },
         { name: "beta", profile: GATEWAY_BETA, fallbackEvery: 50 },
+        { name: "gamma", profile: GATEWAY_GAMMA },
       ],
     },
+    { kind: "model", id: "ref-reasoning", profile: REASONING },
+    { kind: "model", id: "ref-small-priced", profile: SMALL_PRICED },
+    { kind: "model", id: "ref-large-dedicated", profile: LARGE_DEDICATED },
   ];
 }
 
@@ -70,6 +126,7 @@ export function referenceTargets(baseURL: string) {
       label: "Small fast model, early knee (simulated)",
       baseURL,
       model: "ref-small-fast",
+      modelKey: "ref-small",
       route: { gateway: "direct" as const },
     },
     {
@@ -77,6 +134,7 @@ export function referenceTargets(baseURL: string) {
       label: "Large model, late knee (simulated)",
       baseURL,
       model: "ref-large-slow",
+      modelKey: "ref-large",
       route: { gateway: "direct" as const },
     },
     {
@@ -99,6 +157,43 @@ export function referenceTargets(baseURL: string) {
       baseURL,
       model: "ref-gateway",
       route: { gateway: "openrouter" as const, provider: "beta" },
+    },
+    {
+      id: "ref-gateway-gamma",
+      label: "Gateway pinned to gamma: metered cost, most of the prompt cached (simulated)",
+      baseURL,
+      model: "ref-gateway",
+      route: { gateway: "openrouter" as const, provider: "gamma" },
+      pricing: REFERENCE_PRICING.gatewayGamma,
+      workload: { levelDurationSeconds: REFERENCE_LEVEL_SECONDS },
+    },
+    {
+      id: "ref-reasoning",
+      label: "Reasoning model: reasoning first, then the answer (simulated)",
+      baseURL,
+      model: "ref-reasoning",
+      route: { gateway: "direct" as const },
+      workload: { levelDurationSeconds: REFERENCE_LEVEL_SECONDS },
+    },
+    {
+      id: "ref-small-priced",
+      label: "Small model on a list-priced API (simulated)",
+      baseURL,
+      model: "ref-small-priced",
+      modelKey: "ref-small",
+      route: { gateway: "direct" as const },
+      pricing: REFERENCE_PRICING.smallPriced,
+      workload: { levelDurationSeconds: REFERENCE_LEVEL_SECONDS },
+    },
+    {
+      id: "ref-large-dedicated",
+      label: "Large model on a dedicated endpoint billed by the hour (simulated)",
+      baseURL,
+      model: "ref-large-dedicated",
+      modelKey: "ref-large",
+      route: { gateway: "direct" as const },
+      pricing: REFERENCE_PRICING.largeDedicated,
+      workload: { levelDurationSeconds: REFERENCE_LEVEL_SECONDS },
     },
   ];
 }

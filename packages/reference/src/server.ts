@@ -16,6 +16,39 @@ export interface StreamProfile extends EngineProfile {
   sendUsage?: boolean;
   /** Token bucket: past it, 429 with retry-after. */
   rateLimit?: { requestsPerSecond: number; burst: number };
+  /**
+   * A reasoning model: the first `tokens` generated tokens stream as reasoning deltas in `field`
+   * (`reasoning` as OpenRouter sends them, `reasoning_content` as vLLM and DeepSeek do), then the
+   * answer; usage reports them as `completion_tokens_details.reasoning_tokens`. At most
+   * `max_tokens - 1` tokens reason, so every answer has at least one token of content.
+   */
+  reasoning?: { tokens: number; field: "reasoning" | "reasoning_content" };
+  /** A gateway that meters cost: usage.cost = (prompt x input + completion x output) / 1e6, USD. */
+  meter?: { inputPerMillionUsd: number; outputPerMillionUsd: number };
+  /** Report this share of the prompt as cached (`prompt_tokens_details.cached_tokens`, rounded down), as OpenRouter does. */
+  cachedPromptShare?: number;
+}
+
+/** Tokens of a request's answer spent reasoning: the profile's count, leaving at least one token of content. */
+export function reasoningTokensOf(profile: StreamProfile, maxTokens: number): number {
+  return profile.reasoning ? Math.max(0, Math.min(profile.reasoning.tokens, maxTokens - 1)) : 0;
+}
+
+/** The usage object of one finished request, with the details and cost the profile reports. */
+function usageOf(profile: StreamProfile, promptTokens: number, completionTokens: number): Record<string, unknown> {
+  const usage: Record<string, unknown> = {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+  };
+  if (profile.meter)
+    usage.cost =
+      (promptTokens * profile.meter.inputPerMillionUsd + completionTokens * profile.meter.outputPerMillionUsd) / 1e6;
+  if (profile.cachedPromptShare !== undefined)
+    usage.prompt_tokens_details = { cached_tokens: Math.floor(promptTokens * profile.cachedPromptShare) };
+  if (profile.reasoning)
+    usage.completion_tokens_details = { reasoning_tokens: reasoningTokensOf(profile, completionTokens) };
+  return usage;
 }
 
 /** A model served directly, or a gateway model served by one of several providers. */
@@ -142,6 +175,8 @@ export async function startReferenceServer(options: {
       `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, ...extra, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 
     engine.stats.change(1);
+    const reasoningTokens = reasoningTokensOf(profile, maxTokens);
+    const reasoningField = profile.reasoning?.field ?? "reasoning";
     let pending = 0;
     const seq: Sequence = {
       promptTokens,
@@ -150,19 +185,17 @@ export async function startReferenceServer(options: {
       emit(token) {
         if (!stream) return;
         pending++;
-        if (pending === perChunk || token === maxTokens) {
-          res.write(chunk({ content: " tok".repeat(pending) }, token === maxTokens ? "length" : null));
+        // A chunk never mixes reasoning and answer: the last reasoning token closes its chunk.
+        if (pending === perChunk || token === maxTokens || token === reasoningTokens) {
+          const field = token <= reasoningTokens ? reasoningField : "content";
+          res.write(chunk({ [field]: " tok".repeat(pending) }, token === maxTokens ? "length" : null));
           pending = 0;
         }
       },
       done() {
         finished = true;
         engine.stats.change(-1);
-        const usage = {
-          prompt_tokens: promptTokens,
-          completion_tokens: maxTokens,
-          total_tokens: promptTokens + maxTokens,
-        };
+        const usage = usageOf(profile, promptTokens, maxTokens);
         if (!stream) {
           return res.end(
             JSON.stringify({
@@ -174,7 +207,11 @@ export async function startReferenceServer(options: {
               choices: [
                 {
                   index: 0,
-                  message: { role: "assistant", content: " tok".repeat(maxTokens) },
+                  message: {
+                    role: "assistant",
+                    content: " tok".repeat(maxTokens - reasoningTokens),
+                    ...(reasoningTokens > 0 ? { [reasoningField]: " tok".repeat(reasoningTokens) } : {}),
+                  },
                   finish_reason: "length",
                 },
               ],

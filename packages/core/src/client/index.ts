@@ -39,8 +39,16 @@ export interface RawResult {
   startMs: number;
   /** Arrival time and character count of every chunk with non-empty content or reasoning. */
   contentChunks: { tMs: number; chars: number }[];
+  /** Arrival time of the first chunk with non-empty answer content (not reasoning); null when none came. */
+  firstAnswerMs: number | null;
   completionTokens: number | null;
   promptTokens: number | null;
+  /** `usage.completion_tokens_details.reasoning_tokens`; null when not reported. */
+  reasoningTokens: number | null;
+  /** `usage.prompt_tokens_details.cached_tokens`; null when not reported. */
+  cachedPromptTokens: number | null;
+  /** `usage.cost` in USD, where a gateway meters it (OpenRouter); null when not reported. */
+  costUsd: number | null;
   finishReason: string | null;
   responseId: string | null;
   servedProvider: string | null;
@@ -200,8 +208,12 @@ export class StreamingClient {
       outcome: "incomplete",
       startMs: clock.now(),
       contentChunks: [],
+      firstAnswerMs: null,
       completionTokens: null,
       promptTokens: null,
+      reasoningTokens: null,
+      cachedPromptTokens: null,
+      costUsd: null,
       finishReason: null,
       responseId: null,
       servedProvider: null,
@@ -233,11 +245,13 @@ export class StreamingClient {
           const chars =
             (delta?.content?.length ?? 0) + (delta?.reasoning_content?.length ?? delta?.reasoning?.length ?? 0);
           if (chars > 0) result.contentChunks.push({ tMs, chars });
+          if (result.firstAnswerMs === null && (delta?.content?.length ?? 0) > 0) result.firstAnswerMs = tMs;
           if (choice.finish_reason) result.finishReason = choice.finish_reason;
         }
         if (chunk.usage) {
           result.completionTokens = chunk.usage.completion_tokens ?? null;
           result.promptTokens = chunk.usage.prompt_tokens ?? null;
+          Object.assign(result, usageExtras(chunk.usage));
         }
       }
       if (timeout.aborted) {
@@ -274,6 +288,19 @@ export class StreamingClient {
     if (result.error) result.error = redact(result.error, apiKey);
     return result;
   }
+}
+
+/** A finite number, or null: a field the server left out or sent malformed is not reported. */
+const numberOrNull = (value: unknown): number | null =>
+  typeof value === "number" && Number.isFinite(value) ? value : null;
+
+/** The usage fields beyond the token counts; each null when the server did not send it. */
+function usageExtras(usage: unknown): Pick<RawResult, "reasoningTokens" | "cachedPromptTokens" | "costUsd"> {
+  return {
+    reasoningTokens: numberOrNull(fieldAt(usage, "completion_tokens_details.reasoning_tokens")),
+    cachedPromptTokens: numberOrNull(fieldAt(usage, "prompt_tokens_details.cached_tokens")),
+    costUsd: numberOrNull(fieldAt(usage, "cost")),
+  };
 }
 
 /** Maps a thrown error to an outcome: HTTP status first, then timeout, then the stream's state. */

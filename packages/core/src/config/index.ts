@@ -5,6 +5,7 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { ConfigError, type ConfigProblem } from "../errors/index.ts";
+import { DEFAULT_SLO } from "../metrics/index.ts";
 
 const Name = z.string().min(1).max(200);
 
@@ -40,6 +41,20 @@ export const Route = z.discriminatedUnion("gateway", [OpenRouterRoute, LiteLLMRo
 });
 export type Route = z.infer<typeof Route>;
 
+/** A price, a rate or a time that must be above zero. */
+const Positive = z.number({ error: "must be a number" }).positive("must be a positive number");
+
+/** What one interactive user needs; either figure may be set alone, the other keeps its default. */
+export const Slo = z.strictObject({
+  /** Least per-stream output tok/s a user accepts. */
+  minOutputTokensPerSecond: Positive,
+  /** Longest TTFT p95 a user accepts, ms. */
+  maxTtftMs: Positive,
+});
+export type Slo = z.infer<typeof Slo>;
+
+export { DEFAULT_SLO };
+
 const workloadFields = {
   /** Concurrency levels, strictly ascending. */
   concurrency: z
@@ -73,6 +88,8 @@ const workloadFields = {
   requestTimeoutSeconds: z.number().positive().max(900),
   /** Sent as ignore_eos so every request generates maxTokens (vLLM, llama.cpp). */
   ignoreEos: z.boolean(),
+  /** What one user needs (defines capacity and goodput); fields default to `DEFAULT_SLO`. */
+  slo: Slo.partial(),
 };
 
 /** A per-target workload: any field overrides the global one. */
@@ -89,6 +106,7 @@ export type Workload = Omit<
   | "temperature"
   | "requestTimeoutSeconds"
   | "ignoreEos"
+  | "slo"
 > & {
   concurrency: number[];
   promptTokens: number;
@@ -97,6 +115,7 @@ export type Workload = Omit<
   temperature: number;
   requestTimeoutSeconds: number;
   ignoreEos: boolean;
+  slo: Slo;
 };
 
 export const DEFAULT_WORKLOAD: Workload = {
@@ -108,7 +127,21 @@ export const DEFAULT_WORKLOAD: Workload = {
   temperature: 0,
   requestTimeoutSeconds: 120,
   ignoreEos: false,
+  slo: DEFAULT_SLO,
 };
+
+/** A slug: lowercase letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
+const SLUG = /^[a-z0-9][a-z0-9._-]*$/;
+
+/** A target's declared price: list prices of an API route, or a dedicated endpoint billed by the hour. */
+export const Pricing = z.union(
+  [
+    z.strictObject({ inputPerMillionUsd: Positive, outputPerMillionUsd: Positive }),
+    z.strictObject({ hourlyUsd: Positive }),
+  ],
+  { error: "must be { inputPerMillionUsd, outputPerMillionUsd } or { hourlyUsd }, positive numbers (USD)" },
+);
+export type Pricing = z.infer<typeof Pricing>;
 
 export const Target = z.strictObject({
   /** Stable id: the URL and key of the target forever. */
@@ -124,6 +157,14 @@ export const Target = z.strictObject({
     .regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name like OPENROUTER_API_KEY")
     .optional(),
   model: Name,
+  /** The model as a reader knows it; targets sharing it are routes of one model. Default: see `modelKeyOf`. */
+  modelKey: z
+    .string()
+    .max(64)
+    .regex(SLUG, "must be a slug: [a-z0-9][a-z0-9._-]* (lowercase letters, digits, . _ -)")
+    .optional(),
+  /** Declared price, for the declared cost per million output tokens. */
+  pricing: Pricing.optional(),
   route: Route,
   workload: WorkloadOverride.optional(),
 });
@@ -144,6 +185,22 @@ export const Config = z.strictObject({
 });
 export type Config = z.infer<typeof Config>;
 
+/**
+ * The model key of a target (or of a run document): its `modelKey`, else the slug of `model` after
+ * its last `/` (`meta-llama/Llama-3.1-8B-Instruct` -> `llama-3.1-8b-instruct`): lowercased, every run
+ * of other characters made one `-`, leading and trailing `.`, `_`, `-` dropped; `model` when nothing is left.
+ */
+export function modelKeyOf(target: { model: string; modelKey?: string | null }): string {
+  if (target.modelKey) return target.modelKey;
+  const slug = (target.model.split("/").at(-1) ?? "")
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, "-")
+    .replace(/^[._-]+|[._-]+$/g, "")
+    .slice(0, 64)
+    .replace(/[._-]+$/, "");
+  return slug || "model";
+}
+
 /** `targets[1].route.provider` from a zod path. */
 function formatPath(path: readonly PropertyKey[]): string {
   return (
@@ -162,7 +219,9 @@ export function workloadFor(config: Pick<Config, "workload">, target: Pick<Targe
     delete merged.requestsPerLevel;
   if (target.workload?.levelDurationSeconds !== undefined) delete merged.requestsPerLevel;
   if (target.workload?.requestsPerLevel !== undefined) delete merged.levelDurationSeconds;
-  return { ...merged, ...target.workload } as Workload;
+  // The SLO merges field by field too: a target may tighten one figure and keep the other.
+  const slo = { ...DEFAULT_SLO, ...config.workload?.slo, ...target.workload?.slo };
+  return { ...merged, ...target.workload, slo } as Workload;
 }
 
 function workloadProblems(workload: Workload, at: string): ConfigProblem[] {

@@ -20,6 +20,10 @@ function sample(over: Partial<Sample> = {}): Sample {
     outcome: "ok",
     startMs: 0,
     ttftMs: 100,
+    ttftAnswerMs: 100,
+    reasoningTokens: null,
+    cachedPromptTokens: null,
+    costUsd: null,
     e2eMs: 1000,
     completionTokens: 100,
     tokenSource: "usage",
@@ -43,6 +47,7 @@ function failed(outcome: Sample["outcome"]): Sample {
   return sample({
     outcome,
     ttftMs: null,
+    ttftAnswerMs: null,
     e2eMs: null,
     completionTokens: null,
     tokenSource: null,
@@ -187,6 +192,7 @@ describe("deriveSampleFigures", () => {
     });
     expect(f).toEqual({
       ttftMs: 400,
+      ttftAnswerMs: null,
       e2eMs: 400,
       outputTokensPerSecond: 2.5,
       decodeTokensPerSecond: null,
@@ -215,6 +221,7 @@ describe("deriveSampleFigures", () => {
       }),
     ).toEqual({
       ttftMs: null,
+      ttftAnswerMs: null,
       e2eMs: null,
       outputTokensPerSecond: null,
       decodeTokensPerSecond: null,
@@ -539,6 +546,8 @@ describe("summarizeRun", () => {
       errorRate: 0,
       rateLimitRate: 0,
       valid: false,
+      capacity: null,
+      goodputPeak: null,
     });
   });
 

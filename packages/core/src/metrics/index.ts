@@ -1,5 +1,14 @@
 /** @module Pure statistics of a sweep (SPEC section 5): per sample, per level and per run; no I/O, no clock. */
-import type { Distribution, Level, RequestCounts, Sample, Summary } from "../run/index.ts";
+import type {
+  Distribution,
+  Level,
+  LevelCost,
+  PricingRecord,
+  RequestCounts,
+  Sample,
+  SloRecord,
+  Summary,
+} from "../run/index.ts";
 
 /** A level's client is `limited` when its event loop lag p99 is over this, ms. */
 export const CLIENT_LAG_LIMIT_MS = 20;
@@ -9,6 +18,10 @@ export const MIN_ACHIEVED_CONCURRENCY_RATIO = 0.9;
 export const MAX_ROUTE_MISMATCH_RATE = 0.05;
 /** The knee is where no higher valid level raises aggregate tok/s by more than this share (0.15 = 15 %). */
 export const KNEE_GAIN_THRESHOLD = 0.15;
+/** A level is invalid when cached prompt tokens are over this share of its prompt tokens (0.5 = 50 %; exactly 50 % is valid). */
+export const MAX_CACHED_PROMPT_SHARE = 0.5;
+/** The SLO when the workload sets none: 20 tok/s per user, TTFT p95 within 2 s. */
+export const DEFAULT_SLO: SloRecord = { minOutputTokensPerSecond: 20, maxTtftMs: 2000 };
 
 /**
  * Percentile `p` (0..1) of ascending `sorted` values by linear interpolation between closest ranks
@@ -73,12 +86,16 @@ export interface SampleTimings {
   contentChunks: ContentChunk[];
   /** Output tokens (usage or chunk count); null when unknown. */
   completionTokens: number | null;
+  /** Arrival of the first answer chunk (not reasoning), ms, same clock; null or absent when none came. */
+  firstAnswerMs?: number | null;
 }
 
 /** The per-request figures of SPEC section 5, flat, units in the names; null where undefined. */
 export interface SampleFigures {
   /** First content chunk minus start, ms; null without chunks. */
   ttftMs: number | null;
+  /** First answer chunk (not reasoning) minus start, ms; null when no answer came. */
+  ttftAnswerMs: number | null;
   /** Last content chunk minus start, ms; null without chunks. */
   e2eMs: number | null;
   /** completionTokens / (e2eMs / 1000), tok/s; null without tokens or when e2eMs is 0. */
@@ -101,9 +118,11 @@ export function deriveSampleFigures(input: SampleTimings): SampleFigures {
   const { startMs, contentChunks: chunks, completionTokens: tokens } = input;
   const first = chunks[0];
   const last = chunks[chunks.length - 1];
+  const ttftAnswerMs = input.firstAnswerMs == null ? null : input.firstAnswerMs - startMs;
   if (first === undefined || last === undefined) {
     return {
       ttftMs: null,
+      ttftAnswerMs,
       e2eMs: null,
       outputTokensPerSecond: null,
       decodeTokensPerSecond: null,
@@ -132,6 +151,7 @@ export function deriveSampleFigures(input: SampleTimings): SampleFigures {
 
   return {
     ttftMs,
+    ttftAnswerMs,
     e2eMs,
     outputTokensPerSecond,
     decodeTokensPerSecond,
@@ -152,6 +172,10 @@ export interface LevelInput {
   achievedConcurrency: number;
   /** p99 of the event loop lag during the level, ms. */
   eventLoopLagP99Ms: number;
+  /** What one user needs (default `DEFAULT_SLO`): judges `meetsSlo` and goodput. */
+  slo?: SloRecord;
+  /** The target's declared pricing, for the declared cost; none gives a null declared cost. */
+  pricing?: PricingRecord | null;
 }
 
 const COUNT_KEY = {
@@ -181,7 +205,9 @@ function fmt(x: number): string {
 /**
  * Summarizes one concurrency level (SPEC section 5, per level). Only `ok` samples enter the
  * distributions and the aggregate; the aggregate (tok/s) is null when the wall time is 0 or no
- * sample is ok. Thresholds: `CLIENT_LAG_LIMIT_MS`, `MIN_ACHIEVED_CONCURRENCY_RATIO`, `MAX_ROUTE_MISMATCH_RATE`.
+ * sample is ok. Thresholds: `CLIENT_LAG_LIMIT_MS`, `MIN_ACHIEVED_CONCURRENCY_RATIO`, `MAX_ROUTE_MISMATCH_RATE`,
+ * `MAX_CACHED_PROMPT_SHARE`. `meetsSlo` reads the per-stream output p50 and the TTFT p95 (first token,
+ * reasoning included); goodput counts the tokens of the ok requests that each met the SLO on their own.
  */
 export function summarizeLevel(input: LevelInput): Level {
   const { concurrency, samples, wallTimeMs, achievedConcurrency, eventLoopLagP99Ms } = input;
@@ -224,6 +250,15 @@ export function summarizeLevel(input: LevelInput): Level {
       `client limited: achieved concurrency ${fmt(achievedConcurrency)}, under ${fmt(MIN_ACHIEVED_CONCURRENCY_RATIO * 100)} % of ${concurrency}`,
     );
   }
+  const cachedPromptTokenShare = cachedShare(ok);
+  if (cachedPromptTokenShare !== null && cachedPromptTokenShare > MAX_CACHED_PROMPT_SHARE) {
+    invalidReasons.push(
+      `cached prompt tokens ${fmt(cachedPromptTokenShare * 100)} % of the prompt tokens, over ${fmt(MAX_CACHED_PROMPT_SHARE * 100)} %: a prompt cache served most of the prompt`,
+    );
+  }
+  const slo = input.slo ?? DEFAULT_SLO;
+  const perStreamOutput = distribution(values(ok, (s) => s.outputTokensPerSecond));
+  const ttft = distribution(values(ok, (s) => s.ttftMs));
 
   return {
     concurrency,
@@ -231,18 +266,85 @@ export function summarizeLevel(input: LevelInput): Level {
     aggregateOutputTokensPerSecond,
     wallTimeMs,
     perStream: {
-      outputTokensPerSecond: distribution(values(ok, (s) => s.outputTokensPerSecond)),
+      outputTokensPerSecond: perStreamOutput,
       decodeTokensPerSecond: distribution(values(ok, (s) => s.decodeTokensPerSecond)),
     },
-    ttftMs: distribution(values(ok, (s) => s.ttftMs)),
+    ttftMs: ttft,
+    ttftAnswerMs: distribution(values(ok, (s) => s.ttftAnswerMs)),
     e2eMs: distribution(values(ok, (s) => s.e2eMs)),
     tpotMs: distribution(values(ok, (s) => s.tpotMs)),
     interChunkMs: distribution(ok.flatMap((s) => s.interChunkMs ?? [])),
     achievedConcurrency,
     client: { eventLoopLagP99Ms, limited },
     tokensFromChunks: ok.some((s) => s.tokenSource === "chunks"),
+    cachedPromptTokenShare,
+    cost: levelCost(ok, aggregateOutputTokensPerSecond, input.pricing ?? null),
+    meetsSlo:
+      perStreamOutput.p50 !== null &&
+      ttft.p95 !== null &&
+      perStreamOutput.p50 >= slo.minOutputTokensPerSecond &&
+      ttft.p95 <= slo.maxTtftMs,
+    goodputOutputTokensPerSecond: ok.length > 0 && wallTimeMs > 0 ? goodputTokens(ok, slo) / (wallTimeMs / 1000) : null,
     valid: invalidReasons.length === 0,
     invalidReasons,
+  };
+}
+
+/** Cached prompt tokens / prompt tokens over the ok samples that report both; null when none does. */
+function cachedShare(ok: Sample[]): number | null {
+  let cached = 0;
+  let prompt = 0;
+  let reported = false;
+  for (const s of ok) {
+    if (s.cachedPromptTokens === null || s.promptTokens === null) continue;
+    reported = true;
+    cached += s.cachedPromptTokens;
+    prompt += s.promptTokens;
+  }
+  return reported && prompt > 0 ? cached / prompt : null;
+}
+
+/** Output tokens of the ok samples that each met the SLO: their own output tok/s and their own TTFT. */
+function goodputTokens(ok: Sample[], slo: SloRecord): number {
+  let tokens = 0;
+  for (const s of ok) {
+    const fastEnough = s.outputTokensPerSecond !== null && s.outputTokensPerSecond >= slo.minOutputTokensPerSecond;
+    const soonEnough = s.ttftMs !== null && s.ttftMs <= slo.maxTtftMs;
+    if (fastEnough && soonEnough) tokens += s.completionTokens ?? 0;
+  }
+  return tokens;
+}
+
+/**
+ * A level's cost per million output tokens, USD. Metered: the gateway's `costUsd` summed over the ok
+ * samples that carry it, over their output tokens. Declared from list prices: the mean ok request's
+ * input and output cost per output token (`output + input x promptTokens / completionTokens`, over
+ * the samples that report both counts); from an hourly price: `hourlyUsd / (aggregate x 3600)`.
+ */
+function levelCost(ok: Sample[], aggregate: number | null, pricing: PricingRecord | null): LevelCost {
+  let meteredUsd = 0;
+  let meteredTokens = 0;
+  let promptTokens = 0;
+  let completionTokens = 0;
+  for (const s of ok) {
+    if (s.costUsd !== null && s.completionTokens !== null) {
+      meteredUsd += s.costUsd;
+      meteredTokens += s.completionTokens;
+    }
+    if (s.promptTokens !== null && s.completionTokens !== null) {
+      promptTokens += s.promptTokens;
+      completionTokens += s.completionTokens;
+    }
+  }
+  let declared: number | null = null;
+  if (pricing && "hourlyUsd" in pricing) {
+    declared = aggregate !== null && aggregate > 0 ? (pricing.hourlyUsd / (aggregate * 3600)) * 1e6 : null;
+  } else if (pricing && completionTokens > 0) {
+    declared = pricing.outputPerMillionUsd + (pricing.inputPerMillionUsd * promptTokens) / completionTokens;
+  }
+  return {
+    meteredUsdPerMillionOutputTokens: meteredTokens > 0 ? (meteredUsd / meteredTokens) * 1e6 : null,
+    declaredUsdPerMillionOutputTokens: declared,
   };
 }
 
@@ -332,6 +434,9 @@ function raisesBeyondKnee(base: number, higher: number): boolean {
  * valid level's aggregate exceeds L's by more than `KNEE_GAIN_THRESHOLD`. When that L is the top valid
  * level (aggregate still climbing at the top, or a single valid level), `kneeConcurrency` is null and
  * `saturated` false.
+ *
+ * `capacity` is the highest valid level that meets the SLO (null when none does); `goodputPeak` the
+ * valid level with the most goodput (null when no valid level delivered any).
  */
 export function summarizeRun(levels: Level[]): Summary {
   const single = levels.find((l) => l.concurrency === 1 && l.requests.ok > 0);
@@ -392,6 +497,16 @@ export function summarizeRun(levels: Level[]): Summary {
     rateLimited += l.requests.rateLimited;
   }
 
+  let capacity: number | null = null;
+  let goodputPeak: Summary["goodputPeak"] = null;
+  for (const l of levels) {
+    if (!l.valid) continue;
+    if (l.meetsSlo === true && (capacity === null || l.concurrency > capacity)) capacity = l.concurrency;
+    const goodput = l.goodputOutputTokensPerSecond ?? 0;
+    if (goodput > 0 && (goodputPeak === null || goodput > goodputPeak.goodputOutputTokensPerSecond))
+      goodputPeak = { concurrency: l.concurrency, goodputOutputTokensPerSecond: goodput };
+  }
+
   return {
     singleStream,
     peak,
@@ -401,5 +516,7 @@ export function summarizeRun(levels: Level[]): Summary {
     errorRate: sent > 0 ? (sent - ok) / sent : 0,
     rateLimitRate: sent > 0 ? rateLimited / sent : 0,
     valid: levels.length > 0 && levels.every((l) => l.valid),
+    capacity,
+    goodputPeak,
   };
 }

@@ -40,6 +40,10 @@ function entry(i: number, r: () => number, f: Figures = {}, cov = 0.05, targetId
     ok,
     rateLimited: 0,
     valid: !f.stopped,
+    ttftAnswerP50Ms: null,
+    meetsSlo: null,
+    meteredUsdPerMillionOutputTokens: null,
+    declaredUsdPerMillionOutputTokens: null,
   });
   return {
     key: `runs/${targetId}/${String(i).padStart(5, "0")}.json`,
@@ -47,7 +51,9 @@ function entry(i: number, r: () => number, f: Figures = {}, cov = 0.05, targetId
     runId: `${targetId}-run${i}`,
     label: `${targetId} <b>label</b>`,
     model: "m",
+    modelKey: null,
     route: { gateway: "openrouter", provider: "a" },
+    slo: null,
     startedAt,
     finishedAt: startedAt,
     status: "complete",
@@ -63,6 +69,8 @@ function entry(i: number, r: () => number, f: Figures = {}, cov = 0.05, targetId
           errorRate: 1,
           rateLimitRate: 0,
           valid: false,
+          capacity: null,
+          goodputPeak: null,
         }
       : {
           singleStream: {
@@ -78,6 +86,8 @@ function entry(i: number, r: () => number, f: Figures = {}, cov = 0.05, targetId
           errorRate: f.errorRate ?? 0,
           rateLimitRate: f.rateLimitRate ?? 0,
           valid: true,
+          capacity: null,
+          goodputPeak: null,
         },
     levels: [level(1, single), level(16, peak)],
     servedProviders: f.stopped ? [] : (f.served ?? ["a"]),

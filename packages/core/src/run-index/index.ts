@@ -4,7 +4,8 @@
  * Locally it lives in the store at `index/runs/<targetId>.json`; on AWS in DynamoDB.
  */
 import { z } from "zod";
-import { RouteRecord, type RunDocument, Summary } from "../run/index.ts";
+import { modelKeyOf } from "../config/index.ts";
+import { RouteRecord, type RunDocument, SloRecord, Summary } from "../run/index.ts";
 import { listRunKeys, putRun, readRun, type Store } from "../store/index.ts";
 
 /** The figures of one level that history and comparison need. Units in the names. */
@@ -22,6 +23,14 @@ export const LevelFigures = z.object({
   ok: z.number().int().nonnegative(),
   rateLimited: z.number().int().nonnegative(),
   valid: z.boolean(),
+  /** Answer TTFT p50 (reasoning excluded), ms; null in entries recorded before it was. */
+  ttftAnswerP50Ms: z.number().nullable().default(null),
+  /** The level meets the run's SLO; null when not judged (entries recorded before it was). */
+  meetsSlo: z.boolean().nullable().default(null),
+  /** Metered cost, USD per million output tokens; null when unmetered. */
+  meteredUsdPerMillionOutputTokens: z.number().nullable().default(null),
+  /** Declared cost (the target's pricing), USD per million output tokens; null without pricing. */
+  declaredUsdPerMillionOutputTokens: z.number().nullable().default(null),
 });
 export type LevelFigures = z.infer<typeof LevelFigures>;
 
@@ -33,7 +42,11 @@ export const RunIndexEntry = z.object({
   runId: z.string(),
   label: z.string(),
   model: z.string(),
+  /** The model as a reader knows it; null in entries recorded before it was (see `modelKeyOf`). */
+  modelKey: z.string().nullable().default(null),
   route: RouteRecord,
+  /** The SLO the run's capacity and goodput were judged against; null in entries recorded before it was. */
+  slo: SloRecord.nullable().default(null),
   startedAt: z.string(),
   finishedAt: z.string(),
   status: z.enum(["complete", "partial"]),
@@ -66,7 +79,9 @@ export function indexEntryFor(key: string, doc: RunDocument): RunIndexEntry {
     runId: doc.runId,
     label: doc.label,
     model: doc.model,
+    modelKey: modelKeyOf(doc),
     route: doc.route,
+    slo: sloOf(doc.workload),
     startedAt: doc.startedAt,
     finishedAt: doc.finishedAt,
     status: doc.status,
@@ -87,9 +102,19 @@ export function indexEntryFor(key: string, doc: RunDocument): RunIndexEntry {
       ok: l.requests.ok,
       rateLimited: l.requests.rateLimited,
       valid: l.valid,
+      ttftAnswerP50Ms: l.ttftAnswerMs?.p50 ?? null,
+      meetsSlo: l.meetsSlo,
+      meteredUsdPerMillionOutputTokens: l.cost.meteredUsdPerMillionOutputTokens,
+      declaredUsdPerMillionOutputTokens: l.cost.declaredUsdPerMillionOutputTokens,
     })),
     servedProviders: [...served.entries()].sort((a, b) => b[1] - a[1]).map(([p]) => p),
   };
+}
+
+/** The SLO recorded in a run's workload; null when the document predates it. */
+function sloOf(workload: RunDocument["workload"]): SloRecord | null {
+  const parsed = SloRecord.safeParse(workload.slo);
+  return parsed.success ? parsed.data : null;
 }
 
 /** Stores a run document, then indexes it: no reader of the index finds a run it cannot read. */

@@ -40,6 +40,17 @@ export const Sample = z.object({
   startMs: z.number(),
   /** First non-empty content (or reasoning) chunk minus request start; null when none came. */
   ttftMs: z.number().nullable(),
+  /**
+   * First non-empty answer chunk (not reasoning) minus request start; equals ttftMs for a model that
+   * does not reason; null when no answer came (and in documents stored before it was recorded).
+   */
+  ttftAnswerMs: z.number().nullable().default(null),
+  /** usage.completion_tokens_details.reasoning_tokens; null when not reported. */
+  reasoningTokens: z.number().int().nonnegative().nullable().default(null),
+  /** usage.prompt_tokens_details.cached_tokens; null when not reported. The unique prompt prefix should keep it 0. */
+  cachedPromptTokens: z.number().int().nonnegative().nullable().default(null),
+  /** usage.cost in USD where the gateway meters it (OpenRouter); null otherwise. */
+  costUsd: z.number().nonnegative().nullable().default(null),
   /** Last content chunk minus request start; null when none came. */
   e2eMs: z.number().nullable(),
   /** Output tokens: from usage, or the content chunk count when the endpoint sent no usage. */
@@ -80,6 +91,31 @@ export const RequestCounts = z.object({
 });
 export type RequestCounts = z.infer<typeof RequestCounts>;
 
+/** What one interactive user needs; it defines a level's `meetsSlo`, goodput and a run's capacity. */
+export const SloRecord = z.object({
+  /** Least per-stream output tok/s a user accepts. */
+  minOutputTokensPerSecond: z.number().positive(),
+  /** Longest TTFT (p95 over a level) a user accepts, ms. */
+  maxTtftMs: z.number().positive(),
+});
+export type SloRecord = z.infer<typeof SloRecord>;
+
+/** A target's declared price: list prices of an API route, or a dedicated endpoint billed by the hour. */
+export const PricingRecord = z.union([
+  z.object({ inputPerMillionUsd: z.number().positive(), outputPerMillionUsd: z.number().positive() }),
+  z.object({ hourlyUsd: z.number().positive() }),
+]);
+export type PricingRecord = z.infer<typeof PricingRecord>;
+
+/** A level's cost per million output tokens, USD; each null when it cannot be known. */
+export const LevelCost = z.object({
+  /** Sum of the gateway's metered usage.cost / output tokens x 1e6, over the ok samples it metered. */
+  meteredUsdPerMillionOutputTokens: z.number().nonnegative().nullable(),
+  /** From the target's pricing: list prices over the level's mean request, or hourly price / aggregate. */
+  declaredUsdPerMillionOutputTokens: z.number().nonnegative().nullable(),
+});
+export type LevelCost = z.infer<typeof LevelCost>;
+
 /** One concurrency level of a sweep. */
 export const Level = z.object({
   concurrency: z.number().int().positive(),
@@ -90,6 +126,8 @@ export const Level = z.object({
   wallTimeMs: z.number().nonnegative(),
   perStream: z.object({ outputTokensPerSecond: Distribution, decodeTokensPerSecond: Distribution }),
   ttftMs: Distribution,
+  /** TTFT of the answer (reasoning excluded), ms; null in documents stored before it was recorded. */
+  ttftAnswerMs: Distribution.nullable().default(null),
   e2eMs: Distribution,
   tpotMs: Distribution,
   interChunkMs: Distribution,
@@ -98,6 +136,14 @@ export const Level = z.object({
   client: z.object({ eventLoopLagP99Ms: z.number().nonnegative(), limited: z.boolean() }),
   /** Token counts came from chunk counts for some sample (the endpoint sent no usage). */
   tokensFromChunks: z.boolean(),
+  /** Cached prompt tokens / prompt tokens of the ok samples that report both (0..1); null when none reports. */
+  cachedPromptTokenShare: z.number().nonnegative().nullable().default(null),
+  /** USD per million output tokens: metered by the gateway, and declared from the target's pricing. */
+  cost: LevelCost.default({ meteredUsdPerMillionOutputTokens: null, declaredUsdPerMillionOutputTokens: null }),
+  /** Per-stream output tok/s p50 >= slo.minOutputTokensPerSecond and TTFT p95 <= slo.maxTtftMs; null when not judged. */
+  meetsSlo: z.boolean().nullable().default(null),
+  /** Output tokens of ok requests that each met the SLO (own tok/s and TTFT) / wall time, tok/s. */
+  goodputOutputTokensPerSecond: z.number().nonnegative().nullable().default(null),
   valid: z.boolean(),
   /** Why the level is not valid; empty when valid. */
   invalidReasons: z.array(z.string()),
@@ -132,6 +178,13 @@ export const Summary = z.object({
   rateLimitRate: z.number().nonnegative(),
   /** Every level is valid. */
   valid: z.boolean(),
+  /** The highest valid level that meets the SLO: this route serves that many users at once at the SLO. */
+  capacity: z.number().int().positive().nullable().default(null),
+  /** The valid level with the most goodput; null when no valid level delivered any. */
+  goodputPeak: z
+    .object({ concurrency: z.number().int().positive(), goodputOutputTokensPerSecond: z.number().positive() })
+    .nullable()
+    .default(null),
 });
 export type Summary = z.infer<typeof Summary>;
 
@@ -147,6 +200,10 @@ export const RunDocument = z.object({
   targetId: z.string(),
   label: z.string(),
   model: z.string(),
+  /** The model as a reader knows it (config `modelKey` or its default); null in documents stored before it was recorded. */
+  modelKey: z.string().nullable().default(null),
+  /** The target's declared pricing; null when it has none. */
+  pricing: PricingRecord.nullable().default(null),
   baseURL: z.string(),
   route: RouteRecord,
   startedAt: z.string(),

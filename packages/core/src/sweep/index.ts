@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { type Clock, type Endpoint, type RawResult, StreamingClient, systemClock } from "../client/index.ts";
-import type { Target, Workload } from "../config/index.ts";
+import { modelKeyOf, type Target, type Workload } from "../config/index.ts";
 import { deriveSampleFigures, inFlightTracker, summarizeLevel, summarizeRun } from "../metrics/index.ts";
 import type { Level, RunDocument, Sample } from "../run/index.ts";
 import { promptFor } from "../workload/index.ts";
@@ -102,6 +102,8 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
     targetId: target.id,
     label: target.label,
     model: target.model,
+    modelKey: modelKeyOf(target),
+    pricing: target.pricing ?? null,
     baseURL: target.baseURL,
     route: routeRecord(target),
     startedAt,
@@ -132,6 +134,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
         runId,
         workload,
         concurrency,
+        pricing: target.pricing ?? null,
         stopReason,
         signal: options.signal,
         deadlineMs: options.deadlineMs,
@@ -166,6 +169,7 @@ interface LevelContext {
   runId: string;
   workload: Workload;
   concurrency: number;
+  pricing: Target["pricing"] | null;
   stopReason: () => string | null;
   signal?: AbortSignal;
   deadlineMs?: number;
@@ -246,6 +250,8 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
       achievedConcurrency: lastSendMs > firstSendMs ? tracker.timeWeightedMean(firstSendMs, lastSendMs) : concurrency,
       // The histogram records whole timer intervals; the lag is what exceeds the resolution.
       eventLoopLagP99Ms: Math.max(0, lag.percentile(99) / 1e6 - LAG_RESOLUTION_MS),
+      slo: workload.slo,
+      pricing: ctx.pricing,
     });
     ctx.progress({
       concurrency,
@@ -296,13 +302,22 @@ export function toSample(raw: RawResult, level: number, index: number, origin: n
     : raw.contentChunks.length > 0
       ? raw.contentChunks.length
       : null;
-  const figures = deriveSampleFigures({ startMs: raw.startMs, contentChunks: raw.contentChunks, completionTokens });
+  const figures = deriveSampleFigures({
+    startMs: raw.startMs,
+    contentChunks: raw.contentChunks,
+    completionTokens,
+    firstAnswerMs: raw.firstAnswerMs,
+  });
   return {
     level,
     index,
     outcome: raw.outcome,
     startMs: raw.startMs - origin,
     ttftMs: figures.ttftMs,
+    ttftAnswerMs: figures.ttftAnswerMs,
+    reasoningTokens: raw.reasoningTokens,
+    cachedPromptTokens: raw.cachedPromptTokens,
+    costUsd: raw.costUsd,
     e2eMs: figures.e2eMs,
     completionTokens,
     tokenSource: completionTokens === null ? null : fromUsage ? "usage" : "chunks",

@@ -3,6 +3,7 @@
  * without a server, for generated histories (tests of detection and of the site, the site benchmark).
  * Levels and the summary come from the core's own `summarizeLevel` / `summarizeRun`.
  */
+import { modelKeyOf } from "../config/index.ts";
 import { summarizeLevel, summarizeRun } from "../metrics/index.ts";
 import { normal, seededRandom } from "../random/index.ts";
 import type { RunDocument, Sample } from "../run/index.ts";
@@ -11,6 +12,8 @@ export interface SyntheticRunOptions {
   targetId: string;
   label?: string;
   model?: string;
+  /** Defaults to the slug of `model`, as for a configured target. */
+  modelKey?: string;
   route?: RunDocument["route"];
   startedAt: string;
   runId?: string;
@@ -71,6 +74,10 @@ export function syntheticRun(options: SyntheticRunOptions): RunDocument {
               outcome: "ok",
               startMs: clock,
               ttftMs: ttft,
+              ttftAnswerMs: ttft,
+              reasoningTokens: null,
+              cachedPromptTokens: null,
+              costUsd: null,
               e2eMs: e2e,
               completionTokens: maxTokens,
               tokenSource: "usage",
@@ -106,6 +113,8 @@ export function syntheticRun(options: SyntheticRunOptions): RunDocument {
     targetId: options.targetId,
     label: options.label ?? `${options.targetId} (simulated)`,
     model: options.model ?? options.targetId,
+    modelKey: options.modelKey ?? modelKeyOf({ model: options.model ?? options.targetId }),
+    pricing: null,
     baseURL: "http://127.0.0.1/v1",
     route,
     startedAt: new Date(startMs).toISOString(),
@@ -128,6 +137,10 @@ function failedSample(level: number, index: number, startMs: number, rateLimited
     outcome: rateLimited ? "rate_limited" : "http_error",
     startMs,
     ttftMs: null,
+    ttftAnswerMs: null,
+    reasoningTokens: null,
+    cachedPromptTokens: null,
+    costUsd: null,
     e2eMs: null,
     completionTokens: null,
     tokenSource: null,

@@ -1,0 +1,123 @@
+/** @module Run documents and index entries stored before the reader's figures still parse, the new figures null. */
+import { describe, expect, it } from "vitest";
+import { summarizeLevel, summarizeRun } from "../metrics/index.ts";
+import { indexEntryFor, RunIndexEntry } from "../run-index/index.ts";
+import { RunDocument, type Sample } from "./index.ts";
+
+const sample: Sample = {
+  level: 1,
+  index: 0,
+  outcome: "ok",
+  startMs: 0,
+  ttftMs: 100,
+  ttftAnswerMs: 100,
+  reasoningTokens: null,
+  cachedPromptTokens: null,
+  costUsd: null,
+  e2eMs: 1000,
+  completionTokens: 100,
+  tokenSource: "usage",
+  promptTokens: 50,
+  outputTokensPerSecond: 100,
+  decodeTokensPerSecond: 110,
+  tpotMs: 9,
+  chunks: 3,
+  responseId: "r",
+  servedProvider: null,
+  httpStatus: 200,
+  retryAfterSeconds: null,
+  finishReason: "stop",
+  error: null,
+};
+
+/** A current document with every field this round added taken out, as a document stored before it. */
+function earlierDocument(): Record<string, unknown> {
+  const level = summarizeLevel({
+    concurrency: 1,
+    samples: [sample],
+    wallTimeMs: 1000,
+    achievedConcurrency: 1,
+    eventLoopLagP99Ms: 1,
+  });
+  const doc: RunDocument = {
+    schemaVersion: 1,
+    runId: "r1",
+    targetId: "t",
+    label: "t",
+    model: "org/Some-Model",
+    modelKey: "some-model",
+    pricing: { hourlyUsd: 1 },
+    baseURL: "http://127.0.0.1/v1",
+    route: { gateway: "direct" },
+    startedAt: "2025-01-01T00:00:00.000Z",
+    finishedAt: "2025-01-01T00:01:00.000Z",
+    status: "complete",
+    partialReason: null,
+    simulated: true,
+    harness: { version: "0.1.0", node: "v20", host: "h", region: null },
+    workload: { concurrency: [1] },
+    levels: [level],
+    summary: summarizeRun([level]),
+    samples: [sample],
+  };
+  const strip = (o: Record<string, unknown>, keys: string[]) => {
+    const copy = { ...o };
+    for (const k of keys) delete copy[k];
+    return copy;
+  };
+  return {
+    ...strip(doc, ["modelKey", "pricing"]),
+    levels: doc.levels.map((l) =>
+      strip(l, ["ttftAnswerMs", "cachedPromptTokenShare", "cost", "meetsSlo", "goodputOutputTokensPerSecond"]),
+    ),
+    summary: strip(doc.summary, ["capacity", "goodputPeak"]),
+    samples: doc.samples.map((s) => strip(s, ["ttftAnswerMs", "reasoningTokens", "cachedPromptTokens", "costUsd"])),
+  };
+}
+
+describe("documents stored before the reader's figures", () => {
+  it("parse, with every new figure null (or a cost of nulls)", () => {
+    const doc = RunDocument.parse(earlierDocument());
+    expect(doc).toMatchObject({ modelKey: null, pricing: null, summary: { capacity: null, goodputPeak: null } });
+    expect(doc.levels[0]).toMatchObject({
+      ttftAnswerMs: null,
+      cachedPromptTokenShare: null,
+      cost: { meteredUsdPerMillionOutputTokens: null, declaredUsdPerMillionOutputTokens: null },
+      meetsSlo: null,
+      goodputOutputTokensPerSecond: null,
+    });
+    expect(doc.samples[0]).toMatchObject({
+      ttftAnswerMs: null,
+      reasoningTokens: null,
+      cachedPromptTokens: null,
+      costUsd: null,
+    });
+  });
+
+  it("index with the model key from the model and no SLO; earlier index entries parse with nulls", () => {
+    const entry = indexEntryFor("runs/t/x.json", RunDocument.parse(earlierDocument()));
+    expect(entry).toMatchObject({ modelKey: "some-model", slo: null });
+    expect(entry.levels[0]).toMatchObject({
+      ttftAnswerP50Ms: null,
+      meetsSlo: null,
+      declaredUsdPerMillionOutputTokens: null,
+    });
+    const { modelKey: _k, slo: _s, ...earlier } = entry;
+    const levels = entry.levels.map(
+      ({
+        ttftAnswerP50Ms: _a,
+        meetsSlo: _m,
+        meteredUsdPerMillionOutputTokens: _c,
+        declaredUsdPerMillionOutputTokens: _d,
+        ...rest
+      }) => rest,
+    );
+    const parsed = RunIndexEntry.parse({ ...earlier, levels });
+    expect(parsed).toMatchObject({ modelKey: null, slo: null });
+    expect(parsed.levels[0]).toMatchObject({
+      ttftAnswerP50Ms: null,
+      meetsSlo: null,
+      meteredUsdPerMillionOutputTokens: null,
+    });
+  });
+});

@@ -1,0 +1,234 @@
+/**
+ * @module The newer reference targets swept over real HTTP: answer TTFT of the reasoning model, the metered
+ * gateway whose cached prompts make its levels invalid, and capacity, goodput and declared cost of the
+ * priced routes, each against what its parameters say it should measure.
+ */
+
+import { parseConfig, workloadFor } from "@kneeboard/core/config";
+import type { RunDocument } from "@kneeboard/core/run";
+import { runSweep } from "@kneeboard/core/sweep";
+import {
+  type ExpectedReaderFigures,
+  expectedReaderFigures,
+  GATEWAY_GAMMA,
+  LARGE_DEDICATED,
+  REASONING,
+  REFERENCE_PRICING,
+  REFERENCE_SLO,
+  referenceModels,
+  referenceTargets,
+  SMALL_PRICED,
+  type StreamProfile,
+} from "@kneeboard/reference";
+import { type ReferenceProcess, startReferenceProcess } from "@kneeboard/reference/process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+let server: ReferenceProcess;
+beforeAll(async () => {
+  server = await startReferenceProcess(referenceModels());
+});
+afterAll(() => server.close());
+
+/** Sweeps the named reference target with this workload instead of its demo one. */
+async function sweep(id: string, workload: Record<string, unknown>): Promise<RunDocument> {
+  const target = referenceTargets(server.url).find((t) => t.id === id);
+  const { workload: _demo, ...rest } = target as typeof target & { workload?: unknown };
+  const config = parseConfig(JSON.stringify({ targets: [rest], workload }));
+  const parsed = config.targets[0] as (typeof config.targets)[number];
+  return runSweep({ target: parsed, workload: workloadFor(config, parsed), simulated: true });
+}
+
+/** What the sweep should find, at the prompt size the server counted. */
+function expected(
+  doc: RunDocument,
+  profile: StreamProfile,
+  slo = REFERENCE_SLO,
+  pricing = doc.pricing,
+): ExpectedReaderFigures {
+  const w = doc.workload as { concurrency: number[]; maxTokens: number };
+  const promptTokens = doc.samples[0]?.promptTokens ?? 0;
+  return expectedReaderFigures(profile, { ...w, promptTokens }, slo, pricing);
+}
+
+const rel = (measured: number | null | undefined, truth: number) => Math.abs((measured ?? 0) - truth) / truth;
+
+const events = async (res: Response) =>
+  (await res.text())
+    .split("\n\n")
+    .filter((e) => e.startsWith("data: ") && e !== "data: [DONE]")
+    .map((e) => JSON.parse(e.slice(6)));
+const post = (body: Record<string, unknown>) =>
+  fetch(`${server.url}/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ messages: [{ role: "user", content: "x".repeat(400) }], ...body }),
+  });
+
+describe("reference server fields for readers", () => {
+  it("streams reasoning deltas, then the answer, and reports the reasoning tokens, leaving one token to answer", async () => {
+    for (const [maxTokens, reasoning] of [
+      [30, 24],
+      [10, 9],
+    ] as const) {
+      const chunks = await events(
+        await post({
+          model: "ref-reasoning",
+          stream: true,
+          stream_options: { include_usage: true },
+          max_tokens: maxTokens,
+        }),
+      );
+      const kinds = chunks.flatMap((c) => Object.keys(c.choices[0]?.delta ?? {}));
+      expect(kinds).toEqual([
+        ...Array(reasoning).fill("reasoning_content"),
+        ...Array(maxTokens - reasoning).fill("content"),
+      ]);
+      expect(chunks.at(-1).usage).toEqual({
+        prompt_tokens: 100,
+        completion_tokens: maxTokens,
+        total_tokens: 100 + maxTokens,
+        completion_tokens_details: { reasoning_tokens: reasoning },
+      });
+    }
+  });
+
+  it("meters cost and reports cached prompt tokens on the gamma provider only, streamed or not", async () => {
+    const body = { model: "ref-gateway", max_tokens: 4, provider: { order: ["gamma"], allow_fallbacks: false } };
+    const streamed = await events(await post({ ...body, stream: true, stream_options: { include_usage: true } }));
+    const plain = await (await post(body)).json();
+    // 100 prompt tokens at 0.2 USD and 4 output tokens at 0.6 USD per million; 60 of 100 cached.
+    for (const usage of [streamed.at(-1).usage, plain.usage]) {
+      expect(usage.cost).toBeCloseTo((100 * 0.2 + 4 * 0.6) / 1e6, 15);
+      expect(usage.prompt_tokens_details).toEqual({ cached_tokens: 60 });
+    }
+    expect(streamed[0].provider).toBe("gamma");
+    const alpha = await (await post({ ...body, provider: { order: ["alpha"], allow_fallbacks: false } })).json();
+    expect(Object.keys(alpha.usage).sort()).toEqual(["completion_tokens", "prompt_tokens", "total_tokens"]);
+  });
+});
+
+describe("reference targets for readers", () => {
+  it("reasoning model: TTFT at the first reasoning token, answer TTFT after the reasoning, within 3 % + 5 ms", async () => {
+    const doc = await sweep("ref-reasoning", {
+      concurrency: [1, 4],
+      promptTokens: 150,
+      maxTokens: 64,
+      requestsPerLevel: 12,
+      warmupRequests: 1,
+      ignoreEos: true,
+    });
+    const truth = expected(doc, REASONING);
+    expect(doc.samples.every((s) => s.outcome === "ok" && s.reasoningTokens === 24)).toBe(true);
+    doc.levels.forEach((level, i) => {
+      const t = truth.levels[i] as (typeof truth.levels)[number];
+      expect(Math.abs((level.ttftMs.p50 ?? 0) - t.ttftMs)).toBeLessThan(0.03 * t.ttftMs + 5);
+      expect(Math.abs((level.ttftAnswerMs?.p50 ?? 0) - t.ttftAnswerMs)).toBeLessThan(0.03 * t.ttftAnswerMs + 5);
+      expect(level.valid).toBe(true);
+    });
+    expect(doc.modelKey).toBe("ref-reasoning");
+    expect(doc.summary.capacity).toBe(truth.capacity);
+  });
+
+  it("metered gateway: cost as metered, cached prompts over half make every level invalid, so no capacity", async () => {
+    const doc = await sweep("ref-gateway-gamma", {
+      concurrency: [1, 2],
+      promptTokens: 150,
+      maxTokens: 16,
+      requestsPerLevel: 4,
+      warmupRequests: 0,
+    });
+    const truth = expected(doc, GATEWAY_GAMMA);
+    expect(
+      doc.samples.every(
+        (s) =>
+          s.outcome === "ok" &&
+          s.costUsd !== null &&
+          s.cachedPromptTokens === Math.floor((s.promptTokens ?? 0) * (GATEWAY_GAMMA.cachedPromptShare ?? 0)),
+      ),
+    ).toBe(true);
+    for (const [i, level] of doc.levels.entries()) {
+      const t = truth.levels[i] as (typeof truth.levels)[number];
+      expect(level.valid).toBe(false);
+      // Whatever else a loaded machine adds (a limited client), the cache is named.
+      expect(level.invalidReasons).toContainEqual(
+        expect.stringMatching(/^cached prompt tokens 59\.\d % of the prompt tokens/),
+      );
+      // Rounded down per request, over prompts of slightly different sizes.
+      const own = doc.samples.filter((x) => x.level === level.concurrency);
+      const prompt = own.reduce((sum, x) => sum + (x.promptTokens ?? 0), 0);
+      expect(level.cachedPromptTokenShare).toBeCloseTo(
+        own.reduce((sum, x) => sum + Math.floor((x.promptTokens ?? 0) * 0.6), 0) / prompt,
+        12,
+      );
+      expect(rel(level.cachedPromptTokenShare, t.cachedPromptTokenShare as number)).toBeLessThan(0.01);
+      expect(
+        rel(level.cost.meteredUsdPerMillionOutputTokens, t.meteredUsdPerMillionOutputTokens as number),
+      ).toBeLessThan(0.03);
+      expect(
+        rel(level.cost.declaredUsdPerMillionOutputTokens, t.declaredUsdPerMillionOutputTokens as number),
+      ).toBeLessThan(0.03);
+    }
+    expect(doc.pricing).toEqual(REFERENCE_PRICING.gatewayGamma);
+    expect(doc.modelKey).toBe("ref-gateway");
+    expect(doc.summary).toMatchObject({ capacity: null, goodputPeak: null });
+  });
+
+  it("list-priced API: declared cost from the list prices, capacity at the SLO", async () => {
+    const doc = await sweep("ref-small-priced", {
+      concurrency: [1, 8],
+      promptTokens: 150,
+      maxTokens: 32,
+      requestsPerLevel: 8,
+      warmupRequests: 1,
+      ignoreEos: true,
+    });
+    const truth = expected(doc, SMALL_PRICED);
+    for (const [i, level] of doc.levels.entries()) {
+      const t = truth.levels[i] as (typeof truth.levels)[number];
+      expect(
+        rel(level.cost.declaredUsdPerMillionOutputTokens, t.declaredUsdPerMillionOutputTokens as number),
+      ).toBeLessThan(0.03);
+      expect(level.cost.meteredUsdPerMillionOutputTokens).toBeNull();
+    }
+    expect(doc.modelKey).toBe("ref-small");
+    expect(doc.summary.capacity).toBe(8);
+    expect(doc.summary.capacity).toBe(truth.capacity);
+  });
+
+  it("dedicated endpoint: capacity, goodput and the hourly price per output token within 3 % of its parameters", async () => {
+    // A stricter SLO than the demo's, so the level within the slots at 16 streams misses it.
+    const slo = { minOutputTokensPerSecond: 230, maxTtftMs: 250 };
+    const doc = await sweep("ref-large-dedicated", {
+      concurrency: [4, 16],
+      promptTokens: 150,
+      maxTokens: 64,
+      requestsPerLevel: 48,
+      warmupRequests: 1,
+      ignoreEos: true,
+      slo,
+    });
+    const truth = expected(doc, LARGE_DEDICATED, slo);
+    expect(truth.capacity).toBe(4);
+    expect(doc.summary.capacity).toBe(truth.capacity);
+    expect(doc.levels.map((l) => l.meetsSlo)).toEqual(truth.levels.map((l) => l.meetsSlo));
+    for (const [i, level] of doc.levels.entries()) {
+      const t = truth.levels[i] as (typeof truth.levels)[number];
+      expect(level.valid).toBe(true);
+      expect(
+        rel(level.cost.declaredUsdPerMillionOutputTokens, t.declaredUsdPerMillionOutputTokens as number),
+      ).toBeLessThan(0.03);
+      // Every request of a level within the slots is alike: all of it is goodput, or none.
+      if (t.goodputOutputTokensPerSecond === 0) expect(level.goodputOutputTokensPerSecond).toBe(0);
+      else expect(rel(level.goodputOutputTokensPerSecond, t.goodputOutputTokensPerSecond as number)).toBeLessThan(0.03);
+    }
+    expect(doc.summary.goodputPeak?.concurrency).toBe(truth.goodputPeak?.concurrency);
+    expect(
+      rel(
+        doc.summary.goodputPeak?.goodputOutputTokensPerSecond,
+        truth.goodputPeak?.goodputOutputTokensPerSecond as number,
+      ),
+    ).toBeLessThan(0.03);
+    expect(doc.workload.slo).toEqual(slo);
+    expect(doc.pricing).toEqual({ hourlyUsd: 1.2 });
+  });
+});
