@@ -7,12 +7,9 @@ import { buildSite } from "@kneeboard/site/build";
 import { alertChannels, siteDeps, stores } from "./lib/deps.ts";
 import { records, type SqsEvent } from "./lib/sqs.ts";
 
-/** Lambda may write only under /tmp. */
-const OUT_DIR = "/tmp/kneeboard-site";
-
 export async function handler(event?: SqsEvent): Promise<PublishSummary> {
   const { store, index, ledger } = stores();
-  const { siteBucket, cdn, subscribeUrl } = siteDeps();
+  const { outDir, siteBucket, cdn, subscribeUrl } = siteDeps();
   const warn = (m: string) => console.warn(m);
   const summary = await publishBatch(records(event), {
     store,
@@ -20,7 +17,7 @@ export async function handler(event?: SqsEvent): Promise<PublishSummary> {
     ledger,
     channels: alertChannels(),
     buildSite: (outDir, now) => buildSite({ store, index, outDir, now, subscribeUrl, warn }),
-    outDir: OUT_DIR,
+    outDir,
     siteBucket,
     cdn,
     now: new Date().toISOString(),

@@ -4,6 +4,8 @@
  * deployment's variables, and the AWS clients. Handlers take everything from here.
  */
 import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { SNSClient } from "@aws-sdk/client-sns";
 import {
   CloudFrontCdn,
@@ -96,12 +98,14 @@ export function alertChannels(env: Env = process.env): Channel[] {
   return channels;
 }
 
-/** The site's bucket and, when the site has one, its CDN. */
+/** Where the site is built, the site's bucket and, when the site has one, its CDN. */
 export function siteDeps(env: Env = process.env) {
   const bucketName = env.KNEEBOARD_SITE_BUCKET;
   if (!bucketName) throw new Error("KNEEBOARD_SITE_BUCKET is not set");
   const distributionId = env.KNEEBOARD_DISTRIBUTION_ID;
   return {
+    // Lambda may write only under /tmp (what tmpdir() is there); a test points TMPDIR elsewhere.
+    outDir: join(tmpdir(), "kneeboard-site"),
     siteBucket: new S3SiteBucket({ bucketName }),
     cdn: distributionId ? new CloudFrontCdn({ distributionId }) : undefined,
     subscribeUrl: link("Subscribe", env).url as string,
