@@ -57,6 +57,7 @@ function entry(index: number, cov: number, random: () => number, scale = 1): Run
       errorRate: 0,
       rateLimitRate: 0,
       valid: true,
+      stop: null,
     },
     levels: [level(1, singleStream), level(16, peak)],
     servedProviders: [],

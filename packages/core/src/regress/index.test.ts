@@ -63,6 +63,7 @@ function entry(i: number, r: () => number, f: Figures = {}, cov = 0.05, targetId
           errorRate: 1,
           rateLimitRate: 0,
           valid: false,
+          stop: null,
         }
       : {
           singleStream: {
@@ -78,6 +79,7 @@ function entry(i: number, r: () => number, f: Figures = {}, cov = 0.05, targetId
           errorRate: f.errorRate ?? 0,
           rateLimitRate: f.rateLimitRate ?? 0,
           valid: true,
+          stop: null,
         },
     levels: [level(1, single), level(16, peak)],
     servedProviders: f.stopped ? [] : (f.served ?? ["a"]),

@@ -96,6 +96,8 @@ export const Level = z.object({
   /** Time-weighted mean of requests in flight over the level's wall time. */
   achievedConcurrency: z.number().nonnegative(),
   client: z.object({ eventLoopLagP99Ms: z.number().nonnegative(), limited: z.boolean() }),
+  /** Total time workers spent waiting after 429s before their next send, ms (0 in documents written before it was recorded). */
+  rateLimitWaitMs: z.number().nonnegative().default(0),
   /** Token counts came from chunk counts for some sample (the endpoint sent no usage). */
   tokensFromChunks: z.boolean(),
   valid: z.boolean(),
@@ -104,8 +106,20 @@ export const Level = z.object({
 });
 export type Level = z.infer<typeof Level>;
 
+/** Why a sweep ran no level above `concurrency`: the first level invalid because of rate limits or failures. */
+export const Stop = z.object({
+  /** The level after which nothing higher was run. */
+  concurrency: z.number().int().positive(),
+  /** `rate_limited`: 429s over the limit; `unreachable`: no request was answered at all; `failures`: other failures. */
+  reason: z.enum(["rate_limited", "failures", "unreachable"]),
+  /** The why, in words. */
+  detail: z.string(),
+});
+export type Stop = z.infer<typeof Stop>;
+
 /** The headline figures of a run (SPEC section 5, per run). */
 export const Summary = z.object({
+  /** Level 1's figures; null when level 1 is missing, has no ok sample or is invalid (its data stays in `levels`). */
   singleStream: z
     .object({
       outputTokensPerSecond: z.number().nullable(),
@@ -132,6 +146,8 @@ export const Summary = z.object({
   rateLimitRate: z.number().nonnegative(),
   /** Every level is valid. */
   valid: z.boolean(),
+  /** Where and why the sweep stopped before its top level; null when no level was invalid for rate limits or failures. */
+  stop: Stop.nullable().default(null),
 });
 export type Summary = z.infer<typeof Summary>;
 
