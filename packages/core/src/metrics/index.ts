@@ -263,9 +263,7 @@ export function summarizeLevel(input: LevelInput): Level {
       `${overShare("failures", failures, requests.sent, MAX_FAILURE_RATE)} (${failureBreakdown(requests)})`,
     );
   if (input.endedEarly)
-    invalidReasons.push(
-      `ended at once: its first ${EARLY_FAILURE_REQUESTS} requests (warm-up included) all failed`,
-    );
+    invalidReasons.push(`ended at once: its first ${EARLY_FAILURE_REQUESTS} requests (warm-up included) all failed`);
   if (lagLimited) {
     invalidReasons.push(
       `client limited: event loop lag p99 ${fmt(eventLoopLagP99Ms)} ms, over ${fmt(CLIENT_LAG_LIMIT_MS)} ms`,
@@ -392,7 +390,7 @@ export interface EarlyResult {
   error: string | null;
 }
 
-const RETRIES_NOTE = "higher levels were not run";
+const STOP_NOTE = "the sweep ran no higher level";
 
 /**
  * Why the sweep must run no level above this one, or null: the level is invalid because of rate limits
@@ -409,7 +407,7 @@ export function levelStop(level: Level, early: EarlyResult[] = []): Stop | null 
     return {
       concurrency: n,
       reason: "rate_limited",
-      detail: `rate-limited from N=${n}: ${r.rateLimited} of ${r.sent} requests got 429 (${fmt((r.rateLimited / r.sent) * 100)} %, over ${fmt(MAX_RATE_LIMITED_RATE * 100)} %); ${RETRIES_NOTE}`,
+      detail: `rate-limited from N=${n}: ${r.rateLimited} of ${r.sent} requests got 429 (${fmt((r.rateLimited / r.sent) * 100)} %, over ${fmt(MAX_RATE_LIMITED_RATE * 100)} %); ${STOP_NOTE}`,
     };
   const failures = failuresOf(r);
   const endedEarly = level.invalidReasons.some((reason) => reason.startsWith("ended at once"));
@@ -425,12 +423,12 @@ export function levelStop(level: Level, early: EarlyResult[] = []): Stop | null 
     return {
       concurrency: n,
       reason: "unreachable",
-      detail: `unreachable at N=${n}: no request got an answer${counts ? ` (${counts})` : ""}${cause}; ${RETRIES_NOTE}`,
+      detail: `unreachable at N=${n}: no request got an answer${counts ? ` (${counts})` : ""}${cause}; ${STOP_NOTE}`,
     };
   return {
     concurrency: n,
     reason: "failures",
-    detail: `failing from N=${n}: ${counts || `its first ${EARLY_FAILURE_REQUESTS} requests failed`}${endedEarly && counts ? `, its first ${EARLY_FAILURE_REQUESTS} requests all failed` : ""}${cause}; ${RETRIES_NOTE}`,
+    detail: `failing from N=${n}: ${counts || `its first ${EARLY_FAILURE_REQUESTS} requests failed`}${endedEarly && counts ? `, its first ${EARLY_FAILURE_REQUESTS} requests all failed` : ""}${cause}; ${STOP_NOTE}`,
   };
 }
 

@@ -192,3 +192,15 @@ export function compactTimestamp(iso: string): string {
 export function runKey(doc: Pick<RunDocument, "targetId" | "startedAt" | "runId">): string {
   return `runs/${doc.targetId}/${compactTimestamp(doc.startedAt)}-${doc.runId}.json`;
 }
+
+/** A stop in a few words, the same on the CLI and the site: `rate-limited from N=8`, `unreachable`, `failing from N=1`. */
+export function stopLabel(stop: Stop): string {
+  switch (stop.reason) {
+    case "rate_limited":
+      return `rate-limited from N=${stop.concurrency}`;
+    case "unreachable":
+      return stop.concurrency === 1 ? "unreachable" : `unreachable from N=${stop.concurrency}`;
+    case "failures":
+      return `failing from N=${stop.concurrency}`;
+  }
+}

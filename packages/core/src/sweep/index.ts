@@ -221,9 +221,7 @@ interface LevelContext {
  * stop. When the level's first `EARLY_FAILURE_REQUESTS` requests (warm-up included, in send order) all
  * failed, the level ends at once: requests still in flight are aborted and not recorded.
  */
-async function runLevel(
-  ctx: LevelContext,
-): Promise<{ level: Level; samples: Sample[]; early: EarlyResult[] }> {
+async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sample[]; early: EarlyResult[] }> {
   const { client, clock, workload, concurrency } = ctx;
   // Aborting in-flight requests on a stop or at the deadline: the level cannot finish anyway.
   const abort = new AbortController();
