@@ -423,7 +423,7 @@ export function levelStop(level: Level, early: EarlyResult[] = []): Stop | null 
     return {
       concurrency: n,
       reason: "unreachable",
-      detail: `unreachable at N=${n}: no request got an answer${counts ? ` (${counts})` : ""}${cause}; ${STOP_NOTE}`,
+      detail: `unreachable at N=${n}: no request got an answer${counts ? `; ${counts}` : ""}${cause}; ${STOP_NOTE}`,
     };
   return {
     concurrency: n,
