@@ -253,10 +253,12 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
   const owed = Array.from({ length: Math.max(concurrency, workload.warmupRequests) }, () => ({ streak: 0, waitMs: 0 }));
   const waiting = inFlightTracker();
   let rateLimitWaitTotalMs = 0;
+  // The end of a timed level (clock ms); a worker whose 429 wait outlasts it sends nothing more.
+  let levelEndMs = Number.POSITIVE_INFINITY;
 
   /**
    * Sends one request from `worker`, first serving its 429 wait; null when the level ended early
-   * meanwhile. `inFlight` (the measured loop's tracker) sees the request from send to end.
+   * or its time ran out meanwhile. `inFlight` (the measured loop's tracker) sees the request from send to end.
    */
   const send = async (
     worker: number,
@@ -274,7 +276,7 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
       rateLimitWaitTotalMs += to - from;
       state.waitMs = 0;
     }
-    if (endedEarly) return null;
+    if (endedEarly || clock.now() >= levelEndMs) return null;
     checkStop();
     const seq = sentCount++;
     inFlight?.start(clock.now());
@@ -304,8 +306,7 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
     });
     checkStop();
 
-    const levelEndMs =
-      workload.levelDurationSeconds !== undefined ? clock.now() + workload.levelDurationSeconds * 1000 : Infinity;
+    if (workload.levelDurationSeconds !== undefined) levelEndMs = clock.now() + workload.levelDurationSeconds * 1000;
     const tracker = inFlightTracker();
     const lag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
     const results: { index: number; raw: RawResult; endMs: number }[] = [];
