@@ -66,6 +66,7 @@ function entry(index: number, cov: number, random: () => number, scale = 1): Run
       valid: true,
       capacity: null,
       goodputPeak: null,
+      stop: null,
     },
     levels: [level(1, singleStream), level(16, peak)],
     servedProviders: [],

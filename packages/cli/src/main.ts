@@ -9,7 +9,7 @@ import { serveReference } from "./serve.ts";
 import { preview, site } from "./site.ts";
 
 const USAGE = `usage:
-  kneeboard run --config FILE [--data DIR] [--target ID]...
+  kneeboard run --config FILE [--data DIR] [--target ID]... [--repeat K]
   kneeboard plan --config FILE
   kneeboard check [--data DIR]
   kneeboard site [--data DIR] [--out DIR]
@@ -37,13 +37,18 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
             config: { type: "string" },
             data: { type: "string", default: "./data" },
             target: { type: "string", multiple: true },
+            repeat: { type: "string", default: "1" },
           },
         });
         if (!values.config) throw new UsageError("run needs --config FILE");
+        const repeat = Number(values.repeat);
+        if (!Number.isInteger(repeat) || repeat < 1 || repeat > 1000)
+          throw new UsageError(`--repeat must be a whole number of runs from 1 to 1000, not ${values.repeat}`);
         return await run({
           configFile: values.config,
           dataDir: values.data as string,
           targetIds: values.target ?? [],
+          repeat,
           io,
         });
       }

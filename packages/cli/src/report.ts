@@ -46,7 +46,8 @@ export function runTable(doc: RunDocument): string {
       fixed(level.perStream.outputTokensPerSecond.p50),
       fixed(level.ttftMs.p50),
       fixed(level.ttftMs.p95),
-      errors ? `${errors}/${r.sent} (${detail.join(", ")})` : `0/${r.sent}`,
+      (errors ? `${errors}/${r.sent} (${detail.join(", ")})` : `0/${r.sent}`) +
+        (level.rateLimitWaitMs > 0 ? `, waited ${(level.rateLimitWaitMs / 1000).toFixed(1)} s after 429s` : ""),
       level.valid ? "yes" : `no: ${level.invalidReasons.join("; ")}`,
     ];
   });
@@ -56,5 +57,7 @@ export function runTable(doc: RunDocument): string {
   const s = doc.summary;
   const title = `${doc.targetId}: ${doc.label}${doc.simulated ? "  [simulated]" : ""}  (${doc.status}${doc.partialReason ? `: ${doc.partialReason}` : ""})`;
   const headline = `single-stream ${fixed(s.singleStream?.outputTokensPerSecond)} tok/s, peak ${fixed(s.peak?.aggregateOutputTokensPerSecond)} tok/s at ${s.peak?.concurrency ?? "-"}, knee ${s.kneeConcurrency ?? (s.saturated ? "-" : "not reached")}, scaling efficiency ${fixed(s.scalingEfficiency, 2)}`;
-  return [title, format(header), ...rows.map(format), headline, ""].join("\n");
+  // The stop's words start with what happened: "rate-limited from N=8", "unreachable at N=1", "failing from N=2".
+  const stopped = s.stop ? [`stopped: ${s.stop.detail}`] : [];
+  return [title, format(header), ...rows.map(format), headline, ...stopped, ""].join("\n");
 }

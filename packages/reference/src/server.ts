@@ -27,6 +27,14 @@ export interface StreamProfile extends EngineProfile {
   meter?: { inputPerMillionUsd: number; outputPerMillionUsd: number };
   /** Report this share of the prompt as cached (`prompt_tokens_details.cached_tokens`, rounded down), as OpenRouter does. */
   cachedPromptShare?: number;
+  /**
+   * Deterministic refusals, answered with `status` (and `retry-after` when `retryAfterSeconds` is set):
+   * every `every`-th request to the model (1-based), and/or every request arriving while
+   * `whenInFlightAtLeast` requests are being served.
+   */
+  refuse?: { status: number; every?: number; whenInFlightAtLeast?: number; retryAfterSeconds?: number };
+  /** Accept requests and never answer them: an endpoint that hangs. */
+  stall?: boolean;
 }
 
 /** Tokens of a request's answer spent reasoning: the profile's count, leaving at least one token of content. */
@@ -65,6 +73,21 @@ interface Served {
   engine: Engine;
   profile: StreamProfile;
   bucket?: { tokens: number; lastMs: number };
+  /** Requests to this model so far, and those being served now. */
+  arrived: number;
+  serving: number;
+}
+
+/** The response a `refuse` profile gives the request that just arrived, or null to serve it. */
+function refusal(served: Served): { status: number; headers: Record<string, string> } | null {
+  const refuse = served.profile.refuse;
+  if (!refuse) return null;
+  const byCount = refuse.every !== undefined && served.arrived % refuse.every === 0;
+  const byLoad = refuse.whenInFlightAtLeast !== undefined && served.serving >= refuse.whenInFlightAtLeast;
+  if (!byCount && !byLoad) return null;
+  const headers: Record<string, string> =
+    refuse.retryAfterSeconds !== undefined ? { "retry-after": String(refuse.retryAfterSeconds) } : {};
+  return { status: refuse.status, headers };
 }
 
 /** Approximate prompt tokens of the messages: one per 4 characters. */
@@ -105,6 +128,8 @@ export interface ReferenceServer {
   engine(id: string): Engine;
   /** Which gateway requests were served by another provider than pinned, in arrival order. */
   fallbacks: { model: string; pinned: string; served: string }[];
+  /** With `recordPrompts`: how many times each user message arrived (a request sent twice counts 2). */
+  prompts: Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -113,16 +138,25 @@ export async function startReferenceServer(options: {
   host?: string;
   models: ModelSpec[];
   apiKey?: string;
+  /** Count every chat request's user message in `prompts` (tests of "nothing is sent twice"). */
+  recordPrompts?: boolean;
 }): Promise<ReferenceServer> {
+  const prompts = new Map<string, number>();
   const served = new Map<string, Served>();
   const gateways = new Map<string, Extract<ModelSpec, { kind: "gateway" }>>();
   const counters = new Map<string, number>();
   for (const spec of options.models) {
-    if (spec.kind === "model") served.set(spec.id, { engine: new Engine(spec.profile), profile: spec.profile });
+    if (spec.kind === "model")
+      served.set(spec.id, { engine: new Engine(spec.profile), profile: spec.profile, arrived: 0, serving: 0 });
     else {
       gateways.set(spec.id, spec);
       for (const p of spec.providers)
-        served.set(`${spec.id}/${p.name}`, { engine: new Engine(p.profile), profile: p.profile });
+        served.set(`${spec.id}/${p.name}`, {
+          engine: new Engine(p.profile),
+          profile: p.profile,
+          arrived: 0,
+          serving: 0,
+        });
     }
   }
   const fallbacks: ReferenceServer["fallbacks"] = [];
@@ -154,8 +188,16 @@ export async function startReferenceServer(options: {
       target = served.get(`${model}/${provider}`);
     }
     if (!target) return error(res, 404, `The model ${model} does not exist`);
+    target.arrived++;
+    const refused = refusal(target);
+    if (refused) return error(res, refused.status, "refused by the reference profile", refused.headers);
     const retryAfter = takeToken(target);
     if (retryAfter !== null) return error(res, 429, "rate limit reached", { "retry-after": String(retryAfter) });
+    // A hanging endpoint: the response stays open until the client gives up or the server closes.
+    if (target.profile.stall) return;
+    const counted = target;
+    counted.serving++;
+    res.on("close", () => counted.serving--);
 
     const { engine, profile } = target;
     const maxTokens = Math.max(1, Number(body.max_tokens ?? body.max_completion_tokens ?? 128) | 0);
@@ -275,6 +317,10 @@ export async function startReferenceServer(options: {
       } catch {
         return error(res, 400, "body is not JSON");
       }
+      if (options.recordPrompts && Array.isArray(body.messages)) {
+        const prompt = body.messages.map((m) => String((m as { content?: unknown }).content ?? "")).join("\n");
+        prompts.set(prompt, (prompts.get(prompt) ?? 0) + 1);
+      }
       handle(req, res, body);
     });
   });
@@ -285,6 +331,7 @@ export async function startReferenceServer(options: {
     url: `http://${options.host ?? "127.0.0.1"}:${port}/v1`,
     port,
     fallbacks,
+    prompts,
     engine(id) {
       const entry = served.get(id);
       if (!entry) throw new Error(`no model ${id}`);

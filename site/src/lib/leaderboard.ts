@@ -1,4 +1,5 @@
 /** @module The leaderboard's rows: the latest run's figures per target, with its state spelled out. */
+import { stopLabel } from "@kneeboard/core/run";
 import type { TargetView } from "./site-data.ts";
 
 export interface LeaderboardRow {
@@ -17,7 +18,10 @@ export interface LeaderboardRow {
   errorRate: number;
   rateLimitRate: number;
   measuredAt: string;
-  /** `partial (deadline)` or `invalid: <reason>`; null when the last run is complete and valid. */
+  /**
+   * `partial (deadline)`, the sweep's stop in words (`rate-limited from N=8`, `unreachable`,
+   * `failing from N=1`) or `invalid at concurrency ...`; null when the last run is complete and valid.
+   */
   problem: string | null;
   /** Peak aggregate tok/s of the last runs, oldest first. */
   trend: (number | null)[];
@@ -33,9 +37,11 @@ export function leaderboardRows(targets: TargetView[]): LeaderboardRow[] {
       const problem =
         t.latest.status === "partial"
           ? `partial${t.latest.partialReason ? ` (${t.latest.partialReason})` : ""}`
-          : !s.valid
-            ? `invalid at concurrency ${invalidLevels.join(", ") || "?"}`
-            : null;
+          : s.stop
+            ? stopLabel(s.stop)
+            : !s.valid
+              ? `invalid at concurrency ${invalidLevels.join(", ") || "?"}`
+              : null;
       return {
         id: t.id,
         label: t.label,

@@ -5,8 +5,12 @@ import {
   CLIENT_LAG_LIMIT_MS,
   deriveSampleFigures,
   distribution,
+  EARLY_FAILURE_REQUESTS,
   inFlightTracker,
   KNEE_GAIN_THRESHOLD,
+  levelStop,
+  MAX_FAILURE_RATE,
+  MAX_RATE_LIMITED_RATE,
   MAX_ROUTE_MISMATCH_RATE,
   MIN_ACHIEVED_CONCURRENCY_RATIO,
   summarizeLevel,
@@ -82,6 +86,7 @@ describe("thresholds", () => {
     expect([CLIENT_LAG_LIMIT_MS, MIN_ACHIEVED_CONCURRENCY_RATIO, MAX_ROUTE_MISMATCH_RATE, KNEE_GAIN_THRESHOLD]).toEqual(
       [20, 0.9, 0.05, 0.15],
     );
+    expect([MAX_RATE_LIMITED_RATE, MAX_FAILURE_RATE, EARLY_FAILURE_REQUESTS]).toEqual([0.05, 0.05, 4]);
   });
 });
 
@@ -317,8 +322,12 @@ describe("summarizeLevel", () => {
     });
     expect(level.tokensFromChunks).toBe(false);
     expect(level.client).toEqual({ eventLoopLagP99Ms: 3, limited: false });
-    expect(level.valid).toBe(true);
-    expect(level.invalidReasons).toEqual([]);
+    // 1 of 7 rate-limited and 4 of 7 other failures: both over 5 %.
+    expect(level.valid).toBe(false);
+    expect(level.invalidReasons).toEqual([
+      "rate-limited (429) 1 of 7 sent (14.3 %), over 5 %",
+      "failures 4 of 7 sent (57.1 %), over 5 % (1 http error, 1 timeout, 1 network, 1 incomplete)",
+    ]);
   });
 
   it("flags chunk-counted tokens of an ok sample", () => {
@@ -341,7 +350,10 @@ describe("summarizeLevel", () => {
     expect(level.aggregateOutputTokensPerSecond).toBeNull();
     expect(level.ttftMs.n).toBe(0);
     expect(level.valid).toBe(false);
-    expect(level.invalidReasons).toEqual(["no ok sample among 1 sent"]);
+    expect(level.invalidReasons).toEqual([
+      "no ok sample among 1 sent",
+      "failures 1 of 1 sent (100 %), over 5 % (1 timeout)",
+    ]);
   });
 
   it("has a null aggregate for a zero wall time", () => {
@@ -404,6 +416,167 @@ describe("summarizeLevel", () => {
     expect(short.client.limited).toBe(true);
     expect(short.valid).toBe(false);
     expect(short.invalidReasons).toEqual(["client limited: achieved concurrency 8.5, under 90 % of 10"]);
+  });
+
+  it("counts workers waiting after a 429 toward achieved concurrency, and records the wait", () => {
+    const level = summarizeLevel({
+      concurrency: 10,
+      samples: [sample()],
+      achievedConcurrency: 8.5,
+      waitingConcurrency: 0.5,
+      rateLimitWaitMs: 1234,
+      ...levelDefaults,
+    });
+    expect(level.client.limited).toBe(false);
+    expect(level.rateLimitWaitMs).toBe(1234);
+    expect(
+      summarizeLevel({ concurrency: 1, samples: [sample()], achievedConcurrency: 1, ...levelDefaults }).rateLimitWaitMs,
+    ).toBe(0);
+  });
+
+  /** A level of `sent` samples, `bad` of them with `outcome` (cycling when several are given), the rest ok. */
+  const mixed = (bad: number, sent: number, outcomes: Sample["outcome"][]) =>
+    summarizeLevel({
+      concurrency: 2,
+      samples: [
+        ...Array.from({ length: sent - bad }, () => sample()),
+        ...Array.from({ length: bad }, (_, i) => failed(outcomes[i % outcomes.length] as Sample["outcome"])),
+      ],
+      achievedConcurrency: 2,
+      ...levelDefaults,
+    });
+
+  it("stays valid at exactly 5 % rate-limited and is invalid above, saying so", () => {
+    expect(mixed(5, 100, ["rate_limited"]).valid).toBe(true);
+    expect(mixed(1, 20, ["rate_limited"]).valid).toBe(true);
+    const over = mixed(6, 100, ["rate_limited"]);
+    expect(over.valid).toBe(false);
+    expect(over.invalidReasons).toEqual(["rate-limited (429) 6 of 100 sent (6 %), over 5 %"]);
+    // 1 of 19 is 5.3 %: just over.
+    expect(mixed(1, 19, ["rate_limited"]).valid).toBe(false);
+  });
+
+  it("stays valid at exactly 5 % other failures and is invalid above, for each kind and mixed", () => {
+    for (const kind of ["http_error", "timeout", "network", "incomplete"] as const) {
+      expect(mixed(5, 100, [kind]).valid, kind).toBe(true);
+      expect(mixed(6, 100, [kind]).valid, kind).toBe(false);
+    }
+    const over = mixed(6, 100, ["http_error", "timeout", "network"]);
+    expect(over.invalidReasons).toEqual([
+      "failures 6 of 100 sent (6 %), over 5 % (2 http error, 2 timeout, 2 network)",
+    ]);
+    // Rate limits and failures are judged apart: 5 % of each is valid.
+    const both = summarizeLevel({
+      concurrency: 2,
+      samples: [
+        ...Array.from({ length: 90 }, () => sample()),
+        ...Array.from({ length: 5 }, () => failed("rate_limited")),
+        ...Array.from({ length: 5 }, () => failed("timeout")),
+      ],
+      achievedConcurrency: 2,
+      ...levelDefaults,
+    });
+    expect(both.valid).toBe(true);
+  });
+
+  it("says so when the level ended at once after its first requests failed", () => {
+    const level = summarizeLevel({
+      concurrency: 1,
+      samples: [failed("network"), failed("network"), failed("network")],
+      achievedConcurrency: 1,
+      endedEarly: true,
+      ...levelDefaults,
+    });
+    expect(level.valid).toBe(false);
+    expect(level.invalidReasons).toContain("ended at once: its first 4 requests (warm-up included) all failed");
+  });
+});
+
+describe("levelStop", () => {
+  const at = (samples: Sample[], extra: { endedEarly?: boolean; concurrency?: number } = {}) =>
+    summarizeLevel({
+      concurrency: extra.concurrency ?? 8,
+      samples,
+      achievedConcurrency: extra.concurrency ?? 8,
+      endedEarly: extra.endedEarly,
+      ...levelDefaults,
+    });
+  const many = <T>(n: number, make: () => T): T[] => Array.from({ length: n }, make);
+
+  it("is null for a valid level and for levels invalid for other reasons", () => {
+    expect(levelStop(at(many(20, () => sample())))).toBeNull();
+    expect(levelStop(at([...many(18, () => sample()), ...many(2, () => failed("route_mismatch"))]))).toBeNull();
+    const lagged = summarizeLevel({
+      concurrency: 1,
+      samples: [sample()],
+      wallTimeMs: 1000,
+      achievedConcurrency: 1,
+      eventLoopLagP99Ms: 50,
+    });
+    expect(levelStop(lagged)).toBeNull();
+    // Exactly 5 % of each does not stop the sweep.
+    expect(levelStop(at([...many(19, () => sample()), failed("rate_limited")]))).toBeNull();
+    expect(levelStop(at([...many(19, () => sample()), failed("timeout")]))).toBeNull();
+  });
+
+  it("names rate limits, in words, and they win over failures", () => {
+    const stop = levelStop(
+      at([...many(12, () => sample()), ...many(6, () => failed("rate_limited")), ...many(2, () => failed("timeout"))]),
+    );
+    expect(stop).toEqual({
+      concurrency: 8,
+      reason: "rate_limited",
+      detail: "rate-limited from N=8: 6 of 20 requests got 429 (30 %, over 5 %); the sweep ran no higher level",
+    });
+  });
+
+  it("names failures with what the endpoint answered", () => {
+    const level = at(
+      many(3, () => failed("http_error")),
+      { endedEarly: true, concurrency: 1 },
+    );
+    const stop = levelStop(
+      level,
+      many(4, () => ({ outcome: "http_error", httpStatus: 401, error: "401 invalid API key" })),
+    );
+    expect(stop?.reason).toBe("failures");
+    expect(stop?.concurrency).toBe(1);
+    expect(stop?.detail).toContain("failing from N=1: 3 of 3 requests failed (3 http error)");
+    expect(stop?.detail).toContain("401 invalid API key");
+  });
+
+  it("names an endpoint that never answered unreachable, even with no measured request", () => {
+    const refused = { outcome: "network" as const, httpStatus: null, error: "connect ECONNREFUSED 127.0.0.1:9" };
+    const stop = levelStop(
+      at(
+        many(3, () => failed("network")),
+        { endedEarly: true, concurrency: 1 },
+      ),
+      many(4, () => refused),
+    );
+    expect(stop?.reason).toBe("unreachable");
+    expect(stop?.detail).toContain("ECONNREFUSED");
+    // Four warm-up requests all failed: nothing was measured, and the level still stops the sweep.
+    const warmOnly = at([], { endedEarly: true, concurrency: 1 });
+    expect(
+      levelStop(
+        warmOnly,
+        many(4, () => refused),
+      )?.reason,
+    ).toBe("unreachable");
+    // Without the first results nothing says whether anything answered.
+    expect(levelStop(warmOnly)?.reason).toBe("failures");
+    // A failure with an answer (here a timeout after a 200) is not unreachable.
+    const slow = { outcome: "timeout" as const, httpStatus: 200, error: "request timed out" };
+    expect(
+      levelStop(
+        at(
+          many(3, () => failed("timeout")),
+          { endedEarly: true },
+        ),
+        many(4, () => slow),
+      )?.reason,
+    ).toBe("failures");
   });
 });
 
@@ -499,6 +672,37 @@ describe("summarizeRun", () => {
     expect(s.valid).toBe(false);
   });
 
+  it("never ranks an invalid level 1: no single stream and no efficiency baseline from it", () => {
+    const level1 = summarizeLevel({
+      concurrency: 1,
+      samples: [...Array.from({ length: 18 }, () => sample()), failed("rate_limited"), failed("rate_limited")],
+      achievedConcurrency: 1,
+      ...levelDefaults,
+    });
+    expect(level1.valid).toBe(false);
+    const s = summarizeRun([level1, levelWith(2, 400)]);
+    expect(s.singleStream).toBeNull();
+    expect(s.scalingEfficiency).toBeNull();
+    expect(s.peak?.concurrency).toBe(2);
+    // The level keeps its data.
+    expect(level1.perStream.outputTokensPerSecond.p50).toBe(100);
+  });
+
+  it("derives the stop from the lowest level calling for one, unless the sweep gives it", () => {
+    const limited = summarizeLevel({
+      concurrency: 4,
+      samples: [sample(), failed("rate_limited")],
+      achievedConcurrency: 4,
+      ...levelDefaults,
+    });
+    const s = summarizeRun([levelWith(1, 100), levelWith(2, 180), limited]);
+    expect(s.stop?.reason).toBe("rate_limited");
+    expect(s.stop?.concurrency).toBe(4);
+    expect(s.peak?.concurrency).toBe(2);
+    expect(summarizeRun([levelWith(1, 100), limited], { stop: null }).stop).toBeNull();
+    expect(summarizeRun([levelWith(1, 100), levelWith(2, 180)]).stop).toBeNull();
+  });
+
   it("takes single-stream figures from level 1", () => {
     const level1 = summarizeLevel({
       concurrency: 1,
@@ -548,6 +752,7 @@ describe("summarizeRun", () => {
       valid: false,
       capacity: null,
       goodputPeak: null,
+      stop: null,
     });
   });
 

@@ -3,10 +3,12 @@ import type {
   Distribution,
   Level,
   LevelCost,
+  Outcome,
   PricingRecord,
   RequestCounts,
   Sample,
   SloRecord,
+  Stop,
   Summary,
 } from "../run/index.ts";
 
@@ -16,6 +18,15 @@ export const CLIENT_LAG_LIMIT_MS = 20;
 export const MIN_ACHIEVED_CONCURRENCY_RATIO = 0.9;
 /** A level is invalid when route mismatches are over this share of sent requests (0.05 = 5 %; exactly 5 % is valid). */
 export const MAX_ROUTE_MISMATCH_RATE = 0.05;
+/** A level is invalid when rate-limited (429) requests are over this share of sent requests (0.05 = 5 %; exactly 5 % is valid). */
+export const MAX_RATE_LIMITED_RATE = 0.05;
+/**
+ * A level is invalid when other failures (http_error, timeout, network, incomplete) are over this share
+ * of sent requests (0.05 = 5 %; exactly 5 % is valid).
+ */
+export const MAX_FAILURE_RATE = 0.05;
+/** A level ends at once when this many of its first requests (warm-up included) all failed. */
+export const EARLY_FAILURE_REQUESTS = 4;
 /** The knee is where no higher valid level raises aggregate tok/s by more than this share (0.15 = 15 %). */
 export const KNEE_GAIN_THRESHOLD = 0.15;
 /** A level is invalid when cached prompt tokens are over this share of its prompt tokens (0.5 = 50 %; exactly 50 % is valid). */
@@ -176,6 +187,15 @@ export interface LevelInput {
   slo?: SloRecord;
   /** The target's declared pricing, for the declared cost; none gives a null declared cost. */
   pricing?: PricingRecord | null;
+  /**
+   * Time-weighted mean of workers waiting after a 429 over the same window as `achievedConcurrency`
+   * (default 0): a worker that waits by design is not a client falling behind.
+   */
+  waitingConcurrency?: number;
+  /** Total time workers waited after 429s, ms (default 0). */
+  rateLimitWaitMs?: number;
+  /** The level ended at once because its first `EARLY_FAILURE_REQUESTS` requests all failed. */
+  endedEarly?: boolean;
 }
 
 const COUNT_KEY = {
@@ -200,6 +220,28 @@ function values(samples: Sample[], pick: (s: Sample) => number | null): number[]
 /** Formats a number for a reason text: up to one decimal. */
 function fmt(x: number): string {
   return Number.isInteger(x) ? String(x) : x.toFixed(1);
+}
+
+/** Failures other than 429s and route mismatches: http_error, timeout, network, incomplete. */
+function failuresOf(r: RequestCounts): number {
+  return r.httpError + r.timeout + r.network + r.incomplete;
+}
+
+/** `3 timeout, 1 network`: the non-zero failure counts, in words. */
+function failureBreakdown(r: RequestCounts): string {
+  return [
+    r.httpError && `${r.httpError} http error`,
+    r.timeout && `${r.timeout} timeout`,
+    r.network && `${r.network} network`,
+    r.incomplete && `${r.incomplete} incomplete`,
+  ]
+    .filter(Boolean)
+    .join(", ");
+}
+
+/** `<what> N of M sent (x %), over y %`, the words of a share over its limit. */
+function overShare(what: string, count: number, sent: number, limit: number): string {
+  return `${what} ${count} of ${sent} sent (${fmt((count / sent) * 100)} %), over ${fmt(limit * 100)} %`;
 }
 
 /**
@@ -229,7 +271,8 @@ export function summarizeLevel(input: LevelInput): Level {
   const aggregateOutputTokensPerSecond = ok.length > 0 && wallTimeMs > 0 ? tokens / (wallTimeMs / 1000) : null;
 
   const lagLimited = eventLoopLagP99Ms > CLIENT_LAG_LIMIT_MS;
-  const concurrencyLimited = achievedConcurrency < MIN_ACHIEVED_CONCURRENCY_RATIO * concurrency;
+  const concurrencyLimited =
+    achievedConcurrency + (input.waitingConcurrency ?? 0) < MIN_ACHIEVED_CONCURRENCY_RATIO * concurrency;
   const limited = lagLimited || concurrencyLimited;
 
   const invalidReasons: string[] = [];
@@ -240,6 +283,15 @@ export function summarizeLevel(input: LevelInput): Level {
       `route mismatches ${requests.routeMismatch} of ${requests.sent} sent (${fmt(mismatchRate * 100)} %), over ${fmt(MAX_ROUTE_MISMATCH_RATE * 100)} %`,
     );
   }
+  if (requests.sent > 0 && requests.rateLimited / requests.sent > MAX_RATE_LIMITED_RATE)
+    invalidReasons.push(overShare("rate-limited (429)", requests.rateLimited, requests.sent, MAX_RATE_LIMITED_RATE));
+  const failures = failuresOf(requests);
+  if (requests.sent > 0 && failures / requests.sent > MAX_FAILURE_RATE)
+    invalidReasons.push(
+      `${overShare("failures", failures, requests.sent, MAX_FAILURE_RATE)} (${failureBreakdown(requests)})`,
+    );
+  if (input.endedEarly)
+    invalidReasons.push(`ended at once: its first ${EARLY_FAILURE_REQUESTS} requests (warm-up included) all failed`);
   if (lagLimited) {
     invalidReasons.push(
       `client limited: event loop lag p99 ${fmt(eventLoopLagP99Ms)} ms, over ${fmt(CLIENT_LAG_LIMIT_MS)} ms`,
@@ -276,6 +328,7 @@ export function summarizeLevel(input: LevelInput): Level {
     interChunkMs: distribution(ok.flatMap((s) => s.interChunkMs ?? [])),
     achievedConcurrency,
     client: { eventLoopLagP99Ms, limited },
+    rateLimitWaitMs: input.rateLimitWaitMs ?? 0,
     tokensFromChunks: ok.some((s) => s.tokenSource === "chunks"),
     cachedPromptTokenShare,
     cost: levelCost(ok, aggregateOutputTokensPerSecond, input.pricing ?? null),
@@ -346,6 +399,15 @@ function levelCost(ok: Sample[], aggregate: number | null, pricing: PricingRecor
     meteredUsdPerMillionOutputTokens: meteredTokens > 0 ? (meteredUsd / meteredTokens) * 1e6 : null,
     declaredUsdPerMillionOutputTokens: declared,
   };
+}
+
+/** The stop of the lowest level that calls for one, or null. */
+function firstStop(levels: Level[]): Stop | null {
+  for (const l of [...levels].sort((a, b) => a.concurrency - b.concurrency)) {
+    const stop = levelStop(l);
+    if (stop) return stop;
+  }
+  return null;
 }
 
 /** Counts requests in flight over time; see `inFlightTracker`. */
@@ -425,10 +487,61 @@ function raisesBeyondKnee(base: number, higher: number): boolean {
   return higher / base > 1 + KNEE_GAIN_THRESHOLD;
 }
 
+/** What one of a level's first requests ended with, for `levelStop`'s words (warm-up requests have no sample). */
+export interface EarlyResult {
+  outcome: Outcome;
+  httpStatus: number | null;
+  error: string | null;
+}
+
+const STOP_NOTE = "the sweep ran no higher level";
+
+/**
+ * Why the sweep must run no level above this one, or null: the level is invalid because of rate limits
+ * (429s over `MAX_RATE_LIMITED_RATE`) or failures (over `MAX_FAILURE_RATE`, or its first requests all
+ * failed, `endedEarly`). More concurrency cannot make such a level valid. Rate limits win when both
+ * hold. `unreachable` when no request of the level got any answer (only network errors and timeouts
+ * without an HTTP status); `early` are the level's first results, warm-up included, when the sweep kept them.
+ */
+export function levelStop(level: Level, early: EarlyResult[] = []): Stop | null {
+  if (level.valid) return null;
+  const r = level.requests;
+  const n = level.concurrency;
+  if (r.sent > 0 && r.rateLimited / r.sent > MAX_RATE_LIMITED_RATE)
+    return {
+      concurrency: n,
+      reason: "rate_limited",
+      detail: `rate-limited from N=${n}: ${r.rateLimited} of ${r.sent} requests got 429 (${fmt((r.rateLimited / r.sent) * 100)} %, over ${fmt(MAX_RATE_LIMITED_RATE * 100)} %); ${STOP_NOTE}`,
+    };
+  const failures = failuresOf(r);
+  const endedEarly = level.invalidReasons.some((reason) => reason.startsWith("ended at once"));
+  if (!(r.sent > 0 && failures / r.sent > MAX_FAILURE_RATE) && !endedEarly) return null;
+  const noAnswer = (e: EarlyResult) => e.httpStatus === null && (e.outcome === "network" || e.outcome === "timeout");
+  const answeredInLevel = r.ok + r.rateLimited + r.routeMismatch + r.httpError + r.incomplete > 0;
+  const unreachable = !answeredInLevel && early.every(noAnswer) && (r.sent > 0 || early.length > 0);
+  const firstError = early.find((e) => e.error)?.error ?? null;
+  const status = early.find((e) => e.httpStatus !== null)?.httpStatus ?? null;
+  const cause = firstError ? `; first error: ${firstError}` : status !== null ? `; HTTP ${status}` : "";
+  const counts = r.sent > 0 ? `${failures} of ${r.sent} requests failed (${failureBreakdown(r) || "none"})` : "";
+  if (unreachable)
+    return {
+      concurrency: n,
+      reason: "unreachable",
+      detail: `unreachable at N=${n}: no request got an answer${counts ? `; ${counts}` : ""}${cause}; ${STOP_NOTE}`,
+    };
+  return {
+    concurrency: n,
+    reason: "failures",
+    detail: `failing from N=${n}: ${counts || `its first ${EARLY_FAILURE_REQUESTS} requests failed`}${endedEarly && counts ? `, its first ${EARLY_FAILURE_REQUESTS} requests all failed` : ""}${cause}; ${STOP_NOTE}`,
+  };
+}
+
 /**
  * The headline figures of a run (SPEC section 5, per run). Only valid levels with an aggregate
  * enter `peak` and the knee; `singleStream` and the baseline of `scalingEfficiency` come from the
- * concurrency-1 level whenever it has an ok sample. Rates are shares (0..1) of all sent requests.
+ * concurrency-1 level only when it is valid (an invalid level keeps its data in `levels` but is never
+ * ranked, so `singleStream` is then null). Rates are shares (0..1) of all sent requests. `stop` is
+ * `options.stop` when the sweep gives it, else the first level's `levelStop`.
  *
  * The knee: walking the valid levels in ascending concurrency, the first level L such that no higher
  * valid level's aggregate exceeds L's by more than `KNEE_GAIN_THRESHOLD`. When that L is the top valid
@@ -438,8 +551,8 @@ function raisesBeyondKnee(base: number, higher: number): boolean {
  * `capacity` is the highest valid level that meets the SLO (null when none does); `goodputPeak` the
  * valid level with the most goodput (null when no valid level delivered any).
  */
-export function summarizeRun(levels: Level[]): Summary {
-  const single = levels.find((l) => l.concurrency === 1 && l.requests.ok > 0);
+export function summarizeRun(levels: Level[], options: { stop?: Stop | null } = {}): Summary {
+  const single = levels.find((l) => l.concurrency === 1 && l.valid && l.requests.ok > 0);
   const singleStream = single
     ? {
         outputTokensPerSecond: single.perStream.outputTokensPerSecond.p50,
@@ -518,5 +631,6 @@ export function summarizeRun(levels: Level[]): Summary {
     valid: levels.length > 0 && levels.every((l) => l.valid),
     capacity,
     goodputPeak,
+    stop: options.stop !== undefined ? options.stop : firstStop(levels),
   };
 }

@@ -71,6 +71,7 @@ function entry(i: number, r: () => number, f: Figures = {}, cov = 0.05, targetId
           valid: false,
           capacity: null,
           goodputPeak: null,
+          stop: null,
         }
       : {
           singleStream: {
@@ -88,6 +89,7 @@ function entry(i: number, r: () => number, f: Figures = {}, cov = 0.05, targetId
           valid: true,
           capacity: null,
           goodputPeak: null,
+          stop: null,
         },
     levels: [level(1, single), level(16, peak)],
     servedProviders: f.stopped ? [] : (f.served ?? ["a"]),

@@ -12,14 +12,20 @@ export const METRICS: readonly MetricName[] = [
   "kneeConcurrency",
 ];
 
-/** The value of one metric in one run; null when the run does not show it (no level 1, not saturated). */
+/**
+ * The value of one metric in one run; null when the run does not show it (no valid level 1, not
+ * saturated). Like the summary, it takes nothing from an invalid level: single-stream figures need a
+ * valid level 1 (checked on the level too, for entries summarized before the summary did so itself),
+ * the peak and the knee come from valid levels only.
+ */
 export function metricValue(entry: RunIndexEntry, metric: MetricName): number | null {
   const s = entry.summary;
+  const levelOneValid = entry.levels.some((l) => l.concurrency === 1 && l.valid);
   switch (metric) {
     case "singleStreamOutputTokensPerSecond":
-      return s.singleStream?.outputTokensPerSecond ?? null;
+      return levelOneValid ? (s.singleStream?.outputTokensPerSecond ?? null) : null;
     case "singleStreamTtftP50Ms":
-      return s.singleStream?.ttftP50Ms ?? null;
+      return levelOneValid ? (s.singleStream?.ttftP50Ms ?? null) : null;
     case "peakAggregateOutputTokensPerSecond":
       return s.peak?.aggregateOutputTokensPerSecond ?? null;
     case "kneeConcurrency":
@@ -31,9 +37,13 @@ export function metricValue(entry: RunIndexEntry, metric: MetricName): number | 
   }
 }
 
-/** Only complete runs whose every level is valid enter the numeric series. */
+/**
+ * Complete runs with at least one valid level enter the numeric series; their invalid levels are
+ * skipped the way the summary skips them (see `metricValue`). Requiring every level valid would blind
+ * the detector to a target whose top level is rate-limited in every run (the sweep stops there).
+ */
 export function isJudged(entry: RunIndexEntry): boolean {
-  return entry.status === "complete" && entry.summary.valid;
+  return entry.status === "complete" && entry.levels.some((l) => l.valid);
 }
 
 /**

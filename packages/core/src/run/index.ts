@@ -134,6 +134,8 @@ export const Level = z.object({
   /** Time-weighted mean of requests in flight over the level's wall time. */
   achievedConcurrency: z.number().nonnegative(),
   client: z.object({ eventLoopLagP99Ms: z.number().nonnegative(), limited: z.boolean() }),
+  /** Total time workers spent waiting after 429s before their next send, ms (0 in documents written before it was recorded). */
+  rateLimitWaitMs: z.number().nonnegative().default(0),
   /** Token counts came from chunk counts for some sample (the endpoint sent no usage). */
   tokensFromChunks: z.boolean(),
   /** Cached prompt tokens / prompt tokens of the ok samples that report both (0..1); null when none reports. */
@@ -150,8 +152,20 @@ export const Level = z.object({
 });
 export type Level = z.infer<typeof Level>;
 
+/** Why a sweep ran no level above `concurrency`: the first level invalid because of rate limits or failures. */
+export const Stop = z.object({
+  /** The level after which nothing higher was run. */
+  concurrency: z.number().int().positive(),
+  /** `rate_limited`: 429s over the limit; `unreachable`: no request was answered at all; `failures`: other failures. */
+  reason: z.enum(["rate_limited", "failures", "unreachable"]),
+  /** The why, in words. */
+  detail: z.string(),
+});
+export type Stop = z.infer<typeof Stop>;
+
 /** The headline figures of a run (SPEC section 5, per run). */
 export const Summary = z.object({
+  /** Level 1's figures; null when level 1 is missing, has no ok sample or is invalid (its data stays in `levels`). */
   singleStream: z
     .object({
       outputTokensPerSecond: z.number().nullable(),
@@ -185,6 +199,8 @@ export const Summary = z.object({
     .object({ concurrency: z.number().int().positive(), goodputOutputTokensPerSecond: z.number().positive() })
     .nullable()
     .default(null),
+  /** Where and why the sweep stopped before its top level; null when no level was invalid for rate limits or failures. */
+  stop: Stop.nullable().default(null),
 });
 export type Summary = z.infer<typeof Summary>;
 
@@ -232,4 +248,16 @@ export function compactTimestamp(iso: string): string {
 /** The store key of a run document (SPEC section 6). */
 export function runKey(doc: Pick<RunDocument, "targetId" | "startedAt" | "runId">): string {
   return `runs/${doc.targetId}/${compactTimestamp(doc.startedAt)}-${doc.runId}.json`;
+}
+
+/** A stop in a few words, the same on the CLI and the site: `rate-limited from N=8`, `unreachable`, `failing from N=1`. */
+export function stopLabel(stop: Stop): string {
+  switch (stop.reason) {
+    case "rate_limited":
+      return `rate-limited from N=${stop.concurrency}`;
+    case "unreachable":
+      return stop.concurrency === 1 ? "unreachable" : `unreachable from N=${stop.concurrency}`;
+    case "failures":
+      return `failing from N=${stop.concurrency}`;
+  }
 }

@@ -2,14 +2,25 @@
  * @module The sweep: a closed loop per concurrency level, low to high, measuring every request.
  * Exactly N requests are in flight during a level; when one ends the next starts. A stop (signal or
  * deadline) ends the sweep between requests; the levels finished by then are kept, the run is partial.
+ * Nothing is ever re-sent: a worker that got a 429 waits before its next send. A level invalid because
+ * of rate limits or failures is the last one run (`summary.stop`), and a level whose first requests all
+ * failed ends at once.
  */
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { type Clock, type Endpoint, type RawResult, StreamingClient, systemClock } from "../client/index.ts";
 import { modelKeyOf, type Target, type Workload } from "../config/index.ts";
-import { deriveSampleFigures, inFlightTracker, summarizeLevel, summarizeRun } from "../metrics/index.ts";
-import type { Level, RunDocument, Sample } from "../run/index.ts";
+import {
+  deriveSampleFigures,
+  EARLY_FAILURE_REQUESTS,
+  type EarlyResult,
+  inFlightTracker,
+  levelStop,
+  summarizeLevel,
+  summarizeRun,
+} from "../metrics/index.ts";
+import type { Level, RunDocument, Sample, Stop } from "../run/index.ts";
 import { promptFor } from "../workload/index.ts";
 
 /** The harness version written into every run document. */
@@ -61,6 +72,42 @@ export function newRunId(): string {
 
 class Stopped extends Error {}
 
+/** A worker's first wait after a 429 without `retry-after`, ms; it doubles per consecutive 429 of that worker. */
+export const RATE_LIMIT_FIRST_WAIT_MS = 1000;
+/** The longest wait after a 429, ms, whatever `retry-after` says: a level must not stall for an hour. */
+export const RATE_LIMIT_MAX_WAIT_MS = 30_000;
+
+/**
+ * How long a worker waits before its next send after its `consecutive`-th 429 in a row (1-based), ms:
+ * `retry-after` when the response had one, else 1 s doubling per consecutive 429; at most 30 s.
+ */
+export function rateLimitWaitMs(retryAfterSeconds: number | null, consecutive: number): number {
+  const ms =
+    retryAfterSeconds !== null && retryAfterSeconds >= 0
+      ? retryAfterSeconds * 1000
+      : RATE_LIMIT_FIRST_WAIT_MS * 2 ** Math.max(0, consecutive - 1);
+  return Math.min(ms, RATE_LIMIT_MAX_WAIT_MS);
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+/** A failure for the first-requests rule: the endpoint did not serve the request (route mismatches did serve it). */
+function failed(outcome: RawResult["outcome"]): boolean {
+  return outcome !== "ok" && outcome !== "route_mismatch";
+}
+
 /** Sampling interval of the event-loop delay monitor, ms. */
 const LAG_RESOLUTION_MS = 5;
 
@@ -89,6 +136,9 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
   const levels: Level[] = [...(options.previous?.levels ?? [])];
   const samples: Sample[] = [...(options.previous?.samples ?? [])];
   let partialReason: string | null = null;
+  // A continued sweep whose earlier levels already called for a stop runs nothing more.
+  let stop: Stop | null = null;
+  for (const l of levels) stop ??= levelStop(l);
 
   const stopReason = (): string | null => {
     if (options.signal?.aborted) return "stopped by signal";
@@ -119,12 +169,12 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
     },
     workload: { ...workload },
     levels,
-    summary: summarizeRun(levels),
+    summary: summarizeRun(levels, { stop }),
     samples,
   });
 
   const concurrencies = workload.concurrency;
-  for (let levelIndex = options.startLevelIndex ?? 0; levelIndex < concurrencies.length; levelIndex++) {
+  for (let levelIndex = options.startLevelIndex ?? 0; levelIndex < concurrencies.length && !stop; levelIndex++) {
     const concurrency = concurrencies[levelIndex] as number;
     try {
       const result = await runLevel({
@@ -143,12 +193,13 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
       });
       levels.push(result.level);
       samples.push(...result.samples);
+      stop = levelStop(result.level, result.early);
     } catch (error) {
       if (!(error instanceof Stopped)) throw error;
       partialReason = `${error.message} during concurrency ${concurrency}`;
       return document("partial");
     }
-    if (levelIndex < concurrencies.length - 1) await options.onLevel?.(document("partial"));
+    if (levelIndex < concurrencies.length - 1 && !stop) await options.onLevel?.(document("partial"));
   }
   return document("complete");
 }
@@ -176,8 +227,13 @@ interface LevelContext {
   progress: (p: Omit<SweepProgress, "targetId" | "levelIndex" | "levelCount">) => void;
 }
 
-/** Runs warm-up, then the measured closed loop of one level. Throws Stopped when the sweep must stop. */
-async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sample[] }> {
+/**
+ * Runs warm-up, then the measured closed loop of one level. Throws Stopped when the sweep must stop.
+ * Each worker that got a 429 waits (`rateLimitWaitMs`) before its next send; the wait ends early on a
+ * stop. When the level's first `EARLY_FAILURE_REQUESTS` requests (warm-up included, in send order) all
+ * failed, the level ends at once: requests still in flight are aborted and not recorded.
+ */
+async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sample[]; early: EarlyResult[] }> {
   const { client, clock, workload, concurrency } = ctx;
   // Aborting in-flight requests on a stop or at the deadline: the level cannot finish anyway.
   const abort = new AbortController();
@@ -198,30 +254,83 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
     if (reason) throw new Stopped(reason);
   };
 
+  // The first requests of the level in send order, warm-up included, for the early-end rule.
+  const total = workload.requestsPerLevel ?? null;
+  const earlyNeeded = Math.min(EARLY_FAILURE_REQUESTS, workload.warmupRequests + (total ?? Number.POSITIVE_INFINITY));
+  const early: EarlyResult[] = [];
+  let earlyKnown = 0;
+  let sentCount = 0;
+  let endedEarly = false;
+  // Per worker: 429s in a row and the wait owed before its next send, ms.
+  const owed = Array.from({ length: Math.max(concurrency, workload.warmupRequests) }, () => ({ streak: 0, waitMs: 0 }));
+  const waiting = inFlightTracker();
+  let rateLimitWaitTotalMs = 0;
+  // The end of a timed level (clock ms); a worker whose 429 wait outlasts it sends nothing more.
+  let levelEndMs = Number.POSITIVE_INFINITY;
+
+  /**
+   * Sends one request from `worker`, first serving its 429 wait; null when the level ended early
+   * or its time ran out meanwhile. `inFlight` (the measured loop's tracker) sees the request from send to end.
+   */
+  const send = async (
+    worker: number,
+    index: number,
+    warmup: boolean,
+    inFlight?: ReturnType<typeof inFlightTracker>,
+  ): Promise<RawResult | null> => {
+    const state = owed[worker] as { streak: number; waitMs: number };
+    if (state.waitMs > 0) {
+      const from = clock.now();
+      waiting.start(from);
+      await sleep(state.waitMs, abort.signal);
+      const to = clock.now();
+      waiting.end(to);
+      rateLimitWaitTotalMs += to - from;
+      state.waitMs = 0;
+    }
+    if (endedEarly || clock.now() >= levelEndMs) return null;
+    checkStop();
+    const seq = sentCount++;
+    inFlight?.start(clock.now());
+    const raw = await client.send(request(index, warmup));
+    inFlight?.end(clock.now());
+    // Requests aborted because the level ended early are the harness's doing, not the endpoint's.
+    if (endedEarly) return null;
+    if (raw.outcome === "rate_limited") {
+      state.streak++;
+      state.waitMs = rateLimitWaitMs(raw.retryAfterSeconds, state.streak);
+    } else state.streak = 0;
+    if (seq < earlyNeeded) {
+      early[seq] = { outcome: raw.outcome, httpStatus: raw.httpStatus, error: raw.error };
+      if (++earlyKnown === earlyNeeded && early.every((e) => failed(e.outcome))) {
+        endedEarly = true;
+        abort.abort();
+      }
+    }
+    return raw;
+  };
+
   try {
     // Warm-up: not measured; run at up to N at once so a cold endpoint is warm before timing starts.
-    await pool(Math.min(concurrency, workload.warmupRequests), workload.warmupRequests, async (i) => {
+    await pool(Math.min(concurrency, workload.warmupRequests), workload.warmupRequests, async (i, worker) => {
       checkStop();
-      await client.send(request(i, true));
+      if ((await send(worker, i, true)) === null) return false;
     });
     checkStop();
 
-    const total = workload.requestsPerLevel ?? null;
-    const levelEndMs =
-      workload.levelDurationSeconds !== undefined ? clock.now() + workload.levelDurationSeconds * 1000 : Infinity;
+    if (workload.levelDurationSeconds !== undefined) levelEndMs = clock.now() + workload.levelDurationSeconds * 1000;
     const tracker = inFlightTracker();
     const lag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
     const results: { index: number; raw: RawResult; endMs: number }[] = [];
     let okTokens = 0;
     const firstSendMs = clock.now();
     lag.enable();
-    await pool(concurrency, total ?? Number.POSITIVE_INFINITY, async (index) => {
-      if (clock.now() >= levelEndMs) return false;
+    await pool(concurrency, endedEarly ? 0 : (total ?? Number.POSITIVE_INFINITY), async (index, worker) => {
+      if (clock.now() >= levelEndMs || endedEarly) return false;
       checkStop();
-      tracker.start(clock.now());
-      const raw = await client.send(request(index, false));
+      const raw = await send(worker, index, false, tracker);
+      if (raw === null) return false;
       const endMs = clock.now();
-      tracker.end(endMs);
       checkStop();
       results.push({ index, raw, endMs });
       if (raw.outcome === "ok") okTokens += raw.completionTokens ?? raw.contentChunks.length;
@@ -232,7 +341,7 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
         liveTokensPerSecond: okTokens / ((endMs - firstSendMs) / 1000),
         levelDone: false,
       });
-      return true;
+      return !endedEarly;
     });
     lag.disable();
     const lastEndMs = Math.max(firstSendMs, ...results.map((r) => r.endMs));
@@ -243,15 +352,19 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
     const levelSamples = results
       .sort((a, b) => a.index - b.index)
       .map((r) => toSample(r.raw, concurrency, r.index, ctx.origin));
+    const measured = lastSendMs > firstSendMs;
     const level = summarizeLevel({
       concurrency,
       samples: levelSamples,
       wallTimeMs,
-      achievedConcurrency: lastSendMs > firstSendMs ? tracker.timeWeightedMean(firstSendMs, lastSendMs) : concurrency,
+      achievedConcurrency: measured ? tracker.timeWeightedMean(firstSendMs, lastSendMs) : concurrency,
+      waitingConcurrency: measured ? waiting.timeWeightedMean(firstSendMs, lastSendMs) : 0,
       // The histogram records whole timer intervals; the lag is what exceeds the resolution.
       eventLoopLagP99Ms: Math.max(0, lag.percentile(99) / 1e6 - LAG_RESOLUTION_MS),
       slo: workload.slo,
       pricing: ctx.pricing,
+      rateLimitWaitMs: rateLimitWaitTotalMs,
+      endedEarly,
     });
     ctx.progress({
       concurrency,
@@ -262,7 +375,7 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
     });
     // Gaps between chunks are summarized in the level; keeping them per sample would bloat the document.
     for (const s of levelSamples) delete s.interChunkMs;
-    return { level, samples: levelSamples };
+    return { level, samples: levelSamples, early };
   } finally {
     clearTimeout(deadlineTimer);
     ctx.signal?.removeEventListener("abort", onStop);
@@ -270,21 +383,21 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
 }
 
 /**
- * A fixed pool of `size` workers taking indexes 0, 1, ... below `count`; a task returning false
- * stops its worker. Bounded by construction: never more than `size` tasks at once.
+ * A fixed pool of `size` workers (ids 0 .. size-1) taking indexes 0, 1, ... below `count`; a task
+ * returning false stops its worker. Bounded by construction: never more than `size` tasks at once.
  */
 export async function pool(
   size: number,
   count: number,
-  task: (index: number) => Promise<boolean | void>,
+  task: (index: number, worker: number) => Promise<boolean | void>,
 ): Promise<void> {
   let next = 0;
   let failure: unknown;
-  const worker = async () => {
+  const worker = async (_: unknown, id: number) => {
     while (failure === undefined && next < count) {
       const index = next++;
       try {
-        if ((await task(index)) === false) return;
+        if ((await task(index, id)) === false) return;
       } catch (error) {
         failure ??= error;
       }

@@ -10,8 +10,11 @@ const WORDS =
 export const CHARS_PER_TOKEN = 4;
 
 /**
- * The prompt of one request: a unique prefix (run id, level, request index) and filler words,
- * about `promptTokens` tokens in all, ending with an instruction that asks for a long answer.
+ * The prompt of one request: a unique prefix, then filler words, about `promptTokens` tokens in all,
+ * ending with an instruction that asks for a long answer. The prefix puts what differs most between
+ * requests first (request index, then level, then run id), so two requests share no leading tokens
+ * past the chat template and no prefix cache can serve any of the prompt; a warm-up request's index
+ * carries a `w`.
  */
 export function promptFor(options: {
   runId: string;
@@ -20,7 +23,7 @@ export function promptFor(options: {
   promptTokens: number;
   warmup?: boolean;
 }): string {
-  const prefix = `Request ${options.runId}-${options.level}-${options.warmup ? "w" : ""}${options.index}.`;
+  const prefix = `${options.warmup ? "w" : ""}${options.index} at level ${options.level} of run ${options.runId}: request.`;
   const instruction = " Continue this story at length.";
   const targetChars = options.promptTokens * CHARS_PER_TOKEN - prefix.length - instruction.length;
   const parts: string[] = [prefix];

@@ -1,0 +1,171 @@
+/**
+ * @module `kneeboard run` end to end against targets that never serve (nothing listening, a wrong key,
+ * a hanging endpoint) and with `--repeat`: a dead target costs a few requests, not a sweep of timeouts.
+ */
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { promisify } from "node:util";
+import type { RunDocument } from "@kneeboard/core/run";
+import { type ReferenceServer, type StreamProfile, startReferenceServer } from "@kneeboard/reference";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { main } from "../packages/cli/src/main.ts";
+
+const exec = promisify(execFile);
+const BIN = new URL("../packages/cli/bin/kneeboard.js", import.meta.url).pathname;
+const QUICK: StreamProfile = { stepBaseMs: 1, stepPerSeqMs: 0.05, slots: 32, prefillBaseMs: 2, prefillPerTokenMs: 0 };
+const dir = mkdtempSync(join(tmpdir(), "kneeboard-stop-"));
+let open: ReferenceServer;
+let keyed: ReferenceServer;
+let deadUrl: string;
+
+async function kneeboard(args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
+    return { code: 0, out: stdout + stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, out: e.stdout + e.stderr };
+  }
+}
+
+/** `kneeboard ARGS` in this process (no second start-up of tsx on a loaded machine): exit code and output. */
+async function kneeboardHere(args: string[]) {
+  let text = "";
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      text += String(chunk);
+      done();
+    },
+  });
+  const code = await main(args, {
+    out: sink as unknown as typeof process.stdout,
+    err: sink as unknown as typeof process.stderr,
+  });
+  return { code, out: text };
+}
+
+function runsUnder(data: string): RunDocument[] {
+  const root = join(data, "runs");
+  if (!existsSync(root)) return [];
+  return readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => JSON.parse(readFileSync(join(e.parentPath, e.name), "utf8")) as RunDocument);
+}
+
+/**
+ * Runs one target through the CLI with the full default ladder and returns the exit code, output and
+ * stored runs; in a child process when `spawn`, else in this process.
+ */
+async function sweepOne(
+  name: string,
+  target: Record<string, unknown>,
+  workload: Record<string, unknown> = {},
+  spawn = false,
+) {
+  const data = join(dir, `${name}-data`);
+  const file = join(dir, `${name}.json`);
+  writeFileSync(
+    file,
+    JSON.stringify({
+      targets: [{ id: name, label: name, route: { gateway: "direct" }, ...target }],
+      workload: {
+        concurrency: [1, 2, 4, 8, 16, 32],
+        requestsPerLevel: 64,
+        warmupRequests: 1,
+        maxTokens: 8,
+        ...workload,
+      },
+    }),
+  );
+  const args = ["run", "--config", file, "--data", data];
+  const result = spawn ? await kneeboard(args) : await kneeboardHere(args);
+  return { ...result, runs: runsUnder(data) };
+}
+
+beforeAll(async () => {
+  open = await startReferenceServer({
+    recordPrompts: true,
+    models: [
+      { kind: "model", id: "hang", profile: { ...QUICK, stall: true } },
+      { kind: "model", id: "a", profile: QUICK },
+      { kind: "model", id: "b", profile: QUICK },
+    ],
+  });
+  keyed = await startReferenceServer({ models: [{ kind: "model", id: "m", profile: QUICK }], apiKey: "right" });
+  const dead = await startReferenceServer({ models: [{ kind: "model", id: "m", profile: QUICK }] });
+  deadUrl = dead.url;
+  await dead.close();
+});
+afterAll(async () => {
+  delete process.env.KB_STOP_KEY;
+  await open.close();
+  await keyed.close();
+});
+
+describe("kneeboard run against a target that never serves", () => {
+  it("nothing listening: 4 requests, level 1 only, stop unreachable, exit 0", async () => {
+    const { code, out, runs } = await sweepOne("refused", { baseURL: deadUrl, model: "m" }, {}, true);
+    expect(code).toBe(0);
+    expect(runs).toHaveLength(1);
+    const doc = runs[0] as RunDocument;
+    expect(doc.status).toBe("complete");
+    expect(doc.levels.map((l) => l.concurrency)).toEqual([1]);
+    // 1 warm-up + 3 measured requests, not 6 levels x 64.
+    expect(doc.levels[0]?.requests).toMatchObject({ sent: 3, ok: 0, network: 3 });
+    expect(doc.summary.stop).toMatchObject({ concurrency: 1, reason: "unreachable" });
+    expect(out).toContain("stopped: unreachable at N=1");
+  });
+
+  it("a wrong key (401): 4 requests, stop failures, exit 0", async () => {
+    process.env.KB_STOP_KEY = "wrong";
+    const { code, out, runs } = await sweepOne("badkey", { baseURL: keyed.url, model: "m", apiKeyEnv: "KB_STOP_KEY" });
+    expect(code).toBe(0);
+    const doc = runs[0] as RunDocument;
+    expect(doc.levels.map((l) => l.concurrency)).toEqual([1]);
+    expect(doc.levels[0]?.requests).toMatchObject({ sent: 3, httpError: 3 });
+    expect(doc.samples.every((s) => s.httpStatus === 401)).toBe(true);
+    expect(doc.summary.stop).toMatchObject({ concurrency: 1, reason: "failures" });
+    expect(doc.summary.stop?.detail).toMatch(/^failing from N=1: 3 of 3 requests failed/);
+    expect(out).toContain("stopped: failing from N=1");
+  });
+
+  it("a hanging endpoint at N=1 with a 5 s timeout: the server got 4 requests, stop unreachable, exit 0", async () => {
+    const before = [...open.prompts.values()].reduce((a, b) => a + b, 0);
+    const { code, runs } = await sweepOne("hang", { baseURL: open.url, model: "hang" }, { requestTimeoutSeconds: 5 });
+    expect(code).toBe(0);
+    const doc = runs[0] as RunDocument;
+    expect(doc.levels.map((l) => l.concurrency)).toEqual([1]);
+    expect(doc.levels[0]?.requests).toMatchObject({ sent: 3, timeout: 3 });
+    expect(doc.summary.stop).toMatchObject({ concurrency: 1, reason: "unreachable" });
+    const after = [...open.prompts.values()].reduce((a, b) => a + b, 0);
+    expect(after - before).toBe(4);
+  });
+});
+
+describe("kneeboard run --repeat", () => {
+  it("runs K sweeps per target, interleaved across targets", async () => {
+    const data = join(dir, "repeat-data");
+    const file = join(dir, "repeat.json");
+    const target = (id: string) => ({ id, label: id, baseURL: open.url, model: id, route: { gateway: "direct" } });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        targets: [target("a"), target("b")],
+        workload: { concurrency: [1], requestsPerLevel: 2, warmupRequests: 0, maxTokens: 4 },
+      }),
+    );
+    const { code } = await kneeboardHere(["run", "--config", file, "--data", data, "--repeat", "3"]);
+    expect(code).toBe(0);
+    const order = runsUnder(data)
+      .sort((x, y) => x.startedAt.localeCompare(y.startedAt))
+      .map((d) => d.targetId);
+    expect(order).toEqual(["a", "b", "a", "b", "a", "b"]);
+    expect(
+      (await kneeboardHere(["run", "--config", file, "--data", data, "--repeat", "0"])).code,
+      "--repeat 0 is a usage error",
+    ).toBe(2);
+  });
+});
