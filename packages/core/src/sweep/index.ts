@@ -6,7 +6,14 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { type Clock, type Endpoint, type RawResult, StreamingClient, systemClock } from "../client/index.ts";
+import {
+  type ClientOptions,
+  type Clock,
+  type Endpoint,
+  type RawResult,
+  StreamingClient,
+  systemClock,
+} from "../client/index.ts";
 import type { Target, Workload } from "../config/index.ts";
 import { deriveSampleFigures, inFlightTracker, summarizeLevel, summarizeRun } from "../metrics/index.ts";
 import type { Level, RunDocument, Sample } from "../run/index.ts";
@@ -41,7 +48,7 @@ export interface SweepOptions {
   /** Marks the run as produced by a simulated reference target. */
   simulated?: boolean;
   clock?: Clock;
-  fetch?: typeof fetch;
+  agent?: ClientOptions["agent"];
   /** Stops the sweep between requests; finished levels are kept and the run is partial. */
   signal?: AbortSignal;
   /** Clock ms (same clock) at which to stop the way `signal` does. */
@@ -77,7 +84,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
     model: target.model,
     route: target.route,
   };
-  const client = new StreamingClient(endpoint, { clock, fetch: options.fetch });
+  const client = new StreamingClient(endpoint, { clock, agent: options.agent });
   const levels: Level[] = [...(options.previous?.levels ?? [])];
   const samples: Sample[] = [...(options.previous?.samples ?? [])];
   let partialReason: string | null = null;
