@@ -1,6 +1,6 @@
 /** @module Starts test/reference-child.ts as a child process and talks to it over IPC. */
 import { fork } from "node:child_process";
-import { InFlightStats, type ModelSpec } from "@kneeboard/reference";
+import { InFlightStats, type ModelSpec, type ResponseTiming } from "@kneeboard/reference";
 
 export interface ReferenceProcess {
   url: string;
@@ -8,6 +8,8 @@ export interface ReferenceProcess {
   stats(model: string): Promise<InFlightStats>;
   reset(model: string): Promise<void>;
   fallbacks(): Promise<number>;
+  /** The server's own record of when it wrote each streamed response's first and last token, since the last call. */
+  takeTimings(): Promise<ResponseTiming[]>;
   close(): Promise<void>;
 }
 
@@ -42,6 +44,7 @@ export async function startReferenceProcess(models: ModelSpec[]): Promise<Refere
     },
     reset: async (model) => void (await call("reset", model)),
     fallbacks: () => call<number>("fallbacks"),
+    takeTimings: () => call<ResponseTiming[]>("timings"),
     close: async () => void (await call("close")),
   };
 }
