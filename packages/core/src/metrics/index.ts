@@ -1,8 +1,23 @@
 /** @module Pure statistics of a sweep (SPEC section 5): per sample, per level and per run; no I/O, no clock. */
+import type { ClientHealth } from "../client/health.ts";
 import type { Distribution, Level, RequestCounts, Sample, Summary } from "../run/index.ts";
 
 /** A level's client is `limited` when its event loop lag p99 is over this, ms. */
 export const CLIENT_LAG_LIMIT_MS = 20;
+/**
+ * A socket read waits, on average, about this many times the event loop's mean delay: reads come in
+ * bursts (every stream's chunk of one decode step at once), so one waits for the others of its burst,
+ * where a timer only waits for the rest of the current one. Measured against the reference server's
+ * record of its writes (`npm run bench`, test/client-health.test.ts): 2.2 to 2.9.
+ */
+export const READ_DELAY_PER_LOOP_DELAY = 3;
+/** A level's client is `limited` when its event loop was busy over this share of the wall time: no slack left, a backlog grows. */
+export const MAX_LOOP_UTILIZATION = 0.9;
+/** The TTFT error kneeboard promises: within this many ms plus `TTFT_TOLERANCE_SHARE` of TTFT. */
+export const TTFT_TOLERANCE_MS = 10;
+export const TTFT_TOLERANCE_SHARE = 0.03;
+/** The per-stream error kneeboard promises: within this share (0.03 = 3 %). */
+export const PER_STREAM_TOLERANCE_SHARE = 0.03;
 /** A level's client is `limited` when achieved concurrency is under this share of N (0.9 = 90 %). */
 export const MIN_ACHIEVED_CONCURRENCY_RATIO = 0.9;
 /** A level is invalid when route mismatches are over this share of sent requests (0.05 = 5 %; exactly 5 % is valid). */
@@ -152,6 +167,8 @@ export interface LevelInput {
   achievedConcurrency: number;
   /** p99 of the event loop lag during the level, ms. */
   eventLoopLagP99Ms: number;
+  /** The client process's own load during the level (see `watchClientHealth`); absent in older callers. */
+  clientHealth?: ClientHealth;
 }
 
 const COUNT_KEY = {
@@ -202,7 +219,12 @@ export function summarizeLevel(input: LevelInput): Level {
   for (const s of ok) tokens += s.completionTokens ?? 0;
   const aggregateOutputTokensPerSecond = ok.length > 0 && wallTimeMs > 0 ? tokens / (wallTimeMs / 1000) : null;
 
-  const lagLimited = eventLoopLagP99Ms > CLIENT_LAG_LIMIT_MS;
+  const ttftMs = distribution(values(ok, (s) => s.ttftMs));
+  const e2eMs = distribution(values(ok, (s) => s.e2eMs));
+  const health = input.clientHealth;
+  const delay = health ? clientDelay(health, ttftMs.p50, e2eMs.p50) : null;
+  // Without the finer signals (older callers), the coarse p99 rule stands.
+  const lagLimited = delay ? delay.reason !== null : eventLoopLagP99Ms > CLIENT_LAG_LIMIT_MS;
   const concurrencyLimited = achievedConcurrency < MIN_ACHIEVED_CONCURRENCY_RATIO * concurrency;
   const limited = lagLimited || concurrencyLimited;
 
@@ -214,7 +236,8 @@ export function summarizeLevel(input: LevelInput): Level {
       `route mismatches ${requests.routeMismatch} of ${requests.sent} sent (${fmt(mismatchRate * 100)} %), over ${fmt(MAX_ROUTE_MISMATCH_RATE * 100)} %`,
     );
   }
-  if (lagLimited) {
+  if (delay?.reason) invalidReasons.push(delay.reason);
+  else if (lagLimited) {
     invalidReasons.push(
       `client limited: event loop lag p99 ${fmt(eventLoopLagP99Ms)} ms, over ${fmt(CLIENT_LAG_LIMIT_MS)} ms`,
     );
@@ -234,16 +257,51 @@ export function summarizeLevel(input: LevelInput): Level {
       outputTokensPerSecond: distribution(values(ok, (s) => s.outputTokensPerSecond)),
       decodeTokensPerSecond: distribution(values(ok, (s) => s.decodeTokensPerSecond)),
     },
-    ttftMs: distribution(values(ok, (s) => s.ttftMs)),
-    e2eMs: distribution(values(ok, (s) => s.e2eMs)),
+    ttftMs,
+    e2eMs,
     tpotMs: distribution(values(ok, (s) => s.tpotMs)),
     interChunkMs: distribution(ok.flatMap((s) => s.interChunkMs ?? [])),
     achievedConcurrency,
-    client: { eventLoopLagP99Ms, limited },
+    client: {
+      eventLoopLagP99Ms,
+      limited,
+      ...(input.clientHealth
+        ? {
+            eventLoopLagMeanMs: input.clientHealth.eventLoopLagMeanMs,
+            readDelayMs: delay?.readDelayMs ?? 0,
+            loopUtilization: input.clientHealth.loopUtilization,
+            cpuShare: input.clientHealth.cpuShare,
+          }
+        : {}),
+    },
     tokensFromChunks: ok.some((s) => s.tokenSource === "chunks"),
     valid: invalidReasons.length === 0,
     invalidReasons,
   };
+}
+
+/**
+ * The client's own delay of a level, estimated from its load: the delay a socket read waited
+ * (`READ_DELAY_PER_LOOP_DELAY` x the mean loop delay), and why it bent the figures, if it did: the
+ * read delay over the TTFT tolerance (10 ms + 3 % of TTFT p50) or over 3 % of e2e p50 (per-stream),
+ * or a loop busy over `MAX_LOOP_UTILIZATION` of the time (a backlog grows, every figure drifts).
+ */
+export function clientDelay(
+  health: Pick<ClientHealth, "eventLoopLagMeanMs" | "loopUtilization">,
+  ttftP50Ms: number | null,
+  e2eP50Ms: number | null,
+): { readDelayMs: number; reason: string | null } {
+  const readDelayMs = READ_DELAY_PER_LOOP_DELAY * health.eventLoopLagMeanMs;
+  const ttftToleranceMs = TTFT_TOLERANCE_MS + TTFT_TOLERANCE_SHARE * (ttftP50Ms ?? 0);
+  const perStreamToleranceMs = e2eP50Ms === null ? Infinity : PER_STREAM_TOLERANCE_SHARE * e2eP50Ms;
+  let reason: string | null = null;
+  if (health.loopUtilization > MAX_LOOP_UTILIZATION)
+    reason = `client limited: event loop busy ${fmt(health.loopUtilization * 100)} % of the time, over ${fmt(MAX_LOOP_UTILIZATION * 100)} %`;
+  else if (readDelayMs > ttftToleranceMs)
+    reason = `client limited: reads waited about ${fmt(readDelayMs)} ms, over the TTFT tolerance of ${fmt(ttftToleranceMs)} ms`;
+  else if (readDelayMs > perStreamToleranceMs)
+    reason = `client limited: reads waited about ${fmt(readDelayMs)} ms, over 3 % of e2e p50 (${fmt(perStreamToleranceMs)} ms)`;
+  return { readDelayMs, reason };
 }
 
 /** Counts requests in flight over time; see `inFlightTracker`. */

@@ -4,16 +4,10 @@
  * deadline) ends the sweep between requests; the levels finished by then are kept, the run is partial.
  */
 import { randomBytes } from "node:crypto";
+import type { Agent } from "node:http";
 import { hostname } from "node:os";
-import { monitorEventLoopDelay } from "node:perf_hooks";
-import {
-  type ClientOptions,
-  type Clock,
-  type Endpoint,
-  type RawResult,
-  StreamingClient,
-  systemClock,
-} from "../client/index.ts";
+import { watchClientHealth } from "../client/health.ts";
+import { type Clock, type Endpoint, type RawResult, StreamingClient, systemClock } from "../client/index.ts";
 import type { Target, Workload } from "../config/index.ts";
 import { deriveSampleFigures, inFlightTracker, summarizeLevel, summarizeRun } from "../metrics/index.ts";
 import type { Level, RunDocument, Sample } from "../run/index.ts";
@@ -48,7 +42,8 @@ export interface SweepOptions {
   /** Marks the run as produced by a simulated reference target. */
   simulated?: boolean;
   clock?: Clock;
-  agent?: ClientOptions["agent"];
+  /** The keep-alive agent requests go through (default: one per sweep). */
+  agent?: Agent;
   /** Stops the sweep between requests; finished levels are kept and the run is partial. */
   signal?: AbortSignal;
   /** Clock ms (same clock) at which to stop the way `signal` does. */
@@ -67,9 +62,6 @@ export function newRunId(): string {
 }
 
 class Stopped extends Error {}
-
-/** Sampling interval of the event-loop delay monitor, ms. */
-const LAG_RESOLUTION_MS = 5;
 
 /** Runs the whole sweep of one target and returns its run document. Request failures are data. */
 export async function runSweep(options: SweepOptions): Promise<RunDocument> {
@@ -205,11 +197,10 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
     const levelEndMs =
       workload.levelDurationSeconds !== undefined ? clock.now() + workload.levelDurationSeconds * 1000 : Infinity;
     const tracker = inFlightTracker();
-    const lag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
     const results: { index: number; raw: RawResult; endMs: number }[] = [];
     let okTokens = 0;
     const firstSendMs = clock.now();
-    lag.enable();
+    const health = watchClientHealth();
     await pool(concurrency, total ?? Number.POSITIVE_INFINITY, async (index) => {
       if (clock.now() >= levelEndMs) return false;
       checkStop();
@@ -229,7 +220,7 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
       });
       return true;
     });
-    lag.disable();
+    const clientHealth = health.stop();
     const lastEndMs = Math.max(firstSendMs, ...results.map((r) => r.endMs));
     // Achieved concurrency is judged up to the last send: the closed loop holds N until then by
     // design, and the drain after it belongs to the method, not to a client falling behind.
@@ -243,8 +234,8 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
       samples: levelSamples,
       wallTimeMs,
       achievedConcurrency: lastSendMs > firstSendMs ? tracker.timeWeightedMean(firstSendMs, lastSendMs) : concurrency,
-      // The histogram records whole timer intervals; the lag is what exceeds the resolution.
-      eventLoopLagP99Ms: Math.max(0, lag.percentile(99) / 1e6 - LAG_RESOLUTION_MS),
+      eventLoopLagP99Ms: clientHealth.eventLoopLagP99Ms,
+      clientHealth,
     });
     ctx.progress({
       concurrency,
