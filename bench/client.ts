@@ -84,7 +84,8 @@ async function minimalLoop(url: string, concurrency: number, requests: number, m
         stream: true,
         stream_options: { include_usage: true },
       });
-      chunks += (await minimalSend(agent, target, body)).chunks;
+      const result = await minimalSend(agent, target, body);
+      chunks += result.chunks;
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
@@ -257,6 +258,9 @@ export async function benchClient(log: (line: string) => void): Promise<void> {
     log(
       `client cost (reference target in another process, ${CPU_CONCURRENCY} streams x 100 chunks/s, ${chunksPerRun} chunks per client)`,
     );
+    // Both warmed first, so neither pays for its JIT in the measured run.
+    await minimalLoop(server.url, 16, 32, 50);
+    await kneeboardLevel(server, 16, 32, 50);
     const minimal = await cpuSecondsOf(() => minimalLoop(server.url, CPU_CONCURRENCY, CPU_REQUESTS, CPU_MAX_TOKENS));
     const kneeboard = await cpuSecondsOf(() =>
       kneeboardLevel(server, CPU_CONCURRENCY, CPU_REQUESTS, CPU_MAX_TOKENS).then((r) => r.level),

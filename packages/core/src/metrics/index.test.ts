@@ -386,7 +386,7 @@ describe("summarizeLevel", () => {
   });
 
   it("is client-limited when its reads waited past the TTFT tolerance, or its loop had no slack, judged by the finer signals", () => {
-    // TTFT p50 100 ms: the tolerance is 10 + 3 = 13 ms; reads wait about 3 x the mean loop delay.
+    // TTFT p50 100 ms: the tolerance is 10 + 3 = 13 ms; reads wait about 4 x the mean loop delay.
     const run = (eventLoopLagMeanMs: number, loopUtilization: number) =>
       summarizeLevel({
         concurrency: 4,
@@ -397,33 +397,33 @@ describe("summarizeLevel", () => {
         eventLoopLagP99Ms: 40,
         clientHealth: { eventLoopLagP99Ms: 40, eventLoopLagMeanMs, loopUtilization, cpuShare: 0.3 },
       });
-    const calm = run(4, 0.5);
+    const calm = run(3, 0.5);
     expect(calm.client).toEqual({
       eventLoopLagP99Ms: 40,
       limited: false,
-      eventLoopLagMeanMs: 4,
+      eventLoopLagMeanMs: 3,
       readDelayMs: 12,
       loopUtilization: 0.5,
       cpuShare: 0.3,
     });
     expect(calm.valid).toBe(true);
-    const waited = run(5, 0.5);
+    const waited = run(3.5, 0.5);
     expect(waited.client.limited).toBe(true);
     expect(waited.invalidReasons).toEqual([
-      "client limited: reads waited about 15 ms, over the TTFT tolerance of 13 ms",
+      "client limited: reads waited about 14 ms, over the TTFT tolerance of 13 ms",
     ]);
     const busy = run(1, 0.95);
     expect(busy.client.limited).toBe(true);
     expect(busy.invalidReasons).toEqual(["client limited: event loop busy 95 % of the time, over 90 %"]);
-    expect(LevelSchema.parse(busy).client.readDelayMs).toBe(3);
+    expect(LevelSchema.parse(busy).client.readDelayMs).toBe(4);
   });
 
   it("is client-limited when reads waited past 3 % of e2e, the per-stream tolerance, on short answers", () => {
-    expect(clientDelay({ eventLoopLagMeanMs: 3, loopUtilization: 0.2 }, 20, 250)).toEqual({
-      readDelayMs: 9,
-      reason: "client limited: reads waited about 9 ms, over 3 % of e2e p50 (7.5 ms)",
+    expect(clientDelay({ eventLoopLagMeanMs: 2.5, loopUtilization: 0.2 }, 20, 250)).toEqual({
+      readDelayMs: 10,
+      reason: "client limited: reads waited about 10 ms, over 3 % of e2e p50 (7.5 ms)",
     });
-    expect(clientDelay({ eventLoopLagMeanMs: 2, loopUtilization: 0.2 }, 20, 250).reason).toBeNull();
+    expect(clientDelay({ eventLoopLagMeanMs: 1.5, loopUtilization: 0.2 }, 20, 250).reason).toBeNull();
   });
 
   it("is client-limited by achieved concurrency under 90 % of N, not at 90 %", () => {
