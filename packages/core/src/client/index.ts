@@ -320,6 +320,7 @@ export class StreamingClient {
       ...pin.headers,
       "content-type": "application/json",
       accept: "text/event-stream",
+      "user-agent": "kneeboard",
       "content-length": String(Buffer.byteLength(payload)),
       ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
     };
@@ -328,6 +329,7 @@ export class StreamingClient {
       let settled = false;
       let timedOut = false;
       let response: IncomingMessage | undefined;
+      let streaming = false;
       let namingChunk: GatewayChunk | undefined;
       let readAtMs = 0;
       let timer: NodeJS.Timeout | undefined;
@@ -339,7 +341,8 @@ export class StreamingClient {
         if (request.signal) this.aborts.get(request.signal)?.delete(onAbort);
         result.outcome = outcome;
         result.error = error === null ? null : redact(error, apiKey).slice(0, 500);
-        if (response && result.servedProvider === null)
+        // A stream that broke still names who served it; an error response (4xx, 5xx) names no one, as before.
+        if (streaming && response && result.servedProvider === null)
           result.servedProvider = verifyRoute(route, headerReader(response), namingChunk).servedProvider;
         resolve(result);
       };
@@ -408,6 +411,7 @@ export class StreamingClient {
         const status = res.statusCode ?? 0;
         if (status < 200 || status >= 300) return onErrorResponse(res);
         result.httpStatus = status;
+        streaming = true;
         res.setEncoding("utf8");
         res.on("data", (text: string) => {
           // One clock read per socket read: every chunk in it arrived together.
