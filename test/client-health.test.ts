@@ -9,9 +9,9 @@ import { measuredLevel } from "../bench/client.ts";
 import { startReferenceProcess } from "./reference-process.ts";
 
 const PROFILE = { stepBaseMs: 10, stepPerSeqMs: 0, slots: 4096, prefillBaseMs: 5, prefillPerTokenMs: 0 };
-const LEVELS = [1, 4, 16, 64, 256];
+const LEVELS = [1, 4, 16, 32, 64, 128, 256];
 /** CPU burnt per clock reading (about one per socket read), ms of an idle core. */
-const BURN_MS = 0.15;
+const BURN_MS = 0.5;
 
 describe("client.limited", () => {
   it("flips at the level where the client's own delay bends TTFT or per-stream beyond tolerance, within one level", async () => {
