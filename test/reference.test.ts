@@ -110,6 +110,40 @@ describe("reference server", () => {
     expect(server.engine("m").occupied).toBe(0);
   });
 
+  it("records when it wrote each response's first and last token, between the client's send and its reads", async () => {
+    server.takeTimings();
+    const epoch = () => performance.timeOrigin + performance.now();
+    const sentAtMs = epoch();
+    const res = await post(server.url, {
+      model: "m",
+      messages: [{ role: "user", content: "hi" }],
+      stream: true,
+      max_tokens: 6,
+    });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    let firstReadAtMs: number | null = null;
+    let text = "";
+    for (let part = await reader.read(); !part.done; part = await reader.read()) {
+      firstReadAtMs ??= epoch();
+      text += new TextDecoder().decode(part.value);
+    }
+    const lastReadAtMs = epoch();
+    const [timing] = server.takeTimings();
+    const id = JSON.parse(events(text)[0] as string).id;
+    expect(timing?.responseId).toBe(id);
+    expect(timing?.tokens).toBe(6);
+    const t = timing as NonNullable<typeof timing>;
+    // Causal order on one epoch clock: sent, arrived, first token written, ..., last written, last read.
+    expect(t.arrivedAtMs).toBeGreaterThanOrEqual(sentAtMs);
+    expect(t.firstTokenAtMs).toBeGreaterThan(t.arrivedAtMs);
+    expect(t.lastTokenAtMs).toBeGreaterThan(t.firstTokenAtMs as number);
+    expect(t.lastTokenAtMs).toBeLessThanOrEqual(lastReadAtMs);
+    // 5 decode steps between the first and the last token: at least 5 steps of the profile's base.
+    expect((t.lastTokenAtMs as number) - (t.firstTokenAtMs as number)).toBeGreaterThanOrEqual(5 * PROFILE.stepBaseMs);
+    expect(firstReadAtMs).not.toBeNull();
+    expect(server.takeTimings()).toEqual([]);
+  });
+
   it("derives its truth from the parameters: queueing past the slots, aggregate flat", () => {
     const at = (concurrency: number) => expectedThroughput(PROFILE, { concurrency, promptTokens: 10, maxTokens: 11 });
     expect(at(1).e2eMs).toBeCloseTo(2 + 10 * 2.1);

@@ -14,6 +14,7 @@ export * from "./profiles.ts";
 export {
   type ModelSpec,
   type ReferenceServer,
+  type ResponseTiming,
   reasoningTokensOf,
   type StreamProfile,
   startReferenceServer,

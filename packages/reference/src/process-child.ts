@@ -3,17 +3,21 @@ import { type ModelSpec, startReferenceServer } from "./server.ts";
 
 const models = JSON.parse(process.argv[2] ?? "[]") as ModelSpec[];
 const server = await startReferenceServer({ models });
-process.on("message", (message: { id: number; model?: string; op: "stats" | "reset" | "fallbacks" | "close" }) => {
-  const reply = (body: unknown) => process.send?.({ id: message.id, body });
-  if (message.op === "close")
-    return void server
-      .close()
-      .then(() => reply(null))
-      .then(() => process.exit(0));
-  if (message.op === "fallbacks") return reply(server.fallbacks.length);
-  const stats = server.engine(message.model as string).stats;
-  if (message.op === "reset") stats.reset();
-  const body = { maxInFlight: stats.maxInFlight, log: message.op === "stats" ? stats.log : [] };
-  reply(body);
-});
+process.on(
+  "message",
+  (message: { id: number; model?: string; op: "stats" | "reset" | "fallbacks" | "timings" | "close" }) => {
+    const reply = (body: unknown) => process.send?.({ id: message.id, body });
+    if (message.op === "close")
+      return void server
+        .close()
+        .then(() => reply(null))
+        .then(() => process.exit(0));
+    if (message.op === "fallbacks") return reply(server.fallbacks.length);
+    if (message.op === "timings") return reply(server.takeTimings());
+    const stats = server.engine(message.model as string).stats;
+    if (message.op === "reset") stats.reset();
+    const body = { maxInFlight: stats.maxInFlight, log: message.op === "stats" ? stats.log : [] };
+    reply(body);
+  },
+);
 process.send?.({ id: 0, body: server.url });

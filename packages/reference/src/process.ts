@@ -4,7 +4,7 @@
  */
 import { fork } from "node:child_process";
 import { InFlightStats } from "./engine.ts";
-import type { ModelSpec } from "./server.ts";
+import type { ModelSpec, ResponseTiming } from "./server.ts";
 
 export interface ReferenceProcess {
   url: string;
@@ -12,6 +12,8 @@ export interface ReferenceProcess {
   stats(model: string): Promise<InFlightStats>;
   reset(model: string): Promise<void>;
   fallbacks(): Promise<number>;
+  /** The server's own record of when it wrote each streamed response's first and last token, since the last call. */
+  takeTimings(): Promise<ResponseTiming[]>;
   close(): Promise<void>;
 }
 
@@ -46,6 +48,7 @@ export async function startReferenceProcess(models: ModelSpec[]): Promise<Refere
     },
     reset: async (model) => void (await call("reset", model)),
     fallbacks: () => call<number>("fallbacks"),
+    takeTimings: () => call<ResponseTiming[]>("timings"),
     close: async () => void (await call("close")),
   };
 }

@@ -120,6 +120,28 @@ const error = (res: ServerResponse, status: number, message: string, headers: Re
     .writeHead(status, { "content-type": "application/json", ...headers })
     .end(JSON.stringify({ error: { message, type: "reference_error", code: status } }));
 
+/**
+ * When the server itself handled one streamed response: the truth a client's TTFT and per-stream
+ * figures are checked against. Times are epoch ms taken as `performance.timeOrigin + performance.now()`
+ * (sub-ms, and comparable with the same reading in another process on the same machine).
+ */
+export interface ResponseTiming {
+  responseId: string;
+  /** The request's headers arrived. */
+  arrivedAtMs: number;
+  /** The first token's chunk was written to the socket; null when none was. */
+  firstTokenAtMs: number | null;
+  /** The last token's chunk was written; null until the stream finished. */
+  lastTokenAtMs: number | null;
+  /** Tokens written. */
+  tokens: number;
+}
+
+/** Records beyond this many are dropped (the oldest stay) until taken: a bound for long-running servers. */
+const MAX_TIMINGS = 200_000;
+
+const epochMs = () => performance.timeOrigin + performance.now();
+
 export interface ReferenceServer {
   /** Base URL with `/v1`, e.g. `http://127.0.0.1:PORT/v1`. */
   url: string;
@@ -130,6 +152,8 @@ export interface ReferenceServer {
   fallbacks: { model: string; pinned: string; served: string }[];
   /** With `recordPrompts`: how many times each user message arrived (a request sent twice counts 2). */
   prompts: Map<string, number>;
+  /** Returns the timing record of every streamed response since the last call, and clears it. */
+  takeTimings(): ResponseTiming[];
   close(): Promise<void>;
 }
 
@@ -161,8 +185,9 @@ export async function startReferenceServer(options: {
   }
   const fallbacks: ReferenceServer["fallbacks"] = [];
   const open = new Set<ServerResponse>();
+  let timings: ResponseTiming[] = [];
 
-  const handle = (req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>) => {
+  const handle = (req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>, arrivedAtMs: number) => {
     const model = String(body.model ?? "");
     let target = served.get(model);
     let provider: string | null = null;
@@ -219,6 +244,14 @@ export async function startReferenceServer(options: {
     engine.stats.change(1);
     const reasoningTokens = reasoningTokensOf(profile, maxTokens);
     const reasoningField = profile.reasoning?.field ?? "reasoning";
+    const timing: ResponseTiming = {
+      responseId: id,
+      arrivedAtMs,
+      firstTokenAtMs: null,
+      lastTokenAtMs: null,
+      tokens: 0,
+    };
+    if (stream && timings.length < MAX_TIMINGS) timings.push(timing);
     let pending = 0;
     const seq: Sequence = {
       promptTokens,
@@ -231,6 +264,11 @@ export async function startReferenceServer(options: {
         if (pending === perChunk || token === maxTokens || token === reasoningTokens) {
           const field = token <= reasoningTokens ? reasoningField : "content";
           res.write(chunk({ [field]: " tok".repeat(pending) }, token === maxTokens ? "length" : null));
+          // Taken after the write returns: the chunk is in the socket (or its buffer) by then.
+          const at = epochMs();
+          timing.firstTokenAtMs ??= at;
+          timing.lastTokenAtMs = at;
+          timing.tokens = token;
           pending = 0;
         }
       },
@@ -288,6 +326,7 @@ export async function startReferenceServer(options: {
   };
 
   const server = createServer((req, res) => {
+    const arrivedAtMs = epochMs();
     open.add(res);
     res.on("close", () => open.delete(res));
     if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`)
@@ -321,7 +360,7 @@ export async function startReferenceServer(options: {
         const prompt = body.messages.map((m) => String((m as { content?: unknown }).content ?? "")).join("\n");
         prompts.set(prompt, (prompts.get(prompt) ?? 0) + 1);
       }
-      handle(req, res, body);
+      handle(req, res, body, arrivedAtMs);
     });
   });
   server.keepAliveTimeout = 60_000;
@@ -332,6 +371,11 @@ export async function startReferenceServer(options: {
     port,
     fallbacks,
     prompts,
+    takeTimings() {
+      const taken = timings;
+      timings = [];
+      return taken;
+    },
     engine(id) {
       const entry = served.get(id);
       if (!entry) throw new Error(`no model ${id}`);

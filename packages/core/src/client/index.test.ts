@@ -203,6 +203,74 @@ describe("StreamingClient", () => {
     expect(raw.error).toContain("***");
   });
 
+  it("reads reasoning deltas, the first answer's time and usage details, cost included", async () => {
+    handlers.set("reasoner", async (_q, res) => {
+      sse(res);
+      res.write(chunk({ reasoning: "think" }));
+      res.write(chunk({ reasoning_content: "more" }));
+      await sleep(40);
+      res.write(chunk({ content: "answer" }, {}, "stop"));
+      const details = {
+        prompt_tokens: 10,
+        completion_tokens: 6,
+        completion_tokens_details: { reasoning_tokens: 4 },
+        prompt_tokens_details: { cached_tokens: 2 },
+        cost: 0.0012,
+      };
+      res.end(`data: ${JSON.stringify({ id: "c1", choices: [], usage: details })}\n\ndata: [DONE]\n\n`);
+    });
+    const raw = await send("reasoner");
+    expect(raw.outcome).toBe("ok");
+    expect(raw.contentChunks).toHaveLength(3);
+    // The answer came 40 ms after the reasoning: the first answer is the third chunk, not the first.
+    expect(raw.firstAnswerMs).toBe(raw.contentChunks[2]?.tMs);
+    expect(raw.firstAnswerMs).toBeGreaterThan(raw.contentChunks[0]?.tMs ?? Number.POSITIVE_INFINITY);
+    expect([raw.reasoningTokens, raw.cachedPromptTokens, raw.costUsd]).toEqual([4, 2, 0.0012]);
+    const plain = await send("multi");
+    expect([plain.reasoningTokens, plain.cachedPromptTokens, plain.costUsd]).toEqual([null, null, null]);
+    expect(plain.firstAnswerMs).toBe(plain.contentChunks[0]?.tMs);
+  });
+
+  it("parses events split across reads, CRLF line ends and multi-byte characters cut mid-byte", async () => {
+    handlers.set("split", async (_q, res) => {
+      sse(res);
+      const text = `${chunk({ content: "héllo ✓" }).replace(/\n/g, "\r\n")}: a comment\n\n${chunk({ content: "b" }, {}, "stop")}data: [DONE]\n\n`;
+      const bytes = Buffer.from(text);
+      // Cut inside the multi-byte characters and inside a line, with pauses so each part is its own read.
+      const cuts = [bytes.indexOf(Buffer.from("✓")) + 1, bytes.indexOf(Buffer.from("é")) + 1, 30].sort((a, b) => a - b);
+      let from = 0;
+      for (const cut of [...cuts, bytes.length]) {
+        res.write(bytes.subarray(from, cut));
+        from = cut;
+        await sleep(10);
+      }
+      res.end();
+    });
+    const raw = await send("split");
+    expect(raw.outcome).toBe("ok");
+    expect(raw.contentChunks.map((c) => c.chars)).toEqual([7, 1]);
+  });
+
+  it("records an abort from outside as network, at once", async () => {
+    handlers.set("slow", (_q, res) => {
+      sse(res);
+      res.write(chunk({ content: "a" }));
+    });
+    const stop = new AbortController();
+    const pending = new StreamingClient({ baseURL, model: "slow", route: { gateway: "direct" } as never }).send({
+      prompt: "p",
+      maxTokens: 1,
+      temperature: 0,
+      timeoutMs: 5000,
+      signal: stop.signal,
+    });
+    setTimeout(() => stop.abort(), 50);
+    const raw = await pending;
+    expect(raw.outcome).toBe("network");
+    expect(raw.error).toMatch(/aborted/);
+    expect(raw.contentChunks).toHaveLength(1);
+  });
+
   it("parses retry-after as seconds or a date", () => {
     expect(parseRetryAfter("3")).toBe(3);
     expect(parseRetryAfter(new Date(10_000).toUTCString(), 4_000)).toBe(6);

@@ -1,9 +1,13 @@
 /**
- * @module The streaming client: one chat completion through the `openai` SDK, measured and classified.
- * This is the only file of the core that imports `openai`. It never throws for a failed request:
- * every way a request can end becomes an `outcome`.
+ * @module The streaming client: one chat completion over `node:http`/`node:https` with a keep-alive
+ * agent and a hand SSE line parser, measured and classified. This is the only file of the core that
+ * imports `openai` (its request and chunk types, and its error taxonomy for failed responses); the
+ * streaming path leaves the SDK's fetch and web streams, whose per-chunk cost was several times a
+ * plain socket's. It never throws for a failed request: every way a request can end becomes an `outcome`.
  */
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
+import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { APIError } from "openai";
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import type { Route } from "../config/index.ts";
 import type { Outcome } from "../run/index.ts";
@@ -39,7 +43,7 @@ export interface RawResult {
   startMs: number;
   /** Arrival time and character count of every chunk with non-empty content or reasoning. */
   contentChunks: { tMs: number; chars: number }[];
-  /** Arrival time of the first chunk with non-empty answer content (not reasoning); null when none came. */
+  /** Arrival time of the first chunk with non-empty answer `content` (reasoning does not count); null when none came. */
   firstAnswerMs: number | null;
   completionTokens: number | null;
   promptTokens: number | null;
@@ -47,7 +51,7 @@ export interface RawResult {
   reasoningTokens: number | null;
   /** `usage.prompt_tokens_details.cached_tokens`; null when not reported. */
   cachedPromptTokens: number | null;
-  /** `usage.cost` in USD, where a gateway meters it (OpenRouter); null when not reported. */
+  /** `usage.cost` in USD where the gateway meters it (OpenRouter); null when not reported. */
   costUsd: number | null;
   finishReason: string | null;
   responseId: string | null;
@@ -57,6 +61,15 @@ export interface RawResult {
   error: string | null;
 }
 
+/**
+ * How requests reach the wire: a keep-alive agent (an `https.Agent` for `https:` base URLs). Tests
+ * and the bench inject one (or point `baseURL` at a local server); the default is one per client.
+ */
+export interface ClientOptions {
+  clock?: Clock;
+  agent?: HttpAgent;
+}
+
 /** The streaming chat body plus the gateway fields the SDK does not type. */
 type StreamBody = ChatCompletionCreateParamsStreaming & {
   provider?: { order: string[]; allow_fallbacks: boolean };
@@ -64,11 +77,34 @@ type StreamBody = ChatCompletionCreateParamsStreaming & {
   ignore_eos?: boolean;
 };
 
-/** A header naming the request to the fetch wrapper; removed before anything is sent. */
-const REQUEST_MARK = "x-kneeboard-request-mark";
+/** Usage as gateways report it: OpenRouter adds `cost` (USD). */
+interface GatewayUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  completion_tokens_details?: { reasoning_tokens?: number | null } | null;
+  prompt_tokens_details?: { cached_tokens?: number | null } | null;
+  cost?: number | null;
+}
 
-/** Chunks as gateways send them: OpenRouter adds a top-level `provider`. */
-type GatewayChunk = ChatCompletionChunk & { provider?: string };
+/** Chunks as gateways send them: OpenRouter adds a top-level `provider`; a mid-stream failure comes as `error`. */
+type GatewayChunk = Omit<ChatCompletionChunk, "usage"> & {
+  provider?: string;
+  usage?: GatewayUsage | null;
+  error?: unknown;
+};
+
+/** The delta fields read: answer content and the two spellings of reasoning content. */
+interface Delta {
+  content?: string | null;
+  reasoning?: string | null;
+  reasoning_content?: string | null;
+}
+
+/** Reads one response header (lowercase name) as a string, or null. */
+type HeaderReader = (name: string) => string | null;
+
+/** An error response's body is read up to this many characters: enough for any provider's message. */
+const MAX_ERROR_BODY_CHARS = 64 * 1024;
 
 /** Parses `retry-after` (seconds or an HTTP date) into seconds. */
 export function parseRetryAfter(value: string | null | undefined, nowMs = Date.now()): number | null {
@@ -92,7 +128,7 @@ function fieldAt(value: unknown, path: string): unknown {
 const sameName = (a: string | null | undefined, b: string | null | undefined) =>
   a != null && b != null && a.toLowerCase() === b.toLowerCase();
 
-/** The body fields and headers that pin the route (SPEC section 4). */
+/** The body fields and headers that pin the route. */
 function pinning(route: Route): { body: Record<string, unknown>; headers: Record<string, string> } {
   switch (route.gateway) {
     case "openrouter":
@@ -112,7 +148,7 @@ function pinning(route: Route): { body: Record<string, unknown>; headers: Record
  */
 function verifyRoute(
   route: Route,
-  headers: Headers,
+  header: HeaderReader,
   chunk: GatewayChunk | undefined,
 ): { servedProvider: string | null; mismatch: string | null } {
   switch (route.gateway) {
@@ -125,8 +161,8 @@ function verifyRoute(
       };
     }
     case "litellm": {
-      const served = headers.get("x-litellm-model-id");
-      const fallbacks = headers.get("x-litellm-attempted-fallbacks");
+      const served = header("x-litellm-model-id");
+      const fallbacks = header("x-litellm-attempted-fallbacks");
       if (fallbacks !== null && fallbacks !== "0")
         return { servedProvider: served, mismatch: `gateway attempted ${fallbacks} fallbacks` };
       if (route.deployment && !sameName(served, route.deployment))
@@ -139,7 +175,7 @@ function verifyRoute(
     case "custom": {
       const verify = route.verify;
       if (!verify) return { servedProvider: null, mismatch: null };
-      const seen = "header" in verify ? headers.get(verify.header) : fieldAt(chunk, verify.bodyField);
+      const seen = "header" in verify ? header(verify.header.toLowerCase()) : fieldAt(chunk, verify.bodyField);
       const served = seen == null ? null : String(seen);
       return {
         servedProvider: served,
@@ -156,44 +192,102 @@ function redact(message: string, apiKey: string | undefined): string {
   return apiKey ? message.split(apiKey).join("***") : message;
 }
 
-/** A client bound to one endpoint. `fetch` and `clock` are injectable for tests. */
+function headerReader(res: IncomingMessage): HeaderReader {
+  return (name) => {
+    const value = res.headers[name];
+    if (value === undefined) return null;
+    return Array.isArray(value) ? value.join(", ") : value;
+  };
+}
+
+/**
+ * A hand SSE line parser: `data:` lines joined per event, an event dispatched at each blank line;
+ * comments, `id:` and `retry:` lines skipped. Text comes decoded (the response's UTF-8 decoder keeps
+ * multi-byte characters whole across reads); a line split across reads waits in `rest`.
+ */
+class SseParser {
+  private rest = "";
+  private data: string | null = null;
+  private event: string | null = null;
+
+  constructor(private readonly onEvent: (data: string, event: string | null) => void) {}
+
+  /** Parses one read; `onEvent` runs for every complete event in it. */
+  push(text: string): void {
+    const buffer = this.rest.length > 0 ? this.rest + text : text;
+    let from = 0;
+    let newline = buffer.indexOf("\n", from);
+    while (newline !== -1) {
+      const end = newline > from && buffer.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
+      if (end === from) this.dispatch();
+      else if (buffer.startsWith("data:", from)) {
+        const begin = buffer.charCodeAt(from + 5) === 32 ? from + 6 : from + 5;
+        const line = buffer.slice(begin, end);
+        this.data = this.data === null ? line : `${this.data}\n${line}`;
+      } else if (buffer.startsWith("event:", from)) this.event = buffer.slice(from + 6, end).trim();
+      from = newline + 1;
+      newline = buffer.indexOf("\n", from);
+    }
+    this.rest = from === buffer.length ? "" : buffer.slice(from);
+  }
+
+  /** The stream ended: an event still open (no closing blank line) is dispatched as it stands. */
+  end(): void {
+    if (this.rest.length > 0) this.push("\n");
+    this.dispatch();
+  }
+
+  private dispatch(): void {
+    const data = this.data;
+    const event = this.event;
+    this.data = null;
+    this.event = null;
+    if (data !== null) this.onEvent(data, event);
+  }
+}
+
+/** A client bound to one endpoint. `agent` (with `baseURL`) and `clock` are injectable for tests. */
 export class StreamingClient {
-  private readonly sdk: OpenAI;
-  /** Per request: a callback that takes the time the request goes to `fetch`. */
-  private readonly onFetch = new Map<string, () => void>();
-  private nextRequest = 0;
+  private readonly url: URL;
+  private readonly agent: HttpAgent;
+  private readonly send_: typeof httpRequest;
+  /** One listener per outside signal, shared by every request it aborts (N requests, one sweep signal). */
+  private readonly aborts = new WeakMap<AbortSignal, Set<() => void>>();
 
   constructor(
     private readonly endpoint: Endpoint,
-    private readonly options: { clock?: Clock; fetch?: typeof fetch } = {},
+    private readonly options: ClientOptions = {},
   ) {
-    const inner = options.fetch ?? fetch;
-    this.sdk = new OpenAI({
-      baseURL: endpoint.baseURL,
-      // The SDK refuses an empty key; local servers without auth accept any value.
-      apiKey: endpoint.apiKey ?? "no-key",
-      maxRetries: 0,
-      logLevel: "off",
-      // The request's start is taken here, as it goes to the wire: with N requests built at once,
-      // the SDK's own work before this point would otherwise count as the provider's TTFT.
-      fetch: (url, init) => {
-        const headers = new Headers(init?.headers);
-        const id = headers.get(REQUEST_MARK);
-        if (id === null) return inner(url, init);
-        headers.delete(REQUEST_MARK);
-        this.onFetch.get(id)?.();
-        return inner(url, { ...init, headers });
-      },
-    });
+    const base = endpoint.baseURL.endsWith("/") ? endpoint.baseURL : `${endpoint.baseURL}/`;
+    this.url = new URL("chat/completions", base);
+    const secure = this.url.protocol === "https:";
+    this.send_ = secure ? httpsRequest : httpRequest;
+    this.agent = options.agent ?? (secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true }));
+  }
+
+  /** The callbacks an outside signal's abort runs; its one listener is added on first use. */
+  private onAbort(signal: AbortSignal): Set<() => void> {
+    let callbacks = this.aborts.get(signal);
+    if (!callbacks) {
+      const set = new Set<() => void>();
+      callbacks = set;
+      this.aborts.set(signal, set);
+      signal.addEventListener(
+        "abort",
+        () => {
+          for (const callback of set) callback();
+        },
+        { once: true },
+      );
+    }
+    return callbacks;
   }
 
   /** Sends one streaming request and measures it. Resolves for every outcome; never rejects. */
-  async send(request: ChatRequest): Promise<RawResult> {
+  send(request: ChatRequest): Promise<RawResult> {
     const clock = this.options.clock ?? systemClock;
     const { route, model, apiKey } = this.endpoint;
     const pin = pinning(route);
-    const timeout = AbortSignal.timeout(request.timeoutMs);
-    const signal = request.signal ? AbortSignal.any([timeout, request.signal]) : timeout;
     const body: StreamBody = {
       ...pin.body,
       model,
@@ -204,6 +298,7 @@ export class StreamingClient {
       stream_options: { include_usage: true },
       ...(request.ignoreEos ? { ignore_eos: true } : {}),
     };
+    const payload = JSON.stringify(body);
     const result: RawResult = {
       outcome: "incomplete",
       startMs: clock.now(),
@@ -221,118 +316,167 @@ export class StreamingClient {
       retryAfterSeconds: null,
       error: null,
     };
-    let headers: Headers | undefined;
-    let namingChunk: GatewayChunk | undefined;
-    const mark = String(this.nextRequest++);
-    this.onFetch.set(mark, () => {
-      result.startMs = clock.now();
-    });
-    try {
-      const { data: stream, response } = await this.sdk.chat.completions
-        .create(body, { headers: { ...pin.headers, [REQUEST_MARK]: mark }, signal, timeout: request.timeoutMs })
-        .withResponse();
-      headers = response.headers;
-      result.httpStatus = response.status;
-      for await (const chunk of stream as AsyncIterable<GatewayChunk>) {
-        const tMs = clock.now();
+    const headers: Record<string, string> = {
+      ...pin.headers,
+      "content-type": "application/json",
+      accept: "text/event-stream",
+      "user-agent": "kneeboard",
+      "content-length": String(Buffer.byteLength(payload)),
+      ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+    };
+
+    return new Promise<RawResult>((resolve) => {
+      let settled = false;
+      let timedOut = false;
+      let response: IncomingMessage | undefined;
+      let streaming = false;
+      let namingChunk: GatewayChunk | undefined;
+      let readAtMs = 0;
+      let timer: NodeJS.Timeout | undefined;
+
+      const settle = (outcome: Outcome, error: string | null) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (request.signal) this.aborts.get(request.signal)?.delete(onAbort);
+        result.outcome = outcome;
+        result.error = error === null ? null : redact(error, apiKey).slice(0, 500);
+        // A stream that broke still names who served it; an error response (4xx, 5xx) names no one, as before.
+        if (streaming && response && result.servedProvider === null)
+          result.servedProvider = verifyRoute(route, headerReader(response), namingChunk).servedProvider;
+        resolve(result);
+      };
+      /** Why the request ended early when it did: the timeout, the sweep's stop, or the given failure. */
+      const fail = (outcome: Outcome, error: string) => {
+        if (timedOut) settle("timeout", `request timed out after ${request.timeoutMs} ms`);
+        else if (request.signal?.aborted) settle("network", "aborted: the sweep stopped");
+        else settle(outcome, error);
+        req?.destroy();
+      };
+      const onAbort = () => fail("network", "aborted: the sweep stopped");
+
+      const onChunk = (chunk: GatewayChunk) => {
         result.responseId ??= chunk.id ?? null;
         if (!namingChunk && (chunk.provider !== undefined || chunk.model)) namingChunk = chunk;
         const choice = chunk.choices?.[0];
         if (choice) {
-          const delta = choice.delta as
-            | { content?: string | null; reasoning?: string | null; reasoning_content?: string | null }
-            | undefined;
-          const chars =
-            (delta?.content?.length ?? 0) + (delta?.reasoning_content?.length ?? delta?.reasoning?.length ?? 0);
-          if (chars > 0) result.contentChunks.push({ tMs, chars });
-          if (result.firstAnswerMs === null && (delta?.content?.length ?? 0) > 0) result.firstAnswerMs = tMs;
+          const delta = choice.delta as Delta | undefined;
+          if (delta) {
+            const answer = delta.content?.length ?? 0;
+            const chars = answer + (delta.reasoning_content?.length ?? delta.reasoning?.length ?? 0);
+            if (chars > 0) result.contentChunks.push({ tMs: readAtMs, chars });
+            if (answer > 0 && result.firstAnswerMs === null) result.firstAnswerMs = readAtMs;
+          }
           if (choice.finish_reason) result.finishReason = choice.finish_reason;
         }
-        if (chunk.usage) {
-          result.completionTokens = chunk.usage.completion_tokens ?? null;
-          result.promptTokens = chunk.usage.prompt_tokens ?? null;
-          Object.assign(result, usageExtras(chunk.usage));
+        const usage = chunk.usage;
+        if (usage) {
+          result.completionTokens = usage.completion_tokens ?? null;
+          result.promptTokens = usage.prompt_tokens ?? null;
+          result.reasoningTokens = usage.completion_tokens_details?.reasoning_tokens ?? null;
+          result.cachedPromptTokens = usage.prompt_tokens_details?.cached_tokens ?? null;
+          result.costUsd = typeof usage.cost === "number" ? usage.cost : null;
         }
-      }
-      if (timeout.aborted) {
-        result.outcome = "timeout";
-        result.error = `no end of stream within ${request.timeoutMs} ms`;
-      } else if (request.signal?.aborted) {
-        result.outcome = "network";
-        result.error = "aborted: the sweep stopped";
-      } else if (result.finishReason === null) {
-        result.outcome = "incomplete";
-        result.error = "stream ended without a finish reason";
-      } else {
-        const { servedProvider, mismatch } = verifyRoute(route, headers, namingChunk);
+      };
+
+      let done = false;
+      const parser = new SseParser((data, event) => {
+        if (done || settled) return;
+        if (data.startsWith("[DONE]")) {
+          done = true;
+          return;
+        }
+        let chunk: GatewayChunk;
+        try {
+          chunk = JSON.parse(data) as GatewayChunk;
+        } catch (error) {
+          return fail("incomplete", `malformed SSE data: ${(error as Error).message}`);
+        }
+        if (event === "error" || (chunk.error !== undefined && chunk.error !== null))
+          return fail("incomplete", `stream error: ${JSON.stringify(chunk.error ?? chunk)}`);
+        onChunk(chunk);
+      });
+
+      const finish = () => {
+        parser.end();
+        if (settled) return;
+        if (result.finishReason === null) return settle("incomplete", "stream ended without a finish reason");
+        const { servedProvider, mismatch } = verifyRoute(route, headerReader(response as IncomingMessage), namingChunk);
         result.servedProvider = servedProvider;
-        result.outcome = mismatch ? "route_mismatch" : "ok";
-        result.error = mismatch;
-      }
-    } catch (error) {
-      const status = result.httpStatus;
-      Object.assign(
-        result,
-        classifyError(error, {
-          timedOut: timeout.aborted,
-          aborted: request.signal?.aborted === true,
-          started: headers !== undefined,
-        }),
-      );
-      if (headers) {
+        settle(mismatch ? "route_mismatch" : "ok", mismatch);
+      };
+
+      const onResponse = (res: IncomingMessage) => {
+        response = res;
+        const status = res.statusCode ?? 0;
+        if (status < 200 || status >= 300) return onErrorResponse(res);
         result.httpStatus = status;
-        result.servedProvider = verifyRoute(route, headers, namingChunk).servedProvider;
+        streaming = true;
+        res.setEncoding("utf8");
+        res.on("data", (text: string) => {
+          // One clock read per socket read: every chunk in it arrived together.
+          readAtMs = clock.now();
+          parser.push(text);
+        });
+        res.on("end", finish);
+        res.on("error", (error) => fail("incomplete", `stream broken: ${error.message}`));
+        res.on("close", () => {
+          if (!res.complete) fail("incomplete", "stream broken: connection closed mid-response");
+        });
+      };
+
+      const onErrorResponse = (res: IncomingMessage) => {
+        const status = res.statusCode ?? 0;
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (part: string) => {
+          if (text.length < MAX_ERROR_BODY_CHARS) text += part;
+        });
+        const settleError = () => {
+          if (settled) return;
+          const header = headerReader(res);
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            parsed = undefined;
+          }
+          // The SDK's taxonomy gives the same messages (and classes) as its own non-streaming calls.
+          const headersObject = new Headers();
+          for (const [name, value] of Object.entries(res.headers))
+            if (typeof value === "string") headersObject.set(name, value);
+          const error = APIError.generate(status, parsed as object | undefined, text || undefined, headersObject);
+          result.httpStatus = status;
+          result.retryAfterSeconds = parseRetryAfter(header("retry-after"));
+          settle(status === 429 ? "rate_limited" : "http_error", `HTTP ${status}: ${error.message}`);
+        };
+        res.on("end", settleError);
+        res.on("error", settleError);
+        res.on("close", settleError);
+      };
+
+      let req: ClientRequest | undefined;
+      try {
+        req = this.send_(this.url, { method: "POST", agent: this.agent, headers }, onResponse);
+      } catch (error) {
+        // Invalid header values (a custom route's) throw before anything is sent.
+        return settle("network", `request not sent: ${(error as Error).message}`);
       }
-    }
-    this.onFetch.delete(mark);
-    if (result.error) result.error = redact(result.error, apiKey);
-    return result;
-  }
-}
 
-/** A finite number, or null: a field the server left out or sent malformed is not reported. */
-const numberOrNull = (value: unknown): number | null =>
-  typeof value === "number" && Number.isFinite(value) ? value : null;
-
-/** The usage fields beyond the token counts; each null when the server did not send it. */
-function usageExtras(usage: unknown): Pick<RawResult, "reasoningTokens" | "cachedPromptTokens" | "costUsd"> {
-  return {
-    reasoningTokens: numberOrNull(fieldAt(usage, "completion_tokens_details.reasoning_tokens")),
-    cachedPromptTokens: numberOrNull(fieldAt(usage, "prompt_tokens_details.cached_tokens")),
-    costUsd: numberOrNull(fieldAt(usage, "cost")),
-  };
-}
-
-/** Maps a thrown error to an outcome: HTTP status first, then timeout, then the stream's state. */
-function classifyError(
-  error: unknown,
-  state: { timedOut: boolean; aborted: boolean; started: boolean },
-): Pick<RawResult, "outcome" | "httpStatus" | "retryAfterSeconds" | "error"> {
-  const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof APIError && typeof error.status === "number") {
-    const retryAfter = parseRetryAfter(error.headers?.get("retry-after"));
-    return {
-      outcome: error.status === 429 ? "rate_limited" : "http_error",
-      httpStatus: error.status,
-      retryAfterSeconds: retryAfter,
-      error: `HTTP ${error.status}: ${message}`.slice(0, 500),
-    };
+      req.on("error", (error) => {
+        if (response) return fail("incomplete", `stream broken: ${error.message}`);
+        fail("network", `connection failed: ${error.message}`);
+      });
+      timer = setTimeout(() => {
+        timedOut = true;
+        fail("timeout", "");
+      }, request.timeoutMs);
+      if (request.signal?.aborted) return onAbort();
+      if (request.signal) this.onAbort(request.signal).add(onAbort);
+      // The request's start is taken here, as it goes to the wire: with N requests built at once,
+      // the work before this point would otherwise count as the provider's TTFT.
+      result.startMs = clock.now();
+      req.end(payload);
+    });
   }
-  if (state.timedOut || error instanceof APIConnectionTimeoutError) {
-    return { outcome: "timeout", httpStatus: null, retryAfterSeconds: null, error: "request timed out" };
-  }
-  if (state.aborted)
-    return { outcome: "network", httpStatus: null, retryAfterSeconds: null, error: "aborted: the sweep stopped" };
-  // Once the response has begun, a failure is a broken stream; before it, the connection never worked.
-  if (state.started) {
-    const kind = error instanceof SyntaxError ? "malformed SSE data" : "stream broken";
-    return {
-      outcome: "incomplete",
-      httpStatus: null,
-      retryAfterSeconds: null,
-      error: `${kind}: ${message}`.slice(0, 500),
-    };
-  }
-  const cause = error instanceof APIConnectionError && error.cause instanceof Error ? `: ${error.cause.message}` : "";
-  return { outcome: "network", httpStatus: null, retryAfterSeconds: null, error: `${message}${cause}`.slice(0, 500) };
 }

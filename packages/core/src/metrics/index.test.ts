@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { type Level, Level as LevelSchema, type Sample, Summary as SummarySchema } from "../run/index.ts";
 import {
   CLIENT_LAG_LIMIT_MS,
+  clientDelay,
   deriveSampleFigures,
   distribution,
   EARLY_FAILURE_REQUESTS,
@@ -401,6 +402,47 @@ describe("summarizeLevel", () => {
     expect(lagged.client).toEqual({ eventLoopLagP99Ms: 20.5, limited: true });
     expect(lagged.valid).toBe(false);
     expect(lagged.invalidReasons).toEqual(["client limited: event loop lag p99 20.5 ms, over 20 ms"]);
+  });
+
+  it("is client-limited when its reads waited past the TTFT tolerance, or its loop had no slack, judged by the finer signals", () => {
+    // TTFT p50 100 ms: the tolerance is 10 + 3 = 13 ms; reads wait about 4 x the mean loop delay.
+    const run = (eventLoopLagMeanMs: number, loopUtilization: number) =>
+      summarizeLevel({
+        concurrency: 4,
+        samples: [sample()],
+        wallTimeMs: 1000,
+        achievedConcurrency: 4,
+        // A coarse p99 over 20 ms alone does not make the level limited when the finer signals are there.
+        eventLoopLagP99Ms: 40,
+        clientHealth: { eventLoopLagP99Ms: 40, eventLoopLagMeanMs, loopUtilization, cpuShare: 0.3 },
+      });
+    const calm = run(3, 0.5);
+    expect(calm.client).toEqual({
+      eventLoopLagP99Ms: 40,
+      limited: false,
+      eventLoopLagMeanMs: 3,
+      readDelayMs: 12,
+      loopUtilization: 0.5,
+      cpuShare: 0.3,
+    });
+    expect(calm.valid).toBe(true);
+    const waited = run(3.5, 0.5);
+    expect(waited.client.limited).toBe(true);
+    expect(waited.invalidReasons).toEqual([
+      "client limited: reads waited about 14 ms, over the TTFT tolerance of 13 ms",
+    ]);
+    const busy = run(1, 0.95);
+    expect(busy.client.limited).toBe(true);
+    expect(busy.invalidReasons).toEqual(["client limited: event loop busy 95 % of the time, over 90 %"]);
+    expect(LevelSchema.parse(busy).client.readDelayMs).toBe(4);
+  });
+
+  it("is client-limited when reads waited past 3 % of e2e, the per-stream tolerance, on short answers", () => {
+    expect(clientDelay({ eventLoopLagMeanMs: 2.5, loopUtilization: 0.2 }, 20, 250)).toEqual({
+      readDelayMs: 10,
+      reason: "client limited: reads waited about 10 ms, over 3 % of e2e p50 (7.5 ms)",
+    });
+    expect(clientDelay({ eventLoopLagMeanMs: 1.5, loopUtilization: 0.2 }, 20, 250).reason).toBeNull();
   });
 
   it("is client-limited by achieved concurrency under 90 % of N, not at 90 %", () => {

@@ -1,4 +1,5 @@
 /** @module Pure statistics of a sweep (SPEC section 5): per sample, per level and per run; no I/O, no clock. */
+import type { ClientHealth } from "../client/health.ts";
 import type {
   Distribution,
   Level,
@@ -14,6 +15,21 @@ import type {
 
 /** A level's client is `limited` when its event loop lag p99 is over this, ms. */
 export const CLIENT_LAG_LIMIT_MS = 20;
+/**
+ * A socket read waits, on average, about this many times the event loop's mean delay: reads come in
+ * bursts (every stream's chunk of one decode step at once), so one waits for the others of its burst,
+ * where a timer only waits for the rest of the current one. Measured against the reference server's
+ * record of its writes (`npm run bench`, test/client-health.test.ts): 1.5 to 4.2 on a loaded 2-core
+ * machine; the upper end, so a doubtful level is flagged rather than ranked.
+ */
+export const READ_DELAY_PER_LOOP_DELAY = 4;
+/** A level's client is `limited` when its event loop was busy over this share of the wall time: no slack left, a backlog grows. */
+export const MAX_LOOP_UTILIZATION = 0.9;
+/** The TTFT error kneeboard promises: within this many ms plus `TTFT_TOLERANCE_SHARE` of TTFT. */
+export const TTFT_TOLERANCE_MS = 10;
+export const TTFT_TOLERANCE_SHARE = 0.03;
+/** The per-stream error kneeboard promises: within this share (0.03 = 3 %). */
+export const PER_STREAM_TOLERANCE_SHARE = 0.03;
 /** A level's client is `limited` when achieved concurrency is under this share of N (0.9 = 90 %). */
 export const MIN_ACHIEVED_CONCURRENCY_RATIO = 0.9;
 /** A level is invalid when route mismatches are over this share of sent requests (0.05 = 5 %; exactly 5 % is valid). */
@@ -196,6 +212,8 @@ export interface LevelInput {
   rateLimitWaitMs?: number;
   /** The level ended at once because its first `EARLY_FAILURE_REQUESTS` requests all failed. */
   endedEarly?: boolean;
+  /** The client process's own load during the level (see `watchClientHealth`); absent in older callers. */
+  clientHealth?: ClientHealth;
 }
 
 const COUNT_KEY = {
@@ -270,7 +288,12 @@ export function summarizeLevel(input: LevelInput): Level {
   for (const s of ok) tokens += s.completionTokens ?? 0;
   const aggregateOutputTokensPerSecond = ok.length > 0 && wallTimeMs > 0 ? tokens / (wallTimeMs / 1000) : null;
 
-  const lagLimited = eventLoopLagP99Ms > CLIENT_LAG_LIMIT_MS;
+  const ttftMs = distribution(values(ok, (s) => s.ttftMs));
+  const e2eMs = distribution(values(ok, (s) => s.e2eMs));
+  const health = input.clientHealth;
+  const delay = health ? clientDelay(health, ttftMs.p50, e2eMs.p50) : null;
+  // Without the finer signals (older callers), the coarse p99 rule stands.
+  const lagLimited = delay ? delay.reason !== null : eventLoopLagP99Ms > CLIENT_LAG_LIMIT_MS;
   const concurrencyLimited =
     achievedConcurrency + (input.waitingConcurrency ?? 0) < MIN_ACHIEVED_CONCURRENCY_RATIO * concurrency;
   const limited = lagLimited || concurrencyLimited;
@@ -292,7 +315,8 @@ export function summarizeLevel(input: LevelInput): Level {
     );
   if (input.endedEarly)
     invalidReasons.push(`ended at once: its first ${EARLY_FAILURE_REQUESTS} requests (warm-up included) all failed`);
-  if (lagLimited) {
+  if (delay?.reason) invalidReasons.push(delay.reason);
+  else if (lagLimited) {
     invalidReasons.push(
       `client limited: event loop lag p99 ${fmt(eventLoopLagP99Ms)} ms, over ${fmt(CLIENT_LAG_LIMIT_MS)} ms`,
     );
@@ -310,7 +334,6 @@ export function summarizeLevel(input: LevelInput): Level {
   }
   const slo = input.slo ?? DEFAULT_SLO;
   const perStreamOutput = distribution(values(ok, (s) => s.outputTokensPerSecond));
-  const ttft = distribution(values(ok, (s) => s.ttftMs));
 
   return {
     concurrency,
@@ -321,22 +344,33 @@ export function summarizeLevel(input: LevelInput): Level {
       outputTokensPerSecond: perStreamOutput,
       decodeTokensPerSecond: distribution(values(ok, (s) => s.decodeTokensPerSecond)),
     },
-    ttftMs: ttft,
+    ttftMs,
     ttftAnswerMs: distribution(values(ok, (s) => s.ttftAnswerMs)),
-    e2eMs: distribution(values(ok, (s) => s.e2eMs)),
+    e2eMs,
     tpotMs: distribution(values(ok, (s) => s.tpotMs)),
     interChunkMs: distribution(ok.flatMap((s) => s.interChunkMs ?? [])),
     achievedConcurrency,
-    client: { eventLoopLagP99Ms, limited },
+    client: {
+      eventLoopLagP99Ms,
+      limited,
+      ...(input.clientHealth
+        ? {
+            eventLoopLagMeanMs: input.clientHealth.eventLoopLagMeanMs,
+            readDelayMs: delay?.readDelayMs ?? 0,
+            loopUtilization: input.clientHealth.loopUtilization,
+            cpuShare: input.clientHealth.cpuShare,
+          }
+        : {}),
+    },
     rateLimitWaitMs: input.rateLimitWaitMs ?? 0,
     tokensFromChunks: ok.some((s) => s.tokenSource === "chunks"),
     cachedPromptTokenShare,
     cost: levelCost(ok, aggregateOutputTokensPerSecond, input.pricing ?? null),
     meetsSlo:
       perStreamOutput.p50 !== null &&
-      ttft.p95 !== null &&
+      ttftMs.p95 !== null &&
       perStreamOutput.p50 >= slo.minOutputTokensPerSecond &&
-      ttft.p95 <= slo.maxTtftMs,
+      ttftMs.p95 <= slo.maxTtftMs,
     goodputOutputTokensPerSecond: ok.length > 0 && wallTimeMs > 0 ? goodputTokens(ok, slo) / (wallTimeMs / 1000) : null,
     valid: invalidReasons.length === 0,
     invalidReasons,
@@ -408,6 +442,30 @@ function firstStop(levels: Level[]): Stop | null {
     if (stop) return stop;
   }
   return null;
+}
+
+/**
+ * The client's own delay of a level, estimated from its load: the delay a socket read waited
+ * (`READ_DELAY_PER_LOOP_DELAY` x the mean loop delay), and why it bent the figures, if it did: the
+ * read delay over the TTFT tolerance (10 ms + 3 % of TTFT p50) or over 3 % of e2e p50 (per-stream),
+ * or a loop busy over `MAX_LOOP_UTILIZATION` of the time (a backlog grows, every figure drifts).
+ */
+export function clientDelay(
+  health: Pick<ClientHealth, "eventLoopLagMeanMs" | "loopUtilization">,
+  ttftP50Ms: number | null,
+  e2eP50Ms: number | null,
+): { readDelayMs: number; reason: string | null } {
+  const readDelayMs = READ_DELAY_PER_LOOP_DELAY * health.eventLoopLagMeanMs;
+  const ttftToleranceMs = TTFT_TOLERANCE_MS + TTFT_TOLERANCE_SHARE * (ttftP50Ms ?? 0);
+  const perStreamToleranceMs = e2eP50Ms === null ? Infinity : PER_STREAM_TOLERANCE_SHARE * e2eP50Ms;
+  let reason: string | null = null;
+  if (health.loopUtilization > MAX_LOOP_UTILIZATION)
+    reason = `client limited: event loop busy ${fmt(health.loopUtilization * 100)} % of the time, over ${fmt(MAX_LOOP_UTILIZATION * 100)} %`;
+  else if (readDelayMs > ttftToleranceMs)
+    reason = `client limited: reads waited about ${fmt(readDelayMs)} ms, over the TTFT tolerance of ${fmt(ttftToleranceMs)} ms`;
+  else if (readDelayMs > perStreamToleranceMs)
+    reason = `client limited: reads waited about ${fmt(readDelayMs)} ms, over 3 % of e2e p50 (${fmt(perStreamToleranceMs)} ms)`;
+  return { readDelayMs, reason };
 }
 
 /** Counts requests in flight over time; see `inFlightTracker`. */

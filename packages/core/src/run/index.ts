@@ -133,7 +133,18 @@ export const Level = z.object({
   interChunkMs: Distribution,
   /** Time-weighted mean of requests in flight over the level's wall time. */
   achievedConcurrency: z.number().nonnegative(),
-  client: z.object({ eventLoopLagP99Ms: z.number().nonnegative(), limited: z.boolean() }),
+  client: z.object({
+    eventLoopLagP99Ms: z.number().nonnegative(),
+    limited: z.boolean(),
+    /** Mean event-loop delay past a 1 ms timer, ms (absent in older runs). */
+    eventLoopLagMeanMs: z.number().nonnegative().optional(),
+    /** The delay a socket read waited in the client, estimated from the loop delay, ms (absent in older runs). */
+    readDelayMs: z.number().nonnegative().optional(),
+    /** Share of the level's wall time the client's event loop was busy, 0..1 (absent in older runs). */
+    loopUtilization: z.number().nonnegative().optional(),
+    /** CPU time of the client process over the level's wall time: share of one core (absent in older runs). */
+    cpuShare: z.number().nonnegative().optional(),
+  }),
   /** Total time workers spent waiting after 429s before their next send, ms (0 in documents written before it was recorded). */
   rateLimitWaitMs: z.number().nonnegative().default(0),
   /** Token counts came from chunk counts for some sample (the endpoint sent no usage). */

@@ -7,8 +7,9 @@
  * failed ends at once.
  */
 import { randomBytes } from "node:crypto";
+import type { Agent } from "node:http";
 import { hostname } from "node:os";
-import { monitorEventLoopDelay } from "node:perf_hooks";
+import { watchClientHealth } from "../client/health.ts";
 import { type Clock, type Endpoint, type RawResult, StreamingClient, systemClock } from "../client/index.ts";
 import { modelKeyOf, type Target, type Workload } from "../config/index.ts";
 import {
@@ -52,7 +53,8 @@ export interface SweepOptions {
   /** Marks the run as produced by a simulated reference target. */
   simulated?: boolean;
   clock?: Clock;
-  fetch?: typeof fetch;
+  /** The keep-alive agent requests go through (default: one per sweep). */
+  agent?: Agent;
   /** Stops the sweep between requests; finished levels are kept and the run is partial. */
   signal?: AbortSignal;
   /** Clock ms (same clock) at which to stop the way `signal` does. */
@@ -108,9 +110,6 @@ function failed(outcome: RawResult["outcome"]): boolean {
   return outcome !== "ok" && outcome !== "route_mismatch";
 }
 
-/** Sampling interval of the event-loop delay monitor, ms. */
-const LAG_RESOLUTION_MS = 5;
-
 /** Runs the whole sweep of one target and returns its run document. Request failures are data. */
 export async function runSweep(options: SweepOptions): Promise<RunDocument> {
   const { target, workload } = options;
@@ -132,7 +131,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
     model: target.model,
     route: target.route,
   };
-  const client = new StreamingClient(endpoint, { clock, fetch: options.fetch });
+  const client = new StreamingClient(endpoint, { clock, agent: options.agent });
   const levels: Level[] = [...(options.previous?.levels ?? [])];
   const samples: Sample[] = [...(options.previous?.samples ?? [])];
   let partialReason: string | null = null;
@@ -320,11 +319,10 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
 
     if (workload.levelDurationSeconds !== undefined) levelEndMs = clock.now() + workload.levelDurationSeconds * 1000;
     const tracker = inFlightTracker();
-    const lag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
     const results: { index: number; raw: RawResult; endMs: number }[] = [];
     let okTokens = 0;
     const firstSendMs = clock.now();
-    lag.enable();
+    const health = watchClientHealth();
     await pool(concurrency, endedEarly ? 0 : (total ?? Number.POSITIVE_INFINITY), async (index, worker) => {
       if (clock.now() >= levelEndMs || endedEarly) return false;
       checkStop();
@@ -343,7 +341,7 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
       });
       return !endedEarly;
     });
-    lag.disable();
+    const clientHealth = health.stop();
     const lastEndMs = Math.max(firstSendMs, ...results.map((r) => r.endMs));
     // Achieved concurrency is judged up to the last send: the closed loop holds N until then by
     // design, and the drain after it belongs to the method, not to a client falling behind.
@@ -359,8 +357,8 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
       wallTimeMs,
       achievedConcurrency: measured ? tracker.timeWeightedMean(firstSendMs, lastSendMs) : concurrency,
       waitingConcurrency: measured ? waiting.timeWeightedMean(firstSendMs, lastSendMs) : 0,
-      // The histogram records whole timer intervals; the lag is what exceeds the resolution.
-      eventLoopLagP99Ms: Math.max(0, lag.percentile(99) / 1e6 - LAG_RESOLUTION_MS),
+      eventLoopLagP99Ms: clientHealth.eventLoopLagP99Ms,
+      clientHealth,
       slo: workload.slo,
       pricing: ctx.pricing,
       rateLimitWaitMs: rateLimitWaitTotalMs,

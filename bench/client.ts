@@ -1,0 +1,299 @@
+/**
+ * @module The client's cost and accuracy, printed: kneeboard's streaming client beside a minimal
+ * `node:http` client (keep-alive agent, hand SSE line parser) as the yardstick, and kneeboard's TTFT
+ * and per-stream figures against the reference server's own record of when it wrote each token.
+ */
+import { Agent, request } from "node:http";
+import { parseConfig, workloadFor } from "@kneeboard/core/config";
+import type { Level, Sample } from "@kneeboard/core/run";
+import { runSweep } from "@kneeboard/core/sweep";
+import type { ResponseTiming } from "@kneeboard/reference";
+import { type ReferenceProcess, startReferenceProcess } from "@kneeboard/reference/process";
+
+/** 100 chunks/s per stream, no batching penalty: the load grows with concurrency alone. */
+const PROFILE = { stepBaseMs: 10, stepPerSeqMs: 0, slots: 4096, prefillBaseMs: 5, prefillPerTokenMs: 0 };
+const CPU_CONCURRENCY = 128;
+const CPU_REQUESTS = 256;
+const CPU_MAX_TOKENS = 300;
+export const ACCURACY_LEVELS = [1, 16, 64, 128, 256];
+const ACCURACY_MAX_TOKENS = 200;
+
+/** One streamed request as the yardstick sees it. */
+interface MinimalResult {
+  chunks: number;
+  startMs: number;
+  firstMs: number | null;
+}
+
+/**
+ * The yardstick: the least a correct streaming client does per chunk. One keep-alive agent, the
+ * body read as UTF-8 text, lines split by hand, each `data:` line parsed as JSON, content counted.
+ */
+function minimalSend(agent: Agent, url: URL, body: string): Promise<MinimalResult> {
+  return new Promise((resolve, reject) => {
+    const result: MinimalResult = { chunks: 0, startMs: 0, firstMs: null };
+    const req = request(
+      url,
+      {
+        method: "POST",
+        agent,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+      },
+      (res) => {
+        res.setEncoding("utf8");
+        let rest = "";
+        res.on("data", (text: string) => {
+          const now = performance.now();
+          const buffer = rest + text;
+          let from = 0;
+          for (let nl = buffer.indexOf("\n"); nl !== -1; nl = buffer.indexOf("\n", from)) {
+            if (buffer.startsWith("data: {", from)) {
+              const chunk = JSON.parse(buffer.slice(from + 6, nl));
+              if (chunk.choices?.[0]?.delta?.content) {
+                result.chunks++;
+                result.firstMs ??= now;
+              }
+            }
+            from = nl + 1;
+          }
+          rest = buffer.slice(from);
+        });
+        res.on("end", () => resolve(result));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    result.startMs = performance.now();
+    req.end(body);
+  });
+}
+
+/** A closed loop of the yardstick: `concurrency` in flight until `requests` have finished. */
+async function minimalLoop(url: string, concurrency: number, requests: number, maxTokens: number) {
+  const agent = new Agent({ keepAlive: true });
+  const target = new URL(`${url}/chat/completions`);
+  let next = 0;
+  let chunks = 0;
+  const worker = async () => {
+    while (next < requests) {
+      const index = next++;
+      const body = JSON.stringify({
+        model: "bench",
+        messages: [{ role: "user", content: `${index} ${"lorem ".repeat(40)}` }],
+        max_tokens: maxTokens,
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      const result = await minimalSend(agent, target, body);
+      chunks += result.chunks;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  agent.destroy();
+  return chunks;
+}
+
+/** One level of kneeboard's sweep against the bench target. */
+async function kneeboardLevel(
+  server: ReferenceProcess,
+  concurrency: number,
+  requests: number,
+  maxTokens: number,
+  clock?: { now(): number },
+  agent?: Agent,
+): Promise<{ level: Level; samples: Sample[] }> {
+  const config = parseConfig(
+    JSON.stringify({
+      targets: [
+        { id: "bench", label: "bench (simulated)", baseURL: server.url, model: "bench", route: { gateway: "direct" } },
+      ],
+      workload: {
+        concurrency: [concurrency],
+        maxTokens,
+        requestsPerLevel: requests,
+        warmupRequests: 0,
+        promptTokens: 50,
+        ignoreEos: true,
+      },
+    }),
+  );
+  const target = config.targets[0] as (typeof config.targets)[number];
+  const doc = await runSweep({ target, workload: workloadFor(config, target), simulated: true, clock, agent });
+  return { level: doc.levels[0] as Level, samples: doc.samples };
+}
+
+/** CPU seconds of this process while `work` runs. */
+async function cpuSecondsOf<T>(work: () => Promise<T>): Promise<{ value: T; cpuS: number; wallS: number }> {
+  const before = process.cpuUsage();
+  const began = performance.now();
+  const value = await work();
+  const cpu = process.cpuUsage(before);
+  return { value, cpuS: (cpu.user + cpu.system) / 1e6, wallS: (performance.now() - began) / 1000 };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length / 2;
+  return sorted.length === 0
+    ? Number.NaN
+    : sorted.length % 2
+      ? (sorted[Math.floor(mid)] as number)
+      : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+
+/** A level's error against the server's record, matched by response id (times on one epoch clock). */
+export interface LevelError {
+  /**
+   * Median over ok samples of the client's first content read minus the server's first token write,
+   * ms: the delay the client itself added to TTFT (the server's own queueing stays in the truth).
+   */
+  ttftErrorMs: number;
+  /** Median of client TTFT minus the server's (first token written minus request arrived), ms: includes the server's accept delay. */
+  ttftVsServerMs: number;
+  /** Median true TTFT (first token written minus the client's send), ms: the 3 % of the tolerance is taken of it. */
+  trueTtftMs: number;
+  /** Median over ok samples of client per-stream tok/s over the truth (tokens / (last token written minus send)), minus 1. */
+  perStreamError: number;
+  /** TTFT error within 10 ms + 3 % and per-stream within 3 %. */
+  withinTolerance: boolean;
+}
+
+/** TTFT error tolerance, ms: 10 ms plus 3 % of the true TTFT. */
+export const ttftToleranceMs = (trueTtftMs: number) => 10 + 0.03 * trueTtftMs;
+/** Per-stream tolerance: 3 %. */
+export const PER_STREAM_TOLERANCE = 0.03;
+
+/** `originMs`: the epoch ms that sample `startMs` values are relative to. */
+export function levelError(samples: Sample[], timings: ResponseTiming[], originMs: number): LevelError {
+  const byId = new Map(timings.map((t) => [t.responseId, t]));
+  const ttft: number[] = [];
+  const vsServer: number[] = [];
+  const trueTtft: number[] = [];
+  const perStream: number[] = [];
+  for (const s of samples) {
+    const t = s.responseId ? byId.get(s.responseId) : undefined;
+    if (s.outcome !== "ok" || !t || t.firstTokenAtMs === null || t.lastTokenAtMs === null) continue;
+    if (s.ttftMs === null || s.outputTokensPerSecond === null) continue;
+    const sentAtMs = originMs + s.startMs;
+    ttft.push(sentAtMs + s.ttftMs - t.firstTokenAtMs);
+    vsServer.push(s.ttftMs - (t.firstTokenAtMs - t.arrivedAtMs));
+    trueTtft.push(t.firstTokenAtMs - sentAtMs);
+    perStream.push(s.outputTokensPerSecond / (t.tokens / ((t.lastTokenAtMs - sentAtMs) / 1000)) - 1);
+  }
+  const ttftErrorMs = median(ttft);
+  const trueTtftMs = median(trueTtft);
+  const perStreamError = median(perStream);
+  return {
+    ttftErrorMs,
+    ttftVsServerMs: median(vsServer),
+    trueTtftMs,
+    perStreamError,
+    withinTolerance:
+      Math.abs(ttftErrorMs) <= ttftToleranceMs(trueTtftMs) && Math.abs(perStreamError) <= PER_STREAM_TOLERANCE,
+  };
+}
+
+/** An epoch clock, the server's, remembering its first reading. */
+export function epochClock(): { now(): number; originMs: number | null } {
+  const clock = {
+    originMs: null as number | null,
+    now() {
+      const now = performance.timeOrigin + performance.now();
+      // The sweep's first reading is its origin, which sample start times are relative to.
+      clock.originMs ??= now;
+      return now;
+    },
+  };
+  return clock;
+}
+
+/** Busy CPU work of about `ms` on an idle core: a fixed amount of work, so a loaded machine stretches it. */
+function burn(ms: number): void {
+  let x = 0;
+  for (let i = 0; i < ms * BURN_ITERATIONS_PER_MS; i++) x += Math.sqrt(i);
+  if (x < 0) throw new Error("unreachable");
+}
+const BURN_ITERATIONS_PER_MS = 100_000;
+
+/** A keep-alive agent whose sockets burn `ms` of CPU on every read: a client slowed on purpose, per chunk. */
+export class BurningAgent extends Agent {
+  constructor(private readonly burnMs: number) {
+    super({ keepAlive: true });
+  }
+  override createConnection(...args: Parameters<Agent["createConnection"]>): ReturnType<Agent["createConnection"]> {
+    const socket = super.createConnection(...args);
+    socket?.prependListener("data", () => burn(this.burnMs));
+    return socket;
+  }
+}
+
+/** Runs one kneeboard level and matches its samples with the server's record. */
+export async function measuredLevel(
+  server: ReferenceProcess,
+  concurrency: number,
+  options: { requests?: number; maxTokens?: number; burnMsPerRead?: number } = {},
+): Promise<{ level: Level; error: LevelError }> {
+  await server.takeTimings();
+  const requests = options.requests ?? Math.max(6, 2 * concurrency);
+  const clock = epochClock();
+  const agent = options.burnMsPerRead ? new BurningAgent(options.burnMsPerRead) : undefined;
+  const { level, samples } = await kneeboardLevel(
+    server,
+    concurrency,
+    requests,
+    options.maxTokens ?? ACCURACY_MAX_TOKENS,
+    clock,
+    agent,
+  );
+  agent?.destroy();
+  return { level, error: levelError(samples, await server.takeTimings(), clock.originMs ?? 0) };
+}
+
+const pad = (value: string | number, width: number) => String(value).padStart(width);
+
+export async function benchClient(log: (line: string) => void): Promise<void> {
+  const server = await startReferenceProcess([{ kind: "model", id: "bench", profile: PROFILE }]);
+  try {
+    const chunksPerRun = CPU_REQUESTS * CPU_MAX_TOKENS;
+    log(
+      `client cost (reference target in another process, ${CPU_CONCURRENCY} streams x 100 chunks/s, ${chunksPerRun} chunks per client)`,
+    );
+    // Both warmed first, so neither pays for its JIT in the measured run.
+    await minimalLoop(server.url, 16, 32, 50);
+    await kneeboardLevel(server, 16, 32, 50);
+    const minimal = await cpuSecondsOf(() => minimalLoop(server.url, CPU_CONCURRENCY, CPU_REQUESTS, CPU_MAX_TOKENS));
+    const kneeboard = await cpuSecondsOf(() =>
+      kneeboardLevel(server, CPU_CONCURRENCY, CPU_REQUESTS, CPU_MAX_TOKENS).then((r) => r.level),
+    );
+    const kneeboardChunks = kneeboard.value.requests.ok * CPU_MAX_TOKENS;
+    const per100k = (cpuS: number, chunks: number) => (cpuS / chunks) * 100_000;
+    const minimalPer100k = per100k(minimal.cpuS, minimal.value);
+    const kneeboardPer100k = per100k(kneeboard.cpuS, kneeboardChunks);
+    log("client              CPU s per 100k chunks  chunks per CPU-second (one core)  CPU share");
+    log(
+      `minimal node:http   ${pad(minimalPer100k.toFixed(2), 21)}  ${pad((100_000 / minimalPer100k).toFixed(0), 32)}  ${pad((minimal.cpuS / minimal.wallS).toFixed(2), 9)}`,
+    );
+    log(
+      `kneeboard           ${pad(kneeboardPer100k.toFixed(2), 21)}  ${pad((100_000 / kneeboardPer100k).toFixed(0), 32)}  ${pad((kneeboard.cpuS / kneeboard.wallS).toFixed(2), 9)}`,
+    );
+    log(
+      `ratio kneeboard / minimal: ${(kneeboardPer100k / minimalPer100k).toFixed(2)} (goal <= 1.3); kneeboard lag p99 ${kneeboard.value.client.eventLoopLagP99Ms.toFixed(1)} ms`,
+    );
+
+    log(
+      `\nkneeboard against the server's record (${ACCURACY_MAX_TOKENS} tokens at 100 chunks/s per stream; goal: TTFT within 10 ms + 3 %, per-stream within 3 %)`,
+    );
+    log(
+      "    N  TTFT err ms  tolerance ms  vs server TTFT ms  per-stream err  within  lag p99 ms  lag mean ms  loop busy  CPU share  limited",
+    );
+    for (const concurrency of ACCURACY_LEVELS) {
+      const { level, error } = await measuredLevel(server, concurrency);
+      const c = level.client;
+      log(
+        `${pad(concurrency, 5)}  ${pad(error.ttftErrorMs.toFixed(1), 11)}  ${pad(ttftToleranceMs(error.trueTtftMs).toFixed(1), 12)}  ${pad(error.ttftVsServerMs.toFixed(1), 17)}  ${pad(`${(error.perStreamError * 100).toFixed(2)} %`, 14)}  ${pad(String(error.withinTolerance), 6)}  ${pad(c.eventLoopLagP99Ms.toFixed(1), 10)}  ${pad((c.eventLoopLagMeanMs ?? 0).toFixed(2), 11)}  ${pad((c.loopUtilization ?? 0).toFixed(2), 9)}  ${pad((c.cpuShare ?? 0).toFixed(2), 9)}  ${c.limited}`,
+      );
+    }
+  } finally {
+    await server.close();
+  }
+}
