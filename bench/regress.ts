@@ -30,6 +30,8 @@ function entry(index: number, cov: number, random: () => number, scale = 1): Run
     ok: 64,
     rateLimited: 0,
     valid: true,
+    invalidReasons: [],
+    goodputOutputTokensPerSecond: null,
   });
   return {
     key: `runs/bench/${index}.json`,

@@ -23,6 +23,10 @@ export const LevelFigures = z.object({
   ok: z.number().int().nonnegative(),
   rateLimited: z.number().int().nonnegative(),
   valid: z.boolean(),
+  /** Why the level is not valid, in words; empty when valid (absent from older index entries). */
+  invalidReasons: z.array(z.string()).default([]),
+  /** Output tok/s of the ok requests that each met the SLO, over the wall time; null when not recorded. */
+  goodputOutputTokensPerSecond: z.number().nullable().default(null),
 });
 export type LevelFigures = z.infer<typeof LevelFigures>;
 
@@ -88,6 +92,10 @@ export function indexEntryFor(key: string, doc: RunDocument): RunIndexEntry {
       ok: l.requests.ok,
       rateLimited: l.requests.rateLimited,
       valid: l.valid,
+      invalidReasons: l.invalidReasons,
+      // Read tolerantly: run documents written before goodput was recorded have no such field.
+      goodputOutputTokensPerSecond:
+        (l as { goodputOutputTokensPerSecond?: number | null }).goodputOutputTokensPerSecond ?? null,
     })),
     servedProviders: [...served.entries()].sort((a, b) => b[1] - a[1]).map(([p]) => p),
   };

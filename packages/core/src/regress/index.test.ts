@@ -40,6 +40,8 @@ function entry(i: number, r: () => number, f: Figures = {}, cov = 0.05, targetId
     ok,
     rateLimited: 0,
     valid: !f.stopped,
+    invalidReasons: f.stopped ? ["no ok sample"] : [],
+    goodputOutputTokensPerSecond: null,
   });
   return {
     key: `runs/${targetId}/${String(i).padStart(5, "0")}.json`,
