@@ -8,12 +8,13 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { StandingConfig } from "@kneeboard/core/config";
 import { schemaFiles } from "@kneeboard/core/config/schemas";
 import type { RunIndex } from "@kneeboard/core/history";
 import type { Store } from "@kneeboard/core/store";
 import { FolderStore } from "@kneeboard/core/store/folder";
 import { build } from "astro";
-import { indexJson, runsCsv } from "./lib/downloads.ts";
+import { indexJson, runsCsv, standingCsv } from "./lib/downloads.ts";
 import { type Download, SITE_DATA_ENV, type SitePayload } from "./lib/payload.ts";
 import { loadSiteData } from "./lib/site-data.ts";
 import { targetCharts } from "./lib/target-charts.ts";
@@ -35,6 +36,8 @@ export interface BuildSiteOptions {
   outDir: string;
   /** The build's time (pages say when they were generated). */
   now?: string;
+  /** Which runs the published figures are taken over (the config's `standing`; default 72 hours, 24 runs). */
+  standing?: StandingConfig;
   /** Where the subscribe form posts (the deployed subscribe function URL); the form is disabled without it. */
   subscribeUrl?: string;
   warn?: (message: string) => void;
@@ -95,7 +98,13 @@ async function moveInto(from: string, to: string): Promise<void> {
 /** Builds the whole site into outDir (replacing what was there). */
 export async function buildSite(options: BuildSiteOptions): Promise<BuildSiteResult> {
   const warn = options.warn ?? ((m: string) => console.warn(`warning: ${m}`));
-  const data = await loadSiteData({ store: options.store, index: options.index, now: options.now, warn });
+  const data = await loadSiteData({
+    store: options.store,
+    index: options.index,
+    now: options.now,
+    standing: options.standing,
+    warn,
+  });
   const work = await mkdtemp(join(tmpdir(), "kneeboard-site-"));
   const staged = join(work, "public");
   try {
@@ -104,10 +113,20 @@ export async function buildSite(options: BuildSiteOptions): Promise<BuildSiteRes
       downloads.push({ path, holds, bytes: await writeStaged(staged, path, body) });
     await add(
       "data/index.json",
-      "every target, its latest run (headline and per-level figures) and its history",
+      "every target, its standing (medians with intervals over recent runs), its latest run and its history",
       indexJson(data),
     );
-    await add("data/runs.csv", "one row per run and concurrency level, every run", runsCsv(data.entries));
+    const standings = data.targets.map((t) => t.standing);
+    await add(
+      "data/runs.csv",
+      "one row per run and concurrency level, every run; inStanding marks the rows the standing is taken over",
+      runsCsv(data.entries, standings),
+    );
+    await add(
+      "data/standing.csv",
+      "the standing: per target and level, each figure's median, its interval (low, high) and n runs",
+      standingCsv(standings),
+    );
     for (const [path, text] of Object.entries(schemaFiles())) {
       await add(
         `data/${path}`,
