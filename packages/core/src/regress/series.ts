@@ -16,10 +16,11 @@ export const METRICS: readonly MetricName[] = [
 export function metricValue(entry: RunIndexEntry, metric: MetricName): number | null {
   const s = entry.summary;
   switch (metric) {
+    // Level 1 counts only when it is valid, as in the standing; the peak and the knee already come from valid levels.
     case "singleStreamOutputTokensPerSecond":
-      return s.singleStream?.outputTokensPerSecond ?? null;
+      return singleStreamValid(entry) ? (s.singleStream?.outputTokensPerSecond ?? null) : null;
     case "singleStreamTtftP50Ms":
-      return s.singleStream?.ttftP50Ms ?? null;
+      return singleStreamValid(entry) ? (s.singleStream?.ttftP50Ms ?? null) : null;
     case "peakAggregateOutputTokensPerSecond":
       return s.peak?.aggregateOutputTokensPerSecond ?? null;
     case "kneeConcurrency":
@@ -31,9 +32,17 @@ export function metricValue(entry: RunIndexEntry, metric: MetricName): number | 
   }
 }
 
-/** Only complete runs whose every level is valid enter the numeric series. */
+function singleStreamValid(entry: RunIndexEntry): boolean {
+  return entry.levels.some((l) => l.concurrency === 1 && l.valid);
+}
+
+/**
+ * Complete runs with at least one valid level enter the numeric series, as they enter the standing:
+ * a level invalid for rate limits (and the levels an early stop skipped) leaves the run's valid
+ * levels usable, and each metric reads valid levels only.
+ */
 export function isJudged(entry: RunIndexEntry): boolean {
-  return entry.status === "complete" && entry.summary.valid;
+  return entry.status === "complete" && entry.levels.some((l) => l.valid);
 }
 
 /**
