@@ -1,6 +1,7 @@
 /** @module The `kneeboard` command line: `run`, `check`, `site`, `preview`, `demo` (what `npm start` runs) and `serve-reference`. */
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { loadConfig } from "@kneeboard/core/config";
 import { ConfigError, UsageError } from "@kneeboard/core/errors";
 import { check } from "./check.ts";
 import { demo, run } from "./run.ts";
@@ -10,7 +11,7 @@ import { preview, site } from "./site.ts";
 const USAGE = `usage:
   kneeboard run --config FILE [--data DIR] [--target ID]...
   kneeboard check [--data DIR]
-  kneeboard site [--data DIR] [--out DIR]
+  kneeboard site [--data DIR] [--out DIR] [--config FILE]
   kneeboard preview [--out DIR] [--port N]
   kneeboard demo [--data DIR] [--out DIR]
   kneeboard serve-reference [--port N]`;
@@ -72,9 +73,15 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
         const { values } = parseArgs({
           args: rest,
           strict: true,
-          options: { data: { type: "string", default: "./data" }, out: { type: "string", default: SITE_OUT } },
+          options: {
+            data: { type: "string", default: "./data" },
+            out: { type: "string", default: SITE_OUT },
+            config: { type: "string" },
+          },
         });
-        return await site({ dataDir: values.data as string, outDir: values.out as string, io });
+        // The config only says which runs the standing is taken over: no key is needed to build.
+        const standing = values.config ? (await loadConfig(values.config, { requireKeys: false })).standing : undefined;
+        return await site({ dataDir: values.data as string, outDir: values.out as string, io, standing });
       }
       case "preview": {
         const { values } = parseArgs({
