@@ -36,11 +36,8 @@ export function fmtEstimate(e: { median: number; low: number; high: number } | n
   return low === high ? median : `${median} (${low}-${high})`;
 }
 
-/** The tooltip of an estimate: what the interval is and how many runs it was taken over. */
-export function estimateTitle(e: { low: number; high: number; n: number } | null | undefined, digits = 0): string {
+/** The tooltip of an estimate: how many runs it was taken over and what its interval is (kept short: one per cell). */
+export function estimateTitle(e: { n: number } | null | undefined): string {
   if (!e) return "no valid run";
-  const runs = `${e.n} run${e.n === 1 ? "" : "s"}`;
-  return e.n < 6
-    ? `median of ${runs}; interval: the range of the ${runs}, ${fmt(e.low, digits)} to ${fmt(e.high, digits)}`
-    : `median of ${runs}; 95 % interval for the median ${fmt(e.low, digits)} to ${fmt(e.high, digits)}`;
+  return `median of ${e.n} run${e.n === 1 ? "" : "s"}; ${e.n < 6 ? "interval: their range" : "95 % interval"}`;
 }
