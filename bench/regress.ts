@@ -35,6 +35,8 @@ function entry(index: number, cov: number, random: () => number, scale = 1): Run
     meetsSlo: null,
     meteredUsdPerMillionOutputTokens: null,
     declaredUsdPerMillionOutputTokens: null,
+    invalidReasons: [],
+    goodputOutputTokensPerSecond: null,
   });
   return {
     key: `runs/bench/${index}.json`,

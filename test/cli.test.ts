@@ -126,3 +126,17 @@ describe("kneeboard run", () => {
     expect(existsSync(data)).toBe(false);
   });
 });
+
+describe("kneeboard site --config", () => {
+  it("exits 2 naming a bad standing window, building nothing", async () => {
+    const out = join(dir, "bad-standing-site");
+    const file = writeConfig("bad-standing.json", {
+      targets: [{ id: "a", label: "a", baseURL: "http://127.0.0.1:9/v1", model: "m", route: { gateway: "direct" } }],
+      standing: { windowHours: 0, maxRuns: 24 },
+    });
+    const result = await kneeboard(["site", "--config", file, "--data", join(dir, "no-data"), "--out", out]);
+    expect(result.code).toBe(2);
+    expect(result.out).toContain("standing.windowHours");
+    expect(existsSync(out)).toBe(false);
+  });
+});

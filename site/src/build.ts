@@ -8,6 +8,7 @@ import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { StandingConfig } from "@kneeboard/core/config";
 import type { RunIndex } from "@kneeboard/core/run-index";
 import type { Store } from "@kneeboard/core/store";
 import { runAstro } from "./build/astro.ts";
@@ -27,6 +28,8 @@ export interface BuildSiteOptions {
   outDir: string;
   /** The build's time (pages say when they were generated). */
   now?: string;
+  /** Which runs the published figures are taken over (the config's `standing`; default 72 hours, 24 runs). */
+  standing?: StandingConfig;
   /** Where the subscribe form posts (the deployed subscribe function URL); the form is disabled without it. */
   subscribeUrl?: string;
   warn?: (message: string) => void;
@@ -42,7 +45,13 @@ export interface BuildSiteResult {
 /** Builds the whole site into outDir (replacing what was there). */
 export async function buildSite(options: BuildSiteOptions): Promise<BuildSiteResult> {
   const warn = options.warn ?? ((m: string) => console.warn(`warning: ${m}`));
-  const data = await loadSiteData({ store: options.store, index: options.index, now: options.now, warn });
+  const data = await loadSiteData({
+    store: options.store,
+    index: options.index,
+    now: options.now,
+    standing: options.standing,
+    warn,
+  });
   const work = await mkdtemp(join(tmpdir(), "kneeboard-site-"));
   const staged = join(work, "public");
   try {

@@ -2,6 +2,7 @@
 
 import type { Stop } from "@kneeboard/core/run";
 import type { RunIndexEntry } from "@kneeboard/core/run-index";
+import { standingOf } from "@kneeboard/core/standing";
 import { describe, expect, it } from "vitest";
 import { leaderboardRows } from "../src/lib/leaderboard.ts";
 import type { TargetView } from "../src/lib/site-data.ts";
@@ -37,7 +38,16 @@ function view(stop: Stop | null, valid = stop === null): TargetView {
     levels: [],
     servedProviders: [],
   };
-  return { id: "t", label: "t", model: "m", simulated: true, latest, details: null, history: [] };
+  return {
+    id: "t",
+    label: "t",
+    model: "m",
+    simulated: true,
+    latest,
+    details: null,
+    history: [],
+    standing: standingOf("t", [latest], { now: latest.finishedAt }),
+  };
 }
 
 describe("leaderboard problem text", () => {

@@ -3,12 +3,17 @@ import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type RunIndexEntry, syncIndex } from "@kneeboard/core/run-index";
+import type { Standing } from "@kneeboard/core/standing";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSite } from "../src/build.ts";
-import { fmt } from "../src/lib/format.ts";
+import { fmt, fmtEstimate } from "../src/lib/format.ts";
 import { type StaticServer, serveStatic } from "../src/serve.ts";
 import { FIXTURE_TARGETS, fixtureStore, HOSTILE_LABEL, MALFORMED_KEY } from "./fixture.ts";
+
+/** Three runs per target (6 hours apart from 2026-11-01 00:00 UTC), built 6 hours after the last: all in the window. */
+const RUNS_PER_TARGET = 3;
+const BUILT_AT = "2026-11-01T18:00:00.000Z";
 
 const CHROMIUM_FLAGS = [
   "--headless",
@@ -24,6 +29,8 @@ let browser: Browser;
 let server: StaticServer;
 let base: string;
 let latest: Map<string, RunIndexEntry>;
+/** Each target's standing as `/data/index.json` publishes it. */
+let standingOf: Map<string, Standing>;
 let storeRoot: string;
 let stderr = "";
 const consoleErrors: string[] = [];
@@ -65,7 +72,7 @@ let sourcesBefore: string[];
 
 beforeAll(async () => {
   sourcesBefore = sourcesState();
-  const fixture = await fixtureStore();
+  const fixture = await fixtureStore(RUNS_PER_TARGET);
   storeRoot = fixture.root;
   const outDir = join(mkdtempSync(join(tmpdir(), "kneeboard-site-")), "prefix", "dist");
   // As `kneeboard site` does: documents copied in by hand join the index, then the build; both warn.
@@ -73,12 +80,16 @@ beforeAll(async () => {
     stderr += `warning: ${message}\n`;
   };
   await syncIndex(fixture.store, fixture.index, warn);
-  await buildSite({ store: fixture.store, index: fixture.index, outDir, warn });
+  await buildSite({ store: fixture.store, index: fixture.index, outDir, warn, now: BUILT_AT });
   latest = new Map();
   for (const e of await fixture.index.entries()) latest.set(e.targetId, e);
   // Served from two folders up, so every page lives under /prefix/dist/: links must be relative.
   server = await serveStatic(dirname(dirname(outDir)));
   base = `${server.url}prefix/dist/`;
+  const published = JSON.parse(readFileSync(join(outDir, "data", "index.json"), "utf8")) as {
+    targets: { id: string; standing: Standing }[];
+  };
+  standingOf = new Map(published.targets.map((t) => [t.id, t.standing]));
   browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_FLAGS });
 }, 120_000);
 
@@ -96,32 +107,77 @@ describe("the built site", () => {
     expect(stderr).toContain(MALFORMED_KEY);
   });
 
-  it("lists every target on the leaderboard with its latest figures", async () => {
+  it("lists every target on the leaderboard with the medians and intervals of index.json's standing", async () => {
     const page = await open("./");
     const ids = await rowOrder(page);
     expect(ids.sort()).toEqual(FIXTURE_TARGETS.map((t) => t.id).sort());
+    let intervals = 0;
     for (const t of FIXTURE_TARGETS) {
-      const s = (latest.get(t.id) as RunIndexEntry).summary;
+      const st = standingOf.get(t.id) as Standing;
+      // Every complete run of the three is in the window; the partial one never enters.
+      expect(st.runIds).toHaveLength(t.id === "partial-one" ? RUNS_PER_TARGET - 1 : RUNS_PER_TARGET);
       const cells = await page.$$eval(`#leaderboard tr[data-target="${t.id}"] td`, (tds) =>
-        tds.map((td) => td.textContent?.trim() ?? ""),
+        tds.map((td) => ({ text: td.textContent?.trim() ?? "", title: td.getAttribute("title") ?? "" })),
       );
-      expect(cells[1]).toBe(fmt(s.singleStream?.outputTokensPerSecond, 1));
-      expect(cells[2]).toBe(fmt(s.singleStream?.ttftP50Ms));
-      expect(cells[3]).toBe(fmt(s.peak?.aggregateOutputTokensPerSecond));
-      expect(cells[4]).toBe(fmt(s.peak?.concurrency));
+      const text = cells.map((c) => c.text);
+      expect(text[2]).toBe(String(st.runIds.length));
+      expect(text[3]).toBe(fmtEstimate(st.singleStream?.outputTokensPerSecond, 1));
+      expect(text[4]).toBe(fmtEstimate(st.singleStream?.ttftP50Ms));
+      expect(text[5]).toBe(fmtEstimate(st.peak?.aggregateOutputTokensPerSecond));
+      expect(text[6]).toBe(fmt(st.peak?.concurrency));
+      expect(text[7]).toBe(fmtEstimate(st.peak?.perStreamOutputTokensPerSecond, 1));
+      // The n runs of the peak's estimate in its tooltip.
+      expect(cells[5]?.title).toContain(`median of ${st.peak?.aggregateOutputTokensPerSecond.n} runs`);
+      const peak = st.peak?.aggregateOutputTokensPerSecond;
+      // An interval whose bounds round to one figure is shown as the median alone.
+      if (peak && fmt(peak.low) !== fmt(peak.high)) {
+        intervals++;
+        expect(text[5]).toMatch(/^[\d,]+ \([\d,]+-[\d,]+\)$/);
+      }
     }
+    // Three noisy runs give real intervals, not single points.
+    expect(intervals).toBeGreaterThanOrEqual(3);
     const partialRow = await page.textContent('#leaderboard tr[data-target="partial-one"]');
     expect(partialRow).toContain("partial (deadline)");
     expect(await page.textContent("main")).toContain("simulated");
     await page.close();
   });
 
+  it("ranks by the standing's peak, sharing a rank between overlapping intervals", async () => {
+    const page = await open("./");
+    const peaks = [...standingOf.values()].map((s) => ({
+      id: s.targetId,
+      e: s.peak?.aggregateOutputTokensPerSecond ?? null,
+    }));
+    const expected = new Map(
+      peaks.map(({ id, e }) => [
+        id,
+        e === null ? null : 1 + peaks.filter((o) => o.e !== null && o.e.low > e.high).length,
+      ]),
+    );
+    const shown = await page.$$eval("#leaderboard tbody tr", (rows) =>
+      rows.map((r) => [(r as HTMLElement).dataset.target ?? "", r.querySelector("td")?.textContent?.trim() ?? ""]),
+    );
+    const ranks = [...expected.values()];
+    for (const [id, label] of shown) {
+      const rank = expected.get(id as string) ?? null;
+      const shared = ranks.filter((r) => r === rank).length > 1;
+      expect(label, id).toBe(rank === null ? "—" : `${shared ? "=" : ""}${rank}`);
+    }
+    // The seeded fixture has two targets whose peak intervals overlap: the tie is shown.
+    expect(shown.some(([, label]) => label?.startsWith("="))).toBe(true);
+    // Rows come in rank order.
+    const order = shown.map(([id]) => expected.get(id as string) ?? Number.POSITIVE_INFINITY);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    await page.close();
+  });
+
   it("sorts by peak aggregate and by single-stream tok/s", async () => {
     const page = await open("./");
-    const by = (pick: (e: RunIndexEntry) => number) =>
-      [...latest.values()].sort((a, b) => pick(b) - pick(a)).map((e) => e.targetId);
-    const aggregate = (e: RunIndexEntry) => e.summary.peak?.aggregateOutputTokensPerSecond ?? -1;
-    const single = (e: RunIndexEntry) => e.summary.singleStream?.outputTokensPerSecond ?? -1;
+    const by = (pick: (s: Standing) => number) =>
+      [...standingOf.values()].sort((a, b) => pick(b) - pick(a)).map((s) => s.targetId);
+    const aggregate = (s: Standing) => s.peak?.aggregateOutputTokensPerSecond.median ?? -1;
+    const single = (s: Standing) => s.singleStream?.outputTokensPerSecond?.median ?? -1;
     expect(by(aggregate)).not.toEqual(by(single));
 
     await page.click('th:has-text("single-stream tok/s") button');
@@ -146,7 +202,12 @@ describe("the built site", () => {
     expect(await page.$$("#levels tbody tr")).toHaveLength(entry.levels.length);
     expect(await page.$("#latency svg")).not.toBeNull();
     expect(await page.$("#history svg")).not.toBeNull();
-    expect(await page.$$("#runs tbody tr")).toHaveLength(12);
+    expect(await page.$$("#runs tbody tr")).toHaveLength(RUNS_PER_TARGET);
+    // The standing's median curves, each with its interval band, and a row per level.
+    const standing = standingOf.get("fast-small") as Standing;
+    expect(await page.$$("#standing-curves svg path[aria-roledescription='line mark']")).toHaveLength(2);
+    expect(await page.$$("#standing-curves svg path[aria-roledescription='area mark']")).toHaveLength(2);
+    expect(await page.$$("#standing-levels tbody tr")).toHaveLength(standing.levels.length);
     await page.close();
   });
 

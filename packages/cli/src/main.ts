@@ -1,5 +1,6 @@
 /** @module The `kneeboard` command line: `run`, `plan`, `check`, `site`, `preview`, `demo` (what `npm start` runs) and `serve-reference`. */
 import { parseArgs } from "node:util";
+import { loadConfig } from "@kneeboard/core/config";
 import { ConfigError, UsageError } from "@kneeboard/core/errors";
 import { DEFAULT_OUT_DIR } from "@kneeboard/site/build";
 import { check } from "./check.ts";
@@ -12,7 +13,7 @@ const USAGE = `usage:
   kneeboard run --config FILE [--data DIR] [--target ID]... [--repeat K]
   kneeboard plan --config FILE
   kneeboard check [--data DIR]
-  kneeboard site [--data DIR] [--out DIR]
+  kneeboard site [--data DIR] [--out DIR] [--config FILE]
   kneeboard preview [--out DIR] [--port N]
   kneeboard demo [--data DIR] [--out DIR]
   kneeboard serve-reference [--port N]`;
@@ -81,9 +82,15 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
         const { values } = parseArgs({
           args: rest,
           strict: true,
-          options: { data: { type: "string", default: "./data" }, out: { type: "string", default: DEFAULT_OUT_DIR } },
+          options: {
+            data: { type: "string", default: "./data" },
+            out: { type: "string", default: DEFAULT_OUT_DIR },
+            config: { type: "string" },
+          },
         });
-        return await site({ dataDir: values.data as string, outDir: values.out as string, io });
+        // The config only says which runs the standing is taken over: no key is needed to build.
+        const standing = values.config ? (await loadConfig(values.config, { requireKeys: false })).standing : undefined;
+        return await site({ dataDir: values.data as string, outDir: values.out as string, io, standing });
       }
       case "preview": {
         const { values } = parseArgs({

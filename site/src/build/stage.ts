@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { schemaFiles } from "@kneeboard/core/config/schemas";
 import type { Store } from "@kneeboard/core/store";
-import { indexJson, runsCsv } from "../lib/downloads.ts";
+import { indexJson, runsCsv, standingCsv } from "../lib/downloads.ts";
 import type { Download } from "../lib/payload.ts";
 import type { SiteData } from "../lib/site-data.ts";
 
@@ -59,10 +59,20 @@ export async function stageDownloads(store: Store, data: SiteData, staged: strin
     downloads.push({ path, holds, bytes: await writeStaged(staged, path, body) });
   await add(
     "data/index.json",
-    "every target, its latest run (headline and per-level figures) and its history",
+    "every target, its standing (medians with intervals over recent runs), its latest run and its history",
     indexJson(data),
   );
-  await add("data/runs.csv", "one row per run and concurrency level, every run", runsCsv(data.entries));
+  const standings = data.targets.map((t) => t.standing);
+  await add(
+    "data/runs.csv",
+    "one row per run and concurrency level, every run; inStanding marks the rows the standing is taken over",
+    runsCsv(data.entries, standings),
+  );
+  await add(
+    "data/standing.csv",
+    "the standing: per target and level, each figure's median, its interval (low, high) and n runs",
+    standingCsv(standings),
+  );
   for (const [path, text] of Object.entries(schemaFiles())) {
     await add(
       `data/${path}`,

@@ -1,8 +1,13 @@
-/** @module The site's own downloads: `data/index.json` (targets, latest runs, history) and `data/runs.csv`. */
+/**
+ * @module The site's own downloads: `data/index.json` (targets, standing, latest runs, history),
+ * `data/runs.csv` (every run and level, each row saying whether it entered its target's standing)
+ * and `data/standing.csv` (the standing's estimates, one row per target and level).
+ */
 import type { RunIndexEntry } from "@kneeboard/core/run-index";
+import type { Estimate, Standing } from "@kneeboard/core/standing";
 import type { SiteData } from "./site-data.ts";
 
-/** `data/index.json`: every target with its latest run's headline and per-level figures and its history. */
+/** `data/index.json`: every target with its standing, its latest run's headline and per-level figures, and its history. */
 export function indexJson(data: SiteData): string {
   return JSON.stringify({
     schemaVersion: 1,
@@ -14,6 +19,7 @@ export function indexJson(data: SiteData): string {
       model: t.model,
       route: t.latest.route,
       simulated: t.simulated,
+      standing: t.standing,
       latest: {
         key: t.latest.key,
         runId: t.latest.runId,
@@ -53,6 +59,9 @@ const CSV_COLUMNS = [
   "sent",
   "ok",
   "rateLimited",
+  "goodputOutputTokensPerSecond",
+  "invalidReasons",
+  "inStanding",
 ] as const;
 
 function cell(value: unknown): string {
@@ -63,10 +72,17 @@ function cell(value: unknown): string {
   return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-/** `data/runs.csv`: one row per run and level, oldest run first per target. */
-export function runsCsv(entries: Iterable<RunIndexEntry>): string {
+/**
+ * `data/runs.csv`: one row per run and level, oldest run first per target. `inStanding` is true on
+ * the rows whose figures entered the target's standing (its run is in the standing and the level is
+ * valid), so the standing's medians can be recomputed from this file.
+ */
+export function runsCsv(entries: Iterable<RunIndexEntry>, standings: Iterable<Standing> = []): string {
   const lines = [CSV_COLUMNS.join(",")];
+  const standingRuns = new Set<string>();
+  for (const s of standings) for (const runId of s.runIds) standingRuns.add(`${s.targetId}\n${runId}`);
   for (const e of entries) {
+    const inStanding = standingRuns.has(`${e.targetId}\n${e.runId}`);
     for (const l of e.levels) {
       const row: Record<(typeof CSV_COLUMNS)[number], unknown> = {
         targetId: e.targetId,
@@ -92,8 +108,67 @@ export function runsCsv(entries: Iterable<RunIndexEntry>): string {
         sent: l.sent,
         ok: l.ok,
         rateLimited: l.rateLimited,
+        goodputOutputTokensPerSecond: l.goodputOutputTokensPerSecond,
+        invalidReasons: l.invalidReasons.join("; "),
+        inStanding: inStanding && l.valid,
       };
       lines.push(CSV_COLUMNS.map((c) => cell(row[c])).join(","));
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+const STANDING_FIGURES = [
+  "aggregateOutputTokensPerSecond",
+  "perStreamOutputTokensPerSecondP50",
+  "ttftP50Ms",
+  "ttftP95Ms",
+  "goodputOutputTokensPerSecond",
+] as const;
+
+const STANDING_COLUMNS = [
+  "targetId",
+  "windowEnd",
+  "runs",
+  "concurrency",
+  "validRuns",
+  "invalidRuns",
+  "ranked",
+  "isPeak",
+  "isKnee",
+  "isCapacity",
+  ...STANDING_FIGURES.flatMap((f) => [`${f}Median`, `${f}Low`, `${f}High`, `${f}N`]),
+  "invalidReasons",
+];
+
+/**
+ * `data/standing.csv`: one row per target and level of its standing: each figure's median, the
+ * interval bounding it (low, high) and the runs it was taken over (n), and which level is the peak,
+ * knee and capacity of the median curve.
+ */
+export function standingCsv(standings: Iterable<Standing>): string {
+  const lines = [STANDING_COLUMNS.join(",")];
+  for (const s of standings) {
+    for (const l of s.levels) {
+      const estimateCells = STANDING_FIGURES.flatMap((f) => {
+        const e: Estimate | null = l[f];
+        return e ? [e.median, e.low, e.high, e.n] : [null, null, null, 0];
+      });
+      const row = [
+        s.targetId,
+        s.window.now,
+        s.runIds.length,
+        l.concurrency,
+        l.validRuns,
+        l.invalidRuns,
+        l.ranked,
+        s.peak?.concurrency === l.concurrency,
+        s.kneeConcurrency === l.concurrency,
+        s.capacity?.concurrency === l.concurrency,
+        ...estimateCells,
+        l.invalidReasons.join("; "),
+      ];
+      lines.push(row.map(cell).join(","));
     }
   }
   return `${lines.join("\n")}\n`;

@@ -26,3 +26,18 @@ export function rootFrom(path: string): string {
 export function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026");
 }
+
+/** An estimate as `1,656 (1,590-1,702)`: the median, then the interval bounding it; the median alone when the interval is one point. */
+export function fmtEstimate(e: { median: number; low: number; high: number } | null | undefined, digits = 0): string {
+  if (!e) return "—";
+  const median = fmt(e.median, digits);
+  const low = fmt(e.low, digits);
+  const high = fmt(e.high, digits);
+  return low === high ? median : `${median} (${low}-${high})`;
+}
+
+/** The tooltip of an estimate: how many runs it was taken over and what its interval is (kept short: one per cell). */
+export function estimateTitle(e: { n: number } | null | undefined): string {
+  if (!e) return "no valid run";
+  return `median of ${e.n} run${e.n === 1 ? "" : "s"}; ${e.n < 6 ? "interval: their range" : "95 % interval"}`;
+}

@@ -1,18 +1,42 @@
-/** @module The leaderboard's rows: the latest run's figures per target, with its state spelled out. */
+/**
+ * @module The leaderboard's rows: each target's standing (medians with intervals over its recent
+ * valid runs), ranked so that targets whose intervals overlap share a rank; the latest run's state spelled out.
+ */
+
 import { stopLabel } from "@kneeboard/core/run";
+import { type Estimate, rankLabel, ranksBy } from "@kneeboard/core/standing";
 import type { TargetView } from "./site-data.ts";
+
+/** A level the standing shows but does not rank, with why. */
+export interface InvalidLevelNote {
+  concurrency: number;
+  invalidRuns: number;
+  runs: number;
+  reasons: string[];
+}
 
 export interface LeaderboardRow {
   id: string;
   label: string;
   model: string;
   simulated: boolean;
-  singleStreamTokensPerSecond: number | null;
-  singleStreamTtftP50Ms: number | null;
-  peakAggregateTokensPerSecond: number | null;
+  /** 1 + the targets whose peak aggregate interval lies wholly above this one's; null without a peak. */
+  rank: number | null;
+  /** `=2` when shared, `2` when not. */
+  rankLabel: string;
+  /** Runs the standing is taken over. */
+  runs: number;
+  /** True when no run fell in the window and the latest valid run, older, stands in. */
+  beyondWindow: boolean;
+  singleStreamTokensPerSecond: Estimate | null;
+  singleStreamTtftP50Ms: Estimate | null;
+  peakAggregateTokensPerSecond: Estimate | null;
   peakConcurrency: number | null;
-  perStreamAtPeakTokensPerSecond: number | null;
+  perStreamAtPeakTokensPerSecond: Estimate | null;
   kneeConcurrency: number | null;
+  capacityConcurrency: number | null;
+  /** Levels invalid in some run of the standing, with their reasons: shown, and not ranked unless valid in most runs. */
+  invalidLevels: InvalidLevelNote[];
   saturated: boolean;
   scalingEfficiency: number | null;
   errorRate: number;
@@ -30,9 +54,14 @@ export interface LeaderboardRow {
 export const TREND_RUNS = 20;
 
 export function leaderboardRows(targets: TargetView[]): LeaderboardRow[] {
+  const ranks = ranksBy(
+    targets.map((t) => ({ id: t.id, estimate: t.standing.peak?.aggregateOutputTokensPerSecond ?? null })),
+  );
+  const allRanks = [...ranks.values()];
   return targets
     .map((t) => {
       const s = t.latest.summary;
+      const st = t.standing;
       const invalidLevels = t.latest.levels.filter((l) => !l.valid).map((l) => l.concurrency);
       const problem =
         t.latest.status === "partial"
@@ -42,19 +71,33 @@ export function leaderboardRows(targets: TargetView[]): LeaderboardRow[] {
             : !s.valid
               ? `invalid at concurrency ${invalidLevels.join(", ") || "?"}`
               : null;
+      const rank = ranks.get(t.id) ?? null;
       return {
         id: t.id,
         label: t.label,
         model: t.model,
         simulated: t.simulated,
-        singleStreamTokensPerSecond: s.singleStream?.outputTokensPerSecond ?? null,
-        singleStreamTtftP50Ms: s.singleStream?.ttftP50Ms ?? null,
-        peakAggregateTokensPerSecond: s.peak?.aggregateOutputTokensPerSecond ?? null,
-        peakConcurrency: s.peak?.concurrency ?? null,
-        perStreamAtPeakTokensPerSecond: s.peak?.perStreamOutputTokensPerSecond ?? null,
-        kneeConcurrency: s.kneeConcurrency,
-        saturated: s.saturated,
-        scalingEfficiency: s.scalingEfficiency,
+        rank,
+        rankLabel: rankLabel(rank, allRanks),
+        runs: st.runIds.length,
+        beyondWindow: st.beyondWindow,
+        singleStreamTokensPerSecond: st.singleStream?.outputTokensPerSecond ?? null,
+        singleStreamTtftP50Ms: st.singleStream?.ttftP50Ms ?? null,
+        peakAggregateTokensPerSecond: st.peak?.aggregateOutputTokensPerSecond ?? null,
+        peakConcurrency: st.peak?.concurrency ?? null,
+        perStreamAtPeakTokensPerSecond: st.peak?.perStreamOutputTokensPerSecond ?? null,
+        kneeConcurrency: st.kneeConcurrency,
+        saturated: st.saturated,
+        scalingEfficiency: st.scalingEfficiency,
+        capacityConcurrency: st.capacity?.concurrency ?? null,
+        invalidLevels: st.levels
+          .filter((l) => l.invalidRuns > 0)
+          .map((l) => ({
+            concurrency: l.concurrency,
+            invalidRuns: l.invalidRuns,
+            runs: st.runIds.length,
+            reasons: l.invalidReasons,
+          })),
         errorRate: s.errorRate,
         rateLimitRate: s.rateLimitRate,
         measuredAt: t.latest.startedAt,
@@ -62,5 +105,9 @@ export function leaderboardRows(targets: TargetView[]): LeaderboardRow[] {
         trend: t.history.slice(-TREND_RUNS).map((h) => h.peakAggregateOutputTokensPerSecond),
       };
     })
-    .sort((a, b) => (b.peakAggregateTokensPerSecond ?? -1) - (a.peakAggregateTokensPerSecond ?? -1));
+    .sort(
+      (a, b) =>
+        (a.rank ?? Number.POSITIVE_INFINITY) - (b.rank ?? Number.POSITIVE_INFINITY) ||
+        (b.peakAggregateTokensPerSecond?.median ?? -1) - (a.peakAggregateTokensPerSecond?.median ?? -1),
+    );
 }

@@ -3,8 +3,10 @@
  * history and headline figures, full run documents only for the latest readable run of each target.
  */
 import { ALERTS_KEY, type Alert, AlertsFile } from "@kneeboard/core/alerts";
+import { DEFAULT_STANDING, type StandingConfig } from "@kneeboard/core/config";
 import type { RunDocument } from "@kneeboard/core/run";
 import type { RunIndex, RunIndexEntry } from "@kneeboard/core/run-index";
+import { type Slo, type Standing, standingOf } from "@kneeboard/core/standing";
 import { readRun, type Store } from "@kneeboard/core/store";
 
 /** One run in a target's history: the headline figures the history chart and the trend need. */
@@ -37,6 +39,8 @@ export interface TargetView {
   details: RunDetails | null;
   /** Every run, oldest first. */
   history: HistoryPoint[];
+  /** The figures the site ranks by: medians with intervals over the standing window. */
+  standing: Standing;
 }
 
 export interface SiteData {
@@ -82,8 +86,12 @@ export async function loadSiteData(options: {
   store: Store;
   index: RunIndex;
   now?: string;
+  /** Which runs the standing is taken over (default 72 hours, at most 24 runs). */
+  standing?: StandingConfig;
+  slo?: Slo;
   warn?: (message: string) => void;
 }): Promise<SiteData> {
+  const generatedAt = options.now ?? new Date().toISOString();
   const warnings: string[] = [];
   const warn = (m: string) => {
     warnings.push(m);
@@ -116,10 +124,16 @@ export async function loadSiteData(options: {
       latest,
       details,
       history: entries.map(historyPoint),
+      standing: standingOf(id, entries, {
+        now: generatedAt,
+        config: options.standing ?? DEFAULT_STANDING,
+        // The SLO the runs were judged by (the config's `workload.slo`), unless the build names one.
+        slo: options.slo ?? latest.slo ?? undefined,
+      }),
     });
   }
   return {
-    generatedAt: options.now ?? new Date().toISOString(),
+    generatedAt,
     targets,
     alerts: await readAlerts(options.store, warn),
     entries: all,

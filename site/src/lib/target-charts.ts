@@ -1,9 +1,11 @@
 /** @module The build-time SVG charts of a target page, rendered before Astro runs (vega stays out of the page bundle). */
-import { historySpec, latencySpec, throughputCurvesSpec } from "./charts.ts";
+import { historySpec, latencySpec, standingCurvesSpec, throughputCurvesSpec } from "./charts.ts";
 import type { TargetView } from "./site-data.ts";
 import { renderSvg } from "./svg.ts";
 
 export interface TargetCharts {
+  /** The standing's median curves with their interval bands; null when no valid run stands. */
+  standing: string | null;
   curves: string;
   latency: string;
   /** Null with fewer than two runs. */
@@ -12,7 +14,17 @@ export interface TargetCharts {
 
 export async function targetCharts(target: TargetView): Promise<TargetCharts> {
   const { levels, summary } = target.latest;
+  const { standing } = target;
   return {
+    standing: standing.levels.some((l) => l.ranked)
+      ? await renderSvg(
+          standingCurvesSpec({
+            title: "median over recent runs, with intervals",
+            levels: standing.levels,
+            knee: standing.kneeConcurrency,
+          }),
+        )
+      : null,
     curves: await renderSvg(
       throughputCurvesSpec({ title: "per-stream and aggregate tok/s", levels, knee: summary.kneeConcurrency }),
     ),

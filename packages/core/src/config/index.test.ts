@@ -37,6 +37,15 @@ describe("parseConfig", () => {
     });
   });
 
+  it("defaults the standing window to 72 hours and 24 runs, field by field", () => {
+    expect(parse({ targets: [target()] }).standing).toEqual({ windowHours: 72, maxRuns: 24 });
+    expect(parse({ targets: [target()], standing: { maxRuns: 3 } }).standing).toEqual({ windowHours: 72, maxRuns: 3 });
+    expect(parse({ targets: [target()], standing: { windowHours: 1, maxRuns: 1 } }).standing).toEqual({
+      windowHours: 1,
+      maxRuns: 1,
+    });
+  });
+
   it("merges a target's workload field by field, a duration replacing the count", () => {
     const config = parse({
       targets: [target({ workload: { maxTokens: 32, levelDurationSeconds: 10 } })],
@@ -77,6 +86,11 @@ describe("parseConfig", () => {
     ["unknown key", { targets: [target()], workload: { maxToken: 3 } }, "workload.maxToken"],
     ["temperature 3", { targets: [target()], workload: { temperature: 3 } }, "workload.temperature"],
     ["bad schedule", { targets: [target()], schedule: "every 6 hours" }, "schedule"],
+    ["standing windowHours 0", { targets: [target()], standing: { windowHours: 0 } }, "standing.windowHours"],
+    ["fractional standing maxRuns", { targets: [target()], standing: { maxRuns: 2.5 } }, "standing.maxRuns"],
+    ["negative standing maxRuns", { targets: [target()], standing: { maxRuns: -1 } }, "standing.maxRuns"],
+    ["standing as text", { targets: [target()], standing: "72h" }, "standing"],
+    ["unknown standing key", { targets: [target()], standing: { window: 24 } }, "standing.window"],
     ["invalid JSON", "{ targets: ", "(file)"],
     ["no targets", { targets: [] }, "targets"],
     [

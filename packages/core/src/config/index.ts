@@ -172,6 +172,18 @@ export type Target = z.infer<typeof Target>;
 
 /** The schedule of a config that names none (also the deployment's, read by sst.config.ts). */
 export const DEFAULT_SCHEDULE = "rate(6 hours)";
+
+/** Which runs the published figures are taken over: the last `windowHours`, at most `maxRuns` of them. */
+export const StandingConfig = z.strictObject({
+  /** Runs started in this many hours before the build enter the standing. */
+  windowHours: z.number().int().positive().default(72),
+  /** At most this many of the newest runs in the window enter. */
+  maxRuns: z.number().int().positive().default(24),
+});
+export type StandingConfig = z.infer<typeof StandingConfig>;
+
+export const DEFAULT_STANDING: StandingConfig = { windowHours: 72, maxRuns: 24 };
+
 const SCHEDULE = /^(rate\(\d+ (minute|minutes|hour|hours|day|days)\)|cron\(\S+( \S+){5}\))$/;
 
 export const Config = z.strictObject({
@@ -182,6 +194,8 @@ export const Config = z.strictObject({
     .string()
     .regex(SCHEDULE, "must be rate(N minutes|hours|days) or cron(6 fields)")
     .default(DEFAULT_SCHEDULE),
+  /** Which runs the published figures are taken over (default 72 hours, at most 24 runs). */
+  standing: StandingConfig.default(DEFAULT_STANDING),
 });
 export type Config = z.infer<typeof Config>;
 

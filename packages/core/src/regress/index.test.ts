@@ -44,6 +44,8 @@ function entry(i: number, r: () => number, f: Figures = {}, cov = 0.05, targetId
     meetsSlo: null,
     meteredUsdPerMillionOutputTokens: null,
     declaredUsdPerMillionOutputTokens: null,
+    invalidReasons: f.stopped ? ["no ok sample"] : [],
+    goodputOutputTokensPerSecond: null,
   });
   return {
     key: `runs/${targetId}/${String(i).padStart(5, "0")}.json`,

@@ -22,6 +22,8 @@ function level(concurrency: number, valid: boolean): LevelFigures {
     meetsSlo: null,
     meteredUsdPerMillionOutputTokens: null,
     declaredUsdPerMillionOutputTokens: null,
+    invalidReasons: valid ? [] : ["rate-limited (429) 10 of 20 sent"],
+    goodputOutputTokensPerSecond: null,
   };
 }
 

@@ -22,6 +22,7 @@ export function metricValue(entry: RunIndexEntry, metric: MetricName): number | 
   const s = entry.summary;
   const levelOneValid = entry.levels.some((l) => l.concurrency === 1 && l.valid);
   switch (metric) {
+    // Level 1 counts only when it is valid, as in the standing; the peak and the knee already come from valid levels.
     case "singleStreamOutputTokensPerSecond":
       return levelOneValid ? (s.singleStream?.outputTokensPerSecond ?? null) : null;
     case "singleStreamTtftP50Ms":

@@ -31,6 +31,10 @@ export const LevelFigures = z.object({
   meteredUsdPerMillionOutputTokens: z.number().nullable().default(null),
   /** Declared cost (the target's pricing), USD per million output tokens; null without pricing. */
   declaredUsdPerMillionOutputTokens: z.number().nullable().default(null),
+  /** Why the level is not valid, in words; empty when valid (absent from older index entries). */
+  invalidReasons: z.array(z.string()).default([]),
+  /** Output tok/s of the ok requests that each met the SLO, over the wall time; null when not recorded. */
+  goodputOutputTokensPerSecond: z.number().nullable().default(null),
 });
 export type LevelFigures = z.infer<typeof LevelFigures>;
 
@@ -106,6 +110,10 @@ export function indexEntryFor(key: string, doc: RunDocument): RunIndexEntry {
       meetsSlo: l.meetsSlo,
       meteredUsdPerMillionOutputTokens: l.cost.meteredUsdPerMillionOutputTokens,
       declaredUsdPerMillionOutputTokens: l.cost.declaredUsdPerMillionOutputTokens,
+      invalidReasons: l.invalidReasons,
+      // Read tolerantly: run documents written before goodput was recorded have no such field.
+      goodputOutputTokensPerSecond:
+        (l as { goodputOutputTokensPerSecond?: number | null }).goodputOutputTokensPerSecond ?? null,
     })),
     servedProviders: [...served.entries()].sort((a, b) => b[1] - a[1]).map(([p]) => p),
   };

@@ -1,0 +1,296 @@
+/** @module Standing: the median interval against brute force, which runs enter, the median curve, and shared ranks. */
+import { describe, expect, it } from "vitest";
+import { normal, seededRandom } from "../random/index.ts";
+import type { LevelFigures, RunIndexEntry } from "../run-index/index.ts";
+import {
+  type Estimate,
+  estimate,
+  MEDIAN_CONFIDENCE,
+  medianIntervalRank,
+  orderStatisticCoverage,
+  rankLabel,
+  ranksBy,
+  standingOf,
+  standingRuns,
+  standings,
+} from "./index.ts";
+
+/** Exact coverage of [x_(k), x_(n-k+1)] by enumerating all 2^n below/above patterns of n draws around the median. */
+function bruteCoverage(n: number, k: number): number {
+  let covered = 0;
+  for (let mask = 0; mask < 2 ** n; mask++) {
+    let below = 0;
+    for (let m = mask; m; m &= m - 1) below++;
+    // x_(k) <= median needs at least k draws below it; median <= x_(n-k+1) needs at least k above.
+    if (below >= k && n - below >= k) covered++;
+  }
+  return covered / 2 ** n;
+}
+
+/** The median by sorting a copy: the reference the estimate must equal. */
+function sortedMedian(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const n = s.length;
+  return n % 2 ? (s[(n - 1) / 2] as number) : ((s[n / 2 - 1] as number) + (s[n / 2] as number)) / 2;
+}
+
+describe("the median's interval", () => {
+  it("has the exact coverage that enumerating every pattern gives, for n = 1..18", () => {
+    for (let n = 1; n <= 18; n++) {
+      for (let k = 1; 2 * k <= n + 1; k++) expect(orderStatisticCoverage(n, k)).toBeCloseTo(bruteCoverage(n, k), 12);
+    }
+  });
+
+  it("picks the narrowest interval still covering 95 %, and the range when n is too small for it", () => {
+    for (let n = 1; n <= 18; n++) {
+      const k = medianIntervalRank(n);
+      if (n < 6) {
+        expect(k, `n=${n}`).toBe(1);
+        expect(bruteCoverage(n, 1)).toBeLessThan(MEDIAN_CONFIDENCE);
+        continue;
+      }
+      expect(bruteCoverage(n, k), `n=${n}`).toBeGreaterThanOrEqual(MEDIAN_CONFIDENCE);
+      // One step narrower would cover less than 95 %.
+      if (2 * (k + 1) <= n + 1) expect(bruteCoverage(n, k + 1), `n=${n}`).toBeLessThan(MEDIAN_CONFIDENCE);
+    }
+    // Known values of the sign-test interval: n = 6..8 the range, n = 9..11 the 2nd order statistic, n = 24 the 7th.
+    expect([6, 8, 9, 11, 12, 24].map(medianIntervalRank)).toEqual([1, 1, 2, 2, 3, 7]);
+  });
+
+  it("stays finite and sensible for large n", () => {
+    const k = medianIntervalRank(2000);
+    expect(orderStatisticCoverage(2000, k)).toBeGreaterThanOrEqual(MEDIAN_CONFIDENCE);
+    // Normal approximation: k ~ n/2 - 1.96 sqrt(n)/2.
+    expect(Math.abs(k - (1000 - (1.96 * Math.sqrt(2000)) / 2))).toBeLessThan(3);
+  });
+
+  it("equals the sorted median and order statistics on seeded data, and covers the true median as often as computed", () => {
+    const random = seededRandom(11);
+    const trueMedian = 500; // a log-normal's median is exp(mu)
+    for (const n of [1, 2, 3, 5, 7, 12, 24]) {
+      let covered = 0;
+      let mismatches = 0;
+      const trials = 3000;
+      const k = medianIntervalRank(n);
+      for (let t = 0; t < trials; t++) {
+        const values = Array.from({ length: n }, () => trueMedian * Math.exp(0.15 * normal(random)));
+        const e = estimate(values) as Estimate;
+        const sorted = [...values].sort((a, b) => a - b);
+        if (e.median !== sortedMedian(values) || e.low !== sorted[k - 1] || e.high !== sorted[n - k] || e.n !== n)
+          mismatches++;
+        if (e.low <= trueMedian && trueMedian <= e.high) covered++;
+      }
+      expect(mismatches, `n=${n}`).toBe(0);
+      const expected = bruteCoverage(n, medianIntervalRank(n));
+      const se = Math.sqrt((expected * (1 - expected)) / trials);
+      expect(Math.abs(covered / trials - expected), `n=${n}`).toBeLessThanOrEqual(4 * se + 1e-9);
+    }
+  });
+
+  it("is null without values and ignores non-finite ones", () => {
+    expect(estimate([])).toBeNull();
+    expect(estimate([Number.NaN, 3])).toEqual({ median: 3, low: 3, high: 3, n: 1 });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+const HOUR = 3_600_000;
+const NOW = "2026-06-10T00:00:00.000Z";
+
+interface RunShape {
+  hoursAgo: number;
+  /** Aggregate tok/s per level, by concurrency; a null value makes the level invalid. */
+  aggregate: Record<number, number | null>;
+  status?: "complete" | "partial";
+  target?: string;
+  ttftP95Ms?: number;
+}
+
+let serial = 0;
+function run(shape: RunShape): RunIndexEntry {
+  const targetId = shape.target ?? "t";
+  const startedAt = new Date(Date.parse(NOW) - shape.hoursAgo * HOUR).toISOString();
+  const runId = `${targetId}-${serial++}`;
+  const levels: LevelFigures[] = Object.entries(shape.aggregate).map(([n, aggregate]) => ({
+    concurrency: Number(n),
+    aggregateOutputTokensPerSecond: aggregate ?? 1,
+    perStreamOutputTokensPerSecondP50: (aggregate ?? 1) / Number(n),
+    ttftP50Ms: 100 * Number(n),
+    ttftP95Ms: shape.ttftP95Ms ?? 150 * Number(n),
+    ttftP99Ms: null,
+    e2eP50Ms: null,
+    e2eP95Ms: null,
+    e2eP99Ms: null,
+    sent: 10,
+    ok: 10,
+    rateLimited: aggregate === null ? 3 : 0,
+    valid: aggregate !== null,
+    invalidReasons: aggregate === null ? ["rate-limited: 3 of 10 sent (over 5 %)"] : [],
+    goodputOutputTokensPerSecond: aggregate === null ? null : aggregate * 0.9,
+    ttftAnswerP50Ms: null,
+    meetsSlo: null,
+    meteredUsdPerMillionOutputTokens: null,
+    declaredUsdPerMillionOutputTokens: null,
+  }));
+  return {
+    key: `runs/${targetId}/${startedAt}-${runId}.json`,
+    targetId,
+    runId,
+    label: targetId,
+    model: "m",
+    modelKey: "m",
+    slo: null,
+    route: { gateway: "direct" },
+    startedAt,
+    finishedAt: startedAt,
+    status: shape.status ?? "complete",
+    partialReason: shape.status === "partial" ? "deadline" : null,
+    simulated: true,
+    // The standing reads levels only; the run's own summary is irrelevant to it.
+    summary: {
+      singleStream: null,
+      peak: null,
+      kneeConcurrency: null,
+      saturated: false,
+      scalingEfficiency: null,
+      errorRate: 0,
+      rateLimitRate: 0,
+      valid: levels.every((l) => l.valid),
+      stop: null,
+      capacity: null,
+      goodputPeak: null,
+    },
+    levels,
+    servedProviders: [],
+  };
+}
+
+describe("which runs enter a standing", () => {
+  it("uses what it has when fewer runs than maxRuns are in the window", () => {
+    const runs = [5, 10, 20].map((h) => run({ hoursAgo: h, aggregate: { 1: 100 + h } }));
+    const s = standingOf("t", runs, { now: NOW, config: { windowHours: 72, maxRuns: 24 } });
+    expect(s.runIds).toEqual(runs.map((r) => r.runId));
+    expect(s.levels[0]?.aggregateOutputTokensPerSecond).toEqual({ median: 110, low: 105, high: 120, n: 3 });
+    expect(s.beyondWindow).toBe(false);
+  });
+
+  it("keeps only the newest maxRuns, and never a run outside the window or after now", () => {
+    const inside = Array.from({ length: 10 }, (_, i) => run({ hoursAgo: i + 1, aggregate: { 1: 100 } }));
+    const outside = run({ hoursAgo: 73, aggregate: { 1: 1 } });
+    const future = run({ hoursAgo: -1, aggregate: { 1: 1 } });
+    const { runs } = standingRuns([outside, future, ...inside], NOW, { windowHours: 72, maxRuns: 4 });
+    expect(runs.map((r) => r.runId)).toEqual(inside.slice(0, 4).map((r) => r.runId));
+    // The window's edge: exactly windowHours ago is inside.
+    const edge = run({ hoursAgo: 72, aggregate: { 1: 1 } });
+    expect(standingRuns([edge], NOW, { windowHours: 72, maxRuns: 4 }).runs).toEqual([edge]);
+  });
+
+  it("never lets a partial run or one without a valid level enter, however new", () => {
+    const good = run({ hoursAgo: 30, aggregate: { 1: 100, 2: 180 } });
+    const partial = run({ hoursAgo: 1, aggregate: { 1: 5, 2: 5 }, status: "partial" });
+    const invalid = run({ hoursAgo: 2, aggregate: { 1: null, 2: null } });
+    const s = standingOf("t", [good, partial, invalid], { now: NOW });
+    expect(s.runIds).toEqual([good.runId]);
+    expect(s.peak?.aggregateOutputTokensPerSecond.median).toBe(180);
+  });
+
+  it("falls back to the latest valid complete run however old, and only to it", () => {
+    const older = run({ hoursAgo: 500, aggregate: { 1: 90 } });
+    const latestValid = run({ hoursAgo: 400, aggregate: { 1: 95 } });
+    const newerInvalid = run({ hoursAgo: 10, aggregate: { 1: null } });
+    const s = standingOf("t", [older, latestValid, newerInvalid], { now: NOW });
+    expect(s.runIds).toEqual([latestValid.runId]);
+    expect(s.beyondWindow).toBe(true);
+    expect(s.levels[0]?.aggregateOutputTokensPerSecond).toEqual({ median: 95, low: 95, high: 95, n: 1 });
+    expect(standingOf("t", [newerInvalid], { now: NOW }).runIds).toEqual([]);
+  });
+});
+
+describe("a standing's levels and its median curve", () => {
+  it("lets only valid levels enter an estimate and lists invalid ones with their reason", () => {
+    const runs = [
+      run({ hoursAgo: 1, aggregate: { 1: 100, 2: 190, 4: null } }),
+      run({ hoursAgo: 2, aggregate: { 1: 110, 2: 170, 4: 400 } }),
+      run({ hoursAgo: 3, aggregate: { 1: 90, 2: null, 4: null } }),
+    ];
+    const s = standingOf("t", runs, { now: NOW });
+    const [l1, l2, l4] = s.levels;
+    expect(l1?.aggregateOutputTokensPerSecond).toEqual({ median: 100, low: 90, high: 110, n: 3 });
+    expect(l2).toMatchObject({ validRuns: 2, invalidRuns: 1, ranked: true });
+    expect(l2?.aggregateOutputTokensPerSecond).toEqual({ median: 180, low: 170, high: 190, n: 2 });
+    expect(l2?.goodputOutputTokensPerSecond?.median).toBeCloseTo(162, 9);
+    // Valid in one run of three: shown, not ranked; its one value never gives the peak.
+    expect(l4).toMatchObject({ validRuns: 1, invalidRuns: 2, ranked: false });
+    expect(l4?.invalidReasons[0]).toContain("rate-limited");
+    expect(s.peak).toMatchObject({ concurrency: 2 });
+    expect(s.singleStream?.outputTokensPerSecond?.median).toBe(100);
+  });
+
+  it("reads peak, knee, efficiency and capacity off the median curve", () => {
+    // Medians: N=1 100, N=2 190, N=4 350, N=8 380 (under +15 % over 350): knee at 4, peak at 8.
+    const curves = [
+      { 1: 100, 2: 190, 4: 350, 8: 380 },
+      { 1: 90, 2: 200, 4: 340, 8: 390 },
+      { 1: 120, 2: 180, 4: 360, 8: 370 },
+    ];
+    const s = standingOf(
+      "t",
+      curves.map((aggregate, i) => run({ hoursAgo: i + 1, aggregate })),
+      { now: NOW, slo: { minOutputTokensPerSecond: 80, maxTtftMs: 2000 } },
+    );
+    expect(s.peak?.concurrency).toBe(8);
+    expect(s.peak?.aggregateOutputTokensPerSecond).toEqual({ median: 380, low: 370, high: 390, n: 3 });
+    expect([s.kneeConcurrency, s.saturated]).toEqual([4, true]);
+    expect(s.scalingEfficiency).toBeCloseTo(380 / (8 * 100), 12);
+    // Per-stream medians: 100, 95, 87.5, 47.5 tok/s; TTFT p95 150 N ms. At >= 80 tok/s: up to N=4.
+    expect(s.capacity).toEqual({ concurrency: 4 });
+    const strict = standingOf("t", [run({ hoursAgo: 1, aggregate: { 1: 10 } })], { now: NOW });
+    expect(strict.capacity).toBeNull();
+  });
+
+  it("computes every target's standing from mixed entries", () => {
+    const entries = [
+      run({ hoursAgo: 1, aggregate: { 1: 100 }, target: "a" }),
+      run({ hoursAgo: 1, aggregate: { 1: 50 }, target: "b" }),
+      run({ hoursAgo: 2, aggregate: { 1: 60 }, target: "b" }),
+    ];
+    const all = standings(entries, { now: NOW });
+    expect([...all.keys()].sort()).toEqual(["a", "b"]);
+    expect(all.get("b")?.levels[0]?.aggregateOutputTokensPerSecond?.median).toBe(55);
+  });
+});
+
+describe("ranks", () => {
+  const e = (low: number, high: number): Estimate => ({ median: (low + high) / 2, low, high, n: 3 });
+
+  it("shares a rank between overlapping intervals and separates disjoint ones", () => {
+    const ranks = ranksBy([
+      { id: "a", estimate: e(100, 110) },
+      { id: "b", estimate: e(105, 120) },
+      { id: "c", estimate: e(90, 104) },
+      { id: "d", estimate: e(10, 20) },
+      { id: "none", estimate: null },
+    ]);
+    // a and b overlap: both first. c overlaps a but lies wholly under b: second. d lies under all three.
+    expect(Object.fromEntries(ranks)).toEqual({ a: 1, b: 1, c: 2, d: 4, none: null });
+    const all = [...ranks.values()];
+    expect(["a", "c", "d", "none"].map((id) => rankLabel(ranks.get(id) ?? null, all))).toEqual(["=1", "2", "4", "—"]);
+  });
+
+  it("touching intervals overlap (a shared bound is no separation), and lower can be better", () => {
+    const touching = ranksBy([
+      { id: "a", estimate: e(100, 110) },
+      { id: "b", estimate: e(110, 120) },
+    ]);
+    expect([touching.get("a"), touching.get("b")]).toEqual([1, 1]);
+    const ttft = ranksBy(
+      [
+        { id: "fast", estimate: e(100, 110) },
+        { id: "slow", estimate: e(200, 220) },
+      ],
+      "lower",
+    );
+    expect([ttft.get("fast"), ttft.get("slow")]).toEqual([1, 2]);
+  });
+});

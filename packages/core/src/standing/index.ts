@@ -1,0 +1,337 @@
+/**
+ * @module Standing: the figures a reader sees, taken over a target's valid complete runs in the
+ * standing window instead of its latest run alone. Pure functions over run index entries, so the
+ * site, `index.json` and the functions share one implementation.
+ *
+ * Each figure is an estimate `{ median, low, high, n }`: the median over n runs, and a
+ * distribution-free interval for it from order statistics (see `medianInterval`).
+ */
+import { z } from "zod";
+import { DEFAULT_STANDING, type StandingConfig } from "../config/index.ts";
+import { KNEE_GAIN_THRESHOLD } from "../metrics/index.ts";
+import type { LevelFigures, RunIndexEntry } from "../run-index/index.ts";
+
+/** The confidence the median's interval aims for (a share, 0..1). */
+export const MEDIAN_CONFIDENCE = 0.95;
+
+/** What one interactive user needs; it defines capacity. */
+export interface Slo {
+  /** Per-stream output tok/s (p50) at least this. */
+  minOutputTokensPerSecond: number;
+  /** TTFT p95 at most this, ms. */
+  maxTtftMs: number;
+}
+
+export const DEFAULT_SLO: Slo = { minOutputTokensPerSecond: 20, maxTtftMs: 2000 };
+
+/** A figure over runs: the median and the interval [low, high] that bounds it, from n runs. */
+export const Estimate = z.object({
+  median: z.number(),
+  low: z.number(),
+  high: z.number(),
+  /** Runs whose value entered. */
+  n: z.number().int().positive(),
+});
+export type Estimate = z.infer<typeof Estimate>;
+
+/** One concurrency level over the standing's runs. */
+export const StandingLevel = z.object({
+  concurrency: z.number().int().positive(),
+  /** Runs of the standing in which this level was valid: their values enter the estimates below. */
+  validRuns: z.number().int().nonnegative(),
+  /** Runs of the standing in which this level ran and was invalid. */
+  invalidRuns: z.number().int().nonnegative(),
+  /** True when the level was valid in at least half of the standing's runs: only then may it give the peak, knee or capacity. */
+  ranked: z.boolean(),
+  /** Why the level was invalid, from its newest invalid run; empty when it never was. */
+  invalidReasons: z.array(z.string()),
+  aggregateOutputTokensPerSecond: Estimate.nullable(),
+  perStreamOutputTokensPerSecondP50: Estimate.nullable(),
+  ttftP50Ms: Estimate.nullable(),
+  ttftP95Ms: Estimate.nullable(),
+  goodputOutputTokensPerSecond: Estimate.nullable(),
+});
+export type StandingLevel = z.infer<typeof StandingLevel>;
+
+/** A target's standing: which runs it is taken over, its per-level estimates, and what the median curve shows. */
+export const Standing = z.object({
+  targetId: z.string(),
+  /** The window it was taken over and the time it ends at (ISO 8601). */
+  window: z.object({ windowHours: z.number(), maxRuns: z.number(), now: z.string() }),
+  /** The runs that entered, newest first. */
+  runIds: z.array(z.string()),
+  /** Started times of the oldest and newest run that entered; null when none did. */
+  oldestStartedAt: z.string().nullable(),
+  newestStartedAt: z.string().nullable(),
+  /** True when no valid run fell in the window and the latest valid run, older, stands in. */
+  beyondWindow: z.boolean(),
+  levels: z.array(StandingLevel),
+  /** Level 1's per-stream output tok/s (p50) and TTFT p50; null without a valid level 1. */
+  singleStream: z.object({ outputTokensPerSecond: Estimate.nullable(), ttftP50Ms: Estimate.nullable() }).nullable(),
+  /** The ranked level with the highest median aggregate tok/s. */
+  peak: z
+    .object({
+      concurrency: z.number().int().positive(),
+      aggregateOutputTokensPerSecond: Estimate,
+      perStreamOutputTokensPerSecond: Estimate.nullable(),
+    })
+    .nullable(),
+  /** The knee of the median aggregate curve (same rule as a run's); null when not saturated. */
+  kneeConcurrency: z.number().int().positive().nullable(),
+  saturated: z.boolean(),
+  /** Median aggregate at the peak / (N_peak x median aggregate at level 1). */
+  scalingEfficiency: z.number().nullable(),
+  /** The highest ranked level whose medians meet the SLO; null when none does. */
+  capacity: z.object({ concurrency: z.number().int().positive() }).nullable(),
+  slo: z.object({ minOutputTokensPerSecond: z.number(), maxTtftMs: z.number() }),
+});
+export type Standing = z.infer<typeof Standing>;
+
+// ---------------------------------------------------------------------------------------------
+// The median and its interval
+
+/** The median of values sorted ascending (the mean of the two middle ones when n is even). */
+export function medianOfSorted(sorted: readonly number[]): number {
+  const n = sorted.length;
+  const mid = n >> 1;
+  return n % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/**
+ * P(x_(k) <= median <= x_(n-k+1)) for n independent draws from any continuous distribution: each
+ * draw falls below the median with probability 1/2, so the interval misses it when k-1 or fewer (or
+ * as many above) fall below: 1 - 2 P(Binomial(n, 1/2) <= k-1). Summed in log space so large n do not underflow.
+ */
+export function orderStatisticCoverage(n: number, k: number): number {
+  if (k < 1 || 2 * k > n + 1) return 0;
+  let logPmf = -n * Math.LN2;
+  let tail = 0;
+  for (let i = 0; i <= k - 1; i++) {
+    tail += Math.exp(logPmf);
+    logPmf += Math.log((n - i) / (i + 1));
+  }
+  return Math.max(0, 1 - 2 * tail);
+}
+
+const rankCache = new Map<number, number>();
+
+/**
+ * The largest k whose interval [x_(k), x_(n-k+1)] covers the median with at least `MEDIAN_CONFIDENCE`;
+ * 1 (the range) when even the range does not (n < 6: its coverage is 1 - 2^(1-n), 75 % at n = 3).
+ */
+export function medianIntervalRank(n: number): number {
+  const cached = rankCache.get(n);
+  if (cached !== undefined) return cached;
+  let k = 1;
+  while (2 * (k + 1) <= n + 1 && orderStatisticCoverage(n, k + 1) >= MEDIAN_CONFIDENCE) k++;
+  rankCache.set(n, k);
+  return k;
+}
+
+/** The median of values and its order-statistic interval; null when there are none. */
+export function estimate(values: readonly number[]): Estimate | null {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  const n = sorted.length;
+  if (n === 0) return null;
+  const k = medianIntervalRank(n);
+  return { median: medianOfSorted(sorted), low: sorted[k - 1] as number, high: sorted[n - k] as number, n };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Which runs enter
+
+/** A run enters a standing when it is complete and at least one of its levels is valid. */
+export function entersStanding(entry: RunIndexEntry): boolean {
+  return entry.status === "complete" && entry.levels.some((l) => l.valid);
+}
+
+/**
+ * One target's runs that enter its standing at `now`, newest first: its valid complete runs started
+ * in the `windowHours` before `now` (runs started after `now` are not counted), at most `maxRuns` of
+ * the newest; when none is in the window, the latest valid complete run however old.
+ */
+export function standingRuns(
+  entries: readonly RunIndexEntry[],
+  now: string,
+  config: StandingConfig = DEFAULT_STANDING,
+): { runs: RunIndexEntry[]; beyondWindow: boolean } {
+  const nowMs = Date.parse(now);
+  const fromMs = nowMs - config.windowHours * 3_600_000;
+  const eligible = entries
+    .filter((e) => entersStanding(e) && Date.parse(e.startedAt) <= nowMs)
+    .sort((a, b) => b.startedAt.localeCompare(a.startedAt) || b.key.localeCompare(a.key));
+  const inWindow = eligible.filter((e) => Date.parse(e.startedAt) >= fromMs).slice(0, config.maxRuns);
+  if (inWindow.length > 0 || eligible.length === 0) return { runs: inWindow, beyondWindow: false };
+  return { runs: eligible.slice(0, 1), beyondWindow: true };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Estimates per level, and what the median curve shows
+
+const LEVEL_FIGURES = [
+  "aggregateOutputTokensPerSecond",
+  "perStreamOutputTokensPerSecondP50",
+  "ttftP50Ms",
+  "ttftP95Ms",
+  "goodputOutputTokensPerSecond",
+] as const satisfies readonly (keyof LevelFigures)[];
+
+function levelOf(concurrency: number, runs: readonly RunIndexEntry[]): StandingLevel {
+  const valid: LevelFigures[] = [];
+  let invalidRuns = 0;
+  let invalidReasons: string[] = [];
+  for (const run of runs) {
+    const level = run.levels.find((l) => l.concurrency === concurrency);
+    if (!level) continue;
+    if (level.valid) valid.push(level);
+    else {
+      // Runs come newest first: the first invalid one met gives the reasons shown.
+      if (invalidRuns === 0) invalidReasons = level.invalidReasons.length ? level.invalidReasons : ["invalid"];
+      invalidRuns++;
+    }
+  }
+  const values = (figure: (typeof LEVEL_FIGURES)[number]) =>
+    estimate(valid.map((l) => l[figure]).filter((v): v is number => v !== null));
+  return {
+    concurrency,
+    validRuns: valid.length,
+    invalidRuns,
+    ranked: valid.length > 0 && 2 * valid.length >= runs.length,
+    invalidReasons,
+    aggregateOutputTokensPerSecond: values("aggregateOutputTokensPerSecond"),
+    perStreamOutputTokensPerSecondP50: values("perStreamOutputTokensPerSecondP50"),
+    ttftP50Ms: values("ttftP50Ms"),
+    ttftP95Ms: values("ttftP95Ms"),
+    goodputOutputTokensPerSecond: values("goodputOutputTokensPerSecond"),
+  };
+}
+
+/** The knee of a curve, by the run summary's rule: the first level no higher level out-raises by more than the threshold. */
+export function kneeOf(curve: readonly { concurrency: number; aggregate: number }[]): {
+  kneeConcurrency: number | null;
+  saturated: boolean;
+} {
+  for (let i = 0; i < curve.length; i++) {
+    const base = (curve[i] as { aggregate: number }).aggregate;
+    // A ratio, as the run summary does: exactly +15 % is no raise.
+    const raised = curve
+      .slice(i + 1)
+      .some((l) => (base <= 0 ? l.aggregate > 0 : l.aggregate / base > 1 + KNEE_GAIN_THRESHOLD));
+    if (raised) continue;
+    if (i < curve.length - 1)
+      return { kneeConcurrency: (curve[i] as { concurrency: number }).concurrency, saturated: true };
+    break;
+  }
+  return { kneeConcurrency: null, saturated: false };
+}
+
+export interface StandingOptions {
+  /** The end of the window (ISO 8601), usually the build's time. */
+  now: string;
+  config?: StandingConfig;
+  slo?: Slo;
+}
+
+/** The standing of one target from its index entries (any order; other targets' entries must not be mixed in). */
+export function standingOf(targetId: string, entries: readonly RunIndexEntry[], options: StandingOptions): Standing {
+  const config = options.config ?? DEFAULT_STANDING;
+  const slo = options.slo ?? DEFAULT_SLO;
+  const { runs, beyondWindow } = standingRuns(entries, options.now, config);
+  const ladder = [...new Set(runs.flatMap((r) => r.levels.map((l) => l.concurrency)))].sort((a, b) => a - b);
+  const levels = ladder.map((n) => levelOf(n, runs));
+
+  const curve = levels.filter(
+    (l): l is StandingLevel & { aggregateOutputTokensPerSecond: Estimate } =>
+      l.ranked && l.aggregateOutputTokensPerSecond !== null,
+  );
+  let peakLevel: (typeof curve)[number] | undefined;
+  for (const l of curve)
+    if (!peakLevel || l.aggregateOutputTokensPerSecond.median > peakLevel.aggregateOutputTokensPerSecond.median)
+      peakLevel = l;
+  const { kneeConcurrency, saturated } = kneeOf(
+    curve.map((l) => ({ concurrency: l.concurrency, aggregate: l.aggregateOutputTokensPerSecond.median })),
+  );
+
+  const single = levels.find((l) => l.concurrency === 1 && l.validRuns > 0);
+  const singleAggregate = single?.aggregateOutputTokensPerSecond?.median ?? null;
+  const scalingEfficiency =
+    peakLevel && singleAggregate !== null && singleAggregate > 0
+      ? peakLevel.aggregateOutputTokensPerSecond.median / (peakLevel.concurrency * singleAggregate)
+      : null;
+
+  let capacity: { concurrency: number } | null = null;
+  for (const l of levels) {
+    const perStream = l.perStreamOutputTokensPerSecondP50?.median;
+    const ttftP95 = l.ttftP95Ms?.median;
+    if (!l.ranked || perStream === undefined || ttftP95 === undefined) continue;
+    if (perStream >= slo.minOutputTokensPerSecond && ttftP95 <= slo.maxTtftMs)
+      capacity = { concurrency: l.concurrency };
+  }
+
+  return {
+    targetId,
+    window: { windowHours: config.windowHours, maxRuns: config.maxRuns, now: options.now },
+    runIds: runs.map((r) => r.runId),
+    oldestStartedAt: runs.at(-1)?.startedAt ?? null,
+    newestStartedAt: runs[0]?.startedAt ?? null,
+    beyondWindow,
+    levels,
+    singleStream: single
+      ? { outputTokensPerSecond: single.perStreamOutputTokensPerSecondP50, ttftP50Ms: single.ttftP50Ms }
+      : null,
+    peak: peakLevel
+      ? {
+          concurrency: peakLevel.concurrency,
+          aggregateOutputTokensPerSecond: peakLevel.aggregateOutputTokensPerSecond,
+          perStreamOutputTokensPerSecond: peakLevel.perStreamOutputTokensPerSecondP50,
+        }
+      : null,
+    kneeConcurrency,
+    saturated,
+    scalingEfficiency,
+    capacity,
+    slo: { ...slo },
+  };
+}
+
+/** The standing of every target in entries, by target id. */
+export function standings(entries: readonly RunIndexEntry[], options: StandingOptions): Map<string, Standing> {
+  const byTarget = new Map<string, RunIndexEntry[]>();
+  for (const e of entries) {
+    const list = byTarget.get(e.targetId);
+    if (list) list.push(e);
+    else byTarget.set(e.targetId, [e]);
+  }
+  return new Map([...byTarget].map(([id, list]) => [id, standingOf(id, list, options)]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ranks
+
+/**
+ * Ranks by an estimate: a target's rank is 1 + the number of targets whose interval lies wholly
+ * better than its own (above it, or below it when lower is better). Targets whose intervals overlap
+ * are never ranked apart by noise: with no third target between them, they share a rank. A target
+ * without an estimate has no rank (null).
+ */
+export function ranksBy(
+  items: readonly { id: string; estimate: Estimate | null }[],
+  direction: "higher" | "lower" = "higher",
+): Map<string, number | null> {
+  const better = (a: Estimate, b: Estimate) => (direction === "higher" ? a.low > b.high : a.high < b.low);
+  const ranked = items.filter((i): i is { id: string; estimate: Estimate } => i.estimate !== null);
+  const out = new Map<string, number | null>();
+  for (const item of items) {
+    const own = item.estimate;
+    out.set(item.id, own === null ? null : 1 + ranked.filter((o) => better(o.estimate, own)).length);
+  }
+  return out;
+}
+
+/** `=2` when another target holds the same rank, `2` when none does, an em dash when there is no rank. */
+export function rankLabel(rank: number | null, all: Iterable<number | null>): string {
+  if (rank === null) return "—";
+  let holders = 0;
+  for (const r of all) if (r === rank) holders++;
+  return holders > 1 ? `=${rank}` : String(rank);
+}
