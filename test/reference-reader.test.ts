@@ -191,6 +191,7 @@ describe("reference targets for readers", () => {
       expect(level.cost.meteredUsdPerMillionOutputTokens).toBeNull();
     }
     expect(doc.modelKey).toBe("ref-small");
+    expect(doc.levels.map((l) => l.invalidReasons)).toEqual([[], []]);
     expect(doc.summary.capacity).toBe(8);
     expect(doc.summary.capacity).toBe(truth.capacity);
   });

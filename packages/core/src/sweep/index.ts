@@ -350,13 +350,18 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
     const levelSamples = results
       .sort((a, b) => a.index - b.index)
       .map((r) => toSample(r.raw, concurrency, r.index, ctx.origin));
-    const measured = lastSendMs > firstSendMs;
+    // The judged window opens once the first N requests are out: sending them one after another
+    // is the ramp of the method. A level whose requests all left in the ramp (requestsPerLevel <= N)
+    // has no refill to judge, so the most requests in flight at once stands for it.
+    const sendTimes = results.map((r) => r.raw.startMs).sort((a, b) => a - b);
+    const rampEndMs = sendTimes[Math.min(concurrency, sendTimes.length) - 1] ?? firstSendMs;
+    const measured = lastSendMs > rampEndMs;
     const level = summarizeLevel({
       concurrency,
       samples: levelSamples,
       wallTimeMs,
-      achievedConcurrency: measured ? tracker.timeWeightedMean(firstSendMs, lastSendMs) : concurrency,
-      waitingConcurrency: measured ? waiting.timeWeightedMean(firstSendMs, lastSendMs) : 0,
+      achievedConcurrency: measured ? tracker.timeWeightedMean(rampEndMs, lastSendMs) : tracker.maxInFlight,
+      waitingConcurrency: measured ? waiting.timeWeightedMean(rampEndMs, lastSendMs) : 0,
       eventLoopLagP99Ms: clientHealth.eventLoopLagP99Ms,
       clientHealth,
       slo: workload.slo,
