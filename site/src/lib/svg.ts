@@ -2,10 +2,22 @@
 import * as vega from "vega";
 import { compile, type TopLevelSpec } from "vega-lite";
 
+const escapeXml = (text: string) =>
+  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+
+/**
+ * The spec's SVG, named for assistive technology: `role="img"` with the spec's title as its name,
+ * and its description as `<title>` and `<desc>` (the numbers themselves sit in a table beside it).
+ */
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: "none" });
   try {
-    return await view.toSVG();
+    const svg = await view.toSVG();
+    const title = typeof spec.title === "string" ? spec.title : "chart";
+    const description = spec.description ?? "";
+    return svg
+      .replace(/^<svg /, `<svg role="img" aria-label="${escapeXml(title)}" `)
+      .replace(/^(<svg[^>]*>)/, `$1<title>${escapeXml(title)}</title><desc>${escapeXml(description)}</desc>`);
   } finally {
     view.finalize();
   }
