@@ -210,8 +210,8 @@ describe("the target page", () => {
     const panels = await page.$$eval("#history svg g.concat_0_group, #history svg g.concat_1_group", (groups) =>
       groups.map((g) => ({
         points: g.querySelectorAll("path[aria-roledescription='point']").length,
-        lines: [...g.querySelectorAll("path[aria-roledescription='line mark']")].map((p) => p.getAttribute("d")),
-        labels: [...g.querySelectorAll(".role-axis-label text")].map((t) => t.textContent ?? ""),
+        lines: Array.from(g.querySelectorAll("path[aria-roledescription='line mark']")).map((p) => p.getAttribute("d")),
+        labels: Array.from(g.querySelectorAll(".role-axis-label text")).map((t) => t.textContent ?? ""),
       })),
     );
     expect(panels).toHaveLength(2);
