@@ -83,7 +83,7 @@ describe("latency, history and compare specs", () => {
     for (const d of lines) expect(d).toMatch(/^M[\d.,-]+L[\d.,-]+L[\d.,-]+$/);
     expect(svg.match(/aria-roledescription="point"/g)).toHaveLength(6);
     // The single-stream panel's lowest y label is 0, not 740.
-    expect(svg).toMatch(/role-axis-label[^]*?>0<\/text>/);
+    expect(svg).toMatch(/role-axis-label[\s\S]*?>0<\/text>/);
     expect(JSON.stringify(historySpec({ title: "h", points }))).not.toContain("monotone");
   });
 
