@@ -209,7 +209,7 @@ describe("the target page", () => {
     const page = await visit(context, `targets/${THREE.id}/`);
     const panels = await page.$$eval("#history svg g.concat_0_group, #history svg g.concat_1_group", (groups) =>
       groups.map((g) => ({
-        points: g.querySelectorAll("path[aria-roledescription='point']").length,
+        points: g.querySelectorAll(".mark-symbol.role-mark path").length,
         lines: Array.from(g.querySelectorAll("path[aria-roledescription='line mark']")).map((p) => p.getAttribute("d")),
         labels: Array.from(g.querySelectorAll(".role-axis-label text")).map((t) => t.textContent ?? ""),
       })),

@@ -263,6 +263,8 @@ export function historySpec(input: { title: string; points: HistoryPoint[]; band
     ...input.points.map((p) => p.startedAt),
     ...[...(input.bands?.peakAggregate ?? []), ...(input.bands?.singleStream ?? [])].map((b) => b.startedAt),
   ]);
+  // Smaller markers when runs crowd the panel, so neighbours stay apart.
+  const pointSize = input.points.length > 60 ? 12 : 45;
   const panel = (
     title: string,
     color: string,
@@ -293,7 +295,9 @@ export function historySpec(input: { title: string; points: HistoryPoint[]; band
           layer: [
             { mark: { type: "line" as const, color, interpolate: "linear" as const }, encoding: { x, y } },
             {
-              mark: { type: "point" as const, color, filled: true, size: 45, opacity: 1 },
+              // No per-point ARIA: the SVG is one named image with the runs table beside it, and a
+              // label per point would make a long history several times heavier.
+              mark: { type: "point" as const, color, filled: true, size: pointSize, opacity: 1, aria: false },
               encoding: {
                 x,
                 y,
