@@ -116,29 +116,34 @@ describe("every built page", () => {
     expect(overflowing).toEqual([]);
   }, 180_000);
 
-  it("has no serious or critical axe violation, in light and in dark mode", async () => {
-    const found: string[] = [];
-    const contrastChecked: string[] = [];
-    for (const colorScheme of SCHEMES) {
+  // One test per scheme: axe takes seconds a page on a loaded machine.
+  it.each(SCHEMES)(
+    "has no serious or critical axe violation in %s mode",
+    async (colorScheme) => {
+      const found: string[] = [];
+      const contrastChecked: string[] = [];
       const context = await browser.newContext({ viewport: VIEWPORTS[1], colorScheme });
       for (const path of pages) {
         const page = await visit(context, path);
         await page.emulateMedia({ colorScheme });
-        const result = await new AxeBuilder({ page }).analyze();
-        if (result.passes.some((p) => p.id === "color-contrast")) contrastChecked.push(`${path} ${colorScheme}`);
+        // The charts' insides are left out (each SVG itself is still checked: a named image); they are
+        // hundreds of presentational nodes, and their numbers are in tables beside them.
+        const result = await new AxeBuilder({ page }).exclude(".chart svg > g").analyze();
+        if (result.passes.some((p) => p.id === "color-contrast")) contrastChecked.push(path);
         for (const v of result.violations) {
           if (v.impact === "serious" || v.impact === "critical") {
-            found.push(`${path || "/"} (${colorScheme}): ${v.id} ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+            found.push(`${path || "/"}: ${v.id} ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
           }
         }
         await page.close();
       }
       await context.close();
-    }
-    expect(found).toEqual([]);
-    // Not vacuous: axe measured text contrast on every page in both schemes.
-    expect(contrastChecked).toHaveLength(pages.length * SCHEMES.length);
-  }, 400_000);
+      expect(found).toEqual([]);
+      // Not vacuous: axe measured text contrast on every page.
+      expect(contrastChecked).toHaveLength(pages.length);
+    },
+    900_000,
+  );
 
   it("states its title, description and link-preview tags; a target's name its figures with their concurrency", async () => {
     const context = await browser.newContext();
