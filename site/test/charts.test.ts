@@ -2,7 +2,7 @@
 import { indexEntryFor } from "@kneeboard/core/run-index";
 import { syntheticRun } from "@kneeboard/core/synthetic";
 import { describe, expect, it } from "vitest";
-import { compareSpec, historySpec, latencySpec, throughputCurvesSpec } from "../src/lib/charts.ts";
+import { compareSpec, historySpec, latencySpec, throughputCurvesSpec, timeAxis } from "../src/lib/charts.ts";
 import { historyPoint } from "../src/lib/site-data.ts";
 import { renderSvg } from "../src/lib/svg.ts";
 
@@ -70,8 +70,50 @@ describe("latency, history and compare specs", () => {
   it("history plots every run over UTC time", () => {
     const points = [run("t1", "2026-11-01T00:00:00Z", 100), run("t1", "2026-11-02T00:00:00Z", 80)].map(historyPoint);
     const spec: Loose = historySpec({ title: "h", points });
-    expect(spec.vconcat[0].data.values.map((r: Loose) => r.startedAt)).toEqual(points.map((p) => p.startedAt));
-    expect(spec.vconcat[0].encoding.x.scale.type).toBe("utc");
+    const series = spec.vconcat[0].layer[0];
+    expect(series.data.values.map((r: Loose) => r.startedAt)).toEqual(points.map((p) => p.startedAt));
+    expect(series.layer[0].encoding.x.scale.type).toBe("utc");
+  });
+
+  it("history: a few percent between runs stays a few percent (axis from zero), points on straight segments", async () => {
+    const points = [745, 740, 750].map((v, i) => historyPoint(run("t1", `2026-11-01T10:${45 + 5 * i}:00Z`, v)));
+    const svg = await renderSvg(historySpec({ title: "h", points }));
+    const lines = [...svg.matchAll(/aria-roledescription="line mark"[^>]* d="([^"]+)"/g)].map((m) => m[1]);
+    expect(lines).toHaveLength(2);
+    for (const d of lines) expect(d).toMatch(/^M[\d.,-]+L[\d.,-]+L[\d.,-]+$/);
+    const marks = [...svg.matchAll(/<g class="mark-symbol role-mark[^>]*>(.*?)<\/g>/g)].map(
+      (m) => m[1]?.match(/<path /g)?.length,
+    );
+    expect(marks).toEqual([3, 3]);
+    // The single-stream panel's lowest y label is 0, not 740.
+    expect(svg).toMatch(/role-axis-label[\s\S]*?>0<\/text>/);
+    expect(JSON.stringify(historySpec({ title: "h", points }))).not.toContain("monotone");
+  });
+
+  it("history draws a band when given one, and none otherwise", async () => {
+    const points = [100, 90, 110].map((v, i) => historyPoint(run("t1", `2026-11-0${i + 1}T00:00:00Z`, v)));
+    const band = [
+      { startedAt: "2026-11-01T00:00:00Z", low: 85, high: 115 },
+      { startedAt: "2026-11-03T00:00:00Z", low: 85, high: 115 },
+    ];
+    const withBand = await renderSvg(historySpec({ title: "h", points, bands: { singleStream: band } }));
+    expect(withBand.match(/aria-roledescription="area mark"/g)).toHaveLength(1);
+    expect(withBand).toContain('fill="var(--band)"');
+    const without = await renderSvg(historySpec({ title: "h", points }));
+    expect(without).not.toContain("area mark");
+  });
+
+  it("dates every time axis: the day over days, the day and time within a short span", () => {
+    expect(timeAxis(["2026-11-01T10:45:00Z", "2026-11-01T10:55:00Z"]).axis.format).toBe("%Y-%m-%d %H:%M");
+    expect(timeAxis(["2026-09-01T00:00:00Z", "2026-11-30T00:00:00Z"]).axis.format).toBe("%Y-%m-%d");
+  });
+
+  it("names each rendered chart and takes its colours from the page's CSS variables", async () => {
+    const svg = await renderSvg(throughputCurvesSpec({ title: "curves <&>", levels: entry.levels, knee: null }));
+    expect(svg).toMatch(/^<svg role="img" aria-label="curves &lt;&amp;&gt;" /);
+    expect(svg).toContain("<desc>Aggregate output tokens per second");
+    expect(svg).not.toMatch(/(fill|stroke)="#[0-9a-fA-F]{3,6}"/);
+    expect(svg).toContain('stroke="var(--agg)"');
   });
 
   it("compare overlays targets colored by label, rows tagged with the target id", () => {
@@ -85,6 +127,8 @@ describe("latency, history and compare specs", () => {
     });
     expect(new Set(spec.data.values.map((r: Loose) => r.targetId))).toEqual(new Set(["t1", "t2"]));
     expect(spec.encoding.color.field).toBe("target");
+    expect(spec.encoding.shape.field).toBe("target");
+    expect(spec.encoding.y.scale.zero).toBe(true);
     expect(spec.encoding.x.scale.type).toBe("log");
   });
 });

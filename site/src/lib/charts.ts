@@ -1,6 +1,13 @@
 /**
  * @module Chart specs (vega-lite), built by pure functions from run figures. Pages render them to SVG
  * at build time (see `svg.ts`); the compare page renders `compareSpec` in the browser.
+ *
+ * Honesty rules every spec follows: measured points are drawn as marks and joined by straight
+ * segments only (no smoothing that invents values between them); throughput axes start at zero, so
+ * a run-to-run wobble of a few percent looks like a few percent of the bar it sits on; latency uses
+ * a log axis because its percentiles span orders of magnitude, and a log axis shows ratios evenly.
+ * Colours are CSS variables (`var(--agg)`...) that the page defines for light and dark mode, and
+ * every series also differs by marker shape, so colour never carries meaning alone.
  */
 import { figureHeading } from "@kneeboard/core/labels";
 import type { StandingLevel } from "@kneeboard/core/standing";
@@ -26,13 +33,43 @@ export interface LevelPoint {
 }
 
 const SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json";
-const AGGREGATE_COLOR = "#1f6fb4";
-const PER_STREAM_COLOR = "#d0632a";
-const CONFIG = {
+/** Series colours and chart ink: CSS variables, so one SVG follows the page's light or dark scheme. */
+export const CHART_COLORS = {
+  aggregate: "var(--agg)",
+  perStream: "var(--ps)",
+  third: "var(--c3)",
+  ink: "var(--fg)",
+  muted: "var(--muted)",
+  grid: "var(--grid)",
+  band: "var(--band)",
+} as const;
+const AGGREGATE_COLOR = CHART_COLORS.aggregate;
+const PER_STREAM_COLOR = CHART_COLORS.perStream;
+/** Shapes that tell series apart without colour. */
+const AGGREGATE_SHAPE = "circle";
+const PER_STREAM_SHAPE = "square";
+/** The shared chart theme: transparent background, ink and grid from the page's CSS variables. */
+export const CONFIG = {
   font: "system-ui, sans-serif",
-  axis: { labelFontSize: 11, titleFontSize: 12 },
+  background: "transparent",
+  axis: {
+    labelFontSize: 11,
+    titleFontSize: 12,
+    labelColor: CHART_COLORS.ink,
+    titleColor: CHART_COLORS.ink,
+    domainColor: CHART_COLORS.muted,
+    tickColor: CHART_COLORS.muted,
+    gridColor: CHART_COLORS.grid,
+  },
+  legend: { labelColor: CHART_COLORS.ink, titleColor: CHART_COLORS.ink, labelFontSize: 11 },
+  title: { color: CHART_COLORS.ink, subtitleColor: CHART_COLORS.muted },
+  header: { labelColor: CHART_COLORS.ink, titleColor: CHART_COLORS.ink },
+  text: { color: CHART_COLORS.ink },
   view: { stroke: null },
 };
+
+/** A tok/s axis from zero (see the module note): the bar a wobble is measured against is all of it. */
+const THROUGHPUT_SCALE = { zero: true, nice: true } as const;
 
 /** Concurrency on a log-2 axis, ticks at the measured levels. */
 function concurrencyAxis(levels: number[]) {
@@ -66,11 +103,16 @@ export function throughputCurvesSpec(input: {
   const perStream = present(
     input.levels.map((l) => ({ concurrency: l.concurrency, value: l.perStreamOutputTokensPerSecondP50 })),
   );
-  const line = (color: string) => ({ type: "line" as const, color, point: { filled: true, color, size: 50 } });
+  const line = (color: string, shape: string) => ({
+    type: "line" as const,
+    interpolate: "linear" as const,
+    color,
+    point: { filled: true, color, size: 50, shape },
+  });
   const spec = {
     $schema: SCHEMA,
     title: input.title,
-    description: `Aggregate output tokens per second (left axis) and per-stream output tokens per second, median (right axis), against concurrency on a log-2 axis${input.knee ? `; the knee is at concurrency ${input.knee}` : ""}.`,
+    description: `Aggregate output tokens per second (circles, left axis) and per-stream output tokens per second, median (squares, right axis), both axes from zero, against concurrency on a log-2 axis${input.knee ? `; the knee is at concurrency ${input.knee}` : ""}.`,
     width: 520,
     height: 260,
     config: CONFIG,
@@ -78,26 +120,28 @@ export function throughputCurvesSpec(input: {
     layer: [
       {
         data: { values: aggregate },
-        mark: line(AGGREGATE_COLOR),
+        mark: line(AGGREGATE_COLOR, AGGREGATE_SHAPE),
         encoding: {
           x,
           y: {
             field: "value",
             type: "quantitative",
-            title: AGGREGATE_TITLE,
+            title: `● ${AGGREGATE_TITLE}`,
+            scale: THROUGHPUT_SCALE,
             axis: { titleColor: AGGREGATE_COLOR, orient: "left" },
           },
         },
       },
       {
         data: { values: perStream },
-        mark: line(PER_STREAM_COLOR),
+        mark: line(PER_STREAM_COLOR, PER_STREAM_SHAPE),
         encoding: {
           x,
           y: {
             field: "value",
             type: "quantitative",
-            title: PER_STREAM_TITLE,
+            title: `■ ${PER_STREAM_TITLE}`,
+            scale: THROUGHPUT_SCALE,
             axis: { titleColor: PER_STREAM_COLOR, orient: "right" },
           },
         },
@@ -108,9 +152,9 @@ export function throughputCurvesSpec(input: {
             {
               data: { values: [{ concurrency: input.knee, label: `knee: ${input.knee}` }] },
               layer: [
-                { mark: { type: "rule" as const, strokeDash: [4, 4], color: "#555" }, encoding: { x } },
+                { mark: { type: "rule" as const, strokeDash: [4, 4], color: CHART_COLORS.muted }, encoding: { x } },
                 {
-                  mark: { type: "text" as const, align: "left" as const, dx: 4, dy: -120, color: "#555" },
+                  mark: { type: "text" as const, align: "left" as const, dx: 4, dy: -120, color: CHART_COLORS.ink },
                   encoding: { x, text: { field: "label", type: "nominal" as const } },
                 },
               ],
@@ -206,9 +250,15 @@ export function standingCurvesSpec(input: {
 
 const PERCENTILES = ["p50", "p95", "p99"] as const;
 
-/** TTFT and end-to-end latency p50/p95/p99 against concurrency, side by side. */
+/** TTFT and end-to-end latency p50/p95/p99 against concurrency, side by side; percentiles differ by colour, shape and dash. */
 export function latencySpec(input: { title: string; levels: LevelPoint[] }): TopLevelSpec {
   const x = concurrencyAxis(input.levels.map((l) => l.concurrency));
+  const percentile = (range: unknown[]) => ({
+    field: "percentile",
+    type: "nominal" as const,
+    title: "percentile",
+    scale: { domain: [...PERCENTILES], range },
+  });
   const panel = (name: string, pick: (l: LevelPoint, p: (typeof PERCENTILES)[number]) => number | null) => ({
     title: name,
     width: 250,
@@ -220,22 +270,24 @@ export function latencySpec(input: { title: string; levels: LevelPoint[] }): Top
         ),
       ),
     },
-    mark: { type: "line" as const, point: true },
+    mark: { type: "line" as const, interpolate: "linear" as const, point: { filled: true, size: 40 } },
     encoding: {
       x,
-      y: { field: "value", type: "quantitative" as const, title: "ms", scale: { type: "log" as const } },
-      color: {
-        field: "percentile",
-        type: "nominal" as const,
-        scale: { domain: [...PERCENTILES], range: ["#1f6fb4", "#d0632a", "#8c2d9e"] },
-      },
+      y: { field: "value", type: "quantitative" as const, title: "ms (log axis)", scale: { type: "log" as const } },
+      color: percentile([CHART_COLORS.aggregate, CHART_COLORS.perStream, CHART_COLORS.third]),
+      shape: percentile(["circle", "square", "triangle-up"]),
+      strokeDash: percentile([
+        [1, 0],
+        [6, 3],
+        [2, 2],
+      ]),
     },
   });
   return {
     $schema: SCHEMA,
     title: input.title,
     description:
-      "Time to first token and end-to-end latency, p50, p95 and p99 in milliseconds (log axis), against concurrency on a log-2 axis.",
+      "Time to first token and end-to-end latency, p50 (circles, solid), p95 (squares, dashed) and p99 (triangles, dotted) in milliseconds on a log axis, against concurrency on a log-2 axis.",
     config: CONFIG,
     hconcat: [
       panel("time to first token", (l, p) => l[`ttft${p.toUpperCase() as "P50"}Ms`]),
@@ -244,39 +296,132 @@ export function latencySpec(input: { title: string; levels: LevelPoint[] }): Top
   } as TopLevelSpec;
 }
 
-/** Headline figures over time: peak aggregate and single-stream tok/s, one panel each. */
-export function historySpec(input: { title: string; points: HistoryPoint[] }): TopLevelSpec {
+/** Where a band around a history series lies: its low and high at a time (e.g. a standing interval over its window). */
+export interface BandPoint {
+  startedAt: string;
+  low: number;
+  high: number;
+}
+
+/** Optional bands for the history panels; a constant interval is two points (window start and end). */
+export interface HistoryBands {
+  peakAggregate?: BandPoint[];
+  singleStream?: BandPoint[];
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * A UTC time axis whose labels always carry the date: days when the runs span a few days or more,
+ * date and time within a short span (a label `:45` alone says nothing about when).
+ */
+export function timeAxis(times: string[]) {
+  const ms = times.map((t) => Date.parse(t)).filter(Number.isFinite);
+  const spanMs = ms.length ? Math.max(...ms) - Math.min(...ms) : 0;
+  const days = spanMs / DAY_MS;
+  const axis =
+    days >= 3
+      ? { format: "%Y-%m-%d", tickCount: { interval: "day" as const, step: Math.max(1, Math.ceil(days / 4)) } }
+      : { format: "%Y-%m-%d %H:%M", tickCount: 3 };
+  return {
+    field: "startedAt",
+    type: "temporal" as const,
+    title: "run started (UTC)",
+    scale: { type: "utc" as const },
+    axis: { ...axis, labelAngle: 0, labelOverlap: true },
+  };
+}
+
+/** Run states as point shapes: a partial or invalid run stays visible, told apart by its marker. */
+const RUN_STATES = ["complete and valid", "partial or invalid"] as const;
+
+/**
+ * Headline figures over time, one panel each: every run a point, joined by straight segments, on a
+ * zero-based axis, with an optional band (the standing interval) behind the points.
+ */
+export function historySpec(input: { title: string; points: HistoryPoint[]; bands?: HistoryBands }): TopLevelSpec {
   const rows = (pick: (p: HistoryPoint) => number | null) =>
     present(
-      input.points.map((p) => ({ startedAt: p.startedAt, valid: p.valid && p.status === "complete", value: pick(p) })),
+      input.points.map((p) => ({
+        startedAt: p.startedAt,
+        run: p.valid && p.status === "complete" ? RUN_STATES[0] : RUN_STATES[1],
+        value: pick(p),
+      })),
     );
-  const panel = (title: string, color: string, pick: (p: HistoryPoint) => number | null) => ({
-    title,
-    width: 520,
-    height: 110,
-    data: { values: rows(pick) },
-    mark: { type: "line" as const, color, interpolate: "monotone" as const },
-    encoding: {
-      x: { field: "startedAt", type: "temporal" as const, title: null, scale: { type: "utc" as const } },
-      y: { field: "value", type: "quantitative" as const, title: "tok/s", scale: { zero: false } },
-    },
-  });
+  const x = timeAxis([
+    ...input.points.map((p) => p.startedAt),
+    ...[...(input.bands?.peakAggregate ?? []), ...(input.bands?.singleStream ?? [])].map((b) => b.startedAt),
+  ]);
+  // Smaller markers when runs crowd the panel, so neighbours stay apart.
+  const pointSize = input.points.length > 60 ? 12 : 45;
+  const panel = (
+    title: string,
+    color: string,
+    pick: (p: HistoryPoint) => number | null,
+    band: BandPoint[] | undefined,
+  ) => {
+    const y = { field: "value", type: "quantitative" as const, title: "tok/s", scale: THROUGHPUT_SCALE };
+    return {
+      title,
+      width: 520,
+      height: 120,
+      layer: [
+        ...(band?.length
+          ? [
+              {
+                data: { values: band },
+                mark: { type: "area" as const, color: CHART_COLORS.band, interpolate: "linear" as const },
+                encoding: {
+                  x,
+                  y: { ...y, field: "low" },
+                  y2: { field: "high" },
+                },
+              },
+            ]
+          : []),
+        {
+          data: { values: rows(pick) },
+          layer: [
+            { mark: { type: "line" as const, color, interpolate: "linear" as const }, encoding: { x, y } },
+            {
+              // No per-point ARIA: the SVG is one named image with the runs table beside it, and a
+              // label per point would make a long history several times heavier.
+              mark: { type: "point" as const, color, filled: true, size: pointSize, opacity: 1, aria: false },
+              encoding: {
+                x,
+                y,
+                shape: {
+                  field: "run",
+                  type: "nominal" as const,
+                  title: "run",
+                  scale: { domain: [...RUN_STATES], range: ["circle", "cross"] },
+                  legend: { orient: "bottom" as const, direction: "horizontal" as const },
+                },
+              },
+            },
+          ],
+        },
+      ],
+    };
+  };
   return {
     $schema: SCHEMA,
     title: input.title,
-    description:
-      "Peak aggregate output tokens per second and single-stream output tokens per second of every run, over time.",
+    description: `Peak aggregate output tokens per second and single-stream output tokens per second of every run, over time: one point per run (a cross when the run was partial or invalid), joined by straight lines, on axes from zero${input.bands ? ", with the standing interval as a shaded band" : ""}.`,
     config: CONFIG,
+    resolve: { scale: { shape: "shared" } },
     vconcat: [
       panel(
         figureHeading("peakAggregateOutputTokensPerSecond"),
         AGGREGATE_COLOR,
         (p) => p.peakAggregateOutputTokensPerSecond,
+        input.bands?.peakAggregate,
       ),
       panel(
         figureHeading("singleStreamOutputTokensPerSecond"),
         PER_STREAM_COLOR,
         (p) => p.singleStreamOutputTokensPerSecond,
+        input.bands?.singleStream,
       ),
     ],
   } as TopLevelSpec;
@@ -284,7 +429,7 @@ export function historySpec(input: { title: string; points: HistoryPoint[] }): T
 
 export type CompareMeasure = "aggregate" | "perStream";
 
-/** Several targets' curves overlaid, colored by target; rows carry `targetId` so a page can filter them. */
+/** Several targets' curves overlaid, told apart by colour and shape; rows carry `targetId` so a page can filter them. */
 export function compareSpec(input: {
   series: { targetId: string; label: string; levels: LevelPoint[] }[];
   measure: CompareMeasure;
@@ -301,24 +446,21 @@ export function compareSpec(input: {
     ),
   );
   const title = input.measure === "aggregate" ? AGGREGATE_TITLE : PER_STREAM_TITLE;
+  const legend = { orient: "bottom" as const, columns: 1, labelLimit: 400 };
   return {
     $schema: SCHEMA,
     title,
-    description: `${title} against concurrency on a log-2 axis, one line per target.`,
+    description: `${title} against concurrency on a log-2 axis, y axis from zero, one line per target (colour and marker shape per target).`,
     width: 560,
     height: 300,
     config: CONFIG,
     data: { values },
-    mark: { type: "line", point: true },
+    mark: { type: "line", interpolate: "linear", point: { filled: true, size: 45 } },
     encoding: {
       x: concurrencyAxis(ladder),
-      y: { field: "value", type: "quantitative", title },
-      color: {
-        field: "target",
-        type: "nominal",
-        title: "target",
-        legend: { orient: "bottom", columns: 1, labelLimit: 400 },
-      },
+      y: { field: "value", type: "quantitative", title, scale: THROUGHPUT_SCALE },
+      color: { field: "target", type: "nominal", title: "target", legend },
+      shape: { field: "target", type: "nominal", title: "target", legend },
     },
   } as TopLevelSpec;
 }
