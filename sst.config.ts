@@ -105,7 +105,8 @@ export default $config({
         ],
         // Astro runs inside publish: installed as packages, not bundled.
         nodejs: { ...nodejs, install: ["astro", "vega", "vega-lite"] },
-        copyFiles: [...copyConfig, { from: "site", to: "site" }],
+        // The methodology page renders docs/methodology.md, so the docs travel with the site sources.
+        copyFiles: [...copyConfig, { from: "site", to: "site" }, { from: "docs", to: "docs" }],
       },
       { batch: { size: 10, window: "1 minute", partialResponses: true } },
     );

@@ -145,6 +145,10 @@ describe("sst.config.ts", () => {
     expect(byName("PublishQueue").args.dlq).toMatchObject({ retry: 2 });
     const actions = ((publish?.fn.permissions ?? []) as { actions: string[] }[]).flatMap((p) => p.actions);
     expect(actions.sort()).toEqual(["cloudfront:CreateInvalidation", "s3:PutObject"]);
+    // The site build needs its sources and the methodology's markdown beside the bundle.
+    expect((publish?.fn.copyFiles as { from: string }[]).map((f) => f.from)).toEqual(
+      expect.arrayContaining(["site", "docs"]),
+    );
   });
 
   it("bundles every function the way the bench measures it", async () => {

@@ -34,7 +34,8 @@ export function link(name: string, env: Env = process.env): Record<string, strin
 /** The config deployed with the functions (copied beside the bundle as `kneeboard.config.json`). */
 export function deployedConfig(env: Env = process.env): Config {
   const file = env.KNEEBOARD_CONFIG_FILE ?? "kneeboard.config.json";
-  return parseConfig(readFileSync(file, "utf8"), { file });
+  // Keys are SST secrets read per target by `apiKeyFor`, not plain variables: parsing does not ask for them.
+  return parseConfig(readFileSync(file, "utf8"), { file, requireKeys: false });
 }
 
 /** An API key: the SST secret named after the target's `apiKeyEnv`, else that environment variable. */
@@ -109,6 +110,8 @@ export function siteDeps(env: Env = process.env) {
     siteBucket: new S3SiteBucket({ bucketName }),
     cdn: distributionId ? new CloudFrontCdn({ distributionId }) : undefined,
     subscribeUrl: link("Subscribe", env).url as string,
+    /** Which runs the published figures are taken over (the config's `standing`). */
+    standing: deployedConfig(env).standing,
   };
 }
 

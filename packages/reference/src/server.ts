@@ -187,7 +187,7 @@ export async function startReferenceServer(options: {
   const open = new Set<ServerResponse>();
   let timings: ResponseTiming[] = [];
 
-  const handle = (req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>, arrivedAtMs: number) => {
+  const handle = (_req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>, arrivedAtMs: number) => {
     const model = String(body.model ?? "");
     let target = served.get(model);
     let provider: string | null = null;
