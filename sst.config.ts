@@ -1,6 +1,6 @@
 /// <reference path="./.sst/platform/config.d.ts" />
 /**
- * The AWS deployment (SPEC section 8): CronV2 -> plan -> FIFO queue (one message per target, grouped
+ * The AWS deployment (docs/deploying.md): CronV2 -> plan -> FIFO queue (one message per target, grouped
  * by target) -> sweep (one target per invocation; a sweep near its deadline saves its finished levels
  * under `pending/` in the results bucket and continues in a message to its own queue) -> results
  * bucket + table -> publish queue (batched, so a burst of sweeps rebuilds once) -> publish (alerts to

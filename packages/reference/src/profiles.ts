@@ -118,7 +118,7 @@ export function referenceModels(): ModelSpec[] {
   ];
 }
 
-/** Config targets for the reference models at baseURL (SPEC section 4 shape). */
+/** Config targets for the reference models at baseURL (the shape of docs/config.md). */
 export function referenceTargets(baseURL: string) {
   return [
     {

@@ -1,5 +1,5 @@
 /**
- * @module Alerts (SPEC section 7): what regression detection returns and `alerts.json` holds.
+ * @module Alerts (docs/methodology.md, Regressions): what regression detection returns and `alerts.json` holds.
  * Detection produces these; delivery (feeds, SNS, webhook) reads them. Types share schema names.
  */
 import { z } from "zod";

@@ -1,4 +1,4 @@
-/** @module The client against real HTTP streaming servers: every outcome of SPEC section 5, from the wire. */
+/** @module The client against real HTTP streaming servers: every outcome of docs/methodology.md, from the wire. */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * @module The config file (SPEC section 4): targets, the workload, the schedule. Schemas and types
+ * @module The config file (docs/config.md): targets, the workload, the schedule. Schemas and types
  * share names; `parseConfig` reports every problem with its path in the file.
  */
 import { readFile } from "node:fs/promises";

@@ -83,7 +83,7 @@ function levelWith(concurrency: number, aggregate: number, over: Partial<Level> 
 }
 
 describe("thresholds", () => {
-  it("are the SPEC's numbers", () => {
+  it("are the documented numbers", () => {
     expect([CLIENT_LAG_LIMIT_MS, MIN_ACHIEVED_CONCURRENCY_RATIO, MAX_ROUTE_MISMATCH_RATE, KNEE_GAIN_THRESHOLD]).toEqual(
       [20, 0.9, 0.05, 0.15],
     );

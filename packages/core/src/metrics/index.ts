@@ -1,4 +1,4 @@
-/** @module Pure statistics of a sweep (SPEC section 5): per sample, per level and per run; no I/O, no clock. */
+/** @module Pure statistics of a sweep (docs/methodology.md): per sample, per level and per run; no I/O, no clock. */
 import type { ClientHealth } from "../client/health.ts";
 import type {
   Distribution,
@@ -117,7 +117,7 @@ export interface SampleTimings {
   firstAnswerMs?: number | null;
 }
 
-/** The per-request figures of SPEC section 5, flat, units in the names; null where undefined. */
+/** The per-request figures of docs/methodology.md, flat, units in the names; null where undefined. */
 export interface SampleFigures {
   /** First content chunk minus start, ms; null without chunks. */
   ttftMs: number | null;
@@ -136,7 +136,7 @@ export interface SampleFigures {
 }
 
 /**
- * Derives a sample's timing figures from its content chunks (SPEC section 5, per request).
+ * Derives a sample's timing figures from its content chunks (docs/methodology.md, per request).
  * The decode rate cannot see token boundaries, so the first chunk's tokens are estimated by its share
  * of the content characters (`tokens * charsFirst / totalChars`; by its share of chunks when no chunk
  * has characters). `tpotMs` is null, not 0, when all content came in one chunk: nothing was measured after it.
@@ -263,7 +263,7 @@ function overShare(what: string, count: number, sent: number, limit: number): st
 }
 
 /**
- * Summarizes one concurrency level (SPEC section 5, per level). Only `ok` samples enter the
+ * Summarizes one concurrency level (docs/methodology.md, per level). Only `ok` samples enter the
  * distributions and the aggregate; the aggregate (tok/s) is null when the wall time is 0 or no
  * sample is ok. Thresholds: `CLIENT_LAG_LIMIT_MS`, `MIN_ACHIEVED_CONCURRENCY_RATIO`, `MAX_ROUTE_MISMATCH_RATE`,
  * `MAX_CACHED_PROMPT_SHARE`. `meetsSlo` reads the per-stream output p50 and the TTFT p95 (first token,
@@ -595,7 +595,7 @@ export function levelStop(level: Level, early: EarlyResult[] = []): Stop | null 
 }
 
 /**
- * The headline figures of a run (SPEC section 5, per run). Only valid levels with an aggregate
+ * The headline figures of a run (docs/methodology.md, per run). Only valid levels with an aggregate
  * enter `peak` and the knee; `singleStream` and the baseline of `scalingEfficiency` come from the
  * concurrency-1 level only when it is valid (an invalid level keeps its data in `levels` but is never
  * ranked, so `singleStream` is then null). Rates are shares (0..1) of all sent requests. `stop` is

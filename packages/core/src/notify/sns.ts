@@ -1,6 +1,6 @@
 /**
  * @module Publishing an alert to an SNS topic, with the message attributes that subscription
- * filter policies select on (SPEC section 7: `targetId`, `metric`, `severity`).
+ * filter policies select on (docs/methodology.md: `targetId`, `metric`, `severity`).
  */
 import { type MessageAttributeValue, PublishCommand, type SNSClient } from "@aws-sdk/client-sns";
 import type { Alert } from "../alerts/index.ts";

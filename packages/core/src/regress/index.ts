@@ -1,5 +1,5 @@
 /**
- * @module Regression detection (SPEC section 7), pure: run index entries in, alerts out. Per target
+ * @module Regression detection (docs/methodology.md, Regressions), pure: run index entries in, alerts out. Per target
  * and metric a robust baseline (median and MAD of a trailing window) judges each valid run; a shift
  * alerts once confirmed by later runs (at once when catastrophic), shifts of one change are grouped
  * into one alert, and a regression resolves when its series return to the old band.

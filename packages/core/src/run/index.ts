@@ -1,10 +1,10 @@
 /**
- * @module The run document (SPEC section 6): one per target per run, public and versioned.
+ * @module The run document (docs/run-document.md): one per target per run, public and versioned.
  * The zod schemas here are the published contract; types share their names.
  */
 import { z } from "zod";
 
-/** Why a request ended the way it did (SPEC section 5). */
+/** Why a request ended the way it did (docs/methodology.md). */
 export const Outcome = z.enum([
   "ok",
   "rate_limited",
@@ -174,7 +174,7 @@ export const Stop = z.object({
 });
 export type Stop = z.infer<typeof Stop>;
 
-/** The headline figures of a run (SPEC section 5, per run). */
+/** The headline figures of a run (docs/methodology.md, per run). */
 export const Summary = z.object({
   /** Level 1's figures; null when level 1 is missing, has no ok sample or is invalid (its data stays in `levels`). */
   singleStream: z
@@ -256,7 +256,7 @@ export function compactTimestamp(iso: string): string {
     .replace(/\.\d{3}/, "");
 }
 
-/** The store key of a run document (SPEC section 6). */
+/** The store key of a run document (docs/run-document.md). */
 export function runKey(doc: Pick<RunDocument, "targetId" | "startedAt" | "runId">): string {
   return `runs/${doc.targetId}/${compactTimestamp(doc.startedAt)}-${doc.runId}.json`;
 }

@@ -1,5 +1,5 @@
 /**
- * @module The store port: a key-value store of text documents at the keys of SPEC section 6.
+ * @module The store port: a key-value store of text documents at the keys of docs/run-document.md.
  * The folder store (`./data`) and the AWS store implement it; everything above talks to this.
  */
 import { StoreError } from "../errors/index.ts";
