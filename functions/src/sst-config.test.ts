@@ -146,7 +146,7 @@ describe("sst.config.ts", () => {
     const actions = ((publish?.fn.permissions ?? []) as { actions: string[] }[]).flatMap((p) => p.actions);
     expect(actions.sort()).toEqual(["cloudfront:CreateInvalidation", "s3:PutObject"]);
     // The site build needs its sources and the methodology's markdown beside the bundle.
-    expect((publish?.fn.copyFiles as { from: string }[]).map((f) => f.from)).toEqual(
+    expect(((publish?.fn.copyFiles ?? []) as { from: string }[]).map((f) => f.from)).toEqual(
       expect.arrayContaining(["site", "docs"]),
     );
   });
