@@ -20,5 +20,12 @@ export function markdownHtml(markdown: string): string {
 
 /** The methodology page's HTML; fails the build when the file is missing rather than publish an empty page. */
 export async function methodologyHtml(file = METHODOLOGY_FILE): Promise<string> {
-  return markdownHtml(await readFile(file, "utf8"));
+  return scrollableTables(markdownHtml(await readFile(file, "utf8")));
+}
+
+/** Puts every table in its own keyboard-reachable scroll box (as `ScrollTable` does), so a phone never scrolls the page sideways. */
+export function scrollableTables(html: string): string {
+  return html
+    .replaceAll("<table>", '<div class="table-scroll" role="region" tabindex="0" aria-label="A table of the methodology"><table>')
+    .replaceAll("</table>", "</table></div>");
 }
