@@ -7,6 +7,7 @@
  * failed ends at once.
  */
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import type { Agent } from "node:http";
 import { createRequire } from "node:module";
 import { availableParallelism, hostname } from "node:os";
@@ -235,6 +236,8 @@ function routeRecord(target: Target): RunDocument["route"] {
 function levelThreads(options: SweepOptions, concurrency: number, before: Level | undefined): number {
   const asked = options.threads ?? 1;
   if (asked === 1 || (options.clock !== undefined && options.clock !== systemClock)) return 1;
+  // A bundle that did not ship the thread module next to this one runs every level here, as before.
+  if (!existsSync(THREAD_MODULE)) return 1;
   if (asked !== "auto") return Math.max(1, Math.min(Math.floor(asked), concurrency));
   const perStream =
     (before?.perStream.outputTokensPerSecond.p50 ?? DEFAULT_PLAN_ASSUMPTIONS.outputTokensPerSecondPerStream) *
