@@ -2,7 +2,7 @@
 
 import { parseConfig, workloadFor } from "@kneeboard/core/config";
 import { runSweep, type SweepProgress } from "@kneeboard/core/sweep";
-import { expectedThroughput, type StreamProfile } from "@kneeboard/reference";
+import { expectedThroughput, type StreamProfile, startReferenceServer } from "@kneeboard/reference";
 import { type ReferenceProcess, startReferenceProcess } from "@kneeboard/reference/process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -100,5 +100,62 @@ describe("a level on two worker threads", () => {
     expect(doc.status).toBe("partial");
     expect(doc.partialReason).toMatch(/concurrency 4/);
     expect(doc.levels.map((l) => l.concurrency)).toEqual([1]);
+  });
+
+  it("waits after 429s in the threads and sends nothing twice: every prompt reaches the server once", async () => {
+    const quick: StreamProfile = {
+      stepBaseMs: 1,
+      stepPerSeqMs: 0.05,
+      slots: 32,
+      prefillBaseMs: 2,
+      prefillPerTokenMs: 0,
+    };
+    const limited = await startReferenceServer({
+      recordPrompts: true,
+      models: [
+        { kind: "model", id: "third", profile: { ...quick, refuse: { status: 429, every: 3, retryAfterSeconds: 1 } } },
+      ],
+    });
+    try {
+      const config = parseConfig(
+        JSON.stringify({
+          targets: [
+            { id: "third", label: "third", baseURL: limited.url, model: "third", route: { gateway: "direct" } },
+          ],
+          workload: { concurrency: [4], requestsPerLevel: 12, warmupRequests: 0, maxTokens: 8 },
+        }),
+      );
+      const target = config.targets[0] as (typeof config.targets)[number];
+      const doc = await runSweep({ target, workload: workloadFor(config, target), threads: 2, runId: "thread01" });
+      const level = doc.levels[0] as (typeof doc.levels)[number];
+      // Arrivals 1 to 12: every third refused, each refusal followed by a wait of retry-after (1 s).
+      expect(level.requests).toMatchObject({ sent: 12, ok: 8, rateLimited: 4 });
+      expect(level.rateLimitWaitMs).toBeGreaterThanOrEqual(4 * 1000 - 5);
+      expect(doc.samples.map((s) => s.index)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+      const seen = [...limited.prompts.entries()].filter(([p]) => p.includes("of run thread01:")).map(([, n]) => n);
+      expect(seen.length).toBe(12);
+      expect(seen.every((n) => n === 1)).toBe(true);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it("ends a level at once when its first 4 requests fail, across threads", async () => {
+    const dead = await startReferenceServer({ models: [{ kind: "model", id: "fast", profile: FAST }] });
+    const url = dead.url;
+    await dead.close();
+    const config = parseConfig(
+      JSON.stringify({
+        targets: [{ id: "dead", label: "dead", baseURL: url, model: "fast", route: { gateway: "direct" } }],
+        workload: { concurrency: [8, 16], requestsPerLevel: 64, warmupRequests: 0, maxTokens: 8 },
+      }),
+    );
+    const target = config.targets[0] as (typeof config.targets)[number];
+    const doc = await runSweep({ target, workload: workloadFor(config, target), threads: 2 });
+    expect(doc.levels.map((l) => l.concurrency)).toEqual([8]);
+    const level = doc.levels[0] as (typeof doc.levels)[number];
+    expect(level.requests.ok).toBe(0);
+    expect(level.invalidReasons).toContain("ended at once: its first 4 requests (warm-up included) all failed");
+    expect(doc.summary.stop?.reason).toBe("unreachable");
   });
 });
