@@ -80,7 +80,8 @@ export default $config({
       {
         handler: "functions/src/sweep.handler",
         timeout: "15 minutes",
-        memory: "1024 MB",
+        // One full vCPU (Lambda gives CPU in proportion to memory): the client must not be the bottleneck it measures.
+        memory: "1769 MB",
         // The sweep queue too: a sweep near its deadline continues in a message to its own queue.
         link: [table, results, sweepQueue, publishQueue, ...secrets],
         copyFiles: copyConfig,

@@ -86,6 +86,9 @@ describe("kneeboard plan", () => {
     // 1 100 s and 400 s: neither fits the 870 s left after one alone, so level 1 cannot be sure to fit.
     expect(result.out).toContain("duration upper bound: 1,500 s, not sure to fit: level 1 alone");
     expect(result.out).toContain("top level: 4 streams x 50 chunks/s = 200 chunks/s");
+    expect(result.out).toMatch(
+      /threads "auto" \(the deployed one\) would run it on 1 worker thread \(\d+ cores? here\)/,
+    );
     expect(requests).toBe(0);
   });
 

@@ -128,6 +128,8 @@ describe("sst.config.ts", () => {
     const [sweep] = queue.subscriptions;
     expect(sweep?.fn.handler).toBe("functions/src/sweep.handler");
     expect(sweep?.fn.timeout).toBe("15 minutes");
+    // At least one full vCPU for the client (Lambda's CPU grows with memory; 1,769 MB is one vCPU).
+    expect(sweep?.fn.memory).toBe("1769 MB");
     // Partial responses: a rejected message is retried, then dead-lettered, not deleted with the batch.
     expect(sweep?.options).toEqual({ batch: { size: 1, partialResponses: true } });
     // The queue's visibility outlasts the function, so a live sweep's message is not delivered twice.

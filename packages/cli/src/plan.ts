@@ -52,7 +52,7 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
     `  total: ${requests} + ${plan.totalWarmupRequests} warm-up`,
     `  duration expected: ${number(plan.expectedSeconds)} s, ${fitText(plan.expected, plan)}`,
     `  duration upper bound: ${number(plan.upperBoundSeconds)} s, ${fitText(plan.upperBound, plan)}`,
-    `  top level: ${top} streams x ${number(perStream)} chunks/s = ${number(plan.topLevelChunksPerSecond)} chunks/s, ${number(share * 100)} % of what one client core carries (${number(CLIENT_CHUNKS_PER_SECOND_PER_CORE)} chunks/s)${share > 1 ? ": over it, expect that level flagged client.limited" : ""}`,
+    `  top level: ${top} streams x ${number(perStream)} chunks/s = ${number(plan.topLevelChunksPerSecond)} chunks/s, ${number(share * 100)} % of what one client core carries (${number(CLIENT_CHUNKS_PER_SECOND_PER_CORE)} chunks/s); a sweep with threads "auto" (the deployed one) would run it on ${plan.topLevelThreads} worker thread${plan.topLevelThreads === 1 ? "" : "s"} (${plan.cores} core${plan.cores === 1 ? "" : "s"} here)${share > plan.topLevelThreads ? ": over what those carry, expect that level flagged client.limited" : ""}`,
   ].join("\n");
 }
 

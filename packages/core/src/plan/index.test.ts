@@ -1,7 +1,7 @@
 /** @module The plan's arithmetic: rounds per level, bounds, invocation packing, chunk rate. */
 import { describe, expect, it } from "vitest";
 import type { Target } from "../config/index.ts";
-import { CLIENT_CHUNKS_PER_SECOND_PER_CORE, fitInvocations, planTarget } from "./index.ts";
+import { CLIENT_CHUNKS_PER_SECOND_PER_CORE, fitInvocations, planTarget, threadsForChunkRate } from "./index.ts";
 
 const target = (workload?: Target["workload"]): Target => ({
   id: "t",
@@ -26,6 +26,22 @@ describe("planTarget", () => {
     expect(plan.upperBound.invocations).toBeGreaterThan(1);
     expect(plan.topLevelChunksPerSecond).toBe(32 * 50);
     expect(plan.clientCoreShare).toBeCloseTo(1600 / CLIENT_CHUNKS_PER_SECOND_PER_CORE, 9);
+    expect(plan.topLevelThreads).toBe(1);
+  });
+
+  it("runs a level on as many threads as its chunk rate needs cores, capped by the cores and by N", () => {
+    const c = CLIENT_CHUNKS_PER_SECOND_PER_CORE;
+    expect(threadsForChunkRate(0, 4, 8)).toBe(1);
+    expect(threadsForChunkRate(c, 4, 8)).toBe(1);
+    expect(threadsForChunkRate(c + 1, 4, 8)).toBe(2);
+    expect(threadsForChunkRate(10 * c, 4, 8)).toBe(4);
+    expect(threadsForChunkRate(10 * c, 4, 3)).toBe(3);
+    // 512 streams at 1,000 chunks/s each, on 2 cores and on 16.
+    const fast = { outputTokensPerSecondPerStream: 1000, ttftSeconds: 0.1, chunksPerToken: 1 };
+    const plan = (cores: number) =>
+      planTarget({ workload: { concurrency: [1, 512] } }, target(), fast, cores).topLevelThreads;
+    expect(plan(2)).toBe(2);
+    expect(plan(16)).toBe(Math.ceil(512_000 / c));
   });
 
   it("bounds a fixed-duration level by its duration plus one request, and never counts requests", () => {

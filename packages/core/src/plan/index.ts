@@ -3,14 +3,25 @@
  * requests, an upper bound and an expected figure for its duration, how many Lambda invocations it
  * takes, and the chunk rate its top level asks of the client.
  */
+import { availableParallelism } from "node:os";
 import { type Config, type Target, type Workload, workloadFor } from "../config/index.ts";
 
 /**
- * Stream chunks per second one client process carries on one core while keeping its event-loop lag
- * low enough not to bend TTFT: measured by npm run bench (the client-capacity table; 64 streams gave
- * 6 132 chunks/s at 10.4 ms lag p99 on a 2-core machine, 2026-12-02).
+ * Stream chunks per second one client thread carries on one core: measured by npm run bench (the
+ * client-cost table, "chunks per CPU-second (one core)"): kneeboard 1.80 CPU s per 100k chunks, about
+ * 55 000 chunks per CPU-second, on an idle 2-core machine, 2026-12-03 (the minimal node:http client 1.65).
  */
-export const CLIENT_CHUNKS_PER_SECOND_PER_CORE = 6000;
+export const CLIENT_CHUNKS_PER_SECOND_PER_CORE = 55_000;
+
+/**
+ * Worker threads a level needs: its expected chunk rate (chunks/s, N x the per-stream rate) over what
+ * one core carries, rounded up, at least 1, at most `cores` (the process's available parallelism)
+ * and at most `concurrency` (a thread runs at least one stream).
+ */
+export function threadsForChunkRate(chunksPerSecond: number, cores: number, concurrency: number): number {
+  const needed = Math.ceil(chunksPerSecond / CLIENT_CHUNKS_PER_SECOND_PER_CORE);
+  return Math.max(1, Math.min(needed, Math.floor(cores), Math.floor(concurrency)));
+}
 
 /** Lambda's longest invocation, seconds. */
 export const LAMBDA_INVOCATION_SECONDS = 900;
@@ -81,6 +92,10 @@ export interface TargetPlan {
   topLevelChunksPerSecond: number;
   /** topLevelChunksPerSecond / CLIENT_CHUNKS_PER_SECOND_PER_CORE. */
   clientCoreShare: number;
+  /** Worker threads a sweep with `threads: "auto"` would run the top level on, on `cores` cores. */
+  topLevelThreads: number;
+  /** The cores that thread count assumed (the planning machine's available parallelism by default). */
+  cores: number;
 }
 
 /** Sequential rounds of `count` requests run by `workers` workers that each take one at a time. */
@@ -131,6 +146,7 @@ export function planTarget(
   config: Pick<Config, "workload">,
   target: Target,
   assumptions: PlanAssumptions = DEFAULT_PLAN_ASSUMPTIONS,
+  cores: number = availableParallelism(),
 ): TargetPlan {
   const workload = workloadFor(config, target);
   // A request at the assumed rate: TTFT, then maxTokens at the per-stream rate, never past its timeout.
@@ -166,6 +182,8 @@ export function planTarget(
     ),
     topLevelChunksPerSecond,
     clientCoreShare: topLevelChunksPerSecond / CLIENT_CHUNKS_PER_SECOND_PER_CORE,
+    topLevelThreads: threadsForChunkRate(topLevelChunksPerSecond, cores, top),
+    cores,
   };
 }
 

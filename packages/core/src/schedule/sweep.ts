@@ -203,6 +203,8 @@ async function sweepClaimed(c: Claimed): Promise<Outcome> {
     runId,
     clock,
     deadlineMs,
+    // A level whose streams one core cannot carry runs on several worker threads of this invocation.
+    threads: "auto",
     startLevelIndex,
     previous,
     // Saved after every level, so even an invocation that dies hard leaves its finished levels.

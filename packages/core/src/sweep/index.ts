@@ -7,9 +7,14 @@
  * failed ends at once.
  */
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import type { Agent } from "node:http";
-import { hostname } from "node:os";
-import { watchClientHealth } from "../client/health.ts";
+import { createRequire } from "node:module";
+import { availableParallelism, hostname } from "node:os";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import { type ClientHealth, watchClientHealth } from "../client/health.ts";
 import { type Clock, type Endpoint, type RawResult, StreamingClient, systemClock } from "../client/index.ts";
 import { modelKeyOf, type Target, type Workload } from "../config/index.ts";
 import {
@@ -21,8 +26,10 @@ import {
   summarizeLevel,
   summarizeRun,
 } from "../metrics/index.ts";
+import { DEFAULT_PLAN_ASSUMPTIONS, threadsForChunkRate } from "../plan/index.ts";
 import type { Level, RunDocument, Sample, Stop } from "../run/index.ts";
 import { promptFor } from "../workload/index.ts";
+import { THREAD_JOB_KIND, type ThreadJob, type ThreadMessage } from "./thread.ts";
 
 /** The harness version written into every run document. */
 export const HARNESS_VERSION = "0.1.0";
@@ -41,6 +48,8 @@ export interface SweepProgress {
   liveTokensPerSecond: number;
   /** True once the level has finished. */
   levelDone: boolean;
+  /** Worker threads the level's measured requests run on (1: this thread). */
+  threads: number;
 }
 
 export interface SweepOptions {
@@ -65,6 +74,14 @@ export interface SweepOptions {
   onProgress?: (progress: SweepProgress) => void;
   /** Called after each finished level with the document so far (status partial), to save progress. */
   onLevel?: (partial: RunDocument) => Promise<void> | void;
+  /**
+   * Worker threads a level's measured requests run on (default 1: all on this thread). "auto" gives
+   * each level what its expected chunk rate needs (`threadsForChunkRate`: N x the per-stream rate of
+   * the level before, or the plan's assumed rate for the first, against one core's capacity, capped
+   * by the available cores); a number forces that many (at most N). More than one needs the system
+   * clock: with an injected `clock` every level runs on this thread.
+   */
+  threads?: number | "auto";
 }
 
 /** A fresh run id: 8 hex characters. */
@@ -92,7 +109,7 @@ export function rateLimitWaitMs(retryAfterSeconds: number | null, consecutive: n
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   if (ms <= 0 || signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
@@ -176,8 +193,11 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
   for (let levelIndex = options.startLevelIndex ?? 0; levelIndex < concurrencies.length && !stop; levelIndex++) {
     const concurrency = concurrencies[levelIndex] as number;
     try {
+      const threads = levelThreads(options, concurrency, levels.at(-1));
       const result = await runLevel({
         client,
+        endpoint,
+        threads,
         clock,
         origin,
         runId,
@@ -188,7 +208,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
         signal: options.signal,
         deadlineMs: options.deadlineMs,
         progress: (p) =>
-          options.onProgress?.({ ...p, targetId: target.id, levelIndex, levelCount: concurrencies.length }),
+          options.onProgress?.({ ...p, targetId: target.id, levelIndex, levelCount: concurrencies.length, threads }),
       });
       levels.push(result.level);
       samples.push(...result.samples);
@@ -212,8 +232,24 @@ function routeRecord(target: Target): RunDocument["route"] {
   };
 }
 
+/** Worker threads one level runs on (see `SweepOptions.threads`). */
+function levelThreads(options: SweepOptions, concurrency: number, before: Level | undefined): number {
+  const asked = options.threads ?? 1;
+  if (asked === 1 || (options.clock !== undefined && options.clock !== systemClock)) return 1;
+  // A bundle that did not ship the thread module next to this one runs every level here, as before.
+  if (!existsSync(THREAD_MODULE)) return 1;
+  if (asked !== "auto") return Math.max(1, Math.min(Math.floor(asked), concurrency));
+  const perStream =
+    (before?.perStream.outputTokensPerSecond.p50 ?? DEFAULT_PLAN_ASSUMPTIONS.outputTokensPerSecondPerStream) *
+    DEFAULT_PLAN_ASSUMPTIONS.chunksPerToken;
+  return threadsForChunkRate(concurrency * perStream, availableParallelism(), concurrency);
+}
+
 interface LevelContext {
   client: StreamingClient;
+  endpoint: Endpoint;
+  /** Worker threads the measured requests run on; 1 runs them on this thread. */
+  threads: number;
   clock: Clock;
   origin: number;
   runId: string;
@@ -223,7 +259,7 @@ interface LevelContext {
   stopReason: () => string | null;
   signal?: AbortSignal;
   deadlineMs?: number;
-  progress: (p: Omit<SweepProgress, "targetId" | "levelIndex" | "levelCount">) => void;
+  progress: (p: Omit<SweepProgress, "targetId" | "levelIndex" | "levelCount" | "threads">) => void;
 }
 
 /**
@@ -309,6 +345,84 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
     return raw;
   };
 
+  /**
+   * Runs the measured closed loop on `threads` worker threads, N split over them, and hands each
+   * result to `onMessage` as it comes; returns each thread's client health. The shared counters hand
+   * out request indexes and send order; the level's abort (a stop, the deadline, an early end) reaches
+   * every thread. 429 waits are added to this level's totals.
+   */
+  const onThreads = async (
+    threads: number,
+    count: number,
+    onMessage: (m: Extract<ThreadMessage, { type: "result" }>) => void,
+    onGo: () => void,
+  ): Promise<ClientHealth[]> => {
+    const shared = new SharedArrayBuffer(SHARED_SLOTS * Int32Array.BYTES_PER_ELEMENT);
+    const counters = new Int32Array(shared);
+    counters[SHARED_SEND_SEQ] = sentCount;
+    const job = (workers: number): ThreadJob => ({
+      kind: THREAD_JOB_KIND,
+      endpoint: ctx.endpoint,
+      runId: ctx.runId,
+      concurrency,
+      promptTokens: workload.promptTokens,
+      maxTokens: workload.maxTokens,
+      temperature: workload.temperature,
+      ignoreEos: workload.ignoreEos,
+      timeoutMs: workload.requestTimeoutSeconds * 1000,
+      workers,
+      count,
+      mainTimeOrigin: performance.timeOrigin,
+      shared,
+    });
+    const started = Array.from({ length: threads }, (_, i) =>
+      startThread(job(Math.floor(concurrency / threads) + (i < concurrency % threads ? 1 : 0))),
+    );
+    const stopThreads = () => {
+      Atomics.store(counters, SHARED_STOP, 1);
+      for (const thread of started) thread.postMessage("abort");
+    };
+    if (abort.signal.aborted) stopThreads();
+    abort.signal.addEventListener("abort", stopThreads, { once: true });
+    const healths: ClientHealth[] = [];
+    let failure: string | null = null;
+    let ready = 0;
+    try {
+      await Promise.all(
+        started.map(
+          (thread) =>
+            new Promise<void>((resolve) => {
+              thread.on("message", (m: ThreadMessage) => {
+                if (m.type === "ready" && ++ready === threads) {
+                  // Loading a thread takes a while: the level's time starts when all can send.
+                  onGo();
+                  for (const thread of started) thread.postMessage({ go: levelEndMs });
+                } else if (m.type === "result") onMessage(m);
+                else if (m.type === "done") {
+                  healths.push(m.health);
+                  rateLimitWaitTotalMs += m.rateLimitWaitMs;
+                  for (const [from, to] of m.waits) {
+                    waiting.start(from);
+                    waiting.end(to);
+                  }
+                } else if (m.type === "error") failure ??= m.message;
+              });
+              thread.on("error", (error) => {
+                failure ??= String(error);
+                resolve();
+              });
+              thread.on("exit", () => resolve());
+            }),
+        ),
+      );
+    } finally {
+      abort.signal.removeEventListener("abort", stopThreads);
+      await Promise.all(started.map((thread) => thread.terminate()));
+    }
+    if (failure !== null) throw new Error(`a sweep thread failed: ${failure}`);
+    return healths;
+  };
+
   try {
     // Warm-up: not measured; run at up to N at once so a cold endpoint is warm before timing starts.
     await pool(Math.min(concurrency, workload.warmupRequests), workload.warmupRequests, async (i, worker) => {
@@ -321,15 +435,9 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
     const tracker = inFlightTracker();
     const results: { index: number; raw: RawResult; endMs: number }[] = [];
     let okTokens = 0;
-    const firstSendMs = clock.now();
+    let firstSendMs = clock.now();
     const health = watchClientHealth();
-    await pool(concurrency, endedEarly ? 0 : (total ?? Number.POSITIVE_INFINITY), async (index, worker) => {
-      if (clock.now() >= levelEndMs || endedEarly) return false;
-      checkStop();
-      const raw = await send(worker, index, false, tracker);
-      if (raw === null) return false;
-      const endMs = clock.now();
-      checkStop();
+    const onResult = (index: number, raw: RawResult, endMs: number) => {
       results.push({ index, raw, endMs });
       if (raw.outcome === "ok") okTokens += raw.completionTokens ?? raw.contentChunks.length;
       ctx.progress({
@@ -339,9 +447,53 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
         liveTokensPerSecond: okTokens / ((endMs - firstSendMs) / 1000),
         levelDone: false,
       });
-      return !endedEarly;
-    });
-    const clientHealth = health.stop();
+    };
+    let threadHealth: ClientHealth[] = [];
+    if (ctx.threads > 1 && !endedEarly) {
+      threadHealth = await onThreads(
+        ctx.threads,
+        total ?? Number.POSITIVE_INFINITY,
+        (m) => {
+          // Results that arrive after the level ended early are requests the harness aborted.
+          if (endedEarly) return;
+          sentCount = Math.max(sentCount, m.seq + 1);
+          if (m.seq < earlyNeeded) {
+            early[m.seq] = { outcome: m.raw.outcome, httpStatus: m.raw.httpStatus, error: m.raw.error };
+            if (++earlyKnown === earlyNeeded && early.every((e) => failed(e.outcome))) {
+              endedEarly = true;
+              abort.abort();
+            }
+          }
+          onResult(m.index, m.raw, m.endMs);
+        },
+        () => {
+          firstSendMs = clock.now();
+          if (workload.levelDurationSeconds !== undefined)
+            levelEndMs = firstSendMs + workload.levelDurationSeconds * 1000;
+        },
+      );
+      checkStop();
+      // Requests came back from several threads in any order: the tracker takes them in time order.
+      for (const [t, delta] of results
+        .flatMap((r): [number, number][] => [
+          [r.raw.startMs, 1],
+          [r.endMs, -1],
+        ])
+        .sort((a, b) => a[0] - b[0] || a[1] - b[1]))
+        if (delta > 0) tracker.start(t);
+        else tracker.end(t);
+    } else
+      await pool(concurrency, endedEarly ? 0 : (total ?? Number.POSITIVE_INFINITY), async (index, worker) => {
+        if (clock.now() >= levelEndMs || endedEarly) return false;
+        checkStop();
+        const raw = await send(worker, index, false, tracker);
+        if (raw === null) return false;
+        const endMs = clock.now();
+        checkStop();
+        onResult(index, raw, endMs);
+        return !endedEarly;
+      });
+    const clientHealth = mergeHealth(health.stop(), threadHealth);
     const lastEndMs = Math.max(firstSendMs, ...results.map((r) => r.endMs));
     // Achieved concurrency is judged up to the last send: the closed loop holds N until then by
     // design, and the drain after it belongs to the method, not to a client falling behind.
@@ -385,6 +537,47 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
   }
 }
 
+/** Slots of the counters a level's threads share (an Int32Array on a SharedArrayBuffer): the next request index. */
+export const SHARED_NEXT_INDEX = 0;
+/** The level's send order, warm-up included: the early-end rule counts the first sends. */
+export const SHARED_SEND_SEQ = 1;
+/** Set to 1 when the level must send nothing more. */
+export const SHARED_STOP = 2;
+const SHARED_SLOTS = 3;
+
+/** The thread module next to this one; run through tsx when the sources are TypeScript (tests, the CLI). */
+const THREAD_MODULE = new URL(import.meta.url.endsWith(".ts") ? "./thread.ts" : "./thread.js", import.meta.url);
+
+/**
+ * tsx's ESM API, for a thread that must load TypeScript: resolved from here, whatever the working folder.
+ * (A worker's `execArgv: ["--import", "tsx"]` does not reach its entry module on Node 20; registering
+ * the hooks in the thread before importing it does.)
+ */
+function tsxApi(): string {
+  const packageJson = createRequire(import.meta.url).resolve("tsx/package.json");
+  return pathToFileURL(join(dirname(packageJson), "dist", "esm", "api", "index.mjs")).href;
+}
+
+function startThread(job: ThreadJob): Worker {
+  if (!THREAD_MODULE.pathname.endsWith(".ts")) return new Worker(THREAD_MODULE, { workerData: job });
+  const boot = `import { register } from ${JSON.stringify(tsxApi())}; register(); await import(${JSON.stringify(THREAD_MODULE.href)});`;
+  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(boot)}`), { workerData: job });
+}
+
+/**
+ * The client health of a level run on several threads: each thread's own loop delay and utilization
+ * (the worst thread bends the figures), the CPU share as the process measured it (all threads).
+ */
+function mergeHealth(main: ClientHealth, threads: ClientHealth[]): ClientHealth {
+  const worst = (pick: (h: ClientHealth) => number) => Math.max(pick(main), ...threads.map(pick));
+  return {
+    eventLoopLagP99Ms: worst((h) => h.eventLoopLagP99Ms),
+    eventLoopLagMeanMs: worst((h) => h.eventLoopLagMeanMs),
+    loopUtilization: worst((h) => h.loopUtilization),
+    cpuShare: main.cpuShare,
+  };
+}
+
 /**
  * A fixed pool of `size` workers (ids 0 .. size-1) taking indexes 0, 1, ... below `count`; a task
  * returning false stops its worker. Bounded by construction: never more than `size` tasks at once.
@@ -410,7 +603,7 @@ export async function pool(
   if (failure !== undefined) throw failure;
 }
 
-/** Turns a raw client result into a sample with the SPEC section 5 figures. */
+/** Turns a raw client result into a sample with the per-request figures of docs/methodology.md. */
 export function toSample(raw: RawResult, level: number, index: number, origin: number): Sample {
   const fromUsage = raw.completionTokens !== null;
   const completionTokens = fromUsage

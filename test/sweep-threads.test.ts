@@ -1,0 +1,161 @@
+/** @module A level run on two worker threads against the reference target over real HTTP: still one exact closed loop. */
+
+import { parseConfig, workloadFor } from "@kneeboard/core/config";
+import { runSweep, type SweepProgress } from "@kneeboard/core/sweep";
+import { expectedThroughput, type StreamProfile, startReferenceServer } from "@kneeboard/reference";
+import { type ReferenceProcess, startReferenceProcess } from "@kneeboard/reference/process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const FAST: StreamProfile = {
+  stepBaseMs: 4,
+  stepPerSeqMs: 0.25,
+  slots: 16,
+  prefillBaseMs: 10,
+  prefillPerTokenMs: 0.02,
+};
+let server: ReferenceProcess;
+
+beforeAll(async () => {
+  server = await startReferenceProcess([{ kind: "model", id: "fast", profile: FAST }]);
+});
+afterAll(() => server.close());
+
+function setup(workload: Record<string, unknown>) {
+  const config = parseConfig(
+    JSON.stringify({
+      targets: [{ id: "fast", label: "fast", baseURL: server.url, model: "fast", route: { gateway: "direct" } }],
+      workload,
+    }),
+  );
+  const target = config.targets[0] as (typeof config.targets)[number];
+  return { target, workload: workloadFor(config, target) };
+}
+
+describe("a level on two worker threads", () => {
+  it("keeps exactly N in flight at the server, sends every index once and merges the samples into one level", async () => {
+    await server.reset("fast");
+    const seen: SweepProgress[] = [];
+    const doc = await runSweep({
+      ...setup({ concurrency: [8], maxTokens: 64, requestsPerLevel: 64, warmupRequests: 1 }),
+      threads: 2,
+      onProgress: (p) => seen.push(p),
+    });
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.every((p) => p.threads === 2)).toBe(true);
+    const stats = await server.stats("fast");
+    const log = stats.log;
+    // The same bounds as the single-thread test: never more than N, N through the body.
+    expect(stats.maxInFlight).toBe(8);
+    const firstFull = log.find((e) => e.inFlight === 8)?.tMs as number;
+    const lastSend = log.filter((e, i) => i > 0 && e.inFlight > (log[i - 1]?.inFlight ?? 0)).at(-1)?.tMs as number;
+    expect(stats.meanBetween(firstFull, lastSend)).toBeGreaterThan(0.95 * 8);
+    expect(doc.status).toBe("complete");
+    expect(doc.levels).toHaveLength(1);
+    expect(doc.samples.map((s) => s.index)).toEqual(Array.from({ length: 64 }, (_, i) => i));
+    expect(doc.samples.every((s) => s.level === 8 && s.outcome === "ok")).toBe(true);
+    const level = doc.levels[0] as (typeof doc.levels)[number];
+    expect(level.requests.ok).toBe(64);
+    expect(level.achievedConcurrency).toBeGreaterThan(0.9 * 8);
+    // One clock: every sample starts after the run's origin and the level's samples overlap in time.
+    expect(Math.min(...doc.samples.map((s) => s.startMs))).toBeGreaterThanOrEqual(0);
+  });
+
+  it("measures aggregate and per-stream tok/s within 3 percent and TTFT within 3 percent + 5 ms of truth at concurrency 16", async () => {
+    const doc = await runSweep({
+      ...setup({
+        concurrency: [16],
+        promptTokens: 150,
+        maxTokens: 128,
+        requestsPerLevel: 96,
+        warmupRequests: 1,
+        ignoreEos: true,
+      }),
+      threads: 2,
+      simulated: true,
+    });
+    const level = doc.levels[0] as (typeof doc.levels)[number];
+    const truth = expectedThroughput(FAST, {
+      concurrency: 16,
+      promptTokens: doc.samples[0]?.promptTokens ?? 0,
+      maxTokens: 128,
+    });
+    const rel = (measured: number | null, expected: number) => Math.abs((measured ?? 0) - expected) / expected;
+    expect(doc.status).toBe("complete");
+    expect(level.requests.ok).toBe(96);
+    expect(rel(level.aggregateOutputTokensPerSecond, truth.aggregateOutputTokensPerSecond)).toBeLessThan(0.03);
+    expect(rel(level.perStream.outputTokensPerSecond.p50, truth.perStreamOutputTokensPerSecond)).toBeLessThan(0.03);
+    expect(Math.abs((level.ttftMs.p50 ?? 0) - truth.ttftMs)).toBeLessThan(0.03 * truth.ttftMs + 5);
+  });
+
+  it("ends partial with the finished levels kept when stopped during a threaded level", async () => {
+    const stop = new AbortController();
+    const doc = await runSweep({
+      ...setup({ concurrency: [1, 4], maxTokens: 8, requestsPerLevel: 16, warmupRequests: 0 }),
+      threads: 2,
+      onProgress: (p) => {
+        if (p.concurrency === 4 && p.done === 3) stop.abort();
+      },
+      signal: stop.signal,
+    });
+    expect(doc.status).toBe("partial");
+    expect(doc.partialReason).toMatch(/concurrency 4/);
+    expect(doc.levels.map((l) => l.concurrency)).toEqual([1]);
+  });
+
+  it("waits after 429s in the threads and sends nothing twice: every prompt reaches the server once", async () => {
+    const quick: StreamProfile = {
+      stepBaseMs: 1,
+      stepPerSeqMs: 0.05,
+      slots: 32,
+      prefillBaseMs: 2,
+      prefillPerTokenMs: 0,
+    };
+    const limited = await startReferenceServer({
+      recordPrompts: true,
+      models: [
+        { kind: "model", id: "third", profile: { ...quick, refuse: { status: 429, every: 3, retryAfterSeconds: 1 } } },
+      ],
+    });
+    try {
+      const config = parseConfig(
+        JSON.stringify({
+          targets: [
+            { id: "third", label: "third", baseURL: limited.url, model: "third", route: { gateway: "direct" } },
+          ],
+          workload: { concurrency: [4], requestsPerLevel: 12, warmupRequests: 0, maxTokens: 8 },
+        }),
+      );
+      const target = config.targets[0] as (typeof config.targets)[number];
+      const doc = await runSweep({ target, workload: workloadFor(config, target), threads: 2, runId: "thread01" });
+      const level = doc.levels[0] as (typeof doc.levels)[number];
+      // Arrivals 1 to 12: every third refused, each refusal followed by a wait of retry-after (1 s).
+      expect(level.requests).toMatchObject({ sent: 12, ok: 8, rateLimited: 4 });
+      expect(level.rateLimitWaitMs).toBeGreaterThanOrEqual(4 * 1000 - 5);
+      expect(doc.samples.map((s) => s.index)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+      const seen = [...limited.prompts.entries()].filter(([p]) => p.includes("of run thread01:")).map(([, n]) => n);
+      expect(seen.length).toBe(12);
+      expect(seen.every((n) => n === 1)).toBe(true);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it("ends a level at once when its first 4 requests fail, across threads", async () => {
+    const dead = await startReferenceServer({ models: [{ kind: "model", id: "fast", profile: FAST }] });
+    const url = dead.url;
+    await dead.close();
+    const config = parseConfig(
+      JSON.stringify({
+        targets: [{ id: "dead", label: "dead", baseURL: url, model: "fast", route: { gateway: "direct" } }],
+        workload: { concurrency: [8, 16], requestsPerLevel: 64, warmupRequests: 0, maxTokens: 8 },
+      }),
+    );
+    const target = config.targets[0] as (typeof config.targets)[number];
+    const doc = await runSweep({ target, workload: workloadFor(config, target), threads: 2 });
+    expect(doc.levels.map((l) => l.concurrency)).toEqual([8]);
+    const level = doc.levels[0] as (typeof doc.levels)[number];
+    expect(level.requests.ok).toBe(0);
+    expect(level.invalidReasons).toContain("ended at once: its first 4 requests (warm-up included) all failed");
+    expect(doc.summary.stop?.reason).toBe("unreachable");
+  });
+});
