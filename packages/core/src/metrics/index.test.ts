@@ -534,6 +534,26 @@ describe("summarizeLevel", () => {
   });
 });
 
+describe("a level with fewer requests than N", () => {
+  it("is invalid for its workload, not for its client, under N and valid at exactly N", () => {
+    const with_ = (sent: number) =>
+      summarizeLevel({
+        concurrency: 8,
+        samples: Array.from({ length: sent }, () => sample()),
+        achievedConcurrency: sent,
+        requestsPerLevel: sent,
+        ...levelDefaults,
+      });
+    const under = with_(7);
+    expect(under.valid).toBe(false);
+    expect(under.client.limited).toBe(false);
+    expect(under.invalidReasons).toEqual([
+      "7 requests for concurrency 8: 8 were never in flight at once (requestsPerLevel must be at least N)",
+    ]);
+    expect(with_(8).valid).toBe(true);
+  });
+});
+
 describe("levelStop", () => {
   const at = (samples: Sample[], extra: { endedEarly?: boolean; concurrency?: number } = {}) =>
     summarizeLevel({

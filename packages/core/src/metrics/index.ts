@@ -210,6 +210,8 @@ export interface LevelInput {
   waitingConcurrency?: number;
   /** Total time workers waited after 429s, ms (default 0). */
   rateLimitWaitMs?: number;
+  /** The workload's measured requests per level (count levels only): under N, N are never in flight. */
+  requestsPerLevel?: number;
   /** The level ended at once because its first `EARLY_FAILURE_REQUESTS` requests all failed. */
   endedEarly?: boolean;
   /** The client process's own load during the level (see `watchClientHealth`); absent in older callers. */
@@ -294,7 +296,10 @@ export function summarizeLevel(input: LevelInput): Level {
   const delay = health ? clientDelay(health, ttftMs.p50, e2eMs.p50) : null;
   // Without the finer signals (older callers), the coarse p99 rule stands.
   const lagLimited = delay ? delay.reason !== null : eventLoopLagP99Ms > CLIENT_LAG_LIMIT_MS;
+  // Fewer requests than N never put N in flight: the workload's doing, not the client's.
+  const tooFewRequests = input.requestsPerLevel !== undefined && input.requestsPerLevel < concurrency;
   const concurrencyLimited =
+    !tooFewRequests &&
     achievedConcurrency + (input.waitingConcurrency ?? 0) < MIN_ACHIEVED_CONCURRENCY_RATIO * concurrency;
   const limited = lagLimited || concurrencyLimited;
 
@@ -319,6 +324,11 @@ export function summarizeLevel(input: LevelInput): Level {
   else if (lagLimited) {
     invalidReasons.push(
       `client limited: event loop lag p99 ${fmt(eventLoopLagP99Ms)} ms, over ${fmt(CLIENT_LAG_LIMIT_MS)} ms`,
+    );
+  }
+  if (tooFewRequests) {
+    invalidReasons.push(
+      `${input.requestsPerLevel} requests for concurrency ${concurrency}: ${concurrency} were never in flight at once (requestsPerLevel must be at least N)`,
     );
   }
   if (concurrencyLimited) {

@@ -520,6 +520,7 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
       pricing: ctx.pricing,
       rateLimitWaitMs: rateLimitWaitTotalMs,
       endedEarly,
+      requestsPerLevel: total ?? undefined,
     });
     ctx.progress({
       concurrency,
