@@ -26,6 +26,9 @@ export async function methodologyHtml(file = METHODOLOGY_FILE): Promise<string> 
 /** Puts every table in its own keyboard-reachable scroll box (as `ScrollTable` does), so a phone never scrolls the page sideways. */
 export function scrollableTables(html: string): string {
   return html
-    .replaceAll("<table>", '<div class="table-scroll" role="region" tabindex="0" aria-label="A table of the methodology"><table>')
+    .replaceAll(
+      "<table>",
+      '<div class="table-scroll" role="region" tabindex="0" aria-label="A table of the methodology"><table>',
+    )
     .replaceAll("</table>", "</table></div>");
 }

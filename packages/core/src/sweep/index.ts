@@ -586,7 +586,7 @@ function mergeHealth(main: ClientHealth, threads: ClientHealth[]): ClientHealth 
 export async function pool(
   size: number,
   count: number,
-  task: (index: number, worker: number) => Promise<boolean | void>,
+  task: (index: number, worker: number) => Promise<unknown>,
 ): Promise<void> {
   let next = 0;
   let failure: unknown;
