@@ -58,7 +58,9 @@ async function open(path: string): Promise<Page> {
 }
 
 async function rowOrder(page: Page): Promise<string[]> {
-  return page.$$eval("#leaderboard tbody tr", (rows) => rows.map((r) => (r as HTMLElement).dataset.target ?? ""));
+  return page.$$eval("#leaderboard tbody tr[data-target]", (rows) =>
+    rows.map((r) => (r as HTMLElement).dataset.target ?? ""),
+  );
 }
 
 /** Every path under the site's sources with its modification time: the build must leave it as it was. */
@@ -155,7 +157,7 @@ describe("the built site", () => {
         e === null ? null : 1 + peaks.filter((o) => o.e !== null && o.e.low > e.high).length,
       ]),
     );
-    const shown = await page.$$eval("#leaderboard tbody tr", (rows) =>
+    const shown = await page.$$eval("#leaderboard tbody tr[data-target]", (rows) =>
       rows.map((r) => [(r as HTMLElement).dataset.target ?? "", r.querySelector("td")?.textContent?.trim() ?? ""]),
     );
     const ranks = [...expected.values()];
