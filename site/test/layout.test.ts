@@ -285,8 +285,10 @@ describe("the leaderboard", () => {
     expect(after.filter((h) => h.sort !== null)).toEqual([
       { button: true, sort: "descending", text: expect.stringContaining("single-stream") },
     ]);
-    const first = await page.$eval("#leaderboard tbody tr td:nth-child(2)", (td) => td.textContent ?? "");
-    const all = await page.$$eval("#leaderboard tbody tr td:nth-child(2)", (tds) =>
+    // The single-stream column, found by its header (the columns before it may change).
+    const col = after.findIndex((h) => h.text.includes("single-stream")) + 1;
+    const first = await page.$eval(`#leaderboard tbody tr td:nth-child(${col})`, (td) => td.textContent ?? "");
+    const all = await page.$$eval(`#leaderboard tbody tr td:nth-child(${col})`, (tds) =>
       tds.map((td) => Number((td as HTMLElement).dataset.v || "-1")),
     );
     expect(first).toBe(fmt(Math.max(...all), 1));
