@@ -16,7 +16,7 @@ import { moveInto, stageDownloads } from "./build/stage.ts";
 import { methodologyHtml } from "./lib/methodology.ts";
 import type { SitePayload } from "./lib/payload.ts";
 import { loadSiteData } from "./lib/site-data.ts";
-import { targetCharts } from "./lib/target-charts.ts";
+import { compareTradeoff, modelCharts, targetCharts } from "./lib/target-charts.ts";
 
 const SITE_ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** Where the site is built by default: `dist` of the site package, whatever the working directory. */
@@ -62,6 +62,8 @@ export async function buildSite(options: BuildSiteOptions): Promise<BuildSiteRes
       charts: Object.fromEntries(
         await Promise.all(data.targets.map(async (t) => [t.id, await targetCharts(t)] as const)),
       ),
+      modelCharts: await modelCharts(data.targets),
+      compareTradeoff: await compareTradeoff(data.targets),
       alerts: data.alerts,
       downloads,
       runDocuments: { count: data.entries.length, bytes: runBytes },

@@ -2,7 +2,14 @@
 import { indexEntryFor } from "@kneeboard/core/run-index";
 import { syntheticRun } from "@kneeboard/core/synthetic";
 import { describe, expect, it } from "vitest";
-import { compareSpec, historySpec, latencySpec, throughputCurvesSpec, timeAxis } from "../src/lib/charts.ts";
+import {
+  compareSpec,
+  historySpec,
+  latencySpec,
+  throughputCurvesSpec,
+  timeAxis,
+  tradeoffSpec,
+} from "../src/lib/charts.ts";
 import { historyPoint } from "../src/lib/site-data.ts";
 import { renderSvg } from "../src/lib/svg.ts";
 
@@ -130,5 +137,48 @@ describe("latency, history and compare specs", () => {
     expect(spec.encoding.shape.field).toBe("target");
     expect(spec.encoding.y.scale.zero).toBe(true);
     expect(spec.encoding.x.scale.type).toBe("log");
+  });
+});
+
+describe("tradeoffSpec", () => {
+  const other = run("t2", "2026-11-01T00:00:00Z", 40);
+  const series = [
+    { targetId: "t1", label: "one", levels: entry.levels },
+    { targetId: "t2", label: "two", levels: other.levels },
+  ];
+  const spec: Loose = tradeoffSpec({ title: "t", series });
+
+  it("plots per-stream p50 (x) against aggregate (y), both from zero, one point per valid level and target", () => {
+    const [line, text] = spec.layer;
+    expect(line.encoding.x.field).toBe("perStream");
+    expect(line.encoding.y.field).toBe("aggregate");
+    expect(line.encoding.x.scale.zero).toBe(true);
+    expect(line.encoding.y.scale.zero).toBe(true);
+    expect(line.mark.interpolate).toBe("linear");
+    // The line runs through the levels in order of concurrency, not of x.
+    expect(line.encoding.order.field).toBe("concurrency");
+    expect(text.mark.type).toBe("text");
+    const rows = spec.data.values.filter((r: Loose) => r.targetId === "t1");
+    expect(rows.map((r: Loose) => [r.perStream, r.aggregate])).toEqual(
+      entry.levels.map((l) => [l.perStreamOutputTokensPerSecondP50, l.aggregateOutputTokensPerSecond]),
+    );
+    expect(spec.data.values).toHaveLength(entry.levels.length + other.levels.length);
+  });
+
+  it("tells targets apart by colour and by marker shape", () => {
+    expect(spec.layer[0].encoding.color.field).toBe("target");
+    expect(spec.layer[0].encoding.shape.field).toBe("target");
+  });
+
+  it("leaves invalid levels out", () => {
+    const levels = entry.levels.map((l, i) => (i === 2 ? { ...l, valid: false } : l));
+    const one: Loose = tradeoffSpec({ title: "t", series: [{ targetId: "t1", label: "one", levels }] });
+    expect(one.data.values.map((r: Loose) => r.concurrency)).not.toContain(entry.levels[2]?.concurrency);
+    expect(one.data.values).toHaveLength(entry.levels.length - 1);
+  });
+
+  it("renders each point's concurrency as a text mark", async () => {
+    const svg = await renderSvg(spec);
+    for (const l of entry.levels) expect(svg).toContain(`>N=${l.concurrency}<`);
   });
 });

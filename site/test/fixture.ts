@@ -11,12 +11,41 @@ import { syntheticRun } from "@kneeboard/core/synthetic";
 
 export const HOSTILE_LABEL = `<img src=x onerror="window.__pwned=1"> & <script>window.__pwned=2</script>`;
 
+/** The model two fixture targets serve by different routes (one model page, two curves). */
+export const SHARED_MODEL_KEY = "shared-model-8b";
+
 export const FIXTURE_TARGETS = [
-  { id: "fast-small", label: "Fast small model", single: 180, ttft: 120, saturation: 4 },
-  { id: "slow-large", label: "Slow large model", single: 40, ttft: 600, saturation: 16 },
-  { id: "hostile", label: HOSTILE_LABEL, single: 90, ttft: 250, saturation: 8 },
+  {
+    id: "fast-small",
+    label: "Fast small model",
+    model: `acme/${SHARED_MODEL_KEY}`,
+    single: 180,
+    ttft: 120,
+    saturation: 4,
+    // List price, and a metered cost far from it: the page must say they differ.
+    pricing: { inputPerMillionUsd: 0.1, outputPerMillionUsd: 0.2 },
+    costUsdPerRequest: 0.0001,
+  },
+  {
+    id: "slow-large",
+    label: "Slow large model",
+    model: `other-host/${SHARED_MODEL_KEY}`,
+    single: 40,
+    ttft: 600,
+    saturation: 16,
+    pricing: { hourlyUsd: 2 },
+  },
+  {
+    id: "hostile",
+    label: HOSTILE_LABEL,
+    model: HOSTILE_LABEL,
+    modelKey: "hostile-model",
+    single: 90,
+    ttft: 250,
+    saturation: 8,
+  },
   { id: "partial-one", label: "Target whose last run is partial", single: 120, ttft: 200, saturation: 2 },
-];
+] as const;
 
 export const MALFORMED_KEY = "runs/slow-large/20991231T000000Z-broken.json";
 
@@ -35,6 +64,10 @@ export async function fixtureStore(runsPerTarget = 12) {
         syntheticRun({
           targetId: t.id,
           label: t.label,
+          model: "model" in t ? t.model : undefined,
+          modelKey: "modelKey" in t ? t.modelKey : undefined,
+          pricing: "pricing" in t ? t.pricing : undefined,
+          costUsdPerRequest: "costUsdPerRequest" in t ? t.costUsdPerRequest : undefined,
           runId: `${t.id}-r${r}`,
           startedAt: new Date(Date.UTC(2026, 10, 1, 6 * r)).toISOString(),
           singleStreamTokensPerSecond: t.single,

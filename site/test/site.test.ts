@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSite } from "../src/build.ts";
 import { fmt, fmtEstimate } from "../src/lib/format.ts";
 import { type StaticServer, serveStatic } from "../src/serve.ts";
-import { FIXTURE_TARGETS, fixtureStore, HOSTILE_LABEL, MALFORMED_KEY } from "./fixture.ts";
+import { FIXTURE_TARGETS, fixtureStore, HOSTILE_LABEL, MALFORMED_KEY, SHARED_MODEL_KEY } from "./fixture.ts";
 
 /** Three runs per target (6 hours apart from 2026-11-01 00:00 UTC), built 6 hours after the last: all in the window. */
 const RUNS_PER_TARGET = 3;
@@ -58,7 +58,9 @@ async function open(path: string): Promise<Page> {
 }
 
 async function rowOrder(page: Page): Promise<string[]> {
-  return page.$$eval("#leaderboard tbody tr", (rows) => rows.map((r) => (r as HTMLElement).dataset.target ?? ""));
+  return page.$$eval("#leaderboard tbody tr[data-target]", (rows) =>
+    rows.map((r) => (r as HTMLElement).dataset.target ?? ""),
+  );
 }
 
 /** Every path under the site's sources with its modification time: the build must leave it as it was. */
@@ -155,7 +157,7 @@ describe("the built site", () => {
         e === null ? null : 1 + peaks.filter((o) => o.e !== null && o.e.low > e.high).length,
       ]),
     );
-    const shown = await page.$$eval("#leaderboard tbody tr", (rows) =>
+    const shown = await page.$$eval("#leaderboard tbody tr[data-target]", (rows) =>
       rows.map((r) => [(r as HTMLElement).dataset.target ?? "", r.querySelector("td")?.textContent?.trim() ?? ""]),
     );
     const ranks = [...expected.values()];
@@ -166,9 +168,20 @@ describe("the built site", () => {
     }
     // The seeded fixture has two targets whose peak intervals overlap: the tie is shown.
     expect(shown.some(([, label]) => label?.startsWith("="))).toBe(true);
-    // Rows come in rank order.
-    const order = shown.map(([id]) => expected.get(id as string) ?? Number.POSITIVE_INFINITY);
-    expect(order).toEqual([...order].sort((a, b) => a - b));
+    // Rows are grouped by model: within a model in rank order, and models in the order of their best route.
+    const models = await page.$$eval("#leaderboard tbody tr[data-target]", (rows) =>
+      rows.map((r) => (r as HTMLElement).dataset.model ?? ""),
+    );
+    const rankOf = (id: string | undefined) => expected.get(id as string) ?? Number.POSITIVE_INFINITY;
+    const groups: number[][] = [];
+    models.forEach((m, i) => {
+      if (i === 0 || models[i - 1] !== m) groups.push([]);
+      groups[groups.length - 1]?.push(rankOf(shown[i]?.[0]));
+    });
+    expect(new Set(models).size).toBe(groups.length);
+    for (const g of groups) expect(g).toEqual([...g].sort((a, b) => a - b));
+    const firsts = groups.map((g) => g[0] as number);
+    expect(firsts).toEqual([...firsts].sort((a, b) => a - b));
     await page.close();
   });
 
@@ -239,8 +252,117 @@ describe("the built site", () => {
     await page.close();
   });
 
+  it("groups the leaderboard by model and overlays a model's two routes on its page", async () => {
+    const board = await open("./");
+    const group = await board.$$eval(`#leaderboard tr.group[data-model="${SHARED_MODEL_KEY}"] a`, (as) =>
+      as.map((a) => (a as HTMLAnchorElement).getAttribute("href")),
+    );
+    expect(group).toEqual([`models/${SHARED_MODEL_KEY}/`]);
+    // A model with one route is one row, with no group header.
+    expect(await board.$$("#leaderboard tr.group")).toHaveLength(1);
+    // Sorting drops the grouping (sorted rows no longer sit under their model).
+    await board.click('th:has-text("single-stream tok/s") button');
+    expect(await board.$$("#leaderboard tr.group")).toHaveLength(0);
+    await board.close();
+
+    const page = await open(`models/${SHARED_MODEL_KEY}/`);
+    expect(
+      await page.$$eval("#model-routes tbody tr", (rows) => rows.map((r) => (r as HTMLElement).dataset.target)),
+    ).toEqual(["fast-small", "slow-large"]);
+    for (const chart of ["#model-aggregate", "#model-perstream", "#model-tradeoff"])
+      expect(await page.$$(`${chart} svg path[aria-roledescription='line mark']`), chart).toHaveLength(2);
+    // One table per level any route ran, the routes side by side in each.
+    const levels = (latest.get("fast-small") as RunIndexEntry).levels.map((l) => l.concurrency);
+    for (const n of levels) expect(await page.$$(`#model-level-${n} tbody tr`), `N=${n}`).toHaveLength(2);
+    // Capacity and cost side by side: the hourly route declares a cost; the metered one says it differs from its list price.
+    const costs = await page.$$eval("#model-routes td.cost", (tds) => tds.map((td) => td.textContent ?? ""));
+    expect(costs.every((c) => c.includes("declared"))).toBe(true);
+    expect(costs[0]).toContain("metered");
+    expect(costs[0]).toMatch(/metered \d+ % (above|below) declared/);
+    await page.close();
+  });
+
+  it("reaches /at/16/ from the leaderboard without JavaScript, ranked by per-stream tok/s at 16", async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(base, { waitUntil: "load" });
+    await page.click('nav.levels a:text-is("N=16")');
+    await page.waitForURL(/\/at\/16\/$/);
+    const shown = await page.$$eval("#at-level tbody tr", (rows) =>
+      rows.map((r) => [(r as HTMLElement).dataset.target ?? "", r.querySelector("td")?.textContent?.trim() ?? ""]),
+    );
+    const at16 = [...standingOf.values()].flatMap((s) => {
+      const level = s.levels.find((l) => l.concurrency === 16);
+      return level ? [{ id: s.targetId, e: level.ranked ? level.perStreamOutputTokensPerSecondP50 : null }] : [];
+    });
+    expect(shown.map(([id]) => id).sort()).toEqual(at16.map((t) => t.id).sort());
+    const expected = new Map(
+      at16.map(({ id, e }) => [
+        id,
+        e === null ? null : 1 + at16.filter((o) => o.e !== null && o.e.low > e.high).length,
+      ]),
+    );
+    const ranks = [...expected.values()];
+    for (const [id, label] of shown) {
+      const rank = expected.get(id as string) ?? null;
+      const shared = ranks.filter((r) => r === rank).length > 1;
+      expect(label, id).toBe(rank === null ? "—" : `${shared ? "=" : ""}${rank}`);
+    }
+    const order = shown.map(([id]) => expected.get(id as string) ?? Number.POSITIVE_INFINITY);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    // Ranked rows come by descending median per-stream tok/s where ranks differ.
+    const medians = shown
+      .filter(([id]) => expected.get(id as string) !== null)
+      .map(([id]) => at16.find((t) => t.id === id)?.e?.median ?? 0);
+    expect(medians.length).toBeGreaterThan(1);
+    await context.close();
+  });
+
+  it("shows capacity at the SLO in words and the cost at the peak on the leaderboard", async () => {
+    const page = await open("./");
+    const header = (await page.textContent("#leaderboard thead")) ?? "";
+    expect(header).toContain("serves N users at ≥ 20 tok/s, TTFT p95 ≤ 2 s");
+    const cells = await page.$$eval("#leaderboard thead th", (ths) => ths.map((th) => th.textContent ?? ""));
+    const col = cells.findIndex((c) => c.includes("serves N users"));
+    for (const [id, s] of standingOf) {
+      const cell = await page.$eval(
+        `#leaderboard tr[data-target="${id}"] td:nth-child(${col + 1})`,
+        (td) => td.textContent?.trim() ?? "",
+      );
+      expect(cell, id).toBe(s.capacity ? fmt(s.capacity.concurrency) : "—");
+    }
+    expect(await page.textContent('#leaderboard tr[data-target="fast-small"] td.cost')).toMatch(
+      /metered \d+ % above declared/,
+    );
+    expect(await page.textContent('#leaderboard tr[data-target="slow-large"] td.cost')).toContain("declared");
+    expect((await page.textContent('#leaderboard tr[data-target="partial-one"] td.cost'))?.trim()).toBe("—");
+    await page.close();
+  });
+
+  it("labels every point of the trade-off chart with its concurrency, on target and compare pages", async () => {
+    const page = await open("targets/fast-small/");
+    const entry = latest.get("fast-small") as RunIndexEntry;
+    const labels = await page.$$eval("#tradeoff svg g.mark-text.role-mark text", (ts) => ts.map((t) => t.textContent));
+    const drawn = entry.levels.filter(
+      (l) => l.valid && l.aggregateOutputTokensPerSecond !== null && l.perStreamOutputTokensPerSecondP50 !== null,
+    );
+    expect(drawn.length).toBeGreaterThan(2);
+    expect(labels).toEqual(drawn.map((l) => `N=${l.concurrency}`));
+    expect(await page.$$("#tradeoff svg path[aria-roledescription='line mark']")).toHaveLength(1);
+    expect(await page.$$("#tradeoff-numbers tbody tr")).toHaveLength(entry.levels.length);
+    await page.close();
+    const compare = await open("compare/");
+    expect(await compare.$$("#compare-tradeoff svg path[aria-roledescription='line mark']")).toHaveLength(
+      FIXTURE_TARGETS.length,
+    );
+    expect(await compare.$$eval("#compare-tradeoff svg g.mark-text.role-mark text", (ts) => ts.length)).toBeGreaterThan(
+      FIXTURE_TARGETS.length,
+    );
+    await compare.close();
+  });
+
   it("renders a hostile label as text on every page", async () => {
-    for (const path of ["./", "targets/hostile/", "compare/", "alerts/"]) {
+    for (const path of ["./", "targets/hostile/", "compare/", "alerts/", "models/hostile-model/", "at/16/"]) {
       const page = await open(path);
       expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
       expect(await page.$$("img")).toHaveLength(0);

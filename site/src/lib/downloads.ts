@@ -5,6 +5,7 @@
  */
 import type { RunIndexEntry } from "@kneeboard/core/run-index";
 import type { Estimate, Standing } from "@kneeboard/core/standing";
+import { targetModelKey } from "./models.ts";
 import type { SiteData } from "./site-data.ts";
 
 /** `data/index.json`: every target with its standing, its latest run's headline and per-level figures, and its history. */
@@ -17,6 +18,7 @@ export function indexJson(data: SiteData): string {
       id: t.id,
       label: t.label,
       model: t.model,
+      modelKey: targetModelKey(t),
       route: t.latest.route,
       simulated: t.simulated,
       standing: t.standing,

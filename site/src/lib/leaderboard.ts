@@ -5,6 +5,7 @@
 
 import { stopLabel } from "@kneeboard/core/run";
 import { type Estimate, rankLabel, ranksBy } from "@kneeboard/core/standing";
+import { costNote, targetModelKey } from "./models.ts";
 import type { TargetView } from "./site-data.ts";
 
 /** A level the standing shows but does not rank, with why. */
@@ -19,6 +20,8 @@ export interface LeaderboardRow {
   id: string;
   label: string;
   model: string;
+  /** The model the target serves; targets sharing it are routes of one model. */
+  modelKey: string;
   simulated: boolean;
   /** 1 + the targets whose peak aggregate interval lies wholly above this one's; null without a peak. */
   rank: number | null;
@@ -35,6 +38,8 @@ export interface LeaderboardRow {
   perStreamAtPeakTokensPerSecond: Estimate | null;
   kneeConcurrency: number | null;
   capacityConcurrency: number | null;
+  /** Cost at the standing's peak level, from the latest run's figures there, USD per million output tokens. */
+  costAtPeak: { metered: number | null; declared: number | null; note: string | null };
   /** Levels invalid in some run of the standing, with their reasons: shown, and not ranked unless valid in most runs. */
   invalidLevels: InvalidLevelNote[];
   saturated: boolean;
@@ -72,10 +77,14 @@ export function leaderboardRows(targets: TargetView[]): LeaderboardRow[] {
               ? `invalid at concurrency ${invalidLevels.join(", ") || "?"}`
               : null;
       const rank = ranks.get(t.id) ?? null;
+      const peakLevel = t.latest.levels.find((l) => l.concurrency === st.peak?.concurrency);
+      const metered = peakLevel?.meteredUsdPerMillionOutputTokens ?? null;
+      const declared = peakLevel?.declaredUsdPerMillionOutputTokens ?? null;
       return {
         id: t.id,
         label: t.label,
         model: t.model,
+        modelKey: targetModelKey(t),
         simulated: t.simulated,
         rank,
         rankLabel: rankLabel(rank, allRanks),
@@ -90,6 +99,7 @@ export function leaderboardRows(targets: TargetView[]): LeaderboardRow[] {
         saturated: st.saturated,
         scalingEfficiency: st.scalingEfficiency,
         capacityConcurrency: st.capacity?.concurrency ?? null,
+        costAtPeak: { metered, declared, note: costNote(metered, declared) },
         invalidLevels: st.levels
           .filter((l) => l.invalidRuns > 0)
           .map((l) => ({

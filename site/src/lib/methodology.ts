@@ -18,14 +18,14 @@ export function markdownHtml(markdown: string): string {
   return micromark(markdown, { extensions: [gfm()], htmlExtensions: [gfmHtml()] });
 }
 
-/** The methodology page's HTML; fails the build when the file is missing rather than publish an empty page. */
+/**
+ * The methodology page's HTML; fails the build when the file is missing rather than publish an empty page.
+ * Each table gets its own keyboard-focusable scroll box (as ScrollTable gives the other pages), so a
+ * wide table never scrolls the page sideways on a phone. Raw HTML in the text is escaped, so every
+ * `<table>` here is one the markdown made.
+ */
 export async function methodologyHtml(file = METHODOLOGY_FILE): Promise<string> {
-  return scrollableTables(markdownHtml(await readFile(file, "utf8")));
-}
-
-/** Puts every table in its own keyboard-reachable scroll box (as `ScrollTable` does), so a phone never scrolls the page sideways. */
-export function scrollableTables(html: string): string {
-  return html
+  return markdownHtml(await readFile(file, "utf8"))
     .replaceAll(
       "<table>",
       '<div class="table-scroll" role="region" tabindex="0" aria-label="A table of the methodology"><table>',

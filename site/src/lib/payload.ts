@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import type { Alert } from "@kneeboard/core/alerts";
 import type { TargetView } from "./site-data.ts";
-import type { TargetCharts } from "./target-charts.ts";
+import type { ModelCharts, TargetCharts } from "./target-charts.ts";
 
 export const SITE_DATA_ENV = "KNEEBOARD_SITE_DATA";
 
@@ -18,6 +18,10 @@ export interface SitePayload {
   targets: TargetView[];
   /** SVG charts per target id. */
   charts: Record<string, TargetCharts>;
+  /** SVG charts per model key. */
+  modelCharts: Record<string, ModelCharts>;
+  /** The compare page's trade-off chart of every target. */
+  compareTradeoff: string;
   alerts: Alert[];
   downloads: Download[];
   runDocuments: { count: number; bytes: number };

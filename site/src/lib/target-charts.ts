@@ -2,12 +2,16 @@
 import type { Estimate, Standing } from "@kneeboard/core/standing";
 import {
   type BandPoint,
+  type CompareMeasure,
+  compareSpec,
   type HistoryBands,
   historySpec,
   latencySpec,
   standingCurvesSpec,
   throughputCurvesSpec,
+  tradeoffSpec,
 } from "./charts.ts";
+import { modelGroups } from "./models.ts";
 import type { TargetView } from "./site-data.ts";
 import { renderSvg } from "./svg.ts";
 
@@ -18,6 +22,42 @@ export interface TargetCharts {
   latency: string;
   /** Null with fewer than two runs. */
   history: string | null;
+  /** Per-stream against aggregate tok/s, each point labelled with its concurrency. */
+  tradeoff: string;
+}
+
+/** The build-time SVG charts of a model page: its routes' curves overlaid, and their trade-offs. */
+export interface ModelCharts {
+  aggregate: string;
+  perStream: string;
+  tradeoff: string;
+}
+
+const seriesOf = (targets: TargetView[]) =>
+  targets.map((t) => ({ targetId: t.id, label: t.label, levels: t.latest.levels }));
+
+/** Charts per model key, for every model (one route or several). */
+export async function modelCharts(targets: TargetView[]): Promise<Record<string, ModelCharts>> {
+  const byId = new Map(targets.map((t) => [t.id, t]));
+  const out: Record<string, ModelCharts> = {};
+  for (const g of modelGroups(
+    targets,
+    targets.map((t) => t.id),
+  )) {
+    const series = seriesOf(g.targetIds.map((id) => byId.get(id) as TargetView));
+    const curve = (measure: CompareMeasure) => renderSvg(compareSpec({ series, measure }));
+    out[g.modelKey] = {
+      aggregate: await curve("aggregate"),
+      perStream: await curve("perStream"),
+      tradeoff: await renderSvg(tradeoffSpec({ title: "what each user gets against what all get", series })),
+    };
+  }
+  return out;
+}
+
+/** The compare page's build-time trade-off chart of every target (the page's other charts draw in the browser). */
+export async function compareTradeoff(targets: TargetView[]): Promise<string> {
+  return renderSvg(tradeoffSpec({ title: "what each user gets against what all get", series: seriesOf(targets) }));
 }
 
 export async function targetCharts(target: TargetView): Promise<TargetCharts> {
@@ -41,6 +81,12 @@ export async function targetCharts(target: TargetView): Promise<TargetCharts> {
       target.history.length > 1
         ? await renderSvg(historySpec({ title: "history", points: target.history, bands: standingBands(standing) }))
         : null,
+    tradeoff: await renderSvg(
+      tradeoffSpec({
+        title: "what each user gets against what all get",
+        series: [{ targetId: target.id, label: target.label, levels }],
+      }),
+    ),
   };
 }
 

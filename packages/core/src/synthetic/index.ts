@@ -6,7 +6,7 @@
 import { modelKeyOf } from "../config/index.ts";
 import { summarizeLevel, summarizeRun } from "../metrics/index.ts";
 import { normal, seededRandom } from "../random/index.ts";
-import type { RunDocument, Sample } from "../run/index.ts";
+import type { PricingRecord, RunDocument, Sample } from "../run/index.ts";
 
 export interface SyntheticRunOptions {
   targetId: string;
@@ -15,6 +15,10 @@ export interface SyntheticRunOptions {
   /** Defaults to the slug of `model`, as for a configured target. */
   modelKey?: string;
   route?: RunDocument["route"];
+  /** Declared pricing: gives each level a declared cost. */
+  pricing?: PricingRecord | null;
+  /** Metered cost per ok request, USD (as a gateway's `usage.cost`); none leaves the run unmetered. */
+  costUsdPerRequest?: number | null;
   startedAt: string;
   runId?: string;
   /** Per-stream output tok/s of one request alone. */
@@ -77,7 +81,7 @@ export function syntheticRun(options: SyntheticRunOptions): RunDocument {
               ttftAnswerMs: ttft,
               reasoningTokens: null,
               cachedPromptTokens: null,
-              costUsd: null,
+              costUsd: options.costUsdPerRequest ?? null,
               e2eMs: e2e,
               completionTokens: maxTokens,
               tokenSource: "usage",
@@ -102,6 +106,7 @@ export function syntheticRun(options: SyntheticRunOptions): RunDocument {
       wallTimeMs: waveEnd,
       achievedConcurrency: n,
       eventLoopLagP99Ms: 1,
+      pricing: options.pricing ?? null,
     });
   });
 
@@ -114,7 +119,7 @@ export function syntheticRun(options: SyntheticRunOptions): RunDocument {
     label: options.label ?? `${options.targetId} (simulated)`,
     model: options.model ?? options.targetId,
     modelKey: options.modelKey ?? modelKeyOf({ model: options.model ?? options.targetId }),
-    pricing: null,
+    pricing: options.pricing ?? null,
     baseURL: "http://127.0.0.1/v1",
     route,
     startedAt: new Date(startMs).toISOString(),
