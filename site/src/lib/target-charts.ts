@@ -11,6 +11,7 @@ import {
   throughputCurvesSpec,
   tradeoffSpec,
 } from "./charts.ts";
+import { tradeoffTargets } from "./compare.ts";
 import { modelGroups } from "./models.ts";
 import type { TargetView } from "./site-data.ts";
 import { renderSvg } from "./svg.ts";
@@ -55,9 +56,11 @@ export async function modelCharts(targets: TargetView[]): Promise<Record<string,
   return out;
 }
 
-/** The compare page's build-time trade-off chart of every target (the page's other charts draw in the browser). */
+/** The compare page's build-time trade-off chart of the best-ranked targets (the page's other charts draw in the browser). */
 export async function compareTradeoff(targets: TargetView[]): Promise<string> {
-  return renderSvg(tradeoffSpec({ title: "what each user gets against what all get", series: seriesOf(targets) }));
+  return renderSvg(
+    tradeoffSpec({ title: "what each user gets against what all get", series: seriesOf(tradeoffTargets(targets)) }),
+  );
 }
 
 export async function targetCharts(target: TargetView): Promise<TargetCharts> {
