@@ -21,8 +21,13 @@ const englishOnly: Plugin = {
   },
 };
 
-/** esbuild options for the functions: ESM needs `require` for CommonJS dependencies. */
+/**
+ * esbuild options for the functions: ESM needs `require` for CommonJS dependencies. The banner's import
+ * is renamed: a bundled module importing `createRequire` itself would otherwise declare it twice.
+ */
 export const lambdaEsbuild: BuildOptions = {
   plugins: [englishOnly],
-  banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as bannerCreateRequire } from 'node:module'; const require = bannerCreateRequire(import.meta.url);",
+  },
 };

@@ -1,10 +1,17 @@
 /** @module A level run on two worker threads against the reference target over real HTTP: still one exact closed loop. */
 
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import { parseConfig, workloadFor } from "@kneeboard/core/config";
 import { runSweep, type SweepProgress } from "@kneeboard/core/sweep";
 import { expectedThroughput, type StreamProfile, startReferenceServer } from "@kneeboard/reference";
 import { type ReferenceProcess, startReferenceProcess } from "@kneeboard/reference/process";
+import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { lambdaEsbuild } from "../functions/bundle.ts";
 
 const FAST: StreamProfile = {
   stepBaseMs: 4,
@@ -56,6 +63,7 @@ describe("a level on two worker threads", () => {
     const level = doc.levels[0] as (typeof doc.levels)[number];
     expect(level.requests.ok).toBe(64);
     expect(level.achievedConcurrency).toBeGreaterThan(0.9 * 8);
+    expect(level.client.threads).toBe(2);
     // One clock: every sample starts after the run's origin and the level's samples overlap in time.
     expect(Math.min(...doc.samples.map((s) => s.startMs))).toBeGreaterThanOrEqual(0);
   });
@@ -157,5 +165,47 @@ describe("a level on two worker threads", () => {
     expect(level.requests.ok).toBe(0);
     expect(level.invalidReasons).toContain("ended at once: its first 4 requests (warm-up included) all failed");
     expect(doc.summary.stop?.reason).toBe("unreachable");
+  });
+
+  it("runs threads from a one-file bundle built as the Lambda's is (the bundle is its own thread module)", async () => {
+    await server.reset("fast");
+    const dir = mkdtempSync(join(tmpdir(), "kneeboard-bundle-"));
+    try {
+      // Like a handler module: exports only, no top-level effect (a thread loading the bundle runs its top level).
+      const entry = `
+        import { parseConfig, workloadFor } from "@kneeboard/core/config";
+        import { runSweep } from "@kneeboard/core/sweep";
+        export async function sweepLevels(text) {
+          const config = parseConfig(text);
+          const target = config.targets[0];
+          return (await runSweep({ target, workload: workloadFor(config, target), threads: 2 })).levels;
+        }`;
+      await build({
+        ...lambdaEsbuild,
+        stdin: { contents: entry, resolveDir: new URL("../", import.meta.url).pathname, loader: "ts" },
+        bundle: true,
+        platform: "node",
+        format: "esm",
+        target: "node20",
+        outfile: join(dir, "sweep.mjs"),
+        logLevel: "silent",
+      });
+      const config = JSON.stringify({
+        targets: [{ id: "fast", label: "fast", baseURL: server.url, model: "fast", route: { gateway: "direct" } }],
+        workload: { concurrency: [8], maxTokens: 32, requestsPerLevel: 32, warmupRequests: 1 },
+      });
+      // The caller is a file of its own: a thread inherits node's flags, and `--input-type` (for `-e`) fails in one.
+      writeFileSync(
+        join(dir, "call.mjs"),
+        `import { sweepLevels } from "./sweep.mjs"; process.stdout.write(JSON.stringify(await sweepLevels(process.argv[2])));`,
+      );
+      const { stdout } = await promisify(execFile)(process.execPath, [join(dir, "call.mjs"), config]);
+      const [level] = JSON.parse(stdout) as { client: { threads: number }; requests: { ok: number } }[];
+      expect(level?.client.threads).toBe(2);
+      expect(level?.requests.ok).toBe(32);
+      expect((await server.stats("fast")).maxInFlight).toBe(8);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

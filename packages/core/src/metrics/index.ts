@@ -216,6 +216,8 @@ export interface LevelInput {
   endedEarly?: boolean;
   /** The client process's own load during the level (see `watchClientHealth`); absent in older callers. */
   clientHealth?: ClientHealth;
+  /** Threads the level's measured requests ran on (see `SweepOptions.threads`); absent in older callers. */
+  threads?: number;
 }
 
 const COUNT_KEY = {
@@ -371,6 +373,7 @@ export function summarizeLevel(input: LevelInput): Level {
             cpuShare: input.clientHealth.cpuShare,
           }
         : {}),
+      ...(input.threads !== undefined ? { threads: input.threads } : {}),
     },
     rateLimitWaitMs: input.rateLimitWaitMs ?? 0,
     tokensFromChunks: ok.some((s) => s.tokenSource === "chunks"),

@@ -144,6 +144,8 @@ export const Level = z.object({
     loopUtilization: z.number().nonnegative().optional(),
     /** CPU time of the client process over the level's wall time: share of one core (absent in older runs). */
     cpuShare: z.number().nonnegative().optional(),
+    /** Threads the level's measured requests ran on: 1 is the sweep's own, more are worker threads (absent in older runs). */
+    threads: z.number().int().positive().optional(),
   }),
   /** Total time workers spent waiting after 429s before their next send, ms (0 in documents written before it was recorded). */
   rateLimitWaitMs: z.number().nonnegative().default(0),

@@ -7,7 +7,6 @@
  * failed ends at once.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
 import type { Agent } from "node:http";
 import { createRequire } from "node:module";
 import { availableParallelism, hostname } from "node:os";
@@ -29,7 +28,10 @@ import {
 import { DEFAULT_PLAN_ASSUMPTIONS, threadsForChunkRate } from "../plan/index.ts";
 import type { Level, RunDocument, Sample, Stop } from "../run/index.ts";
 import { promptFor } from "../workload/index.ts";
+import { pool, rateLimitWaitMs, SHARED_SEND_SEQ, SHARED_SLOTS, SHARED_STOP, sleep } from "./loop.ts";
 import { THREAD_JOB_KIND, type ThreadJob, type ThreadMessage } from "./thread.ts";
+
+export { pool, RATE_LIMIT_FIRST_WAIT_MS, RATE_LIMIT_MAX_WAIT_MS, rateLimitWaitMs } from "./loop.ts";
 
 /** The harness version written into every run document. */
 export const HARNESS_VERSION = "0.1.0";
@@ -90,37 +92,6 @@ export function newRunId(): string {
 }
 
 class Stopped extends Error {}
-
-/** A worker's first wait after a 429 without `retry-after`, ms; it doubles per consecutive 429 of that worker. */
-export const RATE_LIMIT_FIRST_WAIT_MS = 1000;
-/** The longest wait after a 429, ms, whatever `retry-after` says: a level must not stall for an hour. */
-export const RATE_LIMIT_MAX_WAIT_MS = 30_000;
-
-/**
- * How long a worker waits before its next send after its `consecutive`-th 429 in a row (1-based), ms:
- * `retry-after` when the response had one, else 1 s doubling per consecutive 429; at most 30 s.
- */
-export function rateLimitWaitMs(retryAfterSeconds: number | null, consecutive: number): number {
-  const ms =
-    retryAfterSeconds !== null && retryAfterSeconds >= 0
-      ? retryAfterSeconds * 1000
-      : RATE_LIMIT_FIRST_WAIT_MS * 2 ** Math.max(0, consecutive - 1);
-  return Math.min(ms, RATE_LIMIT_MAX_WAIT_MS);
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
-}
 
 /** A failure for the first-requests rule: the endpoint did not serve the request (route mismatches did serve it). */
 function failed(outcome: RawResult["outcome"]): boolean {
@@ -236,8 +207,6 @@ function routeRecord(target: Target): RunDocument["route"] {
 function levelThreads(options: SweepOptions, concurrency: number, before: Level | undefined): number {
   const asked = options.threads ?? 1;
   if (asked === 1 || (options.clock !== undefined && options.clock !== systemClock)) return 1;
-  // A bundle that did not ship the thread module next to this one runs every level here, as before.
-  if (!existsSync(THREAD_MODULE)) return 1;
   if (asked !== "auto") return Math.max(1, Math.min(Math.floor(asked), concurrency));
   const perStream =
     (before?.perStream.outputTokensPerSecond.p50 ?? DEFAULT_PLAN_ASSUMPTIONS.outputTokensPerSecondPerStream) *
@@ -449,9 +418,10 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
       });
     };
     let threadHealth: ClientHealth[] = [];
-    if (ctx.threads > 1 && !endedEarly) {
+    const threads = ctx.threads > 1 && !endedEarly ? ctx.threads : 1;
+    if (threads > 1) {
       threadHealth = await onThreads(
-        ctx.threads,
+        threads,
         total ?? Number.POSITIVE_INFINITY,
         (m) => {
           // Results that arrive after the level ended early are requests the harness aborted.
@@ -516,6 +486,7 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
       waitingConcurrency: measured ? waiting.timeWeightedMean(rampEndMs, lastSendMs) : 0,
       eventLoopLagP99Ms: clientHealth.eventLoopLagP99Ms,
       clientHealth,
+      threads,
       slo: workload.slo,
       pricing: ctx.pricing,
       rateLimitWaitMs: rateLimitWaitTotalMs,
@@ -538,16 +509,14 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
   }
 }
 
-/** Slots of the counters a level's threads share (an Int32Array on a SharedArrayBuffer): the next request index. */
-export const SHARED_NEXT_INDEX = 0;
-/** The level's send order, warm-up included: the early-end rule counts the first sends. */
-export const SHARED_SEND_SEQ = 1;
-/** Set to 1 when the level must send nothing more. */
-export const SHARED_STOP = 2;
-const SHARED_SLOTS = 3;
-
-/** The thread module next to this one; run through tsx when the sources are TypeScript (tests, the CLI). */
-const THREAD_MODULE = new URL(import.meta.url.endsWith(".ts") ? "./thread.ts" : "./thread.js", import.meta.url);
+/**
+ * The module a level's thread loads. From the TypeScript sources (tests, the CLI) that is thread.ts,
+ * run through tsx. A bundle (the sweep Lambda) holds thread.ts's code inside itself, since this module
+ * imports it: the thread loads the bundle, and thread.ts's guard on `workerData` starts its job.
+ */
+const THREAD_MODULE = import.meta.url.endsWith(".ts")
+  ? new URL("./thread.ts", import.meta.url)
+  : new URL(import.meta.url);
 
 /**
  * tsx's ESM API, for a thread that must load TypeScript: resolved from here, whatever the working folder.
@@ -577,31 +546,6 @@ function mergeHealth(main: ClientHealth, threads: ClientHealth[]): ClientHealth 
     loopUtilization: worst((h) => h.loopUtilization),
     cpuShare: main.cpuShare,
   };
-}
-
-/**
- * A fixed pool of `size` workers (ids 0 .. size-1) taking indexes 0, 1, ... below `count`; a task
- * returning false stops its worker. Bounded by construction: never more than `size` tasks at once.
- */
-export async function pool(
-  size: number,
-  count: number,
-  task: (index: number, worker: number) => Promise<unknown>,
-): Promise<void> {
-  let next = 0;
-  let failure: unknown;
-  const worker = async (_: unknown, id: number) => {
-    while (failure === undefined && next < count) {
-      const index = next++;
-      try {
-        if ((await task(index, id)) === false) return;
-      } catch (error) {
-        failure ??= error;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(0, size) }, worker));
-  if (failure !== undefined) throw failure;
 }
 
 /** Turns a raw client result into a sample with the per-request figures of docs/methodology.md. */

@@ -9,7 +9,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { type ClientHealth, watchClientHealth } from "../client/health.ts";
 import { type Clock, type Endpoint, type RawResult, StreamingClient } from "../client/index.ts";
 import { promptFor } from "../workload/index.ts";
-import { pool, rateLimitWaitMs, SHARED_NEXT_INDEX, SHARED_SEND_SEQ, SHARED_STOP, sleep } from "./index.ts";
+import { pool, rateLimitWaitMs, SHARED_NEXT_INDEX, SHARED_SEND_SEQ, SHARED_STOP, sleep } from "./loop.ts";
 
 /** Marks the workerData of a level's thread, so this module runs a job only in a thread started for one. */
 export const THREAD_JOB_KIND = "kneeboard-level-thread";
