@@ -13,16 +13,15 @@ export default $config({
   },
   async run() {
     const { readFileSync } = await import("node:fs");
+    const { parseConfig } = await import("@kneeboard/core/config");
+    const { planConfig, sweepMemoryMb } = await import("@kneeboard/core/plan");
     const configFile = process.env.KNEEBOARD_CONFIG ?? "kneeboard.config.json";
-    const config = JSON.parse(readFileSync(configFile, "utf8")) as {
-      targets: { id: string; apiKeyEnv?: string }[];
-      schedule?: string;
-    };
+    // Validated as `kneeboard plan` does: a bad config stops the deploy, every problem named. Keys are secrets.
+    const config = parseConfig(readFileSync(configFile, "utf8"), { file: configFile, requireKeys: false });
     const copyConfig = [{ from: configFile, to: "kneeboard.config.json" }];
     // The bundling that `npm run bench` measures (bench/aws.ts).
     const { lambdaEsbuild } = await import("./functions/bundle.ts");
     const nodejs = { esbuild: lambdaEsbuild };
-    const { DEFAULT_SCHEDULE } = await import("@kneeboard/core/config");
 
     const table = new sst.aws.Dynamo("Table", {
       fields: { pk: "string", sk: "string" },
@@ -80,8 +79,9 @@ export default $config({
       {
         handler: "functions/src/sweep.handler",
         timeout: "15 minutes",
-        // One full vCPU (Lambda gives CPU in proportion to memory): the client must not be the bottleneck it measures.
-        memory: "1769 MB",
+        // A full vCPU per core of client the busiest top level is expected to need, at least one (Lambda
+        // gives CPU in proportion to memory): the client must not be the bottleneck it measures.
+        memory: `${sweepMemoryMb(planConfig(config))} MB`,
         // The sweep queue too: a sweep near its deadline continues in a message to its own queue.
         link: [table, results, sweepQueue, publishQueue, ...secrets],
         copyFiles: copyConfig,
@@ -113,7 +113,7 @@ export default $config({
     );
 
     new sst.aws.CronV2("Schedule", {
-      schedule: config.schedule ?? DEFAULT_SCHEDULE,
+      schedule: config.schedule,
       function: {
         handler: "functions/src/plan.handler",
         timeout: "1 minute",

@@ -4,12 +4,14 @@
  */
 
 import { DEFAULT_WORKLOAD } from "@kneeboard/core/config";
+import { LAMBDA_MB_PER_VCPU } from "@kneeboard/core/plan";
 import { build } from "esbuild";
 import { lambdaEsbuild } from "../functions/bundle.ts";
 
 const GB_SECOND_USD = 0.0000166667; // Lambda x86, us-east-1
 const REQUEST_USD = 0.2 / 1_000_000;
-const SWEEP_GB = 1; // sst.config.ts: sweep memory 1024 MB
+// sst.config.ts sizes the sweep from the config's chunk rate: one vCPU (1,769 MB) at the default workload.
+const SWEEP_GB = LAMBDA_MB_PER_VCPU / 1024;
 const PUBLISH_GB = 2; // publish memory 2048 MB
 const RUNS_PER_DAY = 4; // the default schedule, rate(6 hours)
 const LAMBDA_LIMIT_S = 15 * 60;
@@ -51,7 +53,7 @@ export async function benchAws(print: (line: string) => void): Promise<void> {
     const gbSeconds = RUNS_PER_DAY * targets * typical * SWEEP_GB + publishes * publishSeconds * PUBLISH_GB;
     const usd = gbSeconds * GB_SECOND_USD + invocations * REQUEST_USD;
     print(
-      `${String(targets).padStart(7)}  ${String(invocations).padStart(15)}  ${gbSeconds.toFixed(0).padStart(8)}  ${usd.toFixed(2).padStart(8)}  ${(usd * 30).toFixed(2).padStart(9)}  ${typical < LAMBDA_LIMIT_S ? "yes" : "no"} / ${slow < LAMBDA_LIMIT_S ? "yes" : "no: ends partial at the deadline"}`,
+      `${String(targets).padStart(7)}  ${String(invocations).padStart(15)}  ${gbSeconds.toFixed(0).padStart(8)}  ${usd.toFixed(2).padStart(8)}  ${(usd * 30).toFixed(2).padStart(9)}  ${typical < LAMBDA_LIMIT_S ? "yes" : "no"} / ${slow < LAMBDA_LIMIT_S ? "yes" : "no: continues in a follow-up invocation"}`,
     );
   }
   print(

@@ -87,8 +87,33 @@ describe("kneeboard plan", () => {
     expect(result.out).toContain("duration upper bound: 1,500 s, not sure to fit: level 1 alone");
     expect(result.out).toContain("top level: 4 streams x 50 chunks/s = 200 chunks/s");
     expect(result.out).toMatch(
-      /threads "auto" \(the deployed one\) would run it on 1 worker thread \(\d+ cores? here\)/,
+      /threads "auto" \(the deployed one\) would run it on its own thread \(\d+ cores? here\)/,
     );
+    expect(result.out).toContain("deployed: the sweep Lambda gets 1,769 MB, about 1.0 vCPU");
+    expect(requests).toBe(0);
+  });
+
+  it("sizes the sweep Lambda from a fast target's expected rate: more cores, worker threads at the top level", async () => {
+    const config = {
+      targets: [
+        {
+          id: "fast",
+          label: "Fast",
+          baseURL: url,
+          model: "m",
+          route: { gateway: "direct" },
+          expectedOutputTokensPerSecond: 2000,
+        },
+      ],
+      workload: { concurrency: [1, 64] },
+    };
+    const file = join(dir, "fast.json");
+    writeFileSync(file, JSON.stringify(config));
+    const result = await kneeboard(["plan", "--config", file]);
+    expect(result.code).toBe(0);
+    expect(result.out).toContain("top level: 64 streams x 2,000 chunks/s = 128,000 chunks/s");
+    // 128,000 chunks/s over 55,000 per core: 3 cores, 3 x 1,769 MB.
+    expect(result.out).toContain("deployed: the sweep Lambda gets 5,307 MB, about 3.0 vCPU");
     expect(requests).toBe(0);
   });
 

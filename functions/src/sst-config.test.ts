@@ -5,6 +5,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CLIENT_CHUNKS_PER_SECOND_PER_CORE } from "@kneeboard/core/plan";
 import { beforeAll, describe, expect, it } from "vitest";
 
 interface Recorded {
@@ -62,6 +63,13 @@ function namespace(prefix: string): unknown {
 }
 
 const g = globalThis as Record<string, unknown>;
+const target = (id: string) => ({
+  id,
+  label: id,
+  baseURL: "https://example.com/v1",
+  model: "m",
+  route: { gateway: "direct" },
+});
 const byName = (name: string) => components.find((c) => c.name === name) as Recorded;
 const linkNames = (fn: Record<string, unknown>) =>
   (fn.link as { __record: Recorded }[]).map((r) => r.__record.name).sort();
@@ -80,10 +88,12 @@ beforeAll(async () => {
     configFile,
     JSON.stringify({
       targets: [
-        { id: "a", apiKeyEnv: "OPENROUTER_API_KEY" },
-        { id: "b", apiKeyEnv: "OPENROUTER_API_KEY" },
-        { id: "c", apiKeyEnv: "GROQ_API_KEY" },
+        { ...target("a"), apiKeyEnv: "OPENROUTER_API_KEY" },
+        { ...target("b"), apiKeyEnv: "OPENROUTER_API_KEY" },
+        // A fast route: 64 streams at 2,000 tok/s each ask for 128,000 chunks/s at the top level.
+        { ...target("c"), apiKeyEnv: "GROQ_API_KEY", expectedOutputTokensPerSecond: 2000 },
       ],
+      workload: { concurrency: [1, 8, 64] },
       schedule: "rate(4 hours)",
     }),
   );
@@ -128,8 +138,11 @@ describe("sst.config.ts", () => {
     const [sweep] = queue.subscriptions;
     expect(sweep?.fn.handler).toBe("functions/src/sweep.handler");
     expect(sweep?.fn.timeout).toBe("15 minutes");
-    // At least one full vCPU for the client (Lambda's CPU grows with memory; 1,769 MB is one vCPU).
-    expect(sweep?.fn.memory).toBe("1769 MB");
+    // A full vCPU per core of client the busiest top level needs (Lambda's CPU grows with memory; 1,769 MB
+    // is one vCPU): target c's 128,000 chunks/s over one core's CLIENT_CHUNKS_PER_SECOND_PER_CORE, rounded up.
+    const cores = Math.ceil(128_000 / CLIENT_CHUNKS_PER_SECOND_PER_CORE);
+    expect(cores).toBeGreaterThan(1);
+    expect(sweep?.fn.memory).toBe(`${cores * 1769} MB`);
     // Partial responses: a rejected message is retried, then dead-lettered, not deleted with the batch.
     expect(sweep?.options).toEqual({ batch: { size: 1, partialResponses: true } });
     // The queue's visibility outlasts the function, so a live sweep's message is not delivered twice.

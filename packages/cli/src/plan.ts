@@ -6,7 +6,9 @@ import {
   type InvocationFit,
   LAMBDA_DEADLINE_MARGIN_SECONDS,
   LAMBDA_INVOCATION_SECONDS,
+  LAMBDA_MB_PER_VCPU,
   planConfig,
+  sweepMemoryMb,
   type TargetPlan,
 } from "@kneeboard/core/plan";
 
@@ -52,7 +54,7 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
     `  total: ${requests} + ${plan.totalWarmupRequests} warm-up`,
     `  duration expected: ${number(plan.expectedSeconds)} s, ${fitText(plan.expected, plan)}`,
     `  duration upper bound: ${number(plan.upperBoundSeconds)} s, ${fitText(plan.upperBound, plan)}`,
-    `  top level: ${top} streams x ${number(perStream)} chunks/s = ${number(plan.topLevelChunksPerSecond)} chunks/s, ${number(share * 100)} % of what one client core carries (${number(CLIENT_CHUNKS_PER_SECOND_PER_CORE)} chunks/s); a sweep with threads "auto" (the deployed one) would run it on ${plan.topLevelThreads} worker thread${plan.topLevelThreads === 1 ? "" : "s"} (${plan.cores} core${plan.cores === 1 ? "" : "s"} here)${share > plan.topLevelThreads ? ": over what those carry, expect that level flagged client.limited" : ""}`,
+    `  top level: ${top} streams x ${number(perStream)} chunks/s = ${number(plan.topLevelChunksPerSecond)} chunks/s, ${number(share * 100)} % of what one client core carries (${number(CLIENT_CHUNKS_PER_SECOND_PER_CORE)} chunks/s); a sweep with threads "auto" (the deployed one) would run it on ${plan.topLevelThreads === 1 ? "its own thread" : `${plan.topLevelThreads} worker threads`} (${plan.cores} core${plan.cores === 1 ? "" : "s"} here)${share > plan.topLevelThreads ? ": over what those carry, expect that level flagged client.limited" : ""}`,
   ].join("\n");
 }
 
@@ -69,10 +71,14 @@ export async function plan(options: {
   const budget = LAMBDA_INVOCATION_SECONDS - LAMBDA_DEADLINE_MARGIN_SECONDS;
   const header = [
     `${options.configFile} is valid: ${config.targets.length} target${config.targets.length === 1 ? "" : "s"}, schedule ${config.schedule}. Nothing is sent; API keys are not needed to plan.`,
-    `expected: each request takes ${a.ttftSeconds} s to its first token, then maxTokens at ${a.outputTokensPerSecondPerStream} tok/s per stream (${a.chunksPerToken} chunk per token), capped at the timeout; a level runs ceil(requests / N) rounds after ceil(warm-up / N) warm-up rounds.`,
+    `expected: each request takes ${a.ttftSeconds} s to its first token, then maxTokens at ${a.outputTokensPerSecondPerStream} tok/s per stream (a target's expectedOutputTokensPerSecond overrides it; ${a.chunksPerToken} chunk per token), capped at the timeout; a level runs ceil(requests / N) rounds after ceil(warm-up / N) warm-up rounds.`,
     "upper bound: every request runs to requestTimeoutSeconds (a fixed-duration level: its duration plus one timeout); waits after 429s (at most 30 s each) come on top.",
     `one Lambda invocation sweeps for ${budget} s (${LAMBDA_INVOCATION_SECONDS} s less a ${LAMBDA_DEADLINE_MARGIN_SECONDS} s margin to save); a level that does not fit in what is left runs in a continuation.`,
   ];
-  options.io.out.write(`${[header.join("\n"), ...planConfig(config).map((p) => targetText(p, env))].join("\n\n")}\n`);
+  const plans = planConfig(config);
+  const memory = sweepMemoryMb(plans);
+  const busiest = Math.max(...plans.map((p) => p.topLevelChunksPerSecond));
+  const deployed = `deployed: the sweep Lambda gets ${number(memory)} MB, about ${number(memory / LAMBDA_MB_PER_VCPU, 1)} vCPU: one per core of client the busiest top level (${number(busiest)} chunks/s) is expected to need, at least one.`;
+  options.io.out.write(`${[header.join("\n"), ...plans.map((p) => targetText(p, env)), deployed].join("\n\n")}\n`);
   return 0;
 }

@@ -165,6 +165,12 @@ export const Target = z.strictObject({
     .optional(),
   /** Declared price, for the declared cost per million output tokens. */
   pricing: Pricing.optional(),
+  /**
+   * Output tok/s one stream of this target is expected to get, before it is measured: what `plan`
+   * works durations and the top level's chunk rate out from (default 50), hence the sweep Lambda's
+   * memory, and the first level's thread count. Measured levels take over from the second level on.
+   */
+  expectedOutputTokensPerSecond: Positive.optional(),
   route: Route,
   workload: WorkloadOverride.optional(),
 });

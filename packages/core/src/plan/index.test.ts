@@ -1,7 +1,15 @@
 /** @module The plan's arithmetic: rounds per level, bounds, invocation packing, chunk rate. */
 import { describe, expect, it } from "vitest";
 import type { Target } from "../config/index.ts";
-import { CLIENT_CHUNKS_PER_SECOND_PER_CORE, fitInvocations, planTarget, threadsForChunkRate } from "./index.ts";
+import {
+  CLIENT_CHUNKS_PER_SECOND_PER_CORE,
+  fitInvocations,
+  LAMBDA_MAX_MB,
+  LAMBDA_MB_PER_VCPU,
+  planTarget,
+  sweepMemoryMb,
+  threadsForChunkRate,
+} from "./index.ts";
 
 const target = (workload?: Target["workload"]): Target => ({
   id: "t",
@@ -42,6 +50,25 @@ describe("planTarget", () => {
       planTarget({ workload: { concurrency: [1, 512] } }, target(), fast, cores).topLevelThreads;
     expect(plan(2)).toBe(2);
     expect(plan(16)).toBe(Math.ceil(512_000 / c));
+  });
+
+  it("takes a target's expected per-stream rate over the default, for durations and the chunk rate", () => {
+    const plan = planTarget(
+      { workload: { concurrency: [1, 64] } },
+      { ...target(), expectedOutputTokensPerSecond: 1000 },
+    );
+    expect(plan.outputTokensPerSecondPerStream).toBe(1000);
+    expect(plan.topLevelChunksPerSecond).toBe(64_000);
+    // 0.5 s TTFT + 128 tokens at 1000 tok/s, per round.
+    expect(plan.levels[1]?.expectedSeconds).toBeCloseTo((1 + 1) * 0.628, 6);
+  });
+
+  it("sizes the sweep Lambda a full vCPU per core the busiest top level needs, at least one, at most Lambda's largest", () => {
+    const c = CLIENT_CHUNKS_PER_SECOND_PER_CORE;
+    expect(sweepMemoryMb([])).toBe(LAMBDA_MB_PER_VCPU);
+    expect(sweepMemoryMb([{ clientCoreShare: 1600 / c }])).toBe(LAMBDA_MB_PER_VCPU);
+    expect(sweepMemoryMb([{ clientCoreShare: 0.5 }, { clientCoreShare: 2.1 }])).toBe(3 * LAMBDA_MB_PER_VCPU);
+    expect(sweepMemoryMb([{ clientCoreShare: 40 }])).toBe(LAMBDA_MAX_MB);
   });
 
   it("bounds a fixed-duration level by its duration plus one request, and never counts requests", () => {

@@ -78,6 +78,8 @@ export interface TargetPlan {
   gateway: Target["route"]["gateway"];
   apiKeyEnv: string | null;
   workload: Workload;
+  /** The per-stream rate the expected figures assume: the target's `expectedOutputTokensPerSecond`, else the default. */
+  outputTokensPerSecondPerStream: number;
   levels: LevelPlan[];
   /** Measured requests over all levels; null when any level runs for a fixed time. */
   totalRequests: number | null;
@@ -149,16 +151,17 @@ export function planTarget(
   cores: number = availableParallelism(),
 ): TargetPlan {
   const workload = workloadFor(config, target);
+  const perStream = target.expectedOutputTokensPerSecond ?? assumptions.outputTokensPerSecondPerStream;
   // A request at the assumed rate: TTFT, then maxTokens at the per-stream rate, never past its timeout.
   const requestSeconds = Math.min(
     workload.requestTimeoutSeconds,
-    assumptions.ttftSeconds + workload.maxTokens / assumptions.outputTokensPerSecondPerStream,
+    assumptions.ttftSeconds + workload.maxTokens / perStream,
   );
   const levels = workload.concurrency.map((n) => levelPlan(n, workload, requestSeconds));
   const budget = LAMBDA_INVOCATION_SECONDS - LAMBDA_DEADLINE_MARGIN_SECONDS;
   const sum = (pick: (l: LevelPlan) => number) => levels.reduce((total, l) => total + pick(l), 0);
   const top = workload.concurrency.at(-1) ?? 1;
-  const topLevelChunksPerSecond = top * assumptions.outputTokensPerSecondPerStream * assumptions.chunksPerToken;
+  const topLevelChunksPerSecond = top * perStream * assumptions.chunksPerToken;
   return {
     targetId: target.id,
     label: target.label,
@@ -166,6 +169,7 @@ export function planTarget(
     gateway: target.route.gateway,
     apiKeyEnv: target.apiKeyEnv ?? null,
     workload,
+    outputTokensPerSecondPerStream: perStream,
     levels,
     totalRequests: levels.every((l) => l.requests !== null) ? sum((l) => l.requests ?? 0) : null,
     totalWarmupRequests: sum((l) => l.warmupRequests),
@@ -190,4 +194,19 @@ export function planTarget(
 /** The plan of every target of a config, in its order. */
 export function planConfig(config: Config, assumptions: PlanAssumptions = DEFAULT_PLAN_ASSUMPTIONS): TargetPlan[] {
   return config.targets.map((target) => planTarget(config, target, assumptions));
+}
+
+/** Lambda memory that gives one full vCPU, MB; CPU grows in proportion to memory. */
+export const LAMBDA_MB_PER_VCPU = 1769;
+/** Lambda's largest memory, MB (about 6 vCPUs). */
+export const LAMBDA_MAX_MB = 10_240;
+
+/**
+ * The sweep Lambda's memory for a config's plans: a full vCPU for each core of client the busiest top
+ * level is expected to need (its chunk rate over CLIENT_CHUNKS_PER_SECOND_PER_CORE, rounded up), at
+ * least one, at most Lambda's largest. A level over what that carries is flagged client.limited.
+ */
+export function sweepMemoryMb(plans: Pick<TargetPlan, "clientCoreShare">[]): number {
+  const cores = Math.max(1, ...plans.map((p) => Math.ceil(p.clientCoreShare)));
+  return Math.min(LAMBDA_MAX_MB, cores * LAMBDA_MB_PER_VCPU);
 }

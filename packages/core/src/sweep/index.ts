@@ -79,9 +79,10 @@ export interface SweepOptions {
   /**
    * Worker threads a level's measured requests run on (default 1: all on this thread). "auto" gives
    * each level what its expected chunk rate needs (`threadsForChunkRate`: N x the per-stream rate of
-   * the level before, or the plan's assumed rate for the first, against one core's capacity, capped
-   * by the available cores); a number forces that many (at most N). More than one needs the system
-   * clock: with an injected `clock` every level runs on this thread.
+   * the level before, or for the first the target's expectedOutputTokensPerSecond, else the plan's
+   * default, against one core's capacity, capped by the available cores); a number forces that many
+   * (at most N). More than one needs the system clock: with an injected `clock` every level runs on
+   * this thread.
    */
   threads?: number | "auto";
 }
@@ -209,8 +210,9 @@ function levelThreads(options: SweepOptions, concurrency: number, before: Level 
   if (asked === 1 || (options.clock !== undefined && options.clock !== systemClock)) return 1;
   if (asked !== "auto") return Math.max(1, Math.min(Math.floor(asked), concurrency));
   const perStream =
-    (before?.perStream.outputTokensPerSecond.p50 ?? DEFAULT_PLAN_ASSUMPTIONS.outputTokensPerSecondPerStream) *
-    DEFAULT_PLAN_ASSUMPTIONS.chunksPerToken;
+    (before?.perStream.outputTokensPerSecond.p50 ??
+      options.target.expectedOutputTokensPerSecond ??
+      DEFAULT_PLAN_ASSUMPTIONS.outputTokensPerSecondPerStream) * DEFAULT_PLAN_ASSUMPTIONS.chunksPerToken;
   return threadsForChunkRate(concurrency * perStream, availableParallelism(), concurrency);
 }
 
