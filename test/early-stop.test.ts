@@ -21,6 +21,12 @@ beforeAll(async () => {
       // Every fifth request fails with 500.
       { kind: "model", id: "flaky", profile: { ...QUICK, refuse: { status: 500, every: 5 } } },
       { kind: "model", id: "clean", profile: QUICK },
+      // A token bucket like the reference ref-ratelimited target: 20 at once, then 40 a second.
+      {
+        kind: "model",
+        id: "bucket",
+        profile: { ...QUICK, stepBaseMs: 3, rateLimit: { requestsPerSecond: 40, burst: 20 } },
+      },
       // Every second request refused with a retry-after far past the 30 s cap.
       {
         kind: "model",
@@ -60,6 +66,19 @@ describe("429 waits", () => {
 });
 
 describe("sweep against a rate-limited or failing reference target", () => {
+  it("counts workers waiting after a 429 as holding their place: the level is invalid for its 429s, not called client limited", async () => {
+    const doc = await runSweep({
+      ...setup("bucket", { concurrency: [16], requestsPerLevel: 64, warmupRequests: 0, maxTokens: 24 }),
+    });
+    const level = doc.levels[0] as (typeof doc.levels)[number];
+    // Past the burst of 20, most of the rest are refused and their workers wait (retry-after 1 s).
+    expect(level.requests.rateLimited).toBeGreaterThan(0.05 * 64);
+    expect(level.rateLimitWaitMs).toBeGreaterThan(0);
+    expect(level.invalidReasons.some((r) => r.startsWith("rate-limited (429)"))).toBe(true);
+    // Waiting workers leave the indexes to the others, so the level never idles for want of a sender.
+    expect(level.invalidReasons.filter((r) => r.includes("achieved concurrency"))).toEqual([]);
+  });
+
   it("a third of requests refused: level 1 invalid for rate limits, nothing higher run, nothing ranked, nothing sent twice", async () => {
     const doc = await runSweep({
       ...setup("third", { concurrency: [1, 2, 4], requestsPerLevel: 9, warmupRequests: 1 }),

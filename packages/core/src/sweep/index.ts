@@ -275,15 +275,11 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
   let levelEndMs = Number.POSITIVE_INFINITY;
 
   /**
-   * Sends one request from `worker`, first serving its 429 wait; null when the level ended early
-   * or its time ran out meanwhile. `inFlight` (the measured loop's tracker) sees the request from send to end.
+   * Serves the wait `worker` owes after a 429, before it takes its next index (the pool's `beforeTake`):
+   * the level's other workers take the indexes left meanwhile. False when the level ended early or its
+   * time ran out meanwhile.
    */
-  const send = async (
-    worker: number,
-    index: number,
-    warmup: boolean,
-    inFlight?: ReturnType<typeof inFlightTracker>,
-  ): Promise<RawResult | null> => {
+  const serveWait = async (worker: number): Promise<boolean> => {
     const state = owed[worker] as { streak: number; waitMs: number };
     if (state.waitMs > 0) {
       const from = clock.now();
@@ -294,6 +290,20 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
       rateLimitWaitTotalMs += to - from;
       state.waitMs = 0;
     }
+    return !endedEarly && clock.now() < levelEndMs;
+  };
+
+  /**
+   * Sends one request from `worker` (its 429 wait served by `serveWait`); null when the level ended
+   * early or its time ran out. `inFlight` (the measured loop's tracker) sees the request from send to end.
+   */
+  const send = async (
+    worker: number,
+    index: number,
+    warmup: boolean,
+    inFlight?: ReturnType<typeof inFlightTracker>,
+  ): Promise<RawResult | null> => {
+    const state = owed[worker] as { streak: number; waitMs: number };
     if (endedEarly || clock.now() >= levelEndMs) return null;
     checkStop();
     const seq = sentCount++;
@@ -396,10 +406,15 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
 
   try {
     // Warm-up: not measured; run at up to N at once so a cold endpoint is warm before timing starts.
-    await pool(Math.min(concurrency, workload.warmupRequests), workload.warmupRequests, async (i, worker) => {
-      checkStop();
-      if ((await send(worker, i, true)) === null) return false;
-    });
+    await pool(
+      Math.min(concurrency, workload.warmupRequests),
+      workload.warmupRequests,
+      async (i, worker) => {
+        checkStop();
+        if ((await send(worker, i, true)) === null) return false;
+      },
+      serveWait,
+    );
     checkStop();
 
     if (workload.levelDurationSeconds !== undefined) levelEndMs = clock.now() + workload.levelDurationSeconds * 1000;
@@ -455,16 +470,21 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
         if (delta > 0) tracker.start(t);
         else tracker.end(t);
     } else
-      await pool(concurrency, endedEarly ? 0 : (total ?? Number.POSITIVE_INFINITY), async (index, worker) => {
-        if (clock.now() >= levelEndMs || endedEarly) return false;
-        checkStop();
-        const raw = await send(worker, index, false, tracker);
-        if (raw === null) return false;
-        const endMs = clock.now();
-        checkStop();
-        onResult(index, raw, endMs);
-        return !endedEarly;
-      });
+      await pool(
+        concurrency,
+        endedEarly ? 0 : (total ?? Number.POSITIVE_INFINITY),
+        async (index, worker) => {
+          if (clock.now() >= levelEndMs || endedEarly) return false;
+          checkStop();
+          const raw = await send(worker, index, false, tracker);
+          if (raw === null) return false;
+          const endMs = clock.now();
+          checkStop();
+          onResult(index, raw, endMs);
+          return !endedEarly;
+        },
+        serveWait,
+      );
     const clientHealth = mergeHealth(health.stop(), threadHealth);
     const lastEndMs = Math.max(firstSendMs, ...results.map((r) => r.endMs));
     // Achieved concurrency is judged up to the last send: the closed loop holds N until then by

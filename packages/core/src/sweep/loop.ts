@@ -46,18 +46,22 @@ export const SHARED_SLOTS = 3;
 /**
  * A fixed pool of `size` workers (ids 0 .. size-1) taking indexes 0, 1, ... below `count`; a task
  * returning false stops its worker. Bounded by construction: never more than `size` tasks at once.
+ * `beforeTake` runs before a worker takes its next index, only while one is left (a worker's wait
+ * after a 429: indexes stay free for the others meanwhile); returning false stops that worker.
  */
 export async function pool(
   size: number,
   count: number,
   task: (index: number, worker: number) => Promise<unknown>,
+  beforeTake?: (worker: number) => Promise<boolean>,
 ): Promise<void> {
   let next = 0;
   let failure: unknown;
   const worker = async (_: unknown, id: number) => {
     while (failure === undefined && next < count) {
-      const index = next++;
       try {
+        if (beforeTake && (!(await beforeTake(id)) || next >= count)) return;
+        const index = next++;
         if ((await task(index, id)) === false) return;
       } catch (error) {
         failure ??= error;

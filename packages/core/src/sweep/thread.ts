@@ -66,6 +66,8 @@ export async function runThreadJob(
   const health = watchClientHealth();
   await pool(job.workers, Number.POSITIVE_INFINITY, async (_, worker) => {
     const state = owed[worker] as { streak: number; waitMs: number };
+    // No index left: nothing to wait for.
+    if (Atomics.load(shared, SHARED_NEXT_INDEX) >= job.count) return false;
     if (state.waitMs > 0) {
       const from = clock.now();
       await sleep(state.waitMs, abort);
