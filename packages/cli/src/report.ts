@@ -9,7 +9,7 @@ type Write = (text: string) => void;
 export function progressPrinter(write: Write, isTTY: boolean): (p: SweepProgress) => void {
   return (p) => {
     const total = p.total === null ? "" : `/${p.total}`;
-    const line = `${p.targetId}  level ${p.levelIndex + 1}/${p.levelCount} (concurrency ${p.concurrency})  requests ${p.done}${total}  ${p.liveTokensPerSecond.toFixed(1)} tok/s`;
+    const line = `${p.targetId}  level ${p.levelIndex + 1}/${p.levelCount} (concurrency ${p.concurrency}${p.threads > 1 ? `, ${p.threads} threads` : ""})  requests ${p.done}${total}  ${p.liveTokensPerSecond.toFixed(1)} tok/s`;
     if (isTTY) write(`\r\x1b[2K${line}${p.levelDone ? "\n" : ""}`);
     else if (p.levelDone) write(`${line}\n`);
   };

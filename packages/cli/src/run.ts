@@ -59,6 +59,8 @@ export async function sweepTargets(options: {
         simulated: options.simulated,
         signal: stop.signal,
         onProgress: progress,
+        // As deployed: a level whose chunk rate one core cannot carry runs on worker threads.
+        threads: "auto",
       });
       const entry = await saveRun(store, index, doc);
       stored.push(entry);
