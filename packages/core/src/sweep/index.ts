@@ -31,7 +31,7 @@ import { promptFor } from "../workload/index.ts";
 import { pool, rateLimitWaitMs, SHARED_SEND_SEQ, SHARED_SLOTS, SHARED_STOP, sleep } from "./loop.ts";
 import { THREAD_JOB_KIND, type ThreadJob, type ThreadMessage } from "./thread.ts";
 
-export { pool, RATE_LIMIT_FIRST_WAIT_MS, RATE_LIMIT_MAX_WAIT_MS, rateLimitWaitMs } from "./loop.ts";
+export { RATE_LIMIT_FIRST_WAIT_MS, RATE_LIMIT_MAX_WAIT_MS, rateLimitWaitMs } from "./loop.ts";
 
 /** The harness version written into every run document. */
 export const HARNESS_VERSION = "0.1.0";
