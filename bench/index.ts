@@ -20,7 +20,7 @@ async function demoRunTime(): Promise<void> {
     maxBuffer: 64 * 1024 * 1024,
   });
   console.log(
-    `\nnpm start sweep (5 reference targets x 6 levels x 64 requests): ${((performance.now() - began) / 1000).toFixed(1)} s`,
+    `\nnpm start (kneeboard demo: the reference targets swept, the regression check, the site): ${((performance.now() - began) / 1000).toFixed(1)} s`,
   );
 }
 
