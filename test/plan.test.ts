@@ -112,8 +112,11 @@ describe("kneeboard plan", () => {
     const result = await kneeboard(["plan", "--config", file]);
     expect(result.code).toBe(0);
     expect(result.out).toContain("top level: 64 streams x 2,000 chunks/s = 128,000 chunks/s");
-    // 128,000 chunks/s over 55,000 per core: 3 cores, 3 x 1,769 MB.
-    expect(result.out).toContain("deployed: the sweep Lambda gets 5,307 MB, about 3.0 vCPU");
+    // 128,000 chunks/s over the 28,000 one thread is planned to carry: 5 cores, 5 x 1,769 MB.
+    expect(result.out).toContain(
+      "128,000 chunks/s, 457 % of what one client thread is planned to carry (28,000 chunks/s",
+    );
+    expect(result.out).toContain("deployed: the sweep Lambda gets 8,845 MB, about 5.0 vCPU");
     expect(requests).toBe(0);
   });
 

@@ -1,7 +1,9 @@
 /** @module `kneeboard plan`: checks a config and prints what each target's sweep will do, sending nothing. */
 import { loadConfig } from "@kneeboard/core/config";
 import {
+  CLIENT_CHUNKS_PER_CPU_SECOND,
   CLIENT_CHUNKS_PER_SECOND_PER_CORE,
+  CLIENT_PLANNED_CORE_SHARE,
   DEFAULT_PLAN_ASSUMPTIONS,
   type InvocationFit,
   LAMBDA_DEADLINE_MARGIN_SECONDS,
@@ -54,7 +56,7 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
     `  total: ${requests} + ${plan.totalWarmupRequests} warm-up`,
     `  duration expected: ${number(plan.expectedSeconds)} s, ${fitText(plan.expected, plan)}`,
     `  duration upper bound: ${number(plan.upperBoundSeconds)} s, ${fitText(plan.upperBound, plan)}`,
-    `  top level: ${top} streams x ${number(perStream)} chunks/s = ${number(plan.topLevelChunksPerSecond)} chunks/s, ${number(share * 100)} % of what one client core carries (${number(CLIENT_CHUNKS_PER_SECOND_PER_CORE)} chunks/s); a sweep with threads "auto" (the deployed one) would run it on ${plan.topLevelThreads === 1 ? "its own thread" : `${plan.topLevelThreads} worker threads`} (${plan.cores} core${plan.cores === 1 ? "" : "s"} here)${share > plan.topLevelThreads ? ": over what those carry, expect that level flagged client.limited" : ""}`,
+    `  top level: ${top} streams x ${number(perStream)} chunks/s = ${number(plan.topLevelChunksPerSecond)} chunks/s, ${number(share * 100)} % of what one client thread is planned to carry (${number(CLIENT_CHUNKS_PER_SECOND_PER_CORE)} chunks/s: ${number(CLIENT_PLANNED_CORE_SHARE * 100)} % of a core, which parses ${number(CLIENT_CHUNKS_PER_CPU_SECOND)} as measured); a sweep with threads "auto" (the deployed one) would run it on ${plan.topLevelThreads === 1 ? "its own thread" : `${plan.topLevelThreads} worker threads`} (${plan.cores} core${plan.cores === 1 ? "" : "s"} here)${share > plan.topLevelThreads ? ": more than those are planned to carry, so the level may be flagged client.limited here" : ""}`,
   ].join("\n");
 }
 

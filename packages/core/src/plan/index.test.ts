@@ -1,8 +1,11 @@
 /** @module The plan's arithmetic: rounds per level, bounds, invocation packing, chunk rate. */
 import { describe, expect, it } from "vitest";
 import type { Target } from "../config/index.ts";
+import { MAX_LOOP_UTILIZATION } from "../metrics/index.ts";
 import {
+  CLIENT_CHUNKS_PER_CPU_SECOND,
   CLIENT_CHUNKS_PER_SECOND_PER_CORE,
+  CLIENT_PLANNED_CORE_SHARE,
   fitInvocations,
   LAMBDA_MAX_MB,
   LAMBDA_MB_PER_VCPU,
@@ -37,6 +40,11 @@ describe("planTarget", () => {
     expect(plan.topLevelThreads).toBe(1);
   });
 
+  it("plans a thread with room under the busy loop the health check flags", () => {
+    expect(CLIENT_PLANNED_CORE_SHARE).toBeLessThan(MAX_LOOP_UTILIZATION);
+    expect(CLIENT_CHUNKS_PER_SECOND_PER_CORE).toBe(CLIENT_CHUNKS_PER_CPU_SECOND * CLIENT_PLANNED_CORE_SHARE);
+  });
+
   it("runs a level on as many threads as its chunk rate needs cores, capped by the cores and by N", () => {
     const c = CLIENT_CHUNKS_PER_SECOND_PER_CORE;
     expect(threadsForChunkRate(0, 4, 8)).toBe(1);
@@ -44,12 +52,12 @@ describe("planTarget", () => {
     expect(threadsForChunkRate(c + 1, 4, 8)).toBe(2);
     expect(threadsForChunkRate(10 * c, 4, 8)).toBe(4);
     expect(threadsForChunkRate(10 * c, 4, 3)).toBe(3);
-    // 512 streams at 1,000 chunks/s each, on 2 cores and on 16.
+    // 512 streams at 1,000 chunks/s each, on 2 cores and on 64.
     const fast = { outputTokensPerSecondPerStream: 1000, ttftSeconds: 0.1, chunksPerToken: 1 };
     const plan = (cores: number) =>
       planTarget({ workload: { concurrency: [1, 512] } }, target(), fast, cores).topLevelThreads;
     expect(plan(2)).toBe(2);
-    expect(plan(16)).toBe(Math.ceil(512_000 / c));
+    expect(plan(64)).toBe(Math.ceil(512_000 / c));
   });
 
   it("takes a target's expected per-stream rate over the default, for durations and the chunk rate", () => {
