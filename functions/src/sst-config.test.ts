@@ -5,7 +5,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CLIENT_CHUNKS_PER_SECOND_PER_CORE } from "@kneeboard/core/plan";
+import { CLIENT_CHUNKS_PER_SECOND_PER_THREAD } from "@kneeboard/core/plan";
 import { beforeAll, describe, expect, it } from "vitest";
 
 interface Recorded {
@@ -138,9 +138,9 @@ describe("sst.config.ts", () => {
     const [sweep] = queue.subscriptions;
     expect(sweep?.fn.handler).toBe("functions/src/sweep.handler");
     expect(sweep?.fn.timeout).toBe("15 minutes");
-    // A full vCPU per core of client the busiest top level needs (Lambda's CPU grows with memory; 1,769 MB
-    // is one vCPU): target c's 128,000 chunks/s over one core's CLIENT_CHUNKS_PER_SECOND_PER_CORE, rounded up.
-    const cores = Math.ceil(128_000 / CLIENT_CHUNKS_PER_SECOND_PER_CORE);
+    // A full vCPU per client thread the busiest top level needs (Lambda's CPU grows with memory; 1,769 MB
+    // is one vCPU): target c's 128,000 chunks/s over CLIENT_CHUNKS_PER_SECOND_PER_THREAD, rounded up.
+    const cores = Math.ceil(128_000 / CLIENT_CHUNKS_PER_SECOND_PER_THREAD);
     expect(cores).toBeGreaterThan(1);
     expect(sweep?.fn.memory).toBe(`${cores * 1769} MB`);
     // Partial responses: a rejected message is retried, then dead-lettered, not deleted with the batch.

@@ -2,7 +2,7 @@
 import { loadConfig } from "@kneeboard/core/config";
 import {
   CLIENT_CHUNKS_PER_CPU_SECOND,
-  CLIENT_CHUNKS_PER_SECOND_PER_CORE,
+  CLIENT_CHUNKS_PER_SECOND_PER_THREAD,
   CLIENT_PLANNED_CORE_SHARE,
   DEFAULT_PLAN_ASSUMPTIONS,
   type InvocationFit,
@@ -56,7 +56,7 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
     `  total: ${requests} + ${plan.totalWarmupRequests} warm-up`,
     `  duration expected: ${number(plan.expectedSeconds)} s, ${fitText(plan.expected, plan)}`,
     `  duration upper bound: ${number(plan.upperBoundSeconds)} s, ${fitText(plan.upperBound, plan)}`,
-    `  top level: ${top} streams x ${number(perStream)} chunks/s = ${number(plan.topLevelChunksPerSecond)} chunks/s, ${number(share * 100)} % of what one client thread is planned to carry (${number(CLIENT_CHUNKS_PER_SECOND_PER_CORE)} chunks/s: ${number(CLIENT_PLANNED_CORE_SHARE * 100)} % of a core, which parses ${number(CLIENT_CHUNKS_PER_CPU_SECOND)} as measured); a sweep with threads "auto" (the deployed one) would run it on ${plan.topLevelThreads === 1 ? "its own thread" : `${plan.topLevelThreads} worker threads`} (${plan.cores} core${plan.cores === 1 ? "" : "s"} here)${share > plan.topLevelThreads ? ": more than those are planned to carry, so the level may be flagged client.limited here" : ""}`,
+    `  top level: ${top} streams x ${number(perStream)} chunks/s = ${number(plan.topLevelChunksPerSecond)} chunks/s, ${number(share * 100)} % of what one client thread is planned to carry (${number(CLIENT_CHUNKS_PER_SECOND_PER_THREAD)} chunks/s: ${number(CLIENT_PLANNED_CORE_SHARE * 100)} % of a core, which parses ${number(CLIENT_CHUNKS_PER_CPU_SECOND)} as measured); a sweep with threads "auto" (the deployed one) would run it on ${plan.topLevelThreads === 1 ? "its own thread" : `${plan.topLevelThreads} worker threads`} (${plan.cores} core${plan.cores === 1 ? "" : "s"} here)${share > plan.topLevelThreads ? ": more than those are planned to carry, so the level may be flagged client.limited here" : ""}`,
   ].join("\n");
 }
 
@@ -80,7 +80,7 @@ export async function plan(options: {
   const plans = planConfig(config);
   const memory = sweepMemoryMb(plans);
   const busiest = Math.max(...plans.map((p) => p.topLevelChunksPerSecond));
-  const deployed = `deployed: the sweep Lambda gets ${number(memory)} MB, about ${number(memory / LAMBDA_MB_PER_VCPU, 1)} vCPU: one per core of client the busiest top level (${number(busiest)} chunks/s) is expected to need, at least one.`;
+  const deployed = `deployed: the sweep Lambda gets ${number(memory)} MB, about ${number(memory / LAMBDA_MB_PER_VCPU, 1)} vCPU: one per client thread the busiest top level (${number(busiest)} chunks/s) is expected to need, at least one.`;
   options.io.out.write(`${[header.join("\n"), ...plans.map((p) => targetText(p, env)), deployed].join("\n\n")}\n`);
   return 0;
 }

@@ -3,8 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Target } from "../config/index.ts";
 import { MAX_LOOP_UTILIZATION } from "../metrics/index.ts";
 import {
-  CLIENT_CHUNKS_PER_CPU_SECOND,
-  CLIENT_CHUNKS_PER_SECOND_PER_CORE,
+  CLIENT_CHUNKS_PER_SECOND_PER_THREAD,
   CLIENT_PLANNED_CORE_SHARE,
   fitInvocations,
   LAMBDA_MAX_MB,
@@ -36,17 +35,16 @@ describe("planTarget", () => {
     expect(plan.expected).toEqual({ invocations: 1, continuations: 0, oversizedLevels: [] });
     expect(plan.upperBound.invocations).toBeGreaterThan(1);
     expect(plan.topLevelChunksPerSecond).toBe(32 * 50);
-    expect(plan.clientCoreShare).toBeCloseTo(1600 / CLIENT_CHUNKS_PER_SECOND_PER_CORE, 9);
+    expect(plan.clientCoreShare).toBeCloseTo(1600 / CLIENT_CHUNKS_PER_SECOND_PER_THREAD, 9);
     expect(plan.topLevelThreads).toBe(1);
   });
 
   it("plans a thread with room under the busy loop the health check flags", () => {
     expect(CLIENT_PLANNED_CORE_SHARE).toBeLessThan(MAX_LOOP_UTILIZATION);
-    expect(CLIENT_CHUNKS_PER_SECOND_PER_CORE).toBe(CLIENT_CHUNKS_PER_CPU_SECOND * CLIENT_PLANNED_CORE_SHARE);
   });
 
   it("runs a level on as many threads as its chunk rate needs cores, capped by the cores and by N", () => {
-    const c = CLIENT_CHUNKS_PER_SECOND_PER_CORE;
+    const c = CLIENT_CHUNKS_PER_SECOND_PER_THREAD;
     expect(threadsForChunkRate(0, 4, 8)).toBe(1);
     expect(threadsForChunkRate(c, 4, 8)).toBe(1);
     expect(threadsForChunkRate(c + 1, 4, 8)).toBe(2);
@@ -72,7 +70,7 @@ describe("planTarget", () => {
   });
 
   it("sizes the sweep Lambda a full vCPU per core the busiest top level needs, at least one, at most Lambda's largest", () => {
-    const c = CLIENT_CHUNKS_PER_SECOND_PER_CORE;
+    const c = CLIENT_CHUNKS_PER_SECOND_PER_THREAD;
     expect(sweepMemoryMb([])).toBe(LAMBDA_MB_PER_VCPU);
     expect(sweepMemoryMb([{ clientCoreShare: 1600 / c }])).toBe(LAMBDA_MB_PER_VCPU);
     expect(sweepMemoryMb([{ clientCoreShare: 0.5 }, { clientCoreShare: 2.1 }])).toBe(3 * LAMBDA_MB_PER_VCPU);

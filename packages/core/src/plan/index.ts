@@ -20,16 +20,16 @@ export const CLIENT_CHUNKS_PER_CPU_SECOND = 40_000;
  */
 export const CLIENT_PLANNED_CORE_SHARE = 0.7;
 
-/** Stream chunks per second one client thread (one core) is planned to carry: 28 000. */
-export const CLIENT_CHUNKS_PER_SECOND_PER_CORE = CLIENT_CHUNKS_PER_CPU_SECOND * CLIENT_PLANNED_CORE_SHARE;
+/** Stream chunks per second one client thread (on a core of its own) is planned to carry: 28 000. */
+export const CLIENT_CHUNKS_PER_SECOND_PER_THREAD = CLIENT_CHUNKS_PER_CPU_SECOND * CLIENT_PLANNED_CORE_SHARE;
 
 /**
  * Worker threads a level needs: its expected chunk rate (chunks/s, N x the per-stream rate) over what
- * one core carries, rounded up, at least 1, at most `cores` (the process's available parallelism)
+ * one thread is planned to carry, rounded up, at least 1, at most `cores` (the process's available parallelism)
  * and at most `concurrency` (a thread runs at least one stream).
  */
 export function threadsForChunkRate(chunksPerSecond: number, cores: number, concurrency: number): number {
-  const needed = Math.ceil(chunksPerSecond / CLIENT_CHUNKS_PER_SECOND_PER_CORE);
+  const needed = Math.ceil(chunksPerSecond / CLIENT_CHUNKS_PER_SECOND_PER_THREAD);
   return Math.max(1, Math.min(needed, Math.floor(cores), Math.floor(concurrency)));
 }
 
@@ -102,7 +102,7 @@ export interface TargetPlan {
   expected: InvocationFit;
   /** Chunks per second the top level asks of the client at the assumed rate. */
   topLevelChunksPerSecond: number;
-  /** topLevelChunksPerSecond / CLIENT_CHUNKS_PER_SECOND_PER_CORE. */
+  /** topLevelChunksPerSecond / CLIENT_CHUNKS_PER_SECOND_PER_THREAD. */
   clientCoreShare: number;
   /** Worker threads a sweep with `threads: "auto"` would run the top level on, on `cores` cores. */
   topLevelThreads: number;
@@ -195,7 +195,7 @@ export function planTarget(
       budget,
     ),
     topLevelChunksPerSecond,
-    clientCoreShare: topLevelChunksPerSecond / CLIENT_CHUNKS_PER_SECOND_PER_CORE,
+    clientCoreShare: topLevelChunksPerSecond / CLIENT_CHUNKS_PER_SECOND_PER_THREAD,
     topLevelThreads: threadsForChunkRate(topLevelChunksPerSecond, cores, top),
     cores,
   };
@@ -213,7 +213,7 @@ export const LAMBDA_MAX_MB = 10_240;
 
 /**
  * The sweep Lambda's memory for a config's plans: a full vCPU for each core of client the busiest top
- * level is expected to need (its chunk rate over CLIENT_CHUNKS_PER_SECOND_PER_CORE, rounded up), at
+ * level is expected to need (its chunk rate over CLIENT_CHUNKS_PER_SECOND_PER_THREAD, rounded up), at
  * least one, at most Lambda's largest. A level over what that carries is flagged client.limited.
  */
 export function sweepMemoryMb(plans: Pick<TargetPlan, "clientCoreShare">[]): number {
