@@ -8,22 +8,14 @@ import { join } from "node:path";
 import { AxeBuilder } from "@axe-core/playwright";
 import { saveRun, syncIndex } from "@kneeboard/core/run-index";
 import { seededRandom, syntheticRun } from "@kneeboard/reference";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSite } from "../src/build.ts";
 import { fmt } from "../src/lib/format.ts";
 import { type StaticServer, serveStatic } from "../src/serve.ts";
+import { launchChromium } from "./browser.ts";
 import { fixtureStore } from "./fixture.ts";
 
-const CHROMIUM_FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
 /** A phone and a laptop. */
 const VIEWPORTS = [
   { width: 390, height: 900 },
@@ -78,7 +70,7 @@ beforeAll(async () => {
   pages = builtPages(outDir);
   server = await serveStatic(outDir);
   base = server.url;
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_FLAGS });
+  browser = await launchChromium();
 }, 180_000);
 
 afterAll(async () => {

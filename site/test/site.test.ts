@@ -4,26 +4,18 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type RunIndexEntry, syncIndex } from "@kneeboard/core/run-index";
 import type { Standing } from "@kneeboard/core/standing";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSite } from "../src/build.ts";
 import { fmt, fmtEstimate } from "../src/lib/format.ts";
 import { type StaticServer, serveStatic } from "../src/serve.ts";
+import { launchChromium } from "./browser.ts";
 import { FIXTURE_TARGETS, fixtureStore, HOSTILE_LABEL, MALFORMED_KEY, SHARED_MODEL_KEY } from "./fixture.ts";
 
 /** Three runs per target (6 hours apart from 2026-11-01 00:00 UTC), built 6 hours after the last: all in the window. */
 const RUNS_PER_TARGET = 3;
 const BUILT_AT = "2026-11-01T18:00:00.000Z";
 
-const CHROMIUM_FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
 
 let browser: Browser;
 let server: StaticServer;
@@ -92,7 +84,7 @@ beforeAll(async () => {
     targets: { id: string; standing: Standing }[];
   };
   standingOf = new Map(published.targets.map((t) => [t.id, t.standing]));
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_FLAGS });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
