@@ -5,8 +5,8 @@
 
 import { DEFAULT_WORKLOAD } from "@kneeboard/core/config";
 import { LAMBDA_MB_PER_VCPU } from "@kneeboard/core/plan";
+import { lambdaEsbuild } from "@kneeboard/functions/bundle";
 import { build } from "esbuild";
-import { lambdaEsbuild } from "../functions/bundle.ts";
 
 const GB_SECOND_USD = 0.0000166667; // Lambda x86, us-east-1
 const REQUEST_USD = 0.2 / 1_000_000;

@@ -8,10 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { promisify } from "node:util";
+import { main } from "@kneeboard/cli/main";
 import type { RunDocument } from "@kneeboard/core/run";
 import { type ReferenceServer, type StreamProfile, startReferenceServer } from "@kneeboard/reference";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../packages/cli/src/main.ts";
 
 const exec = promisify(execFile);
 const BIN = new URL("../packages/cli/bin/kneeboard.js", import.meta.url).pathname;

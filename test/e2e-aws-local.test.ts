@@ -54,9 +54,9 @@ const CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
 const LONG_LAMBDA = { getRemainingTimeInMillis: () => 600_000 };
 
 type Handlers = {
-  plan: typeof import("../functions/src/plan.ts");
-  sweep: typeof import("../functions/src/sweep.ts");
-  publish: typeof import("../functions/src/publish.ts");
+  plan: typeof import("@kneeboard/functions/plan");
+  sweep: typeof import("@kneeboard/functions/sweep");
+  publish: typeof import("@kneeboard/functions/publish");
 };
 
 let dynamo: DynaliteHandle;
@@ -241,9 +241,9 @@ beforeAll(async () => {
     delete process.env[name];
   }
   handlers = {
-    plan: await import("../functions/src/plan.ts"),
-    sweep: await import("../functions/src/sweep.ts"),
-    publish: await import("../functions/src/publish.ts"),
+    plan: await import("@kneeboard/functions/plan"),
+    sweep: await import("@kneeboard/functions/sweep"),
+    publish: await import("@kneeboard/functions/publish"),
   };
 });
 

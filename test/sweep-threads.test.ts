@@ -7,11 +7,11 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { parseConfig, workloadFor } from "@kneeboard/core/config";
 import { runSweep, type SweepProgress } from "@kneeboard/core/sweep";
+import { lambdaEsbuild } from "@kneeboard/functions/bundle";
 import { expectedThroughput, type StreamProfile, startReferenceServer } from "@kneeboard/reference";
 import { type ReferenceProcess, startReferenceProcess } from "@kneeboard/reference/process";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lambdaEsbuild } from "../functions/bundle.ts";
 
 const FAST: StreamProfile = {
   stepBaseMs: 4,

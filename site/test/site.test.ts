@@ -16,7 +16,6 @@ import { FIXTURE_TARGETS, fixtureStore, HOSTILE_LABEL, MALFORMED_KEY, SHARED_MOD
 const RUNS_PER_TARGET = 3;
 const BUILT_AT = "2026-11-01T18:00:00.000Z";
 
-
 let browser: Browser;
 let server: StaticServer;
 let base: string;
