@@ -59,6 +59,10 @@ export async function sweepTargets(options: {
         simulated: options.simulated,
         signal: stop.signal,
         onProgress: progress,
+        // Each finished level is on disk at once (status partial): a killed run loses only the level in flight.
+        onLevel: async (partial) => {
+          await saveRun(store, index, partial);
+        },
         // As deployed: a level whose chunk rate one core cannot carry runs on worker threads.
         threads: "auto",
       });

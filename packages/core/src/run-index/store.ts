@@ -34,9 +34,13 @@ export class StoreRunIndex implements RunIndex {
     }
     for (const [targetId, fresh] of byTarget) {
       const key = this.keyOf(targetId);
-      const rest = (await this.read(key)).filter((e) => !fresh.has(e.key));
-      const all = [...rest, ...fresh.values()].sort((a, b) => a.key.localeCompare(b.key));
-      await this.store.put(key, JSON.stringify(all), { contentType: "application/json" });
+      const merge = async () => {
+        const rest = (await this.read(key)).filter((e) => !fresh.has(e.key));
+        const all = [...rest, ...fresh.values()].sort((a, b) => a.key.localeCompare(b.key));
+        await this.store.put(key, JSON.stringify(all), { contentType: "application/json" });
+      };
+      // Two processes recording runs of one target must not both read the old list and drop each other's entry.
+      await (this.store.exclusive ? this.store.exclusive(key, merge) : merge());
     }
   }
 

@@ -174,6 +174,13 @@ export function runIndexContract(
       ]);
     });
 
+    it("keeps every entry of one target recorded at the same time (writers that share the index)", async () => {
+      const index = await makeIndex();
+      const days = Array.from({ length: 16 }, (_, i) => i + 1);
+      await Promise.all(days.map((day) => index.record(at("t-a", day))));
+      expect((await index.entries("t-a")).map((e) => e.runId)).toEqual(days.map((d) => `r${d}`));
+    });
+
     it(`reads back ${manyEntries} entries of one target (more than one page)`, async () => {
       const index = await makeIndex();
       const start = Date.UTC(2025, 0, 1);

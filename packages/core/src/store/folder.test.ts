@@ -1,5 +1,7 @@
-/** @module The folder store on a real directory: keys, atomic replace, listing, bad keys. */
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+/** @module The folder store on a real directory: keys, atomic replace, listing, bad keys, the lock. */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -35,5 +37,35 @@ describe("FolderStore", () => {
 
   it("lists nothing for a missing root", async () => {
     expect(await new FolderStore(join(tmpdir(), "kneeboard-missing-xyz")).list("runs/")).toEqual([]);
+  });
+});
+
+/** The id of a process that has ended (a run killed while it held a lock). */
+function goneProcessId(): number {
+  const child = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]);
+  return Number(child.stdout.toString());
+}
+
+describe("FolderStore.exclusive", () => {
+  it("takes over a lock left by a process that is gone, and removes it after", async () => {
+    const store = new FolderStore(mkdtempSync(join(tmpdir(), "kneeboard-lock-")));
+    await mkdir(join(store.root, "index/runs"), { recursive: true });
+    writeFileSync(join(store.root, "index/runs/t.json.lock"), String(goneProcessId()));
+    expect(await store.exclusive("index/runs/t.json", async () => "ran")).toBe("ran");
+    expect(await store.list("index/")).toEqual([]);
+  });
+
+  it("runs one holder at a time", async () => {
+    const store = new FolderStore(mkdtempSync(join(tmpdir(), "kneeboard-lock-")));
+    let inside = 0;
+    let most = 0;
+    const hold = () =>
+      store.exclusive("k.json", async () => {
+        most = Math.max(most, ++inside);
+        await new Promise((r) => setImmediate(r));
+        inside--;
+      });
+    await Promise.all(Array.from({ length: 8 }, hold));
+    expect(most).toBe(1);
   });
 });

@@ -28,6 +28,11 @@ export interface Store {
    * caller may link or copy the file instead of reading it; absent for remote stores.
    */
   localPath?(key: string): string;
+  /**
+   * Runs `fn` while no other process holds `key`'s lock, for a read-modify-write of that key (the run
+   * index) by processes sharing one store; absent where writers never share a key this way.
+   */
+  exclusive?<T>(key: string, fn: () => Promise<T>): Promise<T>;
 }
 
 /** Stores a run document at its key and returns the key. */

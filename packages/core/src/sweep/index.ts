@@ -134,7 +134,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
     return null;
   };
 
-  const document = (status: RunDocument["status"]): RunDocument => ({
+  const document = (status: RunDocument["status"], reason = partialReason): RunDocument => ({
     schemaVersion: 1,
     runId,
     targetId: target.id,
@@ -147,7 +147,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
     startedAt,
     finishedAt: new Date().toISOString(),
     status,
-    partialReason: status === "partial" ? (partialReason ?? "the sweep did not finish") : null,
+    partialReason: status === "partial" ? (reason ?? "the sweep did not finish") : null,
     simulated: options.simulated ?? false,
     harness: {
       version: HARNESS_VERSION,
@@ -190,7 +190,11 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
       partialReason = `${error.message} during concurrency ${concurrency}`;
       return document("partial");
     }
-    if (levelIndex < concurrencies.length - 1 && !stop) await options.onLevel?.(document("partial"));
+    if (levelIndex < concurrencies.length - 1 && !stop) {
+      // What a reader finds if this is the last save: the process ended (killed, crashed) before the next level.
+      const unfinished = `the sweep had not finished after concurrency ${concurrency} (its process ended, or it was still running)`;
+      await options.onLevel?.(document("partial", unfinished));
+    }
   }
   return document("complete");
 }
