@@ -315,7 +315,7 @@ async function accuracyTable(server: ReferenceProcess, log: (line: string) => vo
     `\nkneeboard against the server's record, ${how} (${ACCURACY_MAX_TOKENS} tokens at 100 chunks/s per stream; goal: TTFT within 10 ms + 3 %, per-stream within 3 %)`,
   );
   log(
-    "    N  TTFT err ms  tolerance ms  vs server TTFT ms  per-stream err  within  read delay ms  lag p99 ms  loop busy  CPU share  limited",
+    "    N  TTFT err ms  tolerance ms  vs server TTFT ms  per-stream err  within  read delay ms  1st-token delay ms  lag p99 ms  loop busy  CPU share  limited",
   );
   let right = 0;
   for (const concurrency of ACCURACY_LEVELS) {
@@ -323,7 +323,7 @@ async function accuracyTable(server: ReferenceProcess, log: (line: string) => vo
     const c = level.client;
     if (c.limited !== error.withinTolerance) right++;
     log(
-      `${pad(concurrency, 5)}  ${pad(error.ttftErrorMs.toFixed(1), 11)}  ${pad(ttftToleranceMs(error.trueTtftMs).toFixed(1), 12)}  ${pad(error.ttftVsServerMs.toFixed(1), 17)}  ${pad(`${(error.perStreamError * 100).toFixed(2)} %`, 14)}  ${pad(String(error.withinTolerance), 6)}  ${pad((c.readDelayMs ?? 0).toFixed(1), 13)}  ${pad(c.eventLoopLagP99Ms.toFixed(1), 10)}  ${pad((c.loopUtilization ?? 0).toFixed(2), 9)}  ${pad((c.cpuShare ?? 0).toFixed(2), 9)}  ${c.limited}`,
+      `${pad(concurrency, 5)}  ${pad(error.ttftErrorMs.toFixed(1), 11)}  ${pad(ttftToleranceMs(error.trueTtftMs).toFixed(1), 12)}  ${pad(error.ttftVsServerMs.toFixed(1), 17)}  ${pad(`${(error.perStreamError * 100).toFixed(2)} %`, 14)}  ${pad(String(error.withinTolerance), 6)}  ${pad((c.readDelayMs ?? 0).toFixed(1), 13)}  ${pad((c.firstTokenReadDelayMs ?? 0).toFixed(1), 18)}  ${pad(c.eventLoopLagP99Ms.toFixed(1), 10)}  ${pad((c.loopUtilization ?? 0).toFixed(2), 9)}  ${pad((c.cpuShare ?? 0).toFixed(2), 9)}  ${c.limited}`,
     );
   }
   log(

@@ -11,6 +11,7 @@ import { APIError } from "openai";
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import type { Route } from "../config/index.ts";
 import type { Outcome } from "../run/index.ts";
+import type { FirstTokenWatch } from "./health.ts";
 
 /** A monotonic clock in ms (default: `performance.now`). */
 export interface Clock {
@@ -35,6 +36,8 @@ export interface ChatRequest {
   timeoutMs: number;
   /** Aborts the request from outside (the sweep stopping); recorded as `network` with that reason. */
   signal?: AbortSignal;
+  /** Told when the request starts waiting for its first content and when it stops (the client's health watch). */
+  firstToken?: FirstTokenWatch;
 }
 
 /** What one request produced, before the per-sample figures are derived. Times are clock ms. */
@@ -338,6 +341,7 @@ export class StreamingClient {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        if (result.contentChunks.length === 0) request.firstToken?.settled();
         if (request.signal) this.aborts.get(request.signal)?.delete(onAbort);
         result.outcome = outcome;
         result.error = error === null ? null : redact(error, apiKey).slice(0, 500);
@@ -364,7 +368,10 @@ export class StreamingClient {
           if (delta) {
             const answer = delta.content?.length ?? 0;
             const chars = answer + (delta.reasoning_content?.length ?? delta.reasoning?.length ?? 0);
-            if (chars > 0) result.contentChunks.push({ tMs: readAtMs, chars });
+            if (chars > 0) {
+              if (result.contentChunks.length === 0) request.firstToken?.settled();
+              result.contentChunks.push({ tMs: readAtMs, chars });
+            }
             if (answer > 0 && result.firstAnswerMs === null) result.firstAnswerMs = readAtMs;
           }
           if (choice.finish_reason) result.finishReason = choice.finish_reason;
@@ -471,6 +478,7 @@ export class StreamingClient {
         timedOut = true;
         fail("timeout", "");
       }, request.timeoutMs);
+      request.firstToken?.started();
       if (request.signal?.aborted) return onAbort();
       if (request.signal) this.onAbort(request.signal).add(onAbort);
       // The request's start is taken here, as it goes to the wire: with N requests built at once,

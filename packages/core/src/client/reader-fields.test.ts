@@ -195,7 +195,10 @@ describe("StreamingClient: reasoning, cost and cached tokens", () => {
     });
     const plain = await send("plain");
     const sample = toSample(plain, 1, 0, plain.startMs);
-    noEarlierThan(sample.ttftMs, (truths.get("plain")?.firstAnswerMs as number) - (truths.get("plain")?.arrivedMs as number));
+    noEarlierThan(
+      sample.ttftMs,
+      (truths.get("plain")?.firstAnswerMs as number) - (truths.get("plain")?.arrivedMs as number),
+    );
     expect(sample.ttftAnswerMs).toBe(sample.ttftMs);
     expect(plain).toMatchObject({ costUsd: null, reasoningTokens: null, cachedPromptTokens: null, promptTokens: 9 });
     const bare = await send("nousage");

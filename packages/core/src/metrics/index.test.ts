@@ -7,6 +7,7 @@ import {
   deriveSampleFigures,
   distribution,
   EARLY_FAILURE_REQUESTS,
+  FIRST_TOKEN_READ_DELAY_MARGIN,
   inFlightTracker,
   KNEE_GAIN_THRESHOLD,
   levelStop,
@@ -422,6 +423,7 @@ describe("summarizeLevel", () => {
       limited: false,
       eventLoopLagMeanMs: 3,
       readDelayMs: 12,
+      firstTokenReadDelayMs: 0,
       loopUtilization: 0.5,
       cpuShare: 0.3,
     });
@@ -440,9 +442,22 @@ describe("summarizeLevel", () => {
   it("is client-limited when reads waited past 3 % of e2e, the per-stream tolerance, on short answers", () => {
     expect(clientDelay({ eventLoopLagMeanMs: 2.5, loopUtilization: 0.2 }, 20, 250)).toEqual({
       readDelayMs: 10,
+      firstTokenReadDelayMs: 0,
       reason: "client limited: reads waited about 10 ms, over 3 % of e2e p50 (7.5 ms)",
     });
     expect(clientDelay({ eventLoopLagMeanMs: 1.5, loopUtilization: 0.2 }, 20, 250).reason).toBeNull();
+  });
+
+  it("is client-limited when first tokens' reads waited, with the margin, past the TTFT tolerance, however small the mean", () => {
+    // TTFT p50 100 ms: a tolerance of 13 ms; 7 ms taken twice is past it, 6 ms twice is not.
+    const quiet = { eventLoopLagMeanMs: 0.1, loopUtilization: 0.2 };
+    expect(FIRST_TOKEN_READ_DELAY_MARGIN).toBe(2);
+    expect(clientDelay({ ...quiet, firstTokenReadDelayMs: 7 }, 100, 5000)).toEqual({
+      readDelayMs: 0.4,
+      firstTokenReadDelayMs: 14,
+      reason: "client limited: first tokens' reads waited about 14 ms, over the TTFT tolerance of 13 ms",
+    });
+    expect(clientDelay({ ...quiet, firstTokenReadDelayMs: 6 }, 100, 5000).reason).toBeNull();
   });
 
   it("is client-limited by achieved concurrency under 90 % of N, not at 90 %", () => {

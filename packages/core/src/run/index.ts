@@ -140,6 +140,8 @@ export const Level = z.object({
     eventLoopLagMeanMs: z.number().nonnegative().optional(),
     /** The delay a socket read waited in the client, estimated from the loop delay, ms (absent in older runs). */
     readDelayMs: z.number().nonnegative().optional(),
+    /** The delay first tokens' reads waited while requests waited for them, with its margin, ms (absent in older runs). */
+    firstTokenReadDelayMs: z.number().nonnegative().optional(),
     /** Share of the level's wall time the client's event loop was busy, 0..1 (absent in older runs). */
     loopUtilization: z.number().nonnegative().optional(),
     /** CPU time of the client process over the level's wall time: share of one core (absent in older runs). */

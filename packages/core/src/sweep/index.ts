@@ -13,7 +13,7 @@ import { availableParallelism, hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import { type ClientHealth, watchClientHealth } from "../client/health.ts";
+import { type ClientHealth, type HealthWatch, watchClientHealth } from "../client/health.ts";
 import { type Clock, type Endpoint, type RawResult, StreamingClient, systemClock } from "../client/index.ts";
 import { modelKeyOf, type Target, type Workload } from "../config/index.ts";
 import {
@@ -251,6 +251,8 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
   ctx.signal?.addEventListener("abort", onStop, { once: true });
   const deadlineTimer =
     ctx.deadlineMs !== undefined ? setTimeout(onStop, Math.max(0, ctx.deadlineMs - clock.now())) : undefined;
+  // The measured loop's health watch, once it starts: it sees measured requests wait for their first token.
+  let health: HealthWatch | undefined;
   const request = (index: number, warmup: boolean) => ({
     prompt: promptFor({ runId: ctx.runId, level: concurrency, index, warmup, promptTokens: workload.promptTokens }),
     maxTokens: workload.maxTokens,
@@ -258,6 +260,7 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
     ignoreEos: workload.ignoreEos,
     timeoutMs: workload.requestTimeoutSeconds * 1000,
     signal: abort.signal,
+    firstToken: warmup ? undefined : health,
   });
   const checkStop = () => {
     const reason = ctx.stopReason();
@@ -426,7 +429,8 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
     const results: { index: number; raw: RawResult; endMs: number }[] = [];
     let okTokens = 0;
     let firstSendMs = clock.now();
-    const health = watchClientHealth();
+    const watch = watchClientHealth();
+    health = watch;
     const onResult = (index: number, raw: RawResult, endMs: number) => {
       results.push({ index, raw, endMs });
       if (raw.outcome === "ok") okTokens += raw.completionTokens ?? raw.contentChunks.length;
@@ -489,7 +493,7 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
         },
         serveWait,
       );
-    const clientHealth = mergeHealth(health.stop(), threadHealth);
+    const clientHealth = mergeHealth(watch.stop(), threadHealth);
     const lastEndMs = Math.max(firstSendMs, ...results.map((r) => r.endMs));
     // Achieved concurrency is judged up to the last send: the closed loop holds N until then by
     // design, and the drain after it belongs to the method, not to a client falling behind.
@@ -571,6 +575,7 @@ function mergeHealth(main: ClientHealth, threads: ClientHealth[]): ClientHealth 
     eventLoopLagMeanMs: worst((h) => h.eventLoopLagMeanMs),
     loopUtilization: worst((h) => h.loopUtilization),
     cpuShare: main.cpuShare,
+    firstTokenReadDelayMs: worst((h) => h.firstTokenReadDelayMs ?? 0),
   };
 }
 

@@ -93,6 +93,7 @@ export async function runThreadJob(
       ignoreEos: job.ignoreEos,
       timeoutMs: job.timeoutMs,
       signal: abort,
+      firstToken: health,
     });
     const endMs = clock.now();
     if (raw.outcome === "rate_limited") {
