@@ -609,5 +609,10 @@ export function toSample(raw: RawResult, level: number, index: number, origin: n
     retryAfterSeconds: raw.retryAfterSeconds,
     finishReason: raw.finishReason,
     error: raw.error,
+    connection: raw.connection,
+    staleSockets: raw.staleSockets,
+    staleSocketMs: raw.staleSocketMs,
+    connectMs: raw.connectMs,
+    tlsMs: raw.tlsMs,
   };
 }
