@@ -5,7 +5,7 @@
  * `Connection: close`, ones that reset, and HTTPS with a certificate made for the test. Each server
  * counts the requests it read and the connections it accepted: no request lost, none sent twice.
  */
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
@@ -270,6 +270,31 @@ describe("the client over HTTPS", () => {
       expect(count(results, (r) => r.outcome === "ok")).toBe(24);
       expectAccounted(server, results, 24);
       expect(count(results, (r) => r.tlsMs !== null)).toBe(24);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("trusts a CA given by NODE_EXTRA_CA_CERTS, Node's own way, without a ca option", async () => {
+    const server = await startServer("keep-alive", tls);
+    try {
+      // Node reads the variable at start-up only: the client runs in a child process started with it.
+      const clientModule = new URL("./index.ts", import.meta.url).href;
+      const script = `
+        const { StreamingClient } = await import(${JSON.stringify(clientModule)});
+        const client = new StreamingClient({ baseURL: ${JSON.stringify(server.baseURL)}, model: "m", route: { gateway: "direct" } });
+        const raw = await client.send({ prompt: "p", maxTokens: 3, temperature: 0, timeoutMs: 10000 });
+        process.stdout.write(JSON.stringify({ outcome: raw.outcome, error: raw.error }));`;
+      const output = await new Promise<string>((resolve, reject) =>
+        execFile(
+          process.execPath,
+          ["--import", "tsx", "--input-type=module", "-e", script],
+          { env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir, "cert.pem") } },
+          (error, stdout) => (error ? reject(error) : resolve(stdout)),
+        ),
+      );
+      expect(JSON.parse(output)).toEqual({ outcome: "ok", error: null });
+      expect(server.requests).toBe(1);
     } finally {
       await server.close();
     }
