@@ -92,6 +92,8 @@ export interface RawResult {
 /**
  * How requests reach the wire: a keep-alive agent (an `https.Agent` for `https:` base URLs). Tests
  * and the bench inject one (or point `baseURL` at a local server); the default is one per client.
+ * An injected agent's own TLS options do not reach the one-off connection of a re-send after a
+ * stale socket: a CA to trust goes in `Endpoint.ca`.
  */
 export interface ClientOptions {
   clock?: Clock;
@@ -560,9 +562,9 @@ export class StreamingClient {
       };
 
       /**
-       * The re-send goes on a one-off connection (`agent: false`), not through the pool, whose other
-       * idle sockets may be as stale as the one that failed. The CA goes with it: it is the agent's
-       * option, and this connection has no agent of ours.
+       * The re-send goes on a one-off connection (`agent: false`, so it asks `Connection: close`),
+       * not through the pool, whose other idle sockets may be as stale as the one that failed. The
+       * CA goes with it: it is the pool agent's option, and this connection has no agent of ours.
        */
       const resend = () => {
         const now = clock.now();
