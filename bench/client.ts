@@ -1,7 +1,9 @@
 /**
  * @module The client's cost and accuracy, printed: kneeboard's streaming client beside a minimal
  * `node:http` client (keep-alive agent, hand SSE line parser) as the yardstick, and kneeboard's TTFT
- * and per-stream figures against the reference server's own record of when it wrote each token.
+ * and per-stream figures against the reference server's own record of when it wrote each token;
+ * both against a server that keeps its connections alive and one that closes them after every
+ * response (as llama.cpp's `llama-server` does).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { Agent, request } from "node:http";
@@ -9,7 +11,7 @@ import { availableParallelism } from "node:os";
 import { parseConfig, workloadFor } from "@kneeboard/core/config";
 import type { Level, Sample } from "@kneeboard/core/run";
 import { runSweep } from "@kneeboard/core/sweep";
-import type { ResponseTiming } from "@kneeboard/reference";
+import type { ConnectionBehaviour, ResponseTiming } from "@kneeboard/reference";
 import { type ReferenceProcess, startReferenceProcess } from "@kneeboard/reference/process";
 
 /** 100 chunks/s per stream, no batching penalty: the load grows with concurrency alone. */
@@ -25,15 +27,19 @@ interface MinimalResult {
   chunks: number;
   startMs: number;
   firstMs: number | null;
+  /** Reused sockets found closed by the server (the request then went again on a one-off connection). */
+  stale: number;
 }
 
 /**
  * The yardstick: the least a correct streaming client does per chunk. One keep-alive agent, the
- * body read as UTF-8 text, lines split by hand, each `data:` line parsed as JSON, content counted.
+ * body read as UTF-8 text, lines split by hand, each `data:` line parsed as JSON, content counted;
+ * a reused socket the server had closed (reset before any response) sends the request again once,
+ * on a one-off connection, as Node's docs of `reusedSocket` advise.
  */
-function minimalSend(agent: Agent, url: URL, body: string): Promise<MinimalResult> {
+function minimalSend(agent: Agent | false, url: URL, body: string, stale = 0): Promise<MinimalResult> {
   return new Promise((resolve, reject) => {
-    const result: MinimalResult = { chunks: 0, startMs: 0, firstMs: null };
+    const result: MinimalResult = { chunks: 0, startMs: 0, firstMs: null, stale };
     const req = request(
       url,
       {
@@ -64,7 +70,11 @@ function minimalSend(agent: Agent, url: URL, body: string): Promise<MinimalResul
         res.on("error", reject);
       },
     );
-    req.on("error", reject);
+    req.on("error", (error: NodeJS.ErrnoException) => {
+      if (req.reusedSocket && error.code === "ECONNRESET" && stale === 0)
+        minimalSend(false, url, body, 1).then(resolve, reject);
+      else reject(error);
+    });
     result.startMs = performance.now();
     req.end(body);
   });
@@ -76,6 +86,7 @@ async function minimalLoop(url: string, concurrency: number, requests: number, m
   const target = new URL(`${url}/chat/completions`);
   let next = 0;
   let chunks = 0;
+  let stale = 0;
   const worker = async () => {
     while (next < requests) {
       const index = next++;
@@ -88,11 +99,12 @@ async function minimalLoop(url: string, concurrency: number, requests: number, m
       });
       const result = await minimalSend(agent, target, body);
       chunks += result.chunks;
+      stale += result.stale;
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   agent.destroy();
-  return chunks;
+  return { chunks, stale };
 }
 
 /** One level of kneeboard's sweep against the bench target. */
@@ -253,36 +265,69 @@ export async function measuredLevel(
 
 const pad = (value: string | number, width: number) => String(value).padStart(width);
 
+/** Both clients' CPU cost over the same streams from `server`. */
+async function clientCost(server: ReferenceProcess) {
+  // Both warmed first, so neither pays for its JIT in the measured run.
+  await minimalLoop(server.url, 16, 32, 50);
+  await kneeboardLevel(server, 16, 32, 50);
+  const minimal = await cpuSecondsOf(() => minimalLoop(server.url, CPU_CONCURRENCY, CPU_REQUESTS, CPU_MAX_TOKENS));
+  const kneeboard = await cpuSecondsOf(() =>
+    kneeboardLevel(server, CPU_CONCURRENCY, CPU_REQUESTS, CPU_MAX_TOKENS).then((r) => r.level),
+  );
+  const per100k = (cpuS: number, chunks: number) => (cpuS / chunks) * 100_000;
+  return {
+    minimal: {
+      per100k: per100k(minimal.cpuS, minimal.value.chunks),
+      share: minimal.cpuS / minimal.wallS,
+      stale: minimal.value.stale,
+    },
+    kneeboard: {
+      per100k: per100k(kneeboard.cpuS, kneeboard.value.requests.ok * CPU_MAX_TOKENS),
+      share: kneeboard.cpuS / kneeboard.wallS,
+      stale: kneeboard.value.staleSockets ?? 0,
+      ok: kneeboard.value.requests.ok,
+      newShare: kneeboard.value.newConnectionShare ?? 0,
+      lagP99Ms: kneeboard.value.client.eventLoopLagP99Ms,
+    },
+  };
+}
+
+const CONNECTIONS: { behaviour: ConnectionBehaviour; label: string }[] = [
+  { behaviour: "keep-alive", label: "keep-alive server" },
+  { behaviour: "close-after-response", label: "server closing after every response (llama.cpp)" },
+];
+
 export async function benchClient(log: (line: string) => void): Promise<void> {
-  const server = await startReferenceProcess([{ kind: "model", id: "bench", profile: PROFILE }]);
+  const servers = new Map<ConnectionBehaviour, ReferenceProcess>();
   try {
+    for (const { behaviour } of CONNECTIONS)
+      servers.set(
+        behaviour,
+        await startReferenceProcess([{ kind: "model", id: "bench", profile: PROFILE }], { connections: behaviour }),
+      );
+    const server = servers.get("keep-alive") as ReferenceProcess;
     const chunksPerRun = CPU_REQUESTS * CPU_MAX_TOKENS;
     log(
       `client cost (reference target in another process, ${CPU_CONCURRENCY} streams x 100 chunks/s, ${chunksPerRun} chunks per client)`,
     );
-    // Both warmed first, so neither pays for its JIT in the measured run.
-    await minimalLoop(server.url, 16, 32, 50);
-    await kneeboardLevel(server, 16, 32, 50);
-    const minimal = await cpuSecondsOf(() => minimalLoop(server.url, CPU_CONCURRENCY, CPU_REQUESTS, CPU_MAX_TOKENS));
-    const kneeboard = await cpuSecondsOf(() =>
-      kneeboardLevel(server, CPU_CONCURRENCY, CPU_REQUESTS, CPU_MAX_TOKENS).then((r) => r.level),
-    );
-    const kneeboardChunks = kneeboard.value.requests.ok * CPU_MAX_TOKENS;
-    const per100k = (cpuS: number, chunks: number) => (cpuS / chunks) * 100_000;
-    const minimalPer100k = per100k(minimal.cpuS, minimal.value);
-    const kneeboardPer100k = per100k(kneeboard.cpuS, kneeboardChunks);
-    log("client              CPU s per 100k chunks  chunks per CPU-second (one core)  CPU share");
     log(
-      `minimal node:http   ${pad(minimalPer100k.toFixed(2), 21)}  ${pad((100_000 / minimalPer100k).toFixed(0), 32)}  ${pad((minimal.cpuS / minimal.wallS).toFixed(2), 9)}`,
+      "server                                            client              CPU s per 100k chunks  chunks per CPU-second (one core)  CPU share  stale sockets",
     );
-    log(
-      `kneeboard           ${pad(kneeboardPer100k.toFixed(2), 21)}  ${pad((100_000 / kneeboardPer100k).toFixed(0), 32)}  ${pad((kneeboard.cpuS / kneeboard.wallS).toFixed(2), 9)}`,
-    );
-    log(
-      `ratio kneeboard / minimal: ${(kneeboardPer100k / minimalPer100k).toFixed(2)} (goal <= 1.3); kneeboard lag p99 ${kneeboard.value.client.eventLoopLagP99Ms.toFixed(1)} ms`,
-    );
+    for (const { behaviour, label } of CONNECTIONS) {
+      const cost = await clientCost(servers.get(behaviour) as ReferenceProcess);
+      const row = (name: string, c: { per100k: number; share: number; stale: number }) =>
+        log(
+          `${label.padEnd(48)}  ${name.padEnd(18)}  ${pad(c.per100k.toFixed(2), 21)}  ${pad((100_000 / c.per100k).toFixed(0), 32)}  ${pad(c.share.toFixed(2), 9)}  ${pad(c.stale, 13)}`,
+        );
+      row("minimal node:http", cost.minimal);
+      row("kneeboard", cost.kneeboard);
+      log(
+        `${label.padEnd(48)}  ratio kneeboard / minimal: ${(cost.kneeboard.per100k / cost.minimal.per100k).toFixed(2)} (goal <= 1.3); kneeboard ok ${cost.kneeboard.ok} of ${CPU_REQUESTS}, new connections ${(cost.kneeboard.newShare * 100).toFixed(0)} %, lag p99 ${cost.kneeboard.lagP99Ms.toFixed(1)} ms`,
+      );
+    }
 
-    await accuracyTable(server, log, "on this machine as it is");
+    for (const { behaviour, label } of CONNECTIONS)
+      await accuracyTable(servers.get(behaviour) as ReferenceProcess, log, `${label}, on this machine as it is`);
     // The same while other processes compete for the cores: the client waits for a core, and the
     // health check must see it (limited where the error passes the tolerance, not where it stays within).
     const hogs = cpuHogs(LOADED_HOGS_PER_CORE * availableParallelism(), 600);
@@ -290,13 +335,13 @@ export async function benchClient(log: (line: string) => void): Promise<void> {
       await accuracyTable(
         server,
         log,
-        `with ${hogs.length} busy processes sharing the ${availableParallelism()} cores (${LOADED_HOGS_PER_CORE} per core)`,
+        `keep-alive server, with ${hogs.length} busy processes sharing the ${availableParallelism()} cores (${LOADED_HOGS_PER_CORE} per core)`,
       );
     } finally {
       for (const hog of hogs) hog.kill();
     }
   } finally {
-    await server.close();
+    for (const server of servers.values()) await server.close();
   }
 }
 
@@ -315,7 +360,7 @@ async function accuracyTable(server: ReferenceProcess, log: (line: string) => vo
     `\nkneeboard against the server's record, ${how} (${ACCURACY_MAX_TOKENS} tokens at 100 chunks/s per stream; goal: TTFT within 10 ms + 3 %, per-stream within 3 %)`,
   );
   log(
-    "    N  TTFT err ms  tolerance ms  vs server TTFT ms  per-stream err  within  read delay ms  1st-token delay ms  lag p99 ms  loop busy  CPU share  limited",
+    "    N  TTFT err ms  tolerance ms  vs server TTFT ms  per-stream err  within  read delay ms  1st-token delay ms  lag p99 ms  loop busy  CPU share  limited  new conn  stale",
   );
   let right = 0;
   for (const concurrency of ACCURACY_LEVELS) {
@@ -323,7 +368,7 @@ async function accuracyTable(server: ReferenceProcess, log: (line: string) => vo
     const c = level.client;
     if (c.limited !== error.withinTolerance) right++;
     log(
-      `${pad(concurrency, 5)}  ${pad(error.ttftErrorMs.toFixed(1), 11)}  ${pad(ttftToleranceMs(error.trueTtftMs).toFixed(1), 12)}  ${pad(error.ttftVsServerMs.toFixed(1), 17)}  ${pad(`${(error.perStreamError * 100).toFixed(2)} %`, 14)}  ${pad(String(error.withinTolerance), 6)}  ${pad((c.readDelayMs ?? 0).toFixed(1), 13)}  ${pad((c.firstTokenReadDelayMs ?? 0).toFixed(1), 18)}  ${pad(c.eventLoopLagP99Ms.toFixed(1), 10)}  ${pad((c.loopUtilization ?? 0).toFixed(2), 9)}  ${pad((c.cpuShare ?? 0).toFixed(2), 9)}  ${c.limited}`,
+      `${pad(concurrency, 5)}  ${pad(error.ttftErrorMs.toFixed(1), 11)}  ${pad(ttftToleranceMs(error.trueTtftMs).toFixed(1), 12)}  ${pad(error.ttftVsServerMs.toFixed(1), 17)}  ${pad(`${(error.perStreamError * 100).toFixed(2)} %`, 14)}  ${pad(String(error.withinTolerance), 6)}  ${pad((c.readDelayMs ?? 0).toFixed(1), 13)}  ${pad((c.firstTokenReadDelayMs ?? 0).toFixed(1), 18)}  ${pad(c.eventLoopLagP99Ms.toFixed(1), 10)}  ${pad((c.loopUtilization ?? 0).toFixed(2), 9)}  ${pad((c.cpuShare ?? 0).toFixed(2), 9)}  ${pad(String(c.limited), 7)}  ${pad(`${((level.newConnectionShare ?? 0) * 100).toFixed(0)} %`, 8)}  ${pad(level.staleSockets ?? 0, 5)}`,
     );
   }
   log(

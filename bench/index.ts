@@ -24,8 +24,12 @@ async function demoRunTime(): Promise<void> {
   );
 }
 
-await benchClient(console.log);
-await demoRunTime();
-benchRegress(console.log);
-await benchSite(console.log);
-await benchAws(console.log);
+/** `npm run bench -- client` (or `demo`, `regress`, `site`, `aws`, several at once) runs only those parts; none named, all. */
+const parts = process.argv.slice(2);
+const runs = (part: string) => parts.length === 0 || parts.includes(part);
+
+if (runs("client")) await benchClient(console.log);
+if (runs("demo")) await demoRunTime();
+if (runs("regress")) benchRegress(console.log);
+if (runs("site")) await benchSite(console.log);
+if (runs("aws")) await benchAws(console.log);

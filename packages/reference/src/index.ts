@@ -12,10 +12,12 @@ export {
 } from "./expected.ts";
 export * from "./profiles.ts";
 export {
+  type ConnectionBehaviour,
   type ModelSpec,
   type ReferenceServer,
   type ResponseTiming,
   reasoningTokensOf,
+  type ServerCounts,
   type StreamProfile,
   startReferenceServer,
 } from "./server.ts";

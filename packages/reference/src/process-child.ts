@@ -1,11 +1,12 @@
 /** @module A reference server in its own process, so tests measure it the way a real endpoint is measured. */
-import { type ModelSpec, startReferenceServer } from "./server.ts";
+import { type ConnectionBehaviour, type ModelSpec, startReferenceServer } from "./server.ts";
 
 const models = JSON.parse(process.argv[2] ?? "[]") as ModelSpec[];
-const server = await startReferenceServer({ models });
+const connections = (process.argv[3] ?? "keep-alive") as ConnectionBehaviour;
+const server = await startReferenceServer({ models, connections });
 process.on(
   "message",
-  (message: { id: number; model?: string; op: "stats" | "reset" | "fallbacks" | "timings" | "close" }) => {
+  (message: { id: number; model?: string; op: "stats" | "reset" | "fallbacks" | "timings" | "counts" | "close" }) => {
     const reply = (body: unknown) => process.send?.({ id: message.id, body });
     if (message.op === "close")
       return void server
@@ -14,6 +15,7 @@ process.on(
         .then(() => process.exit(0));
     if (message.op === "fallbacks") return reply(server.fallbacks.length);
     if (message.op === "timings") return reply(server.takeTimings());
+    if (message.op === "counts") return reply(server.counts());
     const stats = server.engine(message.model as string).stats;
     if (message.op === "reset") stats.reset();
     const body = { maxInFlight: stats.maxInFlight, log: message.op === "stats" ? stats.log : [] };

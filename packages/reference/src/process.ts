@@ -4,7 +4,7 @@
  */
 import { fork } from "node:child_process";
 import { InFlightStats } from "./engine.ts";
-import type { ModelSpec, ResponseTiming } from "./server.ts";
+import type { ConnectionBehaviour, ModelSpec, ResponseTiming, ServerCounts } from "./server.ts";
 
 export interface ReferenceProcess {
   url: string;
@@ -14,11 +14,17 @@ export interface ReferenceProcess {
   fallbacks(): Promise<number>;
   /** The server's own record of when it wrote each streamed response's first and last token, since the last call. */
   takeTimings(): Promise<ResponseTiming[]>;
+  /** Requests the server read and connections it accepted, since it started. */
+  counts(): Promise<ServerCounts>;
   close(): Promise<void>;
 }
 
-export async function startReferenceProcess(models: ModelSpec[]): Promise<ReferenceProcess> {
-  const child = fork(new URL("./process-child.ts", import.meta.url), [JSON.stringify(models)], {
+export async function startReferenceProcess(
+  models: ModelSpec[],
+  options: { connections?: ConnectionBehaviour } = {},
+): Promise<ReferenceProcess> {
+  const args = [JSON.stringify(models), options.connections ?? "keep-alive"];
+  const child = fork(new URL("./process-child.ts", import.meta.url), args, {
     execArgv: ["--import", "tsx"],
     stdio: "inherit",
   });
@@ -49,6 +55,7 @@ export async function startReferenceProcess(models: ModelSpec[]): Promise<Refere
     reset: async (model) => void (await call("reset", model)),
     fallbacks: () => call<number>("fallbacks"),
     takeTimings: () => call<ResponseTiming[]>("timings"),
+    counts: () => call<ServerCounts>("counts"),
     close: async () => void (await call("close")),
   };
 }

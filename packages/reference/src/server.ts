@@ -154,8 +154,23 @@ export interface ReferenceServer {
   prompts: Map<string, number>;
   /** Returns the timing record of every streamed response since the last call, and clears it. */
   takeTimings(): ResponseTiming[];
+  /** Requests read (every path, counted as they arrive) and TCP connections accepted, since the start. */
+  counts(): ServerCounts;
   close(): Promise<void>;
 }
+
+/** What a server saw of its clients: requests read and connections accepted. */
+export interface ServerCounts {
+  requests: number;
+  connections: number;
+}
+
+/**
+ * How the server keeps connections: `keep-alive` (idle ones kept 60 s), or `close-after-response`,
+ * as llama.cpp's `llama-server` does: it advertises `Keep-Alive: timeout=5, max=100` and closes the
+ * connection after every response anyway, so a client that reuses the socket meets a closed one.
+ */
+export type ConnectionBehaviour = "keep-alive" | "close-after-response";
 
 export async function startReferenceServer(options: {
   port?: number;
@@ -164,7 +179,11 @@ export async function startReferenceServer(options: {
   apiKey?: string;
   /** Count every chat request's user message in `prompts` (tests of "nothing is sent twice"). */
   recordPrompts?: boolean;
+  /** Default `keep-alive`. */
+  connections?: ConnectionBehaviour;
 }): Promise<ReferenceServer> {
+  const counts: ServerCounts = { requests: 0, connections: 0 };
+  const closeAfterResponse = options.connections === "close-after-response";
   const prompts = new Map<string, number>();
   const served = new Map<string, Served>();
   const gateways = new Map<string, Extract<ModelSpec, { kind: "gateway" }>>();
@@ -327,6 +346,13 @@ export async function startReferenceServer(options: {
 
   const server = createServer((req, res) => {
     const arrivedAtMs = epochMs();
+    counts.requests++;
+    if (closeAfterResponse) {
+      // Headers set here join every response's own: the advertised keep-alive is not kept.
+      res.setHeader("connection", "keep-alive");
+      res.setHeader("keep-alive", "timeout=5, max=100");
+      res.on("finish", () => req.socket.destroy());
+    }
     open.add(res);
     res.on("close", () => open.delete(res));
     if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`)
@@ -363,6 +389,7 @@ export async function startReferenceServer(options: {
       handle(req, res, body, arrivedAtMs);
     });
   });
+  server.on("connection", () => counts.connections++);
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
@@ -371,6 +398,7 @@ export async function startReferenceServer(options: {
     port,
     fallbacks,
     prompts,
+    counts: () => ({ ...counts }),
     takeTimings() {
       const taken = timings;
       timings = [];

@@ -4,9 +4,18 @@
  * imports `openai` (its request and chunk types, and its error taxonomy for failed responses); the
  * streaming path leaves the SDK's fetch and web streams, whose per-chunk cost was several times a
  * plain socket's. It never throws for a failed request: every way a request can end becomes an `outcome`.
+ * A request whose reused keep-alive socket the server had already closed is sent again once, on a
+ * new connection (docs/methodology.md, connections): the server never read it.
  */
-import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import {
+  type ClientRequest,
+  Agent as HttpAgent,
+  type RequestOptions as HttpRequestOptions,
+  request as httpRequest,
+  type IncomingMessage,
+} from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import type { Socket } from "node:net";
 import { APIError } from "openai";
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import type { Route } from "../config/index.ts";
@@ -26,6 +35,12 @@ export interface Endpoint {
   apiKey?: string;
   model: string;
   route: Route;
+  /**
+   * PEM CA certificate(s) an `https:` endpoint's certificate must chain to, in place of Node's
+   * default CAs (a test's self-signed CA). Without it Node's own store is used, `NODE_EXTRA_CA_CERTS`
+   * included. Verification is never turned off.
+   */
+  ca?: string;
 }
 
 export interface ChatRequest {
@@ -62,11 +77,26 @@ export interface RawResult {
   httpStatus: number | null;
   retryAfterSeconds: number | null;
   error: string | null;
+  /**
+   * The connection that carried the request (after a re-send, the re-send's): `new` when opened for
+   * it, `reused` when kept alive from an earlier request; null when no socket was assigned.
+   */
+  connection: "new" | "reused" | null;
+  /** Reused sockets found already closed by the server before any response byte (0 or 1: one re-send at most). */
+  staleSockets: number;
+  /** Clock ms from the send to the re-send on a new connection: what the stale socket cost, inside TTFT; null when none. */
+  staleSocketMs: number | null;
+  /** Clock ms from the send (or re-send) to the TCP connection up, DNS lookup included; null when reused. */
+  connectMs: number | null;
+  /** Clock ms from the TCP connection to the TLS handshake done; null when reused or not TLS. */
+  tlsMs: number | null;
 }
 
 /**
  * How requests reach the wire: a keep-alive agent (an `https.Agent` for `https:` base URLs). Tests
  * and the bench inject one (or point `baseURL` at a local server); the default is one per client.
+ * An injected agent's own TLS options do not reach the one-off connection of a re-send after a
+ * stale socket: a CA to trust goes in `Endpoint.ca`.
  */
 export interface ClientOptions {
   clock?: Clock;
@@ -105,6 +135,13 @@ interface Delta {
 
 /** Reads one response header (lowercase name) as a string, or null. */
 type HeaderReader = (name: string) => string | null;
+
+/**
+ * The errors Node gives a request whose reused keep-alive socket the server had closed before it
+ * could read the request (`req.reusedSocket`, docs of `http.ClientRequest`): a reset or a hang-up
+ * (both ECONNRESET), or EPIPE when the write itself found the socket closed.
+ */
+const STALE_SOCKET_CODES = new Set(["ECONNRESET", "EPIPE"]);
 
 /** An error response's body is read up to this many characters: enough for any provider's message. */
 const MAX_ERROR_BODY_CHARS = 64 * 1024;
@@ -254,6 +291,7 @@ export class StreamingClient {
   private readonly url: URL;
   private readonly agent: HttpAgent;
   private readonly send_: typeof httpRequest;
+  private readonly secure: boolean;
   /** One listener per outside signal, shared by every request it aborts (N requests, one sweep signal). */
   private readonly aborts = new WeakMap<AbortSignal, Set<() => void>>();
 
@@ -264,8 +302,13 @@ export class StreamingClient {
     const base = endpoint.baseURL.endsWith("/") ? endpoint.baseURL : `${endpoint.baseURL}/`;
     this.url = new URL("chat/completions", base);
     const secure = this.url.protocol === "https:";
+    this.secure = secure;
     this.send_ = secure ? httpsRequest : httpRequest;
-    this.agent = options.agent ?? (secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true }));
+    this.agent =
+      options.agent ??
+      (secure
+        ? new HttpsAgent({ keepAlive: true, ...(endpoint.ca ? { ca: endpoint.ca } : {}) })
+        : new HttpAgent({ keepAlive: true }));
   }
 
   /** The callbacks an outside signal's abort runs; its one listener is added on first use. */
@@ -318,6 +361,11 @@ export class StreamingClient {
       httpStatus: null,
       retryAfterSeconds: null,
       error: null,
+      connection: null,
+      staleSockets: 0,
+      staleSocketMs: null,
+      connectMs: null,
+      tlsMs: null,
     };
     const headers: Record<string, string> = {
       ...pin.headers,
@@ -463,17 +511,81 @@ export class StreamingClient {
       };
 
       let req: ClientRequest | undefined;
-      try {
-        req = this.send_(this.url, { method: "POST", agent: this.agent, headers }, onResponse);
-      } catch (error) {
-        // Invalid header values (a custom route's) throw before anything is sent.
-        return settle("network", `request not sent: ${(error as Error).message}`);
-      }
+      /** When the request in `req` went to the wire (the send, or the re-send), clock ms. */
+      let sentAtMs = 0;
+      /** Bytes the socket had read before it carried `req`: more at a failure means the server answered. */
+      let bytesReadBefore = 0;
 
-      req.on("error", (error) => {
-        if (response) return fail("incomplete", `stream broken: ${error.message}`);
-        fail("network", `connection failed: ${error.message}`);
-      });
+      /** Records the connection `sent` got, and on a new one when its TCP (and TLS) handshake finished. */
+      const onSocket = (sent: ClientRequest, socket: Socket) => {
+        if (sent !== req) return;
+        bytesReadBefore = socket.bytesRead;
+        if (sent.reusedSocket) {
+          result.connection = "reused";
+          return;
+        }
+        result.connection = "new";
+        if (!socket.connecting) return;
+        socket.once("connect", () => {
+          if (sent !== req) return;
+          const connectedAtMs = clock.now();
+          result.connectMs = connectedAtMs - sentAtMs;
+          if (this.secure)
+            socket.once("secureConnect", () => {
+              if (sent === req) result.tlsMs = clock.now() - connectedAtMs;
+            });
+        });
+      };
+
+      /**
+       * A reused socket that fails before reading a byte for this request was closed by the server
+       * before the request reached it (the server keeps no connection after a response, or closed
+       * it idle): the server never read it, so it goes again once, on a connection opened for it.
+       */
+      const isStale = (sent: ClientRequest, error: NodeJS.ErrnoException) =>
+        sent.reusedSocket &&
+        result.staleSockets === 0 &&
+        STALE_SOCKET_CODES.has(error.code ?? "") &&
+        (sent.socket?.bytesRead ?? bytesReadBefore) === bytesReadBefore;
+
+      const open = (options: HttpRequestOptions): boolean => {
+        let sent: ClientRequest;
+        try {
+          sent = this.send_(this.url, { method: "POST", headers, ...options }, onResponse);
+        } catch (error) {
+          // Invalid header values (a custom route's) throw before anything is sent.
+          settle("network", `request not sent: ${(error as Error).message}`);
+          return false;
+        }
+        req = sent;
+        sent.on("socket", (socket: Socket) => onSocket(sent, socket));
+        sent.on("error", (error: NodeJS.ErrnoException) => {
+          if (sent !== req || settled) return;
+          if (response) return fail("incomplete", `stream broken: ${error.message}`);
+          if (!timedOut && !request.signal?.aborted && isStale(sent, error)) return resend();
+          fail("network", `connection failed: ${error.message}`);
+        });
+        return true;
+      };
+
+      /**
+       * The re-send goes on a one-off connection (`agent: false`, so it asks `Connection: close`),
+       * not through the pool, whose other idle sockets may be as stale as the one that failed. The
+       * CA goes with it: it is the pool agent's option, and this connection has no agent of ours.
+       */
+      const resend = () => {
+        const now = clock.now();
+        result.staleSockets++;
+        result.staleSocketMs = now - result.startMs;
+        result.connection = null;
+        result.connectMs = null;
+        result.tlsMs = null;
+        if (!open({ agent: false, ...(this.endpoint.ca ? { ca: this.endpoint.ca } : {}) })) return;
+        sentAtMs = now;
+        req?.end(payload);
+      };
+
+      if (!open({ agent: this.agent })) return;
       timer = setTimeout(() => {
         timedOut = true;
         fail("timeout", "");
@@ -484,7 +596,8 @@ export class StreamingClient {
       // The request's start is taken here, as it goes to the wire: with N requests built at once,
       // the work before this point would otherwise count as the provider's TTFT.
       result.startMs = clock.now();
-      req.end(payload);
+      sentAtMs = result.startMs;
+      req?.end(payload);
     });
   }
 }

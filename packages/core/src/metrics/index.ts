@@ -393,9 +393,29 @@ export function summarizeLevel(input: LevelInput): Level {
       perStreamOutput.p50 >= slo.minOutputTokensPerSecond &&
       ttftMs.p95 <= slo.maxTtftMs,
     goodputOutputTokensPerSecond: ok.length > 0 && wallTimeMs > 0 ? goodputTokens(ok, slo) / (wallTimeMs / 1000) : null,
+    ...connectionFigures(samples),
     valid: invalidReasons.length === 0,
     invalidReasons,
   };
+}
+
+/**
+ * A level's connection figures over all its samples (a failed request used a connection too): the
+ * share on new connections, where TTFT holds a handshake, and the stale sockets met; null where no
+ * sample recorded them (documents stored before they were).
+ */
+function connectionFigures(samples: Sample[]): { newConnectionShare: number | null; staleSockets: number | null } {
+  let recorded = 0;
+  let opened = 0;
+  let stale: number | null = null;
+  for (const s of samples) {
+    if (s.connection !== null) {
+      recorded++;
+      if (s.connection === "new") opened++;
+    }
+    if (s.staleSockets !== null) stale = (stale ?? 0) + s.staleSockets;
+  }
+  return { newConnectionShare: recorded > 0 ? opened / recorded : null, staleSockets: stale };
 }
 
 /** Cached prompt tokens / prompt tokens over the ok samples that report both; null when none does. */

@@ -35,6 +35,11 @@ function sample(over: Partial<Sample> = {}): Sample {
     retryAfterSeconds: null,
     finishReason: "stop",
     error: null,
+    connection: "new",
+    staleSockets: 0,
+    staleSocketMs: null,
+    connectMs: null,
+    tlsMs: null,
     ...over,
   };
 }

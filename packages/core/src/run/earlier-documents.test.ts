@@ -28,6 +28,11 @@ const sample: Sample = {
   retryAfterSeconds: null,
   finishReason: "stop",
   error: null,
+  connection: "new",
+  staleSockets: 0,
+  staleSocketMs: null,
+  connectMs: null,
+  tlsMs: null,
 };
 
 /** A current document with every field this round added taken out, as a document stored before it. */
@@ -68,10 +73,30 @@ function earlierDocument(): Record<string, unknown> {
   return {
     ...strip(doc, ["modelKey", "pricing"]),
     levels: doc.levels.map((l) =>
-      strip(l, ["ttftAnswerMs", "cachedPromptTokenShare", "cost", "meetsSlo", "goodputOutputTokensPerSecond"]),
+      strip(l, [
+        "ttftAnswerMs",
+        "cachedPromptTokenShare",
+        "cost",
+        "meetsSlo",
+        "goodputOutputTokensPerSecond",
+        "newConnectionShare",
+        "staleSockets",
+      ]),
     ),
     summary: strip(doc.summary, ["capacity", "goodputPeak"]),
-    samples: doc.samples.map((s) => strip(s, ["ttftAnswerMs", "reasoningTokens", "cachedPromptTokens", "costUsd"])),
+    samples: doc.samples.map((s) =>
+      strip(s, [
+        "ttftAnswerMs",
+        "reasoningTokens",
+        "cachedPromptTokens",
+        "costUsd",
+        "connection",
+        "staleSockets",
+        "staleSocketMs",
+        "connectMs",
+        "tlsMs",
+      ]),
+    ),
   };
 }
 
@@ -85,12 +110,19 @@ describe("documents stored before the reader's figures", () => {
       cost: { meteredUsdPerMillionOutputTokens: null, declaredUsdPerMillionOutputTokens: null },
       meetsSlo: null,
       goodputOutputTokensPerSecond: null,
+      newConnectionShare: null,
+      staleSockets: null,
     });
     expect(doc.samples[0]).toMatchObject({
       ttftAnswerMs: null,
       reasoningTokens: null,
       cachedPromptTokens: null,
       costUsd: null,
+      connection: null,
+      staleSockets: null,
+      staleSocketMs: null,
+      connectMs: null,
+      tlsMs: null,
     });
   });
 

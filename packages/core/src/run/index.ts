@@ -76,6 +76,23 @@ export const Sample = z.object({
   finishReason: z.string().nullable(),
   /** What went wrong, without secrets. */
   error: z.string().nullable(),
+  /**
+   * The connection that carried the request (after a re-send, the re-send's): `new`, opened for it
+   * (its handshake is inside TTFT), or `reused`, kept alive from an earlier request; null when no
+   * socket was assigned, and in documents stored before it was recorded.
+   */
+  connection: z.enum(["new", "reused"]).nullable().default(null),
+  /**
+   * Reused sockets the server had already closed when the request went out on them (0 or 1): the
+   * request was then sent again on a new connection; null in documents stored before it was recorded.
+   */
+  staleSockets: z.number().int().nonnegative().nullable().default(null),
+  /** Send to re-send after a stale socket, ms: its cost, counted inside TTFT; null when none was met. */
+  staleSocketMs: z.number().nonnegative().nullable().default(null),
+  /** Send (or re-send) to the TCP connection up, DNS lookup included, ms; null when reused or unknown. */
+  connectMs: z.number().nonnegative().nullable().default(null),
+  /** TCP connection up to the TLS handshake done, ms; null when reused, not TLS, or unknown. */
+  tlsMs: z.number().nonnegative().nullable().default(null),
 });
 export type Sample = z.infer<typeof Sample>;
 
@@ -161,6 +178,13 @@ export const Level = z.object({
   meetsSlo: z.boolean().nullable().default(null),
   /** Output tokens of ok requests that each met the SLO (own tok/s and TTFT) / wall time, tok/s. */
   goodputOutputTokensPerSecond: z.number().nonnegative().nullable().default(null),
+  /**
+   * Samples on a connection opened for them over samples with a connection recorded (0..1), all
+   * outcomes; null when none recorded one (and in documents stored before it was recorded).
+   */
+  newConnectionShare: z.number().min(0).max(1).nullable().default(null),
+  /** Stale sockets the level's samples met (each re-sent on a new connection); null in documents stored before it was recorded. */
+  staleSockets: z.number().int().nonnegative().nullable().default(null),
   valid: z.boolean(),
   /** Why the level is not valid; empty when valid. */
   invalidReasons: z.array(z.string()),

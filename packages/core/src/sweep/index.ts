@@ -66,6 +66,8 @@ export interface SweepOptions {
   clock?: Clock;
   /** The keep-alive agent requests go through (default: one per sweep). */
   agent?: Agent;
+  /** PEM CA the target's `https:` certificate must chain to, in place of Node's default CAs (tests); worker threads get it too. */
+  ca?: string;
   /** Stops the sweep between requests; finished levels are kept and the run is partial. */
   signal?: AbortSignal;
   /** Clock ms (same clock) at which to stop the way `signal` does. */
@@ -119,6 +121,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
     apiKey: options.apiKey,
     model: target.model,
     route: target.route,
+    ...(options.ca ? { ca: options.ca } : {}),
   };
   const client = new StreamingClient(endpoint, { clock, agent: options.agent });
   const levels: Level[] = [...(options.previous?.levels ?? [])];
@@ -618,5 +621,10 @@ export function toSample(raw: RawResult, level: number, index: number, origin: n
     retryAfterSeconds: raw.retryAfterSeconds,
     finishReason: raw.finishReason,
     error: raw.error,
+    connection: raw.connection,
+    staleSockets: raw.staleSockets,
+    staleSocketMs: raw.staleSocketMs,
+    connectMs: raw.connectMs,
+    tlsMs: raw.tlsMs,
   };
 }

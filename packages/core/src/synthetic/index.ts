@@ -96,6 +96,11 @@ export function syntheticRun(options: SyntheticRunOptions): RunDocument {
               retryAfterSeconds: null,
               finishReason: "length",
               error: null,
+              connection: null,
+              staleSockets: null,
+              staleSocketMs: null,
+              connectMs: null,
+              tlsMs: null,
             },
       );
     }
@@ -160,5 +165,10 @@ function failedSample(level: number, index: number, startMs: number, rateLimited
     retryAfterSeconds: rateLimited ? 1 : null,
     finishReason: null,
     error: rateLimited ? "rate limited" : "HTTP 500",
+    connection: null,
+    staleSockets: null,
+    staleSocketMs: null,
+    connectMs: null,
+    tlsMs: null,
   };
 }
