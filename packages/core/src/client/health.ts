@@ -19,18 +19,18 @@ export interface ClientHealth {
   /** CPU time (user + system) over wall time: the share of one core the process used, 0..cores. */
   cpuShare: number;
   /**
-   * The wait a first token's read saw, on average, while requests waited for theirs, ms: from the loop
-   * delays of those stretches, time-weighted (a stall of B ms holds a read arriving in it B/2 on average,
-   * and catches one in proportion to B). The send bursts that open every wave of a closed loop sit
-   * there, unseen by the level-wide mean. 0 when no request waited (absent in older documents).
+   * How long first tokens' reads waited in the client, median over the level's requests, ms: each read
+   * comes out of the stall since the watch's 1 ms tick last ran (or, when the tick has just run, the
+   * stall that tick ended), the most that read can have waited. The send burst that opens each wave
+   * of a closed loop sits there, unseen by the level-wide mean. 0 when no request was timed
+   * (absent in older documents).
    */
   firstTokenReadDelayMs?: number;
 }
 
-/** Told when a request starts to wait for its first token and when it stops (the token came, or the request ended). */
+/** Told when a request's first content is read, or the request ended without any. */
 export interface FirstTokenWatch {
-  started(): void;
-  settled(): void;
+  firstTokenRead(): void;
 }
 
 /** A running measurement; `stop` ends it and returns what it saw. */
@@ -45,32 +45,28 @@ export function watchClientHealth(): HealthWatch {
   const startCpu = process.cpuUsage();
   const startLoop: EventLoopUtilization = performance.eventLoopUtilization();
   delay.enable();
-  // Stalls seen while some request waits for its first token: a tick of our own, since the built-in
-  // monitor cannot be paused (its first delay after a pause spans the pause).
-  let waiting = 0;
-  let waitingSinceMs = 0;
-  let waitingMs = 0;
-  let stallSquaresMs2 = 0;
+  // A tick of our own, due every ms: a first token's read comes out of the stall since it last ran, or,
+  // when it has just run (a descheduled process wakes to its timers first), out of the stall it ended.
+  // Either is the most that read can have waited.
   let lastTickMs = startWallMs;
+  let lastTickLateMs = 0;
   const tick = setInterval(() => {
     const now = performance.now();
-    const stallMs = now - lastTickMs - LOOP_DELAY_RESOLUTION_MS;
-    if (waiting > 0 && stallMs > 0) stallSquaresMs2 += stallMs * stallMs;
+    lastTickLateMs = Math.max(0, now - lastTickMs - LOOP_DELAY_RESOLUTION_MS);
     lastTickMs = now;
   }, LOOP_DELAY_RESOLUTION_MS);
   tick.unref();
+  const firstTokenStallsMs: number[] = [];
   return {
-    started() {
-      if (waiting++ === 0) waitingSinceMs = performance.now();
-    },
-    settled() {
-      if (waiting > 0 && --waiting === 0) waitingMs += performance.now() - waitingSinceMs;
+    firstTokenRead() {
+      const sinceTickMs = performance.now() - lastTickMs;
+      firstTokenStallsMs.push(
+        sinceTickMs > LOOP_DELAY_RESOLUTION_MS ? sinceTickMs - LOOP_DELAY_RESOLUTION_MS : lastTickLateMs,
+      );
     },
     stop() {
       delay.disable();
       clearInterval(tick);
-      if (waiting > 0) waitingMs += performance.now() - waitingSinceMs;
-      waiting = 0;
       const wallMs = Math.max(1e-9, performance.now() - startWallMs);
       const cpu = process.cpuUsage(startCpu);
       const loop = performance.eventLoopUtilization(startLoop);
@@ -81,9 +77,16 @@ export function watchClientHealth(): HealthWatch {
         eventLoopLagMeanMs: pastInterval(delay.mean),
         loopUtilization: loop.utilization,
         cpuShare: (cpu.user + cpu.system) / 1000 / wallMs,
-        // A stall of B ms holds a read that arrives in it B/2 on average, and catches one in proportion to B.
-        firstTokenReadDelayMs: waitingMs > 0 ? stallSquaresMs2 / (2 * waitingMs) : 0,
+        firstTokenReadDelayMs: median(firstTokenStallsMs),
       };
     },
   };
+}
+
+/** The middle value (0 for none). */
+function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }

@@ -51,7 +51,7 @@ export interface ChatRequest {
   timeoutMs: number;
   /** Aborts the request from outside (the sweep stopping); recorded as `network` with that reason. */
   signal?: AbortSignal;
-  /** Told when the request starts waiting for its first content and when it stops (the client's health watch). */
+  /** Told when the request's first content is read, or it ended without any (the client's health watch). */
   firstToken?: FirstTokenWatch;
 }
 
@@ -389,7 +389,7 @@ export class StreamingClient {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        if (result.contentChunks.length === 0) request.firstToken?.settled();
+        if (result.contentChunks.length === 0) request.firstToken?.firstTokenRead();
         if (request.signal) this.aborts.get(request.signal)?.delete(onAbort);
         result.outcome = outcome;
         result.error = error === null ? null : redact(error, apiKey).slice(0, 500);
@@ -417,7 +417,7 @@ export class StreamingClient {
             const answer = delta.content?.length ?? 0;
             const chars = answer + (delta.reasoning_content?.length ?? delta.reasoning?.length ?? 0);
             if (chars > 0) {
-              if (result.contentChunks.length === 0) request.firstToken?.settled();
+              if (result.contentChunks.length === 0) request.firstToken?.firstTokenRead();
               result.contentChunks.push({ tMs: readAtMs, chars });
             }
             if (answer > 0 && result.firstAnswerMs === null) result.firstAnswerMs = readAtMs;
@@ -590,7 +590,6 @@ export class StreamingClient {
         timedOut = true;
         fail("timeout", "");
       }, request.timeoutMs);
-      request.firstToken?.started();
       if (request.signal?.aborted) return onAbort();
       if (request.signal) this.onAbort(request.signal).add(onAbort);
       // The request's start is taken here, as it goes to the wire: with N requests built at once,
