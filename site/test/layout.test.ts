@@ -279,7 +279,8 @@ describe("the leaderboard", () => {
     ]);
     // The single-stream column, found by its header (the columns before it may change).
     const col = after.findIndex((h) => h.text.includes("single-stream")) + 1;
-    const first = await page.$eval(`#leaderboard tbody tr td:nth-child(${col})`, (td) => td.textContent ?? "");
+    // The cell's first line is the median (its interval is a second line).
+    const first = await page.$eval(`#leaderboard tbody tr td:nth-child(${col})`, (td) => td.firstChild?.textContent ?? "");
     const all = await page.$$eval(`#leaderboard tbody tr td:nth-child(${col})`, (tds) =>
       tds.map((td) => Number((td as HTMLElement).dataset.v || "-1")),
     );
