@@ -328,11 +328,11 @@ describe("the rankings read at a glance (issue 22)", () => {
           const out: string[] = [];
           if (document.documentElement.scrollWidth > window.innerWidth) out.push("the page scrolls sideways");
           if (!laptop) return out;
-          for (const table of document.querySelectorAll("table[data-sortable]")) {
+          for (const table of Array.from(document.querySelectorAll("table[data-sortable]"))) {
             const box = table.closest(".table-scroll") as HTMLElement;
             if (box.scrollWidth > box.clientWidth)
               out.push(`#${table.id} scrolls ${box.scrollWidth - box.clientWidth} px`);
-            for (const th of table.querySelectorAll("thead th")) {
+            for (const th of Array.from(table.querySelectorAll("thead th"))) {
               const right = th.getBoundingClientRect().right;
               if (right > window.innerWidth)
                 out.push(`#${table.id} "${th.textContent}" ends at ${Math.round(right)} px`);
@@ -356,7 +356,10 @@ describe("the rankings read at a glance (issue 22)", () => {
         const tables = await page.$$eval("table[data-sortable]", (all) =>
           all.map((t) => ({
             id: t.id,
-            ranks: [...t.querySelectorAll("tbody tr[data-target] td.rank")].map((td) => td.textContent?.trim() ?? ""),
+            ranks: Array.from(
+              t.querySelectorAll("tbody tr[data-target] td.rank"),
+              (td) => td.textContent?.trim() ?? "",
+            ),
           })),
         );
         expect(tables.length, path).toBeGreaterThan(0);
@@ -376,7 +379,7 @@ describe("the rankings read at a glance (issue 22)", () => {
     // Each model's rows are a row group of their own: a one-route model is not read as part of the group above.
     const groups = await board.$$eval("#leaderboard tbody", (bodies) =>
       bodies.map(
-        (b) => new Set([...b.querySelectorAll("tr[data-target]")].map((r) => (r as HTMLElement).dataset.model)).size,
+        (b) => new Set(Array.from(b.querySelectorAll("tr[data-target]"), (r) => (r as HTMLElement).dataset.model)).size,
       ),
     );
     expect(groups.length).toBeGreaterThan(2);

@@ -164,7 +164,7 @@ describe("the built site", () => {
     expect(order).toEqual([...order].sort((a, b) => a - b));
     // A model's routes that rank together share a row group under one header.
     const bodies = await page.$$eval("#leaderboard tbody", (all) =>
-      all.map((b) => [...b.querySelectorAll("tr[data-target]")].map((r) => (r as HTMLElement).dataset.model ?? "")),
+      all.map((b) => Array.from(b.querySelectorAll("tr[data-target]"), (r) => (r as HTMLElement).dataset.model ?? "")),
     );
     for (const b of bodies) expect(new Set(b).size).toBe(1);
     expect(bodies.flat()).toHaveLength(shown.length);
