@@ -24,6 +24,8 @@ const VIEWPORTS = [
 const SCHEMES = ["light", "dark"] as const;
 /** A target with exactly three runs, a few percent apart (as in the report that asked for honest charts). */
 const THREE = { id: "three-runs", label: "Three runs", single: [745, 740, 750] };
+/** A target none of whose runs has a valid level (half its requests fail): its page must draw no empty chart. */
+const NO_VALID = { id: "no-valid-run", label: "Half of every level failing", runs: 2 };
 
 let browser: Browser;
 let server: StaticServer;
@@ -60,6 +62,23 @@ beforeAll(async () => {
         singleStreamTokensPerSecond: single,
         ttftMs: 150,
         saturationStreams: 8,
+        random,
+      }),
+    );
+  }
+  for (let r = 0; r < NO_VALID.runs; r++) {
+    await saveRun(
+      fixture.store,
+      fixture.index,
+      syntheticRun({
+        targetId: NO_VALID.id,
+        label: NO_VALID.label,
+        runId: `${NO_VALID.id}-r${r}`,
+        startedAt: new Date(Date.UTC(2026, 10, 20, 12, 10 * r)).toISOString(),
+        singleStreamTokensPerSecond: 300,
+        ttftMs: 100,
+        saturationStreams: 4,
+        errorRate: 0.5,
         random,
       }),
     );
@@ -279,11 +298,130 @@ describe("the leaderboard", () => {
     ]);
     // The single-stream column, found by its header (the columns before it may change).
     const col = after.findIndex((h) => h.text.includes("single-stream")) + 1;
-    const first = await page.$eval(`#leaderboard tbody tr td:nth-child(${col})`, (td) => td.textContent ?? "");
+    // The cell's first line is the median (its interval is a second line).
+    const first = await page.$eval(
+      `#leaderboard tbody tr td:nth-child(${col})`,
+      (td) => td.firstChild?.textContent ?? "",
+    );
     const all = await page.$$eval(`#leaderboard tbody tr td:nth-child(${col})`, (tds) =>
       tds.map((td) => Number((td as HTMLElement).dataset.v || "-1")),
     );
     expect(first).toBe(fmt(Math.max(...all), 1));
     await context.close();
+  });
+});
+
+/** The rank a cell shows as a number: `=2` is 2, `—` (unranked) sorts after every rank. */
+const rankValue = (label: string) => (label === "—" ? Number.POSITIVE_INFINITY : Number(label.replace("=", "")));
+
+describe("the rankings read at a glance (issue 22)", () => {
+  const rankingPages = () => pages.filter((p) => p === "" || p.startsWith("at/") || p.startsWith("models/"));
+
+  it("shows every ranking column of /, /at/N/ and the model pages inside a 1366 px viewport; a phone never scrolls sideways", async () => {
+    expect(rankingPages().filter((p) => p.startsWith("at/")).length).toBeGreaterThan(2);
+    const outside: string[] = [];
+    for (const viewport of VIEWPORTS) {
+      const context = await browser.newContext({ viewport });
+      for (const path of rankingPages()) {
+        const page = await visit(context, path);
+        const found = await page.evaluate((laptop) => {
+          const out: string[] = [];
+          if (document.documentElement.scrollWidth > window.innerWidth) out.push("the page scrolls sideways");
+          if (!laptop) return out;
+          for (const table of Array.from(document.querySelectorAll("table[data-sortable]"))) {
+            const box = table.closest(".table-scroll") as HTMLElement;
+            if (box.scrollWidth > box.clientWidth)
+              out.push(`#${table.id} scrolls ${box.scrollWidth - box.clientWidth} px`);
+            for (const th of Array.from(table.querySelectorAll("thead th"))) {
+              const right = th.getBoundingClientRect().right;
+              if (right > window.innerWidth)
+                out.push(`#${table.id} "${th.textContent}" ends at ${Math.round(right)} px`);
+            }
+          }
+          return out;
+        }, viewport.width === 1366);
+        for (const f of found) outside.push(`${path || "/"} at ${viewport.width}: ${f}`);
+        await page.close();
+      }
+      await context.close();
+    }
+    expect(outside).toEqual([]);
+  }, 180_000);
+
+  it("never shows a worse rank above a better one, model groups included", async () => {
+    for (const viewport of VIEWPORTS) {
+      const context = await browser.newContext({ viewport });
+      for (const path of rankingPages()) {
+        const page = await visit(context, path);
+        const tables = await page.$$eval("table[data-sortable]", (all) =>
+          all.map((t) => ({
+            id: t.id,
+            ranks: Array.from(
+              t.querySelectorAll("tbody tr[data-target] td.rank"),
+              (td) => td.textContent?.trim() ?? "",
+            ),
+          })),
+        );
+        expect(tables.length, path).toBeGreaterThan(0);
+        for (const t of tables) {
+          const ranks = t.ranks.map(rankValue);
+          expect(ranks, `${path} #${t.id}: ${t.ranks.join(" ")}`).toEqual([...ranks].sort((a, b) => a - b));
+        }
+        await page.close();
+      }
+      await context.close();
+    }
+    // Not vacuous: the fixture's shared model has two routes, under one header naming the model's key.
+    const context = await browser.newContext();
+    const board = await visit(context, "");
+    const header = await board.$$eval("#leaderboard tr.group th", (ths) => ths.map((th) => th.textContent ?? ""));
+    expect(header.some((h) => h.includes("model shared-model-8b"))).toBe(true);
+    // Each model's rows are a row group of their own: a one-route model is not read as part of the group above.
+    const groups = await board.$$eval("#leaderboard tbody", (bodies) =>
+      bodies.map(
+        (b) => new Set(Array.from(b.querySelectorAll("tr[data-target]"), (r) => (r as HTMLElement).dataset.model)).size,
+      ),
+    );
+    expect(groups.length).toBeGreaterThan(2);
+    expect(groups.every((n) => n === 1)).toBe(true);
+    await context.close();
+  }, 180_000);
+
+  it("says in a sentence, and draws no chart, where a target has no valid run", async () => {
+    for (const viewport of VIEWPORTS) {
+      const context = await browser.newContext({ viewport });
+      const page = await visit(context, `targets/${NO_VALID.id}/`);
+      expect(await page.$$("svg"), `at ${viewport.width}`).toHaveLength(0);
+      const sentences = await page.$$eval(".chart-empty", (ps) => ps.map((p) => p.textContent ?? ""));
+      expect(sentences.length).toBeGreaterThanOrEqual(3);
+      for (const s of sentences) expect(s).toMatch(/^Nothing to draw: /);
+      expect(await page.textContent("#standing-runs")).toContain("No valid run yet");
+      await page.close();
+      await context.close();
+    }
+  });
+
+  it("puts the leaderboard's first row on the first screen, with no blank band above the table", async () => {
+    for (const viewport of VIEWPORTS) {
+      const context = await browser.newContext({ viewport });
+      const page = await visit(context, "");
+      const { row, nav, table, head } = await page.evaluate(() => {
+        const box = (s: string) => (document.querySelector(s) as Element).getBoundingClientRect();
+        const cell = box("#leaderboard thead th:first-child");
+        return {
+          row: box("#leaderboard tbody tr"),
+          nav: box("nav.levels"),
+          table: box("#leaderboard"),
+          head: { top: box("#leaderboard thead").top, cellTop: cell.top },
+        };
+      });
+      expect(row.top, `at ${viewport.width}`).toBeGreaterThanOrEqual(0);
+      expect(row.bottom, `at ${viewport.width}`).toBeLessThanOrEqual(viewport.height);
+      // The table starts right under the level links, and its header is no taller than its words need.
+      expect(table.top - nav.bottom, `at ${viewport.width}`).toBeLessThan(40);
+      expect(row.top - head.top, `at ${viewport.width}`).toBeLessThan(130);
+      await page.close();
+      await context.close();
+    }
   });
 });

@@ -1,10 +1,10 @@
-/** @module The leaderboard row's problem text says where and why a sweep stopped, in the CLI's words. */
+/** @module The leaderboard row's problem text says where and why a sweep stopped, in the CLI's words; model groups keep ranks in order. */
 
 import type { Stop } from "@kneeboard/core/run";
 import type { RunIndexEntry } from "@kneeboard/core/run-index";
 import { standingOf } from "@kneeboard/core/standing";
 import { describe, expect, it } from "vitest";
-import { leaderboardRows } from "../src/lib/leaderboard.ts";
+import { leaderboardRows, rankedGroups } from "../src/lib/leaderboard.ts";
 import type { TargetView } from "../src/lib/site-data.ts";
 
 function view(stop: Stop | null, valid = stop === null): TargetView {
@@ -60,5 +60,41 @@ describe("leaderboard problem text", () => {
 
   it("has no problem for a clean run", () => {
     expect(leaderboardRows([view(null)])[0]?.problem).toBeNull();
+  });
+});
+
+describe("model groups in rank order", () => {
+  const row = (id: string, modelKey: string, rank: number | null) => ({ id, modelKey, rank });
+  const shape = (rows: ReturnType<typeof row>[]) =>
+    rankedGroups(rows).map((g) => `${g.modelKey}:${g.rows.map((r) => r.id).join(",")}/${g.modelRoutes}`);
+
+  it("keeps a model's routes together when no other model ranks between them", () => {
+    expect(shape([row("a1", "a", 1), row("b1", "b", 2), row("a2", "a", 2), row("c1", "c", 4)])).toEqual([
+      "a:a1,a2/2",
+      "b:b1/1",
+      "c:c1/1",
+    ]);
+  });
+
+  it("splits a model whose routes rank apart, so ranks never decrease down the page", () => {
+    // The report's case: a model's second route ranks 8, another model's only route 7.
+    const groups = rankedGroups([row("x5", "x", 5), row("x8", "x", 8), row("y7", "y", 7), row("x-", "x", null)]);
+    expect(groups.map((g) => g.rows.map((r) => r.rank))).toEqual([[5], [7], [8, null]]);
+    expect(groups.map((g) => [g.modelKey, g.modelRoutes, g.routesAbove])).toEqual([
+      ["x", 3, 0],
+      ["y", 1, 0],
+      ["x", 3, 1],
+    ]);
+  });
+
+  it("puts unranked routes last, each model's together", () => {
+    const ranks = rankedGroups([
+      row("a1", "a", 1),
+      row("a-", "a", null),
+      row("b2", "b", 2),
+      row("c-", "c", null),
+      row("b-", "b", null),
+    ]).flatMap((g) => g.rows.map((r) => r.id));
+    expect(ranks).toEqual(["a1", "b2", "b-", "a-", "c-"]);
   });
 });

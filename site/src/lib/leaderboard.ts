@@ -1,6 +1,7 @@
 /**
  * @module The leaderboard's rows: each target's standing (medians with intervals over its recent
- * valid runs), ranked so that targets whose intervals overlap share a rank; the latest run's state spelled out.
+ * valid runs), ranked so that targets whose intervals overlap share a rank, the latest run's state
+ * spelled out, and the rows cut into model groups without ever putting a worse rank above a better one.
  */
 
 import { stopLabel } from "@kneeboard/core/run";
@@ -120,4 +121,60 @@ export function leaderboardRows(targets: TargetView[]): LeaderboardRow[] {
         (a.rank ?? Number.POSITIVE_INFINITY) - (b.rank ?? Number.POSITIVE_INFINITY) ||
         (b.peakAggregateTokensPerSecond?.median ?? -1) - (a.peakAggregateTokensPerSecond?.median ?? -1),
     );
+}
+
+/** Rows of one model that sit together in rank order, under one header when the model has several routes. */
+export interface RankedGroup<Row> {
+  modelKey: string;
+  rows: Row[];
+  /** Routes the model has on the whole page; more than `rows.length` when its routes rank apart. */
+  modelRoutes: number;
+  /** The model's routes in groups above this one (the rest, if any, are below). */
+  routesAbove: number;
+}
+
+/**
+ * Rows cut into model groups, ranks never decreasing down the page. Rows come in rank order (unranked
+ * last); within a shared rank, where order is free, each model's rows are kept together, the model of
+ * the row above first, then models by their best rank. A model whose routes rank apart (another model
+ * ranks between them) gets one group per stretch: grouping it whole would put a worse rank above a better.
+ */
+export function rankedGroups<Row extends { modelKey: string; rank: number | null }>(rows: Row[]): RankedGroup<Row>[] {
+  const rankOf = (r: Row) => r.rank ?? Number.POSITIVE_INFINITY;
+  const best = new Map<string, number>();
+  const routes = new Map<string, number>();
+  for (const r of rows) {
+    best.set(r.modelKey, Math.min(best.get(r.modelKey) ?? Number.POSITIVE_INFINITY, rankOf(r)));
+    routes.set(r.modelKey, (routes.get(r.modelKey) ?? 0) + 1);
+  }
+  // Tiers of one rank, in rank order; the sort is stable, so the caller's order holds within a model.
+  const tiers = new Map<number, Row[]>();
+  for (const r of [...rows].sort((a, b) => rankOf(a) - rankOf(b))) {
+    const tier = tiers.get(rankOf(r)) ?? [];
+    tier.push(r);
+    tiers.set(rankOf(r), tier);
+  }
+  const ordered: Row[] = [];
+  for (const tier of tiers.values()) {
+    const above = ordered[ordered.length - 1]?.modelKey;
+    const models = [...new Set(tier.map((r) => r.modelKey))].sort(
+      (a, b) =>
+        Number(b === above) - Number(a === above) ||
+        (best.get(a) ?? 0) - (best.get(b) ?? 0) ||
+        tier.findIndex((r) => r.modelKey === a) - tier.findIndex((r) => r.modelKey === b),
+    );
+    for (const m of models) ordered.push(...tier.filter((r) => r.modelKey === m));
+  }
+  const groups: RankedGroup<Row>[] = [];
+  const seen = new Map<string, number>();
+  for (const r of ordered) {
+    const last = groups[groups.length - 1];
+    if (last && last.modelKey === r.modelKey) last.rows.push(r);
+    else {
+      const routesAbove = seen.get(r.modelKey) ?? 0;
+      groups.push({ modelKey: r.modelKey, rows: [r], modelRoutes: routes.get(r.modelKey) ?? 1, routesAbove });
+    }
+    seen.set(r.modelKey, (seen.get(r.modelKey) ?? 0) + 1);
+  }
+  return groups;
 }

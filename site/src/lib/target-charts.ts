@@ -16,23 +16,40 @@ import { modelGroups } from "./models.ts";
 import type { TargetView } from "./site-data.ts";
 import { renderSvg } from "./svg.ts";
 
+/**
+ * A target page's charts. Each is null where it would have no point to draw (no valid level, no valid
+ * run): the page says so in a sentence, as empty axes (`0.000000`) would say nothing.
+ */
 export interface TargetCharts {
   /** The standing's median curves with their interval bands; null when no valid run stands. */
   standing: string | null;
-  curves: string;
-  latency: string;
-  /** Null with fewer than two runs. */
+  /** Null when the latest run has no valid level with a figure. */
+  curves: string | null;
+  /** Null when the latest run has no valid level with a latency. */
+  latency: string | null;
+  /** Null with fewer than two runs, or when no run has a headline figure. */
   history: string | null;
-  /** Per-stream against aggregate tok/s, each point labelled with its concurrency. */
-  tradeoff: string;
+  /** Per-stream against aggregate tok/s, each point labelled with its concurrency; null without a valid level. */
+  tradeoff: string | null;
 }
 
-/** The build-time SVG charts of a model page: its routes' curves overlaid, and their trade-offs. */
+/** The build-time SVG charts of a model page: its routes' curves overlaid, and their trade-offs; null where no route has a valid level. */
 export interface ModelCharts {
-  aggregate: string;
-  perStream: string;
-  tradeoff: string;
+  aggregate: string | null;
+  perStream: string | null;
+  tradeoff: string | null;
 }
+
+type Level = TargetView["latest"]["levels"][number];
+const finite = (v: number | null | undefined) => v !== null && v !== undefined && Number.isFinite(v);
+/** A valid level some figure of which `pick` finds: what a chart of the latest run needs to be worth drawing. */
+const drawable = (levels: Level[], pick: (l: Level) => (number | null)[]) =>
+  levels.some((l) => l.valid && pick(l).some(finite));
+const throughput = (l: Level) => [l.aggregateOutputTokensPerSecond, l.perStreamOutputTokensPerSecondP50];
+const latencies = (l: Level) => [l.ttftP50Ms, l.ttftP95Ms, l.ttftP99Ms, l.e2eP50Ms, l.e2eP95Ms, l.e2eP99Ms];
+/** The trade-off draws a valid level only when it has both figures. */
+const bothThroughputs = (l: Level) =>
+  finite(l.aggregateOutputTokensPerSecond) && finite(l.perStreamOutputTokensPerSecondP50) ? [1] : [];
 
 const seriesOf = (targets: TargetView[]) =>
   targets.map((t) => ({ targetId: t.id, label: t.label, levels: t.latest.levels }));
@@ -46,11 +63,17 @@ export async function modelCharts(targets: TargetView[]): Promise<Record<string,
     targets.map((t) => t.id),
   )) {
     const series = seriesOf(g.targetIds.map((id) => byId.get(id) as TargetView));
-    const curve = (measure: CompareMeasure) => renderSvg(compareSpec({ series, measure }));
+    const any = (pick: (l: Level) => (number | null)[]) => series.some((s) => drawable(s.levels, pick));
+    const curve = async (measure: CompareMeasure) =>
+      any((l) => [measure === "aggregate" ? l.aggregateOutputTokensPerSecond : l.perStreamOutputTokensPerSecondP50])
+        ? await renderSvg(compareSpec({ series, measure }))
+        : null;
     out[g.modelKey] = {
       aggregate: await curve("aggregate"),
       perStream: await curve("perStream"),
-      tradeoff: await renderSvg(tradeoffSpec({ title: "what each user gets against what all get", series })),
+      tradeoff: any(bothThroughputs)
+        ? await renderSvg(tradeoffSpec({ title: "what each user gets against what all get", series }))
+        : null,
     };
   }
   return out;
@@ -76,20 +99,29 @@ export async function targetCharts(target: TargetView): Promise<TargetCharts> {
           }),
         )
       : null,
-    curves: await renderSvg(
-      throughputCurvesSpec({ title: "per-stream and aggregate tok/s", levels, knee: summary.kneeConcurrency }),
-    ),
-    latency: await renderSvg(latencySpec({ title: "latency against concurrency", levels })),
+    curves: drawable(levels, throughput)
+      ? await renderSvg(
+          throughputCurvesSpec({ title: "per-stream and aggregate tok/s", levels, knee: summary.kneeConcurrency }),
+        )
+      : null,
+    latency: drawable(levels, latencies)
+      ? await renderSvg(latencySpec({ title: "latency against concurrency", levels }))
+      : null,
     history:
-      target.history.length > 1
+      target.history.length > 1 &&
+      target.history.some(
+        (h) => finite(h.peakAggregateOutputTokensPerSecond) || finite(h.singleStreamOutputTokensPerSecond),
+      )
         ? await renderSvg(historySpec({ title: "history", points: target.history, bands: standingBands(standing) }))
         : null,
-    tradeoff: await renderSvg(
-      tradeoffSpec({
-        title: "what each user gets against what all get",
-        series: [{ targetId: target.id, label: target.label, levels }],
-      }),
-    ),
+    tradeoff: drawable(levels, bothThroughputs)
+      ? await renderSvg(
+          tradeoffSpec({
+            title: "what each user gets against what all get",
+            series: [{ targetId: target.id, label: target.label, levels }],
+          }),
+        )
+      : null,
   };
 }
 
