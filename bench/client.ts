@@ -11,8 +11,9 @@ import { availableParallelism } from "node:os";
 import { parseConfig, workloadFor } from "@kneeboard/core/config";
 import type { Level, Sample } from "@kneeboard/core/run";
 import { runSweep } from "@kneeboard/core/sweep";
-import type { ConnectionBehaviour, ResponseTiming } from "@kneeboard/reference";
+import type { ConnectionBehaviour } from "@kneeboard/reference";
 import { type ReferenceProcess, startReferenceProcess } from "@kneeboard/reference/process";
+import { type ClientError, clientError, epochClock, ttftToleranceMs } from "@kneeboard/test-support/accuracy";
 
 /** 100 chunks/s per stream, no batching penalty: the load grows with concurrency alone. */
 const PROFILE = { stepBaseMs: 10, stepPerSeqMs: 0, slots: 4096, prefillBaseMs: 5, prefillPerTokenMs: 0 };
@@ -145,82 +146,6 @@ async function cpuSecondsOf<T>(work: () => Promise<T>): Promise<{ value: T; cpuS
   return { value, cpuS: (cpu.user + cpu.system) / 1e6, wallS: (performance.now() - began) / 1000 };
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length / 2;
-  return sorted.length === 0
-    ? Number.NaN
-    : sorted.length % 2
-      ? (sorted[Math.floor(mid)] as number)
-      : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
-
-/** A level's error against the server's record, matched by response id (times on one epoch clock). */
-export interface LevelError {
-  /**
-   * Median over ok samples of the client's first content read minus the server's first token write,
-   * ms: the delay the client itself added to TTFT (the server's own queueing stays in the truth).
-   */
-  ttftErrorMs: number;
-  /** Median of client TTFT minus the server's (first token written minus request arrived), ms: includes the server's accept delay. */
-  ttftVsServerMs: number;
-  /** Median true TTFT (first token written minus the client's send), ms: the 3 % of the tolerance is taken of it. */
-  trueTtftMs: number;
-  /** Median over ok samples of client per-stream tok/s over the truth (tokens / (last token written minus send)), minus 1. */
-  perStreamError: number;
-  /** TTFT error within 10 ms + 3 % and per-stream within 3 %. */
-  withinTolerance: boolean;
-}
-
-/** TTFT error tolerance, ms: 10 ms plus 3 % of the true TTFT. */
-export const ttftToleranceMs = (trueTtftMs: number) => 10 + 0.03 * trueTtftMs;
-/** Per-stream tolerance: 3 %. */
-export const PER_STREAM_TOLERANCE = 0.03;
-
-/** `originMs`: the epoch ms that sample `startMs` values are relative to. */
-export function levelError(samples: Sample[], timings: ResponseTiming[], originMs: number): LevelError {
-  const byId = new Map(timings.map((t) => [t.responseId, t]));
-  const ttft: number[] = [];
-  const vsServer: number[] = [];
-  const trueTtft: number[] = [];
-  const perStream: number[] = [];
-  for (const s of samples) {
-    const t = s.responseId ? byId.get(s.responseId) : undefined;
-    if (s.outcome !== "ok" || !t || t.firstTokenAtMs === null || t.lastTokenAtMs === null) continue;
-    if (s.ttftMs === null || s.outputTokensPerSecond === null) continue;
-    const sentAtMs = originMs + s.startMs;
-    ttft.push(sentAtMs + s.ttftMs - t.firstTokenAtMs);
-    vsServer.push(s.ttftMs - (t.firstTokenAtMs - t.arrivedAtMs));
-    trueTtft.push(t.firstTokenAtMs - sentAtMs);
-    perStream.push(s.outputTokensPerSecond / (t.tokens / ((t.lastTokenAtMs - sentAtMs) / 1000)) - 1);
-  }
-  const ttftErrorMs = median(ttft);
-  const trueTtftMs = median(trueTtft);
-  const perStreamError = median(perStream);
-  return {
-    ttftErrorMs,
-    ttftVsServerMs: median(vsServer),
-    trueTtftMs,
-    perStreamError,
-    withinTolerance:
-      Math.abs(ttftErrorMs) <= ttftToleranceMs(trueTtftMs) && Math.abs(perStreamError) <= PER_STREAM_TOLERANCE,
-  };
-}
-
-/** An epoch clock, the server's, remembering its first reading. */
-export function epochClock(): { now(): number; originMs: number | null } {
-  const clock = {
-    originMs: null as number | null,
-    now() {
-      const now = performance.timeOrigin + performance.now();
-      // The sweep's first reading is its origin, which sample start times are relative to.
-      clock.originMs ??= now;
-      return now;
-    },
-  };
-  return clock;
-}
-
 /** Busy CPU work of about `ms` on an idle core: a fixed amount of work, so a loaded machine stretches it. */
 function burn(ms: number): void {
   let x = 0;
@@ -246,7 +171,7 @@ export async function measuredLevel(
   server: ReferenceProcess,
   concurrency: number,
   options: { requests?: number; maxTokens?: number; burnMsPerRead?: number } = {},
-): Promise<{ level: Level; error: LevelError }> {
+): Promise<{ level: Level; error: ClientError }> {
   await server.takeTimings();
   const requests = options.requests ?? Math.max(6, 2 * concurrency);
   const clock = epochClock();
@@ -260,7 +185,7 @@ export async function measuredLevel(
     agent,
   );
   agent?.destroy();
-  return { level, error: levelError(samples, await server.takeTimings(), clock.originMs ?? 0) };
+  return { level, error: clientError(samples, await server.takeTimings(), clock.originMs ?? 0) };
 }
 
 const pad = (value: string | number, width: number) => String(value).padStart(width);
