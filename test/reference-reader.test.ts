@@ -39,6 +39,14 @@ async function sweep(id: string, workload: Record<string, unknown>, clock?: { no
   return runSweep({ target: parsed, workload: workloadFor(config, parsed), simulated: true, clock });
 }
 
+/** Sweeps on the server's clock and returns the run with the server's record of it, for the client's error. */
+async function sweepWithRecord(id: string, workload: Record<string, unknown>) {
+  await server.takeTimings();
+  const clock = epochClock();
+  const doc = await sweep(id, workload, clock);
+  return { doc, timings: await server.takeTimings(), originMs: clock.originMs as number };
+}
+
 /** What the sweep should find, at the prompt size the server counted. */
 function expected(
   doc: RunDocument,
@@ -110,27 +118,20 @@ describe("reference server fields for readers", () => {
 
 describe("reference targets for readers", () => {
   it("reasoning model: TTFT at the first reasoning token within 10 ms + 3 % of the server's record (or flagged), answer TTFT after the reasoning", async () => {
-    await server.takeTimings();
-    const clock = epochClock();
-    const doc = await sweep(
-      "ref-reasoning",
-      {
-        concurrency: [1, 4],
-        promptTokens: 150,
-        maxTokens: 64,
-        requestsPerLevel: 12,
-        warmupRequests: 1,
-        ignoreEos: true,
-      },
-      clock,
-    );
-    const timings = await server.takeTimings();
+    const { doc, timings, originMs } = await sweepWithRecord("ref-reasoning", {
+      concurrency: [1, 4],
+      promptTokens: 150,
+      maxTokens: 64,
+      requestsPerLevel: 12,
+      warmupRequests: 1,
+      ignoreEos: true,
+    });
     const truth = expected(doc, REASONING);
     expect(doc.samples.every((s) => s.outcome === "ok" && s.reasoningTokens === 24)).toBe(true);
     for (const level of doc.levels) {
       const own = doc.samples.filter((s) => s.level === level.concurrency);
       // Real time is the point here; what the server did is the truth, however loaded the machine.
-      const error = clientError(own, timings, clock.originMs as number);
+      const error = clientError(own, timings, originMs);
       expect(error.matched).toBe(12);
       expect(error.withinTolerance || level.client.limited, JSON.stringify(error)).toBe(true);
       // The answer follows 24 reasoning tokens in the same stream.
@@ -215,22 +216,15 @@ describe("reference targets for readers", () => {
   it("dedicated endpoint: capacity at the SLO, goodput as the SLO-meeting share, the hourly price per output token", async () => {
     // A stricter SLO than the demo's, so the level within the slots at 16 streams misses it.
     const slo = { minOutputTokensPerSecond: 230, maxTtftMs: 250 };
-    await server.takeTimings();
-    const clock = epochClock();
-    const doc = await sweep(
-      "ref-large-dedicated",
-      {
-        concurrency: [4, 16],
-        promptTokens: 150,
-        maxTokens: 64,
-        requestsPerLevel: 48,
-        warmupRequests: 1,
-        ignoreEos: true,
-        slo,
-      },
-      clock,
-    );
-    const timings = await server.takeTimings();
+    const { doc, timings, originMs } = await sweepWithRecord("ref-large-dedicated", {
+      concurrency: [4, 16],
+      promptTokens: 150,
+      maxTokens: 64,
+      requestsPerLevel: 48,
+      warmupRequests: 1,
+      ignoreEos: true,
+      slo,
+    });
     const truth = expected(doc, LARGE_DEDICATED, slo);
     expect(truth.capacity).toBe(4);
     // Per-stream p50 is 16 % above the SLO at 4 streams and 10 % under it at 16: a margin a loaded machine keeps.
@@ -239,7 +233,7 @@ describe("reference targets for readers", () => {
       expect(reasonsBesidesClient(level)).toEqual([]);
       const ok = doc.samples.filter((x) => x.level === level.concurrency && x.outcome === "ok");
       // Real time is the point here; what the server did is the truth, however loaded the machine.
-      const error = clientError(ok, timings, clock.originMs as number);
+      const error = clientError(ok, timings, originMs);
       expect(error.withinTolerance || level.client.limited, JSON.stringify(error)).toBe(true);
       const aggregate = level.aggregateOutputTokensPerSecond as number;
       // The hourly price over what the level delivered.
