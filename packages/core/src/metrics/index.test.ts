@@ -1,6 +1,14 @@
 /** @module Tests of the sweep statistics on hand-made inputs with exact expected numbers. */
 import { describe, expect, it } from "vitest";
-import { type Level, Level as LevelSchema, type Sample, Summary as SummarySchema } from "../run/index.ts";
+import {
+  InvalidCode,
+  type InvalidReason,
+  InvalidReason as InvalidReasonSchema,
+  type Level,
+  Level as LevelSchema,
+  type Sample,
+  Summary as SummarySchema,
+} from "../run/index.ts";
 import {
   CLIENT_LAG_LIMIT_MS,
   clientDelay,
@@ -9,6 +17,9 @@ import {
   EARLY_FAILURE_REQUESTS,
   FIRST_TOKEN_READ_DELAY_MARGIN,
   inFlightTracker,
+  invalidCodes,
+  invalidReasonText,
+  isClientReason,
   KNEE_GAIN_THRESHOLD,
   levelStop,
   MAX_FAILURE_RATE,
@@ -331,10 +342,24 @@ describe("summarizeLevel", () => {
     expect(level.client).toEqual({ eventLoopLagP99Ms: 3, limited: false });
     // 1 of 7 rate-limited and 4 of 7 other failures: both over 5 %.
     expect(level.valid).toBe(false);
-    expect(level.invalidReasons).toEqual([
-      "rate-limited (429) 1 of 7 sent (14.3 %), over 5 %",
-      "failures 4 of 7 sent (57.1 %), over 5 % (1 http error, 1 timeout, 1 network, 1 incomplete)",
+    expect(level.invalid).toEqual([
+      { code: "rate_limited", detail: { count: 1, sent: 7, share: 1 / 7, limitShare: 0.05 } },
+      {
+        code: "failures",
+        detail: {
+          count: 4,
+          sent: 7,
+          share: 4 / 7,
+          limitShare: 0.05,
+          httpError: 1,
+          timeout: 1,
+          network: 1,
+          incomplete: 1,
+        },
+      },
     ]);
+    // The words are built from the codes and their figures, one sentence each.
+    expect(level.invalidReasons).toEqual(level.invalid.map(invalidReasonText));
   });
 
   it("flags chunk-counted tokens of an ok sample", () => {
@@ -357,10 +382,8 @@ describe("summarizeLevel", () => {
     expect(level.aggregateOutputTokensPerSecond).toBeNull();
     expect(level.ttftMs.n).toBe(0);
     expect(level.valid).toBe(false);
-    expect(level.invalidReasons).toEqual([
-      "no ok sample among 1 sent",
-      "failures 1 of 1 sent (100 %), over 5 % (1 timeout)",
-    ]);
+    expect(level.invalid.map((r) => r.code)).toEqual(["no_ok_sample", "failures"]);
+    expect(level.invalid[0]).toEqual({ code: "no_ok_sample", detail: { sent: 1 } });
   });
 
   it("has a null aggregate for a zero wall time", () => {
@@ -391,7 +414,9 @@ describe("summarizeLevel", () => {
     expect(over.requests.routeMismatch).toBe(6);
     expect(over.valid).toBe(false);
     expect(over.client.limited).toBe(false);
-    expect(over.invalidReasons).toEqual(["route mismatches 6 of 100 sent (6 %), over 5 %"]);
+    expect(over.invalid).toEqual([
+      { code: "route_mismatch", detail: { count: 6, sent: 100, share: 0.06, limitShare: 0.05 } },
+    ]);
   });
 
   it("is client-limited by event loop lag over 20 ms, not at 20 ms", () => {
@@ -407,7 +432,7 @@ describe("summarizeLevel", () => {
     const lagged = run(20.5);
     expect(lagged.client).toEqual({ eventLoopLagP99Ms: 20.5, limited: true });
     expect(lagged.valid).toBe(false);
-    expect(lagged.invalidReasons).toEqual(["client limited: event loop lag p99 20.5 ms, over 20 ms"]);
+    expect(lagged.invalid).toEqual([{ code: "client_lag", detail: { eventLoopLagP99Ms: 20.5, limitMs: 20 } }]);
   });
 
   it("is client-limited when its reads waited past the TTFT tolerance, or its loop had no slack, judged by the finer signals", () => {
@@ -435,12 +460,10 @@ describe("summarizeLevel", () => {
     expect(calm.valid).toBe(true);
     const waited = run(3.5, 0.5);
     expect(waited.client.limited).toBe(true);
-    expect(waited.invalidReasons).toEqual([
-      "client limited: reads waited about 14 ms, over the TTFT tolerance of 13 ms",
-    ]);
+    expect(waited.invalid).toEqual([{ code: "client_read_delay", detail: { readDelayMs: 14, toleranceMs: 13 } }]);
     const busy = run(1, 0.95);
     expect(busy.client.limited).toBe(true);
-    expect(busy.invalidReasons).toEqual(["client limited: event loop busy 95 % of the time, over 90 %"]);
+    expect(busy.invalid).toEqual([{ code: "client_loop_busy", detail: { loopUtilization: 0.95, limitShare: 0.9 } }]);
     expect(LevelSchema.parse(busy).client.readDelayMs).toBe(4);
   });
 
@@ -448,7 +471,10 @@ describe("summarizeLevel", () => {
     expect(clientDelay({ eventLoopLagMeanMs: 2.5, loopUtilization: 0.2 }, 20, 250)).toEqual({
       readDelayMs: 10,
       firstTokenReadDelayMs: 0,
-      reason: "client limited: reads waited about 10 ms, over 3 % of e2e p50 (7.5 ms)",
+      reason: {
+        code: "client_read_delay_per_stream",
+        detail: { readDelayMs: 10, toleranceMs: 7.5, toleranceShare: 0.03 },
+      },
     });
     expect(clientDelay({ eventLoopLagMeanMs: 1.5, loopUtilization: 0.2 }, 20, 250).reason).toBeNull();
   });
@@ -460,7 +486,7 @@ describe("summarizeLevel", () => {
     expect(clientDelay({ ...quiet, firstTokenReadDelayMs: 11 }, 100, 5000)).toEqual({
       readDelayMs: 0.4,
       firstTokenReadDelayMs: 13.75,
-      reason: "client limited: first tokens' reads waited about 13.8 ms, over the TTFT tolerance of 13 ms",
+      reason: { code: "client_first_token_delay", detail: { firstTokenReadDelayMs: 13.75, toleranceMs: 13 } },
     });
     expect(clientDelay({ ...quiet, firstTokenReadDelayMs: 10 }, 100, 5000).reason).toBeNull();
   });
@@ -477,7 +503,9 @@ describe("summarizeLevel", () => {
     const short = run(8.5);
     expect(short.client.limited).toBe(true);
     expect(short.valid).toBe(false);
-    expect(short.invalidReasons).toEqual(["client limited: achieved concurrency 8.5, under 90 % of 10"]);
+    expect(short.invalid).toEqual([
+      { code: "client_concurrency", detail: { achievedConcurrency: 8.5, concurrency: 10, minShare: 0.9 } },
+    ]);
   });
 
   it("counts workers waiting after a 429 toward achieved concurrency, and records the wait", () => {
@@ -513,7 +541,9 @@ describe("summarizeLevel", () => {
     expect(mixed(1, 20, ["rate_limited"]).valid).toBe(true);
     const over = mixed(6, 100, ["rate_limited"]);
     expect(over.valid).toBe(false);
-    expect(over.invalidReasons).toEqual(["rate-limited (429) 6 of 100 sent (6 %), over 5 %"]);
+    expect(over.invalid).toEqual([
+      { code: "rate_limited", detail: { count: 6, sent: 100, share: 0.06, limitShare: 0.05 } },
+    ]);
     // 1 of 19 is 5.3 %: just over.
     expect(mixed(1, 19, ["rate_limited"]).valid).toBe(false);
   });
@@ -524,8 +554,20 @@ describe("summarizeLevel", () => {
       expect(mixed(6, 100, [kind]).valid, kind).toBe(false);
     }
     const over = mixed(6, 100, ["http_error", "timeout", "network"]);
-    expect(over.invalidReasons).toEqual([
-      "failures 6 of 100 sent (6 %), over 5 % (2 http error, 2 timeout, 2 network)",
+    expect(over.invalid).toEqual([
+      {
+        code: "failures",
+        detail: {
+          count: 6,
+          sent: 100,
+          share: 0.06,
+          limitShare: 0.05,
+          httpError: 2,
+          timeout: 2,
+          network: 2,
+          incomplete: 0,
+        },
+      },
     ]);
     // Rate limits and failures are judged apart: 5 % of each is valid.
     const both = summarizeLevel({
@@ -550,7 +592,7 @@ describe("summarizeLevel", () => {
       ...levelDefaults,
     });
     expect(level.valid).toBe(false);
-    expect(level.invalidReasons).toContain("ended at once: its first 4 requests (warm-up included) all failed");
+    expect(level.invalid).toContainEqual({ code: "ended_early", detail: { firstRequests: 4 } });
   });
 });
 
@@ -567,9 +609,7 @@ describe("a level with fewer requests than N", () => {
     const under = with_(7);
     expect(under.valid).toBe(false);
     expect(under.client.limited).toBe(false);
-    expect(under.invalidReasons).toEqual([
-      "7 requests for concurrency 8: 8 were never in flight at once (requestsPerLevel must be at least N)",
-    ]);
+    expect(under.invalid).toEqual([{ code: "too_few_requests", detail: { requestsPerLevel: 7, concurrency: 8 } }]);
     expect(with_(8).valid).toBe(true);
   });
 });
@@ -660,6 +700,119 @@ describe("levelStop", () => {
       )?.reason,
     ).toBe("failures");
   });
+
+  it("stops after an early end read from an older document, which has the sentences and no codes", () => {
+    const { invalid: _, ...stored } = at([], { endedEarly: true, concurrency: 1 });
+    const old = LevelSchema.parse(stored);
+    expect(old.invalid).toEqual([]);
+    expect(levelStop(old)?.reason).toBe("failures");
+  });
+});
+
+/** One reason of each code, with the sentence `invalidReasonText` must give for it (pages, the CLI and `invalidReasons` read them). */
+const SENTENCES: [InvalidReason, string][] = [
+  [{ code: "no_ok_sample", detail: { sent: 1 } }, "no ok sample among 1 sent"],
+  [
+    { code: "route_mismatch", detail: { count: 6, sent: 100, share: 0.06, limitShare: 0.05 } },
+    "route mismatches 6 of 100 sent (6 %), over 5 %",
+  ],
+  [
+    { code: "rate_limited", detail: { count: 1, sent: 7, share: 1 / 7, limitShare: 0.05 } },
+    "rate-limited (429) 1 of 7 sent (14.3 %), over 5 %",
+  ],
+  [
+    {
+      code: "failures",
+      detail: {
+        count: 4,
+        sent: 7,
+        share: 4 / 7,
+        limitShare: 0.05,
+        httpError: 1,
+        timeout: 1,
+        network: 1,
+        incomplete: 1,
+      },
+    },
+    "failures 4 of 7 sent (57.1 %), over 5 % (1 http error, 1 timeout, 1 network, 1 incomplete)",
+  ],
+  [
+    {
+      code: "failures",
+      detail: { count: 1, sent: 1, share: 1, limitShare: 0.05, httpError: 0, timeout: 1, network: 0, incomplete: 0 },
+    },
+    "failures 1 of 1 sent (100 %), over 5 % (1 timeout)",
+  ],
+  [
+    { code: "ended_early", detail: { firstRequests: 4 } },
+    "ended at once: its first 4 requests (warm-up included) all failed",
+  ],
+  [
+    { code: "client_lag", detail: { eventLoopLagP99Ms: 20.5, limitMs: 20 } },
+    "client limited: event loop lag p99 20.5 ms, over 20 ms",
+  ],
+  [
+    { code: "client_loop_busy", detail: { loopUtilization: 0.95, limitShare: 0.9 } },
+    "client limited: event loop busy 95 % of the time, over 90 %",
+  ],
+  [
+    { code: "client_read_delay", detail: { readDelayMs: 14, toleranceMs: 13 } },
+    "client limited: reads waited about 14 ms, over the TTFT tolerance of 13 ms",
+  ],
+  [
+    { code: "client_first_token_delay", detail: { firstTokenReadDelayMs: 13.75, toleranceMs: 13 } },
+    "client limited: first tokens' reads waited about 13.8 ms, over the TTFT tolerance of 13 ms",
+  ],
+  [
+    { code: "client_read_delay_per_stream", detail: { readDelayMs: 10, toleranceMs: 7.5, toleranceShare: 0.03 } },
+    "client limited: reads waited about 10 ms, over 3 % of e2e p50 (7.5 ms)",
+  ],
+  [
+    { code: "too_few_requests", detail: { requestsPerLevel: 7, concurrency: 8 } },
+    "7 requests for concurrency 8: 8 were never in flight at once (requestsPerLevel must be at least N)",
+  ],
+  [
+    { code: "client_concurrency", detail: { achievedConcurrency: 8.5, concurrency: 10, minShare: 0.9 } },
+    "client limited: achieved concurrency 8.5, under 90 % of 10",
+  ],
+  [
+    { code: "cached_prompt", detail: { share: 0.51, limitShare: 0.5 } },
+    "cached prompt tokens 51 % of the prompt tokens, over 50 %: a prompt cache served most of the prompt",
+  ],
+];
+
+describe("invalid reasons", () => {
+  it.each(SENTENCES)("puts %j in words", (reason, sentence) => {
+    expect(invalidReasonText(InvalidReasonSchema.parse(reason))).toBe(sentence);
+  });
+
+  it("has a sentence for every code", () => {
+    expect(new Set(SENTENCES.map(([r]) => r.code))).toEqual(new Set(InvalidCode.options));
+    expect(new Set(InvalidReasonSchema.options.map((o) => o.shape.code.value))).toEqual(new Set(InvalidCode.options));
+  });
+
+  it("tells the client's own limits by their code", () => {
+    expect(InvalidCode.options.filter(isClientReason)).toEqual([
+      "client_lag",
+      "client_loop_busy",
+      "client_read_delay",
+      "client_first_token_delay",
+      "client_read_delay_per_stream",
+      "client_concurrency",
+    ]);
+  });
+
+  it("gives a level's codes from `invalid`, and an older level's from its sentences", () => {
+    const reasons = SENTENCES.map(([r]) => r);
+    expect(invalidCodes({ invalid: reasons, invalidReasons: reasons.map(invalidReasonText) })).toEqual(
+      reasons.map((r) => r.code),
+    );
+    expect(invalidCodes({ invalid: [], invalidReasons: SENTENCES.map(([, text]) => text) })).toEqual(
+      reasons.map((r) => r.code),
+    );
+    expect(invalidCodes({ invalid: [], invalidReasons: ["something new"] })).toEqual([]);
+    expect(invalidCodes({ invalid: [], invalidReasons: [] })).toEqual([]);
+  });
 });
 
 describe("inFlightTracker", () => {
@@ -744,7 +897,10 @@ describe("summarizeRun", () => {
       levelWith(1, 100),
       levelWith(2, 190),
       levelWith(4, 200),
-      levelWith(8, 900, { valid: false, invalidReasons: ["client limited"] }),
+      levelWith(8, 900, {
+        valid: false,
+        invalid: [{ code: "client_lag", detail: { eventLoopLagP99Ms: 30, limitMs: 20 } }],
+      }),
     ];
     const s = summarizeRun(levels);
     expect(s.kneeConcurrency).toBe(2);

@@ -2,6 +2,8 @@
 import type { ClientHealth } from "../client/health.ts";
 import type {
   Distribution,
+  InvalidCode,
+  InvalidReason,
   Level,
   LevelCost,
   Outcome,
@@ -257,7 +259,7 @@ function failuresOf(r: RequestCounts): number {
 }
 
 /** `3 timeout, 1 network`: the non-zero failure counts, in words. */
-function failureBreakdown(r: RequestCounts): string {
+function failureBreakdown(r: Pick<RequestCounts, "httpError" | "timeout" | "network" | "incomplete">): string {
   return [
     r.httpError && `${r.httpError} http error`,
     r.timeout && `${r.timeout} timeout`,
@@ -269,15 +271,97 @@ function failureBreakdown(r: RequestCounts): string {
 }
 
 /** `<what> N of M sent (x %), over y %`, the words of a share over its limit. */
-function overShare(what: string, count: number, sent: number, limit: number): string {
-  return `${what} ${count} of ${sent} sent (${fmt((count / sent) * 100)} %), over ${fmt(limit * 100)} %`;
+function overShare(what: string, d: { count: number; sent: number; share: number; limitShare: number }): string {
+  return `${what} ${d.count} of ${d.sent} sent (${fmt(d.share * 100)} %), over ${fmt(d.limitShare * 100)} %`;
+}
+
+/** `count` of `sent` as the detail of a share over `limitShare`. */
+function sentShare(count: number, sent: number, limitShare: number) {
+  return { count, sent, share: count / sent, limitShare };
+}
+
+/**
+ * An invalid reason in words, as `invalidReasons`, the pages and the CLI show it: the one place its
+ * English lives, so logic can branch on the code and readers still get a sentence.
+ */
+export function invalidReasonText(reason: InvalidReason): string {
+  switch (reason.code) {
+    case "no_ok_sample":
+      return `no ok sample among ${reason.detail.sent} sent`;
+    case "route_mismatch":
+      return overShare("route mismatches", reason.detail);
+    case "rate_limited":
+      return overShare("rate-limited (429)", reason.detail);
+    case "failures":
+      return `${overShare("failures", reason.detail)} (${failureBreakdown(reason.detail)})`;
+    case "ended_early":
+      return `ended at once: its first ${reason.detail.firstRequests} requests (warm-up included) all failed`;
+    case "client_lag":
+      return `client limited: event loop lag p99 ${fmt(reason.detail.eventLoopLagP99Ms)} ms, over ${fmt(reason.detail.limitMs)} ms`;
+    case "client_loop_busy":
+      return `client limited: event loop busy ${fmt(reason.detail.loopUtilization * 100)} % of the time, over ${fmt(reason.detail.limitShare * 100)} %`;
+    case "client_read_delay":
+      return `client limited: reads waited about ${fmt(reason.detail.readDelayMs)} ms, over the TTFT tolerance of ${fmt(reason.detail.toleranceMs)} ms`;
+    case "client_first_token_delay":
+      return `client limited: first tokens' reads waited about ${fmt(reason.detail.firstTokenReadDelayMs)} ms, over the TTFT tolerance of ${fmt(reason.detail.toleranceMs)} ms`;
+    case "client_read_delay_per_stream":
+      return `client limited: reads waited about ${fmt(reason.detail.readDelayMs)} ms, over ${fmt(reason.detail.toleranceShare * 100)} % of e2e p50 (${fmt(reason.detail.toleranceMs)} ms)`;
+    case "too_few_requests": {
+      const { requestsPerLevel, concurrency } = reason.detail;
+      return `${requestsPerLevel} requests for concurrency ${concurrency}: ${concurrency} were never in flight at once (requestsPerLevel must be at least N)`;
+    }
+    case "client_concurrency":
+      return `client limited: achieved concurrency ${fmt(reason.detail.achievedConcurrency)}, under ${fmt(reason.detail.minShare * 100)} % of ${reason.detail.concurrency}`;
+    case "cached_prompt":
+      return `cached prompt tokens ${fmt(reason.detail.share * 100)} % of the prompt tokens, over ${fmt(reason.detail.limitShare * 100)} %: a prompt cache served most of the prompt`;
+  }
+}
+
+/** True for the codes of the measuring client's own limits (`client_...`): the client, not the endpoint, may have bent the level. */
+export function isClientReason(code: InvalidCode): boolean {
+  return code.startsWith("client_");
+}
+
+/**
+ * The opening words of each code's sentence, most specific first, for `invalidCodes` on documents
+ * stored before `invalid` was recorded; each is what `invalidReasonText` begins with.
+ */
+const LEGACY_OPENINGS: readonly [RegExp, InvalidCode][] = [
+  [/^no ok sample/, "no_ok_sample"],
+  [/^route mismatches /, "route_mismatch"],
+  [/^rate-limited \(429\) /, "rate_limited"],
+  [/^failures /, "failures"],
+  [/^ended at once/, "ended_early"],
+  [/^client limited: event loop lag /, "client_lag"],
+  [/^client limited: event loop busy /, "client_loop_busy"],
+  [/^client limited: reads waited .* over the TTFT tolerance/, "client_read_delay"],
+  [/^client limited: first tokens' reads waited /, "client_first_token_delay"],
+  [/^client limited: reads waited .* of e2e p50/, "client_read_delay_per_stream"],
+  [/^\d+ requests for concurrency \d+:/, "too_few_requests"],
+  [/^client limited: achieved concurrency /, "client_concurrency"],
+  [/^cached prompt tokens /, "cached_prompt"],
+];
+
+/**
+ * The codes of why a level is not valid. A level stored before `invalid` was recorded (it parses with
+ * `invalid` empty) has its codes read from its sentences: the one place a sentence is read back, so a
+ * continued sweep of an old partial document still stops where it should. A sentence no code opens
+ * gives none.
+ */
+export function invalidCodes(level: Pick<Level, "invalid" | "invalidReasons">): InvalidCode[] {
+  if (level.invalid.length > 0 || level.invalidReasons.length === 0) return level.invalid.map((r) => r.code);
+  return level.invalidReasons.flatMap((text) => {
+    const found = LEGACY_OPENINGS.find(([opening]) => opening.test(text));
+    return found ? [found[1]] : [];
+  });
 }
 
 /**
  * Summarizes one concurrency level (docs/methodology.md, per level). Only `ok` samples enter the
  * distributions and the aggregate; the aggregate (tok/s) is null when the wall time is 0 or no
  * sample is ok. Thresholds: `CLIENT_LAG_LIMIT_MS`, `MIN_ACHIEVED_CONCURRENCY_RATIO`, `MAX_ROUTE_MISMATCH_RATE`,
- * `MAX_CACHED_PROMPT_SHARE`. `meetsSlo` reads the per-stream output p50 and the TTFT p95 (first token,
+ * `MAX_CACHED_PROMPT_SHARE`; each broken rule gives one `invalid` reason (a code and its figures) and
+ * its sentence in `invalidReasons` (`invalidReasonText`). `meetsSlo` reads the per-stream output p50 and the TTFT p95 (first token,
  * reasoning included); goodput counts the tokens of the ok requests that each met the SLO on their own.
  */
 export function summarizeLevel(input: LevelInput): Level {
@@ -312,45 +396,46 @@ export function summarizeLevel(input: LevelInput): Level {
     achievedConcurrency + (input.waitingConcurrency ?? 0) < MIN_ACHIEVED_CONCURRENCY_RATIO * concurrency;
   const limited = lagLimited || concurrencyLimited;
 
-  const invalidReasons: string[] = [];
-  if (ok.length === 0) invalidReasons.push(`no ok sample among ${requests.sent} sent`);
-  const mismatchRate = requests.sent > 0 ? requests.routeMismatch / requests.sent : 0;
-  if (mismatchRate > MAX_ROUTE_MISMATCH_RATE) {
-    invalidReasons.push(
-      `route mismatches ${requests.routeMismatch} of ${requests.sent} sent (${fmt(mismatchRate * 100)} %), over ${fmt(MAX_ROUTE_MISMATCH_RATE * 100)} %`,
-    );
-  }
+  const invalid: InvalidReason[] = [];
+  if (ok.length === 0) invalid.push({ code: "no_ok_sample", detail: { sent: requests.sent } });
+  if (requests.sent > 0 && requests.routeMismatch / requests.sent > MAX_ROUTE_MISMATCH_RATE)
+    invalid.push({
+      code: "route_mismatch",
+      detail: sentShare(requests.routeMismatch, requests.sent, MAX_ROUTE_MISMATCH_RATE),
+    });
   if (requests.sent > 0 && requests.rateLimited / requests.sent > MAX_RATE_LIMITED_RATE)
-    invalidReasons.push(overShare("rate-limited (429)", requests.rateLimited, requests.sent, MAX_RATE_LIMITED_RATE));
+    invalid.push({
+      code: "rate_limited",
+      detail: sentShare(requests.rateLimited, requests.sent, MAX_RATE_LIMITED_RATE),
+    });
   const failures = failuresOf(requests);
-  if (requests.sent > 0 && failures / requests.sent > MAX_FAILURE_RATE)
-    invalidReasons.push(
-      `${overShare("failures", failures, requests.sent, MAX_FAILURE_RATE)} (${failureBreakdown(requests)})`,
-    );
-  if (input.endedEarly)
-    invalidReasons.push(`ended at once: its first ${EARLY_FAILURE_REQUESTS} requests (warm-up included) all failed`);
-  if (delay?.reason) invalidReasons.push(delay.reason);
-  else if (lagLimited) {
-    invalidReasons.push(
-      `client limited: event loop lag p99 ${fmt(eventLoopLagP99Ms)} ms, over ${fmt(CLIENT_LAG_LIMIT_MS)} ms`,
-    );
+  if (requests.sent > 0 && failures / requests.sent > MAX_FAILURE_RATE) {
+    const { httpError, timeout, network, incomplete } = requests;
+    invalid.push({
+      code: "failures",
+      detail: { ...sentShare(failures, requests.sent, MAX_FAILURE_RATE), httpError, timeout, network, incomplete },
+    });
   }
-  if (tooFewRequests) {
-    invalidReasons.push(
-      `${input.requestsPerLevel} requests for concurrency ${concurrency}: ${concurrency} were never in flight at once (requestsPerLevel must be at least N)`,
-    );
-  }
-  if (concurrencyLimited) {
-    invalidReasons.push(
-      `client limited: achieved concurrency ${fmt(achievedConcurrency)}, under ${fmt(MIN_ACHIEVED_CONCURRENCY_RATIO * 100)} % of ${concurrency}`,
-    );
-  }
+  if (input.endedEarly) invalid.push({ code: "ended_early", detail: { firstRequests: EARLY_FAILURE_REQUESTS } });
+  if (delay?.reason) invalid.push(delay.reason);
+  else if (lagLimited)
+    invalid.push({ code: "client_lag", detail: { eventLoopLagP99Ms, limitMs: CLIENT_LAG_LIMIT_MS } });
+  if (tooFewRequests)
+    invalid.push({
+      code: "too_few_requests",
+      detail: { requestsPerLevel: input.requestsPerLevel as number, concurrency },
+    });
+  if (concurrencyLimited)
+    invalid.push({
+      code: "client_concurrency",
+      detail: { achievedConcurrency, concurrency, minShare: MIN_ACHIEVED_CONCURRENCY_RATIO },
+    });
   const cachedPromptTokenShare = cachedShare(ok);
-  if (cachedPromptTokenShare !== null && cachedPromptTokenShare > MAX_CACHED_PROMPT_SHARE) {
-    invalidReasons.push(
-      `cached prompt tokens ${fmt(cachedPromptTokenShare * 100)} % of the prompt tokens, over ${fmt(MAX_CACHED_PROMPT_SHARE * 100)} %: a prompt cache served most of the prompt`,
-    );
-  }
+  if (cachedPromptTokenShare !== null && cachedPromptTokenShare > MAX_CACHED_PROMPT_SHARE)
+    invalid.push({
+      code: "cached_prompt",
+      detail: { share: cachedPromptTokenShare, limitShare: MAX_CACHED_PROMPT_SHARE },
+    });
   const slo = input.slo ?? DEFAULT_SLO;
   const perStreamOutput = distribution(values(ok, (s) => s.outputTokensPerSecond));
 
@@ -394,8 +479,9 @@ export function summarizeLevel(input: LevelInput): Level {
       ttftMs.p95 <= slo.maxTtftMs,
     goodputOutputTokensPerSecond: ok.length > 0 && wallTimeMs > 0 ? goodputTokens(ok, slo) / (wallTimeMs / 1000) : null,
     ...connectionFigures(samples),
-    valid: invalidReasons.length === 0,
-    invalidReasons,
+    valid: invalid.length === 0,
+    invalidReasons: invalid.map(invalidReasonText),
+    invalid,
   };
 }
 
@@ -495,20 +581,26 @@ export function clientDelay(
   health: Pick<ClientHealth, "eventLoopLagMeanMs" | "loopUtilization" | "firstTokenReadDelayMs">,
   ttftP50Ms: number | null,
   e2eP50Ms: number | null,
-): { readDelayMs: number; firstTokenReadDelayMs: number; reason: string | null } {
+): { readDelayMs: number; firstTokenReadDelayMs: number; reason: InvalidReason | null } {
   const readDelayMs = READ_DELAY_PER_LOOP_DELAY * health.eventLoopLagMeanMs;
   const firstTokenReadDelayMs = FIRST_TOKEN_READ_DELAY_MARGIN * (health.firstTokenReadDelayMs ?? 0);
   const ttftToleranceMs = TTFT_TOLERANCE_MS + TTFT_TOLERANCE_SHARE * (ttftP50Ms ?? 0);
   const perStreamToleranceMs = e2eP50Ms === null ? Infinity : PER_STREAM_TOLERANCE_SHARE * e2eP50Ms;
-  let reason: string | null = null;
+  let reason: InvalidReason | null = null;
   if (health.loopUtilization > MAX_LOOP_UTILIZATION)
-    reason = `client limited: event loop busy ${fmt(health.loopUtilization * 100)} % of the time, over ${fmt(MAX_LOOP_UTILIZATION * 100)} %`;
+    reason = {
+      code: "client_loop_busy",
+      detail: { loopUtilization: health.loopUtilization, limitShare: MAX_LOOP_UTILIZATION },
+    };
   else if (readDelayMs > ttftToleranceMs)
-    reason = `client limited: reads waited about ${fmt(readDelayMs)} ms, over the TTFT tolerance of ${fmt(ttftToleranceMs)} ms`;
+    reason = { code: "client_read_delay", detail: { readDelayMs, toleranceMs: ttftToleranceMs } };
   else if (firstTokenReadDelayMs > ttftToleranceMs)
-    reason = `client limited: first tokens' reads waited about ${fmt(firstTokenReadDelayMs)} ms, over the TTFT tolerance of ${fmt(ttftToleranceMs)} ms`;
+    reason = { code: "client_first_token_delay", detail: { firstTokenReadDelayMs, toleranceMs: ttftToleranceMs } };
   else if (readDelayMs > perStreamToleranceMs)
-    reason = `client limited: reads waited about ${fmt(readDelayMs)} ms, over 3 % of e2e p50 (${fmt(perStreamToleranceMs)} ms)`;
+    reason = {
+      code: "client_read_delay_per_stream",
+      detail: { readDelayMs, toleranceMs: perStreamToleranceMs, toleranceShare: PER_STREAM_TOLERANCE_SHARE },
+    };
   return { readDelayMs, firstTokenReadDelayMs, reason };
 }
 
@@ -601,7 +693,7 @@ const STOP_NOTE = "the sweep ran no higher level";
 /**
  * Why the sweep must run no level above this one, or null: the level is invalid because of rate limits
  * (429s over `MAX_RATE_LIMITED_RATE`) or failures (over `MAX_FAILURE_RATE`, or its first requests all
- * failed, `endedEarly`). More concurrency cannot make such a level valid. Rate limits win when both
+ * failed, code `ended_early`, read with `invalidCodes` so an older stored level counts too). More concurrency cannot make such a level valid. Rate limits win when both
  * hold. `unreachable` when no request of the level got any answer (only network errors and timeouts
  * without an HTTP status); `early` are the level's first results, warm-up included, when the sweep kept them.
  */
@@ -616,7 +708,7 @@ export function levelStop(level: Level, early: EarlyResult[] = []): Stop | null 
       detail: `rate-limited from N=${n}: ${r.rateLimited} of ${r.sent} requests got 429 (${fmt((r.rateLimited / r.sent) * 100)} %, over ${fmt(MAX_RATE_LIMITED_RATE * 100)} %); ${STOP_NOTE}`,
     };
   const failures = failuresOf(r);
-  const endedEarly = level.invalidReasons.some((reason) => reason.startsWith("ended at once"));
+  const endedEarly = invalidCodes(level).includes("ended_early");
   if (!(r.sent > 0 && failures / r.sent > MAX_FAILURE_RATE) && !endedEarly) return null;
   const noAnswer = (e: EarlyResult) => e.httpStatus === null && (e.outcome === "network" || e.outcome === "timeout");
   const answeredInLevel = r.ok + r.rateLimited + r.routeMismatch + r.httpError + r.incomplete > 0;

@@ -86,7 +86,7 @@ describe("cached prompt share", () => {
     const l = level([sample(), sample({ outcome: "timeout", cachedPromptTokens: 50 })]);
     expect(l.cachedPromptTokenShare).toBeNull();
     // The timeout makes the level invalid for failures, never for a cached prompt.
-    expect(l.invalidReasons.some((r) => r.includes("cached"))).toBe(false);
+    expect(l.invalid.map((r) => r.code)).not.toContain("cached_prompt");
   });
 
   it("keeps a level valid at exactly 50 % and makes it invalid above, saying why", () => {
@@ -98,9 +98,7 @@ describe("cached prompt share", () => {
     const over = level([sample({ cachedPromptTokens: 26 }), sample({ cachedPromptTokens: 25 })]);
     expect(over.cachedPromptTokenShare).toBe(0.51);
     expect(over.valid).toBe(false);
-    expect(over.invalidReasons).toEqual([
-      "cached prompt tokens 51 % of the prompt tokens, over 50 %: a prompt cache served most of the prompt",
-    ]);
+    expect(over.invalid).toEqual([{ code: "cached_prompt", detail: { share: 0.51, limitShare: 0.5 } }]);
   });
 
   it("counts only the samples that report both cached and prompt tokens", () => {

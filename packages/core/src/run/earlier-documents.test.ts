@@ -81,6 +81,7 @@ function earlierDocument(): Record<string, unknown> {
         "goodputOutputTokensPerSecond",
         "newConnectionShare",
         "staleSockets",
+        "invalid",
       ]),
     ),
     summary: strip(doc.summary, ["capacity", "goodputPeak"]),
@@ -112,6 +113,7 @@ describe("documents stored before the reader's figures", () => {
       goodputOutputTokensPerSecond: null,
       newConnectionShare: null,
       staleSockets: null,
+      invalid: [],
     });
     expect(doc.samples[0]).toMatchObject({
       ttftAnswerMs: null,

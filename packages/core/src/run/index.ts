@@ -133,6 +133,74 @@ export const LevelCost = z.object({
 });
 export type LevelCost = z.infer<typeof LevelCost>;
 
+/**
+ * Why a level is not valid, one code per rule (docs/methodology.md#when-a-level-is-valid). Codes of
+ * the measuring client's own limits start with `client_`: the level's figures may be bent by the
+ * client, not the endpoint.
+ */
+export const InvalidCode = z.enum([
+  "no_ok_sample",
+  "route_mismatch",
+  "rate_limited",
+  "failures",
+  "ended_early",
+  "client_lag",
+  "client_loop_busy",
+  "client_read_delay",
+  "client_first_token_delay",
+  "client_read_delay_per_stream",
+  "too_few_requests",
+  "client_concurrency",
+  "cached_prompt",
+]);
+export type InvalidCode = z.infer<typeof InvalidCode>;
+
+/** A share of sent requests over its limit: `count` of `sent`, `share` = count / sent, over `limitShare`. */
+const SentShare = {
+  count: z.number().int().nonnegative(),
+  sent: z.number().int().positive(),
+  share: z.number(),
+  limitShare: z.number(),
+};
+
+const reason = <C extends InvalidCode, D extends z.ZodRawShape>(code: C, detail: D) =>
+  z.object({ code: z.literal(code), detail: z.object(detail) });
+
+/** One reason a level is not valid: its `code` and the figures behind it (`detail`, units in the names). */
+export const InvalidReason = z.discriminatedUnion("code", [
+  reason("no_ok_sample", { sent: z.number().int().nonnegative() }),
+  reason("route_mismatch", SentShare),
+  reason("rate_limited", SentShare),
+  reason("failures", {
+    ...SentShare,
+    httpError: z.number().int().nonnegative(),
+    timeout: z.number().int().nonnegative(),
+    network: z.number().int().nonnegative(),
+    incomplete: z.number().int().nonnegative(),
+  }),
+  reason("ended_early", { firstRequests: z.number().int().positive() }),
+  reason("client_lag", { eventLoopLagP99Ms: z.number(), limitMs: z.number() }),
+  reason("client_loop_busy", { loopUtilization: z.number(), limitShare: z.number() }),
+  reason("client_read_delay", { readDelayMs: z.number(), toleranceMs: z.number() }),
+  reason("client_first_token_delay", { firstTokenReadDelayMs: z.number(), toleranceMs: z.number() }),
+  reason("client_read_delay_per_stream", {
+    readDelayMs: z.number(),
+    toleranceMs: z.number(),
+    toleranceShare: z.number(),
+  }),
+  reason("too_few_requests", {
+    requestsPerLevel: z.number().int().nonnegative(),
+    concurrency: z.number().int().positive(),
+  }),
+  reason("client_concurrency", {
+    achievedConcurrency: z.number(),
+    concurrency: z.number().int().positive(),
+    minShare: z.number(),
+  }),
+  reason("cached_prompt", { share: z.number(), limitShare: z.number() }),
+]);
+export type InvalidReason = z.infer<typeof InvalidReason>;
+
 /** One concurrency level of a sweep. */
 export const Level = z.object({
   concurrency: z.number().int().positive(),
@@ -186,8 +254,10 @@ export const Level = z.object({
   /** Stale sockets the level's samples met (each re-sent on a new connection); null in documents stored before it was recorded. */
   staleSockets: z.number().int().nonnegative().nullable().default(null),
   valid: z.boolean(),
-  /** Why the level is not valid; empty when valid. */
+  /** Why the level is not valid, in words (`invalidReasonText` of each of `invalid`); empty when valid. */
   invalidReasons: z.array(z.string()),
+  /** Why the level is not valid, as codes and figures; empty when valid, and in documents stored before it was recorded. */
+  invalid: z.array(InvalidReason).default([]),
 });
 export type Level = z.infer<typeof Level>;
 
