@@ -74,9 +74,10 @@ describe("sweep against a rate-limited or failing reference target", () => {
     // Past the burst of 20, most of the rest are refused and their workers wait (retry-after 1 s).
     expect(level.requests.rateLimited).toBeGreaterThan(0.05 * 64);
     expect(level.rateLimitWaitMs).toBeGreaterThan(0);
-    expect(level.invalidReasons.some((r) => r.startsWith("rate-limited (429)"))).toBe(true);
+    const codes = level.invalid.map((r) => r.code);
+    expect(codes).toContain("rate_limited");
     // Waiting workers leave the indexes to the others, so the level never idles for want of a sender.
-    expect(level.invalidReasons.filter((r) => r.includes("achieved concurrency"))).toEqual([]);
+    expect(codes).not.toContain("client_concurrency");
   });
 
   it("a third of requests refused: level 1 invalid for rate limits, nothing higher run, nothing ranked, nothing sent twice", async () => {
@@ -91,7 +92,10 @@ describe("sweep against a rate-limited or failing reference target", () => {
     expect(level.requests).toMatchObject({ sent: 9, ok: 6, rateLimited: 3 });
     expect(level.valid).toBe(false);
     // (A loaded machine may add a client-limited reason; the rate-limit one is always there.)
-    expect(level.invalidReasons).toContain("rate-limited (429) 3 of 9 sent (33.3 %), over 5 %");
+    expect(level.invalid).toContainEqual({
+      code: "rate_limited",
+      detail: { count: 3, sent: 9, share: 3 / 9, limitShare: 0.05 },
+    });
     // Each 429 was followed by a send after waiting retry-after (1 s): 3 waits of 1 s each.
     expect(level.rateLimitWaitMs).toBeGreaterThanOrEqual(3 * 1000 - 5);
     expect(level.rateLimitWaitMs).toBeLessThan(3 * 1000 + 1000);
@@ -121,7 +125,7 @@ describe("sweep against a rate-limited or failing reference target", () => {
     expect(one.requests.rateLimited + two.requests.rateLimited).toBe(0);
     expect(eight.requests.rateLimited / eight.requests.sent).toBeGreaterThan(0.05);
     expect(eight.valid).toBe(false);
-    expect(eight.invalidReasons.some((r) => r.startsWith("rate-limited (429)"))).toBe(true);
+    expect(eight.invalid.map((r) => r.code)).toContain("rate_limited");
     // Workers waited (no retry-after: 1 s, doubling) instead of burning the level in a 429 storm.
     expect(eight.rateLimitWaitMs).toBeGreaterThanOrEqual(1000 - 5);
     expect(doc.summary.stop).toMatchObject({ concurrency: 8, reason: "rate_limited" });
@@ -146,7 +150,10 @@ describe("sweep against a rate-limited or failing reference target", () => {
     });
     expect(doc.levels.map((l) => l.concurrency)).toEqual([1]);
     expect(doc.levels[0]?.requests).toMatchObject({ sent: 10, ok: 8, httpError: 2 });
-    expect(doc.levels[0]?.invalidReasons).toContain("failures 2 of 10 sent (20 %), over 5 % (2 http error)");
+    expect(doc.levels[0]?.invalid).toContainEqual({
+      code: "failures",
+      detail: { count: 2, sent: 10, share: 0.2, limitShare: 0.05, httpError: 2, timeout: 0, network: 0, incomplete: 0 },
+    });
     expect(doc.summary.stop).toMatchObject({ concurrency: 1, reason: "failures" });
     expect(doc.summary.stop?.detail).toMatch(/^failing from N=1/);
   });
@@ -194,7 +201,7 @@ describe("sweep against a rate-limited or failing reference target", () => {
     const level = doc.levels[0] as (typeof doc.levels)[number];
     expect(level.requests.ok).toBe(0);
     expect(level.requests.sent).toBeLessThanOrEqual(8);
-    expect(level.invalidReasons).toContain("ended at once: its first 4 requests (warm-up included) all failed");
+    expect(level.invalid).toContainEqual({ code: "ended_early", detail: { firstRequests: 4 } });
     expect(doc.summary.stop?.reason).toBe("unreachable");
     expect(doc.summary.stop?.detail).toMatch(/^unreachable at N=8: no request got an answer.*first error: \S/);
   });

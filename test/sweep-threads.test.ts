@@ -165,7 +165,7 @@ describe("a level on two worker threads", () => {
     expect(doc.levels.map((l) => l.concurrency)).toEqual([8]);
     const level = doc.levels[0] as (typeof doc.levels)[number];
     expect(level.requests.ok).toBe(0);
-    expect(level.invalidReasons).toContain("ended at once: its first 4 requests (warm-up included) all failed");
+    expect(level.invalid).toContainEqual({ code: "ended_early", detail: { firstRequests: 4 } });
     expect(doc.summary.stop?.reason).toBe("unreachable");
   });
 

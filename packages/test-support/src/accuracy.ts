@@ -4,8 +4,14 @@
  * says its own client may have bent them (`client.limited`). A loaded machine may take the second way;
  * a client that bends the figures and does not say so fails either way.
  */
-import { PER_STREAM_TOLERANCE_SHARE, TTFT_TOLERANCE_MS, TTFT_TOLERANCE_SHARE } from "@kneeboard/core/metrics";
-import type { Level, Sample } from "@kneeboard/core/run";
+import {
+  invalidCodes,
+  isClientReason,
+  PER_STREAM_TOLERANCE_SHARE,
+  TTFT_TOLERANCE_MS,
+  TTFT_TOLERANCE_SHARE,
+} from "@kneeboard/core/metrics";
+import type { InvalidCode, Level, Sample } from "@kneeboard/core/run";
 import type { ResponseTiming } from "@kneeboard/reference";
 
 /** What a level should have measured. */
@@ -44,15 +50,15 @@ export function accuracyMisses(level: Level, truth: LevelTruth): string[] {
 
 /**
  * The misses the level did not own up to: empty when within tolerance, or when `client.limited` says
- * the client may have bent them (its reasons are kept in `invalidReasons`).
+ * the client may have bent them (its reasons are kept in `invalid`, with `client_` codes).
  */
 export function unflaggedMisses(level: Level, truth: LevelTruth): string[] {
   return level.client.limited ? [] : accuracyMisses(level, truth);
 }
 
-/** The level's invalid reasons other than its client's own limit (which a loaded machine may add). */
-export function reasonsBesidesClient(level: Level): string[] {
-  return level.invalidReasons.filter((r) => !r.startsWith("client limited"));
+/** The codes of the level's invalid reasons other than its client's own limits (which a loaded machine may add). */
+export function reasonsBesidesClient(level: Level): InvalidCode[] {
+  return invalidCodes(level).filter((code) => !isClientReason(code));
 }
 
 /** TTFT error tolerance, ms: 10 ms plus 3 % of the true TTFT. */
