@@ -10,6 +10,7 @@ import { Agent, request } from "node:http";
 import { availableParallelism } from "node:os";
 import { parseConfig, workloadFor } from "@kneeboard/core/config";
 import type { Level, Sample } from "@kneeboard/core/run";
+import type { Scheduler } from "@kneeboard/core/scheduler";
 import { runSweep } from "@kneeboard/core/sweep";
 import type { ConnectionBehaviour } from "@kneeboard/reference";
 import { type ReferenceProcess, startReferenceProcess } from "@kneeboard/reference/process";
@@ -114,7 +115,7 @@ async function kneeboardLevel(
   concurrency: number,
   requests: number,
   maxTokens: number,
-  clock?: { now(): number },
+  clock?: Scheduler,
   agent?: Agent,
 ): Promise<{ level: Level; samples: Sample[] }> {
   const config = parseConfig(
@@ -133,7 +134,13 @@ async function kneeboardLevel(
     }),
   );
   const target = config.targets[0] as (typeof config.targets)[number];
-  const doc = await runSweep({ target, workload: workloadFor(config, target), simulated: true, clock, agent });
+  const doc = await runSweep({
+    target,
+    workload: workloadFor(config, target),
+    simulated: true,
+    scheduler: clock,
+    agent,
+  });
   return { level: doc.levels[0] as Level, samples: doc.samples };
 }
 

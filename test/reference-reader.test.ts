@@ -6,6 +6,7 @@
 
 import { parseConfig, workloadFor } from "@kneeboard/core/config";
 import type { RunDocument } from "@kneeboard/core/run";
+import type { Scheduler } from "@kneeboard/core/scheduler";
 import { runSweep } from "@kneeboard/core/sweep";
 import {
   type ExpectedReaderFigures,
@@ -31,12 +32,12 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /** Sweeps the named reference target with this workload instead of its demo one. */
-async function sweep(id: string, workload: Record<string, unknown>, clock?: { now(): number }): Promise<RunDocument> {
+async function sweep(id: string, workload: Record<string, unknown>, clock?: Scheduler): Promise<RunDocument> {
   const target = referenceTargets(server.url).find((t) => t.id === id);
   const { workload: _demo, ...rest } = target as typeof target & { workload?: unknown };
   const config = parseConfig(JSON.stringify({ targets: [rest], workload }));
   const parsed = config.targets[0] as (typeof config.targets)[number];
-  return runSweep({ target: parsed, workload: workloadFor(config, parsed), simulated: true, clock });
+  return runSweep({ target: parsed, workload: workloadFor(config, parsed), simulated: true, scheduler: clock });
 }
 
 /** Sweeps on the server's clock and returns the run with the server's record of it, for the client's error. */

@@ -66,7 +66,7 @@ describe("sweep against a reference target", () => {
       await server.takeTimings();
       // The server's clock, so each sample meets the server's record of its tokens.
       const clock = epochClock();
-      const doc = await runSweep({ ...setup("fast", workload), simulated: true, clock });
+      const doc = await runSweep({ ...setup("fast", workload), simulated: true, scheduler: clock });
       const level = doc.levels[0] as (typeof doc.levels)[number];
       expect(doc.status).toBe("complete");
       expect(level.requests.ok).toBe(requests);

@@ -12,6 +12,7 @@ import {
   TTFT_TOLERANCE_SHARE,
 } from "@kneeboard/core/metrics";
 import type { InvalidCode, Level, Sample } from "@kneeboard/core/run";
+import { epochScheduler, type Scheduler } from "@kneeboard/core/scheduler";
 import type { ResponseTiming } from "@kneeboard/reference";
 
 /** What a level should have measured. */
@@ -128,12 +129,17 @@ export function clientError(samples: Sample[], timings: ResponseTiming[], origin
   };
 }
 
-/** An epoch clock (the reference server's), remembering its first reading: a sweep's origin. */
-export function epochClock(): { now(): number; originMs: number | null } {
+/**
+ * A scheduler on epoch ms (the reference server's time base), remembering its first reading: a
+ * sweep's origin. Worker threads rebuild it on the same base.
+ */
+export function epochClock(): Scheduler & { originMs: number | null } {
+  const epoch = epochScheduler();
   const clock = {
+    ...epoch,
     originMs: null as number | null,
     now() {
-      const now = performance.timeOrigin + performance.now();
+      const now = epoch.now();
       clock.originMs ??= now;
       return now;
     },

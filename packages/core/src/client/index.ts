@@ -20,14 +20,8 @@ import { APIError } from "openai";
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import type { Route } from "../config/index.ts";
 import type { Outcome } from "../run/index.ts";
+import { type Scheduler, systemScheduler, type Timer } from "../scheduler/index.ts";
 import type { FirstTokenWatch } from "./health.ts";
-
-/** A monotonic clock in ms (default: `performance.now`). */
-export interface Clock {
-  now(): number;
-}
-
-export const systemClock: Clock = { now: () => performance.now() };
 
 /** Where and how to send: the resolved target (the key already read from its secret). */
 export interface Endpoint {
@@ -99,7 +93,8 @@ export interface RawResult {
  * stale socket: a CA to trust goes in `Endpoint.ca`.
  */
 export interface ClientOptions {
-  clock?: Clock;
+  /** Where times and the request timeout come from (default: the system scheduler). */
+  scheduler?: Scheduler;
   agent?: HttpAgent;
 }
 
@@ -286,7 +281,7 @@ class SseParser {
   }
 }
 
-/** A client bound to one endpoint. `agent` (with `baseURL`) and `clock` are injectable for tests. */
+/** A client bound to one endpoint. `agent` (with `baseURL`) and `scheduler` are injectable for tests. */
 export class StreamingClient {
   private readonly url: URL;
   private readonly agent: HttpAgent;
@@ -331,7 +326,7 @@ export class StreamingClient {
 
   /** Sends one streaming request and measures it. Resolves for every outcome; never rejects. */
   send(request: ChatRequest): Promise<RawResult> {
-    const clock = this.options.clock ?? systemClock;
+    const clock = this.options.scheduler ?? systemScheduler;
     const { route, model, apiKey } = this.endpoint;
     const pin = pinning(route);
     const body: StreamBody = {
@@ -383,12 +378,12 @@ export class StreamingClient {
       let streaming = false;
       let namingChunk: GatewayChunk | undefined;
       let readAtMs = 0;
-      let timer: NodeJS.Timeout | undefined;
+      let timer: Timer | undefined;
 
       const settle = (outcome: Outcome, error: string | null) => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
+        timer?.cancel();
         if (result.contentChunks.length === 0) request.firstToken?.firstTokenRead();
         if (request.signal) this.aborts.get(request.signal)?.delete(onAbort);
         result.outcome = outcome;
@@ -586,7 +581,7 @@ export class StreamingClient {
       };
 
       if (!open({ agent: this.agent })) return;
-      timer = setTimeout(() => {
+      timer = clock.setTimer(() => {
         timedOut = true;
         fail("timeout", "");
       }, request.timeoutMs);

@@ -12,9 +12,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FolderRunClaims } from "../claims/folder.ts";
-import type { Clock } from "../client/index.ts";
 import { type Config, parseConfig } from "../config/index.ts";
 import { StoreRunIndex } from "../run-index/store.ts";
+import { type Scheduler, systemScheduler } from "../scheduler/index.ts";
 import { FolderStore } from "../store/folder.ts";
 import { listRunKeys, readRun } from "../store/index.ts";
 import { MemoryPendingRuns, MemoryQueue, type QueueRecord, type SweepDeps, SweepMessage, sweepBatch } from "./index.ts";
@@ -26,7 +26,8 @@ let baseURL: string;
 let received = 0;
 let ticks = 0;
 /** Monotonic: whole steps per received request, plus a hair per reading. */
-const clock: Clock = { now: () => received * STEP_MS + ticks++ * 1e-6 };
+// Real timers on a clock of its own: not one a thread can rebuild, so every level runs on this thread.
+const clock: Scheduler = { ...systemScheduler, now: () => received * STEP_MS + ticks++ * 1e-6, threadable: undefined };
 const dirs: string[] = [];
 
 /** An OpenAI-style stream of four one-token chunks, then usage. */
@@ -88,7 +89,7 @@ function world(concurrency: number[], options: { maxInvocations?: number } = {})
     remainingMs: () => remainingMs,
     marginMs: 0,
     maxInvocations: options.maxInvocations,
-    clock,
+    scheduler: clock,
     log: { info: (m) => lines.push(m), warn: (m) => lines.push(`WARN ${m}`) },
   });
   return { ...shared, invocation, lines };

@@ -4,12 +4,11 @@
  * run or save the finished levels and send a continuation that resumes at the next level.
  */
 import { type RunClaims, slotRunId } from "../claims/index.ts";
-import type { Clock } from "../client/index.ts";
-import { systemClock } from "../client/index.ts";
 import { type Config, type Target, workloadFor } from "../config/index.ts";
 import { KneeboardError } from "../errors/index.ts";
 import type { RunDocument } from "../run/index.ts";
 import { type RunIndex, saveRun } from "../run-index/index.ts";
+import { type Scheduler, systemScheduler } from "../scheduler/index.ts";
 import type { Store } from "../store/index.ts";
 import { runSweep } from "../sweep/index.ts";
 import {
@@ -58,8 +57,8 @@ export interface SweepDeps {
   maxInvocations?: number;
   /** Default DEFAULT_HANDOVER_LEASE_MS. */
   handoverLeaseMs?: number;
-  /** The sweep's measuring clock; the deadline is on it. Default the system clock. */
-  clock?: Clock;
+  /** The sweep's scheduler; the deadline is on its clock. Default the system scheduler. */
+  scheduler?: Scheduler;
   log?: Log;
 }
 
@@ -190,7 +189,7 @@ async function previousLevels(c: Claimed): Promise<RunDocument | undefined> {
 
 async function sweepClaimed(c: Claimed): Promise<Outcome> {
   const { deps, log, target, runId } = c;
-  const clock = deps.clock ?? systemClock;
+  const clock = deps.scheduler ?? systemScheduler;
   const maxInvocations = deps.maxInvocations ?? DEFAULT_MAX_INVOCATIONS;
   const invocation = c.continuation?.invocation ?? 1;
   const previous = await previousLevels(c);
@@ -201,7 +200,7 @@ async function sweepClaimed(c: Claimed): Promise<Outcome> {
     workload: workloadFor(deps.config, target),
     apiKey: deps.apiKeyFor?.(target),
     runId,
-    clock,
+    scheduler: clock,
     deadlineMs,
     // A level whose streams one core cannot carry runs on several worker threads of this invocation.
     threads: "auto",

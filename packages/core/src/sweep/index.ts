@@ -14,7 +14,7 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { type ClientHealth, type HealthWatch, watchClientHealth } from "../client/health.ts";
-import { type Clock, type Endpoint, type RawResult, StreamingClient, systemClock } from "../client/index.ts";
+import { type Endpoint, type RawResult, StreamingClient } from "../client/index.ts";
 import { modelKeyOf, type Target, type Workload } from "../config/index.ts";
 import {
   deriveSampleFigures,
@@ -27,6 +27,7 @@ import {
 } from "../metrics/index.ts";
 import { DEFAULT_PLAN_ASSUMPTIONS, threadsForChunkRate } from "../plan/index.ts";
 import type { Level, RunDocument, Sample, Stop } from "../run/index.ts";
+import { type Scheduler, systemScheduler } from "../scheduler/index.ts";
 import { promptFor } from "../workload/index.ts";
 import { pool, rateLimitWaitMs, SHARED_SEND_SEQ, SHARED_SLOTS, SHARED_STOP, sleep } from "./loop.ts";
 import { THREAD_JOB_KIND, type ThreadJob, type ThreadMessage } from "./thread.ts";
@@ -63,14 +64,15 @@ export interface SweepOptions {
   runId?: string;
   /** Marks the run as produced by a simulated reference target. */
   simulated?: boolean;
-  clock?: Clock;
+  /** Where the sweep's times, timers and 429 waits come from (default: the system scheduler). */
+  scheduler?: Scheduler;
   /** The keep-alive agent requests go through (default: one per sweep). */
   agent?: Agent;
   /** PEM CA the target's `https:` certificate must chain to, in place of Node's default CAs (tests); worker threads get it too. */
   ca?: string;
   /** Stops the sweep between requests; finished levels are kept and the run is partial. */
   signal?: AbortSignal;
-  /** Clock ms (same clock) at which to stop the way `signal` does. */
+  /** Scheduler ms at which to stop the way `signal` does. */
   deadlineMs?: number;
   /** Index of the first level to run (a continued sweep); earlier levels are taken from `previous`. */
   startLevelIndex?: number;
@@ -83,8 +85,8 @@ export interface SweepOptions {
    * each level what its expected chunk rate needs (`threadsForChunkRate`: N x the per-stream rate of
    * the level before, or for the first the target's expectedOutputTokensPerSecond, else the plan's
    * default, against one core's capacity, capped by the available cores); a number forces that many
-   * (at most N). More than one needs the system clock: with an injected `clock` every level runs on
-   * this thread.
+   * (at most N). More than one needs a scheduler a thread can rebuild (`Scheduler.threadable`):
+   * with a manual one every level runs on this thread.
    */
   threads?: number | "auto";
 }
@@ -104,7 +106,7 @@ function failed(outcome: RawResult["outcome"]): boolean {
 /** Runs the whole sweep of one target and returns its run document. Request failures are data. */
 export async function runSweep(options: SweepOptions): Promise<RunDocument> {
   const { target, workload } = options;
-  const clock = options.clock ?? systemClock;
+  const clock = options.scheduler ?? systemScheduler;
   const runId = options.previous?.runId ?? options.runId ?? newRunId();
   const startedAt = options.previous?.startedAt ?? new Date().toISOString();
   // A continued run's samples keep counting from the run's start (or at least after the earlier
@@ -123,7 +125,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
     route: target.route,
     ...(options.ca ? { ca: options.ca } : {}),
   };
-  const client = new StreamingClient(endpoint, { clock, agent: options.agent });
+  const client = new StreamingClient(endpoint, { scheduler: clock, agent: options.agent });
   const levels: Level[] = [...(options.previous?.levels ?? [])];
   const samples: Sample[] = [...(options.previous?.samples ?? [])];
   let partialReason: string | null = null;
@@ -214,7 +216,7 @@ function routeRecord(target: Target): RunDocument["route"] {
 /** Worker threads one level runs on (see `SweepOptions.threads`). */
 function levelThreads(options: SweepOptions, concurrency: number, before: Level | undefined): number {
   const asked = options.threads ?? 1;
-  if (asked === 1 || (options.clock !== undefined && options.clock !== systemClock)) return 1;
+  if (asked === 1 || !(options.scheduler ?? systemScheduler).threadable) return 1;
   if (asked !== "auto") return Math.max(1, Math.min(Math.floor(asked), concurrency));
   const perStream =
     (before?.perStream.outputTokensPerSecond.p50 ??
@@ -228,7 +230,7 @@ interface LevelContext {
   endpoint: Endpoint;
   /** Worker threads the measured requests run on; 1 runs them on this thread. */
   threads: number;
-  clock: Clock;
+  clock: Scheduler;
   origin: number;
   runId: string;
   workload: Workload;
@@ -363,7 +365,7 @@ async function runLevel(ctx: LevelContext): Promise<{ level: Level; samples: Sam
       timeoutMs: workload.requestTimeoutSeconds * 1000,
       workers,
       count,
-      mainTimeOrigin: performance.timeOrigin,
+      timeOriginMs: (clock.threadable as { timeOriginMs: number }).timeOriginMs,
       shared,
     });
     const started = Array.from({ length: threads }, (_, i) =>

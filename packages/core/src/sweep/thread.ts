@@ -7,9 +7,10 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { type ClientHealth, watchClientHealth } from "../client/health.ts";
-import { type Clock, type Endpoint, type RawResult, StreamingClient } from "../client/index.ts";
+import { type Endpoint, type RawResult, StreamingClient } from "../client/index.ts";
+import { performanceScheduler } from "../scheduler/index.ts";
 import { promptFor } from "../workload/index.ts";
-import { pool, rateLimitWaitMs, SHARED_NEXT_INDEX, SHARED_SEND_SEQ, SHARED_STOP, sleep } from "./loop.ts";
+import { pool, rateLimitWaitMs, SHARED_NEXT_INDEX, SHARED_SEND_SEQ, SHARED_STOP } from "./loop.ts";
 
 /** Marks the workerData of a level's thread, so this module runs a job only in a thread started for one. */
 export const THREAD_JOB_KIND = "kneeboard-level-thread";
@@ -29,8 +30,8 @@ export interface ThreadJob {
   workers: number;
   /** Measured requests of the level (Infinity for a timed level). */
   count: number;
-  /** The main thread's `performance.timeOrigin`, ms since the epoch. */
-  mainTimeOrigin: number;
+  /** The main thread's scheduler as this thread rebuilds it (`Scheduler.threadable`). */
+  timeOriginMs: number;
   shared: SharedArrayBuffer;
 }
 
@@ -52,10 +53,9 @@ export async function runThreadJob(
   go: Promise<number>,
 ): Promise<void> {
   const shared = new Int32Array(job.shared);
-  // The main thread's clock: both time origins are epoch ms, so their difference maps one base onto the other.
-  const offsetMs = performance.timeOrigin - job.mainTimeOrigin;
-  const clock: Clock = { now: () => performance.now() + offsetMs };
-  const client = new StreamingClient(job.endpoint, { clock });
+  // The main thread's time base, rebuilt here: every time posted is on its clock.
+  const clock = performanceScheduler(job.timeOriginMs);
+  const client = new StreamingClient(job.endpoint, { scheduler: clock });
   const owed = Array.from({ length: job.workers }, () => ({ streak: 0, waitMs: 0 }));
   const waits: [number, number][] = [];
   let waitedMs = 0;
@@ -70,7 +70,7 @@ export async function runThreadJob(
     if (Atomics.load(shared, SHARED_NEXT_INDEX) >= job.count) return false;
     if (state.waitMs > 0) {
       const from = clock.now();
-      await sleep(state.waitMs, abort);
+      await clock.sleep(state.waitMs, abort);
       const to = clock.now();
       waits.push([from, to]);
       waitedMs += to - from;
