@@ -3,7 +3,7 @@
  * re-sent, invalid levels never ranked, higher levels not run, a level whose first requests fail ends at once.
  */
 import { parseConfig, workloadFor } from "@kneeboard/core/config";
-import { RATE_LIMIT_MAX_WAIT_MS, rateLimitWaitMs, runSweep } from "@kneeboard/core/sweep";
+import { rateLimitWaitMs, runSweep } from "@kneeboard/core/sweep";
 import { type ReferenceServer, type StreamProfile, startReferenceServer } from "@kneeboard/reference";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -96,7 +96,9 @@ describe("sweep against a rate-limited or failing reference target", () => {
       code: "rate_limited",
       detail: { count: 3, sent: 9, share: 3 / 9, limitShare: 0.05 },
     });
-    // Each 429 was followed by a send after waiting retry-after (1 s): 3 waits of 1 s each.
+    // Each 429 was followed by a send after waiting retry-after (1 s): 3 waits of 1 s each. Real time
+    // (exact figures: sweep/level.test.ts on a manual scheduler), told from 4 waits with a margin of
+    // 1 s for a loaded machine; a timer fires at most 1 ms early.
     expect(level.rateLimitWaitMs).toBeGreaterThanOrEqual(3 * 1000 - 5);
     expect(level.rateLimitWaitMs).toBeLessThan(3 * 1000 + 1000);
     expect(doc.samples.filter((s) => s.outcome === "rate_limited").every((s) => s.retryAfterSeconds === 1)).toBe(true);
@@ -169,7 +171,6 @@ describe("sweep against a rate-limited or failing reference target", () => {
 
   it("a stop signal ends a 429 wait at once; the run is partial", async () => {
     const stop = new AbortController();
-    const began = performance.now();
     const doc = await runSweep({
       ...setup("slowdown", { concurrency: [1], requestsPerLevel: 8, warmupRequests: 0 }),
       signal: stop.signal,
@@ -179,10 +180,10 @@ describe("sweep against a rate-limited or failing reference target", () => {
       },
     });
     expect(doc.status).toBe("partial");
-    expect(doc.partialReason).toMatch(/stopped by signal/);
-    // Far less than the owed wait: it did not run out.
-    expect((performance.now() - began) / RATE_LIMIT_MAX_WAIT_MS).toBeLessThan(0.5);
-  });
+    expect(doc.partialReason).toBe("stopped by signal during concurrency 1");
+    // That the wait ends when stopped, not when it runs out, is timed exactly in sweep/level.test.ts
+    // on a manual scheduler; here the 30 s wait would outlast this test's 20 s timeout had the stop not ended it.
+  }, 20_000);
 
   it("ends a level at once when its first 4 requests (warm-up included) fail, at any N", async () => {
     const dead = await startReferenceServer({ models: [{ kind: "model", id: "clean", profile: QUICK }] });

@@ -1,8 +1,10 @@
 /**
  * @module A simulated continuous-batching engine. Each sequence holding a batch slot advances on its
  * own timer (processor sharing), one token per decode step of `stepBaseMs + stepPerSeqMs x occupied`,
- * so the expected throughput at every concurrency follows exactly from the parameters.
+ * so the expected throughput at every concurrency follows exactly from the parameters. Its time comes
+ * from a scheduler: the system one when serving, a manual one in tests that want exact times.
  */
+import { type Scheduler, systemScheduler, type Timer } from "@kneeboard/core/scheduler";
 
 /** Parameters of one simulated model (ms unless noted). */
 export interface EngineProfile {
@@ -27,25 +29,26 @@ export interface Sequence {
 
 interface Running {
   seq: Sequence;
-  timer?: NodeJS.Timeout;
+  timer?: Timer;
   nextAtMs: number;
 }
 
 /** Time-weighted in-flight statistics plus a bounded log of changes. */
 export class InFlightStats {
+  constructor(private readonly clock: Pick<Scheduler, "now"> = systemScheduler) {}
   inFlight = 0;
   maxInFlight = 0;
   readonly log: { tMs: number; inFlight: number }[] = [];
   change(delta: number): void {
     this.inFlight += delta;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
-    if (this.log.length < 200_000) this.log.push({ tMs: performance.now(), inFlight: this.inFlight });
+    if (this.log.length < 200_000) this.log.push({ tMs: this.clock.now(), inFlight: this.inFlight });
   }
   reset(): void {
     this.maxInFlight = this.inFlight;
     this.log.length = 0;
   }
-  /** Time-weighted mean in-flight over [fromMs, toMs] (performance.now ms). */
+  /** Time-weighted mean in-flight over [fromMs, toMs] (the clock's ms: `performance.now` when serving). */
   meanBetween(fromMs: number, toMs: number): number {
     let current = [...this.log].reverse().find((e) => e.tMs <= fromMs)?.inFlight ?? 0;
     let last = fromMs;
@@ -65,9 +68,14 @@ export class InFlightStats {
 export class Engine {
   private readonly queue: Sequence[] = [];
   private readonly running = new Map<Sequence, Running>();
-  readonly stats = new InFlightStats();
+  readonly stats: InFlightStats;
 
-  constructor(readonly profile: EngineProfile) {}
+  constructor(
+    readonly profile: EngineProfile,
+    private readonly scheduler: Scheduler = systemScheduler,
+  ) {
+    this.stats = new InFlightStats(scheduler);
+  }
 
   get occupied(): number {
     return this.running.size;
@@ -95,7 +103,7 @@ export class Engine {
     if (index >= 0) this.queue.splice(index, 1);
     const running = this.running.get(seq);
     if (running) {
-      clearTimeout(running.timer);
+      running.timer?.cancel();
       this.running.delete(seq);
       this.admit();
     }
@@ -108,7 +116,7 @@ export class Engine {
       if (this.running.size > 0 && this.kvUsed() + next.promptTokens + next.generated + 1 > budget) break;
       this.queue.shift();
       const prefillMs = this.profile.prefillBaseMs + this.profile.prefillPerTokenMs * next.promptTokens;
-      const running: Running = { seq: next, nextAtMs: performance.now() + prefillMs };
+      const running: Running = { seq: next, nextAtMs: this.scheduler.now() + prefillMs };
       this.running.set(next, running);
       this.schedule(running);
     }
@@ -116,7 +124,7 @@ export class Engine {
 
   // Absolute target times: timer lateness does not accumulate over a stream.
   private schedule(running: Running): void {
-    running.timer = setTimeout(() => this.tick(running), Math.max(0, running.nextAtMs - performance.now()));
+    running.timer = this.scheduler.setTimer(() => this.tick(running), running.nextAtMs - this.scheduler.now());
   }
 
   private tick(running: Running): void {
@@ -134,7 +142,7 @@ export class Engine {
     if (this.kvUsed() > budget && this.running.size > 1) {
       // Preempt the newest sequence back to the head of the queue; it re-does prefill later.
       const newest = [...this.running.values()].at(-1) as Running;
-      clearTimeout(newest.timer);
+      newest.timer?.cancel();
       this.running.delete(newest.seq);
       this.queue.unshift(newest.seq);
       if (newest === running) return;
@@ -145,7 +153,7 @@ export class Engine {
 
   /** Stops every timer (server shutdown). */
   stop(): void {
-    for (const r of this.running.values()) clearTimeout(r.timer);
+    for (const r of this.running.values()) r.timer?.cancel();
     this.running.clear();
     this.queue.length = 0;
   }

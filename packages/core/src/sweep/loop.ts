@@ -1,8 +1,10 @@
 /**
- * @module The parts of a level's closed loop that its main thread and its worker threads share: the
- * worker pool, the wait after a 429, and the slots of the counters threads share. Kept apart from
- * the sweep so a thread loads them without the sweep (no import cycle).
+ * @module The worker loop of a level, one for the main thread and worker threads alike: take an
+ * index, send, hand the result on, serve the wait a 429 left before taking the next; and the 429
+ * wait rule. Kept apart from the sweep so a thread loads it without the sweep (no import cycle).
  */
+import type { RawResult } from "../client/index.ts";
+import type { Scheduler } from "../scheduler/index.ts";
 
 /** A worker's first wait after a 429 without `retry-after`, ms; it doubles per consecutive 429 of that worker. */
 export const RATE_LIMIT_FIRST_WAIT_MS = 1000;
@@ -21,53 +23,83 @@ export function rateLimitWaitMs(retryAfterSeconds: number | null, consecutive: n
   return Math.min(ms, RATE_LIMIT_MAX_WAIT_MS);
 }
 
-/** Resolves after `ms`, or at once when `signal` aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
+/** One worker's 429s in a row and the wait it owes before its next send, ms. */
+export interface WorkerDebt {
+  streak: number;
+  owedMs: number;
 }
 
-/** Slots of the counters a level's threads share (an Int32Array on a SharedArrayBuffer): the next request index. */
-export const SHARED_NEXT_INDEX = 0;
-/** The level's send order, warm-up included: the early-end rule counts the first sends. */
-export const SHARED_SEND_SEQ = 1;
-/** Set to 1 when the level must send nothing more. */
-export const SHARED_STOP = 2;
-export const SHARED_SLOTS = 3;
+export function newDebts(workers: number): WorkerDebt[] {
+  return Array.from({ length: Math.max(0, workers) }, () => ({ streak: 0, owedMs: 0 }));
+}
+
+/** Where a level's workers take their request indexes and send order: the level runner, or counters threads share. */
+export interface LevelCounters {
+  /** The next request index; null when none is left or the level must send nothing more. */
+  takeIndex(): number | null;
+  /** The next place in the level's send order, warm-up included (the early-end rule counts the first sends). */
+  takeSeq(): number;
+  /** True when no index is left or the level has ended: a worker then leaves without serving its wait. */
+  exhausted(): boolean;
+}
+
+/** One request's result as a worker hands it on; times on the scheduler's clock. */
+export interface LoopResult {
+  index: number;
+  seq: number;
+  raw: RawResult;
+  endMs: number;
+}
+
+export interface WorkerLoop {
+  /** One per worker: the loop runs `debts.length` workers, never more requests at once. */
+  debts: WorkerDebt[];
+  counters: LevelCounters;
+  scheduler: Scheduler;
+  /** Ends a wait at once (a stop, the deadline, an early end). */
+  signal: AbortSignal;
+  /** The end of a timed level on the scheduler's clock (Infinity for a counted one): no send after it. */
+  endMs(): number;
+  send(index: number): Promise<RawResult>;
+  /** Each result as it comes; false stops this worker. */
+  onResult(result: LoopResult): boolean;
+  /** A wait served after a 429, from and to on the scheduler's clock. */
+  onWait(fromMs: number, toMs: number): void;
+}
 
 /**
- * A fixed pool of `size` workers (ids 0 .. size-1) taking indexes 0, 1, ... below `count`; a task
- * returning false stops its worker. Bounded by construction: never more than `size` tasks at once.
- * `beforeTake` runs before a worker takes its next index, only while one is left (a worker's wait
- * after a 429: indexes stay free for the others meanwhile); returning false stops that worker.
+ * Runs the loop's workers until the counters are exhausted. A worker that got a 429 serves its wait
+ * (`rateLimitWaitMs`) before it takes its next index, so the others take what is left meanwhile; it
+ * skips the wait when nothing is left. The first error thrown stops every worker and is rethrown.
  */
-export async function pool(
-  size: number,
-  count: number,
-  task: (index: number, worker: number) => Promise<unknown>,
-  beforeTake?: (worker: number) => Promise<boolean>,
-): Promise<void> {
-  let next = 0;
-  let failure: unknown;
-  const worker = async (_: unknown, id: number) => {
-    while (failure === undefined && next < count) {
+export async function runWorkers(loop: WorkerLoop): Promise<void> {
+  const { counters, scheduler, signal } = loop;
+  let failure: { error: unknown } | undefined;
+  const worker = async (debt: WorkerDebt) => {
+    while (failure === undefined && !counters.exhausted()) {
       try {
-        if (beforeTake && (!(await beforeTake(id)) || next >= count)) return;
-        const index = next++;
-        if ((await task(index, id)) === false) return;
+        if (debt.owedMs > 0) {
+          const fromMs = scheduler.now();
+          await scheduler.sleep(debt.owedMs, signal);
+          debt.owedMs = 0;
+          loop.onWait(fromMs, scheduler.now());
+        }
+        if (signal.aborted || scheduler.now() >= loop.endMs()) return;
+        const index = counters.takeIndex();
+        if (index === null) return;
+        const seq = counters.takeSeq();
+        const raw = await loop.send(index);
+        const endMs = scheduler.now();
+        if (raw.outcome === "rate_limited") {
+          debt.streak++;
+          debt.owedMs = rateLimitWaitMs(raw.retryAfterSeconds, debt.streak);
+        } else debt.streak = 0;
+        if (!loop.onResult({ index, seq, raw, endMs })) return;
       } catch (error) {
-        failure ??= error;
+        failure ??= { error };
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.max(0, size) }, worker));
-  if (failure !== undefined) throw failure;
+  await Promise.all(loop.debts.map(worker));
+  if (failure !== undefined) throw failure.error;
 }

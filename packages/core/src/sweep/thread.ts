@@ -1,16 +1,17 @@
 /**
  * @module One worker thread of a level run on several threads: it runs its share of the level's
- * closed loop (its own workers, its own StreamingClient and keep-alive agent) and posts every result
- * to the main thread. Request indexes and send order come from counters the main thread shares
- * (`Atomics` on a SharedArrayBuffer), so every index is sent once whichever thread takes it; every
- * time posted is on the main thread's `performance.now()` base, so the samples merge into one level.
+ * workers (the same worker loop as the main thread, its own StreamingClient and keep-alive agent) and
+ * posts every result to the main thread. Indexes and send order come from counters the threads share,
+ * so every index is sent once whichever thread takes it; every time posted is on the main thread's
+ * scheduler, rebuilt here, so the samples merge into one level.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { type ClientHealth, watchClientHealth } from "../client/health.ts";
-import { type Endpoint, type RawResult, StreamingClient } from "../client/index.ts";
+import { type Endpoint, StreamingClient } from "../client/index.ts";
 import { performanceScheduler } from "../scheduler/index.ts";
-import { promptFor } from "../workload/index.ts";
-import { pool, rateLimitWaitMs, SHARED_NEXT_INDEX, SHARED_SEND_SEQ, SHARED_STOP } from "./loop.ts";
+import { type LoopResult, newDebts, runWorkers } from "./loop.ts";
+import { chatRequest, type RequestPlace } from "./request.ts";
+import { SharedCounters } from "./shared-counters.ts";
 
 /** Marks the workerData of a level's thread, so this module runs a job only in a thread started for one. */
 export const THREAD_JOB_KIND = "kneeboard-level-thread";
@@ -19,32 +20,27 @@ export const THREAD_JOB_KIND = "kneeboard-level-thread";
 export interface ThreadJob {
   kind: typeof THREAD_JOB_KIND;
   endpoint: Endpoint;
-  runId: string;
-  concurrency: number;
-  promptTokens: number;
-  maxTokens: number;
-  temperature: number;
-  ignoreEos: boolean;
-  timeoutMs: number;
+  place: RequestPlace;
   /** Workers of this thread (the level's N split over its threads). */
   workers: number;
   /** Measured requests of the level (Infinity for a timed level). */
   count: number;
   /** The main thread's scheduler as this thread rebuilds it (`Scheduler.threadable`). */
   timeOriginMs: number;
-  shared: SharedArrayBuffer;
+  /** The level's `SharedCounters`. */
+  counters: SharedArrayBuffer;
 }
 
 /** Messages a thread posts. */
 export type ThreadMessage =
   | { type: "ready" }
-  | { type: "result"; index: number; seq: number; raw: RawResult; endMs: number }
-  | { type: "done"; health: ClientHealth; rateLimitWaitMs: number; waits: [number, number][] }
+  | ({ type: "result" } & LoopResult)
+  | { type: "done"; health: ClientHealth; waits: [number, number][] }
   | { type: "error"; message: string };
 
 /**
- * Runs a thread's share of the level once `go` resolves (every thread loaded, so the level's streams
- * start together); `post` carries its messages to the main thread.
+ * Runs a thread's share of the level once `go` resolves with the level's end (every thread loaded, so
+ * the level's streams start together); `post` carries its messages to the main thread.
  */
 export async function runThreadJob(
   job: ThreadJob,
@@ -52,58 +48,26 @@ export async function runThreadJob(
   abort: AbortSignal,
   go: Promise<number>,
 ): Promise<void> {
-  const shared = new Int32Array(job.shared);
-  // The main thread's time base, rebuilt here: every time posted is on its clock.
-  const clock = performanceScheduler(job.timeOriginMs);
-  const client = new StreamingClient(job.endpoint, { scheduler: clock });
-  const owed = Array.from({ length: job.workers }, () => ({ streak: 0, waitMs: 0 }));
+  const scheduler = performanceScheduler(job.timeOriginMs);
+  const client = new StreamingClient(job.endpoint, { scheduler });
   const waits: [number, number][] = [];
-  let waitedMs = 0;
-  const stopped = () => Atomics.load(shared, SHARED_STOP) === 1 || abort.aborted;
   post({ type: "ready" });
-  // The end of a timed level on the main thread's clock, ms (Infinity for a counted level), known at the go.
   const levelEndMs = await go;
   const health = watchClientHealth();
-  await pool(job.workers, Number.POSITIVE_INFINITY, async (_, worker) => {
-    const state = owed[worker] as { streak: number; waitMs: number };
-    // No index left: nothing to wait for.
-    if (Atomics.load(shared, SHARED_NEXT_INDEX) >= job.count) return false;
-    if (state.waitMs > 0) {
-      const from = clock.now();
-      await clock.sleep(state.waitMs, abort);
-      const to = clock.now();
-      waits.push([from, to]);
-      waitedMs += to - from;
-      state.waitMs = 0;
-    }
-    if (stopped() || clock.now() >= levelEndMs) return false;
-    const index = Atomics.add(shared, SHARED_NEXT_INDEX, 1);
-    if (index >= job.count) return false;
-    const seq = Atomics.add(shared, SHARED_SEND_SEQ, 1);
-    const raw = await client.send({
-      prompt: promptFor({
-        runId: job.runId,
-        level: job.concurrency,
-        index,
-        warmup: false,
-        promptTokens: job.promptTokens,
-      }),
-      maxTokens: job.maxTokens,
-      temperature: job.temperature,
-      ignoreEos: job.ignoreEos,
-      timeoutMs: job.timeoutMs,
-      signal: abort,
-      firstToken: health,
-    });
-    const endMs = clock.now();
-    if (raw.outcome === "rate_limited") {
-      state.streak++;
-      state.waitMs = rateLimitWaitMs(raw.retryAfterSeconds, state.streak);
-    } else state.streak = 0;
-    post({ type: "result", index, seq, raw, endMs });
-    return !stopped();
+  await runWorkers({
+    debts: newDebts(job.workers),
+    counters: new SharedCounters(job.counters, job.count, abort),
+    scheduler,
+    signal: abort,
+    endMs: () => levelEndMs,
+    send: (index) => client.send(chatRequest(job.place, index, false, abort, health)),
+    onResult: (result) => {
+      post({ type: "result", ...result });
+      return true;
+    },
+    onWait: (fromMs, toMs) => waits.push([fromMs, toMs]),
   });
-  post({ type: "done", health: health.stop(), rateLimitWaitMs: waitedMs, waits });
+  post({ type: "done", health: health.stop(), waits });
 }
 
 if (parentPort && (workerData as Partial<ThreadJob> | null)?.kind === THREAD_JOB_KIND) {

@@ -1,0 +1,174 @@
+/**
+ * @module A sweep's levels on a manual scheduler with a scripted endpoint: 429 waits, stops,
+ * deadlines, timed levels and early ends in exact numbers, no wall clock involved.
+ */
+import { describe, expect, it } from "vitest";
+import type { ChatRequest, RawResult } from "../client/index.ts";
+import { parseConfig, workloadFor } from "../config/index.ts";
+import { ManualScheduler } from "../scheduler/manual.ts";
+import { runSweep } from "./index.ts";
+
+const TOKENS = 8;
+
+/** What the scripted endpoint does with its `arrival`-th request (0-based, in arrival order). */
+type Script = (arrival: number) => { outcome: RawResult["outcome"]; durationMs: number; retryAfterSeconds?: number };
+
+/** A result as the client would give it: `TOKENS` chunks evenly over the request for an ok one. */
+function result(outcome: RawResult["outcome"], startMs: number, endMs: number, retryAfterSeconds?: number): RawResult {
+  const ok = outcome === "ok";
+  const stepMs = (endMs - startMs) / TOKENS;
+  const contentChunks = ok
+    ? Array.from({ length: TOKENS }, (_, i) => ({ tMs: startMs + stepMs * (i + 1), chars: 4 }))
+    : [];
+  return {
+    outcome,
+    startMs,
+    contentChunks,
+    firstAnswerMs: contentChunks[0]?.tMs ?? null,
+    completionTokens: ok ? TOKENS : null,
+    promptTokens: ok ? 20 : null,
+    reasoningTokens: null,
+    cachedPromptTokens: null,
+    costUsd: null,
+    finishReason: ok ? "length" : null,
+    responseId: ok ? "scripted" : null,
+    servedProvider: null,
+    httpStatus: outcome === "rate_limited" ? 429 : outcome === "http_error" ? 500 : ok ? 200 : null,
+    retryAfterSeconds: retryAfterSeconds ?? null,
+    error: ok ? null : outcome,
+    connection: "reused",
+    staleSockets: 0,
+    staleSocketMs: null,
+    connectMs: null,
+    tlsMs: null,
+  };
+}
+
+/** An endpoint in scheduler time: each request lasts as the script says; an aborted one ends at once as `network`. */
+function scriptedEndpoint(scheduler: ManualScheduler, script: Script) {
+  const arrivals: { prompt: string; atMs: number }[] = [];
+  let inFlight = 0;
+  const inFlightLog: [number, number][] = [];
+  return {
+    arrivals,
+    inFlightLog,
+    async send(request: ChatRequest): Promise<RawResult> {
+      const startMs = scheduler.now();
+      const step = script(arrivals.length);
+      arrivals.push({ prompt: request.prompt, atMs: startMs });
+      inFlightLog.push([startMs, ++inFlight]);
+      await scheduler.sleep(step.durationMs, request.signal);
+      inFlightLog.push([scheduler.now(), --inFlight]);
+      if (request.signal?.aborted) return result("network", startMs, scheduler.now());
+      return result(step.outcome, startMs, scheduler.now(), step.retryAfterSeconds);
+    },
+  };
+}
+
+function setup(workload: Record<string, unknown>, script: Script) {
+  const config = parseConfig(
+    JSON.stringify({
+      targets: [
+        {
+          id: "scripted",
+          label: "scripted",
+          baseURL: "http://127.0.0.1:9/v1",
+          model: "m",
+          route: { gateway: "direct" },
+        },
+      ],
+      workload: { maxTokens: TOKENS, ...workload },
+    }),
+  );
+  const target = config.targets[0] as (typeof config.targets)[number];
+  const scheduler = new ManualScheduler();
+  const endpoint = scriptedEndpoint(scheduler, script);
+  return {
+    scheduler,
+    endpoint,
+    options: { target, workload: workloadFor(config, target), scheduler, client: endpoint },
+  };
+}
+
+describe("a level on a manual scheduler", () => {
+  it("waits retry-after after each 429: three refusals, exactly 3 s of waits, nothing sent twice", async () => {
+    // Arrivals 1 (warm-up) to 10; the 3rd, 6th and 9th are refused with retry-after: 1.
+    const { scheduler, endpoint, options } = setup(
+      { concurrency: [1, 2], requestsPerLevel: 9, warmupRequests: 1 },
+      (n) =>
+        n % 3 === 2
+          ? { outcome: "rate_limited", durationMs: 5, retryAfterSeconds: 1 }
+          : { outcome: "ok", durationMs: 100 },
+    );
+    const doc = await scheduler.run(runSweep(options));
+    const level = doc.levels[0] as (typeof doc.levels)[number];
+    expect(doc.levels.map((l) => l.concurrency)).toEqual([1]);
+    expect(level.requests).toMatchObject({ sent: 9, ok: 6, rateLimited: 3 });
+    expect(level.rateLimitWaitMs).toBe(3000);
+    expect(level.invalid.map((r) => r.code)).toContain("rate_limited");
+    expect(new Set(endpoint.arrivals.map((a) => a.prompt)).size).toBe(10);
+    // 1 warm-up + 6 ok of 100 ms, 3 refusals of 5 ms and 3 waits of 1 s, one after another.
+    expect(scheduler.now()).toBe(700 + 15 + 3000);
+  });
+
+  it("holds exactly N in flight through a timed level and sends nothing after its end", async () => {
+    const { scheduler, endpoint, options } = setup(
+      { concurrency: [4], levelDurationSeconds: 1, warmupRequests: 0 },
+      () => ({ outcome: "ok", durationMs: 100 }),
+    );
+    const doc = await scheduler.run(runSweep(options));
+    const level = doc.levels[0] as (typeof doc.levels)[number];
+    // 4 workers, 100 ms each, sends at 0, 100, ..., 900 ms: 40 requests.
+    expect(level.requests.sent).toBe(40);
+    expect(Math.max(...endpoint.arrivals.map((a) => a.atMs))).toBe(900);
+    expect(level.achievedConcurrency).toBe(4);
+    expect(level.wallTimeMs).toBe(1000);
+    expect(level.aggregateOutputTokensPerSecond).toBe((40 * TOKENS) / 1);
+    expect(Math.max(...endpoint.inFlightLog.map(([, n]) => n))).toBe(4);
+  });
+
+  it("ends a 429 wait at once on a stop: the run is partial, the levels before are kept", async () => {
+    const stop = new AbortController();
+    // Level 1 is clean; at level 2 every request is refused with a retry-after far past the 30 s cap.
+    const { scheduler, options } = setup({ concurrency: [1, 2], requestsPerLevel: 4, warmupRequests: 0 }, (n) =>
+      n < 4 ? { outcome: "ok", durationMs: 100 } : { outcome: "rate_limited", durationMs: 5, retryAfterSeconds: 3600 },
+    );
+    scheduler.setTimer(() => stop.abort(), 1000);
+    const doc = await scheduler.run(runSweep({ ...options, signal: stop.signal }));
+    expect(doc.status).toBe("partial");
+    expect(doc.partialReason).toBe("stopped by signal during concurrency 2");
+    expect(doc.levels.map((l) => l.concurrency)).toEqual([1]);
+    // It ended when stopped, not when the 30 s wait would have run out.
+    expect(scheduler.now()).toBe(1000);
+  });
+
+  it("stops at the deadline with the requests in flight ended then", async () => {
+    const { scheduler, options } = setup({ concurrency: [1, 2, 4], requestsPerLevel: 4, warmupRequests: 0 }, () => ({
+      outcome: "ok",
+      durationMs: 100,
+    }));
+    // Level 1 takes 400 ms, level 2 200 ms: the deadline falls inside level 4.
+    const doc = await scheduler.run(runSweep({ ...options, deadlineMs: 650 }));
+    expect(doc.status).toBe("partial");
+    expect(doc.partialReason).toBe("deadline reached during concurrency 4");
+    expect(doc.levels.map((l) => l.concurrency)).toEqual([1, 2]);
+    expect(scheduler.now()).toBe(650);
+  });
+
+  it("ends a level at once when its first 4 requests, warm-up included, fail: the ones in flight are dropped", async () => {
+    const { scheduler, endpoint, options } = setup(
+      { concurrency: [8, 16], requestsPerLevel: 64, warmupRequests: 2 },
+      () => ({ outcome: "http_error", durationMs: 10 }),
+    );
+    const doc = await scheduler.run(runSweep(options));
+    expect(doc.levels.map((l) => l.concurrency)).toEqual([8]);
+    const level = doc.levels[0] as (typeof doc.levels)[number];
+    // 2 warm-up failures, then 8 sent at once; the first 2 of them to end made 4 failures in a row.
+    // The first one's worker had already sent its next (the 11th): it was aborted with the other 7.
+    expect(endpoint.arrivals.length).toBe(11);
+    expect(level.requests.sent).toBe(2);
+    expect(level.invalid.map((r) => r.code)).toContain("ended_early");
+    expect(doc.summary.stop).toMatchObject({ concurrency: 8, reason: "failures" });
+    expect(scheduler.now()).toBe(20);
+  });
+});

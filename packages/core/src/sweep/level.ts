@@ -1,0 +1,320 @@
+/**
+ * @module One concurrency level: its state behind the `LevelRunner`'s methods (take the next index,
+ * accept a result, record a 429 wait, end the level), and `runLevel`, which runs warm-up and the
+ * measured closed loop on it, on this thread or on worker threads, and summarizes the level.
+ */
+import { type ClientHealth, watchClientHealth } from "../client/health.ts";
+import type { ChatRequest, Endpoint, RawResult } from "../client/index.ts";
+import type { Target, Workload } from "../config/index.ts";
+import { EARLY_FAILURE_REQUESTS, type EarlyResult, inFlightTracker, summarizeLevel } from "../metrics/index.ts";
+import type { Level, Sample } from "../run/index.ts";
+import type { Scheduler } from "../scheduler/index.ts";
+import { type LevelCounters, type LoopResult, newDebts, runWorkers, type WorkerDebt } from "./loop.ts";
+import { chatRequest, type RequestPlace } from "./request.ts";
+import { toSample } from "./sample.ts";
+import { runOnThreads } from "./threads.ts";
+
+/** What sends one request: the streaming client, or a test's stand-in. */
+export interface RequestSender {
+  send(request: ChatRequest): Promise<RawResult>;
+}
+
+/** Thrown when the sweep stopped (signal or deadline) during a level: the level is not kept. */
+export class Stopped extends Error {}
+
+/** A failure for the first-requests rule: the endpoint did not serve the request (route mismatches did serve it). */
+function failed(outcome: RawResult["outcome"]): boolean {
+  return outcome !== "ok" && outcome !== "route_mismatch";
+}
+
+/**
+ * The state of one level. Workers take indexes and send order from it (warm-up, then the measured
+ * loop), hand it their results and waits, and ask whether the level has ended: early (its first
+ * `EARLY_FAILURE_REQUESTS` requests in send order, warm-up included, all failed) or because the sweep
+ * stopped. Either ends the requests in flight through `abort`.
+ */
+export class LevelRunner implements LevelCounters {
+  /** Ends the level's requests in flight and its waits. */
+  readonly abort = new AbortController();
+  /** One per worker, kept from the warm-up into the measured loop. */
+  readonly debts: WorkerDebt[];
+  /** Measured results, in the order they came. */
+  readonly results: LoopResult[] = [];
+  /** Waits served after 429s, [from, to] on the scheduler's clock. */
+  readonly waits: [number, number][] = [];
+  /** The first requests' outcomes in send order, warm-up included. */
+  readonly early: EarlyResult[] = [];
+  endedEarly = false;
+  /** Why the sweep stopped during this level; null while it may go on. */
+  stopped: string | null = null;
+  /** The end of a timed level on the scheduler's clock; Infinity for a counted level. */
+  endMs = Number.POSITIVE_INFINITY;
+  private next = 0;
+  private count = 0;
+  private sent = 0;
+  private earlyKnown = 0;
+  private measuring = false;
+  private readonly earlyNeeded: number;
+
+  constructor(
+    concurrency: number,
+    warmupRequests: number,
+    requests: number | null,
+    /** The sweep's stop condition, polled as workers go (the signal and the deadline also call `stop`). */
+    private readonly stopReason: () => string | null = () => null,
+  ) {
+    this.debts = newDebts(concurrency);
+    this.earlyNeeded = Math.min(EARLY_FAILURE_REQUESTS, warmupRequests + (requests ?? Number.POSITIVE_INFINITY));
+  }
+
+  /** Starts the warm-up (`measured` false) or the measured loop: `count` indexes from 0. */
+  begin(count: number, measured: boolean): void {
+    this.next = 0;
+    this.count = count;
+    this.measuring = measured;
+  }
+
+  /** Requests sent so far, warm-up included: where the send order goes on. */
+  get sentCount(): number {
+    return this.sent;
+  }
+
+  takeIndex(): number | null {
+    if (this.ended() || this.next >= this.count) return null;
+    return this.next++;
+  }
+
+  takeSeq(): number {
+    return this.sent++;
+  }
+
+  exhausted(): boolean {
+    return this.ended() || this.next >= this.count;
+  }
+
+  /**
+   * Takes a result: the early-end rule sees it, and a measured one is kept. False when the level had
+   * already ended: a request aborted for that is the harness's doing, not the endpoint's, and is dropped.
+   */
+  accept(result: LoopResult): boolean {
+    if (this.ended()) return false;
+    const { raw, seq } = result;
+    if (seq < this.earlyNeeded) {
+      this.early[seq] = { outcome: raw.outcome, httpStatus: raw.httpStatus, error: raw.error };
+      if (++this.earlyKnown === this.earlyNeeded && this.early.every((e) => failed(e.outcome))) {
+        this.endedEarly = true;
+        this.abort.abort();
+      }
+    }
+    if (this.measuring) this.results.push(result);
+    return true;
+  }
+
+  /** A worker served a wait after a 429 from `fromMs` to `toMs`. */
+  waited(fromMs: number, toMs: number): void {
+    this.waits.push([fromMs, toMs]);
+  }
+
+  /** The sweep stops: the level sends nothing more, its requests in flight end, and it is not kept. */
+  stop(reason: string): void {
+    this.stopped ??= reason;
+    this.abort.abort();
+  }
+
+  /** True once the level must send nothing more. */
+  ended(): boolean {
+    if (this.endedEarly || this.stopped !== null) return true;
+    const reason = this.stopReason();
+    if (reason !== null) this.stop(reason);
+    return reason !== null;
+  }
+}
+
+export interface LevelContext {
+  client: RequestSender;
+  /** Where worker threads send (each builds its own client). */
+  endpoint: Endpoint;
+  /** Worker threads the measured requests run on; 1 runs them on this thread. */
+  threads: number;
+  scheduler: Scheduler;
+  /** Scheduler ms that samples' `startMs` count from. */
+  origin: number;
+  place: RequestPlace & { workload: Workload };
+  pricing: Target["pricing"] | null;
+  /** Why the sweep must stop now (signal, deadline), or null. */
+  stopReason: () => string | null;
+  signal?: AbortSignal;
+  /** Scheduler ms at which the sweep stops. */
+  deadlineMs?: number;
+  /** Measured requests done so far and the level's live tok/s. */
+  progress: (p: { done: number; total: number | null; liveTokensPerSecond: number; levelDone: boolean }) => void;
+}
+
+export interface LevelOutcome {
+  level: Level;
+  samples: Sample[];
+  early: EarlyResult[];
+}
+
+/**
+ * Runs warm-up, then the measured closed loop of one level, and summarizes it. Throws `Stopped` when
+ * the sweep stopped during the level. Exactly N requests are in flight through the measured loop:
+ * when one ends its worker sends the next, after the wait a 429 owes.
+ */
+export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
+  const { scheduler, place } = ctx;
+  const { workload, concurrency } = place;
+  const total = workload.requestsPerLevel ?? null;
+  const runner = new LevelRunner(concurrency, workload.warmupRequests, total, ctx.stopReason);
+  const { signal } = runner.abort;
+  const onSignal = () => runner.stop("stopped by signal");
+  ctx.signal?.addEventListener("abort", onSignal, { once: true });
+  const deadline =
+    ctx.deadlineMs === undefined
+      ? undefined
+      : scheduler.setTimer(() => runner.stop("deadline reached"), ctx.deadlineMs - scheduler.now());
+  let watch: ReturnType<typeof watchClientHealth> | undefined;
+  const loop = (workers: number, warmup: boolean, onResult: (result: LoopResult) => boolean) =>
+    runWorkers({
+      debts: runner.debts.slice(0, workers),
+      counters: runner,
+      scheduler,
+      signal,
+      endMs: () => runner.endMs,
+      send: (index) => ctx.client.send(chatRequest(place, index, warmup, signal, warmup ? undefined : watch)),
+      onResult,
+      onWait: (fromMs, toMs) => runner.waited(fromMs, toMs),
+    });
+  try {
+    // Warm-up: not measured; run at up to N at once so a cold endpoint is warm before timing starts.
+    runner.begin(workload.warmupRequests, false);
+    await loop(Math.min(concurrency, workload.warmupRequests), true, (r) => runner.accept(r) && !runner.ended());
+    if (runner.stopped) throw new Stopped(runner.stopped);
+
+    runner.begin(total ?? Number.POSITIVE_INFINITY, true);
+    let firstSendMs = scheduler.now();
+    const startClock = () => {
+      firstSendMs = scheduler.now();
+      if (workload.levelDurationSeconds !== undefined)
+        runner.endMs = firstSendMs + workload.levelDurationSeconds * 1000;
+      return runner.endMs;
+    };
+    let okTokens = 0;
+    const onMeasured = (r: LoopResult): boolean => {
+      if (!runner.accept(r)) return false;
+      if (r.raw.outcome === "ok") okTokens += r.raw.completionTokens ?? r.raw.contentChunks.length;
+      ctx.progress({
+        done: runner.results.length,
+        total,
+        liveTokensPerSecond: okTokens / ((r.endMs - firstSendMs) / 1000),
+        levelDone: false,
+      });
+      return !runner.ended();
+    };
+    watch = watchClientHealth();
+    const threads = ctx.threads > 1 && !runner.ended() ? ctx.threads : 1;
+    let threadHealth: ClientHealth[] = [];
+    if (threads > 1)
+      threadHealth = await runOnThreads({
+        threads,
+        endpoint: ctx.endpoint,
+        place,
+        count: total ?? Number.POSITIVE_INFINITY,
+        firstSeq: runner.sentCount,
+        timeOriginMs: (scheduler.threadable as { timeOriginMs: number }).timeOriginMs,
+        signal,
+        onGo: startClock,
+        onResult: onMeasured,
+        onWait: (fromMs, toMs) => runner.waited(fromMs, toMs),
+      });
+    else {
+      startClock();
+      await loop(concurrency, false, onMeasured);
+    }
+    if (runner.stopped) throw new Stopped(runner.stopped);
+    const level = summarize(ctx, runner, firstSendMs, mergeHealth(watch.stop(), threadHealth), threads);
+    ctx.progress({
+      done: runner.results.length,
+      total,
+      liveTokensPerSecond: level.level.aggregateOutputTokensPerSecond ?? 0,
+      levelDone: true,
+    });
+    return level;
+  } finally {
+    watch?.stop();
+    deadline?.cancel();
+    ctx.signal?.removeEventListener("abort", onSignal);
+  }
+}
+
+/** Time-weighted requests in flight from [start, end] intervals, whatever order they came in. */
+function trackIntervals(intervals: [number, number][]) {
+  const tracker = inFlightTracker();
+  const events = intervals.flatMap(([from, to]): [number, number][] => [
+    [from, 1],
+    [to, -1],
+  ]);
+  for (const [t, delta] of events.sort((a, b) => a[0] - b[0] || a[1] - b[1]))
+    if (delta > 0) tracker.start(t);
+    else tracker.end(t);
+  return tracker;
+}
+
+function summarize(
+  ctx: LevelContext,
+  runner: LevelRunner,
+  firstSendMs: number,
+  clientHealth: ClientHealth,
+  threads: number,
+): LevelOutcome {
+  const { workload, concurrency } = ctx.place;
+  const results = runner.results;
+  const lastEndMs = Math.max(firstSendMs, ...results.map((r) => r.endMs));
+  // Achieved concurrency is judged up to the last send: the closed loop holds N until then by
+  // design, and the drain after it belongs to the method, not to a client falling behind.
+  const lastSendMs = Math.max(firstSendMs, ...results.map((r) => r.raw.startMs));
+  const samples = [...results]
+    .sort((a, b) => a.index - b.index)
+    .map((r) => toSample(r.raw, concurrency, r.index, ctx.origin));
+  // The judged window opens once the first N requests are out: sending them one after another
+  // is the ramp of the method. A level whose requests all left in the ramp (requestsPerLevel <= N)
+  // has no refill to judge, so the most requests in flight at once stands for it.
+  const sendTimes = results.map((r) => r.raw.startMs).sort((a, b) => a - b);
+  const rampEndMs = sendTimes[Math.min(concurrency, sendTimes.length) - 1] ?? firstSendMs;
+  const measured = lastSendMs > rampEndMs;
+  const inFlight = trackIntervals(results.map((r) => [r.raw.startMs, r.endMs]));
+  const waiting = trackIntervals(runner.waits);
+  const level = summarizeLevel({
+    concurrency,
+    samples,
+    wallTimeMs: lastEndMs - firstSendMs,
+    achievedConcurrency: measured ? inFlight.timeWeightedMean(rampEndMs, lastSendMs) : inFlight.maxInFlight,
+    waitingConcurrency: measured ? waiting.timeWeightedMean(rampEndMs, lastSendMs) : 0,
+    eventLoopLagP99Ms: clientHealth.eventLoopLagP99Ms,
+    clientHealth,
+    threads,
+    slo: workload.slo,
+    pricing: ctx.pricing,
+    rateLimitWaitMs: runner.waits.reduce((sum, [from, to]) => sum + (to - from), 0),
+    endedEarly: runner.endedEarly,
+    requestsPerLevel: workload.requestsPerLevel,
+  });
+  // Gaps between chunks are summarized in the level; keeping them per sample would bloat the document.
+  for (const s of samples) delete s.interChunkMs;
+  return { level, samples, early: runner.early };
+}
+
+/**
+ * The client health of a level run on several threads: each thread's own loop delay and utilization
+ * (the worst thread bends the figures), the CPU share as the process measured it (all threads).
+ */
+function mergeHealth(main: ClientHealth, threads: ClientHealth[]): ClientHealth {
+  const worst = (pick: (h: ClientHealth) => number) => Math.max(pick(main), ...threads.map(pick));
+  return {
+    eventLoopLagP99Ms: worst((h) => h.eventLoopLagP99Ms),
+    eventLoopLagMeanMs: worst((h) => h.eventLoopLagMeanMs),
+    loopUtilization: worst((h) => h.loopUtilization),
+    cpuShare: main.cpuShare,
+    firstTokenReadDelayMs: worst((h) => h.firstTokenReadDelayMs ?? 0),
+  };
+}

@@ -1,0 +1,43 @@
+/** @module The chat request of one index of a level, built alike on the main thread and in worker threads. */
+import type { FirstTokenWatch } from "../client/health.ts";
+import type { ChatRequest } from "../client/index.ts";
+import type { Workload } from "../config/index.ts";
+import { promptFor } from "../workload/index.ts";
+
+/** The workload fields a request is built from. */
+export type RequestWorkload = Pick<
+  Workload,
+  "promptTokens" | "maxTokens" | "temperature" | "ignoreEos" | "requestTimeoutSeconds"
+>;
+
+/** Where a request belongs: its run and level (its prompt is unique to them and to its index). */
+export interface RequestPlace {
+  runId: string;
+  concurrency: number;
+  workload: RequestWorkload;
+}
+
+export function chatRequest(
+  place: RequestPlace,
+  index: number,
+  warmup: boolean,
+  signal: AbortSignal,
+  firstToken?: FirstTokenWatch,
+): ChatRequest {
+  const { workload } = place;
+  return {
+    prompt: promptFor({
+      runId: place.runId,
+      level: place.concurrency,
+      index,
+      warmup,
+      promptTokens: workload.promptTokens,
+    }),
+    maxTokens: workload.maxTokens,
+    temperature: workload.temperature,
+    ignoreEos: workload.ignoreEos,
+    timeoutMs: workload.requestTimeoutSeconds * 1000,
+    signal,
+    firstToken,
+  };
+}

@@ -1,0 +1,51 @@
+/** @module A raw client result as a sample of the run document, with the per-request figures of docs/methodology.md. */
+import type { RawResult } from "../client/index.ts";
+import { deriveSampleFigures } from "../metrics/index.ts";
+import type { Sample } from "../run/index.ts";
+
+/** Turns a raw client result into a sample with the per-request figures of docs/methodology.md. */
+export function toSample(raw: RawResult, level: number, index: number, origin: number): Sample {
+  const fromUsage = raw.completionTokens !== null;
+  const completionTokens = fromUsage
+    ? raw.completionTokens
+    : raw.contentChunks.length > 0
+      ? raw.contentChunks.length
+      : null;
+  const figures = deriveSampleFigures({
+    startMs: raw.startMs,
+    contentChunks: raw.contentChunks,
+    completionTokens,
+    firstAnswerMs: raw.firstAnswerMs,
+  });
+  return {
+    level,
+    index,
+    outcome: raw.outcome,
+    startMs: raw.startMs - origin,
+    ttftMs: figures.ttftMs,
+    ttftAnswerMs: figures.ttftAnswerMs,
+    reasoningTokens: raw.reasoningTokens,
+    cachedPromptTokens: raw.cachedPromptTokens,
+    costUsd: raw.costUsd,
+    e2eMs: figures.e2eMs,
+    completionTokens,
+    tokenSource: completionTokens === null ? null : fromUsage ? "usage" : "chunks",
+    promptTokens: raw.promptTokens,
+    outputTokensPerSecond: figures.outputTokensPerSecond,
+    decodeTokensPerSecond: figures.decodeTokensPerSecond,
+    tpotMs: figures.tpotMs,
+    interChunkMs: figures.interChunkMs,
+    chunks: raw.contentChunks.length,
+    responseId: raw.responseId,
+    servedProvider: raw.servedProvider,
+    httpStatus: raw.httpStatus,
+    retryAfterSeconds: raw.retryAfterSeconds,
+    finishReason: raw.finishReason,
+    error: raw.error,
+    connection: raw.connection,
+    staleSockets: raw.staleSockets,
+    staleSocketMs: raw.staleSocketMs,
+    connectMs: raw.connectMs,
+    tlsMs: raw.tlsMs,
+  };
+}
