@@ -9,7 +9,7 @@ import {
   throughputCurvesSpec,
   timeAxis,
   tradeoffSpec,
-} from "../src/lib/charts.ts";
+} from "../src/lib/charts/index.ts";
 import { historyPoint } from "../src/lib/site-data.ts";
 import { renderSvg } from "../src/lib/svg.ts";
 
