@@ -1,11 +1,11 @@
 /** @module Charts against concurrency of the two throughputs: aggregate tok/s rising and per-stream tok/s falling, the latest run's and the standing's medians. */
 import type { StandingLevel } from "@kneeboard/core/standing";
 import type { TopLevelSpec } from "vega-lite";
+import { type KneeColors, kneeLayer } from "./knee.ts";
 import {
   AGGREGATE_COLOR,
   AGGREGATE_SHAPE,
   AGGREGATE_TITLE,
-  CHART_COLORS,
   CONFIG,
   concurrencyAxis,
   type LevelPoint,
@@ -77,24 +77,14 @@ export function throughputCurvesSpec(input: {
           },
         },
       },
-      ...(input.knee === null
-        ? []
-        : [
-            {
-              data: { values: [{ concurrency: input.knee, label: `knee: ${input.knee}` }] },
-              layer: [
-                { mark: { type: "rule" as const, strokeDash: [4, 4], color: CHART_COLORS.muted }, encoding: { x } },
-                {
-                  mark: { type: "text" as const, align: "left" as const, dx: 4, dy: -120, color: CHART_COLORS.ink },
-                  encoding: { x, text: { field: "label", type: "nominal" as const } },
-                },
-              ],
-            },
-          ]),
+      ...kneeLayer(input.knee, x),
     ],
   };
   return spec as TopLevelSpec;
 }
+
+/** The standing chart's knee marker colours. */
+const STANDING_KNEE_COLORS: KneeColors = { rule: "#555", label: "#555" };
 
 /**
  * The standing's median curves against concurrency, each with a band for the interval bounding its
@@ -161,20 +151,8 @@ export function standingCurvesSpec(input: {
         "per-stream tok/s (p50, one user), median",
         "right",
       ),
-      ...(input.knee === null
-        ? []
-        : [
-            {
-              data: { values: [{ concurrency: input.knee, label: `knee: ${input.knee}` }] },
-              layer: [
-                { mark: { type: "rule" as const, strokeDash: [4, 4], color: "#555" }, encoding: { x } },
-                {
-                  mark: { type: "text" as const, align: "left" as const, dx: 4, dy: -120, color: "#555" },
-                  encoding: { x, text: { field: "label", type: "nominal" as const } },
-                },
-              ],
-            },
-          ]),
+      // A fixed grey, as this chart has always drawn its knee (not the page's CSS variables).
+      ...kneeLayer(input.knee, x, STANDING_KNEE_COLORS),
     ],
   } as TopLevelSpec;
 }
