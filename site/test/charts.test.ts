@@ -1,15 +1,18 @@
 /** The chart spec builders on fixture runs: series, axes, knee marker, and what the SVG renderer makes of them. */
 import { indexEntryFor } from "@kneeboard/core/run-index";
+import { standingOf } from "@kneeboard/core/standing";
 import { syntheticRun } from "@kneeboard/core/synthetic";
 import { describe, expect, it } from "vitest";
 import {
   compareSpec,
   historySpec,
   latencySpec,
+  standingCurvesSpec,
   throughputCurvesSpec,
   timeAxis,
   tradeoffSpec,
-} from "../src/lib/charts.ts";
+} from "../src/lib/charts/index.ts";
+import { KNEE_COLORS, kneeLayer } from "../src/lib/charts/knee.ts";
 import { historyPoint } from "../src/lib/site-data.ts";
 import { renderSvg } from "../src/lib/svg.ts";
 
@@ -59,6 +62,32 @@ describe("throughputCurvesSpec", () => {
     const levels = entry.levels.map((l, i) => (i === 5 ? { ...l, aggregateOutputTokensPerSecond: null } : l));
     const s: Loose = throughputCurvesSpec({ title: "t", levels, knee: null });
     expect(s.layer[0].data.values).toHaveLength(5);
+  });
+});
+
+describe("kneeLayer", () => {
+  const knee = entry.summary.kneeConcurrency;
+  const x = (spec: Loose) => spec.layer[0].encoding.x;
+
+  it("is a dashed rule at the knee on the chart's x axis, labelled with it, and nothing without a knee", () => {
+    const axis = x(throughputCurvesSpec({ title: "t", levels: entry.levels, knee }));
+    const [layer]: Loose[] = kneeLayer(knee, axis);
+    expect(layer.data.values).toEqual([{ concurrency: knee, label: `knee: ${knee}` }]);
+    expect(layer.layer.map((l: Loose) => l.mark.type)).toEqual(["rule", "text"]);
+    expect(layer.layer[0].mark.strokeDash).toEqual([4, 4]);
+    expect(layer.layer[0].encoding.x).toBe(axis);
+    expect(layer.layer[1].encoding.text.field).toBe("label");
+    expect(kneeLayer(null, axis)).toEqual([]);
+  });
+
+  it("is the one knee marker of both curve charts against concurrency", () => {
+    const curves: Loose = throughputCurvesSpec({ title: "t", levels: entry.levels, knee });
+    expect(curves.layer[2]).toEqual(kneeLayer(knee, x(curves), KNEE_COLORS)[0]);
+    const standing = standingOf("t1", [entry, run("t1", "2026-11-01T06:00:00Z", 100)], { now: "2026-11-02T00:00:00Z" });
+    expect(standing.kneeConcurrency).not.toBeNull();
+    const median: Loose = standingCurvesSpec({ title: "t", levels: standing.levels, knee: standing.kneeConcurrency });
+    const medianX = median.layer[0].layer[0].encoding.x;
+    expect(median.layer[2]).toEqual(kneeLayer(standing.kneeConcurrency, medianX, { rule: "#555", label: "#555" })[0]);
   });
 });
 

@@ -3,7 +3,7 @@ import { indexEntryFor, type RunIndexEntry } from "@kneeboard/core/run-index";
 import { standingOf } from "@kneeboard/core/standing";
 import { seededRandom, syntheticRun } from "@kneeboard/reference";
 import { describe, expect, it } from "vitest";
-import { standingCurvesSpec } from "../src/lib/charts.ts";
+import { standingCurvesSpec } from "../src/lib/charts/index.ts";
 import { runsCsv, standingCsv } from "../src/lib/downloads.ts";
 import { fmtEstimate } from "../src/lib/format.ts";
 import { leaderboardRows } from "../src/lib/leaderboard.ts";

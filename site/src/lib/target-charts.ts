@@ -10,7 +10,7 @@ import {
   standingCurvesSpec,
   throughputCurvesSpec,
   tradeoffSpec,
-} from "./charts.ts";
+} from "./charts/index.ts";
 import { tradeoffTargets } from "./compare.ts";
 import { modelGroups } from "./models.ts";
 import type { TargetView } from "./site-data.ts";

@@ -1,0 +1,36 @@
+/** @module The knee marker, one layer for every chart against concurrency that shows it: a dashed rule at the knee, labelled `knee: N`. */
+import { CHART_COLORS, type concurrencyAxis } from "./shared.ts";
+
+/** The knee marker's colours: the rule's, and its label's. */
+export interface KneeColors {
+  rule: string;
+  label: string;
+}
+
+/** The page's muted rule and ink label (CSS variables, so the marker follows dark mode). */
+export const KNEE_COLORS: KneeColors = { rule: CHART_COLORS.muted, label: CHART_COLORS.ink };
+
+/**
+ * The knee layer to spread into a chart's `layer`: none without a knee, else a dashed rule at the
+ * knee's concurrency on the chart's own x axis, and its label just right of the rule near the top.
+ */
+export function kneeLayer(
+  knee: number | null,
+  x: ReturnType<typeof concurrencyAxis>,
+  colors: KneeColors = KNEE_COLORS,
+) {
+  return knee === null
+    ? []
+    : [
+        {
+          data: { values: [{ concurrency: knee, label: `knee: ${knee}` }] },
+          layer: [
+            { mark: { type: "rule" as const, strokeDash: [4, 4], color: colors.rule }, encoding: { x } },
+            {
+              mark: { type: "text" as const, align: "left" as const, dx: 4, dy: -120, color: colors.label },
+              encoding: { x, text: { field: "label", type: "nominal" as const } },
+            },
+          ],
+        },
+      ];
+}
