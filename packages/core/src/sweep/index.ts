@@ -20,7 +20,6 @@ import {
   deriveSampleFigures,
   EARLY_FAILURE_REQUESTS,
   type EarlyResult,
-  inFlightTracker,
   levelStop,
   summarizeLevel,
   summarizeRun,
@@ -29,6 +28,7 @@ import { DEFAULT_PLAN_ASSUMPTIONS, threadsForChunkRate } from "../plan/index.ts"
 import type { Level, RunDocument, Sample, Stop } from "../run/index.ts";
 import { type Scheduler, systemScheduler } from "../scheduler/index.ts";
 import { promptFor } from "../workload/index.ts";
+import { inFlightTracker } from "./in-flight.ts";
 import { pool, rateLimitWaitMs, SHARED_SEND_SEQ, SHARED_SLOTS, SHARED_STOP, sleep } from "./loop.ts";
 import { THREAD_JOB_KIND, type ThreadJob, type ThreadMessage } from "./thread.ts";
 
