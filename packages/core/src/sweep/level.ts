@@ -6,9 +6,10 @@
 import { type ClientHealth, watchClientHealth } from "../client/health.ts";
 import type { ChatRequest, Endpoint, RawResult } from "../client/index.ts";
 import type { Target, Workload } from "../config/index.ts";
-import { EARLY_FAILURE_REQUESTS, type EarlyResult, inFlightTracker, summarizeLevel } from "../metrics/index.ts";
+import { EARLY_FAILURE_REQUESTS, type EarlyResult, summarizeLevel } from "../metrics/index.ts";
 import type { Level, Sample } from "../run/index.ts";
 import type { Scheduler } from "../scheduler/index.ts";
+import { trackIntervals } from "./in-flight.ts";
 import { type LevelCounters, type LoopResult, newDebts, runWorkers, type WorkerDebt } from "./loop.ts";
 import { chatRequest, type RequestPlace } from "./request.ts";
 import { toSample } from "./sample.ts";
@@ -245,19 +246,6 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
     deadline?.cancel();
     ctx.signal?.removeEventListener("abort", onSignal);
   }
-}
-
-/** Time-weighted requests in flight from [start, end] intervals, whatever order they came in. */
-function trackIntervals(intervals: [number, number][]) {
-  const tracker = inFlightTracker();
-  const events = intervals.flatMap(([from, to]): [number, number][] => [
-    [from, 1],
-    [to, -1],
-  ]);
-  for (const [t, delta] of events.sort((a, b) => a[0] - b[0] || a[1] - b[1]))
-    if (delta > 0) tracker.start(t);
-    else tracker.end(t);
-  return tracker;
 }
 
 function summarize(

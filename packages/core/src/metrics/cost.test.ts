@@ -1,0 +1,79 @@
+/** @module Tests of a level's cost per million output tokens, its SLO and its goodput on hand-made samples. */
+import { describe, expect, it } from "vitest";
+import type { Sample } from "../run/index.ts";
+import { DEFAULT_SLO } from "./cost.ts";
+import { type LevelInput, summarizeLevel } from "./level.ts";
+import { sample } from "./sample.fixture.ts";
+
+const level = (samples: Sample[], over: Partial<LevelInput> = {}) =>
+  summarizeLevel({ concurrency: 1, samples, wallTimeMs: 1000, achievedConcurrency: 1, eventLoopLagP99Ms: 1, ...over });
+
+describe("cost per million output tokens", () => {
+  it("meters the gateway's cost over the ok samples that carry it", () => {
+    const l = level([
+      sample({ costUsd: 0.001 }),
+      sample({ costUsd: 0.002 }),
+      sample({ costUsd: null, completionTokens: 1000 }),
+      sample({ outcome: "http_error", costUsd: 1 }),
+    ]);
+    expect(l.cost.meteredUsdPerMillionOutputTokens).toBeCloseTo((0.003 / 200) * 1e6, 9);
+    expect(l.cost.declaredUsdPerMillionOutputTokens).toBeNull();
+  });
+
+  it("declares list prices over the mean request: output price plus input price x prompt / completion", () => {
+    const l = level([sample({ promptTokens: 40 }), sample({ promptTokens: 60 })], {
+      pricing: { inputPerMillionUsd: 1, outputPerMillionUsd: 2 },
+    });
+    expect(l.cost.declaredUsdPerMillionOutputTokens).toBeCloseTo(2 + (1 * 100) / 200, 12);
+    expect(l.cost.meteredUsdPerMillionOutputTokens).toBeNull();
+  });
+
+  it("declares an hourly price over the level's aggregate, and nothing without an aggregate", () => {
+    // 200 tokens in 1 s: 200 tok/s, 720 000 tokens an hour for 3.6 USD.
+    const l = level([sample(), sample()], { pricing: { hourlyUsd: 3.6 } });
+    expect(l.aggregateOutputTokensPerSecond).toBe(200);
+    expect(l.cost.declaredUsdPerMillionOutputTokens).toBeCloseTo(5, 12);
+    const none = level([sample({ outcome: "http_error" })], { pricing: { hourlyUsd: 3.6 } });
+    expect(none.cost.declaredUsdPerMillionOutputTokens).toBeNull();
+  });
+});
+
+describe("SLO and goodput", () => {
+  const slo = { minOutputTokensPerSecond: 50, maxTtftMs: 400 };
+
+  it("defaults to 20 tok/s and 2 s", () => {
+    expect(DEFAULT_SLO).toEqual({ minOutputTokensPerSecond: 20, maxTtftMs: 2000 });
+    expect(level([sample({ outputTokensPerSecond: 20, ttftMs: 2000 })]).meetsSlo).toBe(true);
+    expect(level([sample({ outputTokensPerSecond: 19.9 })]).meetsSlo).toBe(false);
+  });
+
+  it("meets the SLO at exactly the minimum per-stream p50 and the maximum TTFT p95, not beyond", () => {
+    const at = level([sample({ outputTokensPerSecond: 50, ttftMs: 400 })], { slo });
+    expect(at.meetsSlo).toBe(true);
+    expect(level([sample({ outputTokensPerSecond: 49.99, ttftMs: 400 })], { slo }).meetsSlo).toBe(false);
+    expect(level([sample({ outputTokensPerSecond: 50, ttftMs: 400.01 })], { slo }).meetsSlo).toBe(false);
+    expect(level([sample({ outcome: "timeout" })], { slo }).meetsSlo).toBe(false);
+  });
+
+  it("judges TTFT at p95: one slow request in twenty-one does not fail the level, two do", () => {
+    const quick = Array.from({ length: 19 }, () => sample({ ttftMs: 100 }));
+    expect(level([...quick, sample({ ttftMs: 100 }), sample({ ttftMs: 900 })], { slo }).meetsSlo).toBe(true);
+    expect(level([...quick, sample({ ttftMs: 900 }), sample({ ttftMs: 900 })], { slo }).meetsSlo).toBe(false);
+  });
+
+  it("counts only the tokens of requests that each met the SLO, over the wall time", () => {
+    const l = level(
+      [
+        sample({ completionTokens: 100 }),
+        sample({ completionTokens: 30, outputTokensPerSecond: 49 }),
+        sample({ completionTokens: 40, ttftMs: 401 }),
+        sample({ completionTokens: 50, outputTokensPerSecond: 50, ttftMs: 400 }),
+        sample({ outcome: "incomplete", completionTokens: 70 }),
+      ],
+      { slo, wallTimeMs: 2000 },
+    );
+    expect(l.goodputOutputTokensPerSecond).toBe(150 / 2);
+    expect(l.aggregateOutputTokensPerSecond).toBe(220 / 2);
+    expect(level([sample({ outcome: "timeout" })]).goodputOutputTokensPerSecond).toBeNull();
+  });
+});

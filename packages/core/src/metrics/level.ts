@@ -1,0 +1,232 @@
+/** @module The figures of one concurrency level (docs/methodology.md, per level): `summarizeLevel`; pure. */
+import type { ClientHealth } from "../client/health.ts";
+import type { InvalidReason, Level, PricingRecord, RequestCounts, Sample, SloRecord } from "../run/index.ts";
+import { DEFAULT_SLO, goodputTokens, levelCost } from "./cost.ts";
+import { distribution } from "./distribution.ts";
+import {
+  CLIENT_LAG_LIMIT_MS,
+  clientDelay,
+  EARLY_FAILURE_REQUESTS,
+  failuresOf,
+  invalidReasonText,
+  MAX_CACHED_PROMPT_SHARE,
+  MAX_FAILURE_RATE,
+  MAX_RATE_LIMITED_RATE,
+  MAX_ROUTE_MISMATCH_RATE,
+  MIN_ACHIEVED_CONCURRENCY_RATIO,
+  sentShare,
+} from "./validity.ts";
+
+/** What `summarizeLevel` reads: the level's measured samples and what the sweep observed around them. */
+export interface LevelInput {
+  /** N, the requests kept in flight. */
+  concurrency: number;
+  /** The level's measured samples (warmup excluded), every outcome. */
+  samples: Sample[];
+  /** First measured send to last measured end, ms. */
+  wallTimeMs: number;
+  /** Time-weighted mean of requests in flight over the wall time (the sweep's `inFlightTracker`, sweep/in-flight.ts). */
+  achievedConcurrency: number;
+  /** p99 of the event loop lag during the level, ms. */
+  eventLoopLagP99Ms: number;
+  /** What one user needs (default `DEFAULT_SLO`): judges `meetsSlo` and goodput. */
+  slo?: SloRecord;
+  /** The target's declared pricing, for the declared cost; none gives a null declared cost. */
+  pricing?: PricingRecord | null;
+  /**
+   * Time-weighted mean of workers waiting after a 429 over the same window as `achievedConcurrency`
+   * (default 0): a worker that waits by design is not a client falling behind.
+   */
+  waitingConcurrency?: number;
+  /** Total time workers waited after 429s, ms (default 0). */
+  rateLimitWaitMs?: number;
+  /** The workload's measured requests per level (count levels only): under N, N are never in flight. */
+  requestsPerLevel?: number;
+  /** The level ended at once because its first `EARLY_FAILURE_REQUESTS` requests all failed. */
+  endedEarly?: boolean;
+  /** The client process's own load during the level (see `watchClientHealth`); absent in older callers. */
+  clientHealth?: ClientHealth;
+  /** Threads the level's measured requests ran on (see `SweepOptions.threads`); absent in older callers. */
+  threads?: number;
+}
+
+const COUNT_KEY = {
+  ok: "ok",
+  rate_limited: "rateLimited",
+  route_mismatch: "routeMismatch",
+  http_error: "httpError",
+  timeout: "timeout",
+  network: "network",
+  incomplete: "incomplete",
+} as const satisfies Record<Sample["outcome"], keyof RequestCounts>;
+
+function values(samples: Sample[], pick: (s: Sample) => number | null): number[] {
+  const out: number[] = [];
+  for (const s of samples) {
+    const v = pick(s);
+    if (v !== null) out.push(v);
+  }
+  return out;
+}
+
+/**
+ * Summarizes one concurrency level (docs/methodology.md, per level). Only `ok` samples enter the
+ * distributions and the aggregate; the aggregate (tok/s) is null when the wall time is 0 or no
+ * sample is ok. Thresholds: `CLIENT_LAG_LIMIT_MS`, `MIN_ACHIEVED_CONCURRENCY_RATIO`, `MAX_ROUTE_MISMATCH_RATE`,
+ * `MAX_CACHED_PROMPT_SHARE`; each broken rule gives one `invalid` reason (a code and its figures) and
+ * its sentence in `invalidReasons` (`invalidReasonText`). `meetsSlo` reads the per-stream output p50 and the TTFT p95 (first token,
+ * reasoning included); goodput counts the tokens of the ok requests that each met the SLO on their own.
+ */
+export function summarizeLevel(input: LevelInput): Level {
+  const { concurrency, samples, wallTimeMs, achievedConcurrency, eventLoopLagP99Ms } = input;
+  const requests: RequestCounts = {
+    sent: samples.length,
+    ok: 0,
+    rateLimited: 0,
+    routeMismatch: 0,
+    httpError: 0,
+    timeout: 0,
+    network: 0,
+    incomplete: 0,
+  };
+  for (const s of samples) requests[COUNT_KEY[s.outcome]]++;
+
+  const ok = samples.filter((s) => s.outcome === "ok");
+  let tokens = 0;
+  for (const s of ok) tokens += s.completionTokens ?? 0;
+  const aggregateOutputTokensPerSecond = ok.length > 0 && wallTimeMs > 0 ? tokens / (wallTimeMs / 1000) : null;
+
+  const ttftMs = distribution(values(ok, (s) => s.ttftMs));
+  const e2eMs = distribution(values(ok, (s) => s.e2eMs));
+  const health = input.clientHealth;
+  const delay = health ? clientDelay(health, ttftMs.p50, e2eMs.p50) : null;
+  // Without the finer signals (older callers), the coarse p99 rule stands.
+  const lagLimited = delay ? delay.reason !== null : eventLoopLagP99Ms > CLIENT_LAG_LIMIT_MS;
+  // Fewer requests than N never put N in flight: the workload's doing, not the client's.
+  const tooFewRequests = input.requestsPerLevel !== undefined && input.requestsPerLevel < concurrency;
+  const concurrencyLimited =
+    !tooFewRequests &&
+    achievedConcurrency + (input.waitingConcurrency ?? 0) < MIN_ACHIEVED_CONCURRENCY_RATIO * concurrency;
+  const limited = lagLimited || concurrencyLimited;
+
+  const invalid: InvalidReason[] = [];
+  if (ok.length === 0) invalid.push({ code: "no_ok_sample", detail: { sent: requests.sent } });
+  if (requests.sent > 0 && requests.routeMismatch / requests.sent > MAX_ROUTE_MISMATCH_RATE)
+    invalid.push({
+      code: "route_mismatch",
+      detail: sentShare(requests.routeMismatch, requests.sent, MAX_ROUTE_MISMATCH_RATE),
+    });
+  if (requests.sent > 0 && requests.rateLimited / requests.sent > MAX_RATE_LIMITED_RATE)
+    invalid.push({
+      code: "rate_limited",
+      detail: sentShare(requests.rateLimited, requests.sent, MAX_RATE_LIMITED_RATE),
+    });
+  const failures = failuresOf(requests);
+  if (requests.sent > 0 && failures / requests.sent > MAX_FAILURE_RATE) {
+    const { httpError, timeout, network, incomplete } = requests;
+    invalid.push({
+      code: "failures",
+      detail: { ...sentShare(failures, requests.sent, MAX_FAILURE_RATE), httpError, timeout, network, incomplete },
+    });
+  }
+  if (input.endedEarly) invalid.push({ code: "ended_early", detail: { firstRequests: EARLY_FAILURE_REQUESTS } });
+  if (delay?.reason) invalid.push(delay.reason);
+  else if (lagLimited)
+    invalid.push({ code: "client_lag", detail: { eventLoopLagP99Ms, limitMs: CLIENT_LAG_LIMIT_MS } });
+  if (tooFewRequests)
+    invalid.push({
+      code: "too_few_requests",
+      detail: { requestsPerLevel: input.requestsPerLevel as number, concurrency },
+    });
+  if (concurrencyLimited)
+    invalid.push({
+      code: "client_concurrency",
+      detail: { achievedConcurrency, concurrency, minShare: MIN_ACHIEVED_CONCURRENCY_RATIO },
+    });
+  const cachedPromptTokenShare = cachedShare(ok);
+  if (cachedPromptTokenShare !== null && cachedPromptTokenShare > MAX_CACHED_PROMPT_SHARE)
+    invalid.push({
+      code: "cached_prompt",
+      detail: { share: cachedPromptTokenShare, limitShare: MAX_CACHED_PROMPT_SHARE },
+    });
+  const slo = input.slo ?? DEFAULT_SLO;
+  const perStreamOutput = distribution(values(ok, (s) => s.outputTokensPerSecond));
+
+  return {
+    concurrency,
+    requests,
+    aggregateOutputTokensPerSecond,
+    wallTimeMs,
+    perStream: {
+      outputTokensPerSecond: perStreamOutput,
+      decodeTokensPerSecond: distribution(values(ok, (s) => s.decodeTokensPerSecond)),
+    },
+    ttftMs,
+    ttftAnswerMs: distribution(values(ok, (s) => s.ttftAnswerMs)),
+    e2eMs,
+    tpotMs: distribution(values(ok, (s) => s.tpotMs)),
+    interChunkMs: distribution(ok.flatMap((s) => s.interChunkMs ?? [])),
+    achievedConcurrency,
+    client: {
+      eventLoopLagP99Ms,
+      limited,
+      ...(input.clientHealth
+        ? {
+            eventLoopLagMeanMs: input.clientHealth.eventLoopLagMeanMs,
+            readDelayMs: delay?.readDelayMs ?? 0,
+            firstTokenReadDelayMs: delay?.firstTokenReadDelayMs ?? 0,
+            loopUtilization: input.clientHealth.loopUtilization,
+            cpuShare: input.clientHealth.cpuShare,
+          }
+        : {}),
+      ...(input.threads !== undefined ? { threads: input.threads } : {}),
+    },
+    rateLimitWaitMs: input.rateLimitWaitMs ?? 0,
+    tokensFromChunks: ok.some((s) => s.tokenSource === "chunks"),
+    cachedPromptTokenShare,
+    cost: levelCost(ok, aggregateOutputTokensPerSecond, input.pricing ?? null),
+    meetsSlo:
+      perStreamOutput.p50 !== null &&
+      ttftMs.p95 !== null &&
+      perStreamOutput.p50 >= slo.minOutputTokensPerSecond &&
+      ttftMs.p95 <= slo.maxTtftMs,
+    goodputOutputTokensPerSecond: ok.length > 0 && wallTimeMs > 0 ? goodputTokens(ok, slo) / (wallTimeMs / 1000) : null,
+    ...connectionFigures(samples),
+    valid: invalid.length === 0,
+    invalidReasons: invalid.map(invalidReasonText),
+    invalid,
+  };
+}
+
+/**
+ * A level's connection figures over all its samples (a failed request used a connection too): the
+ * share on new connections, where TTFT holds a handshake, and the stale sockets met; null where no
+ * sample recorded them (documents stored before they were).
+ */
+function connectionFigures(samples: Sample[]): { newConnectionShare: number | null; staleSockets: number | null } {
+  let recorded = 0;
+  let opened = 0;
+  let stale: number | null = null;
+  for (const s of samples) {
+    if (s.connection !== null) {
+      recorded++;
+      if (s.connection === "new") opened++;
+    }
+    if (s.staleSockets !== null) stale = (stale ?? 0) + s.staleSockets;
+  }
+  return { newConnectionShare: recorded > 0 ? opened / recorded : null, staleSockets: stale };
+}
+
+/** Cached prompt tokens / prompt tokens over the ok samples that report both; null when none does. */
+function cachedShare(ok: Sample[]): number | null {
+  let cached = 0;
+  let prompt = 0;
+  let reported = false;
+  for (const s of ok) {
+    if (s.cachedPromptTokens === null || s.promptTokens === null) continue;
+    reported = true;
+    cached += s.cachedPromptTokens;
+    prompt += s.promptTokens;
+  }
+  return reported && prompt > 0 ? cached / prompt : null;
+}

@@ -1,0 +1,178 @@
+/** @module The headline figures of a run (docs/methodology.md, per run): `summarizeRun` with its knee, and `levelStop`; pure. */
+import type { Level, Outcome, Stop, Summary } from "../run/index.ts";
+import {
+  EARLY_FAILURE_REQUESTS,
+  failureBreakdown,
+  failuresOf,
+  fmt,
+  invalidCodes,
+  MAX_FAILURE_RATE,
+  MAX_RATE_LIMITED_RATE,
+} from "./validity.ts";
+
+/** The knee is where no higher valid level raises aggregate tok/s by more than this share (0.15 = 15 %). */
+export const KNEE_GAIN_THRESHOLD = 0.15;
+
+/** True when `higher` raises aggregate tok/s by more than `KNEE_GAIN_THRESHOLD` over `base`. */
+function raisesBeyondKnee(base: number, higher: number): boolean {
+  // A ratio, not base * 1.15: 100 * 1.15 is 114.99999999999999 in floating point, which would make exactly +15 % a raise.
+  if (base <= 0) return higher > 0;
+  return higher / base > 1 + KNEE_GAIN_THRESHOLD;
+}
+
+/** What one of a level's first requests ended with, for `levelStop`'s words (warm-up requests have no sample). */
+export interface EarlyResult {
+  outcome: Outcome;
+  httpStatus: number | null;
+  error: string | null;
+}
+
+const STOP_NOTE = "the sweep ran no higher level";
+
+/**
+ * Why the sweep must run no level above this one, or null: the level is invalid because of rate limits
+ * (429s over `MAX_RATE_LIMITED_RATE`) or failures (over `MAX_FAILURE_RATE`, or its first requests all
+ * failed, code `ended_early`, read with `invalidCodes` so an older stored level counts too). More concurrency cannot make such a level valid. Rate limits win when both
+ * hold. `unreachable` when no request of the level got any answer (only network errors and timeouts
+ * without an HTTP status); `early` are the level's first results, warm-up included, when the sweep kept them.
+ */
+export function levelStop(level: Level, early: EarlyResult[] = []): Stop | null {
+  if (level.valid) return null;
+  const r = level.requests;
+  const n = level.concurrency;
+  if (r.sent > 0 && r.rateLimited / r.sent > MAX_RATE_LIMITED_RATE)
+    return {
+      concurrency: n,
+      reason: "rate_limited",
+      detail: `rate-limited from N=${n}: ${r.rateLimited} of ${r.sent} requests got 429 (${fmt((r.rateLimited / r.sent) * 100)} %, over ${fmt(MAX_RATE_LIMITED_RATE * 100)} %); ${STOP_NOTE}`,
+    };
+  const failures = failuresOf(r);
+  const endedEarly = invalidCodes(level).includes("ended_early");
+  if (!(r.sent > 0 && failures / r.sent > MAX_FAILURE_RATE) && !endedEarly) return null;
+  const noAnswer = (e: EarlyResult) => e.httpStatus === null && (e.outcome === "network" || e.outcome === "timeout");
+  const answeredInLevel = r.ok + r.rateLimited + r.routeMismatch + r.httpError + r.incomplete > 0;
+  const unreachable = !answeredInLevel && early.every(noAnswer) && (r.sent > 0 || early.length > 0);
+  const firstError = early.find((e) => e.error)?.error ?? null;
+  const status = early.find((e) => e.httpStatus !== null)?.httpStatus ?? null;
+  const cause = firstError ? `; first error: ${firstError}` : status !== null ? `; HTTP ${status}` : "";
+  const counts = r.sent > 0 ? `${failures} of ${r.sent} requests failed (${failureBreakdown(r) || "none"})` : "";
+  if (unreachable)
+    return {
+      concurrency: n,
+      reason: "unreachable",
+      detail: `unreachable at N=${n}: no request got an answer${counts ? `; ${counts}` : ""}${cause}; ${STOP_NOTE}`,
+    };
+  return {
+    concurrency: n,
+    reason: "failures",
+    detail: `failing from N=${n}: ${counts || `its first ${EARLY_FAILURE_REQUESTS} requests failed`}${endedEarly && counts ? `, its first ${EARLY_FAILURE_REQUESTS} requests all failed` : ""}${cause}; ${STOP_NOTE}`,
+  };
+}
+
+/** The stop of the lowest level that calls for one, or null. */
+function firstStop(levels: Level[]): Stop | null {
+  for (const l of [...levels].sort((a, b) => a.concurrency - b.concurrency)) {
+    const stop = levelStop(l);
+    if (stop) return stop;
+  }
+  return null;
+}
+
+/**
+ * The headline figures of a run (docs/methodology.md, per run). Only valid levels with an aggregate
+ * enter `peak` and the knee; `singleStream` and the baseline of `scalingEfficiency` come from the
+ * concurrency-1 level only when it is valid (an invalid level keeps its data in `levels` but is never
+ * ranked, so `singleStream` is then null). Rates are shares (0..1) of all sent requests. `stop` is
+ * `options.stop` when the sweep gives it, else the first level's `levelStop`.
+ *
+ * The knee: walking the valid levels in ascending concurrency, the first level L such that no higher
+ * valid level's aggregate exceeds L's by more than `KNEE_GAIN_THRESHOLD`. When that L is the top valid
+ * level (aggregate still climbing at the top, or a single valid level), `kneeConcurrency` is null and
+ * `saturated` false.
+ *
+ * `capacity` is the highest valid level that meets the SLO (null when none does); `goodputPeak` the
+ * valid level with the most goodput (null when no valid level delivered any).
+ */
+export function summarizeRun(levels: Level[], options: { stop?: Stop | null } = {}): Summary {
+  const single = levels.find((l) => l.concurrency === 1 && l.valid && l.requests.ok > 0);
+  const singleStream = single
+    ? {
+        outputTokensPerSecond: single.perStream.outputTokensPerSecond.p50,
+        decodeTokensPerSecond: single.perStream.decodeTokensPerSecond.p50,
+        ttftP50Ms: single.ttftMs.p50,
+        ttftP95Ms: single.ttftMs.p95,
+      }
+    : null;
+
+  const ranked = levels
+    .filter(
+      (l): l is Level & { aggregateOutputTokensPerSecond: number } =>
+        l.valid && l.aggregateOutputTokensPerSecond !== null,
+    )
+    .sort((a, b) => a.concurrency - b.concurrency);
+
+  let peakLevel: (typeof ranked)[number] | undefined;
+  for (const l of ranked) {
+    if (peakLevel === undefined || l.aggregateOutputTokensPerSecond > peakLevel.aggregateOutputTokensPerSecond)
+      peakLevel = l;
+  }
+  const peak = peakLevel
+    ? {
+        concurrency: peakLevel.concurrency,
+        aggregateOutputTokensPerSecond: peakLevel.aggregateOutputTokensPerSecond,
+        perStreamOutputTokensPerSecond: peakLevel.perStream.outputTokensPerSecond.p50,
+      }
+    : null;
+
+  let kneeConcurrency: number | null = null;
+  let saturated = false;
+  for (let i = 0; i < ranked.length; i++) {
+    const base = (ranked[i] as (typeof ranked)[number]).aggregateOutputTokensPerSecond;
+    const raised = ranked.slice(i + 1).some((l) => raisesBeyondKnee(base, l.aggregateOutputTokensPerSecond));
+    if (raised) continue;
+    if (i < ranked.length - 1) {
+      kneeConcurrency = (ranked[i] as (typeof ranked)[number]).concurrency;
+      saturated = true;
+    }
+    break;
+  }
+
+  const singleAggregate = single?.aggregateOutputTokensPerSecond ?? null;
+  const scalingEfficiency =
+    peak !== null && singleAggregate !== null && singleAggregate > 0
+      ? peak.aggregateOutputTokensPerSecond / (peak.concurrency * singleAggregate)
+      : null;
+
+  let sent = 0;
+  let ok = 0;
+  let rateLimited = 0;
+  for (const l of levels) {
+    sent += l.requests.sent;
+    ok += l.requests.ok;
+    rateLimited += l.requests.rateLimited;
+  }
+
+  let capacity: number | null = null;
+  let goodputPeak: Summary["goodputPeak"] = null;
+  for (const l of levels) {
+    if (!l.valid) continue;
+    if (l.meetsSlo === true && (capacity === null || l.concurrency > capacity)) capacity = l.concurrency;
+    const goodput = l.goodputOutputTokensPerSecond ?? 0;
+    if (goodput > 0 && (goodputPeak === null || goodput > goodputPeak.goodputOutputTokensPerSecond))
+      goodputPeak = { concurrency: l.concurrency, goodputOutputTokensPerSecond: goodput };
+  }
+
+  return {
+    singleStream,
+    peak,
+    kneeConcurrency,
+    saturated,
+    scalingEfficiency,
+    errorRate: sent > 0 ? (sent - ok) / sent : 0,
+    rateLimitRate: sent > 0 ? rateLimited / sent : 0,
+    valid: levels.length > 0 && levels.every((l) => l.valid),
+    capacity,
+    goodputPeak,
+    stop: options.stop !== undefined ? options.stop : firstStop(levels),
+  };
+}

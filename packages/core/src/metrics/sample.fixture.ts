@@ -1,0 +1,58 @@
+/** @module Samples for the metrics tests: an ok one with overrides, a failed one, and a calm level's defaults. */
+import type { Sample } from "../run/index.ts";
+
+/** An ok sample: 100 tokens in 1 s, TTFT 100 ms; `over` replaces any field. */
+export function sample(over: Partial<Sample> = {}): Sample {
+  return {
+    level: 1,
+    index: 0,
+    outcome: "ok",
+    startMs: 0,
+    ttftMs: 100,
+    ttftAnswerMs: 100,
+    reasoningTokens: null,
+    cachedPromptTokens: null,
+    costUsd: null,
+    e2eMs: 1000,
+    completionTokens: 100,
+    tokenSource: "usage",
+    promptTokens: 50,
+    outputTokensPerSecond: 100,
+    decodeTokensPerSecond: 110,
+    tpotMs: 9,
+    interChunkMs: [10, 20],
+    chunks: 3,
+    responseId: "r",
+    servedProvider: "p",
+    httpStatus: 200,
+    retryAfterSeconds: null,
+    finishReason: "stop",
+    error: null,
+    connection: "new",
+    staleSockets: 0,
+    staleSocketMs: null,
+    connectMs: null,
+    tlsMs: null,
+    ...over,
+  };
+}
+
+/** A sample that failed with `outcome`: no timing, no tokens. */
+export function failed(outcome: Sample["outcome"]): Sample {
+  return sample({
+    outcome,
+    ttftMs: null,
+    ttftAnswerMs: null,
+    e2eMs: null,
+    completionTokens: null,
+    tokenSource: null,
+    outputTokensPerSecond: null,
+    decodeTokensPerSecond: null,
+    tpotMs: null,
+    interChunkMs: [],
+    chunks: 0,
+  });
+}
+
+/** The wall time (1 s) and event loop lag (1 ms) of a calm level, for `summarizeLevel` inputs. */
+export const levelDefaults = { wallTimeMs: 1000, eventLoopLagP99Ms: 1 };

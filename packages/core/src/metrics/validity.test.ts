@@ -1,0 +1,158 @@
+/** @module Tests of the validity policy: the documented thresholds, the client's own delay, every invalid reason's sentence and code. */
+import { describe, expect, it } from "vitest";
+import { InvalidCode, type InvalidReason, InvalidReason as InvalidReasonSchema } from "../run/index.ts";
+import { KNEE_GAIN_THRESHOLD } from "./run.ts";
+import {
+  CLIENT_LAG_LIMIT_MS,
+  clientDelay,
+  EARLY_FAILURE_REQUESTS,
+  FIRST_TOKEN_READ_DELAY_MARGIN,
+  invalidCodes,
+  invalidReasonText,
+  isClientReason,
+  MAX_FAILURE_RATE,
+  MAX_RATE_LIMITED_RATE,
+  MAX_ROUTE_MISMATCH_RATE,
+  MIN_ACHIEVED_CONCURRENCY_RATIO,
+} from "./validity.ts";
+
+describe("thresholds", () => {
+  it("are the documented numbers", () => {
+    expect([CLIENT_LAG_LIMIT_MS, MIN_ACHIEVED_CONCURRENCY_RATIO, MAX_ROUTE_MISMATCH_RATE, KNEE_GAIN_THRESHOLD]).toEqual(
+      [20, 0.9, 0.05, 0.15],
+    );
+    expect([MAX_RATE_LIMITED_RATE, MAX_FAILURE_RATE, EARLY_FAILURE_REQUESTS]).toEqual([0.05, 0.05, 4]);
+  });
+});
+
+describe("clientDelay", () => {
+  it("is client-limited when reads waited past 3 % of e2e, the per-stream tolerance, on short answers", () => {
+    expect(clientDelay({ eventLoopLagMeanMs: 2.5, loopUtilization: 0.2 }, 20, 250)).toEqual({
+      readDelayMs: 10,
+      firstTokenReadDelayMs: 0,
+      reason: {
+        code: "client_read_delay_per_stream",
+        detail: { readDelayMs: 10, toleranceMs: 7.5, toleranceShare: 0.03 },
+      },
+    });
+    expect(clientDelay({ eventLoopLagMeanMs: 1.5, loopUtilization: 0.2 }, 20, 250).reason).toBeNull();
+  });
+
+  it("is client-limited when first tokens' reads waited, with the margin, past the TTFT tolerance, however small the mean", () => {
+    // TTFT p50 100 ms: a tolerance of 13 ms; 11 ms taken 1.25x is past it, 10 ms is not.
+    const quiet = { eventLoopLagMeanMs: 0.1, loopUtilization: 0.2 };
+    expect(FIRST_TOKEN_READ_DELAY_MARGIN).toBe(1.25);
+    expect(clientDelay({ ...quiet, firstTokenReadDelayMs: 11 }, 100, 5000)).toEqual({
+      readDelayMs: 0.4,
+      firstTokenReadDelayMs: 13.75,
+      reason: { code: "client_first_token_delay", detail: { firstTokenReadDelayMs: 13.75, toleranceMs: 13 } },
+    });
+    expect(clientDelay({ ...quiet, firstTokenReadDelayMs: 10 }, 100, 5000).reason).toBeNull();
+  });
+});
+
+/** One reason of each code, with the sentence `invalidReasonText` must give for it (pages, the CLI and `invalidReasons` read them). */
+const SENTENCES: [InvalidReason, string][] = [
+  [{ code: "no_ok_sample", detail: { sent: 1 } }, "no ok sample among 1 sent"],
+  [
+    { code: "route_mismatch", detail: { count: 6, sent: 100, share: 0.06, limitShare: 0.05 } },
+    "route mismatches 6 of 100 sent (6 %), over 5 %",
+  ],
+  [
+    { code: "rate_limited", detail: { count: 1, sent: 7, share: 1 / 7, limitShare: 0.05 } },
+    "rate-limited (429) 1 of 7 sent (14.3 %), over 5 %",
+  ],
+  [
+    {
+      code: "failures",
+      detail: {
+        count: 4,
+        sent: 7,
+        share: 4 / 7,
+        limitShare: 0.05,
+        httpError: 1,
+        timeout: 1,
+        network: 1,
+        incomplete: 1,
+      },
+    },
+    "failures 4 of 7 sent (57.1 %), over 5 % (1 http error, 1 timeout, 1 network, 1 incomplete)",
+  ],
+  [
+    {
+      code: "failures",
+      detail: { count: 1, sent: 1, share: 1, limitShare: 0.05, httpError: 0, timeout: 1, network: 0, incomplete: 0 },
+    },
+    "failures 1 of 1 sent (100 %), over 5 % (1 timeout)",
+  ],
+  [
+    { code: "ended_early", detail: { firstRequests: 4 } },
+    "ended at once: its first 4 requests (warm-up included) all failed",
+  ],
+  [
+    { code: "client_lag", detail: { eventLoopLagP99Ms: 20.5, limitMs: 20 } },
+    "client limited: event loop lag p99 20.5 ms, over 20 ms",
+  ],
+  [
+    { code: "client_loop_busy", detail: { loopUtilization: 0.95, limitShare: 0.9 } },
+    "client limited: event loop busy 95 % of the time, over 90 %",
+  ],
+  [
+    { code: "client_read_delay", detail: { readDelayMs: 14, toleranceMs: 13 } },
+    "client limited: reads waited about 14 ms, over the TTFT tolerance of 13 ms",
+  ],
+  [
+    { code: "client_first_token_delay", detail: { firstTokenReadDelayMs: 13.75, toleranceMs: 13 } },
+    "client limited: first tokens' reads waited about 13.8 ms, over the TTFT tolerance of 13 ms",
+  ],
+  [
+    { code: "client_read_delay_per_stream", detail: { readDelayMs: 10, toleranceMs: 7.5, toleranceShare: 0.03 } },
+    "client limited: reads waited about 10 ms, over 3 % of e2e p50 (7.5 ms)",
+  ],
+  [
+    { code: "too_few_requests", detail: { requestsPerLevel: 7, concurrency: 8 } },
+    "7 requests for concurrency 8: 8 were never in flight at once (requestsPerLevel must be at least N)",
+  ],
+  [
+    { code: "client_concurrency", detail: { achievedConcurrency: 8.5, concurrency: 10, minShare: 0.9 } },
+    "client limited: achieved concurrency 8.5, under 90 % of 10",
+  ],
+  [
+    { code: "cached_prompt", detail: { share: 0.51, limitShare: 0.5 } },
+    "cached prompt tokens 51 % of the prompt tokens, over 50 %: a prompt cache served most of the prompt",
+  ],
+];
+
+describe("invalid reasons", () => {
+  it.each(SENTENCES)("puts %j in words", (reason, sentence) => {
+    expect(invalidReasonText(InvalidReasonSchema.parse(reason))).toBe(sentence);
+  });
+
+  it("has a sentence for every code", () => {
+    expect(new Set(SENTENCES.map(([r]) => r.code))).toEqual(new Set(InvalidCode.options));
+    expect(new Set(InvalidReasonSchema.options.map((o) => o.shape.code.value))).toEqual(new Set(InvalidCode.options));
+  });
+
+  it("tells the client's own limits by their code", () => {
+    expect(InvalidCode.options.filter(isClientReason)).toEqual([
+      "client_lag",
+      "client_loop_busy",
+      "client_read_delay",
+      "client_first_token_delay",
+      "client_read_delay_per_stream",
+      "client_concurrency",
+    ]);
+  });
+
+  it("gives a level's codes from `invalid`, and an older level's from its sentences", () => {
+    const reasons = SENTENCES.map(([r]) => r);
+    expect(invalidCodes({ invalid: reasons, invalidReasons: reasons.map(invalidReasonText) })).toEqual(
+      reasons.map((r) => r.code),
+    );
+    expect(invalidCodes({ invalid: [], invalidReasons: SENTENCES.map(([, text]) => text) })).toEqual(
+      reasons.map((r) => r.code),
+    );
+    expect(invalidCodes({ invalid: [], invalidReasons: ["something new"] })).toEqual([]);
+    expect(invalidCodes({ invalid: [], invalidReasons: [] })).toEqual([]);
+  });
+});
