@@ -2,12 +2,10 @@
 import { parseArgs } from "node:util";
 import { loadConfig } from "@kneeboard/core/config";
 import { ConfigError, UsageError } from "@kneeboard/core/errors";
-import { DEFAULT_OUT_DIR } from "@kneeboard/site/build";
-import { check } from "./check.ts";
-import { plan } from "./plan.ts";
-import { demo, run } from "./run.ts";
-import { serveReference } from "./serve.ts";
-import { preview, site } from "./site.ts";
+
+// Each command loads its modules when it runs: `kneeboard run` need not load the site builder (Astro,
+// vega), which on a busy machine took the process seconds to start.
+const siteOutDir = async () => (await import("@kneeboard/site/build")).DEFAULT_OUT_DIR;
 
 const USAGE = `usage:
   kneeboard run --config FILE [--data DIR] [--target ID]... [--repeat K]
@@ -45,6 +43,7 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
         const repeat = Number(values.repeat);
         if (!Number.isInteger(repeat) || repeat < 1 || repeat > 1000)
           throw new UsageError(`--repeat must be a whole number of runs from 1 to 1000, not ${values.repeat}`);
+        const { run } = await import("./run.ts");
         return await run({
           configFile: values.config,
           dataDir: values.data as string,
@@ -56,19 +55,25 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
       case "plan": {
         const { values } = parseArgs({ args: rest, strict: true, options: { config: { type: "string" } } });
         if (!values.config) throw new UsageError("plan needs --config FILE");
+        const { plan } = await import("./plan.ts");
         return await plan({ configFile: values.config, io });
       }
       case "demo": {
         const { values } = parseArgs({
           args: rest,
           strict: true,
-          options: { data: { type: "string", default: "./data" }, out: { type: "string", default: DEFAULT_OUT_DIR } },
+          options: { data: { type: "string", default: "./data" }, out: { type: "string" } },
         });
         const dataDir = values.data as string;
+        const [{ demo }, { check }, { site }] = await Promise.all([
+          import("./run.ts"),
+          import("./check.ts"),
+          import("./site.ts"),
+        ]);
         const code = await demo({ dataDir, io });
         if (code !== 0) return code;
         await check({ dataDir, io, webhookUrl: process.env.KNEEBOARD_WEBHOOK_URL });
-        return await site({ dataDir, outDir: values.out as string, io });
+        return await site({ dataDir, outDir: values.out ?? (await siteOutDir()), io });
       }
       case "check": {
         const { values } = parseArgs({
@@ -76,6 +81,7 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
           strict: true,
           options: { data: { type: "string", default: "./data" } },
         });
+        const { check } = await import("./check.ts");
         return await check({ dataDir: values.data as string, io, webhookUrl: process.env.KNEEBOARD_WEBHOOK_URL });
       }
       case "site": {
@@ -84,21 +90,23 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
           strict: true,
           options: {
             data: { type: "string", default: "./data" },
-            out: { type: "string", default: DEFAULT_OUT_DIR },
+            out: { type: "string" },
             config: { type: "string" },
           },
         });
         // The config only says which runs the standing is taken over: no key is needed to build.
         const standing = values.config ? (await loadConfig(values.config, { requireKeys: false })).standing : undefined;
-        return await site({ dataDir: values.data as string, outDir: values.out as string, io, standing });
+        const { site } = await import("./site.ts");
+        return await site({ dataDir: values.data as string, outDir: values.out ?? (await siteOutDir()), io, standing });
       }
       case "preview": {
         const { values } = parseArgs({
           args: rest,
           strict: true,
-          options: { out: { type: "string", default: DEFAULT_OUT_DIR }, port: { type: "string", default: "4321" } },
+          options: { out: { type: "string" }, port: { type: "string", default: "4321" } },
         });
-        return await preview({ outDir: values.out as string, port: portOf(values.port as string), io });
+        const { preview } = await import("./site.ts");
+        return await preview({ outDir: values.out ?? (await siteOutDir()), port: portOf(values.port as string), io });
       }
       case "serve-reference": {
         const { values } = parseArgs({
@@ -106,6 +114,7 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
           strict: true,
           options: { port: { type: "string", default: "8787" } },
         });
+        const { serveReference } = await import("./serve.ts");
         return await serveReference({ port: portOf(values.port as string), io });
       }
       case undefined:
