@@ -233,14 +233,14 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
       await loop(concurrency, false, onMeasured);
     }
     if (runner.stopped) throw new Stopped(runner.stopped);
-    const level = summarize(ctx, runner, firstSendMs, mergeHealth(watch.stop(), threadHealth), threads);
+    const outcome = summarize(ctx, runner, firstSendMs, mergeHealth(watch.stop(), threadHealth), threads);
     ctx.progress({
       done: runner.results.length,
       total,
-      liveTokensPerSecond: level.level.aggregateOutputTokensPerSecond ?? 0,
+      liveTokensPerSecond: outcome.level.aggregateOutputTokensPerSecond ?? 0,
       levelDone: true,
     });
-    return level;
+    return outcome;
   } finally {
     watch?.stop();
     deadline?.cancel();
