@@ -1,6 +1,6 @@
 /**
  * @module The streaming client: one chat completion over `node:http`/`node:https` with a keep-alive
- * agent and a hand SSE line parser, measured and classified. This is the only file of the core that
+ * agent and a hand SSE line parser (./sse.ts), measured and classified. This is the only file of the core that
  * imports `openai` (its request and chunk types, and its error taxonomy for failed responses); the
  * streaming path leaves the SDK's fetch and web streams, whose per-chunk cost was several times a
  * plain socket's. It never throws for a failed request: every way a request can end becomes an `outcome`.
@@ -22,6 +22,7 @@ import type { Route } from "../config/index.ts";
 import type { Outcome } from "../run/index.ts";
 import { type Scheduler, systemScheduler, type Timer } from "../scheduler/index.ts";
 import type { FirstTokenWatch } from "./health.ts";
+import { LineDecoder, SseDecoder } from "./sse.ts";
 
 /** Where and how to send: the resolved target (the key already read from its secret). */
 export interface Endpoint {
@@ -235,52 +236,6 @@ function headerReader(res: IncomingMessage): HeaderReader {
   };
 }
 
-/**
- * A hand SSE line parser: `data:` lines joined per event, an event dispatched at each blank line;
- * comments, `id:` and `retry:` lines skipped. Text comes decoded (the response's UTF-8 decoder keeps
- * multi-byte characters whole across reads); a line split across reads waits in `rest`.
- */
-class SseParser {
-  private rest = "";
-  private data: string | null = null;
-  private event: string | null = null;
-
-  constructor(private readonly onEvent: (data: string, event: string | null) => void) {}
-
-  /** Parses one read; `onEvent` runs for every complete event in it. */
-  push(text: string): void {
-    const buffer = this.rest.length > 0 ? this.rest + text : text;
-    let from = 0;
-    let newline = buffer.indexOf("\n", from);
-    while (newline !== -1) {
-      const end = newline > from && buffer.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
-      if (end === from) this.dispatch();
-      else if (buffer.startsWith("data:", from)) {
-        const begin = buffer.charCodeAt(from + 5) === 32 ? from + 6 : from + 5;
-        const line = buffer.slice(begin, end);
-        this.data = this.data === null ? line : `${this.data}\n${line}`;
-      } else if (buffer.startsWith("event:", from)) this.event = buffer.slice(from + 6, end).trim();
-      from = newline + 1;
-      newline = buffer.indexOf("\n", from);
-    }
-    this.rest = from === buffer.length ? "" : buffer.slice(from);
-  }
-
-  /** The stream ended: an event still open (no closing blank line) is dispatched as it stands. */
-  end(): void {
-    if (this.rest.length > 0) this.push("\n");
-    this.dispatch();
-  }
-
-  private dispatch(): void {
-    const data = this.data;
-    const event = this.event;
-    this.data = null;
-    this.event = null;
-    if (data !== null) this.onEvent(data, event);
-  }
-}
-
 /** A client bound to one endpoint. `agent` (with `baseURL`) and `scheduler` are injectable for tests. */
 export class StreamingClient {
   private readonly url: URL;
@@ -383,6 +338,7 @@ export class StreamingClient {
       const settle = (outcome: Outcome, error: string | null) => {
         if (settled) return;
         settled = true;
+        events.stop();
         timer?.cancel();
         if (result.contentChunks.length === 0) request.firstToken?.firstTokenRead();
         if (request.signal) this.aborts.get(request.signal)?.delete(onAbort);
@@ -429,26 +385,20 @@ export class StreamingClient {
         }
       };
 
-      let done = false;
-      const parser = new SseParser((data, event) => {
-        if (done || settled) return;
-        if (data.startsWith("[DONE]")) {
-          done = true;
-          return;
-        }
-        let chunk: GatewayChunk;
-        try {
-          chunk = JSON.parse(data) as GatewayChunk;
-        } catch (error) {
-          return fail("incomplete", `malformed SSE data: ${(error as Error).message}`);
-        }
-        if (event === "error" || (chunk.error !== undefined && chunk.error !== null))
-          return fail("incomplete", `stream error: ${JSON.stringify(chunk.error ?? chunk)}`);
-        onChunk(chunk);
+      const events = new SseDecoder({
+        event: (data, event) => {
+          const chunk = data as GatewayChunk;
+          if (event === "error" || (chunk.error !== undefined && chunk.error !== null))
+            return fail("incomplete", `stream error: ${JSON.stringify(chunk.error ?? chunk)}`);
+          onChunk(chunk);
+        },
+        malformed: (error) => fail("incomplete", error),
       });
+      const lines = new LineDecoder(events);
 
       const finish = () => {
-        parser.end();
+        lines.end();
+        events.end();
         if (settled) return;
         if (result.finishReason === null) return settle("incomplete", "stream ended without a finish reason");
         const { servedProvider, mismatch } = verifyRoute(route, headerReader(response as IncomingMessage), namingChunk);
@@ -462,11 +412,10 @@ export class StreamingClient {
         if (status < 200 || status >= 300) return onErrorResponse(res);
         result.httpStatus = status;
         streaming = true;
-        res.setEncoding("utf8");
-        res.on("data", (text: string) => {
+        res.on("data", (bytes: Buffer) => {
           // One clock read per socket read: every chunk in it arrived together.
           readAtMs = clock.now();
-          parser.push(text);
+          lines.push(bytes);
         });
         res.on("end", finish);
         res.on("error", (error) => fail("incomplete", `stream broken: ${error.message}`));
