@@ -1,7 +1,7 @@
 /**
  * @module The streaming client: one chat completion over `node:http`/`node:https` with a keep-alive
- * agent and a hand SSE line parser (./sse.ts), measured and classified. This is the only file of the core that
- * imports `openai` (its request and chunk types, and its error taxonomy for failed responses); the
+ * agent and a hand SSE line parser (./sse.ts), measured and classified. This folder is the only place in the
+ * core that imports `openai` (its request and chunk types, and in ./chunks.ts its error taxonomy for failed responses); the
  * streaming path leaves the SDK's fetch and web streams, whose per-chunk cost was several times a
  * plain socket's. It never throws for a failed request: every way a request can end becomes an `outcome`.
  * A request whose reused keep-alive socket the server had already closed is sent again once, on a
@@ -16,14 +16,16 @@ import {
 } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Socket } from "node:net";
-import { APIError } from "openai";
-import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
+import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import type { Route } from "../config/index.ts";
 import type { Outcome } from "../run/index.ts";
 import { type Scheduler, systemScheduler, type Timer } from "../scheduler/index.ts";
+import { ChunkReader, readFailedResponse } from "./chunks.ts";
 import type { FirstTokenWatch } from "./health.ts";
 import { headerReader, pinning, verifyRoute } from "./route.ts";
 import { LineDecoder, SseDecoder } from "./sse.ts";
+
+export { parseRetryAfter } from "./chunks.ts";
 
 /** Where and how to send: the resolved target (the key already read from its secret). */
 export interface Endpoint {
@@ -107,47 +109,12 @@ type StreamBody = ChatCompletionCreateParamsStreaming & {
   ignore_eos?: boolean;
 };
 
-/** Usage as gateways report it: OpenRouter adds `cost` (USD). */
-interface GatewayUsage {
-  prompt_tokens?: number;
-  completion_tokens?: number;
-  completion_tokens_details?: { reasoning_tokens?: number | null } | null;
-  prompt_tokens_details?: { cached_tokens?: number | null } | null;
-  cost?: number | null;
-}
-
-/** Chunks as gateways send them: OpenRouter adds a top-level `provider`; a mid-stream failure comes as `error`. */
-type GatewayChunk = Omit<ChatCompletionChunk, "usage"> & {
-  provider?: string;
-  usage?: GatewayUsage | null;
-  error?: unknown;
-};
-
-/** The delta fields read: answer content and the two spellings of reasoning content. */
-interface Delta {
-  content?: string | null;
-  reasoning?: string | null;
-  reasoning_content?: string | null;
-}
-
 /**
  * The errors Node gives a request whose reused keep-alive socket the server had closed before it
  * could read the request (`req.reusedSocket`, docs of `http.ClientRequest`): a reset or a hang-up
  * (both ECONNRESET), or EPIPE when the write itself found the socket closed.
  */
 const STALE_SOCKET_CODES = new Set(["ECONNRESET", "EPIPE"]);
-
-/** An error response's body is read up to this many characters: enough for any provider's message. */
-const MAX_ERROR_BODY_CHARS = 64 * 1024;
-
-/** Parses `retry-after` (seconds or an HTTP date) into seconds. */
-export function parseRetryAfter(value: string | null | undefined, nowMs = Date.now()): number | null {
-  if (!value) return null;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? null : Math.max(0, (date - nowMs) / 1000);
-}
 
 /** Replaces every occurrence of the key in a message, so no secret reaches a stored file or a log. */
 function redact(message: string, apiKey: string | undefined): string {
@@ -249,8 +216,6 @@ export class StreamingClient {
       let timedOut = false;
       let response: IncomingMessage | undefined;
       let streaming = false;
-      let namingChunk: GatewayChunk | undefined;
-      let readAtMs = 0;
       let timer: Timer | undefined;
 
       const settle = (outcome: Outcome, error: string | null) => {
@@ -264,7 +229,7 @@ export class StreamingClient {
         result.error = error === null ? null : redact(error, apiKey).slice(0, 500);
         // A stream that broke still names who served it; an error response (4xx, 5xx) names no one, as before.
         if (streaming && response && result.servedProvider === null)
-          result.servedProvider = verifyRoute(route, headerReader(response), namingChunk).servedProvider;
+          result.servedProvider = verifyRoute(route, headerReader(response), chunks.namingChunk).servedProvider;
         resolve(result);
       };
       /** Why the request ended early when it did: the timeout, the sweep's stop, or the given failure. */
@@ -276,42 +241,8 @@ export class StreamingClient {
       };
       const onAbort = () => fail("network", "aborted: the sweep stopped");
 
-      const onChunk = (chunk: GatewayChunk) => {
-        result.responseId ??= chunk.id ?? null;
-        if (!namingChunk && (chunk.provider !== undefined || chunk.model)) namingChunk = chunk;
-        const choice = chunk.choices?.[0];
-        if (choice) {
-          const delta = choice.delta as Delta | undefined;
-          if (delta) {
-            const answer = delta.content?.length ?? 0;
-            const chars = answer + (delta.reasoning_content?.length ?? delta.reasoning?.length ?? 0);
-            if (chars > 0) {
-              if (result.contentChunks.length === 0) request.firstToken?.firstTokenRead();
-              result.contentChunks.push({ tMs: readAtMs, chars });
-            }
-            if (answer > 0 && result.firstAnswerMs === null) result.firstAnswerMs = readAtMs;
-          }
-          if (choice.finish_reason) result.finishReason = choice.finish_reason;
-        }
-        const usage = chunk.usage;
-        if (usage) {
-          result.completionTokens = usage.completion_tokens ?? null;
-          result.promptTokens = usage.prompt_tokens ?? null;
-          result.reasoningTokens = usage.completion_tokens_details?.reasoning_tokens ?? null;
-          result.cachedPromptTokens = usage.prompt_tokens_details?.cached_tokens ?? null;
-          result.costUsd = typeof usage.cost === "number" ? usage.cost : null;
-        }
-      };
-
-      const events = new SseDecoder({
-        event: (data, event) => {
-          const chunk = data as GatewayChunk;
-          if (event === "error" || (chunk.error !== undefined && chunk.error !== null))
-            return fail("incomplete", `stream error: ${JSON.stringify(chunk.error ?? chunk)}`);
-          onChunk(chunk);
-        },
-        malformed: (error) => fail("incomplete", error),
-      });
+      const chunks = new ChunkReader(result, (error) => fail("incomplete", error), request.firstToken);
+      const events = new SseDecoder(chunks);
       const lines = new LineDecoder(events);
 
       const finish = () => {
@@ -319,7 +250,11 @@ export class StreamingClient {
         events.end();
         if (settled) return;
         if (result.finishReason === null) return settle("incomplete", "stream ended without a finish reason");
-        const { servedProvider, mismatch } = verifyRoute(route, headerReader(response as IncomingMessage), namingChunk);
+        const { servedProvider, mismatch } = verifyRoute(
+          route,
+          headerReader(response as IncomingMessage),
+          chunks.namingChunk,
+        );
         result.servedProvider = servedProvider;
         settle(mismatch ? "route_mismatch" : "ok", mismatch);
       };
@@ -327,12 +262,18 @@ export class StreamingClient {
       const onResponse = (res: IncomingMessage) => {
         response = res;
         const status = res.statusCode ?? 0;
-        if (status < 200 || status >= 300) return onErrorResponse(res);
+        if (status < 200 || status >= 300)
+          return readFailedResponse(res, (failure) => {
+            if (settled) return;
+            result.httpStatus = failure.httpStatus;
+            result.retryAfterSeconds = failure.retryAfterSeconds;
+            settle(failure.outcome, failure.error);
+          });
         result.httpStatus = status;
         streaming = true;
         res.on("data", (bytes: Buffer) => {
           // One clock read per socket read: every chunk in it arrived together.
-          readAtMs = clock.now();
+          chunks.readAtMs = clock.now();
           lines.push(bytes);
         });
         res.on("end", finish);
@@ -340,36 +281,6 @@ export class StreamingClient {
         res.on("close", () => {
           if (!res.complete) fail("incomplete", "stream broken: connection closed mid-response");
         });
-      };
-
-      const onErrorResponse = (res: IncomingMessage) => {
-        const status = res.statusCode ?? 0;
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (part: string) => {
-          if (text.length < MAX_ERROR_BODY_CHARS) text += part;
-        });
-        const settleError = () => {
-          if (settled) return;
-          const header = headerReader(res);
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            parsed = undefined;
-          }
-          // The SDK's taxonomy gives the same messages (and classes) as its own non-streaming calls.
-          const headersObject = new Headers();
-          for (const [name, value] of Object.entries(res.headers))
-            if (typeof value === "string") headersObject.set(name, value);
-          const error = APIError.generate(status, parsed as object | undefined, text || undefined, headersObject);
-          result.httpStatus = status;
-          result.retryAfterSeconds = parseRetryAfter(header("retry-after"));
-          settle(status === 429 ? "rate_limited" : "http_error", `HTTP ${status}: ${error.message}`);
-        };
-        res.on("end", settleError);
-        res.on("error", settleError);
-        res.on("close", settleError);
       };
 
       let req: ClientRequest | undefined;
