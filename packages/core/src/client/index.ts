@@ -1,29 +1,14 @@
-/**
- * @module The streaming client: one chat completion over `node:http`/`node:https` with a keep-alive
- * agent and a hand SSE line parser (./sse.ts), measured and classified. This folder is the only place in the
- * core that imports `openai` (its request and chunk types, and in ./chunks.ts its error taxonomy for failed responses); the
- * streaming path leaves the SDK's fetch and web streams, whose per-chunk cost was several times a
- * plain socket's. It never throws for a failed request: every way a request can end becomes an `outcome`.
- * A request whose reused keep-alive socket the server had already closed is sent again once, on a
- * new connection (docs/methodology.md, connections): the server never read it.
- */
-import {
-  type ClientRequest,
-  Agent as HttpAgent,
-  type RequestOptions as HttpRequestOptions,
-  request as httpRequest,
-  type IncomingMessage,
-} from "node:http";
-import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import type { Socket } from "node:net";
+/** @module The streaming client: `StreamingClient` and its public types; it runs sse, route, chunks and transport in sequence. */
+import type { Agent as HttpAgent, IncomingMessage } from "node:http";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import type { Route } from "../config/index.ts";
 import type { Outcome } from "../run/index.ts";
 import { type Scheduler, systemScheduler, type Timer } from "../scheduler/index.ts";
-import { ChunkReader, readFailedResponse } from "./chunks.ts";
+import { ChunkReader, type FailedResponse, readFailedResponse } from "./chunks.ts";
 import type { FirstTokenWatch } from "./health.ts";
 import { headerReader, pinning, verifyRoute } from "./route.ts";
 import { LineDecoder, SseDecoder } from "./sse.ts";
+import { type Call, type CallListener, type CallStage, Transport } from "./transport.ts";
 
 export { parseRetryAfter } from "./chunks.ts";
 
@@ -109,267 +94,251 @@ type StreamBody = ChatCompletionCreateParamsStreaming & {
   ignore_eos?: boolean;
 };
 
-/**
- * The errors Node gives a request whose reused keep-alive socket the server had closed before it
- * could read the request (`req.reusedSocket`, docs of `http.ClientRequest`): a reset or a hang-up
- * (both ECONNRESET), or EPIPE when the write itself found the socket closed.
- */
-const STALE_SOCKET_CODES = new Set(["ECONNRESET", "EPIPE"]);
+/** The request's body (JSON) and headers: the chat, the route's pinning, the key. */
+function compose(endpoint: Endpoint, request: ChatRequest): { payload: string; headers: Record<string, string> } {
+  const pin = pinning(endpoint.route);
+  const body: StreamBody = {
+    ...pin.body,
+    model: endpoint.model,
+    messages: [{ role: "user", content: request.prompt }],
+    max_tokens: request.maxTokens,
+    temperature: request.temperature,
+    stream: true,
+    stream_options: { include_usage: true },
+    ...(request.ignoreEos ? { ignore_eos: true } : {}),
+  };
+  const payload = JSON.stringify(body);
+  const headers: Record<string, string> = {
+    ...pin.headers,
+    "content-type": "application/json",
+    accept: "text/event-stream",
+    "user-agent": "kneeboard",
+    "content-length": String(Buffer.byteLength(payload)),
+    ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}),
+  };
+  return { payload, headers };
+}
+
+/** A result with nothing read yet. */
+function emptyResult(startMs: number): RawResult {
+  return {
+    outcome: "incomplete",
+    startMs,
+    contentChunks: [],
+    firstAnswerMs: null,
+    completionTokens: null,
+    promptTokens: null,
+    reasoningTokens: null,
+    cachedPromptTokens: null,
+    costUsd: null,
+    finishReason: null,
+    responseId: null,
+    servedProvider: null,
+    httpStatus: null,
+    retryAfterSeconds: null,
+    error: null,
+    connection: null,
+    staleSockets: 0,
+    staleSocketMs: null,
+    connectMs: null,
+    tlsMs: null,
+  };
+}
 
 /** Replaces every occurrence of the key in a message, so no secret reaches a stored file or a log. */
 function redact(message: string, apiKey: string | undefined): string {
   return apiKey ? message.split(apiKey).join("***") : message;
 }
 
-/** A client bound to one endpoint. `agent` (with `baseURL`) and `scheduler` are injectable for tests. */
+/** One listener per outside signal, shared by every request it aborts (N requests, one sweep signal). */
+class AbortListeners {
+  private readonly callbacks = new WeakMap<AbortSignal, Set<() => void>>();
+
+  /** Runs `callback` when `signal` aborts; the signal's one listener is added on first use. */
+  add(signal: AbortSignal, callback: () => void): void {
+    let set = this.callbacks.get(signal);
+    if (!set) {
+      const callbacks = new Set<() => void>();
+      set = callbacks;
+      this.callbacks.set(signal, callbacks);
+      signal.addEventListener(
+        "abort",
+        () => {
+          for (const each of callbacks) each();
+        },
+        { once: true },
+      );
+    }
+    set.add(callback);
+  }
+
+  delete(signal: AbortSignal, callback: () => void): void {
+    this.callbacks.get(signal)?.delete(callback);
+  }
+}
+
+/**
+ * One request from its send to its outcome: the timeout and the sweep's stop, the response (a
+ * stream read through the line and event decoders into the chunk reader, or a failed response),
+ * and the settling, once, whichever way it ends.
+ */
+class Exchange implements CallListener {
+  readonly result: RawResult;
+  settled = false;
+  private timedOut = false;
+  /** The response's head, once it came (a failed response's too). */
+  private res: IncomingMessage | undefined;
+  /** True once a 2xx response's stream is being read. */
+  private streaming = false;
+  private timer: Timer | undefined;
+  private call: Call | undefined;
+  private readonly chunks: ChunkReader;
+  private readonly events: SseDecoder;
+  private readonly lines: LineDecoder;
+  private readonly onAbort = () => this.fail("network", "aborted: the sweep stopped");
+
+  constructor(
+    private readonly endpoint: Endpoint,
+    private readonly request: ChatRequest,
+    private readonly clock: Scheduler,
+    private readonly aborts: AbortListeners,
+    private readonly resolve: (result: RawResult) => void,
+  ) {
+    this.result = emptyResult(clock.now());
+    this.chunks = new ChunkReader(this.result, (error) => this.fail("incomplete", error), request.firstToken);
+    this.events = new SseDecoder(this.chunks);
+    this.lines = new LineDecoder(this.events);
+  }
+
+  /** Makes the request, arms the timeout and the sweep's stop, and sends it. */
+  start(call: Call): void {
+    this.call = call;
+    if (!call.open()) return;
+    this.timer = this.clock.setTimer(() => {
+      this.timedOut = true;
+      this.fail("timeout", "");
+    }, this.request.timeoutMs);
+    const signal = this.request.signal;
+    if (signal?.aborted) {
+      this.onAbort();
+      return;
+    }
+    if (signal) this.aborts.add(signal, this.onAbort);
+    // The request's start is taken here, as it goes to the wire: with N requests built at once,
+    // the work before this point would otherwise count as the provider's TTFT.
+    this.result.startMs = this.clock.now();
+    call.send(this.result.startMs);
+  }
+
+  mayResend(): boolean {
+    return !this.timedOut && !this.request.signal?.aborted;
+  }
+
+  failed(stage: CallStage, message: string): void {
+    if (stage === "send") this.settle("network", `request not sent: ${message}`);
+    else if (stage === "connection") this.fail("network", `connection failed: ${message}`);
+    else this.fail("incomplete", `stream broken: ${message}`);
+  }
+
+  response(res: IncomingMessage): void {
+    this.res = res;
+    const status = res.statusCode ?? 0;
+    if (status < 200 || status >= 300) {
+      readFailedResponse(res, (failure) => this.failedResponse(failure));
+      return;
+    }
+    this.result.httpStatus = status;
+    this.streaming = true;
+    const { clock, chunks, lines } = this;
+    res.on("data", (bytes: Buffer) => {
+      // One clock read per socket read: every chunk in it arrived together.
+      chunks.readAtMs = clock.now();
+      lines.push(bytes);
+    });
+    res.on("end", () => this.finish());
+    res.on("error", (error) => this.fail("incomplete", `stream broken: ${error.message}`));
+    res.on("close", () => {
+      if (!res.complete) this.fail("incomplete", "stream broken: connection closed mid-response");
+    });
+  }
+
+  /** The stream ended: ok when it finished on the pinned route. */
+  private finish(): void {
+    this.lines.end();
+    this.events.end();
+    if (this.settled) return;
+    if (this.result.finishReason === null) {
+      this.settle("incomplete", "stream ended without a finish reason");
+      return;
+    }
+    const { servedProvider, mismatch } = this.served();
+    this.result.servedProvider = servedProvider;
+    this.settle(mismatch ? "route_mismatch" : "ok", mismatch);
+  }
+
+  private failedResponse(failure: FailedResponse): void {
+    if (this.settled) return;
+    this.result.httpStatus = failure.httpStatus;
+    this.result.retryAfterSeconds = failure.retryAfterSeconds;
+    this.settle(failure.outcome, failure.error);
+  }
+
+  private served(): { servedProvider: string | null; mismatch: string | null } {
+    return verifyRoute(this.endpoint.route, headerReader(this.res as IncomingMessage), this.chunks.namingChunk);
+  }
+
+  /** Why the request ended early when it did: the timeout, the sweep's stop, or the given failure. */
+  private fail(outcome: Outcome, error: string): void {
+    if (this.timedOut) this.settle("timeout", `request timed out after ${this.request.timeoutMs} ms`);
+    else if (this.request.signal?.aborted) this.settle("network", "aborted: the sweep stopped");
+    else this.settle(outcome, error);
+    this.call?.destroy();
+  }
+
+  private settle(outcome: Outcome, error: string | null): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.events.stop();
+    this.timer?.cancel();
+    const { result, request } = this;
+    if (result.contentChunks.length === 0) request.firstToken?.firstTokenRead();
+    if (request.signal) this.aborts.delete(request.signal, this.onAbort);
+    result.outcome = outcome;
+    result.error = error === null ? null : redact(error, this.endpoint.apiKey).slice(0, 500);
+    // A stream that broke still names who served it; an error response (4xx, 5xx) names no one, as before.
+    if (this.streaming && result.servedProvider === null) result.servedProvider = this.served().servedProvider;
+    this.resolve(result);
+  }
+}
+
+/**
+ * A client bound to one endpoint: one chat completion at a time over `node:http`/`node:https` with a
+ * keep-alive agent and a hand SSE line parser, measured and classified. This folder is the only
+ * place in the core that imports `openai` (its request and chunk types, and its error taxonomy for
+ * failed responses); the streaming path leaves the SDK's fetch and web streams, whose per-chunk cost
+ * was several times a plain socket's. It never throws for a failed request: every way a request can
+ * end becomes an `outcome`. A request whose reused keep-alive socket the server had already closed
+ * is sent again once, on a new connection (docs/methodology.md, connections): the server never read
+ * it. `agent` (with `baseURL`) and `scheduler` are injectable for tests.
+ */
 export class StreamingClient {
-  private readonly url: URL;
-  private readonly agent: HttpAgent;
-  private readonly send_: typeof httpRequest;
-  private readonly secure: boolean;
-  /** One listener per outside signal, shared by every request it aborts (N requests, one sweep signal). */
-  private readonly aborts = new WeakMap<AbortSignal, Set<() => void>>();
+  private readonly transport: Transport;
+  private readonly aborts = new AbortListeners();
 
   constructor(
     private readonly endpoint: Endpoint,
     private readonly options: ClientOptions = {},
   ) {
-    const base = endpoint.baseURL.endsWith("/") ? endpoint.baseURL : `${endpoint.baseURL}/`;
-    this.url = new URL("chat/completions", base);
-    const secure = this.url.protocol === "https:";
-    this.secure = secure;
-    this.send_ = secure ? httpsRequest : httpRequest;
-    this.agent =
-      options.agent ??
-      (secure
-        ? new HttpsAgent({ keepAlive: true, ...(endpoint.ca ? { ca: endpoint.ca } : {}) })
-        : new HttpAgent({ keepAlive: true }));
-  }
-
-  /** The callbacks an outside signal's abort runs; its one listener is added on first use. */
-  private onAbort(signal: AbortSignal): Set<() => void> {
-    let callbacks = this.aborts.get(signal);
-    if (!callbacks) {
-      const set = new Set<() => void>();
-      callbacks = set;
-      this.aborts.set(signal, set);
-      signal.addEventListener(
-        "abort",
-        () => {
-          for (const callback of set) callback();
-        },
-        { once: true },
-      );
-    }
-    return callbacks;
+    this.transport = new Transport(endpoint.baseURL, endpoint.ca, options.agent);
   }
 
   /** Sends one streaming request and measures it. Resolves for every outcome; never rejects. */
   send(request: ChatRequest): Promise<RawResult> {
     const clock = this.options.scheduler ?? systemScheduler;
-    const { route, model, apiKey } = this.endpoint;
-    const pin = pinning(route);
-    const body: StreamBody = {
-      ...pin.body,
-      model,
-      messages: [{ role: "user", content: request.prompt }],
-      max_tokens: request.maxTokens,
-      temperature: request.temperature,
-      stream: true,
-      stream_options: { include_usage: true },
-      ...(request.ignoreEos ? { ignore_eos: true } : {}),
-    };
-    const payload = JSON.stringify(body);
-    const result: RawResult = {
-      outcome: "incomplete",
-      startMs: clock.now(),
-      contentChunks: [],
-      firstAnswerMs: null,
-      completionTokens: null,
-      promptTokens: null,
-      reasoningTokens: null,
-      cachedPromptTokens: null,
-      costUsd: null,
-      finishReason: null,
-      responseId: null,
-      servedProvider: null,
-      httpStatus: null,
-      retryAfterSeconds: null,
-      error: null,
-      connection: null,
-      staleSockets: 0,
-      staleSocketMs: null,
-      connectMs: null,
-      tlsMs: null,
-    };
-    const headers: Record<string, string> = {
-      ...pin.headers,
-      "content-type": "application/json",
-      accept: "text/event-stream",
-      "user-agent": "kneeboard",
-      "content-length": String(Buffer.byteLength(payload)),
-      ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
-    };
-
+    const { payload, headers } = compose(this.endpoint, request);
     return new Promise<RawResult>((resolve) => {
-      let settled = false;
-      let timedOut = false;
-      let response: IncomingMessage | undefined;
-      let streaming = false;
-      let timer: Timer | undefined;
-
-      const settle = (outcome: Outcome, error: string | null) => {
-        if (settled) return;
-        settled = true;
-        events.stop();
-        timer?.cancel();
-        if (result.contentChunks.length === 0) request.firstToken?.firstTokenRead();
-        if (request.signal) this.aborts.get(request.signal)?.delete(onAbort);
-        result.outcome = outcome;
-        result.error = error === null ? null : redact(error, apiKey).slice(0, 500);
-        // A stream that broke still names who served it; an error response (4xx, 5xx) names no one, as before.
-        if (streaming && response && result.servedProvider === null)
-          result.servedProvider = verifyRoute(route, headerReader(response), chunks.namingChunk).servedProvider;
-        resolve(result);
-      };
-      /** Why the request ended early when it did: the timeout, the sweep's stop, or the given failure. */
-      const fail = (outcome: Outcome, error: string) => {
-        if (timedOut) settle("timeout", `request timed out after ${request.timeoutMs} ms`);
-        else if (request.signal?.aborted) settle("network", "aborted: the sweep stopped");
-        else settle(outcome, error);
-        req?.destroy();
-      };
-      const onAbort = () => fail("network", "aborted: the sweep stopped");
-
-      const chunks = new ChunkReader(result, (error) => fail("incomplete", error), request.firstToken);
-      const events = new SseDecoder(chunks);
-      const lines = new LineDecoder(events);
-
-      const finish = () => {
-        lines.end();
-        events.end();
-        if (settled) return;
-        if (result.finishReason === null) return settle("incomplete", "stream ended without a finish reason");
-        const { servedProvider, mismatch } = verifyRoute(
-          route,
-          headerReader(response as IncomingMessage),
-          chunks.namingChunk,
-        );
-        result.servedProvider = servedProvider;
-        settle(mismatch ? "route_mismatch" : "ok", mismatch);
-      };
-
-      const onResponse = (res: IncomingMessage) => {
-        response = res;
-        const status = res.statusCode ?? 0;
-        if (status < 200 || status >= 300)
-          return readFailedResponse(res, (failure) => {
-            if (settled) return;
-            result.httpStatus = failure.httpStatus;
-            result.retryAfterSeconds = failure.retryAfterSeconds;
-            settle(failure.outcome, failure.error);
-          });
-        result.httpStatus = status;
-        streaming = true;
-        res.on("data", (bytes: Buffer) => {
-          // One clock read per socket read: every chunk in it arrived together.
-          chunks.readAtMs = clock.now();
-          lines.push(bytes);
-        });
-        res.on("end", finish);
-        res.on("error", (error) => fail("incomplete", `stream broken: ${error.message}`));
-        res.on("close", () => {
-          if (!res.complete) fail("incomplete", "stream broken: connection closed mid-response");
-        });
-      };
-
-      let req: ClientRequest | undefined;
-      /** When the request in `req` went to the wire (the send, or the re-send), clock ms. */
-      let sentAtMs = 0;
-      /** Bytes the socket had read before it carried `req`: more at a failure means the server answered. */
-      let bytesReadBefore = 0;
-
-      /** Records the connection `sent` got, and on a new one when its TCP (and TLS) handshake finished. */
-      const onSocket = (sent: ClientRequest, socket: Socket) => {
-        if (sent !== req) return;
-        bytesReadBefore = socket.bytesRead;
-        if (sent.reusedSocket) {
-          result.connection = "reused";
-          return;
-        }
-        result.connection = "new";
-        if (!socket.connecting) return;
-        socket.once("connect", () => {
-          if (sent !== req) return;
-          const connectedAtMs = clock.now();
-          result.connectMs = connectedAtMs - sentAtMs;
-          if (this.secure)
-            socket.once("secureConnect", () => {
-              if (sent === req) result.tlsMs = clock.now() - connectedAtMs;
-            });
-        });
-      };
-
-      /**
-       * A reused socket that fails before reading a byte for this request was closed by the server
-       * before the request reached it (the server keeps no connection after a response, or closed
-       * it idle): the server never read it, so it goes again once, on a connection opened for it.
-       */
-      const isStale = (sent: ClientRequest, error: NodeJS.ErrnoException) =>
-        sent.reusedSocket &&
-        result.staleSockets === 0 &&
-        STALE_SOCKET_CODES.has(error.code ?? "") &&
-        (sent.socket?.bytesRead ?? bytesReadBefore) === bytesReadBefore;
-
-      const open = (options: HttpRequestOptions): boolean => {
-        let sent: ClientRequest;
-        try {
-          sent = this.send_(this.url, { method: "POST", headers, ...options }, onResponse);
-        } catch (error) {
-          // Invalid header values (a custom route's) throw before anything is sent.
-          settle("network", `request not sent: ${(error as Error).message}`);
-          return false;
-        }
-        req = sent;
-        sent.on("socket", (socket: Socket) => onSocket(sent, socket));
-        sent.on("error", (error: NodeJS.ErrnoException) => {
-          if (sent !== req || settled) return;
-          if (response) return fail("incomplete", `stream broken: ${error.message}`);
-          if (!timedOut && !request.signal?.aborted && isStale(sent, error)) return resend();
-          fail("network", `connection failed: ${error.message}`);
-        });
-        return true;
-      };
-
-      /**
-       * The re-send goes on a one-off connection (`agent: false`, so it asks `Connection: close`),
-       * not through the pool, whose other idle sockets may be as stale as the one that failed. The
-       * CA goes with it: it is the pool agent's option, and this connection has no agent of ours.
-       */
-      const resend = () => {
-        const now = clock.now();
-        result.staleSockets++;
-        result.staleSocketMs = now - result.startMs;
-        result.connection = null;
-        result.connectMs = null;
-        result.tlsMs = null;
-        if (!open({ agent: false, ...(this.endpoint.ca ? { ca: this.endpoint.ca } : {}) })) return;
-        sentAtMs = now;
-        req?.end(payload);
-      };
-
-      if (!open({ agent: this.agent })) return;
-      timer = clock.setTimer(() => {
-        timedOut = true;
-        fail("timeout", "");
-      }, request.timeoutMs);
-      if (request.signal?.aborted) return onAbort();
-      if (request.signal) this.onAbort(request.signal).add(onAbort);
-      // The request's start is taken here, as it goes to the wire: with N requests built at once,
-      // the work before this point would otherwise count as the provider's TTFT.
-      result.startMs = clock.now();
-      sentAtMs = result.startMs;
-      req?.end(payload);
+      const exchange = new Exchange(this.endpoint, request, clock, this.aborts, resolve);
+      exchange.start(this.transport.call(payload, headers, exchange.result, clock, exchange));
     });
   }
 }
