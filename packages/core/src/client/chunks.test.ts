@@ -34,6 +34,17 @@ function reader() {
 }
 
 describe("ChunkReader", () => {
+  it("reports data that is not a JSON object (data: null, a bare number) as malformed, never throws", () => {
+    const { fields, broken, chunks } = reader();
+    chunks.event(null, null);
+    chunks.event(7, null);
+    expect(broken).toEqual([
+      "malformed SSE data: a chunk must be a JSON object, not null",
+      "malformed SSE data: a chunk must be a JSON object, not 7",
+    ]);
+    expect(fields.contentChunks).toEqual([]);
+  });
+
   it("records content and reasoning chunks at their read's time, the first answer, and tells the first token once", () => {
     const { fields, told, chunks } = reader();
     chunks.readAtMs = 10;

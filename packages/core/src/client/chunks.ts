@@ -61,6 +61,11 @@ export class ChunkReader implements SseSink {
   ) {}
 
   event(data: unknown, type: string | null): void {
+    // A chunk is a JSON object; `data: null` or a bare number would otherwise throw in the socket's handler.
+    if (typeof data !== "object" || data === null) {
+      this.broken(`malformed SSE data: a chunk must be a JSON object, not ${JSON.stringify(data)}`);
+      return;
+    }
     const chunk = data as GatewayChunk;
     if (type === "error" || (chunk.error !== undefined && chunk.error !== null))
       this.broken(`stream error: ${JSON.stringify(chunk.error ?? chunk)}`);
