@@ -20,7 +20,7 @@ import {
 } from "@kneeboard/core/aws";
 import { type Config, parseConfig, type Target } from "@kneeboard/core/config";
 import { type Channel, snsChannel, webhookChannel } from "@kneeboard/core/notify";
-import { DEFAULT_MAX_INVOCATIONS, type SweepDeps } from "@kneeboard/core/schedule";
+import { DEFAULT_MAX_INVOCATIONS, type SweepDeps } from "@kneeboard/core/scheduled";
 
 type Env = NodeJS.ProcessEnv;
 
