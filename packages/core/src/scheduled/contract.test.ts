@@ -14,8 +14,8 @@ import { type FauxqsHandle, fauxqsClientConfig, startFauxqs } from "@kneeboard/t
 import { type S3rverHandle, s3ClientConfig, startS3rver } from "@kneeboard/test-support/s3rver";
 import { interceptLocalhostDns } from "fauxqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pendingRunsContract, queueContract, siteBucketContract } from "../../testing/scheduled.contract.ts";
 import { CloudFrontCdn, S3PendingRuns, S3SiteBucket, SqsQueue } from "../aws/index.ts";
-import { pendingRunsContract, queueContract, siteBucketContract } from "./contract.ts";
 import { MemoryPendingRuns, MemoryQueue, MemorySiteBucket } from "./ports.ts";
 
 let fauxqs: FauxqsHandle;

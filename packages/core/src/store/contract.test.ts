@@ -12,6 +12,7 @@ import { HeadObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { createTable, type DynaliteHandle, dynamoClientConfig, startDynalite } from "@kneeboard/test-support/dynalite";
 import { type S3rverHandle, s3ClientConfig, startS3rver } from "@kneeboard/test-support/s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runClaimsContract, runIndexContract, storeContract } from "../../testing/store.contract.ts";
 import {
   DynamoAlertLedger,
   DynamoRateLimiter,
@@ -25,7 +26,6 @@ import { runKey } from "../run/index.ts";
 import { indexEntryFor } from "../run-index/index.ts";
 import { StoreRunIndex } from "../run-index/store.ts";
 import { syntheticRun } from "../synthetic/index.ts";
-import { runClaimsContract, runIndexContract, storeContract } from "./contract.ts";
 import { FolderStore } from "./folder.ts";
 
 const BUCKET = "kneeboard-results";
