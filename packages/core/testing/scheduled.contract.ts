@@ -1,7 +1,7 @@
 /**
  * @module Contract suites for the scheduled path's ports (queue, site bucket, pending runs): one set of
  * behaviours the in-memory and the AWS implementations must both show. Imported by tests only
- * (src/scheduled/contract.test.ts runs them).
+ * (src/scheduled/contract.test.ts and src/aws/scheduled.contract.test.ts run them).
  */
 import { describe, expect, it } from "vitest";
 import { StoreError } from "../src/errors/index.ts";

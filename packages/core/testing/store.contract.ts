@@ -1,7 +1,7 @@
 /**
  * @module Contract suites for the store's ports (Store, RunIndex, RunClaims): one set of behaviours
  * every implementation must show, run against the folder ones and the AWS ones alike.
- * Imported by tests only (src/store/contract.test.ts runs them); each suite registers its own `describe` block.
+ * Imported by tests only (src/store/contract.test.ts and src/aws/store.contract.test.ts run them); each suite registers its own `describe` block.
  */
 import { describe, expect, it } from "vitest";
 import type { RunClaims } from "../src/claims/index.ts";
