@@ -18,7 +18,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Socket } from "node:net";
 import { APIError } from "openai";
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
-import type { Route } from "../config/index.ts";
+import type { Route } from "../route/index.ts";
 import type { Outcome } from "../run/index.ts";
 import { type Scheduler, systemScheduler, type Timer } from "../scheduler/index.ts";
 import type { FirstTokenWatch } from "./health.ts";
