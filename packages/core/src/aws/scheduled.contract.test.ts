@@ -10,12 +10,12 @@ import type { AddressInfo } from "node:net";
 import { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
-import { syntheticRun } from "@kneeboard/reference";
 import { type FauxqsHandle, fauxqsClientConfig, startFauxqs } from "@kneeboard/test-support/fauxqs";
 import { type S3rverHandle, s3ClientConfig, startS3rver } from "@kneeboard/test-support/s3rver";
 import { interceptLocalhostDns } from "fauxqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pendingRunsContract, queueContract, siteBucketContract } from "../../testing/scheduled.contract.ts";
+import { syntheticRun } from "../synthetic/index.ts";
 import { CloudFrontCdn, S3PendingRuns, S3SiteBucket, SqsQueue } from "./index.ts";
 
 let fauxqs: FauxqsHandle;

@@ -2,8 +2,9 @@
  * @module The scheduled path's port contracts on the in-memory implementations. The AWS
  * implementations run the same contracts in aws/scheduled.contract.test.ts.
  */
-import { syntheticRun } from "@kneeboard/reference";
+
 import { pendingRunsContract, queueContract, siteBucketContract } from "../../testing/scheduled.contract.ts";
+import { syntheticRun } from "../synthetic/index.ts";
 import { MemoryPendingRuns, MemoryQueue, MemorySiteBucket } from "./ports.ts";
 
 const doc = syntheticRun({
