@@ -23,7 +23,7 @@ import {
 import { DynamoRunIndex, S3Store, tableDefinition } from "@kneeboard/core/aws";
 import type { RunDocument } from "@kneeboard/core/run";
 import { saveRun } from "@kneeboard/core/run-index";
-import { DEFAULT_MARGIN_MS } from "@kneeboard/core/schedule";
+import { DEFAULT_MARGIN_MS } from "@kneeboard/core/scheduled";
 import {
   type ReferenceServer,
   referenceModels,

@@ -2,7 +2,7 @@
  * @module `publish`, after sweeps (its queue batches them): regression check, alert delivery, site
  * rebuild and upload, CDN invalidation; a malformed message is reported back so it is dead-lettered.
  */
-import { type PublishSummary, publishBatch } from "@kneeboard/core/schedule";
+import { type PublishSummary, publishBatch } from "@kneeboard/core/scheduled";
 import { buildSite } from "@kneeboard/site/build";
 import { alertChannels, siteDeps, stores } from "./lib/deps.ts";
 import { records, type SqsEvent } from "./lib/sqs.ts";

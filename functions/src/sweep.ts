@@ -3,7 +3,7 @@
  * invocation's time; a bad message is reported back to SQS so it ends in the dead-letter queue.
  */
 import { randomUUID } from "node:crypto";
-import { type SweepSummary, sweepBatch } from "@kneeboard/core/schedule";
+import { type SweepSummary, sweepBatch } from "@kneeboard/core/scheduled";
 import { sweepDeps } from "./lib/deps.ts";
 import { type LambdaContext, records, type SqsEvent } from "./lib/sqs.ts";
 

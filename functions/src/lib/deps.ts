@@ -6,7 +6,6 @@
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SNSClient } from "@aws-sdk/client-sns";
 import {
   CloudFrontCdn,
   DynamoAlertLedger,
@@ -16,11 +15,13 @@ import {
   S3PendingRuns,
   S3SiteBucket,
   S3Store,
+  SnsChannel,
+  SnsSubscriptions,
   SqsQueue,
 } from "@kneeboard/core/aws";
 import { type Config, parseConfig, type Target } from "@kneeboard/core/config";
-import { type Channel, snsChannel, webhookChannel } from "@kneeboard/core/notify";
-import { DEFAULT_MAX_INVOCATIONS, type SweepDeps } from "@kneeboard/core/schedule";
+import { type Channel, webhookChannel } from "@kneeboard/core/notify";
+import { DEFAULT_MAX_INVOCATIONS, type SweepDeps } from "@kneeboard/core/scheduled";
 
 type Env = NodeJS.ProcessEnv;
 
@@ -87,14 +88,9 @@ export function sweepDeps(env: Env = process.env): Omit<SweepDeps, "owner" | "re
   };
 }
 
-/** The SNS client (alerts and subscriptions). */
-export function snsClient(): SNSClient {
-  return new SNSClient({});
-}
-
 /** Where alerts go: the linked topic, and a webhook when `KNEEBOARD_WEBHOOK_URL` is set. */
 export function alertChannels(env: Env = process.env): Channel[] {
-  const channels = [snsChannel(snsClient(), link("Alerts", env).arn as string)];
+  const channels: Channel[] = [new SnsChannel({ topicArn: link("Alerts", env).arn as string })];
   if (env.KNEEBOARD_WEBHOOK_URL) channels.push(webhookChannel(env.KNEEBOARD_WEBHOOK_URL));
   return channels;
 }
@@ -118,8 +114,7 @@ export function siteDeps(env: Env = process.env) {
 /** What the subscribe endpoint needs. */
 export function subscribeDeps(env: Env = process.env) {
   return {
-    sns: snsClient(),
-    topicArn: link("Alerts", env).arn as string,
+    subscriptions: new SnsSubscriptions({ topicArn: link("Alerts", env).arn as string }),
     knownTargetIds: deployedConfig(env).targets.map((t) => t.id),
     limiter: new DynamoRateLimiter({ tableName: link("Table", env).name as string }),
   };

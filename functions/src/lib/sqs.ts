@@ -1,5 +1,5 @@
 /** @module The shapes of Lambda's SQS event and context the handlers read (no types package needed for two fields). */
-import type { QueueRecord } from "@kneeboard/core/schedule";
+import type { QueueRecord } from "@kneeboard/core/scheduled";
 
 /** An SQS event: each record's id (for partial batch failures) and body. */
 export interface SqsEvent {

@@ -1,6 +1,6 @@
 /** @module The CDN port on CloudFront: one invalidation per publish. */
 import { CloudFrontClient, CreateInvalidationCommand } from "@aws-sdk/client-cloudfront";
-import type { Cdn } from "../schedule/ports.ts";
+import type { Cdn } from "../scheduled/ports.ts";
 
 export interface CloudFrontCdnOptions {
   distributionId: string;

@@ -11,7 +11,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { StoreError } from "../errors/index.ts";
 import type { RunDocument } from "../run/index.ts";
-import { type PendingRuns, parsePending, pendingKey, type SiteBucket } from "../schedule/ports.ts";
+import { type PendingRuns, parsePending, pendingKey, type SiteBucket } from "../scheduled/ports.ts";
 
 export interface S3BucketOptions {
   bucketName: string;

@@ -1,7 +1,7 @@
 /** @module The queue port on SQS (the sweep and publish queues; FIFO groups and deduplication when given). */
 import { SendMessageBatchCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { KneeboardError } from "../errors/index.ts";
-import type { MessageQueue, OutgoingMessage } from "../schedule/messages.ts";
+import type { MessageQueue, OutgoingMessage } from "../scheduled/messages.ts";
 
 export interface SqsQueueOptions {
   queueUrl: string;

@@ -1,7 +1,7 @@
 /** @module The streaming client: `StreamingClient` and its public types; it runs sse, route, chunks and transport in sequence. */
 import type { Agent as HttpAgent, IncomingMessage } from "node:http";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
-import type { Route } from "../config/index.ts";
+import type { Route } from "../route/index.ts";
 import type { Outcome } from "../run/index.ts";
 import { type Scheduler, systemScheduler, type Timer } from "../scheduler/index.ts";
 import { ChunkReader, type FailedResponse, readFailedResponse } from "./chunks.ts";

@@ -1,6 +1,6 @@
 /** @module Route pinning and verification alone: the fields each gateway is sent, and who served by its headers or chunk. */
 import { describe, expect, it } from "vitest";
-import type { Route } from "../config/index.ts";
+import type { Route } from "../route/index.ts";
 import { type HeaderReader, pinning, verifyRoute } from "./route.ts";
 
 const headers =

@@ -1,6 +1,6 @@
 /** @module Route pinning: the body fields and headers that pin a gateway to one provider (no fallback), and who served. */
 import type { IncomingMessage } from "node:http";
-import type { Route } from "../config/index.ts";
+import type { Route } from "../route/index.ts";
 
 /** Reads one response header (lowercase name) as a string, or null. */
 export type HeaderReader = (name: string) => string | null;

@@ -6,40 +6,12 @@ import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { ConfigError, type ConfigProblem } from "../errors/index.ts";
 import { DEFAULT_SLO } from "../metrics/index.ts";
+import { Route } from "../route/index.ts";
 
 const Name = z.string().min(1).max(200);
 
-const OpenRouterRoute = z.strictObject({ gateway: z.literal("openrouter"), provider: Name });
-const LiteLLMRoute = z.strictObject({
-  gateway: z.literal("litellm"),
-  provider: Name.optional(),
-  deployment: Name.optional(),
-});
-const DirectRoute = z.strictObject({ gateway: z.literal("direct"), provider: Name.optional() });
-const CustomRoute = z.strictObject({
-  gateway: z.literal("custom"),
-  provider: Name.optional(),
-  body: z.record(z.string(), z.unknown()).optional(),
-  headers: z.record(z.string(), z.string()).optional(),
-  verify: z
-    .union(
-      [z.strictObject({ header: Name, equals: z.string() }), z.strictObject({ bodyField: Name, equals: z.string() })],
-      { error: "must be { header, equals } or { bodyField, equals }, both strings" },
-    )
-    .optional(),
-});
-/** How requests reach the provider and how the serving provider is pinned and verified. */
-export const Route = z.discriminatedUnion("gateway", [OpenRouterRoute, LiteLLMRoute, DirectRoute, CustomRoute], {
-  error: (issue) => {
-    if (issue.code !== "invalid_union") return undefined;
-    const gateway = (issue.input as { gateway?: unknown } | undefined)?.gateway;
-    const expected = "expected openrouter, litellm, direct or custom";
-    return gateway === undefined
-      ? `gateway is required: ${expected}`
-      : `unknown gateway ${JSON.stringify(gateway)}: ${expected}`;
-  },
-});
-export type Route = z.infer<typeof Route>;
+/** A target's route lives in route/, below the client that follows it; re-exported as part of the config. */
+export { Route };
 
 /** A price, a rate or a time that must be above zero. */
 const Positive = z.number({ error: "must be a number" }).positive("must be a positive number");

@@ -6,14 +6,12 @@
  * re-runs never repeat it. A process that dies between claim and send loses that one message: we
  * prefer a missed mail to a duplicate, and the Atom feeds still carry the alert.
  */
-import type { SNSClient } from "@aws-sdk/client-sns";
 import type { Alert } from "../alerts/index.ts";
 import { KneeboardError } from "../errors/index.ts";
 import type { AlertLedger } from "../ledger/index.ts";
-import { publishAlert } from "./sns.ts";
 import { postWebhook, type WebhookOptions } from "./webhook.ts";
 
-/** Somewhere alerts go. `send` throws when the alert did not get there. */
+/** Somewhere alerts go (the SNS one is `SnsChannel`, aws/sns.ts). `send` throws when the alert did not get there. */
 export interface Channel {
   /** The ledger's channel key: stable across runs (`sns`, `webhook`). */
   name: string;
@@ -45,18 +43,6 @@ export class WebhookError extends KneeboardError {
 /** Only regressions and route changes reach people, when they open and when they resolve. */
 export function notifies(alert: Alert): boolean {
   return alert.kind === "regression" || alert.kind === "route_change";
-}
-
-/** A channel that publishes to an SNS topic (name `sns`). */
-export function snsChannel(
-  client: SNSClient,
-  topicArn: string,
-  options: { name?: string; link?: string } = {},
-): Channel {
-  return {
-    name: options.name ?? "sns",
-    send: (alert) => publishAlert(client, topicArn, alert, { link: options.link }),
-  };
 }
 
 /** A channel that posts to a webhook (name `webhook`); throws WebhookError, without the URL, after its retries. */

@@ -1,22 +1,14 @@
-/** @module Alert delivery: SNS with filterable attributes, Slack-compatible webhooks. */
+/** @module Alert delivery to channels: Slack-compatible webhooks here, SNS with filterable attributes in aws/sns.ts. */
 export {
   type Channel,
   type ChannelReport,
   type DeliveryReport,
   deliver,
   notifies,
-  snsChannel,
   WebhookError,
   webhookChannel,
 } from "./deliver.ts";
 export { alertLines, formatChange } from "./format.ts";
-export {
-  alertAttributes,
-  alertSubject,
-  publishAlert,
-  subscriptionAttributes,
-  subscriptionFilterPolicy,
-} from "./sns.ts";
 export {
   postWebhook,
   redactUrl,

@@ -1,9 +1,10 @@
 /**
  * @module The subscribe endpoint's logic, independent of Lambda's event type: validate an email
- * and target ids, limit repeated requests, and subscribe the address to the SNS topic with a filter
- * policy on `targetId` (SNS then sends the confirmation mail).
+ * and target ids, limit repeated requests, and subscribe the address through the subscriptions port
+ * (deployed: the SNS topic with a filter policy on `targetId`, aws/sns.ts; SNS then sends the
+ * confirmation mail).
  */
-import { type SNSClient, SubscribeCommand } from "@aws-sdk/client-sns";
+import { KneeboardError } from "../errors/index.ts";
 import type { RateLimiter } from "../limiter/index.ts";
 import { isFormPost, readSubscribeBody, validateSubscription } from "./request.ts";
 import { corsHeaders, type HttpResponse, htmlResponse, jsonResponse } from "./respond.ts";
@@ -19,8 +20,6 @@ export {
   validateSubscription,
 } from "./request.ts";
 export { escapeHtml, type HttpResponse } from "./respond.ts";
-
-import { subscriptionAttributes } from "../notify/sns.ts";
 
 export interface SubscribeHttpRequest {
   method: string;
@@ -44,9 +43,22 @@ export const DEFAULT_SUBSCRIBE_LIMITS: { perEmail: RateLimit; perIp: RateLimit }
   perIp: { limit: 20, windowMs: 3_600_000 },
 };
 
+/** Where an address is subscribed to the alerts of some targets (deployed: `SnsSubscriptions`, aws/sns.ts). */
+export interface AlertSubscriptions {
+  /**
+   * Subscribes `email` to the alerts of `targetIds`; the service mails the confirmation. Throws
+   * `AlreadySubscribedError` when the address is already subscribed with other targets.
+   */
+  subscribe(email: string, targetIds: string[]): Promise<void>;
+}
+
+/** The address is already subscribed with other targets (SNS refuses a second subscription of it). */
+export class AlreadySubscribedError extends KneeboardError {
+  override name = "AlreadySubscribedError";
+}
+
 export interface SubscribeDeps {
-  sns: SNSClient;
-  topicArn: string;
+  subscriptions: AlertSubscriptions;
   knownTargetIds: string[] | (() => Promise<string[]>);
   limiter: RateLimiter;
   /** The request's time, in ms since the epoch. */
@@ -56,11 +68,11 @@ export interface SubscribeDeps {
   allowOrigin?: string;
   /** The alerts page, linked from the HTML pages that answer form posts. */
   returnUrl?: string;
-  /** Told about SNS failures (never the address). */
+  /** Told about failed subscribes (never the address). */
   warn?: (message: string) => void;
 }
 
-/** Handles one request; never throws (an SNS failure is a 502). */
+/** Handles one request; never throws (a failed subscribe is a 502). */
 export async function handleSubscribe(request: SubscribeHttpRequest, deps: SubscribeDeps): Promise<HttpResponse> {
   const form = isFormPost(request.contentType);
   const cors = corsHeaders(deps.allowOrigin);
@@ -102,26 +114,18 @@ export async function handleSubscribe(request: SubscribeHttpRequest, deps: Subsc
   }
 
   try {
-    await deps.sns.send(
-      new SubscribeCommand({
-        TopicArn: deps.topicArn,
-        Protocol: "email",
-        Endpoint: email,
-        Attributes: subscriptionAttributes(targets),
-        ReturnSubscriptionArn: true,
-      }),
-    );
+    await deps.subscriptions.subscribe(email, targets);
   } catch (error) {
-    const name = error instanceof Error ? error.name : "Error";
-    const text = error instanceof Error ? error.message : String(error);
-    // SNS refuses a second subscription of one address with other attributes. Changing an existing
-    // subscription's targets without the owner's confirmation would let anyone edit it, so we don't.
-    if (name === "InvalidParameterException" && /already exists/i.test(text)) {
+    // Changing an existing subscription's targets without the owner's confirmation would let anyone
+    // edit it, so we don't.
+    if (error instanceof AlreadySubscribedError) {
       return fail(
         409,
         "this address is already subscribed with other targets; unsubscribe with the link in any alert mail, then subscribe again",
       );
     }
+    const name = error instanceof Error ? error.name : "Error";
+    const text = error instanceof Error ? error.message : String(error);
     deps.warn?.(`SNS Subscribe failed: ${name}: ${text}`);
     return fail(502, "could not subscribe right now; try again later");
   }

@@ -1,14 +1,14 @@
 /**
  * @module Contract suites for the store's ports (Store, RunIndex, RunClaims): one set of behaviours
  * every implementation must show, run against the folder ones and the AWS ones alike.
- * Imported by tests only; each suite registers its own `describe` block.
+ * Imported by tests only (src/store/contract.test.ts and src/aws/store.contract.test.ts run them); each suite registers its own `describe` block.
  */
 import { describe, expect, it } from "vitest";
-import type { RunClaims } from "../claims/index.ts";
-import { StoreError } from "../errors/index.ts";
-import { runKey } from "../run/index.ts";
-import type { RunIndex, RunIndexEntry } from "../run-index/index.ts";
-import type { Store } from "./index.ts";
+import type { RunClaims } from "../src/claims/index.ts";
+import { StoreError } from "../src/errors/index.ts";
+import { runKey } from "../src/run/index.ts";
+import type { RunIndex, RunIndexEntry } from "../src/run-index/index.ts";
+import type { Store } from "../src/store/index.ts";
 
 /** A fresh, empty store for one test, and a way to read back what content type a key was stored with. */
 export interface StoreUnderTest {

@@ -1,13 +1,13 @@
-/** @module Planning a slot on an in-memory queue: one valid, grouped, deduplicated message per target. */
+/** @module Fanning a slot out on an in-memory queue: one valid, grouped, deduplicated message per target. */
 import { describe, expect, it } from "vitest";
 import { slotRunId } from "../claims/index.ts";
 import { KneeboardError } from "../errors/index.ts";
-import { MemoryQueue, planSlot, SweepMessage } from "./index.ts";
+import { fanOutSlot, MemoryQueue, SweepMessage } from "./index.ts";
 
-describe("planSlot", () => {
+describe("fanOutSlot", () => {
   it("sends one message per target, grouped by target, deduplicated by the slot's run", async () => {
     const queue = new MemoryQueue();
-    const result = await planSlot(["a", "b"], "2026-12-03T07:00:00+01:00", queue);
+    const result = await fanOutSlot(["a", "b"], "2026-12-03T07:00:00+01:00", queue);
     expect(result).toEqual({ slot: "2026-12-03T06:00:00.000Z", planned: 2 });
     expect(queue.sent.map((m) => SweepMessage.parse(JSON.parse(m.body)))).toEqual([
       { targetId: "a", slot: "2026-12-03T06:00:00.000Z" },
@@ -21,7 +21,7 @@ describe("planSlot", () => {
 
   it("refuses a time that is not one, sending nothing", async () => {
     const queue = new MemoryQueue();
-    await expect(planSlot(["a"], "later", queue)).rejects.toBeInstanceOf(KneeboardError);
+    await expect(fanOutSlot(["a"], "later", queue)).rejects.toBeInstanceOf(KneeboardError);
     expect(queue.sent).toEqual([]);
   });
 });

@@ -1,8 +1,10 @@
 /**
  * @module The scheduled use cases of the AWS deployment, behind ports so they run and test without
- * AWS: plan a slot (one sweep message per target), sweep one slot (continuing past an invocation's
+ * AWS: fan a slot out (one sweep message per target), sweep one slot (continuing past an invocation's
  * end), publish (alerts, site upload, CDN). The handlers in `functions/` only wire these.
  */
+
+export { fanOutSlot, sweepMessageFor } from "./fanout.ts";
 export {
   type BatchItemFailure,
   excerpt,
@@ -15,7 +17,6 @@ export {
   SweepContinuation,
   SweepMessage,
 } from "./messages.ts";
-export { planSlot, sweepMessageFor } from "./plan.ts";
 export {
   type Cdn,
   MemoryCdn,

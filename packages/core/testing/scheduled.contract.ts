@@ -1,12 +1,13 @@
 /**
  * @module Contract suites for the scheduled path's ports (queue, site bucket, pending runs): one set of
- * behaviours the in-memory and the AWS implementations must both show. Imported by tests only.
+ * behaviours the in-memory and the AWS implementations must both show. Imported by tests only
+ * (src/scheduled/contract.test.ts and src/aws/scheduled.contract.test.ts run them).
  */
 import { describe, expect, it } from "vitest";
-import { StoreError } from "../errors/index.ts";
-import type { RunDocument } from "../run/index.ts";
-import type { MessageQueue, OutgoingMessage } from "./messages.ts";
-import type { PendingRuns, SiteBucket } from "./ports.ts";
+import { StoreError } from "../src/errors/index.ts";
+import type { RunDocument } from "../src/run/index.ts";
+import type { MessageQueue, OutgoingMessage } from "../src/scheduled/messages.ts";
+import type { PendingRuns, SiteBucket } from "../src/scheduled/ports.ts";
 
 /** A fresh queue and a way to receive (and remove) what reached it. */
 export interface QueueUnderTest {

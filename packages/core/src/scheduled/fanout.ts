@@ -1,4 +1,4 @@
-/** @module Planning one schedule slot: one sweep message per target, grouped by target on the FIFO queue. */
+/** @module Fanning one schedule slot out: one sweep message per target, grouped by target on the FIFO queue. */
 import { slotRunId } from "../claims/index.ts";
 import { KneeboardError } from "../errors/index.ts";
 import type { MessageQueue, OutgoingMessage, SweepMessage } from "./messages.ts";
@@ -16,9 +16,10 @@ export function sweepMessageFor(targetId: string, slot: string): OutgoingMessage
 
 /**
  * Sends one sweep message per target for the slot that starts at `time` (an ISO time or epoch ms;
- * normalized to ISO 8601 UTC). Returns the slot and how many were planned.
+ * normalized to ISO 8601 UTC). Returns the slot and how many were sent
+ * (`planned`: what the `plan` function reports).
  */
-export async function planSlot(
+export async function fanOutSlot(
   targetIds: readonly string[],
   time: string | number,
   queue: MessageQueue,

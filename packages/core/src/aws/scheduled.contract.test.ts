@@ -1,7 +1,8 @@
 /**
- * @module The scheduled path's port contracts on the in-memory implementations and the AWS ones
- * (SqsQueue on fauxqs, S3SiteBucket and S3PendingRuns on s3rver), and the CloudFront adapter with the
- * real SDK client against a local HTTP server that records the request.
+ * @module The scheduled path's port contracts on the AWS implementations (SqsQueue on fauxqs,
+ * S3SiteBucket and S3PendingRuns on s3rver), and the CloudFront adapter with the real SDK client
+ * against a local HTTP server that records the request. The in-memory implementations run the same
+ * contracts in scheduled/contract.test.ts.
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
@@ -9,14 +10,13 @@ import type { AddressInfo } from "node:net";
 import { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
-import { syntheticRun } from "@kneeboard/reference";
 import { type FauxqsHandle, fauxqsClientConfig, startFauxqs } from "@kneeboard/test-support/fauxqs";
 import { type S3rverHandle, s3ClientConfig, startS3rver } from "@kneeboard/test-support/s3rver";
 import { interceptLocalhostDns } from "fauxqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CloudFrontCdn, S3PendingRuns, S3SiteBucket, SqsQueue } from "../aws/index.ts";
-import { pendingRunsContract, queueContract, siteBucketContract } from "./contract.ts";
-import { MemoryPendingRuns, MemoryQueue, MemorySiteBucket } from "./ports.ts";
+import { pendingRunsContract, queueContract, siteBucketContract } from "../../testing/scheduled.contract.ts";
+import { syntheticRun } from "../synthetic/index.ts";
+import { CloudFrontCdn, S3PendingRuns, S3SiteBucket, SqsQueue } from "./index.ts";
 
 let fauxqs: FauxqsHandle;
 let s3rver: S3rverHandle;
@@ -70,11 +70,6 @@ async function receiveAll(queueUrl: string): Promise<{ body: string; groupId?: s
   return got;
 }
 
-queueContract("MemoryQueue", async () => {
-  const queue = new MemoryQueue();
-  return { queue, fifo: false, receive: async () => queue.take() };
-});
-
 queueContract("SqsQueue on fauxqs, standard", async () => {
   const url = (await sqs.send(new CreateQueueCommand({ QueueName: `q-${randomUUID()}` }))).QueueUrl as string;
   return { queue: new SqsQueue({ queueUrl: url, client: sqs }), fifo: false, receive: () => receiveAll(url) };
@@ -102,11 +97,6 @@ describe("SqsQueue on fauxqs", () => {
   });
 });
 
-siteBucketContract("MemorySiteBucket", async () => {
-  const bucket = new MemorySiteBucket();
-  return { bucket, read: async (key) => bucket.files.get(key) ?? null };
-});
-
 siteBucketContract("S3SiteBucket on s3rver", async () => {
   const bucketName = `site-${randomUUID()}`;
   await s3rver.createBucket(bucketName);
@@ -122,7 +112,6 @@ siteBucketContract("S3SiteBucket on s3rver", async () => {
   };
 });
 
-pendingRunsContract("MemoryPendingRuns", async () => new MemoryPendingRuns(), doc);
 pendingRunsContract(
   "S3PendingRuns on s3rver",
   async () => {

@@ -1,4 +1,16 @@
-import { CreateTopicCommand, SNSClient, SubscribeCommand } from "@aws-sdk/client-sns";
+/**
+ * @module The SNS adapters on fauxqs: alerts published with their filter attributes and delivered once
+ * through `SnsChannel`; email subscriptions with a filter policy through `SnsSubscriptions`, alone and
+ * behind the subscribe endpoint.
+ */
+import {
+  CreateTopicCommand,
+  GetSubscriptionAttributesCommand,
+  ListSubscriptionsByTopicCommand,
+  SNSClient,
+  SubscribeCommand,
+  type Subscription,
+} from "@aws-sdk/client-sns";
 import {
   CreateQueueCommand,
   DeleteMessageCommand,
@@ -10,9 +22,11 @@ import {
 import { fauxqsClientConfig, startFauxqs } from "@kneeboard/test-support/fauxqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryAlertLedger } from "../ledger/memory.ts";
-import { makeAlert, makeRouteChange } from "./alert.fixture.ts";
-import { deliver, snsChannel } from "./deliver.ts";
-import { alertSubject, publishAlert, subscriptionAttributes } from "./sns.ts";
+import { MemoryRateLimiter } from "../limiter/memory.ts";
+import { makeAlert, makeRouteChange } from "../notify/alert.fixture.ts";
+import { deliver } from "../notify/deliver.ts";
+import { AlreadySubscribedError, handleSubscribe } from "../subscribe/index.ts";
+import { alertSubject, publishAlert, SnsChannel, SnsSubscriptions, subscriptionAttributes } from "./sns.ts";
 
 let server: Awaited<ReturnType<typeof startFauxqs>>;
 let sns: SNSClient;
@@ -129,7 +143,7 @@ describe("deliver to SNS", () => {
       makeRouteChange({ targetId: "target-b", id: "b-route" }),
     ];
     const ledger = new MemoryAlertLedger();
-    const channels = [snsChannel(sns, topicArn)];
+    const channels = [new SnsChannel({ topicArn, client: sns })];
 
     // Act
     const first = await deliver(alerts, { ledger, channels });
@@ -152,7 +166,7 @@ describe("deliver to SNS", () => {
 
   it("sends the resolution of an alert already delivered open", async () => {
     const ledger = new MemoryAlertLedger();
-    const channels = [snsChannel(sns, topicArn)];
+    const channels = [new SnsChannel({ topicArn, client: sns })];
     const open = makeAlert({ targetId: "target-a", id: "a-life" });
     await deliver([open], { ledger, channels });
     const report = await deliver([{ ...open, state: "resolved", resolvedAt: "2025-01-20T00:00:00Z" }], {
@@ -170,14 +184,72 @@ describe("deliver to SNS", () => {
     const warnings: string[] = [];
     const failed = await deliver([alert], {
       ledger,
-      channels: [snsChannel(sns, `${topicArn}-missing`)],
+      channels: [new SnsChannel({ topicArn: `${topicArn}-missing`, client: sns })],
       warn: (m) => warnings.push(m),
     });
     expect(failed.channels.sns).toMatchObject({ sent: 0, failed: 1 });
     expect(warnings).toHaveLength(1);
-    const retried = await deliver([alert], { ledger, channels: [snsChannel(sns, topicArn)] });
+    const retried = await deliver([alert], { ledger, channels: [new SnsChannel({ topicArn, client: sns })] });
     expect(retried.channels.sns).toMatchObject({ sent: 1, failed: 0 });
     expect(await drain(queues.a)).toHaveLength(1);
     await drain(queues.all);
+  });
+});
+
+/** The subscription of an address to the topic, with its attributes (the filter policy). */
+async function subscriptionFor(email: string): Promise<{ sub: Subscription; attributes: Record<string, string> }> {
+  const { Subscriptions = [] } = await sns.send(new ListSubscriptionsByTopicCommand({ TopicArn: topicArn }));
+  const sub = Subscriptions.find((s) => s.Endpoint === email);
+  if (!sub) throw new Error(`no subscription for ${email}`);
+  const { Attributes = {} } = await sns.send(
+    new GetSubscriptionAttributesCommand({ SubscriptionArn: sub.SubscriptionArn }),
+  );
+  return { sub, attributes: Attributes };
+}
+
+describe("SnsSubscriptions against fauxqs", () => {
+  it("subscribes an address by email with a filter policy on its targets", async () => {
+    await new SnsSubscriptions({ topicArn, client: sns }).subscribe("ada@example.com", ["target-a", "target-b"]);
+    const { sub, attributes } = await subscriptionFor("ada@example.com");
+    expect(sub.Protocol).toBe("email");
+    expect(JSON.parse(attributes.FilterPolicy ?? "{}")).toEqual({ targetId: ["target-a", "target-b"] });
+    expect(attributes.FilterPolicyScope).toBe("MessageAttributes");
+  });
+
+  it("refuses other targets for a subscribed address with AlreadySubscribedError, keeping its policy", async () => {
+    const subscriptions = new SnsSubscriptions({ topicArn, client: sns });
+    await subscriptions.subscribe("change@example.com", ["target-a"]);
+    await expect(subscriptions.subscribe("change@example.com", ["target-b"])).rejects.toBeInstanceOf(
+      AlreadySubscribedError,
+    );
+    const { attributes } = await subscriptionFor("change@example.com");
+    expect(JSON.parse(attributes.FilterPolicy ?? "{}")).toEqual({ targetId: ["target-a"] });
+  });
+
+  it("fails a subscribe to a missing topic with SNS's own error", async () => {
+    const missing = new SnsSubscriptions({ topicArn: `${topicArn}-missing`, client: sns });
+    const error = await missing.subscribe("x@example.com", ["target-a"]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(AlreadySubscribedError);
+  });
+});
+
+describe("handleSubscribe on SnsSubscriptions", () => {
+  it("subscribes with a filter policy (202), then answers 409 to other targets for the address", async () => {
+    const deps = {
+      subscriptions: new SnsSubscriptions({ topicArn, client: sns }),
+      knownTargetIds: ["target-a", "target-b"],
+      limiter: new MemoryRateLimiter(),
+      nowMs: Date.parse("2025-03-01T00:00:00Z"),
+    };
+    const request = (targets: string[]) => ({
+      method: "POST",
+      body: JSON.stringify({ email: "Grace@Example.ORG", targets }),
+      contentType: "application/json",
+    });
+    expect((await handleSubscribe(request(["target-a", "target-b"]), deps)).statusCode).toBe(202);
+    const { attributes } = await subscriptionFor("Grace@example.org");
+    expect(JSON.parse(attributes.FilterPolicy ?? "{}")).toEqual({ targetId: ["target-a", "target-b"] });
+    expect((await handleSubscribe(request(["target-b"]), deps)).statusCode).toBe(409);
   });
 });
