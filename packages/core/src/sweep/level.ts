@@ -8,7 +8,7 @@ import type { ChatRequest, Endpoint, RawResult } from "../client/index.ts";
 import type { Target, Workload } from "../config/index.ts";
 import { EARLY_FAILURE_REQUESTS, type EarlyResult, summarizeLevel } from "../metrics/index.ts";
 import type { Level, Sample } from "../run/index.ts";
-import type { Scheduler } from "../scheduler/index.ts";
+import type { Scheduler, Timer } from "../scheduler/index.ts";
 import { trackIntervals } from "./in-flight.ts";
 import { type LevelCounters, type LoopResult, newDebts, runWorkers, type WorkerDebt } from "./loop.ts";
 import { chatRequest, type RequestPlace } from "./request.ts";
@@ -170,10 +170,16 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
   const { signal } = runner.abort;
   const onSignal = () => runner.stop("stopped by signal");
   ctx.signal?.addEventListener("abort", onSignal, { once: true });
-  const deadline =
-    ctx.deadlineMs === undefined
-      ? undefined
-      : scheduler.setTimer(() => runner.stop("deadline reached"), ctx.deadlineMs - scheduler.now());
+  // A timer may fire a little before its time by the clock: the stop waits until the clock says so,
+  // as the deadline's reader (the deployed sweep's continuation) judges it by the clock.
+  let deadline: Timer | undefined;
+  const armDeadline = (deadlineMs: number) => {
+    deadline = scheduler.setTimer(() => {
+      if (scheduler.now() >= deadlineMs) runner.stop("deadline reached");
+      else armDeadline(deadlineMs);
+    }, deadlineMs - scheduler.now());
+  };
+  if (ctx.deadlineMs !== undefined) armDeadline(ctx.deadlineMs);
   let watch: ReturnType<typeof watchClientHealth> | undefined;
   const loop = (workers: number, warmup: boolean, onResult: (result: LoopResult) => boolean) =>
     runWorkers({
