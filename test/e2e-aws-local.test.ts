@@ -139,15 +139,15 @@ async function sweepAcrossInvocations(body: string) {
 }
 
 /**
- * One level a second over three levels: three take over 3 s, so an invocation of 3 s never holds them
- * all and the run must continue; each finishes at least one level even with 2 s of it lost to a busy machine.
+ * Three levels of 2 s each: an invocation of 3 s holds one level, never two, with 1 s to spare for a
+ * busy machine, and stops in the next.
  */
 async function withTimedLevels<T>(act: () => Promise<T>): Promise<T> {
   writeFileSync(
     configFile,
     JSON.stringify({
       ...config,
-      workload: { ...WORKLOAD, concurrency: [1, 2, 4], requestsPerLevel: undefined, levelDurationSeconds: 1 },
+      workload: { ...WORKLOAD, concurrency: [1, 2, 4], requestsPerLevel: undefined, levelDurationSeconds: 2 },
     }),
   );
   try {
