@@ -171,6 +171,8 @@ describe("every built page", () => {
       ]) {
         expect(((await meta(selector)) ?? "").length, `${path} ${selector}`).toBeGreaterThan(5);
       }
+      // An inline icon, so the browser asks for no /favicon.ico (a 404, and a console error, on a static host).
+      expect(await page.getAttribute('link[rel="icon"]', "href"), path).toMatch(/^data:/);
       await page.close();
     }
     const page = await visit(context, `targets/${THREE.id}/`);
