@@ -24,8 +24,11 @@ const VIEWPORTS = [
 const SCHEMES = ["light", "dark"] as const;
 /** A target with exactly three runs, a few percent apart (as in the report that asked for honest charts). */
 const THREE = { id: "three-runs", label: "Three runs", single: [745, 740, 750] };
-/** A target none of whose runs has a valid level (half its requests fail): its page must draw no empty chart. */
-const NO_VALID = { id: "no-valid-run", label: "Half of every level failing", runs: 2 };
+/**
+ * A target none of whose runs has a valid level (half its requests fail): its page must draw no empty chart.
+ * Its label says it is simulated, as the reference targets' labels do.
+ */
+const NO_VALID = { id: "no-valid-run", label: "Half of every level failing (simulated)", runs: 2 };
 
 let browser: Browser;
 let server: StaticServer;
@@ -171,6 +174,8 @@ describe("every built page", () => {
       ]) {
         expect(((await meta(selector)) ?? "").length, `${path} ${selector}`).toBeGreaterThan(5);
       }
+      // An inline icon, so the browser asks for no /favicon.ico (a 404, and a console error, on a static host).
+      expect(await page.getAttribute('link[rel="icon"]', "href"), path).toMatch(/^data:/);
       await page.close();
     }
     const page = await visit(context, `targets/${THREE.id}/`);
@@ -396,6 +401,11 @@ describe("the rankings read at a glance (issue 22)", () => {
       expect(sentences.length).toBeGreaterThanOrEqual(3);
       for (const s of sentences) expect(s).toMatch(/^Nothing to draw: /);
       expect(await page.textContent("#standing-runs")).toContain("No valid run yet");
+      // A missing figure is a bare dash, with no unit or concurrency around it, and no knee is "not reached".
+      const figures = await page.$$eval(".figures dd", (dds) => dds.map((dd) => (dd.textContent ?? "").trim()));
+      expect(figures.slice(0, 8)).toEqual(Array(8).fill("—"));
+      // The title says "(simulated)" once: the label already does.
+      expect(await page.title()).toBe(`${NO_VALID.label}: no figures yet · kneeboard`);
       await page.close();
       await context.close();
     }

@@ -4,12 +4,21 @@ import { indexEntryFor } from "@kneeboard/core/run-index";
 import { standingOf } from "@kneeboard/core/standing";
 import { syntheticRun } from "@kneeboard/core/synthetic";
 import { describe, expect, it } from "vitest";
-import { atLevelRows, capacityTitle, costNote, levelsRun, modelGroups, sloWords } from "../src/lib/models.ts";
+import {
+  atLevelRows,
+  capacityTitle,
+  costNote,
+  curvesLeftOut,
+  levelsRun,
+  modelGroups,
+  sloWords,
+} from "../src/lib/models.ts";
 import { historyPoint, type TargetView } from "../src/lib/site-data.ts";
+import { modelCharts } from "../src/lib/target-charts.ts";
 
 const NOW = "2026-11-02T00:00:00.000Z";
 
-function target(id: string, model: string, single: number, runs = 3): TargetView {
+function target(id: string, model: string, single: number, runs = 3, errorRate = 0): TargetView {
   const entries = Array.from({ length: runs }, (_, r) =>
     indexEntryFor(
       `runs/${id}/${r}.json`,
@@ -21,6 +30,7 @@ function target(id: string, model: string, single: number, runs = 3): TargetView
         singleStreamTokensPerSecond: single,
         ttftMs: 200,
         saturationStreams: 8,
+        errorRate,
       }),
     ),
   );
@@ -70,5 +80,31 @@ describe("models", () => {
     expect(costNote(0.5, 1)).toBe("metered 50 % below declared");
     expect(costNote(null, 1)).toBeNull();
     expect(costNote(1, null)).toBeNull();
+  });
+
+  it("leaves invalid levels and routes with none out of a model's curves, and says so", async () => {
+    // Half of every request failing: no level of any run is valid.
+    const bad = target("bad", "third/llama-8b", 200, 3, 0.5);
+    expect(bad.latest.levels.length).toBeGreaterThan(0);
+    expect(bad.latest.levels.some((l) => l.valid)).toBe(false);
+    const charts = (await modelCharts([a, b, bad]))["llama-8b"];
+    for (const svg of [charts?.aggregate, charts?.perStream, charts?.tradeoff]) {
+      expect(svg).toContain('aria-roledescription="line mark"');
+      expect(svg).toContain(">a</text>");
+      expect(svg).not.toContain(">bad</text>");
+    }
+    expect(curvesLeftOut([a, b, bad])).toBe(
+      "Left out, as invalid levels are never drawn: “bad”, whose latest run has no valid level. The tables below have their figures, marked valid or not.",
+    );
+    expect(curvesLeftOut([a, b])).toBeNull();
+    // A route with some invalid levels keeps its valid ones; the sentence names the others.
+    const [first, ...rest] = a.latest.levels;
+    const some = {
+      ...a,
+      latest: { ...a.latest, levels: [{ ...(first as (typeof rest)[number]), valid: false }, ...rest] },
+    };
+    expect(curvesLeftOut([some])).toContain("the invalid level of “a” (N=1)");
+    // Only invalid routes: nothing to draw (the page says so in a sentence).
+    expect((await modelCharts([bad]))["llama-8b"]).toEqual({ aggregate: null, perStream: null, tradeoff: null });
   });
 });

@@ -158,3 +158,20 @@ export function atLevelRows(targets: TargetView[], n: number): AtLevelRow[] {
       a.id.localeCompare(b.id),
   );
 }
+
+/**
+ * The sentence under a model page's curves naming the routes and levels they leave out as invalid
+ * (a route whose latest run has no valid level, the invalid levels of the others); null when none is.
+ */
+export function curvesLeftOut(targets: TargetView[]): string | null {
+  const parts = targets.flatMap((t) => {
+    const invalid = t.latest.levels.filter((l) => !l.valid).map((l) => l.concurrency);
+    if (invalid.length === 0) return [];
+    return invalid.length === t.latest.levels.length
+      ? [`“${t.label}”, whose latest run has no valid level`]
+      : [`the invalid ${invalid.length === 1 ? "level" : "levels"} of “${t.label}” (N=${invalid.join(", ")})`];
+  });
+  return parts.length
+    ? `Left out, as invalid levels are never drawn: ${parts.join("; ")}. The tables below have their figures, marked valid or not.`
+    : null;
+}

@@ -29,6 +29,11 @@ export function headlineFigures(target: TargetView): HeadlineFigures {
   };
 }
 
+/** The label with "(simulated)" after it for a simulated target, unless the label already says so. */
+export function simulatedLabel(label: string, simulated: boolean): string {
+  return simulated && !/\(simulated\)\s*$/i.test(label) ? `${label} (simulated)` : label;
+}
+
 const users = (n: number) => `${fmt(n)} ${n === 1 ? "user" : "users"}`;
 
 /** "Label: 410 tok/s alone, 1,261 tok/s at 8 users" (parts without a figure are left out). */
@@ -37,7 +42,7 @@ export function headline(f: HeadlineFigures): string {
   if (f.aloneTokensPerSecond !== null) parts.push(`${fmt(f.aloneTokensPerSecond)} tok/s alone`);
   if (f.concurrentTokensPerSecond !== null && f.atConcurrency !== null)
     parts.push(`${fmt(f.concurrentTokensPerSecond)} tok/s at ${users(f.atConcurrency)}`);
-  const label = f.simulated ? `${f.label} (simulated)` : f.label;
+  const label = simulatedLabel(f.label, f.simulated);
   return parts.length ? `${label}: ${parts.join(", ")}` : `${label}: no figures yet`;
 }
 

@@ -54,6 +54,15 @@ const bothThroughputs = (l: Level) =>
 const seriesOf = (targets: TargetView[]) =>
   targets.map((t) => ({ targetId: t.id, label: t.label, levels: t.latest.levels }));
 
+/**
+ * What a model page's curves draw of its routes: each latest run's valid levels (as a target page draws
+ * only valid levels' charts), and no route whose latest run has none; `curvesLeftOut` (models.ts) says what is left out.
+ */
+const validSeries = (targets: TargetView[]) =>
+  seriesOf(targets)
+    .map((s) => ({ ...s, levels: s.levels.filter((l) => l.valid) }))
+    .filter((s) => s.levels.length > 0);
+
 /** Charts per model key, for every model (one route or several). */
 export async function modelCharts(targets: TargetView[]): Promise<Record<string, ModelCharts>> {
   const byId = new Map(targets.map((t) => [t.id, t]));
@@ -62,7 +71,7 @@ export async function modelCharts(targets: TargetView[]): Promise<Record<string,
     targets,
     targets.map((t) => t.id),
   )) {
-    const series = seriesOf(g.targetIds.map((id) => byId.get(id) as TargetView));
+    const series = validSeries(g.targetIds.map((id) => byId.get(id) as TargetView));
     const any = (pick: (l: Level) => (number | null)[]) => series.some((s) => drawable(s.levels, pick));
     const curve = async (measure: CompareMeasure) =>
       any((l) => [measure === "aggregate" ? l.aggregateOutputTokensPerSecond : l.perStreamOutputTokensPerSecondP50])
