@@ -35,6 +35,8 @@ export interface StreamProfile extends EngineProfile {
   refuse?: { status: number; every?: number; whenInFlightAtLeast?: number; retryAfterSeconds?: number };
   /** Accept requests and never answer them: an endpoint that hangs. */
   stall?: boolean;
+  /** Characters of prompt text per prompt token this model counts (default 4), as tokenizers differ. */
+  charsPerPromptToken?: number;
 }
 
 /** Tokens of a request's answer spent reasoning: the profile's count, leaving at least one token of content. */
@@ -90,12 +92,12 @@ function refusal(served: Served): { status: number; headers: Record<string, stri
   return { status: refuse.status, headers };
 }
 
-/** Approximate prompt tokens of the messages: one per 4 characters. */
-function promptTokensOf(messages: unknown): number {
+/** Prompt tokens of the messages as this model counts them: one per `charsPerPromptToken` characters (default 4). */
+function promptTokensOf(messages: unknown, charsPerPromptToken = 4): number {
   const text = Array.isArray(messages)
     ? messages.map((m) => String((m as { content?: unknown }).content ?? "")).join(" ")
     : "";
-  return Math.max(1, Math.ceil(text.length / 4));
+  return Math.max(1, Math.ceil(text.length / charsPerPromptToken));
 }
 
 function takeToken(served: Served): number | null {
@@ -245,7 +247,7 @@ export async function startReferenceServer(options: {
 
     const { engine, profile } = target;
     const maxTokens = Math.max(1, Number(body.max_tokens ?? body.max_completion_tokens ?? 128) | 0);
-    const promptTokens = promptTokensOf(body.messages);
+    const promptTokens = promptTokensOf(body.messages, profile.charsPerPromptToken);
     const stream = body.stream === true;
     const includeUsage =
       (profile.sendUsage ?? true) &&

@@ -163,6 +163,7 @@ export function summarizeLevel(input: LevelInput): Level {
     },
     ttftMs,
     ttftAnswerMs: distribution(values(ok, (s) => s.ttftAnswerMs)),
+    prefillTokensPerSecond: distribution(values(ok, (s) => s.prefillTokensPerSecond)),
     e2eMs,
     tpotMs: distribution(values(ok, (s) => s.tpotMs)),
     interChunkMs: distribution(ok.flatMap((s) => s.interChunkMs ?? [])),

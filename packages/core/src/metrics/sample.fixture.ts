@@ -18,6 +18,7 @@ export function sample(over: Partial<Sample> = {}): Sample {
     tokenSource: "usage",
     promptTokens: 50,
     outputTokensPerSecond: 100,
+    prefillTokensPerSecond: 500,
     decodeTokensPerSecond: 110,
     tpotMs: 9,
     interChunkMs: [10, 20],

@@ -18,6 +18,7 @@ const sample: Sample = {
   completionTokens: 100,
   tokenSource: "usage",
   promptTokens: 50,
+  prefillTokensPerSecond: null,
   outputTokensPerSecond: 100,
   decodeTokensPerSecond: 110,
   tpotMs: 9,

@@ -60,6 +60,8 @@ export const Sample = z.object({
   promptTokens: z.number().int().nonnegative().nullable(),
   /** completionTokens / (e2eMs / 1000): what one waiting user gets, TTFT included. */
   outputTokensPerSecond: z.number().nullable(),
+  /** promptTokens / (ttftMs / 1000): how fast the prompt was taken in, queueing included; null in earlier documents. */
+  prefillTokensPerSecond: z.number().nullable().default(null),
   /** Tokens after the first chunk over the time after the first chunk. */
   decodeTokensPerSecond: z.number().nullable(),
   /** (e2eMs - ttftMs) / (completionTokens - 1). */
@@ -213,6 +215,8 @@ export const Level = z.object({
   ttftMs: Distribution,
   /** TTFT of the answer (reasoning excluded), ms; null in documents stored before it was recorded. */
   ttftAnswerMs: Distribution.nullable().default(null),
+  /** Prefill tok/s of the ok samples (prompt tokens / TTFT); null in documents stored before it was recorded. */
+  prefillTokensPerSecond: Distribution.nullable().default(null),
   e2eMs: Distribution,
   tpotMs: Distribution,
   interChunkMs: Distribution,

@@ -12,6 +12,7 @@ import { levelStop, summarizeRun } from "../metrics/index.ts";
 import { DEFAULT_PLAN_ASSUMPTIONS, threadsForChunkRate } from "../plan/index.ts";
 import type { Level, RunDocument, Sample, Stop } from "../run/index.ts";
 import { type Scheduler, systemScheduler } from "../scheduler/index.ts";
+import { PromptSizer } from "../workload/index.ts";
 import { type RequestSender, runLevel, Stopped } from "./level.ts";
 
 export type { RequestSender } from "./level.ts";
@@ -108,6 +109,8 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
     ...(options.ca ? { ca: options.ca } : {}),
   };
   const client = options.client ?? new StreamingClient(endpoint, { scheduler: clock, agent: options.agent });
+  // What the endpoint counts as a prompt token, learned across the levels (its warm-ups first).
+  const sizer = new PromptSizer();
   const levels: Level[] = [...(options.previous?.levels ?? [])];
   const samples: Sample[] = [...(options.previous?.samples ?? [])];
   let partialReason: string | null = null;
@@ -162,6 +165,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
         place: { runId, concurrency, workload },
         pricing: target.pricing ?? null,
         stopReason,
+        sizer,
         signal: options.signal,
         deadlineMs: options.deadlineMs,
         progress: (p) =>

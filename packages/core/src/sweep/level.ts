@@ -9,6 +9,7 @@ import type { Target, Workload } from "../config/index.ts";
 import { EARLY_FAILURE_REQUESTS, type EarlyResult, summarizeLevel } from "../metrics/index.ts";
 import type { Level, Sample } from "../run/index.ts";
 import type { Scheduler, Timer } from "../scheduler/index.ts";
+import { PromptSizer, promptFor } from "../workload/index.ts";
 import { trackIntervals } from "./in-flight.ts";
 import { type LevelCounters, type LoopResult, newDebts, runWorkers, type WorkerDebt } from "./loop.ts";
 import { chatRequest, type RequestPlace } from "./request.ts";
@@ -144,6 +145,8 @@ export interface LevelContext {
   pricing: Target["pricing"] | null;
   /** Why the sweep must stop now (signal, deadline), or null. */
   stopReason: () => string | null;
+  /** Learns the endpoint's characters per prompt token across the sweep's levels (default: one for this level). */
+  sizer?: PromptSizer;
   signal?: AbortSignal;
   /** Scheduler ms at which the sweep stops. */
   deadlineMs?: number;
@@ -163,8 +166,15 @@ export interface LevelOutcome {
  * when one ends its worker sends the next, after the wait a 429 owes.
  */
 export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
-  const { scheduler, place } = ctx;
-  const { workload, concurrency } = place;
+  const { scheduler } = ctx;
+  const { workload, concurrency } = ctx.place;
+  const sizer = ctx.sizer ?? new PromptSizer();
+  // Prompts are sized with what the endpoint's counts taught so far: the warm-up's teach the measured loop's.
+  let place = { ...ctx.place, charsPerToken: sizer.charsPerToken };
+  let chars = promptChars(place);
+  const sized = (r: LoopResult) => {
+    if (r.raw.outcome === "ok") sizer.observe(chars, r.raw.promptTokens);
+  };
   const total = workload.requestsPerLevel ?? null;
   const runner = new LevelRunner(concurrency, workload.warmupRequests, total, ctx.stopReason);
   const { signal } = runner.abort;
@@ -195,8 +205,13 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
   try {
     // Warm-up: not measured; run at up to N at once so a cold endpoint is warm before timing starts.
     runner.begin(workload.warmupRequests, false);
-    await loop(Math.min(concurrency, workload.warmupRequests), true, (r) => runner.accept(r) && !runner.ended());
+    await loop(Math.min(concurrency, workload.warmupRequests), true, (r) => {
+      sized(r);
+      return runner.accept(r) && !runner.ended();
+    });
     if (runner.stopped) throw new Stopped(runner.stopped);
+    place = { ...place, charsPerToken: sizer.charsPerToken };
+    chars = promptChars(place);
 
     runner.begin(total ?? Number.POSITIVE_INFINITY, true);
     let firstSendMs = scheduler.now();
@@ -209,6 +224,7 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
     let okTokens = 0;
     const onMeasured = (r: LoopResult): boolean => {
       if (!runner.accept(r)) return false;
+      sized(r);
       if (r.raw.outcome === "ok") okTokens += r.raw.completionTokens ?? r.raw.contentChunks.length;
       ctx.progress({
         done: runner.results.length,
@@ -252,6 +268,11 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
     deadline?.cancel();
     ctx.signal?.removeEventListener("abort", onSignal);
   }
+}
+
+/** Characters of this place's prompts (they differ by a few characters of prefix only). */
+function promptChars(place: RequestPlace): number {
+  return promptFor({ ...place, level: place.concurrency, index: 0, promptTokens: place.workload.promptTokens }).length;
 }
 
 function summarize(

@@ -15,6 +15,8 @@ export interface RequestPlace {
   runId: string;
   concurrency: number;
   workload: RequestWorkload;
+  /** Characters per prompt token the prompts are sized with (`PromptSizer`); default `CHARS_PER_TOKEN`. */
+  charsPerToken?: number;
 }
 
 export function chatRequest(
@@ -32,6 +34,7 @@ export function chatRequest(
       index,
       warmup,
       promptTokens: workload.promptTokens,
+      charsPerToken: place.charsPerToken,
     }),
     maxTokens: workload.maxTokens,
     temperature: workload.temperature,

@@ -32,6 +32,10 @@ export function toSample(raw: RawResult, level: number, index: number, origin: n
     tokenSource: completionTokens === null ? null : fromUsage ? "usage" : "chunks",
     promptTokens: raw.promptTokens,
     outputTokensPerSecond: figures.outputTokensPerSecond,
+    prefillTokensPerSecond:
+      raw.promptTokens !== null && figures.ttftMs !== null && figures.ttftMs > 0
+        ? raw.promptTokens / (figures.ttftMs / 1000)
+        : null,
     decodeTokensPerSecond: figures.decodeTokensPerSecond,
     tpotMs: figures.tpotMs,
     interChunkMs: figures.interChunkMs,

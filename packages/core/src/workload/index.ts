@@ -6,8 +6,30 @@ const WORDS =
     " ",
   );
 
-/** Approximate characters per token, for sizing text (the real prompt size is taken from usage). */
+/** Characters per token a prompt is first sized with; a sweep then learns the endpoint's own (`PromptSizer`). */
 export const CHARS_PER_TOKEN = 4;
+
+/**
+ * Learns how many characters of these prompts the endpoint counts as one token (its tokenizer and
+ * chat template), from the `usage.prompt_tokens` of the requests it answered, so later prompts come
+ * within a few percent of `promptTokens` as the endpoint counts them: the median of every ratio seen.
+ */
+export class PromptSizer {
+  private readonly ratios: number[] = [];
+
+  /** Characters per prompt token to size the next prompt with. */
+  get charsPerToken(): number {
+    if (this.ratios.length === 0) return CHARS_PER_TOKEN;
+    const sorted = [...this.ratios].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  }
+
+  /** A prompt of `chars` characters was counted as `promptTokens` tokens (null: the endpoint did not say). */
+  observe(chars: number, promptTokens: number | null): void {
+    if (promptTokens !== null && promptTokens > 0 && this.ratios.length < 1000) this.ratios.push(chars / promptTokens);
+  }
+}
 
 /**
  * The prompt of one request: a unique prefix, then filler words, about `promptTokens` tokens in all,
@@ -22,10 +44,12 @@ export function promptFor(options: {
   index: number;
   promptTokens: number;
   warmup?: boolean;
+  /** Characters per token to size it with (default `CHARS_PER_TOKEN`; see `PromptSizer`). */
+  charsPerToken?: number;
 }): string {
   const prefix = `${options.warmup ? "w" : ""}${options.index} at level ${options.level} of run ${options.runId}: request.`;
   const instruction = " Continue this story at length.";
-  const targetChars = options.promptTokens * CHARS_PER_TOKEN - prefix.length - instruction.length;
+  const targetChars = options.promptTokens * (options.charsPerToken ?? CHARS_PER_TOKEN) - instruction.length;
   const parts: string[] = [prefix];
   let length = prefix.length;
   for (let i = options.index; length < targetChars; i++) {
