@@ -67,6 +67,7 @@ function entry(index: number, cov: number, random: () => number, scale = 1): Run
       rateLimitRate: 0,
       valid: true,
       capacity: null,
+      capacityRequestsPerSecond: null,
       goodputPeak: null,
       stop: null,
     },

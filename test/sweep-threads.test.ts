@@ -136,12 +136,13 @@ describe("a level on two worker threads", () => {
       const target = config.targets[0] as (typeof config.targets)[number];
       const doc = await runSweep({ target, workload: workloadFor(config, target), threads: 2, runId: "thread01" });
       const level = doc.levels[0] as (typeof doc.levels)[number];
-      // Arrivals 1 to 12: every third refused, each refusal but the last (no index left to send) followed
-      // by a wait of retry-after (1 s).
+      // Arrivals 1 to 12: every third refused, and a refused worker waits retry-after (1 s) before its
+      // next send unless no index is left: the last refusal never waits, and the one before it waits
+      // unless the other thread took the last indexes meanwhile. So 2 or 3 waits of 1 s. Real time
+      // (the exact figures are in sweep/level.test.ts on a manual scheduler), with a margin of 1 s for
+      // a loaded machine; a timer fires at most 1 ms early.
       expect(level.requests).toMatchObject({ sent: 12, ok: 8, rateLimited: 4 });
-      // Real time (exact figures: sweep/level.test.ts on a manual scheduler): 3 waits of 1 s, told
-      // from 4 with a margin of 1 s for a loaded machine; a timer fires at most 1 ms early.
-      expect(level.rateLimitWaitMs).toBeGreaterThanOrEqual(3 * 1000 - 5);
+      expect(level.rateLimitWaitMs).toBeGreaterThanOrEqual(2 * 1000 - 5);
       expect(level.rateLimitWaitMs).toBeLessThan(4 * 1000);
       expect(doc.samples.map((s) => s.index)).toEqual(Array.from({ length: 12 }, (_, i) => i));
       const seen = [...limited.prompts.entries()].filter(([p]) => p.includes("of run thread01:")).map(([, n]) => n);

@@ -33,6 +33,7 @@ function view(stop: Stop | null, valid = stop === null): TargetView {
       valid,
       stop,
       capacity: null,
+      capacityRequestsPerSecond: null,
       goodputPeak: null,
     },
     levels: [],

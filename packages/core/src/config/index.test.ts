@@ -198,3 +198,30 @@ describe("parseConfig", () => {
     }
   });
 });
+
+describe("workload.arrival", () => {
+  it("defaults to a closed loop, and takes a Poisson open loop with its seed and maxInFlight defaults", () => {
+    expect(workloadFor(parse({ targets: [target()] }), {}).arrival).toEqual({ mode: "closed" });
+    const config = parse({ targets: [target()], workload: { arrival: { mode: "poisson", ratesPerSecond: [0.5, 2] } } });
+    expect(workloadFor(config, {}).arrival).toEqual({
+      mode: "poisson",
+      ratesPerSecond: [0.5, 2],
+      seed: 1,
+      maxInFlight: 256,
+    });
+  });
+
+  it("names poisson without rates, a rate that is not positive or not ascending, and an unknown mode by path", () => {
+    const at = (arrival: unknown) => problemsOf({ targets: [target()], workload: { arrival } }).map((p) => p.path);
+    expect(at({ mode: "poisson" })).toEqual(["workload.arrival.ratesPerSecond"]);
+    expect(at({ mode: "poisson", ratesPerSecond: [1, 0] })).toContain("workload.arrival.ratesPerSecond[1]");
+    expect(at({ mode: "poisson", ratesPerSecond: [-2] })).toEqual(["workload.arrival.ratesPerSecond[0]"]);
+    expect(at({ mode: "poisson", ratesPerSecond: [2, 1] })).toEqual(["workload.arrival.ratesPerSecond[1]"]);
+    expect(at({ mode: "bursty" })).toEqual(["workload.arrival.mode"]);
+    expect(
+      problemsOf({ targets: [target({ workload: { arrival: { mode: "poisson", ratesPerSecond: [] } } })] }).map(
+        (p) => p.path,
+      ),
+    ).toEqual(["targets[0].workload.arrival.ratesPerSecond"]);
+  });
+});

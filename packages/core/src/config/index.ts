@@ -27,6 +27,44 @@ export type Slo = z.infer<typeof Slo>;
 
 export { DEFAULT_SLO };
 
+/** Request rates of an open loop, requests/s, strictly ascending. */
+const RatesPerSecond = z
+  .array(Positive, { error: "poisson arrivals need ratesPerSecond: an array of request rates, e.g. [1, 2, 4]" })
+  .min(1)
+  .superRefine((rates, ctx) => {
+    rates.forEach((rate, i) => {
+      const previous = rates[i - 1];
+      if (previous !== undefined && rate <= previous)
+        ctx.addIssue({
+          code: "custom",
+          path: [i],
+          input: rate,
+          message: `rates must be strictly ascending: ${rate} follows ${previous}`,
+        });
+    });
+  });
+
+/**
+ * How requests arrive: a closed loop (N in flight, each end sending the next) or an open loop whose
+ * levels are request rates, sends on a seeded Poisson schedule that never waits on completions.
+ */
+export const Arrival = z.discriminatedUnion(
+  "mode",
+  [
+    z.strictObject({ mode: z.literal("closed") }),
+    z.strictObject({
+      mode: z.literal("poisson"),
+      ratesPerSecond: RatesPerSecond,
+      /** Seed of the exponential gaps: the same seed gives the same schedule. */
+      seed: z.number().int().nonnegative().default(1),
+      /** Requests in flight at most; a send due past it waits, and the level is invalid. */
+      maxInFlight: z.number().int().positive().max(4096).default(256),
+    }),
+  ],
+  { error: 'must be { "mode": "closed" } or { "mode": "poisson", "ratesPerSecond": [...] }' },
+);
+export type Arrival = z.infer<typeof Arrival>;
+
 const workloadFields = {
   /** Concurrency levels, strictly ascending. */
   concurrency: z
@@ -62,6 +100,8 @@ const workloadFields = {
   ignoreEos: z.boolean(),
   /** What one user needs (defines capacity and goodput); fields default to `DEFAULT_SLO`. */
   slo: Slo.partial(),
+  /** How requests arrive (default a closed loop). */
+  arrival: Arrival,
 };
 
 /** A per-target workload: any field overrides the global one. */
@@ -79,6 +119,7 @@ export type Workload = Omit<
   | "requestTimeoutSeconds"
   | "ignoreEos"
   | "slo"
+  | "arrival"
 > & {
   concurrency: number[];
   promptTokens: number;
@@ -88,6 +129,7 @@ export type Workload = Omit<
   requestTimeoutSeconds: number;
   ignoreEos: boolean;
   slo: Slo;
+  arrival: Arrival;
 };
 
 export const DEFAULT_WORKLOAD: Workload = {
@@ -100,6 +142,7 @@ export const DEFAULT_WORKLOAD: Workload = {
   requestTimeoutSeconds: 120,
   ignoreEos: false,
   slo: DEFAULT_SLO,
+  arrival: { mode: "closed" },
 };
 
 /** A slug: lowercase letters, digits, `.`, `_`, `-`, starting with a letter or digit. */

@@ -14,8 +14,23 @@ import {
   MAX_RATE_LIMITED_RATE,
   MAX_ROUTE_MISMATCH_RATE,
   MIN_ACHIEVED_CONCURRENCY_RATIO,
+  SCHEDULE_LAG_TOLERANCE_MS,
+  SCHEDULE_LAG_TOLERANCE_SHARE,
   sentShare,
 } from "./validity.ts";
+
+/** What an open-loop level observed of its arrivals (absent for a closed loop). */
+export interface OpenLoopInput {
+  ratePerSecond: number;
+  achievedRatePerSecond: number | null;
+  inFlightMean: number;
+  inFlightMax: number;
+  /** How late each send left against its schedule, ms. */
+  scheduleLagsMs: number[];
+  /** The most requests allowed in flight, and whether a due send found them all in flight. */
+  maxInFlight: number;
+  maxInFlightHit: boolean;
+}
 
 /** What `summarizeLevel` reads: the level's measured samples and what the sweep observed around them. */
 export interface LevelInput {
@@ -48,6 +63,8 @@ export interface LevelInput {
   clientHealth?: ClientHealth;
   /** Threads the level's measured requests ran on (see `SweepOptions.threads`); absent in older callers. */
   threads?: number;
+  /** An open-loop level's arrivals: its validity then rests on the schedule, not on N in flight. */
+  openLoop?: OpenLoopInput;
 }
 
 const COUNT_KEY = {
@@ -103,11 +120,19 @@ export function summarizeLevel(input: LevelInput): Level {
   // Without the finer signals (older callers), the coarse p99 rule stands.
   const lagLimited = delay ? delay.reason !== null : eventLoopLagP99Ms > CLIENT_LAG_LIMIT_MS;
   // Fewer requests than N never put N in flight: the workload's doing, not the client's.
-  const tooFewRequests = input.requestsPerLevel !== undefined && input.requestsPerLevel < concurrency;
+  const open = input.openLoop;
+  const tooFewRequests = !open && input.requestsPerLevel !== undefined && input.requestsPerLevel < concurrency;
   const concurrencyLimited =
+    !open &&
     !tooFewRequests &&
     achievedConcurrency + (input.waitingConcurrency ?? 0) < MIN_ACHIEVED_CONCURRENCY_RATIO * concurrency;
-  const limited = lagLimited || concurrencyLimited;
+  // An open loop whose sends left late at p99 did not offer the rate it names: the client fell behind.
+  const lag = open ? distribution(open.scheduleLagsMs) : null;
+  const scheduleToleranceMs = open
+    ? SCHEDULE_LAG_TOLERANCE_MS + (SCHEDULE_LAG_TOLERANCE_SHARE * 1000) / open.ratePerSecond
+    : Number.POSITIVE_INFINITY;
+  const scheduleLagged = lag?.p99 != null && lag.p99 > scheduleToleranceMs;
+  const limited = lagLimited || concurrencyLimited || scheduleLagged;
 
   const invalid: InvalidReason[] = [];
   if (ok.length === 0) invalid.push({ code: "no_ok_sample", detail: { sent: requests.sent } });
@@ -143,6 +168,12 @@ export function summarizeLevel(input: LevelInput): Level {
       code: "client_concurrency",
       detail: { achievedConcurrency, concurrency, minShare: MIN_ACHIEVED_CONCURRENCY_RATIO },
     });
+  if (scheduleLagged)
+    invalid.push({
+      code: "client_schedule_lag",
+      detail: { scheduleLagP99Ms: lag?.p99 as number, toleranceMs: scheduleToleranceMs },
+    });
+  if (open?.maxInFlightHit) invalid.push({ code: "max_in_flight", detail: { maxInFlight: open.maxInFlight } });
   const cachedPromptTokenShare = cachedShare(ok);
   if (cachedPromptTokenShare !== null && cachedPromptTokenShare > MAX_CACHED_PROMPT_SHARE)
     invalid.push({
@@ -168,6 +199,11 @@ export function summarizeLevel(input: LevelInput): Level {
     tpotMs: distribution(values(ok, (s) => s.tpotMs)),
     interChunkMs: distribution(ok.flatMap((s) => s.interChunkMs ?? [])),
     achievedConcurrency,
+    ratePerSecond: open?.ratePerSecond ?? null,
+    achievedRatePerSecond: open?.achievedRatePerSecond ?? null,
+    inFlightMean: open?.inFlightMean ?? null,
+    inFlightMax: open?.inFlightMax ?? null,
+    scheduleLagMs: lag ? { p50: lag.p50, p99: lag.p99 } : null,
     client: {
       eventLoopLagP99Ms,
       limited,

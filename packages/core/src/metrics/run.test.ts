@@ -250,6 +250,7 @@ describe("summarizeRun", () => {
       rateLimitRate: 0,
       valid: false,
       capacity: null,
+      capacityRequestsPerSecond: null,
       goodputPeak: null,
       stop: null,
     });

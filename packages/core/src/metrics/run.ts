@@ -90,11 +90,13 @@ function firstStop(levels: Level[]): Stop | null {
  * level (aggregate still climbing at the top, or a single valid level), `kneeConcurrency` is null and
  * `saturated` false.
  *
- * `capacity` is the highest valid level that meets the SLO (null when none does); `goodputPeak` the
- * valid level with the most goodput (null when no valid level delivered any).
+ * `capacity` is the highest valid level that meets the SLO (null when none does); for an open loop,
+ * `capacityRequestsPerSecond` is the highest such level's rate instead. `goodputPeak` is the valid
+ * level with the most goodput (null when no valid level delivered any). An open loop has no
+ * single-stream figure: its first level is a rate, not one user alone.
  */
 export function summarizeRun(levels: Level[], options: { stop?: Stop | null } = {}): Summary {
-  const single = levels.find((l) => l.concurrency === 1 && l.valid && l.requests.ok > 0);
+  const single = levels.find((l) => l.concurrency === 1 && l.ratePerSecond === null && l.valid && l.requests.ok > 0);
   const singleStream = single
     ? {
         outputTokensPerSecond: single.perStream.outputTokensPerSecond.p50,
@@ -153,10 +155,13 @@ export function summarizeRun(levels: Level[], options: { stop?: Stop | null } = 
   }
 
   let capacity: number | null = null;
+  let capacityRequestsPerSecond: number | null = null;
   let goodputPeak: Summary["goodputPeak"] = null;
   for (const l of levels) {
     if (!l.valid) continue;
-    if (l.meetsSlo === true && (capacity === null || l.concurrency > capacity)) capacity = l.concurrency;
+    if (l.meetsSlo === true && l.ratePerSecond !== null)
+      capacityRequestsPerSecond = Math.max(capacityRequestsPerSecond ?? 0, l.ratePerSecond);
+    else if (l.meetsSlo === true && (capacity === null || l.concurrency > capacity)) capacity = l.concurrency;
     const goodput = l.goodputOutputTokensPerSecond ?? 0;
     if (goodput > 0 && (goodputPeak === null || goodput > goodputPeak.goodputOutputTokensPerSecond))
       goodputPeak = { concurrency: l.concurrency, goodputOutputTokensPerSecond: goodput };
@@ -172,6 +177,7 @@ export function summarizeRun(levels: Level[], options: { stop?: Stop | null } = 
     rateLimitRate: sent > 0 ? rateLimited / sent : 0,
     valid: levels.length > 0 && levels.every((l) => l.valid),
     capacity,
+    capacityRequestsPerSecond,
     goodputPeak,
     stop: options.stop !== undefined ? options.stop : firstStop(levels),
   };

@@ -44,6 +44,9 @@ export const MAX_FAILURE_RATE = 0.05;
 export const EARLY_FAILURE_REQUESTS = 4;
 /** A level is invalid when cached prompt tokens are over this share of its prompt tokens (0.5 = 50 %; exactly 50 % is valid). */
 export const MAX_CACHED_PROMPT_SHARE = 0.5;
+/** Open loop: how late a send may leave at p99, ms plus a share of the mean gap between sends (1 / rate). */
+export const SCHEDULE_LAG_TOLERANCE_MS = 10;
+export const SCHEDULE_LAG_TOLERANCE_SHARE = 0.03;
 
 /** Formats a number for a reason text: up to one decimal. */
 export function fmt(x: number): string {
@@ -111,6 +114,10 @@ export function invalidReasonText(reason: InvalidReason): string {
       return `client limited: achieved concurrency ${fmt(reason.detail.achievedConcurrency)}, under ${fmt(reason.detail.minShare * 100)} % of ${reason.detail.concurrency}`;
     case "cached_prompt":
       return `cached prompt tokens ${fmt(reason.detail.share * 100)} % of the prompt tokens, over ${fmt(reason.detail.limitShare * 100)} %: a prompt cache served most of the prompt`;
+    case "client_schedule_lag":
+      return `client limited: sends left ${fmt(reason.detail.scheduleLagP99Ms)} ms late at p99, over the schedule's tolerance of ${fmt(reason.detail.toleranceMs)} ms`;
+    case "max_in_flight":
+      return `${reason.detail.maxInFlight} requests were in flight when the next was due (maxInFlight): the endpoint could not keep up with the rate`;
   }
 }
 

@@ -72,6 +72,7 @@ function entry(i: number, r: () => number, f: Figures = {}, cov = 0.05, targetId
           rateLimitRate: 0,
           valid: false,
           capacity: null,
+          capacityRequestsPerSecond: null,
           goodputPeak: null,
           stop: null,
         }
@@ -90,6 +91,7 @@ function entry(i: number, r: () => number, f: Figures = {}, cov = 0.05, targetId
           rateLimitRate: f.rateLimitRate ?? 0,
           valid: true,
           capacity: null,
+          capacityRequestsPerSecond: null,
           goodputPeak: null,
           stop: null,
         },

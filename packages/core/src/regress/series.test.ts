@@ -52,6 +52,7 @@ function entry(levels: LevelFigures[], status: RunIndexEntry["status"] = "comple
       errorRate: 0.1,
       rateLimitRate: 0.1,
       capacity: null,
+      capacityRequestsPerSecond: null,
       goodputPeak: null,
       valid: levels.every((l) => l.valid),
       stop: null,

@@ -154,6 +154,8 @@ export const InvalidCode = z.enum([
   "too_few_requests",
   "client_concurrency",
   "cached_prompt",
+  "client_schedule_lag",
+  "max_in_flight",
 ]);
 export type InvalidCode = z.infer<typeof InvalidCode>;
 
@@ -200,6 +202,8 @@ export const InvalidReason = z.discriminatedUnion("code", [
     minShare: z.number(),
   }),
   reason("cached_prompt", { share: z.number(), limitShare: z.number() }),
+  reason("client_schedule_lag", { scheduleLagP99Ms: z.number(), toleranceMs: z.number() }),
+  reason("max_in_flight", { maxInFlight: z.number().int().positive() }),
 ]);
 export type InvalidReason = z.infer<typeof InvalidReason>;
 
@@ -222,6 +226,18 @@ export const Level = z.object({
   interChunkMs: Distribution,
   /** Time-weighted mean of requests in flight over the level's wall time. */
   achievedConcurrency: z.number().nonnegative(),
+  /**
+   * An open-loop level's request rate, requests/s (its `concurrency` is then the level's number, 1, 2, ...);
+   * null for a closed-loop level, and in documents stored before open loops.
+   */
+  ratePerSecond: z.number().positive().nullable().default(null),
+  /** Open loop: sends over the time from the first send to the last, requests/s; null with fewer than 2 sends. */
+  achievedRatePerSecond: z.number().nonnegative().nullable().default(null),
+  /** Open loop: time-weighted mean and most of the requests in flight from the first send to the last. */
+  inFlightMean: z.number().nonnegative().nullable().default(null),
+  inFlightMax: z.number().int().nonnegative().nullable().default(null),
+  /** Open loop: how late sends left against their schedule, ms (p50, p99). */
+  scheduleLagMs: z.object({ p50: z.number().nullable(), p99: z.number().nullable() }).nullable().default(null),
   client: z.object({
     eventLoopLagP99Ms: z.number().nonnegative(),
     limited: z.boolean(),
@@ -307,6 +323,8 @@ export const Summary = z.object({
   valid: z.boolean(),
   /** The highest valid level that meets the SLO: this route serves that many users at once at the SLO. */
   capacity: z.number().int().positive().nullable().default(null),
+  /** Open loop: the highest rate of a valid level that meets the SLO, requests/s ("sustains R requests/s at the SLO"). */
+  capacityRequestsPerSecond: z.number().positive().nullable().default(null),
   /** The valid level with the most goodput; null when no valid level delivered any. */
   goodputPeak: z
     .object({ concurrency: z.number().int().positive(), goodputOutputTokensPerSecond: z.number().positive() })

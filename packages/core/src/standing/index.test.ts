@@ -159,6 +159,7 @@ function run(shape: RunShape): RunIndexEntry {
       valid: levels.every((l) => l.valid),
       stop: null,
       capacity: null,
+      capacityRequestsPerSecond: null,
       goodputPeak: null,
     },
     levels,

@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import type { Agent } from "node:http";
 import { availableParallelism, hostname } from "node:os";
+import type { HealthWatch } from "../client/health.ts";
 import { type Endpoint, StreamingClient } from "../client/index.ts";
 import { modelKeyOf, type Target, type Workload } from "../config/index.ts";
 import { levelStop, summarizeRun } from "../metrics/index.ts";
@@ -60,6 +61,11 @@ export interface SweepOptions {
   agent?: Agent;
   /** PEM CA the target's `https:` certificate must chain to, in place of Node's default CAs (tests); worker threads get it too. */
   ca?: string;
+  /**
+   * Watches the client process's own load through each measured loop (default `watchClientHealth`,
+   * the real event loop); a test on a manual scheduler gives a calm one, as its loop spins by design.
+   */
+  watchHealth?: () => HealthWatch;
   /** Stops the sweep between requests; finished levels are kept and the run is partial. */
   signal?: AbortSignal;
   /** Scheduler ms at which to stop the way `signal` does. */
@@ -151,11 +157,11 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
     samples,
   });
 
-  const concurrencies = workload.concurrency;
-  for (let levelIndex = options.startLevelIndex ?? 0; levelIndex < concurrencies.length && !stop; levelIndex++) {
-    const concurrency = concurrencies[levelIndex] as number;
+  const plan = levelPlan(workload);
+  for (let levelIndex = options.startLevelIndex ?? 0; levelIndex < plan.length && !stop; levelIndex++) {
+    const { concurrency, arrival, name } = plan[levelIndex] as LevelPlan;
     try {
-      const threads = levelThreads(options, concurrency, levels.at(-1));
+      const threads = arrival ? 1 : levelThreads(options, concurrency, levels.at(-1));
       const result = await runLevel({
         client,
         endpoint,
@@ -166,6 +172,8 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
         pricing: target.pricing ?? null,
         stopReason,
         sizer,
+        arrival,
+        watchHealth: options.watchHealth,
         signal: options.signal,
         deadlineMs: options.deadlineMs,
         progress: (p) =>
@@ -174,7 +182,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
             concurrency,
             targetId: target.id,
             levelIndex,
-            levelCount: concurrencies.length,
+            levelCount: plan.length,
             threads,
           }),
       });
@@ -183,16 +191,37 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
       stop = levelStop(result.level, result.early);
     } catch (error) {
       if (!(error instanceof Stopped)) throw error;
-      partialReason = `${error.message} during concurrency ${concurrency}`;
+      partialReason = `${error.message} during ${name}`;
       return document("partial");
     }
-    if (levelIndex < concurrencies.length - 1 && !stop) {
+    if (levelIndex < plan.length - 1 && !stop) {
       // What a reader finds if this is the last save: the process ended (killed, crashed) before the next level.
-      const unfinished = `the sweep had not finished after concurrency ${concurrency} (its process ended, or it was still running)`;
+      const unfinished = `the sweep had not finished after ${name} (its process ended, or it was still running)`;
       await options.onLevel?.(document("partial", unfinished));
     }
   }
   return document("complete");
+}
+
+interface LevelPlan {
+  /** N of a closed loop; an open loop's level number (1, 2, ...). */
+  concurrency: number;
+  /** An open loop's arrivals at this level. */
+  arrival?: { ratePerSecond: number; seed: number; maxInFlight: number };
+  /** The level in words: `concurrency 8`, or `rate 2 requests/s`. */
+  name: string;
+}
+
+/** The levels a workload sweeps: its concurrency levels, or an open loop's rates. */
+function levelPlan(workload: Workload): LevelPlan[] {
+  const { arrival } = workload;
+  if (arrival.mode === "poisson")
+    return arrival.ratesPerSecond.map((ratePerSecond, i) => ({
+      concurrency: i + 1,
+      arrival: { ratePerSecond, seed: arrival.seed, maxInFlight: arrival.maxInFlight },
+      name: `rate ${ratePerSecond} requests/s`,
+    }));
+  return workload.concurrency.map((concurrency) => ({ concurrency, name: `concurrency ${concurrency}` }));
 }
 
 function routeRecord(target: Target): RunDocument["route"] {

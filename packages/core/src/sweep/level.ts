@@ -3,7 +3,7 @@
  * accept a result, record a 429 wait, end the level), and `runLevel`, which runs warm-up and the
  * measured closed loop on it, on this thread or on worker threads, and summarizes the level.
  */
-import { type ClientHealth, watchClientHealth } from "../client/health.ts";
+import { type ClientHealth, type HealthWatch, watchClientHealth } from "../client/health.ts";
 import type { ChatRequest, Endpoint, RawResult } from "../client/index.ts";
 import type { Target, Workload } from "../config/index.ts";
 import { EARLY_FAILURE_REQUESTS, type EarlyResult, summarizeLevel } from "../metrics/index.ts";
@@ -12,6 +12,7 @@ import type { Scheduler, Timer } from "../scheduler/index.ts";
 import { PromptSizer, promptFor } from "../workload/index.ts";
 import { trackIntervals } from "./in-flight.ts";
 import { type LevelCounters, type LoopResult, newDebts, runWorkers, type WorkerDebt } from "./loop.ts";
+import { type OpenLoopRecord, poissonGapsMs, runOpenLoop } from "./open-loop.ts";
 import { chatRequest, type RequestPlace } from "./request.ts";
 import { toSample } from "./sample.ts";
 import { runOnThreads } from "./threads.ts";
@@ -150,6 +151,13 @@ export interface LevelContext {
   signal?: AbortSignal;
   /** Scheduler ms at which the sweep stops. */
   deadlineMs?: number;
+  /**
+   * An open-loop level: sends at `ratePerSecond` on a Poisson schedule seeded by `seed` (and the level's
+   * number, `place.concurrency`), at most `maxInFlight` at once. Absent: a closed loop of N.
+   */
+  arrival?: { ratePerSecond: number; seed: number; maxInFlight: number };
+  /** Watches the client process's own load through the measured loop (default `watchClientHealth`). */
+  watchHealth?: () => HealthWatch;
   /** Measured requests done so far and the level's live tok/s. */
   progress: (p: { done: number; total: number | null; liveTokensPerSecond: number; levelDone: boolean }) => void;
 }
@@ -190,7 +198,7 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
     }, deadlineMs - scheduler.now());
   };
   if (ctx.deadlineMs !== undefined) armDeadline(ctx.deadlineMs);
-  let watch: ReturnType<typeof watchClientHealth> | undefined;
+  let watch: HealthWatch | undefined;
   const loop = (workers: number, warmup: boolean, onResult: (result: LoopResult) => boolean) =>
     runWorkers({
       debts: runner.debts.slice(0, workers),
@@ -205,7 +213,9 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
   try {
     // Warm-up: not measured; run at up to N at once so a cold endpoint is warm before timing starts.
     runner.begin(workload.warmupRequests, false);
-    await loop(Math.min(concurrency, workload.warmupRequests), true, (r) => {
+    // An open loop warms up one request at a time: its level number is no count of users.
+    const warmupWorkers = Math.min(ctx.arrival ? 1 : concurrency, workload.warmupRequests);
+    await loop(warmupWorkers, true, (r) => {
       sized(r);
       return runner.accept(r) && !runner.ended();
     });
@@ -234,8 +244,11 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
       });
       return !runner.ended();
     };
-    watch = watchClientHealth();
-    const threads = ctx.threads > 1 && !runner.ended() ? ctx.threads : 1;
+    watch = (ctx.watchHealth ?? watchClientHealth)();
+    const { arrival } = ctx;
+    let open: OpenLoopRecord | undefined;
+    // The open loop runs on this thread.
+    const threads = ctx.threads > 1 && !arrival && !runner.ended() ? ctx.threads : 1;
     let threadHealth: ClientHealth[] = [];
     if (threads > 1)
       threadHealth = await runOnThreads({
@@ -250,12 +263,24 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
         onResult: onMeasured,
         onWait: (fromMs, toMs) => runner.waited(fromMs, toMs),
       });
-    else {
+    else if (arrival) {
+      startClock();
+      open = await runOpenLoop({
+        counters: runner,
+        scheduler,
+        signal,
+        gapsMs: poissonGapsMs(arrival.ratePerSecond, arrival.seed, concurrency),
+        maxInFlight: arrival.maxInFlight,
+        durationMs: runner.endMs - firstSendMs,
+        send: (index) => ctx.client.send(chatRequest(place, index, false, signal, watch)),
+        onResult: onMeasured,
+      });
+    } else {
       startClock();
       await loop(concurrency, false, onMeasured);
     }
     if (runner.stopped) throw new Stopped(runner.stopped);
-    const outcome = summarize(ctx, runner, firstSendMs, mergeHealth(watch.stop(), threadHealth), threads);
+    const outcome = summarize(ctx, runner, firstSendMs, mergeHealth(watch.stop(), threadHealth), threads, open);
     ctx.progress({
       done: runner.results.length,
       total,
@@ -281,6 +306,7 @@ function summarize(
   firstSendMs: number,
   clientHealth: ClientHealth,
   threads: number,
+  open?: OpenLoopRecord,
 ): LevelOutcome {
   const { workload, concurrency } = ctx.place;
   const results = runner.results;
@@ -299,11 +325,31 @@ function summarize(
   const measured = lastSendMs > rampEndMs;
   const inFlight = trackIntervals(results.map((r) => [r.raw.startMs, r.endMs]));
   const waiting = trackIntervals(runner.waits);
+  // An open loop has no ramp: in flight is whatever the arrivals made of it, from the first send to the last.
+  const openLoop =
+    open && ctx.arrival
+      ? {
+          ratePerSecond: ctx.arrival.ratePerSecond,
+          achievedRatePerSecond:
+            sendTimes.length >= 2 && lastSendMs > firstSendMs
+              ? (sendTimes.length - 1) / ((lastSendMs - firstSendMs) / 1000)
+              : null,
+          inFlightMean: inFlight.timeWeightedMean(firstSendMs, lastSendMs),
+          inFlightMax: inFlight.maxInFlight,
+          scheduleLagsMs: open.lagsMs,
+          maxInFlight: ctx.arrival.maxInFlight,
+          maxInFlightHit: open.maxInFlightHit,
+        }
+      : undefined;
   const level = summarizeLevel({
     concurrency,
     samples,
     wallTimeMs: lastEndMs - firstSendMs,
-    achievedConcurrency: measured ? inFlight.timeWeightedMean(rampEndMs, lastSendMs) : inFlight.maxInFlight,
+    achievedConcurrency: openLoop
+      ? openLoop.inFlightMean
+      : measured
+        ? inFlight.timeWeightedMean(rampEndMs, lastSendMs)
+        : inFlight.maxInFlight,
     waitingConcurrency: measured ? waiting.timeWeightedMean(rampEndMs, lastSendMs) : 0,
     eventLoopLagP99Ms: clientHealth.eventLoopLagP99Ms,
     clientHealth,
@@ -313,6 +359,7 @@ function summarize(
     rateLimitWaitMs: runner.waits.reduce((sum, [from, to]) => sum + (to - from), 0),
     endedEarly: runner.endedEarly,
     requestsPerLevel: workload.requestsPerLevel,
+    openLoop,
   });
   // Gaps between chunks are summarized in the level; keeping them per sample would bloat the document.
   for (const s of samples) delete s.interChunkMs;

@@ -1,0 +1,100 @@
+/**
+ * @module The open loop on a manual scheduler with a scripted endpoint: sends on the seeded Poisson
+ * schedule whatever is in flight, the same seed the same schedule, maxInFlight, in exact numbers.
+ */
+import { describe, expect, it } from "vitest";
+import { runSweep } from "./index.ts";
+import { poissonGapsMs } from "./open-loop.ts";
+import { setup } from "./scripted.fixture.ts";
+
+/** The first `count` send offsets of a schedule, ms. */
+function schedule(ratePerSecond: number, seed: number, level: number, count: number): number[] {
+  const gaps = poissonGapsMs(ratePerSecond, seed, level);
+  const offsets = [0];
+  while (offsets.length < count) offsets.push((offsets.at(-1) as number) + gaps());
+  return offsets;
+}
+
+const open = (ratesPerSecond: number[], extra: Record<string, unknown> = {}) => ({
+  arrival: { mode: "poisson", ratesPerSecond, seed: 7, ...extra },
+  warmupRequests: 0,
+});
+
+describe("poissonGapsMs", () => {
+  it("gives the same schedule for the same seed and level, another for another seed or level", () => {
+    expect(schedule(5, 7, 1, 50)).toEqual(schedule(5, 7, 1, 50));
+    expect(schedule(5, 8, 1, 50)).not.toEqual(schedule(5, 7, 1, 50));
+    expect(schedule(5, 7, 2, 50)).not.toEqual(schedule(5, 7, 1, 50));
+  });
+
+  it("has exponential gaps: mean 1 / rate, coefficient of variation near 1", () => {
+    const gaps = poissonGapsMs(20, 3, 1);
+    const drawn = Array.from({ length: 20_000 }, gaps);
+    const mean = drawn.reduce((a, b) => a + b, 0) / drawn.length;
+    const sd = Math.sqrt(drawn.reduce((a, b) => a + (b - mean) ** 2, 0) / drawn.length);
+    expect(Math.abs(mean / 50 - 1)).toBeLessThan(0.03);
+    expect(Math.abs(sd / mean - 1)).toBeLessThan(0.03);
+  });
+});
+
+describe("an open-loop level", () => {
+  it("sends at the schedule's times while earlier requests are still in flight, and records them", async () => {
+    // Requests last 2 s; at 10 requests/s about 20 are in flight at once.
+    const { scheduler, endpoint, options } = setup({ ...open([10]), requestsPerLevel: 60 }, () => ({
+      outcome: "ok",
+      durationMs: 2000,
+    }));
+    const doc = await scheduler.run(runSweep(options));
+    const sends = endpoint.arrivals.map((a) => a.atMs);
+    // Exactly on schedule: the manual scheduler never wakes late.
+    expect(sends).toEqual(schedule(10, 7, 1, 60));
+    const level = doc.levels[0] as (typeof doc.levels)[number];
+    expect(level.ratePerSecond).toBe(10);
+    expect(level.scheduleLagMs).toEqual({ p50: 0, p99: 0 });
+    expect(level.inFlightMax).toBe(Math.max(...endpoint.inFlightLog.map(([, n]) => n)));
+    expect(level.inFlightMax).toBeGreaterThan(10);
+    expect(level.achievedRatePerSecond).toBeCloseTo(59 / (((sends.at(-1) as number) - 0) / 1000), 9);
+    expect(level.invalid.map((r) => r.code)).not.toContain("max_in_flight");
+    expect(doc.summary.singleStream).toBeNull();
+  });
+
+  it("sweeps its rates in order, each level's number in place of N, and names capacity as a rate", async () => {
+    const { scheduler, options } = setup({ ...open([2, 4, 8]), requestsPerLevel: 20 }, () => ({
+      outcome: "ok",
+      durationMs: 100,
+    }));
+    const doc = await scheduler.run(runSweep(options));
+    expect(doc.levels.map((l) => [l.concurrency, l.ratePerSecond])).toEqual([
+      [1, 2],
+      [2, 4],
+      [3, 8],
+    ]);
+    // 8 tokens in 100 ms: 80 tok/s per stream and TTFT 12.5 ms meet the default SLO at every rate.
+    expect(doc.summary.capacityRequestsPerSecond).toBe(8);
+    expect(doc.summary.capacity).toBeNull();
+  });
+
+  it("waits for a slot when maxInFlight requests are in flight, and the level is invalid for it", async () => {
+    const { scheduler, endpoint, options } = setup({ ...open([50], { maxInFlight: 4 }), requestsPerLevel: 20 }, () => ({
+      outcome: "ok",
+      durationMs: 1000,
+    }));
+    const doc = await scheduler.run(runSweep(options));
+    const level = doc.levels[0] as (typeof doc.levels)[number];
+    expect(Math.max(...endpoint.inFlightLog.map(([, n]) => n))).toBe(4);
+    expect(level.inFlightMax).toBe(4);
+    expect(level.invalid).toContainEqual({ code: "max_in_flight", detail: { maxInFlight: 4 } });
+    // The sends that waited left late against their schedule.
+    expect(level.scheduleLagMs?.p99).toBeGreaterThan(0);
+  });
+
+  it("runs for levelDurationSeconds when timed: no send due after the end", async () => {
+    const { scheduler, endpoint, options } = setup({ ...open([20]), levelDurationSeconds: 3 }, () => ({
+      outcome: "ok",
+      durationMs: 100,
+    }));
+    await scheduler.run(runSweep(options));
+    const due = schedule(20, 7, 1, 200).filter((t) => t < 3000);
+    expect(endpoint.arrivals.map((a) => a.atMs)).toEqual(due);
+  });
+});

@@ -1,0 +1,72 @@
+/**
+ * @module The open loop over real HTTP against the reference server: the server sees Poisson arrivals
+ * at the level's rate (gaps with mean 1 / rate, coefficient of variation near 1), sent while earlier
+ * requests still stream. Real time: the arrival gaps include the client's timer and network noise, so
+ * they are judged with margins (mean within 10 %, CV within 0.8 to 1.2), over 200 sends, unless the
+ * level says its client fell behind the schedule (the exact schedule is tested on a manual scheduler).
+ */
+import { parseConfig, workloadFor } from "@kneeboard/core/config";
+import { runSweep } from "@kneeboard/core/sweep";
+import { type ReferenceServer, startReferenceServer } from "@kneeboard/reference";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const RATE_PER_SECOND = 50;
+let server: ReferenceServer;
+
+beforeAll(async () => {
+  server = await startReferenceServer({
+    models: [
+      {
+        kind: "model",
+        id: "open",
+        // 20 tokens at 5 ms a step: each request streams for about 100 ms, about 5 at once at 50 requests/s.
+        profile: { stepBaseMs: 5, stepPerSeqMs: 0, slots: 64, prefillBaseMs: 2, prefillPerTokenMs: 0 },
+      },
+    ],
+  });
+});
+afterAll(() => server.close());
+
+describe("open loop against the reference server", () => {
+  it("sends on a Poisson schedule at the rate, never waiting on completions", async () => {
+    const config = parseConfig(
+      JSON.stringify({
+        targets: [{ id: "open", label: "open", baseURL: server.url, model: "open", route: { gateway: "direct" } }],
+        workload: {
+          arrival: { mode: "poisson", ratesPerSecond: [RATE_PER_SECOND], seed: 4 },
+          requestsPerLevel: 200,
+          warmupRequests: 1,
+          maxTokens: 20,
+        },
+      }),
+    );
+    const target = config.targets[0] as (typeof config.targets)[number];
+    await server.takeTimings();
+    const doc = await runSweep({ target, workload: workloadFor(config, target), simulated: true });
+    // The warm-up's arrival comes first; the level's 200 follow.
+    const arrivals = (await server.takeTimings())
+      .map((t) => t.arrivedAtMs)
+      .sort((a, b) => a - b)
+      .slice(1);
+    expect(arrivals).toHaveLength(200);
+    const gaps = arrivals.slice(1).map((t, i) => t - (arrivals[i] as number));
+    const mean = gaps.reduce((a, b) => a + b, 0) / gaps.length;
+    const sd = Math.sqrt(gaps.reduce((a, b) => a + (b - mean) ** 2, 0) / gaps.length);
+    const level = doc.levels[0] as (typeof doc.levels)[number];
+    // The schedule is kept, or the level says its client fell behind it (a busy machine descheduling
+    // the client bunches sends): never a bent schedule passed off as Poisson.
+    const lagged = level.invalid.some((r) => r.code === "client_schedule_lag");
+    expect(lagged).toBe((level.scheduleLagMs?.p99 as number) > 10 + (0.03 * 1000) / RATE_PER_SECOND);
+    if (!lagged) {
+      expect(Math.abs(mean / (1000 / RATE_PER_SECOND) - 1)).toBeLessThan(0.1);
+      expect(sd / mean).toBeGreaterThan(0.8);
+      expect(sd / mean).toBeLessThan(1.2);
+    } else expect(level.client.limited).toBe(true);
+    expect(level.requests.ok).toBe(200);
+    expect(level.ratePerSecond).toBe(RATE_PER_SECOND);
+    // Sends went on while earlier requests streamed: several at once, as independent users would be.
+    expect(level.inFlightMax).toBeGreaterThan(2);
+    expect(server.engine("open").stats.maxInFlight).toBeGreaterThan(2);
+    expect(level.scheduleLagMs?.p50).not.toBeNull();
+  });
+});
