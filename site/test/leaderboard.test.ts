@@ -11,6 +11,7 @@ function view(stop: Stop | null, valid = stop === null): TargetView {
   const latest: RunIndexEntry = {
     key: "runs/t/1.json",
     targetId: "t",
+    scenario: "chat",
     runId: "r",
     label: "t",
     model: "m",

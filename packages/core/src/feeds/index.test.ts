@@ -11,6 +11,7 @@ function alert(overrides: Partial<Alert> = {}): Alert {
   return {
     id: "0123456789abcdef",
     targetId: "t1",
+    scenario: "chat",
     label: HOSTILE,
     kind: "regression",
     state: "open",
