@@ -41,6 +41,7 @@ function view(stop: Stop | null, valid = stop === null): TargetView {
   };
   return {
     id: "t",
+    scenario: "chat",
     label: "t",
     model: "m",
     simulated: true,
