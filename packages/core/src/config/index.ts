@@ -321,11 +321,17 @@ export function parseConfig(text: string, options: ParseOptions = {}): Config {
           ),
         );
       if (Array.isArray(target.scenarios))
-        target.scenarios.forEach((name: unknown, j) => {
-          if (typeof name === "string" && scenarios.names && !scenarios.names.includes(name))
+        target.scenarios.forEach((name: unknown, j, all: unknown[]) => {
+          if (typeof name !== "string") return;
+          if (scenarios.names && !scenarios.names.includes(name))
             problems.push({
               path: `targets[${i}].scenarios[${j}]`,
               message: `unknown scenario ${JSON.stringify(name)}; the config's scenarios are ${scenarios.names.join(", ")}`,
+            });
+          else if (all.indexOf(name) < j)
+            problems.push({
+              path: `targets[${i}].scenarios[${j}]`,
+              message: `duplicate scenario ${name} (also targets[${i}].scenarios[${all.indexOf(name)}])`,
             });
         });
       // Names the variable, never its value.

@@ -114,6 +114,12 @@ describe("scenarios", () => {
       "targets[0].scenarios[0]",
       /known|scenarios are chat/,
     ],
+    [
+      "a scenario listed twice by a target",
+      { targets: [target({ scenarios: ["rag", "chat", "rag"] })], scenarios: { chat: {}, rag: {} } },
+      "targets[0].scenarios[2]",
+      /duplicate scenario rag/,
+    ],
     ["an empty target list", { targets: [target({ scenarios: [] })] }, "targets[0].scenarios", /./],
     ["an empty scenarios object", { targets: [target()], scenarios: {} }, "scenarios", /at least one/],
     ["scenarios as a list", { targets: [target()], scenarios: ["chat"] }, "scenarios", /./],
