@@ -41,6 +41,7 @@ function entry(index: number, cov: number, random: () => number, scale = 1): Run
   return {
     key: `runs/bench/${index}.json`,
     targetId: "bench",
+    scenario: "chat",
     runId: `r${index}`,
     label: "bench",
     model: "bench",

@@ -78,6 +78,69 @@ describe("kneeboard run", () => {
     for (const file of files) expect(readFileSync(file, "utf8")).not.toContain(SECRET);
   });
 
+  it("sweeps each (target, scenario), --repeat interleaved over the pairs, the scenario in each document and table", async () => {
+    const data = join(dir, "scenario-data");
+    const config = {
+      targets: [target()],
+      workload,
+      scenarios: { chat: {}, rag: { promptTokens: 64, concurrency: [1] } },
+    };
+    const result = await kneeboard(
+      ["run", "--config", writeConfig("scenarios.json", config), "--data", data, "--repeat", "2"],
+      { KB_TEST_KEY: SECRET },
+    );
+    expect(result.code).toBe(0);
+    const docs = filesUnder(join(data, "runs")).map((f) => JSON.parse(readFileSync(f, "utf8")));
+    const order = docs
+      .sort((a, b) => a.startedAt.localeCompare(b.startedAt))
+      .map((d: { scenario: string; levels: unknown[]; workload: { promptTokens: number } }) => [
+        d.scenario,
+        d.levels.length,
+        d.workload.promptTokens,
+      ]);
+    expect(order).toEqual([
+      ["chat", 2, 150],
+      ["rag", 1, 64],
+      ["chat", 2, 150],
+      ["rag", 1, 64],
+    ]);
+    const entries = JSON.parse(readFileSync(join(data, "index", "runs", "ref-m.json"), "utf8"));
+    expect(entries.map((e: { scenario: string }) => e.scenario).sort()).toEqual(["chat", "chat", "rag", "rag"]);
+    expect(result.out).toContain("ref-m [rag]: m (simulated)");
+    expect(result.out).toContain("ref-m [chat]: m (simulated)");
+  });
+
+  it("exits 2 on invalid scenarios, naming each path, and writes nothing", async () => {
+    const data = join(dir, "bad-scenario-data");
+    const config = {
+      targets: [{ ...target(), scenarios: ["chat", "nope"] }],
+      workload,
+      scenarios: { chat: {}, Rag: {}, rag: { maxTokens: 0 } },
+    };
+    const result = await kneeboard(["run", "--config", writeConfig("bad-scenarios.json", config), "--data", data], {
+      KB_TEST_KEY: SECRET,
+    });
+    expect(result.code).toBe(2);
+    expect(result.out).toContain("scenarios.Rag: must be a slug");
+    expect(result.out).toContain("scenarios.rag.maxTokens");
+    expect(result.out).toMatch(
+      /targets\[0\]\.scenarios\[1\]: unknown scenario "nope"; the config's scenarios are chat, Rag, rag/,
+    );
+    const empty = await kneeboard(
+      [
+        "run",
+        "--config",
+        writeConfig("empty-scenarios.json", { targets: [target()], workload, scenarios: {} }),
+        "--data",
+        data,
+      ],
+      { KB_TEST_KEY: SECRET },
+    );
+    expect(empty.code).toBe(2);
+    expect(empty.out).toContain("scenarios: must name at least one scenario");
+    expect(existsSync(data)).toBe(false);
+  });
+
   it("records a wrong key as http_error per request and still exits 0", async () => {
     const data = join(dir, "badkey-data");
     const result = await kneeboard(

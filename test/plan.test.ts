@@ -62,6 +62,48 @@ describe("kneeboard plan", () => {
     expect(result.out).toContain("chunks/s");
   });
 
+  it("plans each (target, scenario) with its own bound and continuations, longer for a longer prompt", async () => {
+    const local = (id: string, extra: Record<string, unknown> = {}) => ({
+      id,
+      label: id,
+      baseURL: url,
+      model: "m",
+      route: { gateway: "direct" },
+      ...extra,
+    });
+    const config = {
+      targets: [local("a"), local("b", { scenarios: ["long-context"] })],
+      workload: { concurrency: [1, 2, 4, 8], requestsPerLevel: 8, warmupRequests: 0, requestTimeoutSeconds: 60 },
+      scenarios: {
+        chat: {},
+        rag: { promptTokens: 4000, maxTokens: 256 },
+        "long-context": { promptTokens: 32000, maxTokens: 256 },
+      },
+    };
+    const file = join(dir, "scenarios.json");
+    writeFileSync(file, JSON.stringify(config));
+    const result = await kneeboard(["plan", "--config", file]);
+    expect(result.code).toBe(0);
+    expect(result.out).toContain("2 targets, 4 sweeps per slot");
+    const sections = result.out.split("\n\n").filter((part) => part.startsWith("target "));
+    expect(sections.map((part) => part.split(":")[0])).toEqual([
+      "target a [chat]",
+      "target a [rag]",
+      "target a [long-context]",
+      "target b [long-context]",
+    ]);
+    const expected = sections.map((part) => Number(/duration expected: ([\d,]+) s/.exec(part)?.[1]?.replace(/,/g, "")));
+    // chat < rag < long-context: the prompt's prefill grows each request's expected time.
+    expect(expected[0]).toBeLessThan(expected[1] as number);
+    expect(expected[1]).toBeLessThan(expected[2] as number);
+    expect(expected[2]).toBe(expected[3]);
+    // Long context: 15 rounds of 0.5 + 15.5 + 5.12 s = 317 s, one invocation; at the timeout (15 x 60 s:
+    // levels of 480, 240, 120, 60 s) its upper bound needs a continuation.
+    expect(sections[2]).toContain("duration expected: 317 s, fits one invocation");
+    expect(sections[2]).toContain("duration upper bound: 900 s, needs 2 invocations (1 continuation)");
+    expect(requests).toBe(0);
+  });
+
   it("prints levels, requests, the bounds and the invocations of a sweep, sending nothing", async () => {
     const config = {
       targets: [

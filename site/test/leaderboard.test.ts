@@ -11,6 +11,7 @@ function view(stop: Stop | null, valid = stop === null): TargetView {
   const latest: RunIndexEntry = {
     key: "runs/t/1.json",
     targetId: "t",
+    scenario: "chat",
     runId: "r",
     label: "t",
     model: "m",
@@ -41,6 +42,7 @@ function view(stop: Stop | null, valid = stop === null): TargetView {
   };
   return {
     id: "t",
+    scenario: "chat",
     label: "t",
     model: "m",
     simulated: true,

@@ -37,6 +37,7 @@ function target(id: string, model: string, single: number, runs = 3, errorRate =
   const latest = entries[entries.length - 1] as (typeof entries)[number];
   return {
     id,
+    scenario: "chat",
     label: id,
     model,
     simulated: true,

@@ -1,13 +1,18 @@
 /** The standing on the site without a browser: leaderboard rows, the downloads that carry it, the median-curve chart. */
-import { indexEntryFor, type RunIndexEntry } from "@kneeboard/core/run-index";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { indexEntryFor, type RunIndexEntry, saveRun } from "@kneeboard/core/run-index";
+import { StoreRunIndex } from "@kneeboard/core/run-index/store";
 import { standingOf } from "@kneeboard/core/standing";
+import { FolderStore } from "@kneeboard/core/store/folder";
 import { seededRandom, syntheticRun } from "@kneeboard/reference";
 import { describe, expect, it } from "vitest";
 import { standingCurvesSpec } from "../src/lib/charts/index.ts";
 import { runsCsv, standingCsv } from "../src/lib/downloads.ts";
 import { fmtEstimate } from "../src/lib/format.ts";
 import { leaderboardRows } from "../src/lib/leaderboard.ts";
-import { historyPoint, type TargetView } from "../src/lib/site-data.ts";
+import { historyPoint, loadSiteData, type TargetView } from "../src/lib/site-data.ts";
 
 const NOW = "2026-11-02T00:00:00.000Z";
 const random = seededRandom(3);
@@ -42,6 +47,7 @@ function view(targetId: string, entries: RunIndexEntry[]): TargetView {
   const latest = entries.at(-1) as RunIndexEntry;
   return {
     id: targetId,
+    scenario: "chat",
     label: targetId,
     model: "m",
     simulated: true,
@@ -127,5 +133,48 @@ describe("standingCurvesSpec", () => {
       ranked.map((l) => ({ concurrency: l.concurrency, ...l.aggregateOutputTokensPerSecond })),
     );
     expect(fmtEstimate({ median: 1656.2, low: 1590, high: 1702.4 })).toBe("1,656 (1,590-1,702)");
+  });
+});
+
+describe("the site's data per (target, scenario)", () => {
+  it("takes each scenario's standing apart and gives the pages the chat scenario, as before scenarios", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kneeboard-site-data-"));
+    try {
+      const store = new FolderStore(dir);
+      const index = new StoreRunIndex(store);
+      const doc = (scenario: string, i: number, single: number) =>
+        syntheticRun({
+          targetId: "t",
+          scenario,
+          runId: `${scenario}-${i}`,
+          startedAt: new Date(Date.parse(NOW) - (i + 1) * 3_600_000).toISOString(),
+          singleStreamTokensPerSecond: single,
+          ttftMs: 200,
+          saturationStreams: 8,
+          noise: 0,
+          random: seededRandom(i + 1),
+        });
+      for (let i = 0; i < 3; i++) {
+        await saveRun(store, index, doc("chat", i, 100));
+        await saveRun(store, index, doc("rag", i, 20));
+      }
+      const data = await loadSiteData({ store, index, now: NOW });
+      expect(data.targets.map((t) => [t.id, t.scenario])).toEqual([["t", "chat"]]);
+      expect(data.series.map((t) => [t.id, t.scenario])).toEqual([
+        ["t", "chat"],
+        ["t", "rag"],
+      ]);
+      const [chat, rag] = data.series as [TargetView, TargetView];
+      expect(chat.standing).toMatchObject({ scenario: "chat", runIds: ["chat-0", "chat-1", "chat-2"] });
+      expect(rag.standing).toMatchObject({ scenario: "rag", runIds: ["rag-0", "rag-1", "rag-2"] });
+      // Per-stream tok/s (TTFT included) of a 100 and a 20 tok/s decode: the scenarios never mix.
+      const single = (v: TargetView) => v.standing.singleStream?.outputTokensPerSecond?.median ?? Number.NaN;
+      expect(single(chat)).toBeGreaterThan(80);
+      expect(single(rag)).toBeLessThan(20);
+      expect(chat.history).toHaveLength(3);
+      expect(data.entries.map((e) => e.scenario)).toEqual(["chat", "chat", "chat"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,4 +1,4 @@
-/** @module `kneeboard plan`: checks a config and prints what each target's sweep will do, sending nothing. */
+/** @module `kneeboard plan`: checks a config and prints what each (target, scenario)'s sweep will do, sending nothing. */
 import { loadConfig } from "@kneeboard/core/config";
 import {
   CLIENT_CHUNKS_PER_CPU_SECOND,
@@ -48,7 +48,7 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
   const perStream = plan.topLevelChunksPerSecond / top;
   const share = plan.clientCoreShare;
   return [
-    `target ${plan.targetId}: ${plan.label} (model ${plan.model}, gateway ${plan.gateway})`,
+    `target ${plan.targetId} [${plan.scenario}]: ${plan.label} (model ${plan.model}, gateway ${plan.gateway})`,
     `  key: ${keyText(plan.apiKeyEnv, env)}`,
     `  workload: promptTokens ${w.promptTokens}, maxTokens ${w.maxTokens}, requestTimeoutSeconds ${w.requestTimeoutSeconds}, ignoreEos ${w.ignoreEos}`,
     "  level  warm-up  requests  expected s  upper bound s",
@@ -71,13 +71,14 @@ export async function plan(options: {
   const config = await loadConfig(options.configFile, { requireKeys: false, env });
   const a = DEFAULT_PLAN_ASSUMPTIONS;
   const budget = LAMBDA_INVOCATION_SECONDS - LAMBDA_DEADLINE_MARGIN_SECONDS;
+  const plans = planConfig(config);
+  const sweeps = plans.length;
   const header = [
-    `${options.configFile} is valid: ${config.targets.length} target${config.targets.length === 1 ? "" : "s"}, schedule ${config.schedule}. Nothing is sent; API keys are not needed to plan.`,
-    `expected: each request takes ${a.ttftSeconds} s to its first token, then maxTokens at ${a.outputTokensPerSecondPerStream} tok/s per stream (a target's expectedOutputTokensPerSecond overrides it; ${a.chunksPerToken} chunk per token), capped at the timeout; a level runs ceil(requests / N) rounds after ceil(warm-up / N) warm-up rounds.`,
+    `${options.configFile} is valid: ${config.targets.length} target${config.targets.length === 1 ? "" : "s"}, ${sweeps} sweep${sweeps === 1 ? "" : "s"} per slot (one per target and scenario), schedule ${config.schedule}. Nothing is sent; API keys are not needed to plan.`,
+    `expected: each request takes ${a.ttftSeconds} s to its first token (a prompt over ${number(a.ttftPromptTokens)} tokens ${number(a.prefillTokensPerSecond)} tokens/s longer), then maxTokens at ${a.outputTokensPerSecondPerStream} tok/s per stream (a target's expectedOutputTokensPerSecond overrides it; ${a.chunksPerToken} chunk per token), capped at the timeout; a level runs ceil(requests / N) rounds after ceil(warm-up / N) warm-up rounds.`,
     "upper bound: every request runs to requestTimeoutSeconds (a fixed-duration level: its duration plus one timeout); waits after 429s (at most 30 s each) come on top.",
     `one Lambda invocation sweeps for ${budget} s (${LAMBDA_INVOCATION_SECONDS} s less a ${LAMBDA_DEADLINE_MARGIN_SECONDS} s margin to save); a level that does not fit in what is left runs in a continuation.`,
   ];
-  const plans = planConfig(config);
   const memory = sweepMemoryMb(plans);
   const busiest = Math.max(...plans.map((p) => p.topLevelChunksPerSecond));
   const deployed = `deployed: the sweep Lambda gets ${number(memory)} MB, about ${number(memory / LAMBDA_MB_PER_VCPU, 1)} vCPU: one per client thread the busiest top level (${number(busiest)} chunks/s) is expected to need, at least one.`;

@@ -6,10 +6,10 @@ import type { SweepProgress } from "@kneeboard/core/sweep";
 type Write = (text: string) => void;
 
 /** A progress printer: on a TTY one line rewritten in place, otherwise one line per finished level. */
-export function progressPrinter(write: Write, isTTY: boolean): (p: SweepProgress) => void {
+export function progressPrinter(write: Write, isTTY: boolean): (p: SweepProgress & { scenario?: string }) => void {
   return (p) => {
     const total = p.total === null ? "" : `/${p.total}`;
-    const line = `${p.targetId}  level ${p.levelIndex + 1}/${p.levelCount} (concurrency ${p.concurrency}${p.threads > 1 ? `, ${p.threads} threads` : ""})  requests ${p.done}${total}  ${p.liveTokensPerSecond.toFixed(1)} tok/s`;
+    const line = `${p.targetId} [${p.scenario ?? "chat"}]  level ${p.levelIndex + 1}/${p.levelCount} (concurrency ${p.concurrency}${p.threads > 1 ? `, ${p.threads} threads` : ""})  requests ${p.done}${total}  ${p.liveTokensPerSecond.toFixed(1)} tok/s`;
     if (isTTY) write(`\r\x1b[2K${line}${p.levelDone ? "\n" : ""}`);
     else if (p.levelDone) write(`${line}\n`);
   };
@@ -55,7 +55,7 @@ export function runTable(doc: RunDocument): string {
   const format = (cells: string[]) =>
     cells.map((c, i) => (i === cells.length - 1 ? c : c.padStart(widths[i] as number))).join("  ");
   const s = doc.summary;
-  const title = `${doc.targetId}: ${doc.label}${doc.simulated ? "  [simulated]" : ""}  (${doc.status}${doc.partialReason ? `: ${doc.partialReason}` : ""})`;
+  const title = `${doc.targetId} [${doc.scenario}]: ${doc.label}${doc.simulated ? "  [simulated]" : ""}  (${doc.status}${doc.partialReason ? `: ${doc.partialReason}` : ""})`;
   const headline = `single-stream ${fixed(s.singleStream?.outputTokensPerSecond)} tok/s, peak ${fixed(s.peak?.aggregateOutputTokensPerSecond)} tok/s at ${s.peak?.concurrency ?? "-"}, knee ${s.kneeConcurrency ?? (s.saturated ? "-" : "not reached")}, scaling efficiency ${fixed(s.scalingEfficiency, 2)}`;
   // The stop's words start with what happened: "rate-limited from N=8", "unreachable at N=1", "failing from N=2".
   const stopped = s.stop ? [`stopped: ${s.stop.detail}`] : [];

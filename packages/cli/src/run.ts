@@ -1,6 +1,6 @@
-/** @module `kneeboard run` and `kneeboard demo`: sweep targets, store one run document per target, print tables. */
+/** @module `kneeboard run` and `kneeboard demo`: sweep targets, store one run document per (target, scenario), print tables. */
 import { resolve } from "node:path";
-import { type Config, loadConfig, parseConfig, type Target, workloadFor } from "@kneeboard/core/config";
+import { type Config, loadConfig, parseConfig, scenariosOf, type Target, workloadFor } from "@kneeboard/core/config";
 import { UsageError } from "@kneeboard/core/errors";
 import { type RunIndexEntry, saveRun } from "@kneeboard/core/run-index";
 import { StoreRunIndex } from "@kneeboard/core/run-index/store";
@@ -21,16 +21,17 @@ export interface SweepOutcome {
 }
 
 /**
- * The order of `repeat` runs of each target, interleaved (t1 t2 t3 t1 t2 t3 ...) so that drift over
- * the session (a warming machine, a provider's load through the day) hits every target alike.
+ * The order of `repeat` runs of each sweep (a target in a scenario), interleaved (t1 t2 t3 t1 t2 t3 ...)
+ * so that drift over the session (a warming machine, a provider's load through the day) hits every one alike.
  */
 export function interleave<T>(targets: T[], repeat: number): T[] {
   return Array.from({ length: repeat }, () => targets).flat();
 }
 
 /**
- * Sweeps the chosen targets of a loaded config into the store at dataDir, `repeat` runs per target
- * (default 1), interleaved. A signal (Ctrl-C) ends the current sweep partial, stores it, and runs nothing more.
+ * Sweeps each (target, scenario) of the chosen targets of a loaded config into the store at dataDir,
+ * `repeat` runs per pair (default 1), interleaved over all pairs. A signal (Ctrl-C) ends the current
+ * sweep partial, stores it, and runs nothing more.
  */
 export async function sweepTargets(options: {
   config: Config;
@@ -51,14 +52,18 @@ export async function sweepTargets(options: {
   const progress = progressPrinter((t) => options.io.out.write(t), options.io.out.isTTY === true);
   const stored: RunIndexEntry[] = [];
   try {
-    for (const target of interleave(options.targets, options.repeat ?? 1)) {
+    const pairs = options.targets.flatMap((target) =>
+      scenariosOf(options.config, target).map((scenario) => ({ target, scenario })),
+    );
+    for (const { target, scenario } of interleave(pairs, options.repeat ?? 1)) {
       const doc = await runSweep({
         target,
-        workload: workloadFor(options.config, target),
+        workload: workloadFor(options.config, target, scenario),
+        scenario,
         apiKey: target.apiKeyEnv ? env[target.apiKeyEnv] : undefined,
         simulated: options.simulated,
         signal: stop.signal,
-        onProgress: progress,
+        onProgress: (p) => progress({ ...p, scenario }),
         // Each finished level is on disk at once (status partial): a killed run loses only the level in flight.
         onLevel: async (partial) => {
           await saveRun(store, index, partial);

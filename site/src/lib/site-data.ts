@@ -1,11 +1,12 @@
 /**
  * @module What the pages are built from, read from the store through its ports: the run index for
- * history and headline figures, full run documents only for the latest readable run of each target.
+ * history and headline figures, full run documents only for the latest readable run of each
+ * (target, scenario). The pages show the `chat` scenario (`targets`); every scenario is in `series`.
  */
 import { ALERTS_KEY, type Alert, AlertsFile } from "@kneeboard/core/alerts";
 import { DEFAULT_STANDING, type StandingConfig } from "@kneeboard/core/config";
 import type { RunDocument } from "@kneeboard/core/run";
-import type { RunIndex, RunIndexEntry } from "@kneeboard/core/run-index";
+import { bySeries, type RunIndex, type RunIndexEntry } from "@kneeboard/core/run-index";
 import { type Slo, type Standing, standingOf } from "@kneeboard/core/standing";
 import { readRun, type Store } from "@kneeboard/core/store";
 
@@ -28,8 +29,11 @@ export interface HistoryPoint {
 /** A run document without its samples: what the target page shows of the latest run. */
 export type RunDetails = Omit<RunDocument, "samples"> & { key: string };
 
+/** One (target, scenario): its runs, latest figures and standing. */
 export interface TargetView {
   id: string;
+  /** The scenario its runs swept (`chat` for every view in `SiteData.targets`). */
+  scenario: string;
   label: string;
   model: string;
   simulated: boolean;
@@ -45,9 +49,12 @@ export interface TargetView {
 
 export interface SiteData {
   generatedAt: string;
+  /** The `chat` scenario of every target that has runs in it, by target id: what the pages show. */
   targets: TargetView[];
+  /** Every (target, scenario), by target id then scenario. */
+  series: TargetView[];
   alerts: Alert[];
-  /** Every index entry, oldest first per target (for `runs.csv`; pages use the views above). */
+  /** The index entries of `targets`, oldest first per target (for `runs.csv`; pages use the views above). */
   entries: RunIndexEntry[];
   /** Problems met while reading (a malformed run document, a bad alerts file), each naming the key. */
   warnings: string[];
@@ -97,14 +104,19 @@ export async function loadSiteData(options: {
     warnings.push(m);
     options.warn?.(m);
   };
-  const byTarget = new Map<string, RunIndexEntry[]>();
-  for (const e of await options.index.entries()) byTarget.set(e.targetId, [...(byTarget.get(e.targetId) ?? []), e]);
+  // Standing, capacity and history are per (target, scenario): one view per series.
+  const groups = [...bySeries(await options.index.entries()).values()].sort(
+    ([a], [b]) =>
+      (a as RunIndexEntry).targetId.localeCompare((b as RunIndexEntry).targetId) ||
+      (a as RunIndexEntry).scenario.localeCompare((b as RunIndexEntry).scenario),
+  );
 
-  const targets: TargetView[] = [];
+  const series: TargetView[] = [];
   const all: RunIndexEntry[] = [];
-  for (const [id, entries] of [...byTarget].sort(([a], [b]) => a.localeCompare(b))) {
+  for (const entries of groups) {
+    const { targetId: id, scenario } = entries[0] as RunIndexEntry;
     entries.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.key.localeCompare(b.key));
-    all.push(...entries);
+    if (scenario === "chat") all.push(...entries);
     const latest = entries[entries.length - 1] as RunIndexEntry;
     let details: RunDetails | null = null;
     for (let i = entries.length - 1; i >= 0 && details === null; i--) {
@@ -116,8 +128,9 @@ export async function loadSiteData(options: {
         warn(`skipped ${key}: ${(error as Error).message}`);
       }
     }
-    targets.push({
+    series.push({
       id,
+      scenario,
       label: latest.label,
       model: latest.model,
       simulated: latest.simulated,
@@ -125,6 +138,7 @@ export async function loadSiteData(options: {
       details,
       history: entries.map(historyPoint),
       standing: standingOf(id, entries, {
+        scenario,
         now: generatedAt,
         config: options.standing ?? DEFAULT_STANDING,
         // The SLO the runs were judged by (the config's `workload.slo`), unless the build names one.
@@ -134,7 +148,8 @@ export async function loadSiteData(options: {
   }
   return {
     generatedAt,
-    targets,
+    targets: series.filter((v) => v.scenario === "chat"),
+    series,
     alerts: await readAlerts(options.store, warn),
     entries: all,
     warnings,

@@ -48,9 +48,11 @@ export type Severity = z.infer<typeof Severity>;
 
 /** One change of one target, grouped across its metrics. */
 export const Alert = z.object({
-  /** Stable across re-evaluations: derived from the target, the kind and the first run after the change. */
+  /** Stable across re-evaluations: derived from the target, the scenario (other than chat), the kind and the first run after the change. */
   id: z.string(),
   targetId: z.string(),
+  /** The scenario whose runs changed; `chat` in alerts recorded before scenarios. */
+  scenario: z.string().default("chat"),
   label: z.string(),
   kind: AlertKind,
   state: AlertState,

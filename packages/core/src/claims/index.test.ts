@@ -21,6 +21,15 @@ describe("slotRunId", () => {
     expect(slotRunId("weird/target id ✓", "2025-01-01T06:00:00Z")).toMatch(/^[A-Za-z0-9._-]+$/);
   });
 
+  it("holds the scenario for any but chat, whose ids stay as before scenarios", () => {
+    const chat = slotRunId("a", "2025-01-01T06:00:00Z");
+    expect(slotRunId("a", "2025-01-01T06:00:00Z", "chat")).toBe(chat);
+    const rag = slotRunId("a", "2025-01-01T06:00:00Z", "rag");
+    expect(rag).toMatch(/^20250101T060000Z-rag-[0-9a-f]{10}$/);
+    expect(rag.slice(-10)).not.toBe(chat.slice(-10));
+    expect(slotRunId("a", "2025-01-01T06:00:00Z", "long-context")).toMatch(/^[A-Za-z0-9._-]+$/);
+  });
+
   it("rejects a slot that is not a time", () => {
     expect(() => slotRunId("a", "soon")).toThrow(KneeboardError);
   });

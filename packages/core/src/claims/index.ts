@@ -46,14 +46,18 @@ export class ClaimError extends KneeboardError {
 }
 
 /**
- * The run id of a target's schedule slot: the slot's compact time and a short hash of target and
- * slot (`20250101T060000Z-3f9a0c12d4`). Deterministic, so every delivery of one slot claims one id;
- * safe as a key segment whatever the target id holds.
+ * The run id of a (target, scenario)'s schedule slot: the slot's compact time and a short hash of
+ * target and slot (`20250101T060000Z-3f9a0c12d4`); for a scenario other than `chat` the scenario
+ * too, in the id and the hash (`20250101T060000Z-rag-7c1e...`), so `chat` ids stay what they were.
+ * Deterministic, so every delivery of one slot claims one id; safe as a key segment whatever the target id holds.
  */
-export function slotRunId(targetId: string, slotIso: string): string {
+export function slotRunId(targetId: string, slotIso: string, scenario = "chat"): string {
   const slot = new Date(slotIso);
   if (Number.isNaN(slot.getTime())) throw new KneeboardError(`invalid schedule slot: ${slotIso}`);
   const normalized = slot.toISOString();
-  const hash = createHash("sha256").update(`${targetId}\n${normalized}`).digest("hex").slice(0, 10);
-  return `${compactTimestamp(normalized)}-${hash}`;
+  const series = scenario === "chat" ? targetId : `${targetId}\n${scenario}`;
+  const hash = createHash("sha256").update(`${series}\n${normalized}`).digest("hex").slice(0, 10);
+  return scenario === "chat"
+    ? `${compactTimestamp(normalized)}-${hash}`
+    : `${compactTimestamp(normalized)}-${scenario}-${hash}`;
 }

@@ -158,6 +158,21 @@ export const Pricing = z.union(
 );
 export type Pricing = z.infer<typeof Pricing>;
 
+/** The scenario of a config that names none: the workload itself. */
+export const DEFAULT_SCENARIO = "chat";
+
+/** A scenario name: a slug of lowercase letters, digits and `-`, at most 64 characters. */
+export const ScenarioName = z
+  .string()
+  .max(64, "must be at most 64 characters")
+  .regex(/^[a-z0-9][a-z0-9-]*$/, "must be a slug: [a-z0-9][a-z0-9-]* (lowercase letters, digits, -)");
+
+/** Named workload overrides, each applied on top of a target's workload; at least one. */
+export const Scenarios = z
+  .record(ScenarioName, WorkloadOverride)
+  .refine((scenarios) => Object.keys(scenarios).length > 0, "must name at least one scenario");
+export type Scenarios = z.infer<typeof Scenarios>;
+
 export const Target = z.strictObject({
   /** Stable id: the URL and key of the target forever. */
   id: z
@@ -188,6 +203,8 @@ export const Target = z.strictObject({
   expectedOutputTokensPerSecond: Positive.optional(),
   route: Route,
   workload: WorkloadOverride.optional(),
+  /** The config's scenarios this target is swept in (default: all of them, in the config's order). */
+  scenarios: z.array(ScenarioName).min(1).optional(),
 });
 export type Target = z.infer<typeof Target>;
 
@@ -210,6 +227,8 @@ const SCHEDULE = /^(rate\(\d+ (minute|minutes|hour|hours|day|days)\)|cron\(\S+( 
 export const Config = z.strictObject({
   targets: z.array(Target).min(1),
   workload: WorkloadOverride.optional(),
+  /** Named workload overrides; each (target, scenario) is swept as its own run (default: `chat`, the workload). */
+  scenarios: Scenarios.optional(),
   /** EventBridge expression for the AWS deployment. */
   schedule: z
     .string()
@@ -246,17 +265,48 @@ function formatPath(path: readonly PropertyKey[]): string {
   );
 }
 
-/** The global workload overridden field by field by the target's own. */
-export function workloadFor(config: Pick<Config, "workload">, target: Pick<Target, "workload">): Workload {
-  const merged: Record<string, unknown> = { ...DEFAULT_WORKLOAD, ...config.workload };
-  // A target's count or duration replaces the other one of the global workload.
-  if (config.workload?.levelDurationSeconds !== undefined && config.workload.requestsPerLevel === undefined)
-    delete merged.requestsPerLevel;
-  if (target.workload?.levelDurationSeconds !== undefined) delete merged.requestsPerLevel;
-  if (target.workload?.requestsPerLevel !== undefined) delete merged.levelDurationSeconds;
-  // The SLO merges field by field too: a target may tighten one figure and keep the other.
-  const slo = { ...DEFAULT_SLO, ...config.workload?.slo, ...target.workload?.slo };
-  return { ...merged, ...target.workload, slo } as Workload;
+/** The config's scenario names, in its order (`chat` when it names none). */
+export function scenarioNames(config: Pick<Config, "scenarios">): string[] {
+  return config.scenarios ? Object.keys(config.scenarios) : [DEFAULT_SCENARIO];
+}
+
+/** The scenarios a target is swept in: its own list, else all the config's, in the config's order. */
+export function scenariosOf(config: Pick<Config, "scenarios">, target: Pick<Target, "scenarios">): string[] {
+  return target.scenarios ?? scenarioNames(config);
+}
+
+/**
+ * The global workload overridden field by field by the target's own, then by the scenario's (when
+ * given; `chat` without `scenarios` in the config is the workload itself). An unknown scenario throws.
+ */
+export function workloadFor(
+  config: Pick<Config, "workload"> & Partial<Pick<Config, "scenarios">>,
+  target: Pick<Target, "workload">,
+  scenario?: string,
+): Workload {
+  const layers = [
+    config.workload,
+    target.workload,
+    scenario === undefined ? undefined : scenarioWorkload(config, scenario),
+  ];
+  const merged: Record<string, unknown> = { ...DEFAULT_WORKLOAD };
+  for (const layer of layers) {
+    // A layer's count or duration replaces the other one of the layers below.
+    if (layer?.levelDurationSeconds !== undefined) delete merged.requestsPerLevel;
+    if (layer?.requestsPerLevel !== undefined) delete merged.levelDurationSeconds;
+    Object.assign(merged, layer);
+  }
+  // The SLO merges field by field too: a target or scenario may tighten one figure and keep the other.
+  const slo = Object.assign({ ...DEFAULT_SLO }, ...layers.map((layer) => layer?.slo));
+  return { ...merged, slo } as Workload;
+}
+
+/** A scenario's override; `chat` is the empty one when the config names no scenarios. */
+function scenarioWorkload(config: Partial<Pick<Config, "scenarios">>, scenario: string): WorkloadOverride {
+  const own = config.scenarios?.[scenario];
+  if (own) return own;
+  if (!config.scenarios && scenario === DEFAULT_SCENARIO) return {};
+  throw new Error(`unknown scenario ${scenario}; known: ${scenarioNames(config).join(", ")}`);
 }
 
 function workloadProblems(workload: Workload, at: string): ConfigProblem[] {
@@ -288,14 +338,16 @@ export function parseConfig(text: string, options: ParseOptions = {}): Config {
   const parsed = Config.safeParse(json);
   const problems: ConfigProblem[] = parsed.success ? [] : parsed.error.issues.flatMap(problemsOf);
   // The checks below read the raw input so they are reported alongside schema problems, not after a second run.
-  const raw = (json ?? {}) as { targets?: unknown; workload?: unknown };
+  const raw = (json ?? {}) as { targets?: unknown; workload?: unknown; scenarios?: unknown };
   const globalWorkload = WorkloadOverride.safeParse(raw.workload ?? {});
   if (globalWorkload.success)
     problems.push(...workloadProblems(workloadFor({ workload: globalWorkload.data }, {}), "workload"));
+  const scenarios = scenarioProblems(raw.scenarios, globalWorkload.success ? globalWorkload.data : undefined);
+  problems.push(...scenarios.problems);
   const env = options.env ?? process.env;
   const seen = new Map<string, number>();
   (Array.isArray(raw.targets) ? raw.targets : []).forEach(
-    (target: { id?: unknown; apiKeyEnv?: unknown; workload?: unknown } | null, i) => {
+    (target: { id?: unknown; apiKeyEnv?: unknown; workload?: unknown; scenarios?: unknown } | null, i) => {
       if (typeof target !== "object" || target === null) return;
       if (typeof target.id === "string") {
         const first = seen.get(target.id);
@@ -311,6 +363,20 @@ export function parseConfig(text: string, options: ParseOptions = {}): Config {
             `targets[${i}].workload`,
           ),
         );
+      if (Array.isArray(target.scenarios))
+        target.scenarios.forEach((name: unknown, j, all: unknown[]) => {
+          if (typeof name !== "string") return;
+          if (scenarios.names && !scenarios.names.includes(name))
+            problems.push({
+              path: `targets[${i}].scenarios[${j}]`,
+              message: `unknown scenario ${JSON.stringify(name)}; the config's scenarios are ${scenarios.names.join(", ")}`,
+            });
+          else if (all.indexOf(name) < j)
+            problems.push({
+              path: `targets[${i}].scenarios[${j}]`,
+              message: `duplicate scenario ${name} (also targets[${i}].scenarios[${all.indexOf(name)}])`,
+            });
+        });
       // Names the variable, never its value.
       if (typeof target.apiKeyEnv === "string" && options.requireKeys !== false && !env[target.apiKeyEnv])
         problems.push({
@@ -323,6 +389,30 @@ export function parseConfig(text: string, options: ParseOptions = {}): Config {
   return parsed.data;
 }
 
+/**
+ * The config's scenario names (undefined when `scenarios` is not an object, so targets' lists are
+ * not judged against it) and each scenario's count-and-duration problem over the global workload.
+ */
+function scenarioProblems(
+  raw: unknown,
+  global: WorkloadOverride | undefined,
+): { names: string[] | undefined; problems: ConfigProblem[] } {
+  if (raw === undefined) return { names: [DEFAULT_SCENARIO], problems: [] };
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return { names: undefined, problems: [] };
+  const problems: ConfigProblem[] = [];
+  for (const [name, value] of Object.entries(raw)) {
+    const own = WorkloadOverride.safeParse(value);
+    if (global && own.success)
+      problems.push(
+        ...workloadProblems(
+          workloadFor({ workload: global, scenarios: { [name]: own.data } }, {}, name),
+          `scenarios.${name}`,
+        ),
+      );
+  }
+  return { names: Object.keys(raw), problems };
+}
+
 /** One problem per zod issue; an unknown key is named in the path, so typos point at themselves. */
 function problemsOf(issue: z.core.$ZodIssue): ConfigProblem[] {
   if (issue.code === "unrecognized_keys")
@@ -330,6 +420,9 @@ function problemsOf(issue: z.core.$ZodIssue): ConfigProblem[] {
       path: formatPath([...issue.path, key]),
       message: `unknown key ${JSON.stringify(key)}`,
     }));
+  // A record key (a scenario name) that breaks its rule: the key's own messages, at the key.
+  if (issue.code === "invalid_key")
+    return [{ path: formatPath(issue.path), message: issue.issues.map((inner) => inner.message).join("; ") }];
   return [{ path: formatPath(issue.path), message: issue.message }];
 }
 

@@ -3,7 +3,7 @@ import { XMLParser } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import { ALERTS_KEY, type Alert, AlertsFile } from "../alerts/index.ts";
 import type { Store } from "../store/index.ts";
-import { atomFeed, feedUpdated, writeAlerts } from "./index.ts";
+import { alertText, atomFeed, feedUpdated, writeAlerts } from "./index.ts";
 
 const HOSTILE = `<img src=x onerror=alert(1)> & "quotes"`;
 
@@ -11,6 +11,7 @@ function alert(overrides: Partial<Alert> = {}): Alert {
   return {
     id: "0123456789abcdef",
     targetId: "t1",
+    scenario: "chat",
     label: HOSTILE,
     kind: "regression",
     state: "open",
@@ -115,6 +116,20 @@ describe("atomFeed", () => {
     expect(first.summary["#text"]).toContain("after 560 ± 15");
     expect(first.summary["#text"]).toContain("State: open");
     expect(first.link[0]?.["@href"]).toBe("../alerts/#0123456789abcdef");
+  });
+
+  it("names a scenario other than chat in the entry text, and puts its alerts in the target's feed", async () => {
+    expect(alertText(alert())).toContain("Target: t1. Changed at");
+    expect(alertText(alert({ scenario: "rag" }))).toContain("Target: t1, scenario rag. Changed at");
+    const bodies = new Map<string, string>();
+    const store = {
+      put: async (key: string, body: string) => void bodies.set(key, body),
+    } as unknown as Store;
+    await writeAlerts(store, [alert(), alert({ id: "fedcba9876543210", scenario: "rag" })], {
+      now: "2025-01-03T00:00:00.000Z",
+      targetIds: ["t1"],
+    });
+    expect((bodies.get("feeds/t1.xml")?.match(/<entry>/g) ?? []).length).toBe(2);
   });
 
   it("links entries under the site URL when one is given", () => {

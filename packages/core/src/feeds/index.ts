@@ -33,7 +33,7 @@ export function alertText(alert: Alert): string {
   const lines = [
     alert.title,
     `State: ${alert.state}${alert.resolvedAt ? ` (resolved ${alert.resolvedAt})` : ""}. Kind: ${alert.kind}. Severity: ${alert.severity}.`,
-    `Target: ${alert.targetId}. Changed at ${alert.changedAt}, opened ${alert.openedAt}.`,
+    `Target: ${alert.targetId}${alert.scenario === "chat" ? "" : `, scenario ${alert.scenario}`}. Changed at ${alert.changedAt}, opened ${alert.openedAt}.`,
   ];
   for (const c of alert.changes) {
     const pct =

@@ -6,6 +6,7 @@ export function makeAlert(overrides: Partial<Alert> = {}): Alert {
   return {
     id: `${targetId}:regression:2025-01-10T00:00:00Z`,
     targetId,
+    scenario: "chat",
     label: "Acme Llama 70B",
     kind: "regression",
     state: "open",

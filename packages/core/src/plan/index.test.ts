@@ -1,13 +1,16 @@
 /** @module The plan's arithmetic: rounds per level, bounds, invocation packing, chunk rate. */
 import { describe, expect, it } from "vitest";
-import type { Target } from "../config/index.ts";
+import { parseConfig, type Target } from "../config/index.ts";
 import { MAX_LOOP_UTILIZATION } from "../metrics/index.ts";
 import {
   CLIENT_CHUNKS_PER_SECOND_PER_THREAD,
   CLIENT_PLANNED_CORE_SHARE,
+  DEFAULT_PLAN_ASSUMPTIONS,
+  expectedTtftSeconds,
   fitInvocations,
   LAMBDA_MAX_MB,
   LAMBDA_MB_PER_VCPU,
+  planConfig,
   planTarget,
   sweepMemoryMb,
   threadsForChunkRate,
@@ -51,7 +54,7 @@ describe("planTarget", () => {
     expect(threadsForChunkRate(10 * c, 4, 8)).toBe(4);
     expect(threadsForChunkRate(10 * c, 4, 3)).toBe(3);
     // 512 streams at 1,000 chunks/s each, on 2 cores and on 64.
-    const fast = { outputTokensPerSecondPerStream: 1000, ttftSeconds: 0.1, chunksPerToken: 1 };
+    const fast = { ...DEFAULT_PLAN_ASSUMPTIONS, outputTokensPerSecondPerStream: 1000, ttftSeconds: 0.1 };
     const plan = (cores: number) =>
       planTarget({ workload: { concurrency: [1, 512] } }, target(), fast, cores).topLevelThreads;
     expect(plan(2)).toBe(2);
@@ -100,5 +103,57 @@ describe("fitInvocations", () => {
     expect(fitInvocations([500, 300, 100], 870)).toEqual({ invocations: 2, continuations: 1, oversizedLevels: [] });
     expect(fitInvocations([870, 870], 870)).toEqual({ invocations: 2, continuations: 1, oversizedLevels: [] });
     expect(fitInvocations([100, 1000], 870).oversizedLevels).toEqual([1]);
+  });
+});
+
+describe("planConfig with scenarios", () => {
+  const config = parseConfig(
+    JSON.stringify({
+      targets: [
+        { id: "a", label: "A", baseURL: "http://127.0.0.1:1/v1", model: "m", route: { gateway: "direct" } },
+        {
+          id: "b",
+          label: "B",
+          baseURL: "http://127.0.0.1:1/v1",
+          model: "m",
+          route: { gateway: "direct" },
+          scenarios: ["long-context"],
+        },
+      ],
+      scenarios: {
+        chat: {},
+        rag: { promptTokens: 4000, maxTokens: 256 },
+        "long-context": { promptTokens: 32000, maxTokens: 256, concurrency: [1, 2, 4, 8] },
+      },
+    }),
+    { env: {} },
+  );
+
+  it("plans each (target, scenario) with its own workload, chat as without scenarios", () => {
+    const plans = planConfig(config);
+    expect(plans.map((p) => [p.targetId, p.scenario])).toEqual([
+      ["a", "chat"],
+      ["a", "rag"],
+      ["a", "long-context"],
+      ["b", "long-context"],
+    ]);
+    const [chat, rag, long] = plans;
+    expect(chat?.expectedSeconds).toBeCloseTo(planTarget({}, target()).expectedSeconds, 9);
+    expect(rag?.workload).toMatchObject({ promptTokens: 4000, maxTokens: 256 });
+    expect(long?.levels.map((l) => l.concurrency)).toEqual([1, 2, 4, 8]);
+  });
+
+  it("makes a long prompt's sweep longer: TTFT grows with the prompt past what the base TTFT covers", () => {
+    expect(expectedTtftSeconds(150)).toBe(0.5);
+    expect(expectedTtftSeconds(4000)).toBeCloseTo(0.5 + 3000 / 2000, 9);
+    const at = (promptTokens: number) =>
+      planTarget({ workload: { promptTokens, requestTimeoutSeconds: 900 } }, target()).expectedSeconds;
+    expect(at(4000)).toBeGreaterThan(at(150));
+    expect(at(32000)).toBeGreaterThan(at(4000));
+    // 132 rounds of 15.5 s + 0.5 s TTFT and 2.56 s of output each.
+    expect(at(32000)).toBeCloseTo(132 * (0.5 + 31000 / 2000 + 2.56), 6);
+    // Past the timeout the request is cut: the upper bound is every request at its timeout.
+    const capped = planTarget({ workload: { promptTokens: 1_000_000, requestTimeoutSeconds: 60 } }, target());
+    expect(capped.expectedSeconds).toBe(capped.upperBoundSeconds);
   });
 });

@@ -4,7 +4,7 @@
  * takes, and the chunk rate its top level asks of the client.
  */
 import { availableParallelism } from "node:os";
-import { type Config, type Target, type Workload, workloadFor } from "../config/index.ts";
+import { type Config, scenariosOf, type Target, type Workload, workloadFor } from "../config/index.ts";
 
 /**
  * Stream chunks one core of client parses per CPU-second: the low end of what npm run bench measured
@@ -43,8 +43,12 @@ export const LAMBDA_DEADLINE_MARGIN_SECONDS = 30;
 export interface PlanAssumptions {
   /** Output tokens per second one stream gets (the README's cost figures use 50). */
   outputTokensPerSecondPerStream: number;
-  /** Time to first token, seconds. */
+  /** Time to first token of a prompt of up to `ttftPromptTokens`, seconds. */
   ttftSeconds: number;
+  /** Prompt tokens `ttftSeconds` covers; a longer prompt's TTFT grows by the rest at `prefillTokensPerSecond`. */
+  ttftPromptTokens: number;
+  /** Prompt tokens per second one stream is prefilled at, beyond `ttftPromptTokens`. */
+  prefillTokensPerSecond: number;
   /** Stream chunks per output token (OpenAI-compatible servers send about one token per chunk). */
   chunksPerToken: number;
 }
@@ -52,8 +56,21 @@ export interface PlanAssumptions {
 export const DEFAULT_PLAN_ASSUMPTIONS: PlanAssumptions = {
   outputTokensPerSecondPerStream: 50,
   ttftSeconds: 0.5,
+  ttftPromptTokens: 1000,
+  prefillTokensPerSecond: 2000,
   chunksPerToken: 1,
 };
+
+/** The assumed TTFT of a prompt of `promptTokens`: long prompts (a RAG or long-context scenario) take longer to prefill. */
+export function expectedTtftSeconds(
+  promptTokens: number,
+  assumptions: PlanAssumptions = DEFAULT_PLAN_ASSUMPTIONS,
+): number {
+  return (
+    assumptions.ttftSeconds +
+    Math.max(0, promptTokens - assumptions.ttftPromptTokens) / assumptions.prefillTokensPerSecond
+  );
+}
 
 /** One concurrency level as the sweep will run it. */
 export interface LevelPlan {
@@ -80,9 +97,10 @@ export interface InvocationFit {
   oversizedLevels: number[];
 }
 
-/** What `kneeboard plan` reports for one target. */
+/** What `kneeboard plan` reports for one (target, scenario). */
 export interface TargetPlan {
   targetId: string;
+  scenario: string;
   label: string;
   model: string;
   gateway: Target["route"]["gateway"];
@@ -153,19 +171,24 @@ export function fitInvocations(levelSeconds: number[], budgetSeconds: number): I
   return { invocations, continuations: invocations - 1, oversizedLevels };
 }
 
-/** The plan of one target under the config's workload (the target's own fields override it). */
+/**
+ * The plan of one target in one scenario (default `chat`) under the config's workload (the target's
+ * own fields override it, the scenario's override both).
+ */
 export function planTarget(
-  config: Pick<Config, "workload">,
+  config: Pick<Config, "workload"> & Partial<Pick<Config, "scenarios">>,
   target: Target,
   assumptions: PlanAssumptions = DEFAULT_PLAN_ASSUMPTIONS,
   cores: number = availableParallelism(),
+  scenario = "chat",
 ): TargetPlan {
-  const workload = workloadFor(config, target);
+  const workload = workloadFor(config, target, scenario);
   const perStream = target.expectedOutputTokensPerSecond ?? assumptions.outputTokensPerSecondPerStream;
-  // A request at the assumed rate: TTFT, then maxTokens at the per-stream rate, never past its timeout.
+  // A request at the assumed rate: TTFT (longer for a long prompt), then maxTokens at the per-stream
+  // rate, never past its timeout.
   const requestSeconds = Math.min(
     workload.requestTimeoutSeconds,
-    assumptions.ttftSeconds + workload.maxTokens / perStream,
+    expectedTtftSeconds(workload.promptTokens, assumptions) + workload.maxTokens / perStream,
   );
   const levels = workload.concurrency.map((n) => levelPlan(n, workload, requestSeconds));
   const budget = LAMBDA_INVOCATION_SECONDS - LAMBDA_DEADLINE_MARGIN_SECONDS;
@@ -174,6 +197,7 @@ export function planTarget(
   const topLevelChunksPerSecond = top * perStream * assumptions.chunksPerToken;
   return {
     targetId: target.id,
+    scenario,
     label: target.label,
     model: target.model,
     gateway: target.route.gateway,
@@ -201,9 +225,12 @@ export function planTarget(
   };
 }
 
-/** The plan of every target of a config, in its order. */
+/** The plan of every (target, scenario) of a config: target by target, each in its scenarios' order. */
 export function planConfig(config: Config, assumptions: PlanAssumptions = DEFAULT_PLAN_ASSUMPTIONS): TargetPlan[] {
-  return config.targets.map((target) => planTarget(config, target, assumptions));
+  const cores = availableParallelism();
+  return config.targets.flatMap((target) =>
+    scenariosOf(config, target).map((scenario) => planTarget(config, target, assumptions, cores, scenario)),
+  );
 }
 
 /** Lambda memory that gives one full vCPU, MB; CPU grows in proportion to memory. */

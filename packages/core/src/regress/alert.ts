@@ -15,16 +15,18 @@ import {
 import type { RunIndexEntry } from "../run-index/index.ts";
 import { isRate, METRICS } from "./series.ts";
 import { levelOf } from "./stats.ts";
-import { shiftTitle } from "./title.ts";
+import { shiftTitle, subjectOf } from "./title.ts";
 import type { Baseline, ShiftEvent } from "./tracker.ts";
 
 /**
- * A stable alert id: 16 hex digits of SHA-256 over target, kind and the run id of the first run
- * after the change. Re-evaluating the same history, or the same history plus later runs, gives the
- * same id, because detection is causal (a run's verdict depends only on the runs before it).
+ * A stable alert id: 16 hex digits of SHA-256 over target, scenario, kind and the run id of the first
+ * run after the change (the scenario left out for `chat`, so ids made before scenarios stay).
+ * Re-evaluating the same history, or the same history plus later runs, gives the same id, because
+ * detection is causal (a run's verdict depends only on the runs before it).
  */
-export function alertId(targetId: string, kind: AlertKind, firstRunId: string): string {
-  return createHash("sha256").update(`${targetId}\u0000${kind}\u0000${firstRunId}`).digest("hex").slice(0, 16);
+export function alertId(targetId: string, kind: AlertKind, firstRunId: string, scenario = "chat"): string {
+  const series = scenario === "chat" ? targetId : `${targetId}\u0000${scenario}`;
+  return createHash("sha256").update(`${series}\u0000${kind}\u0000${firstRunId}`).digest("hex").slice(0, 16);
 }
 
 /** An alert with what detection needs to grow and resolve it. */
@@ -53,8 +55,9 @@ export function newTracked(
 ): Tracked {
   return {
     alert: {
-      id: alertId(run.targetId, kind, first.runId),
+      id: alertId(run.targetId, kind, first.runId, run.scenario),
       targetId: run.targetId,
+      scenario: run.scenario,
       label: run.label,
       kind,
       state: kind === "improvement" ? "resolved" : "open",
@@ -131,7 +134,7 @@ export function mergeShift(t: Tracked, e: ShiftEvent, runs: readonly RunIndexEnt
   addRuns(t, runs, e.indices);
   t.catastrophic ||= e.catastrophic;
   t.alert.severity = severityOf(t);
-  t.alert.title = shiftTitle(t.alert.label, t.alert.changes);
+  t.alert.title = shiftTitle(subjectOf(t.alert), t.alert.changes);
   t.alert.updatedAt = at;
 }
 

@@ -1,9 +1,10 @@
 /** @module Detection on seeded generated histories: noise, steps, outliers, returns, groups, routes, silence, stable ids. */
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { Alert } from "../alerts/index.ts";
 import { normal, seededRandom } from "../random/index.ts";
 import type { RunIndexEntry } from "../run-index/index.ts";
-import { detectAlerts } from "./index.ts";
+import { alertId, detectAlerts } from "./index.ts";
 
 interface Figures {
   /** Multiplies throughput (and divides TTFT by it). */
@@ -50,6 +51,7 @@ function entry(i: number, r: () => number, f: Figures = {}, cov = 0.05, targetId
   return {
     key: `runs/${targetId}/${String(i).padStart(5, "0")}.json`,
     targetId,
+    scenario: "chat",
     runId: `${targetId}-run${i}`,
     label: `${targetId} <b>label</b>`,
     model: "m",
@@ -227,4 +229,37 @@ describe("detectAlerts", () => {
     expect(new Set(full.map((a) => a.id)).size).toBe(full.length);
     expect(full.map((a) => a.kind).sort()).toEqual(["regression", "regression", "route_change"]);
   });
+
+  it("detects per (target, scenario): a scenario's step alerts that scenario alone, chat ids as before", () => {
+    // Prepare: chat stays stable; rag of the same target drops 40 % from run 100 on, its runs interleaved with chat's.
+    const chat = history(1001, 200);
+    const rag = history(1002, 200, (i) => ({ speed: i >= 100 ? 0.6 : 1 })).map((e) => ({
+      ...e,
+      scenario: "rag",
+      runId: `${e.runId}-rag`,
+      key: e.key.replace(".json", "-rag.json"),
+    }));
+    // Act
+    const alerts = detectAlerts([...chat, ...rag]);
+    // Assess: one alert, recorded for rag, its id and title naming the scenario; chat alone raises nothing.
+    expect(alerts.map((a) => [a.kind, a.targetId, a.scenario])).toEqual([["regression", "t", "rag"]]);
+    const [alert] = alerts as [Alert];
+    const first = (rag.find((e) => e.startedAt === alert.changedAt) as RunIndexEntry).runId;
+    expect(alert.id).toBe(alertId("t", "regression", first, "rag"));
+    expect(alert.id).not.toBe(alertId("t", "regression", first));
+    expect(alert.title).toMatch(/^t <b>label<\/b> \(rag\): /);
+    // Mixed into one series, the stable chat runs would have hidden or blurred the step.
+    expect(detectAlerts(chat)).toEqual([]);
+  });
+
+  it("keeps the ids of chat alerts exactly as before scenarios", () => {
+    // The id before scenarios: SHA-256 of target, kind and first run id, 16 hex digits.
+    expect(alertId("t", "regression", "t-run200")).toBe(alertId("t", "regression", "t-run200", "chat"));
+    expect(alertId("t", "regression", "t-run200")).toBe(expectedChatId());
+  });
 });
+
+/** The chat id, computed the way ids were before scenarios. */
+function expectedChatId(): string {
+  return createHash("sha256").update("t\u0000regression\u0000t-run200").digest("hex").slice(0, 16);
+}

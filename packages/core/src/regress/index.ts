@@ -1,11 +1,11 @@
 /**
- * @module Regression detection (docs/methodology.md, Regressions), pure: run index entries in, alerts out. Per target
+ * @module Regression detection (docs/methodology.md, Regressions), pure: run index entries in, alerts out. Per (target, scenario)
  * and metric a robust baseline (median and MAD of a trailing window) judges each valid run; a shift
  * alerts once confirmed by later runs (at once when catastrophic), shifts of one change are grouped
  * into one alert, and a regression resolves when its series return to the old band.
  */
 import type { Alert } from "../alerts/index.ts";
-import type { RunIndexEntry } from "../run-index/index.ts";
+import { bySeries, type RunIndexEntry } from "../run-index/index.ts";
 import { TargetDetector } from "./target.ts";
 import { DEFAULT_DETECTOR, type DetectorOptions } from "./tracker.ts";
 
@@ -16,13 +16,12 @@ function byStart(a: RunIndexEntry, b: RunIndexEntry): number {
   return a.startedAt.localeCompare(b.startedAt) || a.runId.localeCompare(b.runId) || a.key.localeCompare(b.key);
 }
 
-/** Detects every target's alerts in the given entries (any order, any mix of targets). */
+/** Detects every (target, scenario)'s alerts in the given entries (any order, any mix of targets and scenarios). */
 export function detectAlerts(entries: RunIndexEntry[], options: DetectorOptions = DEFAULT_DETECTOR): Alert[] {
-  const byTarget = new Map<string, RunIndexEntry[]>();
-  for (const e of entries) byTarget.set(e.targetId, [...(byTarget.get(e.targetId) ?? []), e]);
+  const series = bySeries(entries);
   const alerts: Alert[] = [];
-  for (const targetId of [...byTarget.keys()].sort()) {
-    alerts.push(...new TargetDetector((byTarget.get(targetId) ?? []).sort(byStart), options).detect());
+  for (const key of [...series.keys()].sort()) {
+    alerts.push(...new TargetDetector((series.get(key) ?? []).sort(byStart), options).detect());
   }
   return alerts.sort((a, b) => a.openedAt.localeCompare(b.openedAt) || a.id.localeCompare(b.id));
 }

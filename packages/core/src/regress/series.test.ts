@@ -31,6 +31,7 @@ function entry(levels: LevelFigures[], status: RunIndexEntry["status"] = "comple
   return {
     key: "runs/t/1.json",
     targetId: "t",
+    scenario: "chat",
     runId: "r",
     label: "t",
     model: "m",

@@ -9,7 +9,7 @@ import { addRuns, bandVerdict, isBack, mergeShift, newTracked, relative, resolve
 import { type RouteChange, RouteTracker } from "./route.ts";
 import { isJudged, isStopped, METRICS, metricValue } from "./series.ts";
 import { mean } from "./stats.ts";
-import { routeTitle, stoppedTitle } from "./title.ts";
+import { routeTitle, stoppedTitle, subjectOf } from "./title.ts";
 import { type DetectorOptions, MetricTracker, type ShiftEvent } from "./tracker.ts";
 
 /** The finite value of every metric a run measured. */
@@ -83,7 +83,7 @@ export class TargetDetector {
         ? this.openRoute
         : this.open("route_change", "route", change.indices[0] as number, index);
     t.alert.served = { before: change.before, after: change.after };
-    t.alert.title = routeTitle(t.alert.label, change.before, change.after);
+    t.alert.title = routeTitle(subjectOf(t.alert), change.before, change.after);
     t.alert.updatedAt = at;
     addRuns(t, this.runs, change.indices);
     this.openRoute = t;
@@ -105,7 +105,7 @@ export class TargetDetector {
     t.alert.severity = "critical";
     t.catastrophic = true;
     t.alert.title = stoppedTitle(
-      run.label,
+      subjectOf(t.alert),
       run.levels.reduce((sum, l) => sum + l.sent, 0),
     );
     addRuns(t, this.runs, [index]);

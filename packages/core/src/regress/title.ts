@@ -22,6 +22,11 @@ function phrase(change: MetricChange, detailed: boolean): string {
   return detailed ? `${name(metric)} ${verb} ${percent} (${fromTo})` : `${name(metric)} ${verb} ${percent}`;
 }
 
+/** Who an alert is about: the target's label, with the scenario for any but `chat` ("Llama 8B (rag)"). */
+export function subjectOf(alert: { label: string; scenario: string }): string {
+  return alert.scenario === "chat" ? alert.label : `${alert.label} (${alert.scenario})`;
+}
+
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }

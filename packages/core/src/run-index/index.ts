@@ -4,7 +4,7 @@
  * Locally it lives in the store at `index/runs/<targetId>.json`; on AWS in DynamoDB.
  */
 import { z } from "zod";
-import { modelKeyOf } from "../config/index.ts";
+import { DEFAULT_SCENARIO, modelKeyOf } from "../config/index.ts";
 import { RouteRecord, type RunDocument, SloRecord, Summary } from "../run/index.ts";
 import { listRunKeys, putRun, readRun, type Store } from "../store/index.ts";
 
@@ -43,6 +43,8 @@ export const RunIndexEntry = z.object({
   /** The run document's store key. */
   key: z.string(),
   targetId: z.string(),
+  /** The run's scenario; `chat` in entries recorded before scenarios. */
+  scenario: z.string().default("chat"),
   runId: z.string(),
   label: z.string(),
   model: z.string(),
@@ -63,6 +65,27 @@ export const RunIndexEntry = z.object({
 });
 export type RunIndexEntry = z.infer<typeof RunIndexEntry>;
 
+/**
+ * The key of one (target, scenario) series, the unit standing, capacity and regressions are taken
+ * over: the target id for `chat` (so keys made before scenarios stay), `<targetId>/<scenario>` else.
+ */
+export function seriesKey(run: { targetId: string; scenario?: string }): string {
+  const scenario = run.scenario ?? DEFAULT_SCENARIO;
+  return scenario === DEFAULT_SCENARIO ? run.targetId : `${run.targetId}/${scenario}`;
+}
+
+/** Entries grouped by (target, scenario), by `seriesKey`, each group in the order met. */
+export function bySeries<T extends { targetId: string; scenario?: string }>(entries: Iterable<T>): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const e of entries) {
+    const key = seriesKey(e);
+    const list = groups.get(key);
+    if (list) list.push(e);
+    else groups.set(key, [e]);
+  }
+  return groups;
+}
+
 /** Where run entries are recorded and read back. */
 export interface RunIndex {
   /** Records entries; recording the same key again replaces its entry. */
@@ -80,6 +103,7 @@ export function indexEntryFor(key: string, doc: RunDocument): RunIndexEntry {
   return {
     key,
     targetId: doc.targetId,
+    scenario: doc.scenario,
     runId: doc.runId,
     label: doc.label,
     model: doc.model,

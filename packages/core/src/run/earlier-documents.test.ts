@@ -49,6 +49,7 @@ function earlierDocument(): Record<string, unknown> {
     schemaVersion: 1,
     runId: "r1",
     targetId: "t",
+    scenario: "chat",
     label: "t",
     model: "org/Some-Model",
     modelKey: "some-model",
@@ -72,7 +73,7 @@ function earlierDocument(): Record<string, unknown> {
     return copy;
   };
   return {
-    ...strip(doc, ["modelKey", "pricing"]),
+    ...strip(doc, ["modelKey", "pricing", "scenario"]),
     levels: doc.levels.map((l) =>
       strip(l, [
         "ttftAnswerMs",
@@ -105,7 +106,12 @@ function earlierDocument(): Record<string, unknown> {
 describe("documents stored before the reader's figures", () => {
   it("parse, with every new figure null (or a cost of nulls)", () => {
     const doc = RunDocument.parse(earlierDocument());
-    expect(doc).toMatchObject({ modelKey: null, pricing: null, summary: { capacity: null, goodputPeak: null } });
+    expect(doc).toMatchObject({
+      scenario: "chat",
+      modelKey: null,
+      pricing: null,
+      summary: { capacity: null, goodputPeak: null },
+    });
     expect(doc.levels[0]).toMatchObject({
       ttftAnswerMs: null,
       cachedPromptTokenShare: null,
@@ -131,13 +137,13 @@ describe("documents stored before the reader's figures", () => {
 
   it("index with the model key from the model and no SLO; earlier index entries parse with nulls", () => {
     const entry = indexEntryFor("runs/t/x.json", RunDocument.parse(earlierDocument()));
-    expect(entry).toMatchObject({ modelKey: "some-model", slo: null });
+    expect(entry).toMatchObject({ scenario: "chat", modelKey: "some-model", slo: null });
     expect(entry.levels[0]).toMatchObject({
       ttftAnswerP50Ms: null,
       meetsSlo: null,
       declaredUsdPerMillionOutputTokens: null,
     });
-    const { modelKey: _k, slo: _s, ...earlier } = entry;
+    const { modelKey: _k, slo: _s, scenario: _c, ...earlier } = entry;
     const levels = entry.levels.map(
       ({
         ttftAnswerP50Ms: _a,
@@ -148,7 +154,7 @@ describe("documents stored before the reader's figures", () => {
       }) => rest,
     );
     const parsed = RunIndexEntry.parse({ ...earlier, levels });
-    expect(parsed).toMatchObject({ modelKey: null, slo: null });
+    expect(parsed).toMatchObject({ scenario: "chat", modelKey: null, slo: null });
     expect(parsed.levels[0]).toMatchObject({
       ttftAnswerP50Ms: null,
       meetsSlo: null,

@@ -345,6 +345,8 @@ export const RunDocument = z.object({
   schemaVersion: z.literal(1),
   runId: z.string(),
   targetId: z.string(),
+  /** The scenario (named workload) the run swept; `chat` in documents stored before scenarios. */
+  scenario: z.string().default("chat"),
   label: z.string(),
   model: z.string(),
   /** The model as a reader knows it (config `modelKey` or its default); null in documents stored before it was recorded. */

@@ -4,7 +4,7 @@
  * end), publish (alerts, site upload, CDN). The handlers in `functions/` only wire these.
  */
 
-export { fanOutSlot, sweepMessageFor } from "./fanout.ts";
+export { fanOutSlot, type SlotSweep, slotSweeps, sweepMessageFor } from "./fanout.ts";
 export {
   type BatchItemFailure,
   excerpt,

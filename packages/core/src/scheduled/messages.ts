@@ -18,10 +18,12 @@ export const SweepContinuation = z.strictObject({
 });
 export type SweepContinuation = z.infer<typeof SweepContinuation>;
 
-/** One target to sweep for one schedule slot; with `continuation`, the rest of a run begun earlier. */
+/** One (target, scenario) to sweep for one schedule slot; with `continuation`, the rest of a run begun earlier. */
 export const SweepMessage = z.strictObject({
   targetId: z.string().min(1),
-  /** The schedule slot (ISO 8601 time): with the target it names the run, so a duplicate finds the claim. */
+  /** The scenario to sweep; absent means `chat` (so messages queued before scenarios still parse). */
+  scenario: z.string().min(1).optional(),
+  /** The schedule slot (ISO 8601 time): with the target and scenario it names the run, so a duplicate finds the claim. */
   slot: z.iso.datetime({ offset: true }),
   continuation: SweepContinuation.optional(),
 });

@@ -12,12 +12,22 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FolderRunClaims } from "../claims/folder.ts";
+import { slotRunId } from "../claims/index.ts";
 import { type Config, parseConfig } from "../config/index.ts";
 import { StoreRunIndex } from "../run-index/store.ts";
 import { type Scheduler, systemScheduler } from "../scheduler/index.ts";
 import { FolderStore } from "../store/folder.ts";
 import { listRunKeys, readRun } from "../store/index.ts";
-import { MemoryPendingRuns, MemoryQueue, type QueueRecord, type SweepDeps, SweepMessage, sweepBatch } from "./index.ts";
+import {
+  fanOutSlot,
+  MemoryPendingRuns,
+  MemoryQueue,
+  type QueueRecord,
+  type SweepDeps,
+  SweepMessage,
+  slotSweeps,
+  sweepBatch,
+} from "./index.ts";
 
 /** Clock ms that pass per request received. */
 const STEP_MS = 10_000;
@@ -58,22 +68,23 @@ afterAll(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
 });
 
-function configWith(concurrency: number[]): Config {
+function configWith(concurrency: number[], scenarios?: Record<string, unknown>): Config {
   return parseConfig(
     JSON.stringify({
       targets: [{ id: "t-a", label: "A", baseURL, model: "m", route: { gateway: "direct" } }],
       workload: { concurrency, requestsPerLevel: 4, warmupRequests: 0, maxTokens: 4, promptTokens: 8 },
+      ...(scenarios ? { scenarios } : {}),
     }),
   );
 }
 
 /** Fresh ports, and a way to make one invocation's dependencies (its own owner and time left). */
-function world(concurrency: number[], options: { maxInvocations?: number } = {}) {
+function world(concurrency: number[], options: { maxInvocations?: number; scenarios?: Record<string, unknown> } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "kneeboard-schedule-"));
   dirs.push(dir);
   const store = new FolderStore(join(dir, "data"));
   const shared = {
-    config: configWith(concurrency),
+    config: configWith(concurrency, options.scenarios),
     store,
     index: new StoreRunIndex(store),
     claims: new FolderRunClaims(join(dir, "claims")),
@@ -254,5 +265,63 @@ describe("sweepBatch", () => {
     const retried = await sweepBatch([record], w.invocation(1_000 * STEP_MS));
     expect(retried.runs).toHaveLength(1);
     expect((await readRun(w.store, (await listRunKeys(w.store))[0] as string)).status).toBe("complete");
+  });
+
+  it("sweeps each (target, scenario) of a slot as its own run, a scenario's run id and continuation naming it", async () => {
+    const w = world([1], { scenarios: { chat: {}, rag: { promptTokens: 16, concurrency: [1, 2] } } });
+    // Prepare: the slot fanned out, one message per (target, scenario); chat's as before scenarios.
+    await fanOutSlot(slotSweeps(w.config), "2026-12-03T06:00:00Z", w.sweepQueue);
+    const [chat, rag] = w.sweepQueue.take();
+    expect(JSON.parse(chat?.body as string)).toEqual({ targetId: "t-a", slot: "2026-12-03T06:00:00.000Z" });
+    expect(JSON.parse(rag?.body as string)).toEqual({
+      targetId: "t-a",
+      scenario: "rag",
+      slot: "2026-12-03T06:00:00.000Z",
+    });
+    expect([chat?.groupId, rag?.groupId]).toEqual(["t-a", "t-a"]);
+    const chatRunId = slotRunId("t-a", "2026-12-03T06:00:00Z");
+    const ragRunId = slotRunId("t-a", "2026-12-03T06:00:00Z", "rag");
+    expect([chat?.deduplicationId, rag?.deduplicationId]).toEqual([chatRunId, ragRunId]);
+    // Act: chat fits; rag's second level does not fit its first invocation and continues.
+    const first = await sweepBatch(
+      [
+        { messageId: "chat", body: chat?.body as string },
+        { messageId: "rag", body: rag?.body as string },
+      ],
+      w.invocation(5.5 * STEP_MS),
+    );
+    expect(first).toMatchObject({ runs: [chatRunId], continued: [ragRunId], rejected: 0 });
+    const next = nextRecord(w.sweepQueue, "rag-2");
+    expect(SweepMessage.parse(JSON.parse(next.body))).toMatchObject({
+      scenario: "rag",
+      continuation: { runId: ragRunId },
+    });
+    const second = await sweepBatch([next], w.invocation(1_000 * STEP_MS));
+    expect(second.runs).toEqual([ragRunId]);
+    // Assess: two runs of one target, each with its scenario and its own workload.
+    const docs = await Promise.all((await listRunKeys(w.store)).map((k) => readRun(w.store, k)));
+    const byScenario = Object.fromEntries(docs.map((d) => [d.scenario, d]));
+    expect(Object.keys(byScenario).sort()).toEqual(["chat", "rag"]);
+    expect(byScenario.chat).toMatchObject({ runId: chatRunId, status: "complete", workload: { promptTokens: 8 } });
+    expect(byScenario.rag).toMatchObject({ runId: ragRunId, status: "complete", workload: { promptTokens: 16 } });
+    expect(byScenario.rag?.levels.map((l) => l.concurrency)).toEqual([1, 2]);
+    expect((await w.index.entries("t-a")).map((e) => e.scenario).sort()).toEqual(["chat", "rag"]);
+  });
+
+  it("rejects a scenario the target is not swept in; a message without one is chat's", async () => {
+    const w = world([1], { scenarios: { chat: {}, rag: {} } });
+    const summary = await sweepBatch(
+      [
+        {
+          messageId: "gone",
+          body: JSON.stringify({ targetId: "t-a", scenario: "nope", slot: "2026-12-03T06:00:00Z" }),
+        },
+        slotRecord("t-a", "old"),
+      ],
+      w.invocation(1_000 * STEP_MS),
+    );
+    expect(summary.batchItemFailures).toEqual([{ itemIdentifier: "gone" }]);
+    expect(summary.runs).toEqual([slotRunId("t-a", "2026-12-03T06:00:00Z")]);
+    expect(w.lines.find((l) => l.startsWith("WARN"))).toMatch(/no scenario "nope" \(its scenarios: chat, rag\)/);
   });
 });

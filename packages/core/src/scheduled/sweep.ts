@@ -4,7 +4,7 @@
  * run or save the finished levels and send a continuation that resumes at the next level.
  */
 import { type RunClaims, slotRunId } from "../claims/index.ts";
-import { type Config, type Target, workloadFor } from "../config/index.ts";
+import { type Config, DEFAULT_SCENARIO, scenariosOf, type Target, workloadFor } from "../config/index.ts";
 import { KneeboardError } from "../errors/index.ts";
 import type { RunDocument } from "../run/index.ts";
 import { type RunIndex, saveRun } from "../run-index/index.ts";
@@ -133,7 +133,14 @@ async function sweepRecord(record: QueueRecord, deps: SweepDeps, log: Log): Prom
   const message = parsed.message;
   const target = deps.config.targets.find((t) => t.id === message.targetId);
   if (!target) return { kind: "rejected", problem: `unknown target ${JSON.stringify(message.targetId)}` };
-  const runId = slotRunId(target.id, message.slot);
+  const scenario = message.scenario ?? DEFAULT_SCENARIO;
+  const known = scenariosOf(deps.config, target);
+  if (!known.includes(scenario))
+    return {
+      kind: "rejected",
+      problem: `target ${target.id} has no scenario ${JSON.stringify(scenario)} (its scenarios: ${known.join(", ")})`,
+    };
+  const runId = slotRunId(target.id, message.slot, scenario);
   const continuation = message.continuation;
   if (continuation && continuation.runId !== runId) {
     return { kind: "rejected", problem: `continuation of ${continuation.runId}, but the slot's run is ${runId}` };
@@ -145,11 +152,13 @@ async function sweepRecord(record: QueueRecord, deps: SweepDeps, log: Log): Prom
     ? await deps.claims.handOver(runId, continuation.fromOwner, lease)
     : await deps.claims.claim(runId, lease);
   if (claim !== "claimed") {
-    log.info(`run ${runId} of ${target.id} is ${claim === "done" ? "done" : "held by another invocation"}: skipped`);
+    log.info(
+      `run ${runId} of ${label(target, scenario)} is ${claim === "done" ? "done" : "held by another invocation"}: skipped`,
+    );
     return { kind: "duplicate" };
   }
   try {
-    return await sweepClaimed({ deps, log, target, slot: message.slot, runId, continuation });
+    return await sweepClaimed({ deps, log, target, scenario, slot: message.slot, runId, continuation });
   } catch (error) {
     // Give the claim back to whoever the message took it from, so the queue's retry can take it again.
     const giveBack = continuation
@@ -164,6 +173,7 @@ interface Claimed {
   deps: SweepDeps;
   log: Log;
   target: Target;
+  scenario: string;
   slot: string;
   runId: string;
   continuation: SweepMessage["continuation"];
@@ -188,7 +198,7 @@ async function previousLevels(c: Claimed): Promise<RunDocument | undefined> {
 }
 
 async function sweepClaimed(c: Claimed): Promise<Outcome> {
-  const { deps, log, target, runId } = c;
+  const { deps, log, target, scenario, runId } = c;
   const clock = deps.scheduler ?? systemScheduler;
   const maxInvocations = deps.maxInvocations ?? DEFAULT_MAX_INVOCATIONS;
   const invocation = c.continuation?.invocation ?? 1;
@@ -197,7 +207,8 @@ async function sweepClaimed(c: Claimed): Promise<Outcome> {
   const deadlineMs = clock.now() + deps.remainingMs() - (deps.marginMs ?? DEFAULT_MARGIN_MS);
   const doc = await runSweep({
     target,
-    workload: workloadFor(deps.config, target),
+    workload: workloadFor(deps.config, target, scenario),
+    scenario,
     apiKey: deps.apiKeyFor?.(target),
     runId,
     scheduler: clock,
@@ -221,13 +232,15 @@ async function sweepClaimed(c: Claimed): Promise<Outcome> {
   await saveRun(deps.store, deps.index, doc);
   await deps.claims.complete(runId, deps.owner);
   await deps.pending.clear(runId);
-  log.info(`run ${runId} of ${target.id}: ${doc.status}, ${doc.levels.length} levels, invocation ${invocation}`);
+  log.info(
+    `run ${runId} of ${label(target, scenario)}: ${doc.status}, ${doc.levels.length} levels, invocation ${invocation}`,
+  );
   return { kind: "stored", runId };
 }
 
 /** Renews the claim's lease, then asks for the next invocation at the next level. */
 async function continueRun(c: Claimed, doc: RunDocument, invocation: number): Promise<Outcome> {
-  const { deps, log, target, runId } = c;
+  const { deps, log, target, scenario, runId } = c;
   const renewed = await deps.claims.claim(runId, {
     targetId: target.id,
     owner: deps.owner,
@@ -240,6 +253,7 @@ async function continueRun(c: Claimed, doc: RunDocument, invocation: number): Pr
   }
   const message: SweepMessage = {
     targetId: target.id,
+    ...(scenario === DEFAULT_SCENARIO ? {} : { scenario }),
     slot: c.slot,
     continuation: { runId, levelIndex: doc.levels.length, invocation, fromOwner: deps.owner },
   };
@@ -248,6 +262,13 @@ async function continueRun(c: Claimed, doc: RunDocument, invocation: number): Pr
     groupId: target.id,
     deduplicationId: `${runId}-${invocation}`,
   });
-  log.info(`run ${runId} of ${target.id}: ${doc.levels.length} levels saved, continues as invocation ${invocation}`);
+  log.info(
+    `run ${runId} of ${label(target, scenario)}: ${doc.levels.length} levels saved, continues as invocation ${invocation}`,
+  );
   return { kind: "continued", runId };
+}
+
+/** `llama-8b` for chat, `llama-8b (rag)` for another scenario, in log lines. */
+function label(target: Target, scenario: string): string {
+  return scenario === DEFAULT_SCENARIO ? target.id : `${target.id} (${scenario})`;
 }

@@ -104,6 +104,7 @@ interface RunShape {
   aggregate: Record<number, number | null>;
   status?: "complete" | "partial";
   target?: string;
+  scenario?: string;
   ttftP95Ms?: number;
 }
 
@@ -136,6 +137,7 @@ function run(shape: RunShape): RunIndexEntry {
   return {
     key: `runs/${targetId}/${startedAt}-${runId}.json`,
     targetId,
+    scenario: shape.scenario ?? "chat",
     runId,
     label: targetId,
     model: "m",
@@ -259,6 +261,28 @@ describe("a standing's levels and its median curve", () => {
     const all = standings(entries, { now: NOW });
     expect([...all.keys()].sort()).toEqual(["a", "b"]);
     expect(all.get("b")?.levels[0]?.aggregateOutputTokensPerSecond?.median).toBe(55);
+  });
+
+  it("takes each (target, scenario) apart: its own runs, capacity and scenario, chat keyed by the target id", () => {
+    const entries = [
+      run({ hoursAgo: 1, aggregate: { 1: 100, 2: 190 }, target: "a" }),
+      run({ hoursAgo: 2, aggregate: { 1: 110, 2: 200 }, target: "a" }),
+      run({ hoursAgo: 1, aggregate: { 1: 20, 2: 22 }, target: "a", scenario: "rag", ttftP95Ms: 5000 }),
+      run({ hoursAgo: 1, aggregate: { 1: 30 }, target: "b", scenario: "rag" }),
+    ];
+    const all = standings(entries, { now: NOW });
+    expect([...all.keys()].sort()).toEqual(["a", "a/rag", "b/rag"]);
+    const chat = all.get("a");
+    const rag = all.get("a/rag");
+    expect([chat?.scenario, chat?.runIds.length, chat?.levels[0]?.aggregateOutputTokensPerSecond?.median]).toEqual([
+      "chat",
+      2,
+      105,
+    ]);
+    expect([rag?.targetId, rag?.scenario, rag?.runIds.length]).toEqual(["a", "rag", 1]);
+    expect(rag?.levels[0]?.aggregateOutputTokensPerSecond?.median).toBe(20);
+    expect(chat?.capacity).toEqual({ concurrency: 2 });
+    expect(rag?.capacity).toBeNull();
   });
 });
 

@@ -9,7 +9,7 @@
 import { z } from "zod";
 import { DEFAULT_STANDING, type StandingConfig } from "../config/index.ts";
 import { KNEE_GAIN_THRESHOLD } from "../metrics/index.ts";
-import type { LevelFigures, RunIndexEntry } from "../run-index/index.ts";
+import { bySeries, type LevelFigures, type RunIndexEntry } from "../run-index/index.ts";
 
 /** The confidence the median's interval aims for (a share, 0..1). */
 export const MEDIAN_CONFIDENCE = 0.95;
@@ -53,9 +53,11 @@ export const StandingLevel = z.object({
 });
 export type StandingLevel = z.infer<typeof StandingLevel>;
 
-/** A target's standing: which runs it is taken over, its per-level estimates, and what the median curve shows. */
+/** A (target, scenario)'s standing: which runs it is taken over, its per-level estimates, and what the median curve shows. */
 export const Standing = z.object({
   targetId: z.string(),
+  /** The scenario whose runs it is taken over. */
+  scenario: z.string().default("chat"),
   /** The window it was taken over and the time it ends at (ISO 8601). */
   window: z.object({ windowHours: z.number(), maxRuns: z.number(), now: z.string() }),
   /** The runs that entered, newest first. */
@@ -230,9 +232,14 @@ export interface StandingOptions {
   now: string;
   config?: StandingConfig;
   slo?: Slo;
+  /** The scenario of the entries (default `chat`). */
+  scenario?: string;
 }
 
-/** The standing of one target from its index entries (any order; other targets' entries must not be mixed in). */
+/**
+ * The standing of one (target, scenario) from its index entries (any order; other targets' or
+ * scenarios' entries must not be mixed in).
+ */
 export function standingOf(targetId: string, entries: readonly RunIndexEntry[], options: StandingOptions): Standing {
   const config = options.config ?? DEFAULT_STANDING;
   const slo = options.slo ?? DEFAULT_SLO;
@@ -270,6 +277,7 @@ export function standingOf(targetId: string, entries: readonly RunIndexEntry[], 
 
   return {
     targetId,
+    scenario: options.scenario ?? "chat",
     window: { windowHours: config.windowHours, maxRuns: config.maxRuns, now: options.now },
     runIds: runs.map((r) => r.runId),
     oldestStartedAt: runs.at(-1)?.startedAt ?? null,
@@ -294,15 +302,14 @@ export function standingOf(targetId: string, entries: readonly RunIndexEntry[], 
   };
 }
 
-/** The standing of every target in entries, by target id. */
+/** The standing of every (target, scenario) in entries, by `seriesKey` (the target id for `chat`). */
 export function standings(entries: readonly RunIndexEntry[], options: StandingOptions): Map<string, Standing> {
-  const byTarget = new Map<string, RunIndexEntry[]>();
-  for (const e of entries) {
-    const list = byTarget.get(e.targetId);
-    if (list) list.push(e);
-    else byTarget.set(e.targetId, [e]);
-  }
-  return new Map([...byTarget].map(([id, list]) => [id, standingOf(id, list, options)]));
+  return new Map(
+    [...bySeries(entries)].map(([key, list]) => {
+      const { targetId, scenario } = list[0] as RunIndexEntry;
+      return [key, standingOf(targetId, list, { ...options, scenario })];
+    }),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -44,6 +44,8 @@ export interface SweepProgress {
 export interface SweepOptions {
   target: Target;
   workload: Workload;
+  /** The scenario the workload is (default `chat`), written into the run document. */
+  scenario?: string;
   /** The key read from `target.apiKeyEnv`; never stored or logged. */
   apiKey?: string;
   /** Defaults to a random id; the AWS deployment derives it from the schedule slot. */
@@ -134,6 +136,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
     schemaVersion: 1,
     runId,
     targetId: target.id,
+    scenario: options.scenario ?? "chat",
     label: target.label,
     model: target.model,
     modelKey: modelKeyOf(target),

@@ -10,6 +10,8 @@ import type { PricingRecord, RunDocument, Sample } from "../run/index.ts";
 
 export interface SyntheticRunOptions {
   targetId: string;
+  /** Default `chat`. */
+  scenario?: string;
   label?: string;
   model?: string;
   /** Defaults to the slug of `model`, as for a configured target. */
@@ -122,6 +124,7 @@ export function syntheticRun(options: SyntheticRunOptions): RunDocument {
     schemaVersion: 1,
     runId: options.runId ?? `syn${startMs.toString(36)}`,
     targetId: options.targetId,
+    scenario: options.scenario ?? "chat",
     label: options.label ?? `${options.targetId} (simulated)`,
     model: options.model ?? options.targetId,
     modelKey: options.modelKey ?? modelKeyOf({ model: options.model ?? options.targetId }),
