@@ -19,6 +19,8 @@ let server: ReferenceProcess;
 beforeAll(async () => {
   server = await startReferenceProcess([
     { kind: "model", id: "fast", profile: FAST },
+    // Each decode step as long at any occupancy: requests of equal length take equal time.
+    { kind: "model", id: "even", profile: { ...FAST, stepPerSeqMs: 0 } },
     { kind: "model", id: "chunky", profile: { ...FAST, tokensPerChunk: 4, roleChunk: true } },
     { kind: "model", id: "nousage", profile: { ...FAST, sendUsage: false } },
     {
@@ -88,6 +90,39 @@ describe("sweep against a reference target", () => {
     const lastSend = log.filter((e, i) => i > 0 && e.inFlight > (log[i - 1]?.inFlight ?? 0)).at(-1)?.tMs as number;
     // Between a response's end and the next request's arrival a slot is briefly empty: the client's turnaround.
     expect(stats.meanBetween(firstFull, lastSend)).toBeGreaterThan(0.95 * 8);
+  });
+
+  it("spreads a closed loop's first N sends over one request duration: no waves at the server, N in flight through the body", async () => {
+    await server.reset("even");
+    await server.takeTimings();
+    const doc = await runSweep({
+      ...setup("even", { concurrency: [8], maxTokens: 64, requestsPerLevel: 64, warmupRequests: 1, ignoreEos: true }),
+    });
+    const level = doc.levels[0] as (typeof doc.levels)[number];
+    // The warm-up told how long a request takes.
+    expect(level.startSpreadMs).toBeGreaterThan(100);
+    const arrivals = (await server.takeTimings())
+      .map((t) => t.arrivedAtMs)
+      .sort((a, b) => a - b)
+      .slice(1);
+    expect(arrivals).toHaveLength(64);
+    // The first 8 left at k x startSpreadMs / 8, the 8th 7/8 of it after the 1st; lock-step sends them
+    // within a few ms. (Real time: a busy machine delays timers, so half of it is asked.)
+    const spreadMs = level.startSpreadMs as number;
+    expect((arrivals[7] as number) - (arrivals[0] as number)).toBeGreaterThan(spreadMs / 2);
+    // Equal answers in lock-step bring all 8 within a few ms, wave after wave. Spread, they come about
+    // one per startSpreadMs / 8; a busy machine that holds the client back bunches a few, which a
+    // closed loop then keeps, but never all 8 within 5 ms.
+    const most = Math.max(...arrivals.map((t) => arrivals.filter((u) => u >= t && u < t + 5).length));
+    expect(most).toBeLessThan(8);
+    // N in flight through the body, as a valid level must hold it (90 % of N; a busy machine slows the
+    // client's turnaround between an end and the next send).
+    const stats = await server.stats("even");
+    const log = stats.log;
+    const firstFull = log.find((e) => e.inFlight === 8)?.tMs as number;
+    const lastSend = log.filter((e, i) => i > 0 && e.inFlight > (log[i - 1]?.inFlight ?? 0)).at(-1)?.tMs as number;
+    expect(stats.maxInFlight).toBe(8);
+    expect(stats.meanBetween(firstFull, lastSend)).toBeGreaterThan(0.9 * 8);
   });
 
   it("counts tokens from usage with multi-token chunks; without usage, from chunks, flagged", async () => {

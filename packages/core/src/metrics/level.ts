@@ -65,6 +65,8 @@ export interface LevelInput {
   threads?: number;
   /** An open-loop level's arrivals: its validity then rests on the schedule, not on N in flight. */
   openLoop?: OpenLoopInput;
+  /** A closed loop's start spread, ms (see the run document's `startSpreadMs`); absent: null. */
+  startSpreadMs?: number;
 }
 
 const COUNT_KEY = {
@@ -199,6 +201,7 @@ export function summarizeLevel(input: LevelInput): Level {
     tpotMs: distribution(values(ok, (s) => s.tpotMs)),
     interChunkMs: distribution(ok.flatMap((s) => s.interChunkMs ?? [])),
     achievedConcurrency,
+    startSpreadMs: input.startSpreadMs ?? null,
     ratePerSecond: open?.ratePerSecond ?? null,
     achievedRatePerSecond: open?.achievedRatePerSecond ?? null,
     inFlightMean: open?.inFlightMean ?? null,

@@ -227,6 +227,12 @@ export const Level = z.object({
   /** Time-weighted mean of requests in flight over the level's wall time. */
   achievedConcurrency: z.number().nonnegative(),
   /**
+   * A closed loop's first N sends left evenly over this many ms (one expected request duration: the
+   * previous level's e2e p50, or the warm-up's), worker k at k x startSpreadMs / N; 0 when nothing
+   * told the duration (or N = 1); null for an open loop and in documents stored before it.
+   */
+  startSpreadMs: z.number().nonnegative().nullable().default(null),
+  /**
    * An open-loop level's request rate, requests/s (its `concurrency` is then the level's number, 1, 2, ...);
    * null for a closed-loop level, and in documents stored before open loops.
    */

@@ -177,6 +177,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
         sizer,
         arrival,
         watchHealth: options.watchHealth,
+        expectedRequestMs: levels.at(-1)?.e2eMs.p50,
         signal: options.signal,
         deadlineMs: options.deadlineMs,
         progress: (p) =>

@@ -63,12 +63,14 @@ describe("a level on a manual scheduler", () => {
       outcome: "ok",
       durationMs: 100,
     }));
-    // Level 1 takes 400 ms, level 2 200 ms: the deadline falls inside level 4.
-    const doc = await scheduler.run(runSweep({ ...options, deadlineMs: 650 }));
+    // Level 1 takes 400 ms; level 2 250 ms, as its second worker starts 50 ms in (its start spread is
+    // level 1's e2e p50, 100 ms, over N = 2): the deadline falls inside level 4.
+    const doc = await scheduler.run(runSweep({ ...options, deadlineMs: 750 }));
     expect(doc.status).toBe("partial");
     expect(doc.partialReason).toBe("deadline reached during concurrency 4");
     expect(doc.levels.map((l) => l.concurrency)).toEqual([1, 2]);
-    expect(scheduler.now()).toBe(650);
+    expect(doc.levels.map((l) => l.startSpreadMs)).toEqual([0, 100]);
+    expect(scheduler.now()).toBe(750);
   });
 
   it("ends a level at once when its first 4 requests, warm-up included, fail: the ones in flight are dropped", async () => {
@@ -86,5 +88,24 @@ describe("a level on a manual scheduler", () => {
     expect(level.invalid.map((r) => r.code)).toContain("ended_early");
     expect(doc.summary.stop).toMatchObject({ concurrency: 8, reason: "failures" });
     expect(scheduler.now()).toBe(20);
+  });
+
+  it("spreads a closed loop's first N sends over one request duration: no waves, N in flight through the body", async () => {
+    // Equal durations of 400 ms, as with ignoreEos; the warm-up's tells the expected duration.
+    const { scheduler, endpoint, options } = setup(
+      { concurrency: [4], requestsPerLevel: 16, warmupRequests: 1 },
+      () => ({
+        outcome: "ok",
+        durationMs: 400,
+      }),
+    );
+    const doc = await scheduler.run(runSweep(options));
+    const level = doc.levels[0] as (typeof doc.levels)[number];
+    expect(level.startSpreadMs).toBe(400);
+    // After the warm-up (0-400), sends every 100 ms: never 4 at one instant, wave after wave.
+    const sends = endpoint.arrivals.slice(1).map((a) => a.atMs);
+    expect(sends).toEqual(Array.from({ length: 16 }, (_, i) => 400 + 100 * i));
+    // From the 4th send to the last, exactly 4 in flight.
+    expect(level.achievedConcurrency).toBe(4);
   });
 });

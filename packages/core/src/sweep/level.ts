@@ -158,6 +158,8 @@ export interface LevelContext {
   arrival?: { ratePerSecond: number; seed: number; maxInFlight: number };
   /** Watches the client process's own load through the measured loop (default `watchClientHealth`). */
   watchHealth?: () => HealthWatch;
+  /** The previous level's e2e p50, ms: how long a request is expected to take (else the warm-up's). */
+  expectedRequestMs?: number | null;
   /** Measured requests done so far and the level's live tok/s. */
   progress: (p: { done: number; total: number | null; liveTokensPerSecond: number; levelDone: boolean }) => void;
 }
@@ -199,7 +201,12 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
   };
   if (ctx.deadlineMs !== undefined) armDeadline(ctx.deadlineMs);
   let watch: HealthWatch | undefined;
-  const loop = (workers: number, warmup: boolean, onResult: (result: LoopResult) => boolean) =>
+  const loop = (
+    workers: number,
+    warmup: boolean,
+    onResult: (result: LoopResult) => boolean,
+    firstSendDelayMs?: (worker: number) => number,
+  ) =>
     runWorkers({
       debts: runner.debts.slice(0, workers),
       counters: runner,
@@ -209,7 +216,9 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
       send: (index) => ctx.client.send(chatRequest(place, index, warmup, signal, warmup ? undefined : watch)),
       onResult,
       onWait: (fromMs, toMs) => runner.waited(fromMs, toMs),
+      firstSendDelayMs,
     });
+  const warmupMs: number[] = [];
   try {
     // Warm-up: not measured; run at up to N at once so a cold endpoint is warm before timing starts.
     runner.begin(workload.warmupRequests, false);
@@ -217,11 +226,13 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
     const warmupWorkers = Math.min(ctx.arrival ? 1 : concurrency, workload.warmupRequests);
     await loop(warmupWorkers, true, (r) => {
       sized(r);
+      if (r.raw.outcome === "ok") warmupMs.push(r.endMs - r.raw.startMs);
       return runner.accept(r) && !runner.ended();
     });
     if (runner.stopped) throw new Stopped(runner.stopped);
     place = { ...place, charsPerToken: sizer.charsPerToken };
     chars = promptChars(place);
+    const { arrival } = ctx;
 
     runner.begin(total ?? Number.POSITIVE_INFINITY, true);
     let firstSendMs = scheduler.now();
@@ -231,6 +242,10 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
         runner.endMs = firstSendMs + workload.levelDurationSeconds * 1000;
       return runner.endMs;
     };
+    // No lock-step: the first N sends of a closed loop leave evenly over one expected request
+    // duration, so completions, and the sends after them, spread out as independent users' would.
+    const startSpreadMs = arrival || concurrency < 2 ? 0 : (ctx.expectedRequestMs ?? median(warmupMs) ?? 0);
+    const firstSendDelayMs = (worker: number) => (startSpreadMs * worker) / concurrency;
     let okTokens = 0;
     const onMeasured = (r: LoopResult): boolean => {
       if (!runner.accept(r)) return false;
@@ -245,7 +260,6 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
       return !runner.ended();
     };
     watch = (ctx.watchHealth ?? watchClientHealth)();
-    const { arrival } = ctx;
     let open: OpenLoopRecord | undefined;
     // The open loop runs on this thread.
     const threads = ctx.threads > 1 && !arrival && !runner.ended() ? ctx.threads : 1;
@@ -257,6 +271,7 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
         place,
         count: total ?? Number.POSITIVE_INFINITY,
         firstSeq: runner.sentCount,
+        firstSendDelayMs,
         timeOriginMs: (scheduler.threadable as { timeOriginMs: number }).timeOriginMs,
         signal,
         onGo: startClock,
@@ -277,10 +292,11 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
       });
     } else {
       startClock();
-      await loop(concurrency, false, onMeasured);
+      await loop(concurrency, false, onMeasured, firstSendDelayMs);
     }
     if (runner.stopped) throw new Stopped(runner.stopped);
-    const outcome = summarize(ctx, runner, firstSendMs, mergeHealth(watch.stop(), threadHealth), threads, open);
+    const health = mergeHealth(watch.stop(), threadHealth);
+    const outcome = summarize(ctx, runner, firstSendMs, health, threads, open ?? { startSpreadMs });
     ctx.progress({
       done: runner.results.length,
       total,
@@ -295,6 +311,14 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
   }
 }
 
+/** The median of `values`; null when empty. */
+function median(values: number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
 /** Characters of this place's prompts (they differ by a few characters of prefix only). */
 function promptChars(place: RequestPlace): number {
   return promptFor({ ...place, level: place.concurrency, index: 0, promptTokens: place.workload.promptTokens }).length;
@@ -306,8 +330,10 @@ function summarize(
   firstSendMs: number,
   clientHealth: ClientHealth,
   threads: number,
-  open?: OpenLoopRecord,
+  /** The open loop's record, or the closed loop's start spread. */
+  arrivals: OpenLoopRecord | { startSpreadMs: number },
 ): LevelOutcome {
+  const open = "lagsMs" in arrivals ? arrivals : undefined;
   const { workload, concurrency } = ctx.place;
   const results = runner.results;
   const lastEndMs = Math.max(firstSendMs, ...results.map((r) => r.endMs));
@@ -360,6 +386,7 @@ function summarize(
     endedEarly: runner.endedEarly,
     requestsPerLevel: workload.requestsPerLevel,
     openLoop,
+    startSpreadMs: "startSpreadMs" in arrivals ? arrivals.startSpreadMs : undefined,
   });
   // Gaps between chunks are summarized in the level; keeping them per sample would bloat the document.
   for (const s of samples) delete s.interChunkMs;

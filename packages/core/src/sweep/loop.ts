@@ -65,6 +65,8 @@ export interface WorkerLoop {
   onResult(result: LoopResult): boolean;
   /** A wait served after a 429, from and to on the scheduler's clock. */
   onWait(fromMs: number, toMs: number): void;
+  /** How long worker `i` (0-based) waits before its first send, ms (default none): the closed loop's start spread. */
+  firstSendDelayMs?: (worker: number) => number;
 }
 
 /**
@@ -75,7 +77,9 @@ export interface WorkerLoop {
 export async function runWorkers(loop: WorkerLoop): Promise<void> {
   const { counters, scheduler, signal } = loop;
   let failure: { error: unknown } | undefined;
-  const worker = async (debt: WorkerDebt) => {
+  const worker = async (debt: WorkerDebt, i: number) => {
+    const delayMs = loop.firstSendDelayMs?.(i) ?? 0;
+    if (delayMs > 0) await scheduler.sleep(delayMs, signal);
     while (failure === undefined && !counters.exhausted()) {
       try {
         if (debt.owedMs > 0) {

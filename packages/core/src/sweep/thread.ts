@@ -23,6 +23,8 @@ export interface ThreadJob {
   place: RequestPlace;
   /** Workers of this thread (the level's N split over its threads). */
   workers: number;
+  /** How long each of this thread's workers waits before its first send, ms (the level's start spread). */
+  firstSendDelaysMs: number[];
   /** Measured requests of the level (Infinity for a timed level). */
   count: number;
   /** The main thread's scheduler as this thread rebuilds it (`Scheduler.threadable`). */
@@ -66,6 +68,7 @@ export async function runThreadJob(
       return true;
     },
     onWait: (fromMs, toMs) => waits.push([fromMs, toMs]),
+    firstSendDelayMs: (worker) => job.firstSendDelaysMs[worker] ?? 0,
   });
   post({ type: "done", health: health.stop(), waits });
 }

@@ -22,6 +22,8 @@ export interface ThreadedLoop {
   count: number;
   /** The send order's next place (after the warm-up). */
   firstSeq: number;
+  /** How long worker `i` of the level (0 .. N-1) waits before its first send, ms. */
+  firstSendDelayMs: (worker: number) => number;
   /** The main thread's scheduler origin (`Scheduler.threadable`). */
   timeOriginMs: number;
   /** The level's abort: it stops every thread and ends its requests in flight. */
@@ -39,17 +41,24 @@ export async function runOnThreads(loop: ThreadedLoop): Promise<ClientHealth[]> 
   const concurrency = loop.place.concurrency;
   const buffer = sharedCountersBuffer(loop.firstSeq);
   const counters = new SharedCounters(buffer, loop.count);
-  const started = Array.from({ length: threads }, (_, i) =>
-    startThread({
+  // The level's workers split over the threads, each thread's a run of consecutive ones.
+  const shares = Array.from(
+    { length: threads },
+    (_, i) => Math.floor(concurrency / threads) + (i < concurrency % threads ? 1 : 0),
+  );
+  const started = shares.map((workers, i) => {
+    const first = shares.slice(0, i).reduce((a, b) => a + b, 0);
+    return startThread({
       kind: THREAD_JOB_KIND,
       endpoint: loop.endpoint,
       place: loop.place,
-      workers: Math.floor(concurrency / threads) + (i < concurrency % threads ? 1 : 0),
+      workers,
+      firstSendDelaysMs: Array.from({ length: workers }, (_, w) => loop.firstSendDelayMs(first + w)),
       count: loop.count,
       timeOriginMs: loop.timeOriginMs,
       counters: buffer,
-    }),
-  );
+    });
+  });
   const stopThreads = () => {
     counters.stop();
     for (const thread of started) thread.postMessage("abort");
