@@ -1,5 +1,5 @@
 /**
- * @module `npm run bench`: performance figures, printed, never asserted (the client's cost and accuracy beside a minimal client, the demo, regression detection, the site build). One kneeboard
+ * @module `npm run bench`: performance figures, printed, never asserted (the client's cost and accuracy beside a minimal client, the open loop's schedule lag, the demo, regression detection, the site build). One kneeboard
  * process (this one) drives a reference target in another process; then the `npm start` sweep is timed.
  */
 import { execFile } from "node:child_process";
@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { benchAws } from "./aws.ts";
 import { benchClient } from "./client.ts";
+import { benchOpenLoop } from "./open-loop.ts";
 import { benchRegress } from "./regress.ts";
 import { benchSite } from "./site.ts";
 
@@ -24,11 +25,12 @@ async function demoRunTime(): Promise<void> {
   );
 }
 
-/** `npm run bench -- client` (or `demo`, `regress`, `site`, `aws`, several at once) runs only those parts; none named, all. */
+/** `npm run bench -- client` (or `open-loop`, `demo`, `regress`, `site`, `aws`, several at once) runs only those parts; none named, all. */
 const parts = process.argv.slice(2);
 const runs = (part: string) => parts.length === 0 || parts.includes(part);
 
 if (runs("client")) await benchClient(console.log);
+if (runs("open-loop")) await benchOpenLoop(console.log);
 if (runs("demo")) await demoRunTime();
 if (runs("regress")) benchRegress(console.log);
 if (runs("site")) await benchSite(console.log);
