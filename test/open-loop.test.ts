@@ -70,3 +70,37 @@ describe("open loop against the reference server", () => {
     expect(level.scheduleLagMs?.p50).not.toBeNull();
   });
 });
+
+describe("open loop on worker threads", () => {
+  it("sends every index once at the summed rate: two Poisson streams at rate / 2 make one at the rate", async () => {
+    const config = parseConfig(
+      JSON.stringify({
+        targets: [{ id: "open", label: "open", baseURL: server.url, model: "open", route: { gateway: "direct" } }],
+        workload: {
+          arrival: { mode: "poisson", ratesPerSecond: [RATE_PER_SECOND], seed: 4 },
+          requestsPerLevel: 200,
+          warmupRequests: 0,
+          maxTokens: 20,
+        },
+      }),
+    );
+    const target = config.targets[0] as (typeof config.targets)[number];
+    await server.takeTimings();
+    const doc = await runSweep({ target, workload: workloadFor(config, target), simulated: true, threads: 2 });
+    const level = doc.levels[0] as (typeof doc.levels)[number];
+    expect(level.client.threads).toBe(2);
+    expect(doc.samples.map((s) => s.index)).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    const arrivals = (await server.takeTimings()).map((t) => t.arrivedAtMs).sort((a, b) => a - b);
+    expect(arrivals).toHaveLength(200);
+    const gaps = arrivals.slice(1).map((t, i) => t - (arrivals[i] as number));
+    const mean = gaps.reduce((a, b) => a + b, 0) / gaps.length;
+    const sd = Math.sqrt(gaps.reduce((a, b) => a + (b - mean) ** 2, 0) / gaps.length);
+    const lagged = level.invalid.some((r) => r.code === "client_schedule_lag");
+    if (!lagged) {
+      // Wider than one stream's bounds: the merged streams' mean gap is random too (two seeds' worth).
+      expect(Math.abs(mean / (1000 / RATE_PER_SECOND) - 1)).toBeLessThan(0.15);
+      expect(sd / mean).toBeGreaterThan(0.8);
+      expect(sd / mean).toBeLessThan(1.2);
+    } else expect(level.client.limited).toBe(true);
+  });
+});

@@ -82,9 +82,11 @@ export interface SweepOptions {
    * Worker threads a level's measured requests run on (default 1: all on this thread). "auto" gives
    * each level what its expected chunk rate needs (`threadsForChunkRate`: N x the per-stream rate of
    * the level before, or for the first the target's expectedOutputTokensPerSecond, else the plan's
-   * default, against one core's capacity, capped by the available cores); a number forces that many
-   * (at most N). More than one needs a scheduler a thread can rebuild (`Scheduler.threadable`) and
-   * the default client: otherwise every level runs on this thread.
+   * default, against one core's capacity, capped by the available cores; an open loop's level by its
+   * rate x maxTokens); a number forces that many (at most N for a closed loop). More than one needs a
+   * scheduler a thread can rebuild (`Scheduler.threadable`) and the default client: otherwise every
+   * level runs on this thread. On T threads an open loop sends T independent Poisson streams at
+   * rate / T each (together a Poisson stream at the rate).
    */
   threads?: number | "auto";
 }
@@ -164,7 +166,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
   for (let levelIndex = options.startLevelIndex ?? 0; levelIndex < plan.length && !stop; levelIndex++) {
     const { concurrency, arrival, name } = plan[levelIndex] as LevelPlan;
     try {
-      const threads = arrival ? 1 : levelThreads(options, concurrency, levels.at(-1));
+      const threads = levelThreads(options, concurrency, levels.at(-1), arrival?.ratePerSecond);
       const result = await runLevel({
         client,
         endpoint,
@@ -238,9 +240,20 @@ function routeRecord(target: Target): RunDocument["route"] {
 }
 
 /** Worker threads one level runs on (see `SweepOptions.threads`). */
-function levelThreads(options: SweepOptions, concurrency: number, before: Level | undefined): number {
+function levelThreads(
+  options: SweepOptions,
+  concurrency: number,
+  before: Level | undefined,
+  ratePerSecond?: number,
+): number {
   const asked = options.threads ?? 1;
   if (asked === 1 || options.client || !(options.scheduler ?? systemScheduler).threadable) return 1;
+  // An open loop's level is a rate: its chunk rate is requests/s x the tokens of each answer.
+  if (ratePerSecond !== undefined) {
+    const chunksPerSecond = ratePerSecond * options.workload.maxTokens * DEFAULT_PLAN_ASSUMPTIONS.chunksPerToken;
+    if (asked !== "auto") return Math.max(1, Math.floor(asked));
+    return threadsForChunkRate(chunksPerSecond, availableParallelism(), Number.POSITIVE_INFINITY);
+  }
   if (asked !== "auto") return Math.max(1, Math.min(Math.floor(asked), concurrency));
   const perStream =
     (before?.perStream.outputTokensPerSecond.p50 ??

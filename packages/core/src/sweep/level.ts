@@ -261,11 +261,10 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
     };
     watch = (ctx.watchHealth ?? watchClientHealth)();
     let open: OpenLoopRecord | undefined;
-    // The open loop runs on this thread.
-    const threads = ctx.threads > 1 && !arrival && !runner.ended() ? ctx.threads : 1;
+    const threads = ctx.threads > 1 && !runner.ended() ? ctx.threads : 1;
     let threadHealth: ClientHealth[] = [];
-    if (threads > 1)
-      threadHealth = await runOnThreads({
+    if (threads > 1) {
+      const record = await runOnThreads({
         threads,
         endpoint: ctx.endpoint,
         place,
@@ -277,8 +276,11 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
         onGo: startClock,
         onResult: onMeasured,
         onWait: (fromMs, toMs) => runner.waited(fromMs, toMs),
+        openLoop: arrival,
       });
-    else if (arrival) {
+      threadHealth = record.healths;
+      if (arrival) open = { firstSendMs, lagsMs: record.lagsMs, maxInFlightHit: record.maxInFlightHit };
+    } else if (arrival) {
       startClock();
       open = await runOpenLoop({
         counters: runner,

@@ -9,11 +9,13 @@ import type { Scheduler } from "../scheduler/index.ts";
 import type { LevelCounters, LoopResult } from "./loop.ts";
 
 /**
- * The gaps between sends at `ratePerSecond`, ms: exponential draws from a generator seeded by `seed`
- * and the level's number, so the same seed gives the same schedule and each level its own.
+ * The gaps between sends at `ratePerSecond`, ms: exponential draws from a generator seeded by `seed`,
+ * the level's number and the stream, so the same seed gives the same schedule and each level its own.
+ * A level on T threads runs T streams (0 .. T-1) at rate / T each: merged, independent Poisson
+ * streams are a Poisson stream at the summed rate.
  */
-export function poissonGapsMs(ratePerSecond: number, seed: number, level: number): () => number {
-  const random = seededRandom((seed * 1_000_003 + level * 7919) >>> 0);
+export function poissonGapsMs(ratePerSecond: number, seed: number, level: number, stream = 0): () => number {
+  const random = seededRandom((seed * 1_000_003 + level * 7919 + stream * 104_729) >>> 0);
   return () => (-Math.log(1 - random()) / ratePerSecond) * 1000;
 }
 

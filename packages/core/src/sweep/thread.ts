@@ -10,6 +10,7 @@ import { type ClientHealth, watchClientHealth } from "../client/health.ts";
 import { type Endpoint, StreamingClient } from "../client/index.ts";
 import { performanceScheduler } from "../scheduler/index.ts";
 import { type LoopResult, newDebts, runWorkers } from "./loop.ts";
+import { poissonGapsMs, runOpenLoop } from "./open-loop.ts";
 import { chatRequest, type RequestPlace } from "./request.ts";
 import { SharedCounters } from "./shared-counters.ts";
 
@@ -31,13 +32,22 @@ export interface ThreadJob {
   timeOriginMs: number;
   /** The level's `SharedCounters`. */
   counters: SharedArrayBuffer;
+  /** An open-loop level: this thread's stream of the schedule (see `poissonGapsMs`), its share of the rate and of maxInFlight. */
+  openLoop?: { ratePerSecond: number; seed: number; level: number; stream: number; maxInFlight: number };
 }
 
 /** Messages a thread posts. */
 export type ThreadMessage =
   | { type: "ready" }
   | ({ type: "result" } & LoopResult)
-  | { type: "done"; health: ClientHealth; waits: [number, number][] }
+  | {
+      type: "done";
+      health: ClientHealth;
+      waits: [number, number][];
+      /** An open loop's schedule lags, ms, and whether a send found maxInFlight in flight. */
+      lagsMs?: number[];
+      maxInFlightHit?: boolean;
+    }
   | { type: "error"; message: string };
 
 /**
@@ -56,17 +66,36 @@ export async function runThreadJob(
   post({ type: "ready" });
   const levelEndMs = await go;
   const health = watchClientHealth();
+  const counters = new SharedCounters(job.counters, job.count, abort);
+  const send = (index: number) => client.send(chatRequest(job.place, index, false, abort, health));
+  const onResult = (result: LoopResult) => {
+    post({ type: "result", ...result });
+    return true;
+  };
+  if (job.openLoop) {
+    const { ratePerSecond, seed, level, stream, maxInFlight } = job.openLoop;
+    const goMs = scheduler.now();
+    const open = await runOpenLoop({
+      counters,
+      scheduler,
+      signal: abort,
+      gapsMs: poissonGapsMs(ratePerSecond, seed, level, stream),
+      maxInFlight,
+      durationMs: levelEndMs - goMs,
+      send,
+      onResult,
+    });
+    post({ type: "done", health: health.stop(), waits, lagsMs: open.lagsMs, maxInFlightHit: open.maxInFlightHit });
+    return;
+  }
   await runWorkers({
     debts: newDebts(job.workers),
-    counters: new SharedCounters(job.counters, job.count, abort),
+    counters,
     scheduler,
     signal: abort,
     endMs: () => levelEndMs,
-    send: (index) => client.send(chatRequest(job.place, index, false, abort, health)),
-    onResult: (result) => {
-      post({ type: "result", ...result });
-      return true;
-    },
+    send,
+    onResult,
     onWait: (fromMs, toMs) => waits.push([fromMs, toMs]),
     firstSendDelayMs: (worker) => job.firstSendDelaysMs[worker] ?? 0,
   });

@@ -24,6 +24,8 @@ export interface ThreadedLoop {
   firstSeq: number;
   /** How long worker `i` of the level (0 .. N-1) waits before its first send, ms. */
   firstSendDelayMs: (worker: number) => number;
+  /** An open-loop level: each thread sends its own Poisson stream at rate / threads, with maxInFlight / threads. */
+  openLoop?: { ratePerSecond: number; seed: number; maxInFlight: number };
   /** The main thread's scheduler origin (`Scheduler.threadable`). */
   timeOriginMs: number;
   /** The level's abort: it stops every thread and ends its requests in flight. */
@@ -35,8 +37,15 @@ export interface ThreadedLoop {
   onWait(fromMs: number, toMs: number): void;
 }
 
-/** Runs the measured loop on `loop.threads` threads; returns each thread's client health. */
-export async function runOnThreads(loop: ThreadedLoop): Promise<ClientHealth[]> {
+/** What the threads saw: each one's client health, and an open loop's schedule lags. */
+export interface ThreadsRecord {
+  healths: ClientHealth[];
+  lagsMs: number[];
+  maxInFlightHit: boolean;
+}
+
+/** Runs the measured loop on `loop.threads` threads. */
+export async function runOnThreads(loop: ThreadedLoop): Promise<ThreadsRecord> {
   const { threads } = loop;
   const concurrency = loop.place.concurrency;
   const buffer = sharedCountersBuffer(loop.firstSeq);
@@ -57,6 +66,17 @@ export async function runOnThreads(loop: ThreadedLoop): Promise<ClientHealth[]> 
       count: loop.count,
       timeOriginMs: loop.timeOriginMs,
       counters: buffer,
+      ...(loop.openLoop
+        ? {
+            openLoop: {
+              ratePerSecond: loop.openLoop.ratePerSecond / threads,
+              seed: loop.openLoop.seed,
+              level: concurrency,
+              stream: i,
+              maxInFlight: Math.max(1, Math.floor(loop.openLoop.maxInFlight / threads)),
+            },
+          }
+        : {}),
     });
   });
   const stopThreads = () => {
@@ -66,6 +86,8 @@ export async function runOnThreads(loop: ThreadedLoop): Promise<ClientHealth[]> 
   if (loop.signal.aborted) stopThreads();
   loop.signal.addEventListener("abort", stopThreads, { once: true });
   const healths: ClientHealth[] = [];
+  const lagsMs: number[] = [];
+  let maxInFlightHit = false;
   let failure: string | null = null;
   let ready = 0;
   try {
@@ -82,6 +104,8 @@ export async function runOnThreads(loop: ThreadedLoop): Promise<ClientHealth[]> 
               else if (m.type === "done") {
                 healths.push(m.health);
                 for (const [fromMs, toMs] of m.waits) loop.onWait(fromMs, toMs);
+                lagsMs.push(...(m.lagsMs ?? []));
+                maxInFlightHit ||= m.maxInFlightHit === true;
               } else if (m.type === "error") failure ??= m.message;
             });
             thread.on("error", (error) => {
@@ -97,7 +121,7 @@ export async function runOnThreads(loop: ThreadedLoop): Promise<ClientHealth[]> 
     await Promise.all(started.map((thread) => thread.terminate()));
   }
   if (failure !== null) throw new Error(`a sweep thread failed: ${failure}`);
-  return healths;
+  return { healths, lagsMs, maxInFlightHit };
 }
 
 /**
