@@ -4,7 +4,14 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { type ReferenceServer, startReferenceServer } from "@kneeboard/reference";
+import { DEMO_RAG_TARGETS, DEMO_REPEAT, demoConfig } from "@kneeboard/cli/run";
+import { parseConfig, scenariosOf, workloadFor } from "@kneeboard/core/config";
+import {
+  REFERENCE_OPEN_RATES,
+  type ReferenceServer,
+  referenceTargets,
+  startReferenceServer,
+} from "@kneeboard/reference";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
@@ -201,5 +208,53 @@ describe("kneeboard site --config", () => {
     expect(result.code).toBe(2);
     expect(result.out).toContain("standing.windowHours");
     expect(existsSync(out)).toBe(false);
+  });
+});
+
+describe("the demo config (npm start)", () => {
+  const config = parseConfig(JSON.stringify(demoConfig("http://127.0.0.1:9/v1")));
+  const pairs = config.targets.flatMap((t) => scenariosOf(config, t).map((s) => [t.id, s] as const));
+  const workload = (id: string, scenario: string) =>
+    workloadFor(config, config.targets.find((t) => t.id === id) as (typeof config.targets)[number], scenario);
+
+  it("sweeps every reference target in chat, the small and large model in rag too, each simulated", () => {
+    expect(config.targets.map((t) => t.id)).toEqual(referenceTargets("http://127.0.0.1:9/v1").map((t) => t.id));
+    expect(config.targets.every((t) => t.label.endsWith("(simulated)"))).toBe(true);
+    expect(DEMO_RAG_TARGETS).toEqual(["ref-small-fast", "ref-large-slow"]);
+    expect(pairs.filter(([, s]) => s === "rag").map(([id]) => id)).toEqual(DEMO_RAG_TARGETS);
+    expect(pairs.filter(([, s]) => s === "chat")).toHaveLength(10);
+    // 12 (target, scenario) pairs, 3 runs each: 36 runs.
+    expect(pairs.length * DEMO_REPEAT).toBe(36);
+  });
+
+  it("chat: 150-token prompts, levels 1 to 16, counted (24 a level) only where counts matter; rag: 2,000-token prompts at 3 short levels", () => {
+    const chat = workload("ref-ratelimited", "chat");
+    expect(chat).toMatchObject({
+      concurrency: [1, 2, 4, 8, 16],
+      promptTokens: 150,
+      maxTokens: 24,
+      requestsPerLevel: 24,
+    });
+    expect(workload("ref-gateway-beta", "chat").requestsPerLevel).toBe(24);
+    expect(workload("ref-small-fast", "chat")).toMatchObject({ levelDurationSeconds: 0.25, promptTokens: 150 });
+    expect(workload("ref-small-fast", "chat").requestsPerLevel).toBeUndefined();
+    for (const id of DEMO_RAG_TARGETS)
+      expect(workload(id, "rag")).toMatchObject({
+        concurrency: [1, 4, 16],
+        promptTokens: 2000,
+        maxTokens: 24,
+        levelDurationSeconds: 0.5,
+        warmupRequests: 0,
+        slo: { minOutputTokensPerSecond: 20, maxTtftMs: 1500 },
+      });
+  });
+
+  it("one open-loop target: Poisson arrivals at the reference rates, a short fixed time a level", () => {
+    const open = config.targets.filter((t) => workload(t.id, "chat").arrival.mode === "poisson");
+    expect(open.map((t) => t.id)).toEqual(["ref-small-open"]);
+    expect(workload("ref-small-open", "chat")).toMatchObject({
+      arrival: { mode: "poisson", ratesPerSecond: REFERENCE_OPEN_RATES },
+      levelDurationSeconds: 0.75,
+    });
   });
 });

@@ -217,7 +217,7 @@ describe("reference targets for readers", () => {
 
   it("dedicated endpoint: capacity at the SLO, goodput as the SLO-meeting share, the hourly price per output token", async () => {
     // A stricter SLO than the demo's, so the level within the slots at 16 streams misses it.
-    const slo = { minOutputTokensPerSecond: 230, maxTtftMs: 250 };
+    const slo = { minOutputTokensPerSecond: 210, maxTtftMs: 250 };
     const { doc, timings, originMs } = await sweepWithRecord("ref-large-dedicated", {
       concurrency: [4, 16],
       promptTokens: 150,
@@ -229,7 +229,7 @@ describe("reference targets for readers", () => {
     });
     const truth = expected(doc, LARGE_DEDICATED, slo);
     expect(truth.capacity).toBe(4);
-    // Per-stream p50 is 16 % above the SLO at 4 streams and 10 % under it at 16: a margin a loaded machine keeps.
+    // Per-stream p50 is 13 % above the SLO at 4 streams (238 tok/s) and 12 % under it at 16 (186): a margin a loaded machine keeps.
     expect(doc.levels.map((l) => l.meetsSlo)).toEqual(truth.levels.map((l) => l.meetsSlo));
     for (const level of doc.levels) {
       expect(reasonsBesidesClient(level)).toEqual([]);

@@ -59,7 +59,24 @@ function activeSequences(profile: StreamProfile, kvPerSequence: number, concurre
   return Math.min(concurrency, profile.slots, kvSlots);
 }
 
-/** The expected reader figures of a sweep over `workload.concurrency` of one reference profile. */
+/**
+ * Requests a second the profile completes with every slot (and the KV budget) full, at this prompt and
+ * answer size: the rate past which an open loop's queue grows without bound. Prefill is paid per request,
+ * so longer prompts lower it.
+ */
+export function expectedSaturationRequestsPerSecond(
+  profile: StreamProfile,
+  workload: { promptTokens: number; maxTokens: number },
+): number {
+  const t = expectedThroughput(profile, { ...workload, concurrency: profile.slots });
+  return t.aggregateOutputTokensPerSecond / workload.maxTokens;
+}
+
+/**
+ * The expected reader figures of a sweep over `workload.concurrency` of one reference profile. The
+ * prompt size enters through prefill (`prefillBaseMs + prefillPerTokenMs x promptTokens` before the
+ * first token): pass each scenario's own `promptTokens` (or the size the server counted) for its figures.
+ */
 export function expectedReaderFigures(
   profile: StreamProfile,
   workload: { concurrency: number[]; promptTokens: number; maxTokens: number },

@@ -9,6 +9,7 @@ export {
   type ExpectedReaderFigures,
   type ExpectedSlo,
   expectedReaderFigures,
+  expectedSaturationRequestsPerSecond,
 } from "./expected.ts";
 export * from "./profiles.ts";
 export {
