@@ -9,7 +9,7 @@ type Write = (text: string) => void;
 export function progressPrinter(write: Write, isTTY: boolean): (p: SweepProgress & { scenario?: string }) => void {
   return (p) => {
     const total = p.total === null ? "" : `/${p.total}`;
-    const line = `${p.targetId} [${p.scenario ?? "chat"}]  level ${p.levelIndex + 1}/${p.levelCount} (concurrency ${p.concurrency}${p.threads > 1 ? `, ${p.threads} threads` : ""})  requests ${p.done}${total}  ${p.liveTokensPerSecond.toFixed(1)} tok/s`;
+    const line = `${p.targetId} [${p.scenario ?? "chat"}]  level ${p.levelIndex + 1}/${p.levelCount} (${p.ratePerSecond === undefined ? `concurrency ${p.concurrency}` : `rate ${p.ratePerSecond} req/s`}${p.threads > 1 ? `, ${p.threads} threads` : ""})  requests ${p.done}${total}  ${p.liveTokensPerSecond.toFixed(1)} tok/s`;
     if (isTTY) write(`\r\x1b[2K${line}${p.levelDone ? "\n" : ""}`);
     else if (p.levelDone) write(`${line}\n`);
   };
@@ -41,7 +41,7 @@ export function runTable(doc: RunDocument): string {
       r.incomplete && `${r.incomplete} incomplete`,
     ].filter(Boolean);
     return [
-      String(level.concurrency),
+      level.ratePerSecond === null ? String(level.concurrency) : `${level.ratePerSecond} req/s`,
       fixed(level.aggregateOutputTokensPerSecond),
       fixed(level.perStream.outputTokensPerSecond.p50),
       fixed(level.ttftMs.p50),
@@ -56,7 +56,12 @@ export function runTable(doc: RunDocument): string {
     cells.map((c, i) => (i === cells.length - 1 ? c : c.padStart(widths[i] as number))).join("  ");
   const s = doc.summary;
   const title = `${doc.targetId} [${doc.scenario}]: ${doc.label}${doc.simulated ? "  [simulated]" : ""}  (${doc.status}${doc.partialReason ? `: ${doc.partialReason}` : ""})`;
-  const headline = `single-stream ${fixed(s.singleStream?.outputTokensPerSecond)} tok/s, peak ${fixed(s.peak?.aggregateOutputTokensPerSecond)} tok/s at ${s.peak?.concurrency ?? "-"}, knee ${s.kneeConcurrency ?? (s.saturated ? "-" : "not reached")}, scaling efficiency ${fixed(s.scalingEfficiency, 2)}`;
+  const openLoop = doc.levels.some((l) => l.ratePerSecond !== null);
+  const peakRate = doc.levels.find((l) => l.concurrency === s.peak?.concurrency)?.ratePerSecond;
+  // An open loop's levels are rates: its headline is what it sustains, not single-stream and N.
+  const headline = openLoop
+    ? `open loop: peak ${fixed(s.peak?.aggregateOutputTokensPerSecond)} tok/s at ${peakRate ?? "-"} req/s, sustains ${s.capacityRequestsPerSecond ?? "-"} req/s at the SLO`
+    : `single-stream ${fixed(s.singleStream?.outputTokensPerSecond)} tok/s, peak ${fixed(s.peak?.aggregateOutputTokensPerSecond)} tok/s at ${s.peak?.concurrency ?? "-"}, knee ${s.kneeConcurrency ?? (s.saturated ? "-" : "not reached")}, scaling efficiency ${fixed(s.scalingEfficiency, 2)}`;
   // The stop's words start with what happened: "rate-limited from N=8", "unreachable at N=1", "failing from N=2".
   const stopped = s.stop ? [`stopped: ${s.stop.detail}`] : [];
   return [title, format(header), ...rows.map(format), headline, ...stopped, ""].join("\n");

@@ -39,6 +39,8 @@ export interface SweepProgress {
   levelDone: boolean;
   /** Worker threads the level's measured requests run on (1: this thread). */
   threads: number;
+  /** An open-loop level's request rate, requests/s (its `concurrency` is then the level's number). */
+  ratePerSecond?: number;
 }
 
 export interface SweepOptions {
@@ -190,6 +192,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
             levelIndex,
             levelCount: plan.length,
             threads,
+            ...(arrival ? { ratePerSecond: arrival.ratePerSecond } : {}),
           }),
       });
       levels.push(result.level);

@@ -1,0 +1,34 @@
+/** @module The closing table: closed-loop levels by N, open-loop levels by their rate with what the run sustains. */
+import { syntheticRun } from "@kneeboard/core/synthetic";
+import { describe, expect, it } from "vitest";
+import { runTable } from "./report.ts";
+
+const run = () =>
+  syntheticRun({
+    targetId: "t",
+    startedAt: "2026-12-05T00:00:00Z",
+    concurrency: [1, 2, 3],
+    singleStreamTokensPerSecond: 100,
+    ttftMs: 50,
+    saturationStreams: 8,
+  });
+
+describe("runTable", () => {
+  it("names a closed loop's levels by N and its headline by single stream and peak", () => {
+    const table = runTable(run());
+    expect(table).toMatch(/^ +1 /m);
+    expect(table).toContain("single-stream");
+  });
+
+  it("names an open loop's levels by their rate and says what it sustains at the SLO", () => {
+    const doc = run();
+    doc.levels.forEach((l, i) => {
+      l.ratePerSecond = [2, 4, 8][i] as number;
+    });
+    doc.summary.capacityRequestsPerSecond = 4;
+    const table = runTable(doc);
+    expect(table).toContain("8 req/s");
+    expect(table).toContain("sustains 4 req/s at the SLO");
+    expect(table).not.toContain("single-stream");
+  });
+});
