@@ -27,22 +27,25 @@ export type Slo = z.infer<typeof Slo>;
 
 export { DEFAULT_SLO };
 
+/** A refinement naming every entry of a list of `what` that does not rise above the one before it. */
+const strictlyAscending = (what: string) => (values: number[], ctx: z.RefinementCtx) => {
+  values.forEach((value, i) => {
+    const previous = values[i - 1];
+    if (previous !== undefined && value <= previous)
+      ctx.addIssue({
+        code: "custom",
+        path: [i],
+        input: value,
+        message: `${what} must be strictly ascending: ${value} follows ${previous}`,
+      });
+  });
+};
+
 /** Request rates of an open loop, requests/s, strictly ascending. */
 const RatesPerSecond = z
   .array(Positive, { error: "poisson arrivals need ratesPerSecond: an array of request rates, e.g. [1, 2, 4]" })
   .min(1)
-  .superRefine((rates, ctx) => {
-    rates.forEach((rate, i) => {
-      const previous = rates[i - 1];
-      if (previous !== undefined && rate <= previous)
-        ctx.addIssue({
-          code: "custom",
-          path: [i],
-          input: rate,
-          message: `rates must be strictly ascending: ${rate} follows ${previous}`,
-        });
-    });
-  });
+  .superRefine(strictlyAscending("rates"));
 
 /**
  * How requests arrive: a closed loop (N in flight, each end sending the next) or an open loop whose
@@ -70,18 +73,7 @@ const workloadFields = {
   concurrency: z
     .array(z.number().int().positive().max(1024))
     .min(1)
-    .superRefine((levels, ctx) => {
-      levels.forEach((n, i) => {
-        const previous = levels[i - 1];
-        if (previous !== undefined && n <= previous)
-          ctx.addIssue({
-            code: "custom",
-            path: [i],
-            input: n,
-            message: `levels must be strictly ascending: ${n} follows ${previous}`,
-          });
-      });
-    }),
+    .superRefine(strictlyAscending("levels")),
   /** Approximate prompt size in tokens. */
   promptTokens: z.number().int().positive(),
   /** max_tokens of each request. */
