@@ -1,6 +1,7 @@
 /**
- * @module The site build at scale: a generated store of 100 targets x 360 runs (90 days at 4 a day),
- * built in a child process so its peak memory is its own. Prints build time, peak RSS, page sizes.
+ * @module The site build at scale: a generated store of 100 targets x 3 scenarios x 120 runs (90 days
+ * at 4 runs a day, the scenarios in turn), built in a child process so its peak memory is its own.
+ * Prints build time, peak RSS, page sizes.
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
@@ -15,6 +16,13 @@ import { FolderStore } from "@kneeboard/core/store/folder";
 import { normal, seededRandom, syntheticRun } from "@kneeboard/reference";
 
 const TARGETS = 100;
+/** Each target's scenarios, swept in turn, with the TTFT their prompt sizes add. */
+const SCENARIOS = [
+  { name: "chat", extraTtftMs: 0 },
+  { name: "rag", extraTtftMs: 600 },
+  { name: "long-context", extraTtftMs: 4000 },
+];
+/** Runs of each target, all scenarios together: 120 of each. */
 const RUNS = 360;
 
 const START_MS = Date.UTC(2026, 8, 1);
@@ -29,7 +37,8 @@ async function standingSeconds(root: string, config: { windowHours: number; maxR
     const began = performance.now();
     const all = standings(entries, { now: BUILT_AT, config });
     best = Math.min(best, (performance.now() - began) / 1000);
-    if (all.size !== TARGETS) throw new Error(`standing of ${all.size} targets, expected ${TARGETS}`);
+    const series = TARGETS * SCENARIOS.length;
+    if (all.size !== series) throw new Error(`standing of ${all.size} series, expected ${series}`);
   }
   return best;
 }
@@ -43,13 +52,15 @@ async function generate(root: string): Promise<void> {
     const single = 30 + random() * 200;
     const entries = [];
     for (let r = 0; r < RUNS; r++) {
+      const scenario = SCENARIOS[r % SCENARIOS.length] as (typeof SCENARIOS)[number];
       const doc = syntheticRun({
         targetId,
+        scenario: scenario.name,
         label: `Generated model ${t} via provider ${t % 7} (simulated)`,
         runId: `${targetId}-${r}`,
         startedAt: new Date(START_MS + r * 6 * 3600_000).toISOString(),
         singleStreamTokensPerSecond: single * (1 + 0.05 * normal(random)),
-        ttftMs: 150 + t,
+        ttftMs: 150 + t + scenario.extraTtftMs,
         saturationStreams: 2 + (t % 5) * 4,
         // Four requests per level keep the 36 000 documents near 0.5 GB; the figures' shape is what matters here.
         requestsPerLevel: 4,
@@ -79,7 +90,7 @@ export async function benchSite(print: (line: string) => void): Promise<void> {
     const began = performance.now();
     await generate(data);
     print(
-      `\nsite build: generated ${TARGETS} targets x ${RUNS} runs in ${((performance.now() - began) / 1000).toFixed(0)} s`,
+      `\nsite build: generated ${TARGETS} targets x ${SCENARIOS.length} scenarios x ${RUNS / SCENARIOS.length} runs in ${((performance.now() - began) / 1000).toFixed(0)} s`,
     );
     const child = new URL("./site-child.ts", import.meta.url).pathname;
     const windowed = await standingSeconds(data, { windowHours: 72, maxRuns: 24 });
@@ -92,9 +103,9 @@ export async function benchSite(print: (line: string) => void): Promise<void> {
     const largest = largestHtml(out);
     print("  figure                   measured     goal");
     print(
-      `  standing alone           ${(windowed * 1000).toFixed(0).padStart(6)} ms   (default window: 12 runs per target; every one of the ${RUNS} runs: ${(everyRun * 1000).toFixed(0)} ms)`,
+      `  standing alone           ${(windowed * 1000).toFixed(0).padStart(6)} ms   (default window: 4 runs per series; every one of the ${RUNS} runs of a target: ${(everyRun * 1000).toFixed(0)} ms)`,
     );
-    print(`  build time               ${result.seconds.toFixed(1).padStart(6)} s    < 60 s (standing included)`);
+    print(`  build time               ${result.seconds.toFixed(1).padStart(6)} s    < 90 s (standing included)`);
     print(`  peak memory (RSS)        ${result.maxRssMB.toFixed(0).padStart(6)} MB`);
     print(`  leaderboard HTML         ${(leaderboard / 1024).toFixed(0).padStart(6)} KB   < 150 KB`);
     print(
