@@ -62,15 +62,15 @@ export async function stageDownloads(store: Store, data: SiteData, staged: strin
     "every target, its standing (medians with intervals over recent runs), its latest run and its history",
     indexJson(data),
   );
-  const standings = data.targets.map((t) => t.standing);
+  const standings = data.series.map((t) => t.standing);
   await add(
     "data/runs.csv",
-    "one row per run and concurrency level, every run; inStanding marks the rows the standing is taken over",
+    "one row per run and level, every run of every scenario; inStanding marks the rows the standing is taken over",
     runsCsv(data.entries, standings),
   );
   await add(
     "data/standing.csv",
-    "the standing: per target and level, each figure's median, its interval (low, high) and n runs",
+    "the standing: per target, scenario and level, each figure's median, its interval (low, high) and n runs",
     standingCsv(standings),
   );
   for (const [path, text] of Object.entries(schemaFiles())) {
