@@ -82,7 +82,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<BuildSiteRes
       compareTradeoff: await compareTradeoff(first.filter((t) => !t.openLoop)),
       alerts: data.alerts,
       downloads,
-      runDocuments: { count: data.entries.length, bytes: runBytes },
+      runDocuments: { count: data.allEntries.length, bytes: runBytes },
       subscribeUrl: options.subscribeUrl ?? null,
       methodologyHtml: await methodologyHtml(),
     };
@@ -96,7 +96,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<BuildSiteRes
     return {
       outDir,
       targets: new Set(data.series.map((v) => v.id)).size,
-      runDocuments: data.entries.length,
+      runDocuments: data.allEntries.length,
       warnings: data.warnings,
     };
   } finally {

@@ -66,7 +66,7 @@ export async function stageDownloads(store: Store, data: SiteData, staged: strin
   await add(
     "data/runs.csv",
     "one row per run and level, every run of every scenario; inStanding marks the rows the standing is taken over",
-    runsCsv(data.entries, standings),
+    runsCsv(data.allEntries, standings),
   );
   await add(
     "data/standing.csv",
@@ -92,7 +92,7 @@ export async function stageDownloads(store: Store, data: SiteData, staged: strin
     }
   }
   let runBytes = 0;
-  for (const e of data.entries) runBytes += await copyKey(store, e.key, join(staged, "data"));
+  for (const e of data.allEntries) runBytes += await copyKey(store, e.key, join(staged, "data"));
   for (const [pkg, file] of BROWSER_BUNDLES) {
     await cp(join(dirname(require.resolve(pkg)), file), join(staged, "assets", file));
   }

@@ -66,8 +66,10 @@ export interface SiteData {
   /** Every scenario with runs: `chat` first when present, then in the order their first run started. */
   scenarios: string[];
   alerts: Alert[];
-  /** The index entries of every series, oldest first per (target, scenario) (for `runs.csv`; pages use the views above). */
+  /** The index entries of `targets` (chat), oldest first per target; pages use the views above. */
   entries: RunIndexEntry[];
+  /** The index entries of every (target, scenario), oldest first per series: `runs.csv` and the run documents under `/data/`. */
+  allEntries: RunIndexEntry[];
   /** Problems met while reading (a malformed run document, a bad alerts file), each naming the key. */
   warnings: string[];
 }
@@ -177,10 +179,12 @@ export async function loadSiteData(options: {
 
   const series: TargetView[] = [];
   const all: RunIndexEntry[] = [];
+  const chat: RunIndexEntry[] = [];
   for (const entries of groups) {
     const { targetId: id, scenario } = entries[0] as RunIndexEntry;
     entries.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.key.localeCompare(b.key));
     all.push(...entries);
+    if (scenario === "chat") chat.push(...entries);
     const latest = entries[entries.length - 1] as RunIndexEntry;
     let details: RunDetails | null = null;
     let promptTokens: number | null = null;
@@ -221,7 +225,8 @@ export async function loadSiteData(options: {
     series,
     scenarios: scenarioOrder(all),
     alerts: await readAlerts(options.store, warn),
-    entries: all,
+    entries: chat,
+    allEntries: all,
     warnings,
   };
 }
