@@ -65,10 +65,10 @@ export function rateHeadline(target: TargetView): string {
   return parts.length ? `${label}: ${parts.join(", ")}` : `${label}: no figures yet`;
 }
 
-/** A target page's title: its headline, and its scenario when the site has several. */
-export function targetTitle(target: TargetView, scenarioCount: number): string {
+/** A target page's title: its headline, and its scenario where that tells the page apart (`nameScenario`). */
+export function targetTitle(target: TargetView, nameScenario: boolean): string {
   const head = target.openLoop ? rateHeadline(target) : headline(headlineFigures(target));
-  return scenarioCount > 1 ? `${head} · scenario ${target.scenario}` : head;
+  return nameScenario ? `${head} · scenario ${target.scenario}` : head;
 }
 
 /** An open-loop target page's description. */
