@@ -15,8 +15,8 @@ import { runAstro } from "./build/astro.ts";
 import { moveInto, stageDownloads } from "./build/stage.ts";
 import { methodologyHtml } from "./lib/methodology.ts";
 import type { SitePayload } from "./lib/payload.ts";
-import { loadSiteData } from "./lib/site-data.ts";
-import { compareTradeoff, modelCharts, targetCharts } from "./lib/target-charts.ts";
+import { loadSiteData, viewKey, viewsOf } from "./lib/site-data.ts";
+import { compareTradeoff, modelCharts, prefillChart, targetCharts } from "./lib/target-charts.ts";
 
 const SITE_ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** Where the site is built by default: `dist` of the site package, whatever the working directory. */
@@ -56,17 +56,33 @@ export async function buildSite(options: BuildSiteOptions): Promise<BuildSiteRes
   const staged = join(work, "public");
   try {
     const { downloads, runBytes } = await stageDownloads(options.store, data, staged);
+    // The front pages rank the first scenario; every scenario has its own pages.
+    const first = viewsOf(data.series, data.scenarios[0] ?? "chat");
+    const prefill: Record<string, string> = {};
+    for (const id of new Set(data.series.map((v) => v.id))) {
+      const chart = await prefillChart(data.series.filter((v) => v.id === id));
+      if (chart) prefill[id] = chart;
+    }
     const payload: SitePayload = {
       generatedAt: data.generatedAt,
-      targets: data.targets,
+      targets: first,
+      series: data.series,
+      scenarios: data.scenarios,
       charts: Object.fromEntries(
-        await Promise.all(data.targets.map(async (t) => [t.id, await targetCharts(t)] as const)),
+        await Promise.all(data.series.map(async (t) => [viewKey(t), await targetCharts(t)] as const)),
       ),
-      modelCharts: await modelCharts(data.targets),
-      compareTradeoff: await compareTradeoff(data.targets),
+      prefill,
+      modelCharts: Object.fromEntries(
+        await Promise.all(
+          data.scenarios.map(
+            async (s) => [s, await modelCharts(viewsOf(data.series, s).filter((v) => !v.openLoop))] as const,
+          ),
+        ),
+      ),
+      compareTradeoff: await compareTradeoff(first.filter((t) => !t.openLoop)),
       alerts: data.alerts,
       downloads,
-      runDocuments: { count: data.entries.length, bytes: runBytes },
+      runDocuments: { count: data.allEntries.length, bytes: runBytes },
       subscribeUrl: options.subscribeUrl ?? null,
       methodologyHtml: await methodologyHtml(),
     };
@@ -77,7 +93,12 @@ export async function buildSite(options: BuildSiteOptions): Promise<BuildSiteRes
     await rm(outDir, { recursive: true, force: true });
     await runAstro({ siteRoot: SITE_ROOT, work, payloadFile, outDir });
     for (const entry of await readdir(staged)) await moveInto(join(staged, entry), join(outDir, entry));
-    return { outDir, targets: data.targets.length, runDocuments: data.entries.length, warnings: data.warnings };
+    return {
+      outDir,
+      targets: new Set(data.series.map((v) => v.id)).size,
+      runDocuments: data.allEntries.length,
+      warnings: data.warnings,
+    };
   } finally {
     await rm(work, { recursive: true, force: true });
   }

@@ -2,8 +2,10 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { summarizeRun } from "@kneeboard/core/metrics";
 import { seededRandom } from "@kneeboard/core/random";
 import { evaluateStore } from "@kneeboard/core/regress/check";
+import type { RunDocument } from "@kneeboard/core/run";
 import { saveRun } from "@kneeboard/core/run-index";
 import { StoreRunIndex } from "@kneeboard/core/run-index/store";
 import { FolderStore } from "@kneeboard/core/store/folder";
@@ -47,6 +49,57 @@ export const FIXTURE_TARGETS = [
   { id: "partial-one", label: "Target whose last run is partial", single: 120, ttft: 200, saturation: 2 },
 ] as const;
 
+/** A second closed-loop scenario of two fixture targets: long prompts (retrieval), so their pages draw a prefill curve. */
+export const RAG = { scenario: "rag", promptTokens: 4000, targets: ["fast-small", "slow-large"], runs: 2 } as const;
+
+/** A simulated target measured only on an open loop (Poisson arrivals at set rates). */
+export const OPEN_LOOP = {
+  id: "poisson-route",
+  label: "Open-loop route",
+  scenario: "chat-poisson",
+  rates: [0.5, 1, 2, 4],
+  /** The levels that meet the SLO: capacity is the highest one's rate. */
+  meetsSlo: [true, true, true, false],
+  runs: 2,
+} as const;
+
+/** A synthetic run with the prompt of `promptTokens` tokens (samples and workload both say so). */
+export function withPrompt(doc: RunDocument, promptTokens: number): RunDocument {
+  return {
+    ...doc,
+    workload: { ...doc.workload, promptTokens },
+    samples: doc.samples.map((s) => (s.promptTokens === null ? s : { ...s, promptTokens })),
+  };
+}
+
+/**
+ * An open-loop run built from a synthetic one: level n is the rate `rates[n-1]` (requests/s), with its
+ * achieved rate, requests in flight, schedule lag, SLO verdict and goodput, and the summary recomputed
+ * by the core (capacity in requests/s, no single-stream figure).
+ */
+export function openLoopRun(doc: RunDocument, rates: readonly number[], meetsSlo: readonly boolean[]): RunDocument {
+  const levels = doc.levels.map((l, i) => {
+    const rate = rates[i] as number;
+    const meets = meetsSlo[i] ?? false;
+    return {
+      ...l,
+      ratePerSecond: rate,
+      achievedRatePerSecond: rate * 0.98,
+      inFlightMean: rate * 1.5,
+      inFlightMax: Math.ceil(rate * 3),
+      scheduleLagMs: { p50: 0.3, p99: 1.8 },
+      meetsSlo: meets,
+      goodputOutputTokensPerSecond: (l.aggregateOutputTokensPerSecond ?? 0) * (meets ? 0.95 : 0.3),
+    };
+  });
+  return {
+    ...doc,
+    workload: { ...doc.workload, arrival: { mode: "poisson", ratesPerSecond: [...rates], seed: 1 } },
+    levels,
+    summary: summarizeRun(levels),
+  };
+}
+
 export const MALFORMED_KEY = "runs/slow-large/20991231T000000Z-broken.json";
 
 /** Builds the fixture store; returns it, its index and the store folder. */
@@ -78,6 +131,40 @@ export async function fixtureStore(runsPerTarget = 12) {
         }),
       );
     }
+  }
+  // The rag scenario of two targets: the same routes, 4,000-token prompts, slower first tokens.
+  for (const t of FIXTURE_TARGETS.filter((x) => (RAG.targets as readonly string[]).includes(x.id))) {
+    for (let r = 0; r < RAG.runs; r++) {
+      const doc = syntheticRun({
+        targetId: t.id,
+        scenario: RAG.scenario,
+        label: t.label,
+        model: "model" in t ? t.model : undefined,
+        runId: `${t.id}-rag-r${r}`,
+        startedAt: new Date(Date.UTC(2026, 10, 1, 6 * r + 1)).toISOString(),
+        singleStreamTokensPerSecond: t.single,
+        ttftMs: t.ttft * 6,
+        saturationStreams: t.saturation,
+        concurrency: [1, 2, 4],
+        random,
+      });
+      await saveRun(store, index, withPrompt(doc, RAG.promptTokens));
+    }
+  }
+  for (let r = 0; r < OPEN_LOOP.runs; r++) {
+    const doc = syntheticRun({
+      targetId: OPEN_LOOP.id,
+      scenario: OPEN_LOOP.scenario,
+      label: OPEN_LOOP.label,
+      runId: `${OPEN_LOOP.id}-r${r}`,
+      startedAt: new Date(Date.UTC(2026, 10, 1, 6 * r + 2)).toISOString(),
+      singleStreamTokensPerSecond: 100,
+      ttftMs: 200,
+      saturationStreams: 4,
+      concurrency: [1, 2, 3, 4],
+      random,
+    });
+    await saveRun(store, index, openLoopRun(doc, OPEN_LOOP.rates, OPEN_LOOP.meetsSlo));
   }
   // A run document that is not one: the site must skip it with a warning naming it.
   writeFileSync(join(root, MALFORMED_KEY), '{"schemaVersion": 1, "runId": 5}');

@@ -14,7 +14,7 @@ import { buildSite } from "../src/build.ts";
 import { fmt } from "../src/lib/format.ts";
 import { type StaticServer, serveStatic } from "../src/serve.ts";
 import { launchChromium } from "./browser.ts";
-import { fixtureStore } from "./fixture.ts";
+import { fixtureStore, OPEN_LOOP, RAG } from "./fixture.ts";
 
 /** A phone and a laptop. */
 const VIEWPORTS = [
@@ -102,7 +102,19 @@ afterAll(async () => {
 
 describe("every built page", () => {
   it("is found by walking the build: each page kind of today is there", () => {
-    for (const kind of ["", "compare/", "alerts/", "data/", "methodology/", `targets/${THREE.id}/`]) {
+    for (const kind of [
+      "",
+      "compare/",
+      "alerts/",
+      "data/",
+      "methodology/",
+      `targets/${THREE.id}/`,
+      `s/${RAG.scenario}/`,
+      `s/${RAG.scenario}/at/1/`,
+      `s/${OPEN_LOOP.scenario}/`,
+      `targets/fast-small/s/${RAG.scenario}/`,
+      `targets/${OPEN_LOOP.id}/`,
+    ]) {
       expect(pages).toContain(kind);
     }
   });
@@ -320,10 +332,13 @@ describe("the leaderboard", () => {
 const rankValue = (label: string) => (label === "—" ? Number.POSITIVE_INFINITY : Number(label.replace("=", "")));
 
 describe("the rankings read at a glance (issue 22)", () => {
-  const rankingPages = () => pages.filter((p) => p === "" || p.startsWith("at/") || p.startsWith("models/"));
+  const rankingPages = () =>
+    pages.filter((p) => p === "" || p.startsWith("at/") || p.startsWith("models/") || p.startsWith("s/"));
 
-  it("shows every ranking column of /, /at/N/ and the model pages inside a 1366 px viewport; a phone never scrolls sideways", async () => {
+  it("shows every ranking column of /, /at/N/, /s/<scenario>/ (and its /at/N/) and the model pages inside a 1366 px viewport; a phone never scrolls sideways", async () => {
     expect(rankingPages().filter((p) => p.startsWith("at/")).length).toBeGreaterThan(2);
+    expect(rankingPages()).toContain(`s/${RAG.scenario}/`);
+    expect(rankingPages()).toContain(`s/${OPEN_LOOP.scenario}/`);
     const outside: string[] = [];
     for (const viewport of VIEWPORTS) {
       const context = await browser.newContext({ viewport });
@@ -433,5 +448,77 @@ describe("the rankings read at a glance (issue 22)", () => {
       await page.close();
       await context.close();
     }
+  });
+});
+
+describe("scenarios", () => {
+  it("ranks each scenario on its own page, and / links the others without a script", async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const board = await visit(context, "");
+    const links = await board.$$eval("nav.scenarios a", (as) => as.map((a) => a.getAttribute("href")));
+    expect(links).toEqual([`s/${RAG.scenario}/`, `s/${OPEN_LOOP.scenario}/`]);
+    expect(await board.textContent("nav.scenarios [aria-current=page]")).toBe("chat");
+    await board.click(`nav.scenarios a[href="s/${RAG.scenario}/"]`);
+    await board.waitForURL(`**/s/${RAG.scenario}/`);
+    const rag = await board.$$eval("#leaderboard tbody tr[data-target]", (rows) =>
+      rows.map((r) => (r as HTMLElement).dataset.target),
+    );
+    expect(rag.sort()).toEqual([...RAG.targets].sort());
+    expect(await board.textContent("h1")).toContain(`(${RAG.scenario})`);
+    // Its rows lead to each target's rag page.
+    const hrefs = await board.$$eval("#leaderboard tbody tr[data-target] td.name > a", (as) =>
+      as.map((a) => a.getAttribute("href")),
+    );
+    expect(hrefs).toContain(`../../targets/fast-small/s/${RAG.scenario}/`);
+    await context.close();
+  });
+
+  it("ranks an open-loop scenario by capacity in requests/s, with no concurrency column", async () => {
+    const context = await browser.newContext({ viewport: VIEWPORTS[1] });
+    const page = await visit(context, `s/${OPEN_LOOP.scenario}/`);
+    const heads = await page.$$eval("#rate-leaderboard thead th", (ths) => ths.map((th) => th.textContent ?? ""));
+    expect(heads.find((h) => h.includes("capacity"))).toContain("req/s");
+    expect(heads.some((h) => h.includes("achieved req/s"))).toBe(true);
+    expect(heads.join(" ")).not.toMatch(/\bN\b|concurrency/);
+    const row = await page.$eval(`#rate-leaderboard tr[data-target="${OPEN_LOOP.id}"]`, (tr) =>
+      Array.from(tr.querySelectorAll("td"), (td) => (td.textContent ?? "").trim()),
+    );
+    expect(row[2]).toBe("2.00");
+    await context.close();
+  });
+
+  it("draws an open-loop target's levels against the offered rate, with no concurrency axis", async () => {
+    const context = await browser.newContext();
+    const page = await visit(context, `targets/${OPEN_LOOP.id}/`);
+    const titles = await page.$$eval(".chart svg .role-axis-title text", (ts) => ts.map((t) => t.textContent ?? ""));
+    expect(titles.filter((t) => t === "offered rate (requests/s)").length).toBeGreaterThanOrEqual(3);
+    expect(titles.filter((t) => /concurrency/i.test(t))).toEqual([]);
+    expect(await page.$$("#curves, #tradeoff, #latency, #standing-curves")).toHaveLength(0);
+    const rates = await page.$$eval("#rate-numbers tbody tr td:first-child", (tds) => tds.map((td) => td.textContent));
+    expect(rates).toEqual(["0.50", "1.00", "2.00", "4.00"]);
+    expect(await page.textContent("#capacity-rate")).toBe("2 req/s");
+    await context.close();
+  });
+
+  it("draws the prefill curve on the page of a target with two closed-loop scenarios", async () => {
+    const context = await browser.newContext();
+    const page = await visit(context, "targets/fast-small/");
+    const titles = await page.$$eval("#prefill svg .role-axis-title text", (ts) => ts.map((t) => t.textContent ?? ""));
+    expect(titles).toContain("prompt tokens");
+    expect(
+      await page.$$("#prefill svg .mark-symbol path, #prefill svg path[aria-roledescription='line mark']"),
+    ).not.toHaveLength(0);
+    const prompts = await page.$$eval("#prefill-numbers tbody tr td:nth-child(2)", (tds) =>
+      tds.map((td) => td.textContent),
+    );
+    expect(prompts).toEqual(["150", "4,000"]);
+    // The target links its rag page, which draws its own curves.
+    expect(await page.getAttribute("nav.scenarios a", "href")).toBe(`../../targets/fast-small/s/${RAG.scenario}/`);
+    const rag = await visit(context, `targets/fast-small/s/${RAG.scenario}/`);
+    expect(await rag.$$("#curves svg")).toHaveLength(1);
+    expect(await rag.$$("#prefill")).toHaveLength(0);
+    // A target with one closed-loop scenario draws none.
+    expect(await (await visit(context, "targets/hostile/")).$$("#prefill")).toHaveLength(0);
+    await context.close();
   });
 });

@@ -62,15 +62,15 @@ export async function stageDownloads(store: Store, data: SiteData, staged: strin
     "every target, its standing (medians with intervals over recent runs), its latest run and its history",
     indexJson(data),
   );
-  const standings = data.targets.map((t) => t.standing);
+  const standings = data.series.map((t) => t.standing);
   await add(
     "data/runs.csv",
-    "one row per run and concurrency level, every run; inStanding marks the rows the standing is taken over",
-    runsCsv(data.entries, standings),
+    "one row per run and level, every run of every scenario; inStanding marks the rows the standing is taken over",
+    runsCsv(data.allEntries, standings),
   );
   await add(
     "data/standing.csv",
-    "the standing: per target and level, each figure's median, its interval (low, high) and n runs",
+    "the standing: per target, scenario and level, each figure's median, its interval (low, high) and n runs",
     standingCsv(standings),
   );
   for (const [path, text] of Object.entries(schemaFiles())) {
@@ -92,7 +92,7 @@ export async function stageDownloads(store: Store, data: SiteData, staged: strin
     }
   }
   let runBytes = 0;
-  for (const e of data.entries) runBytes += await copyKey(store, e.key, join(staged, "data"));
+  for (const e of data.allEntries) runBytes += await copyKey(store, e.key, join(staged, "data"));
   for (const [pkg, file] of BROWSER_BUNDLES) {
     await cp(join(dirname(require.resolve(pkg)), file), join(staged, "assets", file));
   }

@@ -6,39 +6,48 @@
 import type { RunIndexEntry } from "@kneeboard/core/run-index";
 import type { Estimate, Standing } from "@kneeboard/core/standing";
 import { targetModelKey } from "./models.ts";
-import type { SiteData } from "./site-data.ts";
+import { type SiteData, type TargetView, viewsOf } from "./site-data.ts";
 
 /** `data/index.json`: every target with its standing, its latest run's headline and per-level figures, and its history. */
 export function indexJson(data: SiteData): string {
+  const first = data.scenarios[0] ?? "chat";
+  const view = (t: TargetView) => ({
+    id: t.id,
+    scenario: t.scenario,
+    label: t.label,
+    model: t.model,
+    modelKey: targetModelKey(t),
+    route: t.latest.route,
+    simulated: t.simulated,
+    standing: t.standing,
+    latest: {
+      key: t.latest.key,
+      runId: t.latest.runId,
+      startedAt: t.latest.startedAt,
+      status: t.latest.status,
+      partialReason: t.latest.partialReason,
+      servedProviders: t.latest.servedProviders,
+      summary: t.latest.summary,
+      levels: t.latest.levels,
+    },
+    history: t.history,
+  });
   return JSON.stringify({
     schemaVersion: 1,
     generatedAt: data.generatedAt,
-    simulated: data.targets.some((t) => t.simulated),
-    targets: data.targets.map((t) => ({
-      id: t.id,
-      label: t.label,
-      model: t.model,
-      modelKey: targetModelKey(t),
-      route: t.latest.route,
-      simulated: t.simulated,
-      standing: t.standing,
-      latest: {
-        key: t.latest.key,
-        runId: t.latest.runId,
-        startedAt: t.latest.startedAt,
-        status: t.latest.status,
-        partialReason: t.latest.partialReason,
-        servedProviders: t.latest.servedProviders,
-        summary: t.latest.summary,
-        levels: t.latest.levels,
-      },
-      history: t.history,
-    })),
+    simulated: data.series.some((t) => t.simulated),
+    /** Every scenario, the site's first (ranked at `/`) first. */
+    scenarios: data.scenarios,
+    /** The first scenario's targets, each with its `scenario`. */
+    targets: viewsOf(data.series, first).map(view),
+    /** Every other (target, scenario), in the same shape. */
+    series: data.series.filter((t) => t.scenario !== first).map(view),
   });
 }
 
 const CSV_COLUMNS = [
   "targetId",
+  "scenario",
   "runId",
   "startedAt",
   "status",
@@ -82,12 +91,13 @@ function cell(value: unknown): string {
 export function runsCsv(entries: Iterable<RunIndexEntry>, standings: Iterable<Standing> = []): string {
   const lines = [CSV_COLUMNS.join(",")];
   const standingRuns = new Set<string>();
-  for (const s of standings) for (const runId of s.runIds) standingRuns.add(`${s.targetId}\n${runId}`);
+  for (const s of standings) for (const runId of s.runIds) standingRuns.add(`${s.targetId}\n${s.scenario}\n${runId}`);
   for (const e of entries) {
-    const inStanding = standingRuns.has(`${e.targetId}\n${e.runId}`);
+    const inStanding = standingRuns.has(`${e.targetId}\n${e.scenario}\n${e.runId}`);
     for (const l of e.levels) {
       const row: Record<(typeof CSV_COLUMNS)[number], unknown> = {
         targetId: e.targetId,
+        scenario: e.scenario,
         runId: e.runId,
         startedAt: e.startedAt,
         status: e.status,
@@ -130,6 +140,7 @@ const STANDING_FIGURES = [
 
 const STANDING_COLUMNS = [
   "targetId",
+  "scenario",
   "windowEnd",
   "runs",
   "concurrency",
@@ -158,6 +169,7 @@ export function standingCsv(standings: Iterable<Standing>): string {
       });
       const row = [
         s.targetId,
+        s.scenario,
         s.window.now,
         s.runIds.length,
         l.concurrency,

@@ -15,11 +15,18 @@ export interface Download {
 
 export interface SitePayload {
   generatedAt: string;
+  /** The views of the first scenario (`scenarios[0]`): what the front pages rank. */
   targets: TargetView[];
-  /** SVG charts per target id. */
+  /** Every (target, scenario). */
+  series: TargetView[];
+  /** Every scenario with runs, in the site's order (`chat` first when present). */
+  scenarios: string[];
+  /** SVG charts per series key (`seriesKey`: the target id for chat, `<id>/<scenario>` else). */
   charts: Record<string, TargetCharts>;
-  /** SVG charts per model key. */
-  modelCharts: Record<string, ModelCharts>;
+  /** The prefill curve per target id, where it has one. */
+  prefill: Record<string, string>;
+  /** SVG charts per scenario, then per model key. */
+  modelCharts: Record<string, Record<string, ModelCharts>>;
   /** The compare page's trade-off chart of every target. */
   compareTradeoff: string;
   alerts: Alert[];

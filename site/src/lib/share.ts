@@ -4,6 +4,7 @@
  */
 import type { Alert } from "@kneeboard/core/alerts";
 import { fmt } from "./format.ts";
+import { fmtRate, rateOf, rateRows } from "./open-loop.ts";
 import type { TargetView } from "./site-data.ts";
 
 /** The figures a headline states, in tok/s, with the concurrency of the concurrent one. */
@@ -52,6 +53,29 @@ export function targetDescription(target: TargetView): string {
   return `${headline(headlineFigures(target))}${knee === null ? "" : `; the knee at ${users(knee)}`}. Throughput, TTFT and tail latency against concurrency, and every run since ${target.history[0]?.startedAt.slice(0, 10) ?? "the first"}, measured ${target.latest.startedAt.slice(0, 10)}.`;
 }
 
+/** An open-loop view's headline: "Label: sustains 4 req/s at the SLO, 1,200 tok/s at 8 req/s" (no concurrency: its levels are rates). */
+export function rateHeadline(target: TargetView): string {
+  const s = target.latest.summary;
+  const parts: string[] = [];
+  if (s.capacityRequestsPerSecond) parts.push(`sustains ${fmtRate(s.capacityRequestsPerSecond)} at the SLO`);
+  const peakRate = s.peak ? rateOf(target, s.peak.concurrency) : null;
+  if (s.peak)
+    parts.push(`${fmt(s.peak.aggregateOutputTokensPerSecond)} tok/s${peakRate ? ` at ${fmtRate(peakRate)}` : ""}`);
+  const label = simulatedLabel(target.label, target.simulated);
+  return parts.length ? `${label}: ${parts.join(", ")}` : `${label}: no figures yet`;
+}
+
+/** A target page's title: its headline, and its scenario where that tells the page apart (`nameScenario`). */
+export function targetTitle(target: TargetView, nameScenario: boolean): string {
+  const head = target.openLoop ? rateHeadline(target) : headline(headlineFigures(target));
+  return nameScenario ? `${head} · scenario ${target.scenario}` : head;
+}
+
+/** An open-loop target page's description. */
+export function rateDescription(target: TargetView): string {
+  return `${rateHeadline(target)}. Scenario ${target.scenario}: requests on an open loop; throughput, goodput, TTFT and end-to-end latency against the offered request rate, measured ${target.latest.startedAt.slice(0, 10)}.`;
+}
+
 /** The target with the highest figure by pick, or null. */
 function best(targets: TargetView[], pick: (f: HeadlineFigures) => number | null): HeadlineFigures | null {
   let top: HeadlineFigures | null = null;
@@ -74,6 +98,18 @@ export function leaderboardDescription(targets: TargetView[]): string {
   if (loaded) parts.push(`Most under load: ${headline(loaded)}.`);
   if (alone && alone.label !== loaded?.label) parts.push(`Fastest alone: ${headline(alone)}.`);
   return parts.join(" ");
+}
+
+/** A scenario leaderboard's description: the closed-loop one, or for an open loop the top capacity in requests/s. */
+export function scenarioDescription(targets: TargetView[], scenario: string, scenarioCount: number): string {
+  if (!targets.some((t) => t.openLoop)) {
+    const base = leaderboardDescription(targets);
+    return scenarioCount > 1 ? `${base} Scenario ${scenario}.` : base;
+  }
+  const top = rateRows(targets).find((r) => r.capacity !== null);
+  return `${targets.length} LLM ${targets.length === 1 ? "endpoint" : "endpoints"} in scenario ${scenario}, requests on an open loop, ranked by capacity in requests/s at the SLO.${
+    top?.capacity ? ` Highest: ${simulatedLabel(top.label, top.simulated)}, ${fmtRate(top.capacity.median)}.` : ""
+  }`;
 }
 
 /** The alerts page's description: how many are open, and the newest. */

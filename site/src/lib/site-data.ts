@@ -1,12 +1,13 @@
 /**
  * @module What the pages are built from, read from the store through its ports: the run index for
  * history and headline figures, full run documents only for the latest readable run of each
- * (target, scenario). The pages show the `chat` scenario (`targets`); every scenario is in `series`.
+ * (target, scenario). Every scenario is in `series`; `scenarios` orders them (`chat` first when
+ * present, then in the order their first run started): the site's front pages show the first.
  */
 import { ALERTS_KEY, type Alert, AlertsFile } from "@kneeboard/core/alerts";
 import { DEFAULT_STANDING, type StandingConfig } from "@kneeboard/core/config";
 import type { RunDocument } from "@kneeboard/core/run";
-import { bySeries, type RunIndex, type RunIndexEntry } from "@kneeboard/core/run-index";
+import { bySeries, type RunIndex, type RunIndexEntry, seriesKey } from "@kneeboard/core/run-index";
 import { type Slo, type Standing, standingOf } from "@kneeboard/core/standing";
 import { readRun, type Store } from "@kneeboard/core/store";
 
@@ -22,6 +23,8 @@ export interface HistoryPoint {
   peakAggregateOutputTokensPerSecond: number | null;
   peakConcurrency: number | null;
   kneeConcurrency: number | null;
+  /** Open loop: the highest rate meeting the SLO, requests/s; null for closed-loop runs and when none met it. */
+  capacityRequestsPerSecond: number | null;
   errorRate: number;
   rateLimitRate: number;
 }
@@ -45,19 +48,81 @@ export interface TargetView {
   history: HistoryPoint[];
   /** The figures the site ranks by: medians with intervals over the standing window. */
   standing: Standing;
+  /**
+   * True when the latest readable run is open loop (`workload.arrival.mode` is `poisson`): its levels
+   * are request rates (`details.levels[].ratePerSecond`), their `concurrency` only the level's number.
+   */
+  openLoop?: boolean;
+  /** Prompt tokens of the latest readable run: the median of its ok samples', else `workload.promptTokens`; null when neither. */
+  promptTokens?: number | null;
 }
 
 export interface SiteData {
   generatedAt: string;
-  /** The `chat` scenario of every target that has runs in it, by target id: what the pages show. */
+  /** The `chat` scenario of every target that has runs in it, by target id. */
   targets: TargetView[];
   /** Every (target, scenario), by target id then scenario. */
   series: TargetView[];
+  /** Every scenario with runs: `chat` first when present, then in the order their first run started. */
+  scenarios: string[];
   alerts: Alert[];
-  /** The index entries of `targets`, oldest first per target (for `runs.csv`; pages use the views above). */
+  /** The index entries of `targets` (chat), oldest first per target; pages use the views above. */
   entries: RunIndexEntry[];
+  /** The index entries of every (target, scenario), oldest first per series: `runs.csv` and the run documents under `/data/`. */
+  allEntries: RunIndexEntry[];
   /** Problems met while reading (a malformed run document, a bad alerts file), each naming the key. */
   warnings: string[];
+}
+
+/** Scenarios in the site's order: `chat` first when present, then by their first run's start (then by name). */
+export function scenarioOrder(entries: Iterable<{ scenario: string; startedAt: string }>): string[] {
+  const first = new Map<string, string>();
+  for (const e of entries) {
+    const seen = first.get(e.scenario);
+    if (seen === undefined || e.startedAt < seen) first.set(e.scenario, e.startedAt);
+  }
+  return [...first.keys()].sort(
+    (a, b) =>
+      Number(b === "chat") - Number(a === "chat") ||
+      (first.get(a) as string).localeCompare(first.get(b) as string) ||
+      a.localeCompare(b),
+  );
+}
+
+/** A view's series key (`seriesKey`): the target id for `chat`, `<id>/<scenario>` else; what chart payloads are keyed by. */
+export function viewKey(v: Pick<TargetView, "id" | "scenario">): string {
+  return seriesKey({ targetId: v.id, scenario: v.scenario });
+}
+
+/** The views of one scenario, by target id. */
+export function viewsOf(series: readonly TargetView[], scenario: string): TargetView[] {
+  return series.filter((v) => v.scenario === scenario);
+}
+
+/** One target's scenarios in the site's order. */
+export function scenariosOf(series: readonly TargetView[], scenarios: readonly string[], id: string): string[] {
+  const own = new Set(series.filter((v) => v.id === id).map((v) => v.scenario));
+  return scenarios.filter((s) => own.has(s));
+}
+
+/** True for a run document that swept request rates on an open loop (`workload.arrival.mode` is `poisson`). */
+export function isOpenLoop(doc: Pick<RunDocument, "workload" | "levels">): boolean {
+  const arrival = doc.workload.arrival as { mode?: unknown } | undefined;
+  return arrival?.mode === "poisson" || doc.levels.some((l) => l.ratePerSecond !== null);
+}
+
+/** The run's prompt tokens: the median over its ok samples that report them, else `workload.promptTokens`. */
+export function promptTokensOf(doc: Pick<RunDocument, "workload" | "samples">): number | null {
+  const counts = doc.samples
+    .filter((s) => s.outcome === "ok" && s.promptTokens !== null)
+    .map((s) => s.promptTokens as number)
+    .sort((a, b) => a - b);
+  if (counts.length > 0) {
+    const mid = counts.length >> 1;
+    return counts.length % 2 ? (counts[mid] as number) : ((counts[mid - 1] as number) + (counts[mid] as number)) / 2;
+  }
+  const declared = doc.workload.promptTokens;
+  return typeof declared === "number" && Number.isFinite(declared) ? declared : null;
 }
 
 export function historyPoint(e: RunIndexEntry): HistoryPoint {
@@ -72,6 +137,7 @@ export function historyPoint(e: RunIndexEntry): HistoryPoint {
     peakAggregateOutputTokensPerSecond: e.summary.peak?.aggregateOutputTokensPerSecond ?? null,
     peakConcurrency: e.summary.peak?.concurrency ?? null,
     kneeConcurrency: e.summary.kneeConcurrency,
+    capacityRequestsPerSecond: e.summary.capacityRequestsPerSecond ?? null,
     errorRate: e.summary.errorRate,
     rateLimitRate: e.summary.rateLimitRate,
   };
@@ -113,16 +179,21 @@ export async function loadSiteData(options: {
 
   const series: TargetView[] = [];
   const all: RunIndexEntry[] = [];
+  const chat: RunIndexEntry[] = [];
   for (const entries of groups) {
     const { targetId: id, scenario } = entries[0] as RunIndexEntry;
     entries.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.key.localeCompare(b.key));
-    if (scenario === "chat") all.push(...entries);
+    all.push(...entries);
+    if (scenario === "chat") chat.push(...entries);
     const latest = entries[entries.length - 1] as RunIndexEntry;
     let details: RunDetails | null = null;
+    let promptTokens: number | null = null;
     for (let i = entries.length - 1; i >= 0 && details === null; i--) {
       const key = (entries[i] as RunIndexEntry).key;
       try {
-        const { samples: _samples, ...rest } = await readRun(options.store, key);
+        const doc = await readRun(options.store, key);
+        promptTokens = promptTokensOf(doc);
+        const { samples: _samples, ...rest } = doc;
         details = { ...rest, key };
       } catch (error) {
         warn(`skipped ${key}: ${(error as Error).message}`);
@@ -144,14 +215,18 @@ export async function loadSiteData(options: {
         // The SLO the runs were judged by (the config's `workload.slo`), unless the build names one.
         slo: options.slo ?? latest.slo ?? undefined,
       }),
+      openLoop: details !== null && isOpenLoop(details),
+      promptTokens,
     });
   }
   return {
     generatedAt,
     targets: series.filter((v) => v.scenario === "chat"),
     series,
+    scenarios: scenarioOrder(all),
     alerts: await readAlerts(options.store, warn),
-    entries: all,
+    entries: chat,
+    allEntries: all,
     warnings,
   };
 }

@@ -7,12 +7,16 @@ import {
   type HistoryBands,
   historySpec,
   latencySpec,
+  prefillSpec,
+  rateLatencySpec,
+  rateThroughputSpec,
   standingCurvesSpec,
   throughputCurvesSpec,
   tradeoffSpec,
 } from "./charts/index.ts";
 import { tradeoffTargets } from "./compare.ts";
 import { modelGroups } from "./models.ts";
+import { prefillPoints, ratePoints } from "./open-loop.ts";
 import type { TargetView } from "./site-data.ts";
 import { renderSvg } from "./svg.ts";
 
@@ -31,6 +35,10 @@ export interface TargetCharts {
   history: string | null;
   /** Per-stream against aggregate tok/s, each point labelled with its concurrency; null without a valid level. */
   tradeoff: string | null;
+  /** Open loop only (the charts against concurrency are then null): TTFT and e2e p50/p95 against the offered rate. */
+  rateLatency: string | null;
+  /** Open loop only: aggregate and goodput tok/s against the offered rate. */
+  rateThroughput: string | null;
 }
 
 /** The build-time SVG charts of a model page: its routes' curves overlaid, and their trade-offs; null where no route has a valid level. */
@@ -95,10 +103,45 @@ export async function compareTradeoff(targets: TargetView[]): Promise<string> {
   );
 }
 
+/** The prefill curve of one target's views (its scenarios): null unless 2 or more closed-loop scenarios have a valid level 1. */
+export async function prefillChart(views: TargetView[]): Promise<string | null> {
+  const points = prefillPoints(views);
+  return points.length >= 2
+    ? await renderSvg(prefillSpec({ title: "time to first token against prompt length", points }))
+    : null;
+}
+
+/** An open-loop view's charts: against the offered rate, none against concurrency. */
+async function openLoopCharts(target: TargetView): Promise<TargetCharts> {
+  const points = ratePoints(target.details?.levels ?? []).filter((p) => p.valid);
+  const has = (pick: (p: (typeof points)[number]) => (number | null)[]) => points.some((p) => pick(p).some(finite));
+  return {
+    standing: null,
+    curves: null,
+    latency: null,
+    tradeoff: null,
+    history:
+      target.history.some((h) => finite(h.peakAggregateOutputTokensPerSecond)) && target.history.length > 1
+        ? await renderSvg(
+            historySpec({ title: "history", points: target.history, bands: standingBands(target.standing) }),
+          )
+        : null,
+    rateLatency: has((p) => [p.ttftP50Ms, p.ttftP95Ms, p.e2eP50Ms, p.e2eP95Ms])
+      ? await renderSvg(rateLatencySpec({ title: "latency against offered rate", points }))
+      : null,
+    rateThroughput: has((p) => [p.aggregateOutputTokensPerSecond, p.goodputOutputTokensPerSecond])
+      ? await renderSvg(rateThroughputSpec({ title: "aggregate and goodput tok/s against offered rate", points }))
+      : null,
+  };
+}
+
 export async function targetCharts(target: TargetView): Promise<TargetCharts> {
+  if (target.openLoop) return openLoopCharts(target);
   const { levels, summary } = target.latest;
   const { standing } = target;
   return {
+    rateLatency: null,
+    rateThroughput: null,
     standing: standing.levels.some((l) => l.ranked)
       ? await renderSvg(
           standingCurvesSpec({

@@ -70,10 +70,7 @@ export type Arrival = z.infer<typeof Arrival>;
 
 const workloadFields = {
   /** Concurrency levels, strictly ascending. */
-  concurrency: z
-    .array(z.number().int().positive().max(1024))
-    .min(1)
-    .superRefine(strictlyAscending("levels")),
+  concurrency: z.array(z.number().int().positive().max(1024)).min(1).superRefine(strictlyAscending("levels")),
   /** Approximate prompt size in tokens. */
   promptTokens: z.number().int().positive(),
   /** max_tokens of each request. */

@@ -1,0 +1,45 @@
+/** @module The prefill curve: how TTFT grows with the prompt, one point per closed-loop scenario of one target. */
+import type { TopLevelSpec } from "vega-lite";
+import type { PrefillPoint } from "../open-loop.ts";
+import { AGGREGATE_COLOR, AGGREGATE_SHAPE, CHART_COLORS, CONFIG, SCHEMA } from "./shared.ts";
+
+export const PROMPT_TOKENS_TITLE = "prompt tokens";
+
+/**
+ * TTFT p50 at level 1 (one request alone, so no queueing) against the scenario's prompt tokens, both
+ * axes from zero, straight segments between the measured points, each labelled with its scenario.
+ */
+export function prefillSpec(input: { title: string; points: PrefillPoint[] }): TopLevelSpec {
+  const values = input.points.map((p) => ({ ...p, label: p.scenario }));
+  const x = {
+    field: "promptTokens",
+    type: "quantitative" as const,
+    title: PROMPT_TOKENS_TITLE,
+    scale: { zero: true, nice: true },
+  };
+  const y = { field: "ttftP50Ms", type: "quantitative" as const, title: "TTFT p50 ms, alone", scale: { zero: true } };
+  return {
+    $schema: SCHEMA,
+    title: input.title,
+    description: `Time to first token, p50 at level 1 (one request alone), against the prompt's tokens: one point per scenario (${values.map((v) => v.scenario).join(", ")}), both axes from zero.`,
+    width: 520,
+    height: 240,
+    config: CONFIG,
+    data: { values },
+    layer: [
+      {
+        mark: {
+          type: "line",
+          interpolate: "linear",
+          color: AGGREGATE_COLOR,
+          point: { filled: true, size: 50, color: AGGREGATE_COLOR, shape: AGGREGATE_SHAPE },
+        },
+        encoding: { x, y, order: { field: "promptTokens", type: "quantitative" } },
+      },
+      {
+        mark: { type: "text", align: "left", dx: 6, dy: -6, fontSize: 10, color: CHART_COLORS.ink },
+        encoding: { x, y, text: { field: "label", type: "nominal" } },
+      },
+    ],
+  } as TopLevelSpec;
+}

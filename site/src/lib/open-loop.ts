@@ -1,0 +1,168 @@
+/**
+ * @module Open-loop scenarios (requests sent on a Poisson schedule at set rates): their levels are
+ * request rates, so they are ranked by capacity in requests/s (the highest offered rate whose level
+ * meets the SLO) and drawn against the offered rate; a level's `concurrency` is only its number.
+ */
+import { type Estimate, estimate, rankLabel, ranksBy } from "@kneeboard/core/standing";
+import { targetModelKey } from "./models.ts";
+import type { TargetView } from "./site-data.ts";
+
+type DetailLevel = NonNullable<TargetView["details"]>["levels"][number];
+
+/** One open-loop level as the rate charts and tables take it: the index's figures with the document's rates. */
+export interface RatePoint {
+  /** The level's number (1, 2, ...): never shown as a concurrency. */
+  level: number;
+  ratePerSecond: number;
+  achievedRatePerSecond: number | null;
+  inFlightMean: number | null;
+  inFlightMax: number | null;
+  scheduleLagP50Ms: number | null;
+  scheduleLagP99Ms: number | null;
+  aggregateOutputTokensPerSecond: number | null;
+  goodputOutputTokensPerSecond: number | null;
+  perStreamOutputTokensPerSecondP50: number | null;
+  ttftP50Ms: number | null;
+  ttftP95Ms: number | null;
+  e2eP50Ms: number | null;
+  e2eP95Ms: number | null;
+  valid: boolean;
+}
+
+/** The offered rate of level `n` of a view's latest readable run; null when unknown. */
+export function rateOf(view: Pick<TargetView, "details">, n: number): number | null {
+  return view.details?.levels.find((l) => l.concurrency === n)?.ratePerSecond ?? null;
+}
+
+/** The latest readable run's levels with a rate, in order of rate. */
+export function ratePoints(levels: readonly DetailLevel[]): RatePoint[] {
+  return levels
+    .filter((l): l is DetailLevel & { ratePerSecond: number } => l.ratePerSecond !== null)
+    .map((l) => ({
+      level: l.concurrency,
+      ratePerSecond: l.ratePerSecond,
+      achievedRatePerSecond: l.achievedRatePerSecond,
+      inFlightMean: l.inFlightMean,
+      inFlightMax: l.inFlightMax,
+      scheduleLagP50Ms: l.scheduleLagMs?.p50 ?? null,
+      scheduleLagP99Ms: l.scheduleLagMs?.p99 ?? null,
+      aggregateOutputTokensPerSecond: l.aggregateOutputTokensPerSecond,
+      goodputOutputTokensPerSecond: l.goodputOutputTokensPerSecond,
+      perStreamOutputTokensPerSecondP50: l.perStream.outputTokensPerSecond.p50,
+      ttftP50Ms: l.ttftMs.p50,
+      ttftP95Ms: l.ttftMs.p95,
+      e2eP50Ms: l.e2eMs.p50,
+      e2eP95Ms: l.e2eMs.p95,
+      valid: l.valid,
+    }))
+    .sort((a, b) => a.ratePerSecond - b.ratePerSecond);
+}
+
+/**
+ * Capacity in requests/s over the standing's runs: the median (and interval) of each run's
+ * `capacityRequestsPerSecond`, a run in which no rate met the SLO counting as 0; null when none met it.
+ */
+export function capacityEstimate(view: Pick<TargetView, "history" | "standing">): Estimate | null {
+  const inStanding = new Set(view.standing.runIds);
+  const values = view.history.filter((h) => inStanding.has(h.runId)).map((h) => h.capacityRequestsPerSecond);
+  if (values.every((v) => v === null)) return null;
+  return estimate(values.map((v) => v ?? 0));
+}
+
+/** One row of an open-loop ranking. */
+export interface RateRow {
+  id: string;
+  label: string;
+  modelKey: string;
+  simulated: boolean;
+  rank: number | null;
+  rankLabel: string;
+  /** The highest offered rate meeting the SLO, requests/s, over the standing's runs. */
+  capacity: Estimate | null;
+  /** The latest run's achieved rate at its capacity level, requests/s. */
+  achievedAtCapacity: number | null;
+  /** The standing's TTFT p95 and per-stream tok/s at the latest run's capacity level. */
+  ttftP95AtCapacity: Estimate | null;
+  perStreamAtCapacity: Estimate | null;
+  peakAggregate: Estimate | null;
+  /** The offered rate of the peak's level, requests/s. */
+  peakRatePerSecond: number | null;
+  errorRate: number;
+  rateLimitRate: number;
+  problem: string | null;
+  /** Capacity in requests/s of the last runs, oldest first. */
+  trend: (number | null)[];
+}
+
+/** Open-loop views ranked by capacity in requests/s (shared ranks where the intervals overlap). */
+export function rateRows(views: readonly TargetView[], trendRuns = 20): RateRow[] {
+  const caps = new Map(views.map((v) => [v.id, capacityEstimate(v)]));
+  const ranks = ranksBy(views.map((v) => ({ id: v.id, estimate: caps.get(v.id) ?? null })));
+  const all = [...ranks.values()];
+  return views
+    .map((v): RateRow => {
+      const s = v.latest.summary;
+      const capRate = s.capacityRequestsPerSecond ?? null;
+      const capLevel = capRate === null ? undefined : v.details?.levels.find((l) => l.ratePerSecond === capRate);
+      const standingAt = capLevel ? v.standing.levels.find((l) => l.concurrency === capLevel.concurrency) : undefined;
+      const peak = v.standing.peak;
+      const rank = ranks.get(v.id) ?? null;
+      return {
+        id: v.id,
+        label: v.label,
+        modelKey: targetModelKey(v),
+        simulated: v.simulated,
+        rank,
+        rankLabel: rankLabel(rank, all),
+        capacity: caps.get(v.id) ?? null,
+        achievedAtCapacity: capLevel?.achievedRatePerSecond ?? null,
+        ttftP95AtCapacity: standingAt?.ttftP95Ms ?? null,
+        perStreamAtCapacity: standingAt?.perStreamOutputTokensPerSecondP50 ?? null,
+        peakAggregate: peak?.aggregateOutputTokensPerSecond ?? null,
+        peakRatePerSecond: peak ? rateOf(v, peak.concurrency) : null,
+        errorRate: s.errorRate,
+        rateLimitRate: s.rateLimitRate,
+        problem:
+          v.latest.status === "partial"
+            ? `partial${v.latest.partialReason ? ` (${v.latest.partialReason})` : ""}`
+            : !s.valid
+              ? "some rates invalid"
+              : null,
+        trend: v.history.slice(-trendRuns).map((h) => h.capacityRequestsPerSecond ?? 0),
+      };
+    })
+    .sort(
+      (a, b) =>
+        (a.rank ?? Number.POSITIVE_INFINITY) - (b.rank ?? Number.POSITIVE_INFINITY) ||
+        (b.capacity?.median ?? -1) - (a.capacity?.median ?? -1) ||
+        a.id.localeCompare(b.id),
+    );
+}
+
+/** "0.5 req/s", "12 req/s": a rate with the precision it needs. */
+export function fmtRate(rate: number | null | undefined): string {
+  if (rate === null || rate === undefined || !Number.isFinite(rate)) return "—";
+  return `${rate.toLocaleString("en-US", { maximumFractionDigits: rate < 10 ? 2 : 1 })} req/s`;
+}
+
+/** One point of a target's prefill curve: one closed-loop scenario's prompt tokens and its TTFT p50 at level 1. */
+export interface PrefillPoint {
+  scenario: string;
+  promptTokens: number;
+  ttftP50Ms: number;
+}
+
+/**
+ * The prefill curve of one target: TTFT p50 at level 1 of the latest readable run of each closed-loop
+ * scenario with a valid level 1 and known prompt tokens, by prompt tokens; empty unless 2 or more.
+ */
+export function prefillPoints(views: readonly TargetView[]): PrefillPoint[] {
+  const points = views.flatMap((v): PrefillPoint[] => {
+    if (v.openLoop || v.promptTokens === null || v.promptTokens === undefined || v.details === null) return [];
+    const one = v.details.levels.find((l) => l.concurrency === 1);
+    const ttft = one?.ttftMs.p50 ?? null;
+    if (!one?.valid || ttft === null || !Number.isFinite(ttft)) return [];
+    return [{ scenario: v.scenario, promptTokens: v.promptTokens, ttftP50Ms: ttft }];
+  });
+  return points.length >= 2 ? points.sort((a, b) => a.promptTokens - b.promptTokens) : [];
+}

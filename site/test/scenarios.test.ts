@@ -1,0 +1,252 @@
+/** Scenarios on the site without a browser: their order, open-loop rankings and charts against the offered rate, the prefill curve, the downloads. */
+import { rmSync } from "node:fs";
+import { indexEntryFor } from "@kneeboard/core/run-index";
+import { standingOf } from "@kneeboard/core/standing";
+import { syntheticRun } from "@kneeboard/core/synthetic";
+import { describe, expect, it } from "vitest";
+import {
+  PROMPT_TOKENS_TITLE,
+  prefillSpec,
+  RATE_TITLE,
+  rateLatencySpec,
+  rateThroughputSpec,
+} from "../src/lib/charts/index.ts";
+import { indexJson, runsCsv, standingCsv } from "../src/lib/downloads.ts";
+import { capacityEstimate, prefillPoints, ratePoints, rateRows } from "../src/lib/open-loop.ts";
+import { modelPath, targetPath } from "../src/lib/scenarios.ts";
+import {
+  historyPoint,
+  isOpenLoop,
+  loadSiteData,
+  promptTokensOf,
+  scenarioOrder,
+  type TargetView,
+  viewsOf,
+} from "../src/lib/site-data.ts";
+import { renderSvg } from "../src/lib/svg.ts";
+import { fixtureStore, OPEN_LOOP, openLoopRun, RAG, withPrompt } from "./fixture.ts";
+
+const NOW = "2026-11-02T00:00:00.000Z";
+
+/** A view of hand-built runs of one (target, scenario), as the loader makes it. */
+function view(
+  id: string,
+  scenario: string,
+  docs: ReturnType<typeof syntheticRun>[],
+  promptTokens: number | null,
+): TargetView {
+  const entries = docs.map((d, i) => indexEntryFor(`runs/${id}/${scenario}-${i}.json`, d));
+  const latest = entries.at(-1) as (typeof entries)[number];
+  const { samples: _s, ...details } = docs.at(-1) as ReturnType<typeof syntheticRun>;
+  return {
+    id,
+    scenario,
+    label: id,
+    model: "m",
+    simulated: true,
+    latest,
+    details: { ...details, key: latest.key },
+    history: entries.map(historyPoint),
+    standing: standingOf(id, entries, { now: NOW, scenario }),
+    openLoop: isOpenLoop(details),
+    promptTokens,
+  };
+}
+
+const closed = (id: string, scenario: string, ttftMs: number, i = 0) =>
+  syntheticRun({
+    targetId: id,
+    scenario,
+    runId: `${id}-${scenario}-${i}`,
+    startedAt: new Date(Date.parse(NOW) - (i + 1) * 3_600_000).toISOString(),
+    singleStreamTokensPerSecond: 100,
+    ttftMs,
+    saturationStreams: 4,
+    concurrency: [1, 2, 4],
+  });
+
+const open = (id: string, i: number, meets: boolean[]) =>
+  openLoopRun(
+    syntheticRun({
+      targetId: id,
+      scenario: "poisson",
+      runId: `${id}-poisson-${i}`,
+      startedAt: new Date(Date.parse(NOW) - (i + 1) * 3_600_000).toISOString(),
+      singleStreamTokensPerSecond: 100,
+      ttftMs: 200,
+      saturationStreams: 4,
+      concurrency: [1, 2, 3, 4],
+    }),
+    [0.5, 1, 2, 4],
+    meets,
+  );
+
+// biome-ignore lint/suspicious/noExplicitAny: the specs are checked structurally
+type Loose = any;
+
+describe("scenario order and paths", () => {
+  it("puts chat first, then scenarios in the order their first run started", () => {
+    const at = (scenario: string, startedAt: string) => ({ scenario, startedAt });
+    expect(
+      scenarioOrder([
+        at("rag", "2026-01-02"),
+        at("long-context", "2026-01-01"),
+        at("chat", "2026-01-03"),
+        at("rag", "2026-01-01T12"),
+      ]),
+    ).toEqual(["chat", "long-context", "rag"]);
+    expect(scenarioOrder([at("rag", "2026-01-02"), at("b", "2026-01-03")])).toEqual(["rag", "b"]);
+  });
+
+  it("puts a target's and a model's first scenario at their root, the others under s/<scenario>/", () => {
+    const series = [
+      view("a", "rag", [closed("a", "rag", 900)], 4000),
+      view("a", "chat", [closed("a", "chat", 200)], 150),
+    ];
+    const scenarios = ["chat", "rag"];
+    expect(targetPath(series, scenarios, "a", "chat")).toBe("targets/a/");
+    expect(targetPath(series, scenarios, "a", "rag")).toBe("targets/a/s/rag/");
+    expect(modelPath(series, scenarios, "m", "rag")).toBe("models/m/s/rag/");
+    // A target with only rag runs has rag at its root.
+    expect(targetPath(series.slice(0, 1), scenarios, "a", "rag")).toBe("targets/a/");
+  });
+});
+
+describe("open-loop rankings", () => {
+  const strong = view(
+    "strong",
+    "poisson",
+    [0, 1, 2].map((i) => open("strong", i, [true, true, true, false])),
+    150,
+  );
+  const weak = view(
+    "weak",
+    "poisson",
+    [0, 1, 2].map((i) => open("weak", i, [true, false, false, false])),
+    150,
+  );
+  const none = view(
+    "none",
+    "poisson",
+    [0, 1].map((i) => open("none", i, [false, false, false, false])),
+    150,
+  );
+
+  it("reads a level's rate from the run document, never its number as a concurrency", () => {
+    expect(strong.openLoop).toBe(true);
+    const points = ratePoints(strong.details?.levels ?? []);
+    expect(points.map((p) => [p.level, p.ratePerSecond])).toEqual([
+      [1, 0.5],
+      [2, 1],
+      [3, 2],
+      [4, 4],
+    ]);
+    expect(points[0]?.achievedRatePerSecond).toBeCloseTo(0.49);
+  });
+
+  it("ranks by capacity in requests/s over the standing's runs, a run meeting no rate counting as none", () => {
+    expect(capacityEstimate(strong)).toMatchObject({ median: 2, n: 3 });
+    expect(capacityEstimate(none)).toBeNull();
+    const rows = rateRows([weak, none, strong]);
+    expect(rows.map((r) => [r.id, r.rankLabel])).toEqual([
+      ["strong", "1"],
+      ["weak", "2"],
+      ["none", "—"],
+    ]);
+    const top = rows[0] as (typeof rows)[number];
+    expect(top.achievedAtCapacity).toBeCloseTo(1.96);
+    expect(top.peakRatePerSecond).not.toBeNull();
+    expect(top.trend).toEqual([2, 2, 2]);
+  });
+
+  it("draws latency and throughput against the offered rate, with no concurrency axis", async () => {
+    const points = ratePoints(strong.details?.levels ?? []);
+    for (const spec of [
+      rateLatencySpec({ title: "l", points }),
+      rateThroughputSpec({ title: "t", points }),
+    ] as Loose[]) {
+      const text = JSON.stringify(spec);
+      expect(text).toContain(RATE_TITLE);
+      expect(text).not.toContain("concurrency");
+      const svg = await renderSvg(spec);
+      expect(svg).toContain("offered rate (requests/s)");
+    }
+    const throughput: Loose = rateThroughputSpec({ title: "t", points });
+    expect(throughput.encoding.x.axis.values).toEqual([0.5, 1, 2, 4]);
+    expect(throughput.encoding.y.scale.zero).toBe(true);
+    expect(new Set(throughput.data.values.map((v: Loose) => v.measure))).toEqual(new Set(["aggregate", "goodput"]));
+    const latency: Loose = rateLatencySpec({ title: "l", points });
+    expect(latency.hconcat).toHaveLength(2);
+    expect(latency.hconcat[0].data.values.filter((v: Loose) => v.percentile === "p95")).toHaveLength(4);
+  });
+});
+
+describe("the prefill curve", () => {
+  it("takes TTFT p50 at level 1 against prompt tokens over two or more closed-loop scenarios", async () => {
+    const chat = view("a", "chat", [closed("a", "chat", 200)], 150);
+    const rag = view("a", "rag", [closed("a", "rag", 1200)], 4000);
+    const poisson = view("a", "poisson", [open("a", 0, [true, true, true, true])], 150);
+    expect(prefillPoints([chat])).toEqual([]);
+    expect(prefillPoints([chat, poisson])).toEqual([]);
+    const points = prefillPoints([rag, poisson, chat]);
+    expect(points.map((p) => [p.scenario, p.promptTokens])).toEqual([
+      ["chat", 150],
+      ["rag", 4000],
+    ]);
+    expect((points[1]?.ttftP50Ms ?? 0) > (points[0]?.ttftP50Ms ?? 0)).toBe(true);
+    const spec: Loose = prefillSpec({ title: "p", points });
+    expect(spec.layer[0].encoding.x).toMatchObject({ field: "promptTokens", title: PROMPT_TOKENS_TITLE });
+    expect(spec.layer[0].encoding.y.scale.zero).toBe(true);
+    expect(await renderSvg(spec)).toContain(PROMPT_TOKENS_TITLE);
+  });
+
+  it("reads prompt tokens from the samples' median, else the workload", () => {
+    const doc = withPrompt(closed("a", "rag", 900), 4000);
+    expect(promptTokensOf(doc)).toBe(4000);
+    expect(promptTokensOf({ ...doc, samples: [] })).toBe(4000);
+    expect(promptTokensOf({ workload: {}, samples: [] })).toBeNull();
+  });
+});
+
+describe("the loader and downloads, on the site fixture", () => {
+  it("orders the fixture's scenarios, marks the open loop, and carries the scenario into every download", async () => {
+    const fixture = await fixtureStore(2);
+    try {
+      const data = await loadSiteData({ store: fixture.store, index: fixture.index, now: NOW, warn: () => {} });
+      expect(data.scenarios).toEqual(["chat", RAG.scenario, OPEN_LOOP.scenario]);
+      expect(viewsOf(data.series, RAG.scenario).map((v) => v.id)).toEqual([...RAG.targets].sort());
+      const [openView] = viewsOf(data.series, OPEN_LOOP.scenario);
+      expect(openView).toMatchObject({ id: OPEN_LOOP.id, openLoop: true });
+      expect(openView?.latest.summary.capacityRequestsPerSecond).toBe(2);
+      expect(viewsOf(data.series, RAG.scenario).map((v) => v.promptTokens)).toEqual([4000, 4000]);
+      expect(viewsOf(data.series, "chat").every((v) => v.openLoop === false)).toBe(true);
+      // Every scenario's runs: 2 chat runs of 4 targets, 2 rag runs of 2, 2 open-loop runs.
+      expect(data.allEntries).toHaveLength(8 + 4 + 2);
+
+      const index = JSON.parse(indexJson(data));
+      expect(index.scenarios).toEqual(data.scenarios);
+      expect(index.targets.every((t: Loose) => t.scenario === "chat")).toBe(true);
+      expect(index.series.map((t: Loose) => `${t.id}/${t.scenario}`).sort()).toEqual(
+        ["fast-small/rag", "slow-large/rag", `${OPEN_LOOP.id}/${OPEN_LOOP.scenario}`].sort(),
+      );
+      const runs = runsCsv(
+        data.allEntries,
+        data.series.map((v) => v.standing),
+      )
+        .trim()
+        .split("\n");
+      expect(runs[0]?.split(",").slice(0, 2)).toEqual(["targetId", "scenario"]);
+      expect(runs.some((l) => l.startsWith("fast-small,rag,"))).toBe(true);
+      expect(runs.some((l) => l.startsWith(`${OPEN_LOOP.id},${OPEN_LOOP.scenario},`))).toBe(true);
+      // inStanding is per (target, scenario): a rag run's rows enter the rag standing.
+      expect(runs.filter((l) => l.startsWith("fast-small,rag,") && l.endsWith(",true")).length).toBeGreaterThan(0);
+      const standing = standingCsv(data.series.map((v) => v.standing))
+        .trim()
+        .split("\n");
+      expect(standing[0]?.split(",").slice(0, 2)).toEqual(["targetId", "scenario"]);
+      expect(standing.some((l) => l.startsWith("slow-large,rag,"))).toBe(true);
+    } finally {
+      rmSync(fixture.root, { recursive: true, force: true });
+    }
+  });
+});
