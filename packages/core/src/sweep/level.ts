@@ -124,6 +124,29 @@ export class LevelRunner implements LevelCounters {
     this.abort.abort();
   }
 
+  /**
+   * Stops the level when `signal` aborts or the scheduler's clock reaches `deadlineMs`; returns what
+   * undoes that, for the level's end. A timer may fire a little before its time by the clock: the stop
+   * waits until the clock says so, as the deadline's reader (the deployed sweep's continuation) judges
+   * it by the clock.
+   */
+  stopOn(scheduler: Scheduler, signal?: AbortSignal, deadlineMs?: number): () => void {
+    const onSignal = () => this.stop("stopped by signal");
+    signal?.addEventListener("abort", onSignal, { once: true });
+    let deadline: Timer | undefined;
+    const arm = (atMs: number) => {
+      deadline = scheduler.setTimer(() => {
+        if (scheduler.now() >= atMs) this.stop("deadline reached");
+        else arm(atMs);
+      }, atMs - scheduler.now());
+    };
+    if (deadlineMs !== undefined) arm(deadlineMs);
+    return () => {
+      deadline?.cancel();
+      signal?.removeEventListener("abort", onSignal);
+    };
+  }
+
   /** True once the level must send nothing more. */
   ended(): boolean {
     if (this.endedEarly || this.stopped !== null) return true;
@@ -188,18 +211,7 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
   const total = workload.requestsPerLevel ?? null;
   const runner = new LevelRunner(concurrency, workload.warmupRequests, total, ctx.stopReason);
   const { signal } = runner.abort;
-  const onSignal = () => runner.stop("stopped by signal");
-  ctx.signal?.addEventListener("abort", onSignal, { once: true });
-  // A timer may fire a little before its time by the clock: the stop waits until the clock says so,
-  // as the deadline's reader (the deployed sweep's continuation) judges it by the clock.
-  let deadline: Timer | undefined;
-  const armDeadline = (deadlineMs: number) => {
-    deadline = scheduler.setTimer(() => {
-      if (scheduler.now() >= deadlineMs) runner.stop("deadline reached");
-      else armDeadline(deadlineMs);
-    }, deadlineMs - scheduler.now());
-  };
-  if (ctx.deadlineMs !== undefined) armDeadline(ctx.deadlineMs);
+  const disarm = runner.stopOn(scheduler, ctx.signal, ctx.deadlineMs);
   let watch: HealthWatch | undefined;
   const loop = (
     workers: number,
@@ -308,8 +320,7 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
     return outcome;
   } finally {
     watch?.stop();
-    deadline?.cancel();
-    ctx.signal?.removeEventListener("abort", onSignal);
+    disarm();
   }
 }
 
