@@ -59,7 +59,8 @@ export async function runOpenLoop(loop: OpenLoop): Promise<OpenLoopRecord> {
   signal.addEventListener("abort", onAbort, { once: true });
   for (let dueMs = firstSendMs; dueMs - firstSendMs < loop.durationMs; dueMs += loop.gapsMs()) {
     // Several sends may be due at once after a late wake-up: they leave back to back, each with its lag.
-    if (dueMs > scheduler.now()) await scheduler.sleep(dueMs - scheduler.now(), signal);
+    // A timer may also fire a little early by the clock: a send never leaves before its time.
+    while (dueMs > scheduler.now() && !signal.aborted) await scheduler.sleep(dueMs - scheduler.now(), signal);
     while (pending.size >= loop.maxInFlight && !signal.aborted) {
       maxInFlightHit = true;
       await slotFreed();
