@@ -6,7 +6,7 @@
 import { type ClientHealth, type HealthWatch, watchClientHealth } from "../client/health.ts";
 import type { ChatRequest, Endpoint, RawResult } from "../client/index.ts";
 import type { Target, Workload } from "../config/index.ts";
-import { EARLY_FAILURE_REQUESTS, type EarlyResult, summarizeLevel } from "../metrics/index.ts";
+import { distribution, EARLY_FAILURE_REQUESTS, type EarlyResult, summarizeLevel } from "../metrics/index.ts";
 import type { Level, Sample } from "../run/index.ts";
 import type { Scheduler, Timer } from "../scheduler/index.ts";
 import { PromptSizer, promptFor } from "../workload/index.ts";
@@ -256,7 +256,7 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
     };
     // No lock-step: the first N sends of a closed loop leave evenly over one expected request
     // duration, so completions, and the sends after them, spread out as independent users' would.
-    const startSpreadMs = arrival || concurrency < 2 ? 0 : (ctx.expectedRequestMs ?? median(warmupMs) ?? 0);
+    const startSpreadMs = arrival || concurrency < 2 ? 0 : (ctx.expectedRequestMs ?? distribution(warmupMs).p50 ?? 0);
     const firstSendDelayMs = (worker: number) => (startSpreadMs * worker) / concurrency;
     let okTokens = 0;
     const onMeasured = (r: LoopResult): boolean => {
@@ -322,14 +322,6 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
     watch?.stop();
     disarm();
   }
-}
-
-/** The median of `values`; null when empty. */
-function median(values: number[]): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 /** Characters of this place's prompts (they differ by a few characters of prefix only). */

@@ -1,5 +1,7 @@
 /** @module Deterministic prompts: about `promptTokens` tokens each, with a unique prefix so no prompt cache serves them. */
 
+import { distribution } from "../metrics/distribution.ts";
+
 // Common English words, mostly one token each in the usual tokenizers.
 const WORDS =
   "the river carries light across old stone while people walk slowly toward a quiet market where bread and fruit wait under wide canvas roofs".split(
@@ -19,10 +21,7 @@ export class PromptSizer {
 
   /** Characters per prompt token to size the next prompt with. */
   get charsPerToken(): number {
-    if (this.ratios.length === 0) return CHARS_PER_TOKEN;
-    const sorted = [...this.ratios].sort((a, b) => a - b);
-    const mid = sorted.length >> 1;
-    return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+    return distribution(this.ratios).p50 ?? CHARS_PER_TOKEN;
   }
 
   /** A prompt of `chars` characters was counted as `promptTokens` tokens (null: the endpoint did not say). */
