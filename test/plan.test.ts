@@ -104,6 +104,42 @@ describe("kneeboard plan", () => {
     expect(requests).toBe(0);
   });
 
+  it("plans an open-loop scenario by its rates: sending time, the last request, in flight against maxInFlight", async () => {
+    const config = {
+      targets: [{ id: "open", label: "Open", baseURL: url, model: "m", route: { gateway: "direct" } }],
+      workload: {
+        concurrency: [1, 2],
+        maxTokens: 256,
+        levelDurationSeconds: 20,
+        warmupRequests: 1,
+        requestTimeoutSeconds: 60,
+      },
+      scenarios: {
+        chat: {},
+        poisson: { arrival: { mode: "poisson", ratesPerSecond: [1, 4, 16], seed: 1, maxInFlight: 64 } },
+      },
+    };
+    const file = join(dir, "open.json");
+    writeFileSync(file, JSON.stringify(config));
+    const result = await kneeboard(["plan", "--config", file]);
+    expect(result.code).toBe(0);
+    const open = result.out.split("\n\n").find((part) => part.startsWith("target open [poisson]")) ?? "";
+    // A request: 0.5 s to the first token, then 256 tokens at 50 tok/s = 5.62 s. A level: one warm-up
+    // request, 20 s of sends, then the last request: 31.2 s; at the timeout 60 + 20 + 60 = 140 s.
+    expect(open).toMatch(/^ +rate +warm-up/m);
+    for (const rate of ["1/s", "4/s", "16/s"])
+      expect(open).toMatch(new RegExp(`^ +${rate} +1 +20 s +31\\.2 +140$`, "m"));
+    expect(open).toContain("open loop (Poisson arrivals, warm-up one at a time) for 20 s per level + 3 warm-up");
+    // Little's law at 16/s: 16 x 5.62 s = 90 in flight, over the 64 allowed.
+    expect(open).toContain("maxInFlight: at 16/s about 90 requests would be in flight, at or over 64");
+    // The top level's chunks: every answer once per send, 16 x 256 = 4,096 chunks/s.
+    expect(open).toContain("top level: 16 requests/s x 256 tokens = 4,096 chunks/s");
+    const chat = result.out.split("\n\n").find((part) => part.startsWith("target open [chat]")) ?? "";
+    expect(chat).not.toContain("maxInFlight");
+    expect(chat).toMatch(/^ +level +warm-up/m);
+    expect(requests).toBe(0);
+  });
+
   it("prints levels, requests, the bounds and the invocations of a sweep, sending nothing", async () => {
     const config = {
       targets: [

@@ -9,6 +9,7 @@ import {
   LAMBDA_DEADLINE_MARGIN_SECONDS,
   LAMBDA_INVOCATION_SECONDS,
   LAMBDA_MB_PER_VCPU,
+  type LevelPlan,
   planConfig,
   sweepMemoryMb,
   type TargetPlan,
@@ -18,13 +19,16 @@ const number = (n: number, digits = 0) =>
   n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 function fitText(fit: InvocationFit, plan: TargetPlan): string {
-  const oversized = fit.oversizedLevels.map((i) => plan.levels[i]?.concurrency);
+  const oversized = fit.oversizedLevels.map((i) => levelName(plan.levels[i] as LevelPlan));
   if (oversized.length)
     return `not sure to fit: level${oversized.length === 1 ? "" : "s"} ${oversized.join(", ")} alone may take over one invocation (${plan.invocationBudgetSeconds} s), and a deployed run that slow ends partial there`;
   return fit.invocations === 1
     ? "fits one invocation"
     : `needs ${fit.invocations} invocations (${fit.continuations} continuation${fit.continuations === 1 ? "" : "s"})`;
 }
+
+/** A level as the table names it: N, or an open loop's rate. */
+const levelName = (l: LevelPlan) => (l.ratePerSecond === null ? String(l.concurrency) : `${l.ratePerSecond}/s`);
 
 function keyText(name: string | null, env: Record<string, string | undefined>): string {
   if (name === null) return "none (the endpoint takes no key)";
@@ -34,29 +38,47 @@ function keyText(name: string | null, env: Record<string, string | undefined>): 
     : `${name} (not set here: \`kneeboard run\` would stop on it; deployed, it is the SST secret ${name})`;
 }
 
+/** What the top level asks of the client, in words. */
+function topLevelText(plan: TargetPlan): string {
+  const top = plan.levels.at(-1);
+  const w = plan.workload;
+  const chunks = `${number(plan.topLevelChunksPerSecond)} chunks/s`;
+  return top?.ratePerSecond == null
+    ? `${top?.concurrency ?? 1} streams x ${number(plan.topLevelChunksPerSecond / (top?.concurrency ?? 1))} chunks/s = ${chunks}`
+    : `${top.ratePerSecond} requests/s x ${w.maxTokens} tokens = ${chunks} (about ${number(top.ratePerSecond * plan.expectedRequestSeconds, 1)} in flight)`;
+}
+
 function targetText(plan: TargetPlan, env: Record<string, string | undefined>): string {
   const w = plan.workload;
+  // Little's law: a rate keeps rate x request-duration requests in flight; at maxInFlight sends wait.
+  const maxInFlight = w.arrival.mode === "poisson" ? w.arrival.maxInFlight : null;
   const rows = plan.levels.map(
     (l) =>
-      `  ${String(l.concurrency).padStart(5)}  ${String(l.warmupRequests).padStart(7)}  ${(l.requests === null ? `${l.levelDurationSeconds} s` : String(l.requests)).padStart(8)}  ${number(l.expectedSeconds, 1).padStart(10)}  ${number(l.upperBoundSeconds).padStart(13)}`,
+      `  ${levelName(l).padStart(7)}  ${String(l.warmupRequests).padStart(7)}  ${(l.requests === null ? `${l.levelDurationSeconds} s` : String(l.requests)).padStart(8)}  ${number(l.expectedSeconds, 1).padStart(10)}  ${number(l.upperBoundSeconds).padStart(13)}`,
   );
+  const loop = maxInFlight !== null ? "open loop (Poisson arrivals, warm-up one at a time)" : "closed loop";
   const requests =
     plan.totalRequests === null
-      ? `closed loop for ${w.levelDurationSeconds} s per level`
-      : `${plan.totalRequests} measured requests`;
-  const top = plan.levels.at(-1)?.concurrency ?? 1;
-  const perStream = plan.topLevelChunksPerSecond / top;
+      ? `${loop} for ${w.levelDurationSeconds} s per level`
+      : `${plan.totalRequests} measured requests${maxInFlight === null ? "" : `, ${loop}`}`;
   const share = plan.clientCoreShare;
+  const inFlight = (l: LevelPlan) => (l.ratePerSecond ?? 0) * plan.expectedRequestSeconds;
+  const crowded = maxInFlight === null ? [] : plan.levels.filter((l) => inFlight(l) >= maxInFlight);
   return [
     `target ${plan.targetId} [${plan.scenario}]: ${plan.label} (model ${plan.model}, gateway ${plan.gateway})`,
     `  key: ${keyText(plan.apiKeyEnv, env)}`,
-    `  workload: promptTokens ${w.promptTokens}, maxTokens ${w.maxTokens}, requestTimeoutSeconds ${w.requestTimeoutSeconds}, ignoreEos ${w.ignoreEos}`,
-    "  level  warm-up  requests  expected s  upper bound s",
+    `  workload: promptTokens ${w.promptTokens}, maxTokens ${w.maxTokens}, requestTimeoutSeconds ${w.requestTimeoutSeconds}, ignoreEos ${w.ignoreEos}${w.arrival.mode === "poisson" ? `, arrival poisson (seed ${w.arrival.seed}, maxInFlight ${maxInFlight})` : ""}`,
+    `  ${(maxInFlight !== null ? "rate" : "level").padStart(7)}  warm-up  requests  expected s  upper bound s`,
     ...rows,
+    ...(crowded.length
+      ? [
+          `  maxInFlight: at ${crowded.map(levelName).join(", ")} about ${crowded.map((l) => number(inFlight(l))).join(", ")} requests would be in flight, at or over ${maxInFlight}: expect those levels invalid (max_in_flight)`,
+        ]
+      : []),
     `  total: ${requests} + ${plan.totalWarmupRequests} warm-up`,
     `  duration expected: ${number(plan.expectedSeconds)} s, ${fitText(plan.expected, plan)}`,
     `  duration upper bound: ${number(plan.upperBoundSeconds)} s, ${fitText(plan.upperBound, plan)}`,
-    `  top level: ${top} streams x ${number(perStream)} chunks/s = ${number(plan.topLevelChunksPerSecond)} chunks/s, ${number(share * 100)} % of what one client thread is planned to carry (${number(CLIENT_CHUNKS_PER_SECOND_PER_THREAD)} chunks/s: ${number(CLIENT_PLANNED_CORE_SHARE * 100)} % of a core, which parses ${number(CLIENT_CHUNKS_PER_CPU_SECOND)} as measured); a sweep with threads "auto" (the deployed one) would run it on ${plan.topLevelThreads === 1 ? "its own thread" : `${plan.topLevelThreads} worker threads`} (${plan.cores} core${plan.cores === 1 ? "" : "s"} here)${share > plan.topLevelThreads ? ": more than those are planned to carry, so the level may be flagged client.limited here" : ""}`,
+    `  top level: ${topLevelText(plan)}, ${number(share * 100)} % of what one client thread is planned to carry (${number(CLIENT_CHUNKS_PER_SECOND_PER_THREAD)} chunks/s: ${number(CLIENT_PLANNED_CORE_SHARE * 100)} % of a core, which parses ${number(CLIENT_CHUNKS_PER_CPU_SECOND)} as measured); a sweep with threads "auto" (the deployed one) would run it on ${plan.topLevelThreads === 1 ? "its own thread" : `${plan.topLevelThreads} worker threads`} (${plan.cores} core${plan.cores === 1 ? "" : "s"} here)${share > plan.topLevelThreads ? ": more than those are planned to carry, so the level may be flagged client.limited here" : ""}`,
   ].join("\n");
 }
 
@@ -75,7 +97,7 @@ export async function plan(options: {
   const sweeps = plans.length;
   const header = [
     `${options.configFile} is valid: ${config.targets.length} target${config.targets.length === 1 ? "" : "s"}, ${sweeps} sweep${sweeps === 1 ? "" : "s"} per slot (one per target and scenario), schedule ${config.schedule}. Nothing is sent; API keys are not needed to plan.`,
-    `expected: each request takes ${a.ttftSeconds} s to its first token (a prompt over ${number(a.ttftPromptTokens)} tokens ${number(a.prefillTokensPerSecond)} tokens/s longer), then maxTokens at ${a.outputTokensPerSecondPerStream} tok/s per stream (a target's expectedOutputTokensPerSecond overrides it; ${a.chunksPerToken} chunk per token), capped at the timeout; a level runs ceil(requests / N) rounds after ceil(warm-up / N) warm-up rounds.`,
+    `expected: each request takes ${a.ttftSeconds} s to its first token (a prompt over ${number(a.ttftPromptTokens)} tokens ${number(a.prefillTokensPerSecond)} tokens/s longer), then maxTokens at ${a.outputTokensPerSecondPerStream} tok/s per stream (a target's expectedOutputTokensPerSecond overrides it; ${a.chunksPerToken} chunk per token), capped at the timeout; a level runs ceil(requests / N) rounds after ceil(warm-up / N) warm-up rounds; an open-loop level sends for its duration (or its requests at the rate) after its warm-up, then waits for the last request.`,
     "upper bound: every request runs to requestTimeoutSeconds (a fixed-duration level: its duration plus one timeout); waits after 429s (at most 30 s each) come on top.",
     `one Lambda invocation sweeps for ${budget} s (${LAMBDA_INVOCATION_SECONDS} s less a ${LAMBDA_DEADLINE_MARGIN_SECONDS} s margin to save); a level that does not fit in what is left runs in a continuation.`,
   ];

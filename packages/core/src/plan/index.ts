@@ -33,6 +33,18 @@ export function threadsForChunkRate(chunksPerSecond: number, cores: number, conc
   return Math.max(1, Math.min(needed, Math.floor(cores), Math.floor(concurrency)));
 }
 
+/**
+ * Stream chunks per second an open loop asks of the client at `ratePerSecond`: in steady state every
+ * request's answer (`maxTokens`) arrives once per send, whatever the per-stream rate.
+ */
+export function openLoopChunksPerSecond(
+  ratePerSecond: number,
+  maxTokens: number,
+  chunksPerToken = DEFAULT_PLAN_ASSUMPTIONS.chunksPerToken,
+): number {
+  return ratePerSecond * maxTokens * chunksPerToken;
+}
+
 /** Lambda's longest invocation, seconds. */
 export const LAMBDA_INVOCATION_SECONDS = 900;
 
@@ -72,14 +84,17 @@ export function expectedTtftSeconds(
   );
 }
 
-/** One concurrency level as the sweep will run it. */
+/** One level as the sweep will run it: a concurrency, or an open loop's request rate. */
 export interface LevelPlan {
+  /** N in flight; an open loop's level number (1, 2, ...), as its run document records it. */
   concurrency: number;
-  /** Unmeasured requests sent before the level, at up to `concurrency` at once. */
+  /** An open loop's offered rate, requests/s; null for a closed loop. */
+  ratePerSecond: number | null;
+  /** Unmeasured requests sent before the level, at up to `concurrency` at once (an open loop: one at a time). */
   warmupRequests: number;
   /** Measured requests; null when the level runs for `levelDurationSeconds` instead. */
   requests: number | null;
-  /** Closed loop for this long instead of a request count, seconds; null with a request count. */
+  /** Sends for this long instead of a request count, seconds; null with a request count. */
   levelDurationSeconds: number | null;
   /** The level can take no longer than this, every request running to its timeout, seconds. */
   upperBoundSeconds: number;
@@ -108,6 +123,8 @@ export interface TargetPlan {
   workload: Workload;
   /** The per-stream rate the expected figures assume: the target's `expectedOutputTokensPerSecond`, else the default. */
   outputTokensPerSecondPerStream: number;
+  /** One request's expected duration at the assumed rates (TTFT, then maxTokens), seconds. */
+  expectedRequestSeconds: number;
   levels: LevelPlan[];
   /** Measured requests over all levels; null when any level runs for a fixed time. */
   totalRequests: number | null;
@@ -135,7 +152,7 @@ const rounds = (count: number, workers: number) => (count <= 0 ? 0 : Math.ceil(c
  * One level's time: warm-up rounds, then either ceil(requests / N) rounds or the fixed duration plus
  * one more request (the requests in flight when the time is up run to their end).
  */
-function levelPlan(concurrency: number, workload: Workload, requestSeconds: number): LevelPlan {
+function closedLevelPlan(concurrency: number, workload: Workload, requestSeconds: number): LevelPlan {
   const timeout = workload.requestTimeoutSeconds;
   const warmupRounds = rounds(workload.warmupRequests, concurrency);
   const duration = workload.levelDurationSeconds;
@@ -144,12 +161,41 @@ function levelPlan(concurrency: number, workload: Workload, requestSeconds: numb
     duration === undefined ? rounds(requests ?? 0, concurrency) * oneRequest : duration + oneRequest;
   return {
     concurrency,
+    ratePerSecond: null,
     warmupRequests: workload.warmupRequests,
     requests,
     levelDurationSeconds: duration ?? null,
     upperBoundSeconds: warmupRounds * timeout + measured(timeout),
     expectedSeconds: warmupRounds * requestSeconds + measured(requestSeconds),
   };
+}
+
+/**
+ * An open-loop level's time: its warm-up one request at a time, then sends for the fixed duration (or
+ * as long as `requestsPerLevel` take at the rate), then the last request's end.
+ */
+function openLevelPlan(level: number, ratePerSecond: number, workload: Workload, requestSeconds: number): LevelPlan {
+  const duration = workload.levelDurationSeconds;
+  const requests = duration === undefined ? (workload.requestsPerLevel ?? 0) : null;
+  const sending = duration ?? (requests ?? 0) / ratePerSecond;
+  const warmup = workload.warmupRequests;
+  return {
+    concurrency: level,
+    ratePerSecond,
+    warmupRequests: warmup,
+    requests,
+    levelDurationSeconds: duration ?? null,
+    upperBoundSeconds: (warmup + 1) * workload.requestTimeoutSeconds + sending,
+    expectedSeconds: (warmup + 1) * requestSeconds + sending,
+  };
+}
+
+/** The levels a workload sweeps, as `closedLevelPlan` or `openLevelPlan` time them. */
+function levelPlans(workload: Workload, requestSeconds: number): LevelPlan[] {
+  const { arrival } = workload;
+  return arrival.mode === "poisson"
+    ? arrival.ratesPerSecond.map((rate, i) => openLevelPlan(i + 1, rate, workload, requestSeconds))
+    : workload.concurrency.map((n) => closedLevelPlan(n, workload, requestSeconds));
 }
 
 /** Packs level durations, in order, into invocations of budgetSeconds each. */
@@ -190,11 +236,17 @@ export function planTarget(
     workload.requestTimeoutSeconds,
     expectedTtftSeconds(workload.promptTokens, assumptions) + workload.maxTokens / perStream,
   );
-  const levels = workload.concurrency.map((n) => levelPlan(n, workload, requestSeconds));
+  const levels = levelPlans(workload, requestSeconds);
   const budget = LAMBDA_INVOCATION_SECONDS - LAMBDA_DEADLINE_MARGIN_SECONDS;
   const sum = (pick: (l: LevelPlan) => number) => levels.reduce((total, l) => total + pick(l), 0);
-  const top = workload.concurrency.at(-1) ?? 1;
-  const topLevelChunksPerSecond = top * perStream * assumptions.chunksPerToken;
+  const top = levels.at(-1);
+  // An open loop's streams are as many as its rate keeps in flight: threads are not bounded by a level number.
+  const topRate = top?.ratePerSecond ?? null;
+  const topLevelChunksPerSecond =
+    topRate === null
+      ? (top?.concurrency ?? 1) * perStream * assumptions.chunksPerToken
+      : openLoopChunksPerSecond(topRate, workload.maxTokens, assumptions.chunksPerToken);
+  const threadBound = topRate === null ? (top?.concurrency ?? 1) : Number.POSITIVE_INFINITY;
   return {
     targetId: target.id,
     scenario,
@@ -204,6 +256,7 @@ export function planTarget(
     apiKeyEnv: target.apiKeyEnv ?? null,
     workload,
     outputTokensPerSecondPerStream: perStream,
+    expectedRequestSeconds: requestSeconds,
     levels,
     totalRequests: levels.every((l) => l.requests !== null) ? sum((l) => l.requests ?? 0) : null,
     totalWarmupRequests: sum((l) => l.warmupRequests),
@@ -220,7 +273,7 @@ export function planTarget(
     ),
     topLevelChunksPerSecond,
     clientCoreShare: topLevelChunksPerSecond / CLIENT_CHUNKS_PER_SECOND_PER_THREAD,
-    topLevelThreads: threadsForChunkRate(topLevelChunksPerSecond, cores, top),
+    topLevelThreads: threadsForChunkRate(topLevelChunksPerSecond, cores, threadBound),
     cores,
   };
 }

@@ -10,7 +10,7 @@ import type { HealthWatch } from "../client/health.ts";
 import { type Endpoint, StreamingClient } from "../client/index.ts";
 import { modelKeyOf, type Target, type Workload } from "../config/index.ts";
 import { levelStop, summarizeRun } from "../metrics/index.ts";
-import { DEFAULT_PLAN_ASSUMPTIONS, threadsForChunkRate } from "../plan/index.ts";
+import { DEFAULT_PLAN_ASSUMPTIONS, openLoopChunksPerSecond, threadsForChunkRate } from "../plan/index.ts";
 import type { Level, RunDocument, Sample, Stop } from "../run/index.ts";
 import { type Scheduler, systemScheduler } from "../scheduler/index.ts";
 import { PromptSizer } from "../workload/index.ts";
@@ -253,8 +253,8 @@ function levelThreads(
   if (asked === 1 || options.client || !(options.scheduler ?? systemScheduler).threadable) return 1;
   // An open loop's level is a rate: its chunk rate is requests/s x the tokens of each answer.
   if (ratePerSecond !== undefined) {
-    const chunksPerSecond = ratePerSecond * options.workload.maxTokens * DEFAULT_PLAN_ASSUMPTIONS.chunksPerToken;
     if (asked !== "auto") return Math.max(1, Math.floor(asked));
+    const chunksPerSecond = openLoopChunksPerSecond(ratePerSecond, options.workload.maxTokens);
     return threadsForChunkRate(chunksPerSecond, availableParallelism(), Number.POSITIVE_INFINITY);
   }
   if (asked !== "auto") return Math.max(1, Math.min(Math.floor(asked), concurrency));
