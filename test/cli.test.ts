@@ -122,7 +122,13 @@ describe("kneeboard run", () => {
     const config = {
       targets: [{ ...target(), scenarios: ["chat", "nope"] }],
       workload,
-      scenarios: { chat: {}, Rag: {}, rag: { maxTokens: 0 } },
+      scenarios: {
+        chat: {},
+        Rag: {},
+        rag: { maxTokens: 0 },
+        open: { arrival: { mode: "poisson" } },
+        still: { arrival: { mode: "poisson", ratesPerSecond: [2, 0] } },
+      },
     };
     const result = await kneeboard(["run", "--config", writeConfig("bad-scenarios.json", config), "--data", data], {
       KB_TEST_KEY: SECRET,
@@ -130,8 +136,10 @@ describe("kneeboard run", () => {
     expect(result.code).toBe(2);
     expect(result.out).toContain("scenarios.Rag: must be a slug");
     expect(result.out).toContain("scenarios.rag.maxTokens");
+    expect(result.out).toContain("scenarios.open.arrival.ratesPerSecond");
+    expect(result.out).toContain("scenarios.still.arrival.ratesPerSecond[1]");
     expect(result.out).toMatch(
-      /targets\[0\]\.scenarios\[1\]: unknown scenario "nope"; the config's scenarios are chat, Rag, rag/,
+      /targets\[0\]\.scenarios\[1\]: unknown scenario "nope"; the config's scenarios are chat, Rag, rag, open, still/,
     );
     const empty = await kneeboard(
       [
