@@ -38,7 +38,13 @@ export function alertStatus(alert: Alert): string {
 
 /** The body lines: title, status, target, every change, the served providers, the runs. */
 export function alertLines(alert: Alert, link?: string): string[] {
-  const lines = [alert.title, "", `${alertStatus(alert)} (${alert.severity}) on ${alert.label} [${alert.targetId}]`];
+  // A target's scenarios are separate series: a RAG regression says so (chat, the default, goes unnamed).
+  const scenario = alert.scenario === "chat" ? "" : `, scenario ${alert.scenario}`;
+  const lines = [
+    alert.title,
+    "",
+    `${alertStatus(alert)} (${alert.severity}) on ${alert.label} [${alert.targetId}${scenario}]`,
+  ];
   lines.push(`changed at ${alert.changedAt}, opened at ${alert.openedAt}`);
   if (alert.resolvedAt) lines.push(`resolved at ${alert.resolvedAt}`);
   if (alert.changes.length > 0) lines.push("", ...alert.changes.map(formatChange));
