@@ -309,15 +309,30 @@ export const Summary = z.object({
       ttftP95Ms: z.number().nullable(),
     })
     .nullable(),
+  /** The valid level with the highest aggregate tok/s. */
   peak: z
     .object({
+      /** Its concurrency; for an open loop only the level's number (its rate is `ratePerSecond`). */
       concurrency: z.number().int().positive(),
       aggregateOutputTokensPerSecond: z.number(),
       perStreamOutputTokensPerSecond: z.number().nullable(),
+      /** Open loop only: the level's offered rate, requests/s (absent for a closed loop, and in open-loop documents stored before it). */
+      ratePerSecond: z.number().positive().optional(),
     })
     .nullable(),
-  /** Lowest level after which no higher level raises aggregate by more than 15 %; null if not saturated. */
+  /**
+   * Lowest level after which no higher level raises aggregate by more than 15 %; null if not
+   * saturated, and always null for an open loop (a concurrency knee is a closed-loop figure; open-loop
+   * documents stored before `kneeRequestsPerSecond` hold a level number here, which means nothing).
+   */
   kneeConcurrency: z.number().int().positive().nullable(),
+  /**
+   * Open loop only: the lowest offered rate after which no higher rate raises aggregate by more than
+   * 15 %, requests/s; null while aggregate still climbs at the top rate. Absent for a closed loop, and
+   * in open-loop documents stored before it.
+   */
+  kneeRequestsPerSecond: z.number().positive().nullable().optional(),
+  /** The knee was reached: aggregate stopped climbing before the top level (or rate). */
   saturated: z.boolean(),
   /** Aggregate at the peak / (N_peak x single-stream aggregate). */
   scalingEfficiency: z.number().nullable(),
@@ -327,13 +342,19 @@ export const Summary = z.object({
   rateLimitRate: z.number().nonnegative(),
   /** Every level is valid. */
   valid: z.boolean(),
-  /** The highest valid level that meets the SLO: this route serves that many users at once at the SLO. */
+  /** The highest valid level that meets the SLO: this route serves that many users at once at the SLO; null for an open loop. */
   capacity: z.number().int().positive().nullable().default(null),
   /** Open loop: the highest rate of a valid level that meets the SLO, requests/s ("sustains R requests/s at the SLO"). */
   capacityRequestsPerSecond: z.number().positive().nullable().default(null),
   /** The valid level with the most goodput; null when no valid level delivered any. */
   goodputPeak: z
-    .object({ concurrency: z.number().int().positive(), goodputOutputTokensPerSecond: z.number().positive() })
+    .object({
+      /** Its concurrency; for an open loop only the level's number (its rate is `ratePerSecond`). */
+      concurrency: z.number().int().positive(),
+      goodputOutputTokensPerSecond: z.number().positive(),
+      /** Open loop only: the level's offered rate, requests/s (absent for a closed loop, and in open-loop documents stored before it). */
+      ratePerSecond: z.number().positive().optional(),
+    })
     .nullable()
     .default(null),
   /** Where and why the sweep stopped before its top level; null when no level was invalid for rate limits or failures. */
