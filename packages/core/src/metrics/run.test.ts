@@ -1,6 +1,13 @@
 /** @module Tests of a run's headline figures (knee, peak, single stream, capacity, goodput peak) and of where the sweep stops. */
 import { describe, expect, it } from "vitest";
-import { type Level, Level as LevelSchema, type Sample, Summary as SummarySchema } from "../run/index.ts";
+import {
+  type Level,
+  Level as LevelSchema,
+  type Sample,
+  type Stop,
+  Summary as SummarySchema,
+  stopLabel,
+} from "../run/index.ts";
 import { summarizeLevel } from "./level.ts";
 import { levelStop, summarizeRun } from "./run.ts";
 import { failed, levelDefaults, sample } from "./sample.fixture.ts";
@@ -364,6 +371,33 @@ describe("summarizeRun on an open loop", () => {
       "perStreamOutputTokensPerSecond",
     ]);
     expect(Object.keys(s.goodputPeak ?? {})).toEqual(["concurrency", "goodputOutputTokensPerSecond"]);
+  });
+
+  it("names an open loop's stop by its rate, not by the level's number", () => {
+    const limited = summarizeLevel({
+      concurrency: 3,
+      samples: [sample(), failed("rate_limited")],
+      achievedConcurrency: 1,
+      openLoop: {
+        ratePerSecond: 4,
+        achievedRatePerSecond: 4,
+        inFlightMean: 1,
+        inFlightMax: 2,
+        scheduleLagsMs: [0.1],
+        maxInFlight: 256,
+        maxInFlightHit: false,
+      },
+      ...levelDefaults,
+    });
+    const s = summarizeRun([rateLevel(1, 1, 100), rateLevel(2, 2, 190), limited]);
+    expect(s.stop).toEqual({
+      concurrency: 3,
+      ratePerSecond: 4,
+      reason: "rate_limited",
+      detail: "rate-limited from 4 req/s: 1 of 2 requests got 429 (50 %, over 5 %); the sweep ran no higher level",
+    });
+    expect(stopLabel(s.stop as Stop)).toBe("rate-limited from 4 req/s");
+    expect(stopLabel({ concurrency: 8, reason: "failures", detail: "" })).toBe("failing from N=8");
   });
 
   it("parses an open-loop summary stored before the rate knee, its level-number knee kept as stored", () => {

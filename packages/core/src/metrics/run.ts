@@ -1,5 +1,5 @@
 /** @module The headline figures of a run (docs/methodology.md, per run): `summarizeRun` with its knee, and `levelStop`; pure. */
-import type { Level, Outcome, Stop, Summary } from "../run/index.ts";
+import { type Level, loadWords, type Outcome, type Stop, type Summary } from "../run/index.ts";
 import {
   EARLY_FAILURE_REQUESTS,
   failureBreakdown,
@@ -60,11 +60,15 @@ export function levelStop(level: Level, early: EarlyResult[] = []): Stop | null 
   if (level.valid) return null;
   const r = level.requests;
   const n = level.concurrency;
+  // An open loop's stop names its rate; a closed loop's keeps the shape it always had.
+  const rate = level.ratePerSecond !== null ? { ratePerSecond: level.ratePerSecond } : {};
+  const at = loadWords(level);
   if (r.sent > 0 && r.rateLimited / r.sent > MAX_RATE_LIMITED_RATE)
     return {
       concurrency: n,
+      ...rate,
       reason: "rate_limited",
-      detail: `rate-limited from N=${n}: ${r.rateLimited} of ${r.sent} requests got 429 (${fmt((r.rateLimited / r.sent) * 100)} %, over ${fmt(MAX_RATE_LIMITED_RATE * 100)} %); ${STOP_NOTE}`,
+      detail: `rate-limited from ${at}: ${r.rateLimited} of ${r.sent} requests got 429 (${fmt((r.rateLimited / r.sent) * 100)} %, over ${fmt(MAX_RATE_LIMITED_RATE * 100)} %); ${STOP_NOTE}`,
     };
   const failures = failuresOf(r);
   const endedEarly = invalidCodes(level).includes("ended_early");
@@ -79,13 +83,15 @@ export function levelStop(level: Level, early: EarlyResult[] = []): Stop | null 
   if (unreachable)
     return {
       concurrency: n,
+      ...rate,
       reason: "unreachable",
-      detail: `unreachable at N=${n}: no request got an answer${counts ? `; ${counts}` : ""}${cause}; ${STOP_NOTE}`,
+      detail: `unreachable at ${at}: no request got an answer${counts ? `; ${counts}` : ""}${cause}; ${STOP_NOTE}`,
     };
   return {
     concurrency: n,
+    ...rate,
     reason: "failures",
-    detail: `failing from N=${n}: ${counts || `its first ${EARLY_FAILURE_REQUESTS} requests failed`}${endedEarly && counts ? `, its first ${EARLY_FAILURE_REQUESTS} requests all failed` : ""}${cause}; ${STOP_NOTE}`,
+    detail: `failing from ${at}: ${counts || `its first ${EARLY_FAILURE_REQUESTS} requests failed`}${endedEarly && counts ? `, its first ${EARLY_FAILURE_REQUESTS} requests all failed` : ""}${cause}; ${STOP_NOTE}`,
   };
 }
 

@@ -289,8 +289,10 @@ export type Level = z.infer<typeof Level>;
 
 /** Why a sweep ran no level above `concurrency`: the first level invalid because of rate limits or failures. */
 export const Stop = z.object({
-  /** The level after which nothing higher was run. */
+  /** The level after which nothing higher was run; for an open loop only its number (its rate is `ratePerSecond`). */
   concurrency: z.number().int().positive(),
+  /** Open loop only: that level's offered rate, requests/s (absent for a closed loop, and in open-loop documents stored before it). */
+  ratePerSecond: z.number().positive().optional(),
   /** `rate_limited`: 429s over the limit; `unreachable`: no request was answered at all; `failures`: other failures. */
   reason: z.enum(["rate_limited", "failures", "unreachable"]),
   /** The why, in words. */
@@ -410,14 +412,22 @@ export function runKey(doc: Pick<RunDocument, "targetId" | "startedAt" | "runId"
   return `runs/${doc.targetId}/${compactTimestamp(doc.startedAt)}-${doc.runId}.json`;
 }
 
-/** A stop in a few words, the same on the CLI and the site: `rate-limited from N=8`, `unreachable`, `failing from N=1`. */
+/** Where a level sits, in words: `N=8`, or an open loop's `4 req/s` (its number is no concurrency). */
+export function loadWords(level: { concurrency: number; ratePerSecond?: number | null }): string {
+  return level.ratePerSecond != null ? `${level.ratePerSecond} req/s` : `N=${level.concurrency}`;
+}
+
+/**
+ * A stop in a few words, the same on the CLI and the site: `rate-limited from N=8`, `unreachable`,
+ * `failing from N=1`; an open loop's names its rate: `rate-limited from 4 req/s`.
+ */
 export function stopLabel(stop: Stop): string {
   switch (stop.reason) {
     case "rate_limited":
-      return `rate-limited from N=${stop.concurrency}`;
+      return `rate-limited from ${loadWords(stop)}`;
     case "unreachable":
-      return stop.concurrency === 1 ? "unreachable" : `unreachable from N=${stop.concurrency}`;
+      return stop.concurrency === 1 ? "unreachable" : `unreachable from ${loadWords(stop)}`;
     case "failures":
-      return `failing from N=${stop.concurrency}`;
+      return `failing from ${loadWords(stop)}`;
   }
 }
