@@ -12,6 +12,7 @@ import {
   rateThroughputSpec,
 } from "../src/lib/charts/index.ts";
 import { indexJson, runsCsv, standingCsv } from "../src/lib/downloads.ts";
+import { leaderboardRows } from "../src/lib/leaderboard.ts";
 import { capacityEstimate, prefillPoints, ratePoints, rateRows } from "../src/lib/open-loop.ts";
 import { modelPath, targetPath } from "../src/lib/scenarios.ts";
 import {
@@ -178,6 +179,52 @@ describe("open-loop rankings", () => {
     const latency: Loose = rateLatencySpec({ title: "l", points });
     expect(latency.hconcat).toHaveLength(2);
     expect(latency.hconcat[0].data.values.filter((v: Loose) => v.percentile === "p95")).toHaveLength(4);
+  });
+});
+
+describe("an open loop's knee and peak", () => {
+  // Past 1 stream the synthetic server saturates: level by level (0.5, 1, 2, 4 requests/s) aggregate barely rises.
+  const flat = (i: number) =>
+    openLoopRun(
+      syntheticRun({
+        targetId: "flat",
+        scenario: "poisson",
+        runId: `flat-poisson-${i}`,
+        startedAt: new Date(Date.parse(NOW) - (i + 1) * 3_600_000).toISOString(),
+        singleStreamTokensPerSecond: 100,
+        ttftMs: 200,
+        saturationStreams: 1,
+        concurrency: [1, 2, 3, 4],
+      }),
+      [0.5, 1, 2, 4],
+      [true, true, false, false],
+    );
+  const flatView = view("flat", "poisson", [0, 1, 2].map(flat), 150);
+  // Aggregate rises under 15 % past the first rate and peaks at the top one.
+  const KNEE_RATE = 0.5;
+  const PEAK_RATE = 4;
+
+  it("are in requests/s: no concurrency knee, peak or capacity N anywhere the site reads them", () => {
+    const st = flatView.standing;
+    expect(st.kneeConcurrency).toBeNull();
+    expect(st.kneeRequestsPerSecond).toBe(KNEE_RATE);
+    expect(st.peak?.ratePerSecond).toBe(PEAK_RATE);
+    expect(flatView.latest.summary.kneeConcurrency).toBeNull();
+    expect(flatView.latest.summary.kneeRequestsPerSecond).toBe(KNEE_RATE);
+    const [row] = rateRows([flatView]);
+    expect(row?.peakRatePerSecond).toBe(PEAK_RATE);
+    const [lb] = leaderboardRows([flatView]);
+    expect([lb?.kneeConcurrency, lb?.peakConcurrency, lb?.capacityConcurrency]).toEqual([null, null, null]);
+  });
+
+  it("mark the knee's and the peak's rate in standing.csv", () => {
+    const [header, ...rows] = standingCsv([flatView.standing]).trim().split("\n");
+    const cols = (header ?? "").split(",");
+    const at = (name: string) => rows.filter((r) => r.split(",")[cols.indexOf(name)] === "true");
+    const levelOf = (rate: number) =>
+      String(flatView.standing.levels.find((l) => l.ratePerSecond === rate)?.concurrency);
+    expect(at("isKnee").map((r) => r.split(",")[cols.indexOf("concurrency")])).toEqual([levelOf(KNEE_RATE)]);
+    expect(at("isPeak").map((r) => r.split(",")[cols.indexOf("concurrency")])).toEqual([levelOf(PEAK_RATE)]);
   });
 });
 

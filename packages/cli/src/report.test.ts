@@ -31,4 +31,15 @@ describe("runTable", () => {
     expect(table).toContain("sustains 4 req/s at the SLO");
     expect(table).not.toContain("single-stream");
   });
+
+  it("gives an open loop's knee in requests/s, never a level number", () => {
+    const doc = run();
+    doc.levels.forEach((l, i) => {
+      l.ratePerSecond = [2, 4, 8][i] as number;
+    });
+    Object.assign(doc.summary, { kneeConcurrency: null, kneeRequestsPerSecond: 4, saturated: true });
+    expect(runTable(doc)).toContain("knee 4 req/s,");
+    Object.assign(doc.summary, { kneeRequestsPerSecond: null, saturated: false });
+    expect(runTable(doc)).toContain("knee not reached,");
+  });
 });

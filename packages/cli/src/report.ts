@@ -57,10 +57,13 @@ export function runTable(doc: RunDocument): string {
   const s = doc.summary;
   const title = `${doc.targetId} [${doc.scenario}]: ${doc.label}${doc.simulated ? "  [simulated]" : ""}  (${doc.status}${doc.partialReason ? `: ${doc.partialReason}` : ""})`;
   const openLoop = doc.levels.some((l) => l.ratePerSecond !== null);
-  const peakRate = doc.levels.find((l) => l.concurrency === s.peak?.concurrency)?.ratePerSecond;
-  // An open loop's levels are rates: its headline is what it sustains, not single-stream and N.
+  // Documents stored before the summary named the peak's rate: the peak level's own.
+  const peakRate =
+    s.peak?.ratePerSecond ?? doc.levels.find((l) => l.concurrency === s.peak?.concurrency)?.ratePerSecond;
+  const kneeRate = s.kneeRequestsPerSecond;
+  // An open loop's levels are rates: its headline is what it sustains and its knee in req/s, not single-stream and N.
   const headline = openLoop
-    ? `open loop: peak ${fixed(s.peak?.aggregateOutputTokensPerSecond)} tok/s at ${peakRate ?? "-"} req/s, sustains ${s.capacityRequestsPerSecond ?? "-"} req/s at the SLO`
+    ? `open loop: peak ${fixed(s.peak?.aggregateOutputTokensPerSecond)} tok/s at ${peakRate ?? "-"} req/s, knee ${kneeRate != null ? `${kneeRate} req/s` : s.saturated || kneeRate === undefined ? "-" : "not reached"}, sustains ${s.capacityRequestsPerSecond ?? "-"} req/s at the SLO`
     : `single-stream ${fixed(s.singleStream?.outputTokensPerSecond)} tok/s, peak ${fixed(s.peak?.aggregateOutputTokensPerSecond)} tok/s at ${s.peak?.concurrency ?? "-"}, knee ${s.kneeConcurrency ?? (s.saturated ? "-" : "not reached")}, scaling efficiency ${fixed(s.scalingEfficiency, 2)}`;
   // The stop's words start with what happened: "rate-limited from N=8", "unreachable at N=1", "failing from N=2".
   const stopped = s.stop ? [`stopped: ${s.stop.detail}`] : [];

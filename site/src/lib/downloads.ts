@@ -159,6 +159,17 @@ const STANDING_COLUMNS = [
  * interval bounding it (low, high) and the runs it was taken over (n), and which level is the peak,
  * knee and capacity of the median curve.
  */
+/** True when a standing's figure (its peak, its capacity) sits at level l: by rate for an open loop, else by N. */
+function isAt(
+  figure: { concurrency: number; ratePerSecond?: number } | null,
+  l: { concurrency: number; ratePerSecond?: number },
+): boolean {
+  if (figure === null) return false;
+  return figure.ratePerSecond !== undefined
+    ? figure.ratePerSecond === l.ratePerSecond
+    : figure.concurrency === l.concurrency;
+}
+
 export function standingCsv(standings: Iterable<Standing>): string {
   const lines = [STANDING_COLUMNS.join(",")];
   for (const s of standings) {
@@ -176,9 +187,11 @@ export function standingCsv(standings: Iterable<Standing>): string {
         l.validRuns,
         l.invalidRuns,
         l.ranked,
-        s.peak?.concurrency === l.concurrency,
-        s.kneeConcurrency === l.concurrency,
-        s.capacity?.concurrency === l.concurrency,
+        isAt(s.peak, l),
+        s.kneeRequestsPerSecond !== undefined
+          ? l.ratePerSecond !== undefined && s.kneeRequestsPerSecond === l.ratePerSecond
+          : s.kneeConcurrency === l.concurrency,
+        isAt(s.capacity, l),
         ...estimateCells,
         l.invalidReasons.join("; "),
       ];

@@ -78,6 +78,8 @@ export function leaderboardRows(targets: TargetView[]): LeaderboardRow[] {
               ? `invalid at concurrency ${invalidLevels.join(", ") || "?"}`
               : null;
       const rank = ranks.get(t.id) ?? null;
+      // An open loop's levels are numbered rates: it has no N to show (its figures in requests/s are `rateRows`').
+      const open = t.openLoop === true;
       const peakLevel = t.latest.levels.find((l) => l.concurrency === st.peak?.concurrency);
       const metered = peakLevel?.meteredUsdPerMillionOutputTokens ?? null;
       const declared = peakLevel?.declaredUsdPerMillionOutputTokens ?? null;
@@ -94,12 +96,12 @@ export function leaderboardRows(targets: TargetView[]): LeaderboardRow[] {
         singleStreamTokensPerSecond: st.singleStream?.outputTokensPerSecond ?? null,
         singleStreamTtftP50Ms: st.singleStream?.ttftP50Ms ?? null,
         peakAggregateTokensPerSecond: st.peak?.aggregateOutputTokensPerSecond ?? null,
-        peakConcurrency: st.peak?.concurrency ?? null,
+        peakConcurrency: open ? null : (st.peak?.concurrency ?? null),
         perStreamAtPeakTokensPerSecond: st.peak?.perStreamOutputTokensPerSecond ?? null,
-        kneeConcurrency: st.kneeConcurrency,
+        kneeConcurrency: open ? null : st.kneeConcurrency,
         saturated: st.saturated,
         scalingEfficiency: st.scalingEfficiency,
-        capacityConcurrency: st.capacity?.concurrency ?? null,
+        capacityConcurrency: open ? null : (st.capacity?.concurrency ?? null),
         costAtPeak: { metered, declared, note: costNote(metered, declared) },
         invalidLevels: st.levels
           .filter((l) => l.invalidRuns > 0)

@@ -104,7 +104,12 @@ export function rateRows(views: readonly TargetView[], trendRuns = 20): RateRow[
       const s = v.latest.summary;
       const capRate = s.capacityRequestsPerSecond ?? null;
       const capLevel = capRate === null ? undefined : v.details?.levels.find((l) => l.ratePerSecond === capRate);
-      const standingAt = capLevel ? v.standing.levels.find((l) => l.concurrency === capLevel.concurrency) : undefined;
+      // The standing keys an open loop's levels by rate (entries recorded before levels carried it: by number).
+      const standingAt =
+        capRate === null
+          ? undefined
+          : (v.standing.levels.find((l) => l.ratePerSecond === capRate) ??
+            (capLevel ? v.standing.levels.find((l) => l.concurrency === capLevel.concurrency) : undefined));
       const peak = v.standing.peak;
       const rank = ranks.get(v.id) ?? null;
       return {
@@ -119,7 +124,7 @@ export function rateRows(views: readonly TargetView[], trendRuns = 20): RateRow[
         ttftP95AtCapacity: standingAt?.ttftP95Ms ?? null,
         perStreamAtCapacity: standingAt?.perStreamOutputTokensPerSecondP50 ?? null,
         peakAggregate: peak?.aggregateOutputTokensPerSecond ?? null,
-        peakRatePerSecond: peak ? rateOf(v, peak.concurrency) : null,
+        peakRatePerSecond: peak ? (peak.ratePerSecond ?? rateOf(v, peak.concurrency)) : null,
         errorRate: s.errorRate,
         rateLimitRate: s.rateLimitRate,
         problem:

@@ -1,6 +1,13 @@
 /** @module Tests of a run's headline figures (knee, peak, single stream, capacity, goodput peak) and of where the sweep stops. */
 import { describe, expect, it } from "vitest";
-import { type Level, Level as LevelSchema, type Sample, Summary as SummarySchema } from "../run/index.ts";
+import {
+  type Level,
+  Level as LevelSchema,
+  type Sample,
+  type Stop,
+  Summary as SummarySchema,
+  stopLabel,
+} from "../run/index.ts";
 import { summarizeLevel } from "./level.ts";
 import { levelStop, summarizeRun } from "./run.ts";
 import { failed, levelDefaults, sample } from "./sample.fixture.ts";
@@ -19,6 +26,29 @@ function levelWith(concurrency: number, aggregate: number, over: Partial<Level> 
     ...levelDefaults,
   });
   return { ...level, ...over };
+}
+
+/**
+ * Level `n` of an open loop offering `rate` requests/s, valid, with a given aggregate (tokens over a
+ * 1 s wall time) and per-stream tok/s; its schedule kept (lags well under the tolerance).
+ */
+function rateLevel(n: number, rate: number, aggregate: number, perStream = 60): Level {
+  return summarizeLevel({
+    concurrency: n,
+    samples: [sample({ completionTokens: aggregate, outputTokensPerSecond: perStream })],
+    achievedConcurrency: 1,
+    slo: { minOutputTokensPerSecond: 50, maxTtftMs: 2000 },
+    openLoop: {
+      ratePerSecond: rate,
+      achievedRatePerSecond: rate,
+      inFlightMean: 1,
+      inFlightMax: 2,
+      scheduleLagsMs: [0.1, 0.2],
+      maxInFlight: 256,
+      maxInFlightHit: false,
+    },
+    ...levelDefaults,
+  });
 }
 
 describe("levelStop", () => {
@@ -272,6 +302,114 @@ describe("summarizeRun", () => {
     const s = summarizeRun([a, b]);
     expect(s.errorRate).toBe(3 / 8);
     expect(s.rateLimitRate).toBe(2 / 8);
+  });
+});
+
+describe("summarizeRun on an open loop", () => {
+  // Levels 1..5 offer 0.5, 1, 2, 4 and 8 requests/s; aggregate stops rising past 2 requests/s.
+  const rates = [0.5, 1, 2, 4, 8];
+  const aggregates = [100, 190, 350, 380, 390];
+  const open = () => rates.map((r, i) => rateLevel(i + 1, r, aggregates[i] as number));
+
+  it("puts the knee in offered rate and has no concurrency knee", () => {
+    const s = summarizeRun(open());
+    expect(SummarySchema.parse(s)).toEqual(s);
+    expect(s.kneeConcurrency).toBeNull();
+    expect(s.kneeRequestsPerSecond).toBe(2);
+    expect(s.saturated).toBe(true);
+    expect(s.peak).toEqual({
+      concurrency: 5,
+      aggregateOutputTokensPerSecond: 390,
+      perStreamOutputTokensPerSecond: 60,
+      ratePerSecond: 8,
+    });
+    expect(s.singleStream).toBeNull();
+    expect(s.scalingEfficiency).toBeNull();
+    expect(s.capacity).toBeNull();
+    expect(s.capacityRequestsPerSecond).toBe(8);
+    expect(s.goodputPeak).toEqual({ concurrency: 5, goodputOutputTokensPerSecond: 390, ratePerSecond: 8 });
+  });
+
+  it("walks the levels by rate, not by their numbers", () => {
+    // Level numbers against the rates: read by number, the knee would be level 1 (rate 8).
+    const levels = [rateLevel(1, 8, 400), rateLevel(2, 1, 100), rateLevel(3, 2, 200), rateLevel(4, 4, 390)];
+    const s = summarizeRun(levels);
+    expect(s.kneeRequestsPerSecond).toBe(4);
+    expect(s.kneeConcurrency).toBeNull();
+    expect(s.peak?.ratePerSecond).toBe(8);
+    expect(s.peak?.concurrency).toBe(1);
+  });
+
+  it("has a null rate knee while aggregate still climbs at the top rate", () => {
+    const s = summarizeRun(rates.map((r, i) => rateLevel(i + 1, r, 100 * r)));
+    expect(s.kneeRequestsPerSecond).toBeNull();
+    expect(s.kneeConcurrency).toBeNull();
+    expect(s.saturated).toBe(false);
+    expect(Object.keys(s)).toContain("kneeRequestsPerSecond");
+  });
+
+  it("leaves a closed loop's summary without any rate field", () => {
+    const s = summarizeRun([1, 2, 4].map((n) => levelWith(n, [100, 190, 200][Math.log2(n)] as number)));
+    expect(s.kneeConcurrency).toBe(2);
+    expect(Object.keys(s)).toEqual([
+      "singleStream",
+      "peak",
+      "kneeConcurrency",
+      "saturated",
+      "scalingEfficiency",
+      "errorRate",
+      "rateLimitRate",
+      "valid",
+      "capacity",
+      "capacityRequestsPerSecond",
+      "goodputPeak",
+      "stop",
+    ]);
+    expect(Object.keys(s.peak ?? {})).toEqual([
+      "concurrency",
+      "aggregateOutputTokensPerSecond",
+      "perStreamOutputTokensPerSecond",
+    ]);
+    expect(Object.keys(s.goodputPeak ?? {})).toEqual(["concurrency", "goodputOutputTokensPerSecond"]);
+  });
+
+  it("names an open loop's stop by its rate, not by the level's number", () => {
+    const limited = summarizeLevel({
+      concurrency: 3,
+      samples: [sample(), failed("rate_limited")],
+      achievedConcurrency: 1,
+      openLoop: {
+        ratePerSecond: 4,
+        achievedRatePerSecond: 4,
+        inFlightMean: 1,
+        inFlightMax: 2,
+        scheduleLagsMs: [0.1],
+        maxInFlight: 256,
+        maxInFlightHit: false,
+      },
+      ...levelDefaults,
+    });
+    const s = summarizeRun([rateLevel(1, 1, 100), rateLevel(2, 2, 190), limited]);
+    expect(s.stop).toEqual({
+      concurrency: 3,
+      ratePerSecond: 4,
+      reason: "rate_limited",
+      detail: "rate-limited from 4 req/s: 1 of 2 requests got 429 (50 %, over 5 %); the sweep ran no higher level",
+    });
+    expect(stopLabel(s.stop as Stop)).toBe("rate-limited from 4 req/s");
+    expect(stopLabel({ concurrency: 8, reason: "failures", detail: "" })).toBe("failing from N=8");
+  });
+
+  it("parses an open-loop summary stored before the rate knee, its level-number knee kept as stored", () => {
+    const { kneeRequestsPerSecond: _, ...stored } = summarizeRun(open());
+    const old = SummarySchema.parse({
+      ...stored,
+      kneeConcurrency: 3,
+      peak: { concurrency: 5, aggregateOutputTokensPerSecond: 390, perStreamOutputTokensPerSecond: 60 },
+      goodputPeak: { concurrency: 5, goodputOutputTokensPerSecond: 390 },
+    });
+    expect(old.kneeRequestsPerSecond).toBeUndefined();
+    expect(old.peak?.ratePerSecond).toBeUndefined();
   });
 });
 

@@ -1,5 +1,5 @@
 /** @module The headline figures of a run (docs/methodology.md, per run): `summarizeRun` with its knee, and `levelStop`; pure. */
-import type { Level, Outcome, Stop, Summary } from "../run/index.ts";
+import { type Level, loadWords, type Outcome, type Stop, type Summary } from "../run/index.ts";
 import {
   EARLY_FAILURE_REQUESTS,
   failureBreakdown,
@@ -18,6 +18,26 @@ function raisesBeyondKnee(base: number, higher: number): boolean {
   // A ratio, not base * 1.15: 100 * 1.15 is 114.99999999999999 in floating point, which would make exactly +15 % a raise.
   if (base <= 0) return higher > 0;
   return higher / base > 1 + KNEE_GAIN_THRESHOLD;
+}
+
+/**
+ * The knee of a curve of aggregate tok/s in ascending order of load (concurrency, or an open loop's
+ * offered rate): the index of the first point that no later point out-raises by more than
+ * `KNEE_GAIN_THRESHOLD`; null when that point is the last (aggregate still climbing at the top, or a
+ * single point), which is `saturated: false`. The run summary and the standing share it.
+ */
+export function kneeIndex(aggregates: readonly number[]): number | null {
+  for (let i = 0; i < aggregates.length; i++) {
+    const base = aggregates[i] as number;
+    if (aggregates.slice(i + 1).some((a) => raisesBeyondKnee(base, a))) continue;
+    return i < aggregates.length - 1 ? i : null;
+  }
+  return null;
+}
+
+/** True when any level swept an open loop's offered rate: its `concurrency` is then only the level's number. */
+export function isOpenLoopRun(levels: readonly { ratePerSecond?: number | null }[]): boolean {
+  return levels.some((l) => l.ratePerSecond !== null && l.ratePerSecond !== undefined);
 }
 
 /** What one of a level's first requests ended with, for `levelStop`'s words (warm-up requests have no sample). */
@@ -40,11 +60,15 @@ export function levelStop(level: Level, early: EarlyResult[] = []): Stop | null 
   if (level.valid) return null;
   const r = level.requests;
   const n = level.concurrency;
+  // An open loop's stop names its rate; a closed loop's keeps the shape it always had.
+  const rate = level.ratePerSecond !== null ? { ratePerSecond: level.ratePerSecond } : {};
+  const at = loadWords(level);
   if (r.sent > 0 && r.rateLimited / r.sent > MAX_RATE_LIMITED_RATE)
     return {
       concurrency: n,
+      ...rate,
       reason: "rate_limited",
-      detail: `rate-limited from N=${n}: ${r.rateLimited} of ${r.sent} requests got 429 (${fmt((r.rateLimited / r.sent) * 100)} %, over ${fmt(MAX_RATE_LIMITED_RATE * 100)} %); ${STOP_NOTE}`,
+      detail: `rate-limited from ${at}: ${r.rateLimited} of ${r.sent} requests got 429 (${fmt((r.rateLimited / r.sent) * 100)} %, over ${fmt(MAX_RATE_LIMITED_RATE * 100)} %); ${STOP_NOTE}`,
     };
   const failures = failuresOf(r);
   const endedEarly = invalidCodes(level).includes("ended_early");
@@ -59,13 +83,15 @@ export function levelStop(level: Level, early: EarlyResult[] = []): Stop | null 
   if (unreachable)
     return {
       concurrency: n,
+      ...rate,
       reason: "unreachable",
-      detail: `unreachable at N=${n}: no request got an answer${counts ? `; ${counts}` : ""}${cause}; ${STOP_NOTE}`,
+      detail: `unreachable at ${at}: no request got an answer${counts ? `; ${counts}` : ""}${cause}; ${STOP_NOTE}`,
     };
   return {
     concurrency: n,
+    ...rate,
     reason: "failures",
-    detail: `failing from N=${n}: ${counts || `its first ${EARLY_FAILURE_REQUESTS} requests failed`}${endedEarly && counts ? `, its first ${EARLY_FAILURE_REQUESTS} requests all failed` : ""}${cause}; ${STOP_NOTE}`,
+    detail: `failing from ${at}: ${counts || `its first ${EARLY_FAILURE_REQUESTS} requests failed`}${endedEarly && counts ? `, its first ${EARLY_FAILURE_REQUESTS} requests all failed` : ""}${cause}; ${STOP_NOTE}`,
   };
 }
 
@@ -85,15 +111,20 @@ function firstStop(levels: Level[]): Stop | null {
  * ranked, so `singleStream` is then null). Rates are shares (0..1) of all sent requests. `stop` is
  * `options.stop` when the sweep gives it, else the first level's `levelStop`.
  *
- * The knee: walking the valid levels in ascending concurrency, the first level L such that no higher
- * valid level's aggregate exceeds L's by more than `KNEE_GAIN_THRESHOLD`. When that L is the top valid
- * level (aggregate still climbing at the top, or a single valid level), `kneeConcurrency` is null and
- * `saturated` false.
+ * The knee (`kneeIndex`): walking the valid levels in ascending concurrency, the first level L such
+ * that no higher valid level's aggregate exceeds L's by more than `KNEE_GAIN_THRESHOLD`. When that L
+ * is the top valid level (aggregate still climbing at the top, or a single valid level),
+ * `kneeConcurrency` is null and `saturated` false.
  *
- * `capacity` is the highest valid level that meets the SLO (null when none does); for an open loop,
- * `capacityRequestsPerSecond` is the highest such level's rate instead. `goodputPeak` is the valid
- * level with the most goodput (null when no valid level delivered any). An open loop has no
- * single-stream figure: its first level is a rate, not one user alone.
+ * `capacity` is the highest valid level that meets the SLO (null when none does). `goodputPeak` is
+ * the valid level with the most goodput (null when no valid level delivered any).
+ *
+ * An open loop (`isOpenLoopRun`) is read in offered rate, since its `concurrency` is only the level's
+ * number: the knee walks the levels in ascending rate and is `kneeRequestsPerSecond`
+ * (`kneeConcurrency` null: a concurrency knee is a closed-loop figure), `peak` and `goodputPeak`
+ * add their level's `ratePerSecond`, and `capacityRequestsPerSecond` is the highest rate that meets
+ * the SLO (`capacity` null). It has no single-stream figure either: its first level is a rate, not
+ * one user alone. A closed loop's summary carries none of these rate fields.
  */
 export function summarizeRun(levels: Level[], options: { stop?: Stop | null } = {}): Summary {
   const single = levels.find((l) => l.concurrency === 1 && l.ratePerSecond === null && l.valid && l.requests.ok > 0);
@@ -106,38 +137,35 @@ export function summarizeRun(levels: Level[], options: { stop?: Stop | null } = 
       }
     : null;
 
+  const openLoop = isOpenLoopRun(levels);
+  // An open loop's curve runs along the offered rate; a level without one there (none is written so) is left out.
+  const load = (l: Level) => (openLoop ? (l.ratePerSecond ?? 0) : l.concurrency);
   const ranked = levels
     .filter(
       (l): l is Level & { aggregateOutputTokensPerSecond: number } =>
-        l.valid && l.aggregateOutputTokensPerSecond !== null,
+        l.valid && l.aggregateOutputTokensPerSecond !== null && (!openLoop || l.ratePerSecond !== null),
     )
-    .sort((a, b) => a.concurrency - b.concurrency);
+    .sort((a, b) => load(a) - load(b));
 
   let peakLevel: (typeof ranked)[number] | undefined;
   for (const l of ranked) {
     if (peakLevel === undefined || l.aggregateOutputTokensPerSecond > peakLevel.aggregateOutputTokensPerSecond)
       peakLevel = l;
   }
-  const peak = peakLevel
+  const peak: Summary["peak"] = peakLevel
     ? {
         concurrency: peakLevel.concurrency,
         aggregateOutputTokensPerSecond: peakLevel.aggregateOutputTokensPerSecond,
         perStreamOutputTokensPerSecond: peakLevel.perStream.outputTokensPerSecond.p50,
+        ...(openLoop ? { ratePerSecond: load(peakLevel) } : {}),
       }
     : null;
 
-  let kneeConcurrency: number | null = null;
-  let saturated = false;
-  for (let i = 0; i < ranked.length; i++) {
-    const base = (ranked[i] as (typeof ranked)[number]).aggregateOutputTokensPerSecond;
-    const raised = ranked.slice(i + 1).some((l) => raisesBeyondKnee(base, l.aggregateOutputTokensPerSecond));
-    if (raised) continue;
-    if (i < ranked.length - 1) {
-      kneeConcurrency = (ranked[i] as (typeof ranked)[number]).concurrency;
-      saturated = true;
-    }
-    break;
-  }
+  const knee = kneeIndex(ranked.map((l) => l.aggregateOutputTokensPerSecond));
+  const kneeLevel = knee === null ? undefined : ranked[knee];
+  const saturated = kneeLevel !== undefined;
+  const kneeConcurrency = kneeLevel && !openLoop ? kneeLevel.concurrency : null;
+  const kneeRequestsPerSecond = kneeLevel && openLoop ? load(kneeLevel) : null;
 
   const singleAggregate = single?.aggregateOutputTokensPerSecond ?? null;
   const scalingEfficiency =
@@ -164,13 +192,18 @@ export function summarizeRun(levels: Level[], options: { stop?: Stop | null } = 
     else if (l.meetsSlo === true && (capacity === null || l.concurrency > capacity)) capacity = l.concurrency;
     const goodput = l.goodputOutputTokensPerSecond ?? 0;
     if (goodput > 0 && (goodputPeak === null || goodput > goodputPeak.goodputOutputTokensPerSecond))
-      goodputPeak = { concurrency: l.concurrency, goodputOutputTokensPerSecond: goodput };
+      goodputPeak = {
+        concurrency: l.concurrency,
+        goodputOutputTokensPerSecond: goodput,
+        ...(openLoop && l.ratePerSecond !== null ? { ratePerSecond: l.ratePerSecond } : {}),
+      };
   }
 
   return {
     singleStream,
     peak,
     kneeConcurrency,
+    ...(openLoop ? { kneeRequestsPerSecond } : {}),
     saturated,
     scalingEfficiency,
     errorRate: sent > 0 ? (sent - ok) / sent : 0,

@@ -252,6 +252,24 @@ describe("detectAlerts", () => {
     expect(detectAlerts(chat)).toEqual([]);
   });
 
+  it("never reads an open loop's level number as a knee concurrency", () => {
+    // Prepare: the stored knee steps from level 16 to level 8 at run 200, with nothing else changing.
+    const closed = history(1101, 300, (i) => ({ knee: i >= 200 ? 8 : 16 }));
+    // The same history as open-loop entries: levels 1 and 16 offer 0.5 and 8 requests/s.
+    const rated = closed.map((e) => ({
+      ...e,
+      levels: e.levels.map((l) => ({ ...l, ratePerSecond: l.concurrency === 1 ? 0.5 : 8 })),
+    }));
+    // Entries recorded before levels carried their rate: only the open loop's capacity in requests/s tells it.
+    const unrated = closed.map((e) => ({ ...e, summary: { ...e.summary, capacityRequestsPerSecond: 8 } }));
+    // Act
+    const closedAlerts = detectAlerts(closed);
+    // Assess: on a closed loop the step alerts the knee; on either open loop nothing alerts.
+    expect(closedAlerts.map((a) => [a.kind, a.metrics])).toEqual([["regression", ["kneeConcurrency"]]]);
+    expect(detectAlerts(rated)).toEqual([]);
+    expect(detectAlerts(unrated)).toEqual([]);
+  });
+
   it("keeps the ids of chat alerts exactly as before scenarios", () => {
     // The id before scenarios: SHA-256 of target, kind and first run id, 16 hex digits.
     expect(alertId("t", "regression", "t-run200")).toBe(alertId("t", "regression", "t-run200", "chat"));

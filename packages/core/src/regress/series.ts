@@ -1,5 +1,6 @@
 /** @module What each watched series reads from a run index entry, and the per-metric rules of detection. */
 import type { MetricName } from "../alerts/index.ts";
+import { isOpenLoopRun } from "../metrics/index.ts";
 import type { RunIndexEntry } from "../run-index/index.ts";
 
 /** Metrics in the order titles name them: what users feel first. */
@@ -14,7 +15,7 @@ export const METRICS: readonly MetricName[] = [
 
 /**
  * The value of one metric in one run; null when the run does not show it (no valid level 1, not
- * saturated). Like the summary, it takes nothing from an invalid level: single-stream figures need a
+ * saturated, a knee concurrency of an open loop). Like the summary, it takes nothing from an invalid level: single-stream figures need a
  * valid level 1 (checked on the level too, for entries summarized before the summary did so itself),
  * the peak and the knee come from valid levels only.
  */
@@ -30,12 +31,24 @@ export function metricValue(entry: RunIndexEntry, metric: MetricName): number | 
     case "peakAggregateOutputTokensPerSecond":
       return s.peak?.aggregateOutputTokensPerSecond ?? null;
     case "kneeConcurrency":
-      return s.kneeConcurrency;
+      // An open loop's levels are numbered rates: a knee at "level 2" is no concurrency (see `isOpenLoopEntry`).
+      return isOpenLoopEntry(entry) ? null : s.kneeConcurrency;
     case "errorRate":
       return s.errorRate;
     case "rateLimitRate":
       return s.rateLimitRate;
   }
+}
+
+/**
+ * True for an open-loop run (its levels are request rates, numbered 1, 2, ...): a level carries its
+ * rate, the summary has a knee in requests/s, or (entries recorded before either) a capacity in
+ * requests/s, which only an open loop has. An older open-loop entry in which no rate met the SLO
+ * shows none of these and still reads as closed.
+ */
+export function isOpenLoopEntry(entry: RunIndexEntry): boolean {
+  const s = entry.summary;
+  return isOpenLoopRun(entry.levels) || s.kneeRequestsPerSecond !== undefined || s.capacityRequestsPerSecond !== null;
 }
 
 /**

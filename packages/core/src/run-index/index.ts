@@ -5,12 +5,19 @@
  */
 import { z } from "zod";
 import { DEFAULT_SCENARIO, modelKeyOf } from "../config/index.ts";
+import { isOpenLoopRun, summarizeRun } from "../metrics/index.ts";
 import { RouteRecord, type RunDocument, SloRecord, Summary } from "../run/index.ts";
 import { listRunKeys, putRun, readRun, type Store } from "../store/index.ts";
 
 /** The figures of one level that history and comparison need. Units in the names. */
 export const LevelFigures = z.object({
+  /** N; for an open loop only the level's number (its rate is `ratePerSecond`). */
   concurrency: z.number().int().positive(),
+  /**
+   * Open loop only: the level's offered rate, requests/s; absent for a closed-loop level (so a
+   * closed loop's entry keeps its shape) and in entries recorded before it was.
+   */
+  ratePerSecond: z.number().positive().optional(),
   aggregateOutputTokensPerSecond: z.number().nullable(),
   perStreamOutputTokensPerSecondP50: z.number().nullable(),
   ttftP50Ms: z.number().nullable(),
@@ -115,9 +122,10 @@ export function indexEntryFor(key: string, doc: RunDocument): RunIndexEntry {
     status: doc.status,
     partialReason: doc.partialReason,
     simulated: doc.simulated,
-    summary: doc.summary,
+    summary: summaryOf(doc),
     levels: doc.levels.map((l) => ({
       concurrency: l.concurrency,
+      ...(l.ratePerSecond !== null ? { ratePerSecond: l.ratePerSecond } : {}),
       aggregateOutputTokensPerSecond: l.aggregateOutputTokensPerSecond,
       perStreamOutputTokensPerSecondP50: l.perStream.outputTokensPerSecond.p50,
       ttftP50Ms: l.ttftMs.p50,
@@ -140,6 +148,25 @@ export function indexEntryFor(key: string, doc: RunDocument): RunIndexEntry {
         (l as { goodputOutputTokensPerSecond?: number | null }).goodputOutputTokensPerSecond ?? null,
     })),
     servedProviders: [...served.entries()].sort((a, b) => b[1] - a[1]).map(([p]) => p),
+  };
+}
+
+/**
+ * The document's summary. An open-loop one stored before the summary read an open loop in offered
+ * rate holds a level number as `kneeConcurrency` and no rates: its knee and peaks are read again from
+ * its levels (`summarizeRun`), so no reader of the index takes a level's number for a concurrency.
+ */
+function summaryOf(doc: RunDocument): Summary {
+  const s = doc.summary;
+  if (!isOpenLoopRun(doc.levels) || s.kneeRequestsPerSecond !== undefined) return s;
+  const fresh = summarizeRun(doc.levels, { stop: s.stop });
+  return {
+    ...s,
+    peak: fresh.peak,
+    kneeConcurrency: null,
+    kneeRequestsPerSecond: fresh.kneeRequestsPerSecond ?? null,
+    saturated: fresh.saturated,
+    goodputPeak: fresh.goodputPeak,
   };
 }
 

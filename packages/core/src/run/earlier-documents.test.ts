@@ -162,3 +162,67 @@ describe("documents stored before the reader's figures", () => {
     });
   });
 });
+
+describe("open-loop documents stored before the summary read them in offered rate", () => {
+  /** Level `n` of an open loop offering `rate` requests/s with `tokens` output tokens over 1 s. */
+  const rateLevel = (n: number, rate: number, tokens: number) =>
+    summarizeLevel({
+      concurrency: n,
+      samples: [{ ...sample, level: n, completionTokens: tokens }],
+      wallTimeMs: 1000,
+      achievedConcurrency: 1,
+      eventLoopLagP99Ms: 1,
+      openLoop: {
+        ratePerSecond: rate,
+        achievedRatePerSecond: rate,
+        inFlightMean: 1,
+        inFlightMax: 1,
+        scheduleLagsMs: [0.1],
+        maxInFlight: 256,
+        maxInFlightHit: false,
+      },
+    });
+
+  /** Rates 1, 2, 4, 8 whose aggregate stops rising past 2 requests/s, with the summary an older harness wrote. */
+  function storedOpenLoop(): Record<string, unknown> {
+    const levels = [rateLevel(1, 1, 100), rateLevel(2, 2, 200), rateLevel(3, 4, 210), rateLevel(4, 8, 220)];
+    const { kneeRequestsPerSecond: _, ...summary } = summarizeRun(levels);
+    return {
+      ...earlierDocument(),
+      workload: { arrival: { mode: "poisson", ratesPerSecond: [1, 2, 4, 8] } },
+      levels,
+      summary: {
+        ...summary,
+        kneeConcurrency: 2,
+        peak: { concurrency: 4, aggregateOutputTokensPerSecond: 220, perStreamOutputTokensPerSecond: 100 },
+        goodputPeak: null,
+      },
+    };
+  }
+
+  it("parse with the level-number knee as stored", () => {
+    const doc = RunDocument.parse(storedOpenLoop());
+    expect(doc.summary.kneeConcurrency).toBe(2);
+    expect(doc.summary.kneeRequestsPerSecond).toBeUndefined();
+  });
+
+  it("index with the knee and peak read again in rate, and each level's rate", () => {
+    const entry = indexEntryFor("runs/t/x.json", RunDocument.parse(storedOpenLoop()));
+    expect(entry.summary.kneeConcurrency).toBeNull();
+    expect(entry.summary.kneeRequestsPerSecond).toBe(2);
+    expect(entry.summary.saturated).toBe(true);
+    expect(entry.summary.peak).toEqual({
+      concurrency: 4,
+      aggregateOutputTokensPerSecond: 220,
+      perStreamOutputTokensPerSecond: 100,
+      ratePerSecond: 8,
+    });
+    expect(entry.levels.map((l) => l.ratePerSecond)).toEqual([1, 2, 4, 8]);
+  });
+
+  it("leave a closed loop's index entry without rates", () => {
+    const entry = indexEntryFor("runs/t/x.json", RunDocument.parse(earlierDocument()));
+    expect(Object.keys(entry.levels[0] ?? {})).not.toContain("ratePerSecond");
+    expect(Object.keys(entry.summary)).not.toContain("kneeRequestsPerSecond");
+  });
+});

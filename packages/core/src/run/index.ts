@@ -289,8 +289,10 @@ export type Level = z.infer<typeof Level>;
 
 /** Why a sweep ran no level above `concurrency`: the first level invalid because of rate limits or failures. */
 export const Stop = z.object({
-  /** The level after which nothing higher was run. */
+  /** The level after which nothing higher was run; for an open loop only its number (its rate is `ratePerSecond`). */
   concurrency: z.number().int().positive(),
+  /** Open loop only: that level's offered rate, requests/s (absent for a closed loop, and in open-loop documents stored before it). */
+  ratePerSecond: z.number().positive().optional(),
   /** `rate_limited`: 429s over the limit; `unreachable`: no request was answered at all; `failures`: other failures. */
   reason: z.enum(["rate_limited", "failures", "unreachable"]),
   /** The why, in words. */
@@ -309,15 +311,30 @@ export const Summary = z.object({
       ttftP95Ms: z.number().nullable(),
     })
     .nullable(),
+  /** The valid level with the highest aggregate tok/s. */
   peak: z
     .object({
+      /** Its concurrency; for an open loop only the level's number (its rate is `ratePerSecond`). */
       concurrency: z.number().int().positive(),
       aggregateOutputTokensPerSecond: z.number(),
       perStreamOutputTokensPerSecond: z.number().nullable(),
+      /** Open loop only: the level's offered rate, requests/s (absent for a closed loop, and in open-loop documents stored before it). */
+      ratePerSecond: z.number().positive().optional(),
     })
     .nullable(),
-  /** Lowest level after which no higher level raises aggregate by more than 15 %; null if not saturated. */
+  /**
+   * Lowest level after which no higher level raises aggregate by more than 15 %; null if not
+   * saturated, and always null for an open loop (a concurrency knee is a closed-loop figure; open-loop
+   * documents stored before `kneeRequestsPerSecond` hold a level number here, which means nothing).
+   */
   kneeConcurrency: z.number().int().positive().nullable(),
+  /**
+   * Open loop only: the lowest offered rate after which no higher rate raises aggregate by more than
+   * 15 %, requests/s; null while aggregate still climbs at the top rate. Absent for a closed loop, and
+   * in open-loop documents stored before it.
+   */
+  kneeRequestsPerSecond: z.number().positive().nullable().optional(),
+  /** The knee was reached: aggregate stopped climbing before the top level (or rate). */
   saturated: z.boolean(),
   /** Aggregate at the peak / (N_peak x single-stream aggregate). */
   scalingEfficiency: z.number().nullable(),
@@ -327,13 +344,19 @@ export const Summary = z.object({
   rateLimitRate: z.number().nonnegative(),
   /** Every level is valid. */
   valid: z.boolean(),
-  /** The highest valid level that meets the SLO: this route serves that many users at once at the SLO. */
+  /** The highest valid level that meets the SLO: this route serves that many users at once at the SLO; null for an open loop. */
   capacity: z.number().int().positive().nullable().default(null),
   /** Open loop: the highest rate of a valid level that meets the SLO, requests/s ("sustains R requests/s at the SLO"). */
   capacityRequestsPerSecond: z.number().positive().nullable().default(null),
   /** The valid level with the most goodput; null when no valid level delivered any. */
   goodputPeak: z
-    .object({ concurrency: z.number().int().positive(), goodputOutputTokensPerSecond: z.number().positive() })
+    .object({
+      /** Its concurrency; for an open loop only the level's number (its rate is `ratePerSecond`). */
+      concurrency: z.number().int().positive(),
+      goodputOutputTokensPerSecond: z.number().positive(),
+      /** Open loop only: the level's offered rate, requests/s (absent for a closed loop, and in open-loop documents stored before it). */
+      ratePerSecond: z.number().positive().optional(),
+    })
     .nullable()
     .default(null),
   /** Where and why the sweep stopped before its top level; null when no level was invalid for rate limits or failures. */
@@ -389,14 +412,22 @@ export function runKey(doc: Pick<RunDocument, "targetId" | "startedAt" | "runId"
   return `runs/${doc.targetId}/${compactTimestamp(doc.startedAt)}-${doc.runId}.json`;
 }
 
-/** A stop in a few words, the same on the CLI and the site: `rate-limited from N=8`, `unreachable`, `failing from N=1`. */
+/** Where a level sits, in words: `N=8`, or an open loop's `4 req/s` (its number is no concurrency). */
+export function loadWords(level: { concurrency: number; ratePerSecond?: number | null }): string {
+  return level.ratePerSecond != null ? `${level.ratePerSecond} req/s` : `N=${level.concurrency}`;
+}
+
+/**
+ * A stop in a few words, the same on the CLI and the site: `rate-limited from N=8`, `unreachable`,
+ * `failing from N=1`; an open loop's names its rate: `rate-limited from 4 req/s`.
+ */
 export function stopLabel(stop: Stop): string {
   switch (stop.reason) {
     case "rate_limited":
-      return `rate-limited from N=${stop.concurrency}`;
+      return `rate-limited from ${loadWords(stop)}`;
     case "unreachable":
-      return stop.concurrency === 1 ? "unreachable" : `unreachable from N=${stop.concurrency}`;
+      return stop.concurrency === 1 ? "unreachable" : `unreachable from ${loadWords(stop)}`;
     case "failures":
-      return `failing from N=${stop.concurrency}`;
+      return `failing from ${loadWords(stop)}`;
   }
 }

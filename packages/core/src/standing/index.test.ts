@@ -106,6 +106,8 @@ interface RunShape {
   target?: string;
   scenario?: string;
   ttftP95Ms?: number;
+  /** An open loop: each level's offered rate, requests/s, by level number. */
+  rates?: Record<number, number>;
 }
 
 let serial = 0;
@@ -115,6 +117,7 @@ function run(shape: RunShape): RunIndexEntry {
   const runId = `${targetId}-${serial++}`;
   const levels: LevelFigures[] = Object.entries(shape.aggregate).map(([n, aggregate]) => ({
     concurrency: Number(n),
+    ...(shape.rates ? { ratePerSecond: shape.rates[Number(n)] as number } : {}),
     aggregateOutputTokensPerSecond: aggregate ?? 1,
     perStreamOutputTokensPerSecondP50: (aggregate ?? 1) / Number(n),
     ttftP50Ms: 100 * Number(n),
@@ -283,6 +286,65 @@ describe("a standing's levels and its median curve", () => {
     expect(rag?.levels[0]?.aggregateOutputTokensPerSecond?.median).toBe(20);
     expect(chat?.capacity).toEqual({ concurrency: 2 });
     expect(rag?.capacity).toBeNull();
+  });
+});
+
+describe("an open loop's standing", () => {
+  // The two newest runs offered 1, 2, 4 and 8 requests/s as levels 1-4; the oldest, before rate 1
+  // was added, offered 2, 4 and 8 as levels 1-3. Medians by rate: 95, 190, 350, 380 tok/s.
+  const entries = () => [
+    run({ hoursAgo: 1, aggregate: { 1: 100, 2: 190, 3: 350, 4: 380 }, rates: { 1: 1, 2: 2, 3: 4, 4: 8 } }),
+    run({ hoursAgo: 2, aggregate: { 1: 90, 2: 200, 3: 340, 4: 390 }, rates: { 1: 1, 2: 2, 3: 4, 4: 8 } }),
+    run({ hoursAgo: 3, aggregate: { 1: 180, 2: 360, 3: 370 }, rates: { 1: 2, 2: 4, 3: 8 } }),
+  ];
+
+  it("keys its levels by offered rate and reads its knee, peak and capacity in rate", () => {
+    // Per-stream medians (aggregate / level number): 95, 100, 116.7 and 97.5 tok/s; at >= 100: rates 2 and 4.
+    const s = standingOf("t", entries(), { now: NOW, slo: { minOutputTokensPerSecond: 100, maxTtftMs: 2000 } });
+    expect(s.levels.map((l) => [l.ratePerSecond, l.concurrency, l.validRuns])).toEqual([
+      [1, 1, 2],
+      [2, 2, 3],
+      [4, 3, 3],
+      [8, 4, 3],
+    ]);
+    expect(s.levels.map((l) => l.aggregateOutputTokensPerSecond?.median)).toEqual([95, 190, 350, 380]);
+    expect(s.kneeConcurrency).toBeNull();
+    expect(s.kneeRequestsPerSecond).toBe(4);
+    expect(s.saturated).toBe(true);
+    expect(s.peak).toEqual({
+      concurrency: 4,
+      ratePerSecond: 8,
+      aggregateOutputTokensPerSecond: { median: 380, low: 370, high: 390, n: 3 },
+      perStreamOutputTokensPerSecond: { median: 97.5, low: 95, high: 370 / 3, n: 3 },
+    });
+    expect(s.capacity).toEqual({ concurrency: 3, ratePerSecond: 4 });
+    expect(s.singleStream).toBeNull();
+    expect(s.scalingEfficiency).toBeNull();
+  });
+
+  it("has a null rate knee while the median aggregate still climbs at the top rate", () => {
+    const climbing = [1, 2].map((h) =>
+      run({ hoursAgo: h, aggregate: { 1: 100, 2: 200, 3: 400 }, rates: { 1: 1, 2: 2, 3: 4 } }),
+    );
+    const s = standingOf("t", climbing, { now: NOW });
+    expect([s.kneeConcurrency, s.kneeRequestsPerSecond, s.saturated]).toEqual([null, null, false]);
+  });
+
+  it("takes only runs of the newest run's kind: closed-loop runs before an open loop do not enter", () => {
+    const closed = run({ hoursAgo: 4, aggregate: { 1: 1000, 2: 1000 } });
+    const s = standingOf("t", [...entries(), closed], { now: NOW });
+    expect(s.runIds).not.toContain(closed.runId);
+    expect(s.runIds).toHaveLength(3);
+    expect(s.levels.map((l) => l.ratePerSecond)).toEqual([1, 2, 4, 8]);
+  });
+
+  it("leaves a closed loop's standing without any rate field", () => {
+    const s = standingOf("t", [run({ hoursAgo: 1, aggregate: { 1: 100, 2: 190, 4: 200 } })], { now: NOW });
+    expect(s.kneeConcurrency).toBe(2);
+    expect(Object.keys(s)).not.toContain("kneeRequestsPerSecond");
+    expect(s.levels.every((l) => !("ratePerSecond" in l))).toBe(true);
+    expect(Object.keys(s.peak ?? {})).not.toContain("ratePerSecond");
+    expect(Object.keys(s.capacity ?? {})).toEqual(["concurrency"]);
   });
 });
 

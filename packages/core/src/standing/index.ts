@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { DEFAULT_STANDING, type StandingConfig } from "../config/index.ts";
-import { KNEE_GAIN_THRESHOLD } from "../metrics/index.ts";
+import { isOpenLoopRun, kneeIndex } from "../metrics/index.ts";
 import { bySeries, type LevelFigures, type RunIndexEntry } from "../run-index/index.ts";
 
 /** The confidence the median's interval aims for (a share, 0..1). */
@@ -34,9 +34,12 @@ export const Estimate = z.object({
 });
 export type Estimate = z.infer<typeof Estimate>;
 
-/** One concurrency level over the standing's runs. */
+/** One concurrency level (or an open loop's offered rate) over the standing's runs. */
 export const StandingLevel = z.object({
+  /** N; for an open loop only the level's number in the newest run that offered its rate. */
   concurrency: z.number().int().positive(),
+  /** Open loop only: the offered rate the level is keyed by, requests/s; absent for a closed loop. */
+  ratePerSecond: z.number().positive().optional(),
   /** Runs of the standing in which this level was valid: their values enter the estimates below. */
   validRuns: z.number().int().nonnegative(),
   /** Runs of the standing in which this level ran and was invalid. */
@@ -68,7 +71,7 @@ export const Standing = z.object({
   /** True when no valid run fell in the window and the latest valid run, older, stands in. */
   beyondWindow: z.boolean(),
   levels: z.array(StandingLevel),
-  /** Level 1's per-stream output tok/s (p50) and TTFT p50; null without a valid level 1. */
+  /** Level 1's per-stream output tok/s (p50) and TTFT p50; null without a valid level 1, and for an open loop. */
   singleStream: z.object({ outputTokensPerSecond: Estimate.nullable(), ttftP50Ms: Estimate.nullable() }).nullable(),
   /** The ranked level with the highest median aggregate tok/s. */
   peak: z
@@ -76,15 +79,25 @@ export const Standing = z.object({
       concurrency: z.number().int().positive(),
       aggregateOutputTokensPerSecond: Estimate,
       perStreamOutputTokensPerSecond: Estimate.nullable(),
+      /** Open loop only: its offered rate, requests/s. */
+      ratePerSecond: z.number().positive().optional(),
     })
     .nullable(),
-  /** The knee of the median aggregate curve (same rule as a run's); null when not saturated. */
+  /** The knee of the median aggregate curve (same rule as a run's); null when not saturated, and for an open loop. */
   kneeConcurrency: z.number().int().positive().nullable(),
+  /** Open loop only: the knee of the median aggregate curve against offered rate, requests/s; null when not saturated. */
+  kneeRequestsPerSecond: z.number().positive().nullable().optional(),
   saturated: z.boolean(),
-  /** Median aggregate at the peak / (N_peak x median aggregate at level 1). */
+  /** Median aggregate at the peak / (N_peak x median aggregate at level 1); null for an open loop. */
   scalingEfficiency: z.number().nullable(),
-  /** The highest ranked level whose medians meet the SLO; null when none does. */
-  capacity: z.object({ concurrency: z.number().int().positive() }).nullable(),
+  /** The highest ranked level whose medians meet the SLO (for an open loop, the highest such rate); null when none does. */
+  capacity: z
+    .object({
+      concurrency: z.number().int().positive(),
+      /** Open loop only: its offered rate, requests/s ("sustains R requests/s at the SLO"). */
+      ratePerSecond: z.number().positive().optional(),
+    })
+    .nullable(),
   slo: z.object({ minOutputTokensPerSecond: z.number(), maxTtftMs: z.number() }),
 });
 export type Standing = z.infer<typeof Standing>;
@@ -178,13 +191,21 @@ const LEVEL_FIGURES = [
   "goodputOutputTokensPerSecond",
 ] as const satisfies readonly (keyof LevelFigures)[];
 
-function levelOf(concurrency: number, runs: readonly RunIndexEntry[]): StandingLevel {
+/** Where a level sits on the curve: its concurrency, or an open loop's offered rate. */
+type LoadKey = { concurrency: number } | { ratePerSecond: number };
+
+function levelOf(key: LoadKey, runs: readonly RunIndexEntry[]): StandingLevel {
   const valid: LevelFigures[] = [];
   let invalidRuns = 0;
   let invalidReasons: string[] = [];
+  let concurrency: number | undefined;
   for (const run of runs) {
-    const level = run.levels.find((l) => l.concurrency === concurrency);
+    const level = run.levels.find((l) =>
+      "ratePerSecond" in key ? l.ratePerSecond === key.ratePerSecond : l.concurrency === key.concurrency,
+    );
     if (!level) continue;
+    // Runs come newest first: an open loop's level is named by its number in the newest run offering its rate.
+    concurrency ??= level.concurrency;
     if (level.valid) valid.push(level);
     else {
       // Runs come newest first: the first invalid one met gives the reasons shown.
@@ -195,7 +216,8 @@ function levelOf(concurrency: number, runs: readonly RunIndexEntry[]): StandingL
   const values = (figure: (typeof LEVEL_FIGURES)[number]) =>
     estimate(valid.map((l) => l[figure]).filter((v): v is number => v !== null));
   return {
-    concurrency,
+    concurrency: concurrency ?? ("concurrency" in key ? key.concurrency : 1),
+    ...("ratePerSecond" in key ? { ratePerSecond: key.ratePerSecond } : {}),
     validRuns: valid.length,
     invalidRuns,
     ranked: valid.length > 0 && 2 * valid.length >= runs.length,
@@ -208,23 +230,16 @@ function levelOf(concurrency: number, runs: readonly RunIndexEntry[]): StandingL
   };
 }
 
-/** The knee of a curve, by the run summary's rule: the first level no higher level out-raises by more than the threshold. */
-export function kneeOf(curve: readonly { concurrency: number; aggregate: number }[]): {
-  kneeConcurrency: number | null;
+/**
+ * The knee of a curve in ascending load (concurrency, or an open loop's offered rate), by the run
+ * summary's rule (`kneeIndex`): the first point no higher point out-raises by more than the threshold.
+ */
+export function kneeOf(curve: readonly { at: number; aggregate: number }[]): {
+  knee: number | null;
   saturated: boolean;
 } {
-  for (let i = 0; i < curve.length; i++) {
-    const base = (curve[i] as { aggregate: number }).aggregate;
-    // A ratio, as the run summary does: exactly +15 % is no raise.
-    const raised = curve
-      .slice(i + 1)
-      .some((l) => (base <= 0 ? l.aggregate > 0 : l.aggregate / base > 1 + KNEE_GAIN_THRESHOLD));
-    if (raised) continue;
-    if (i < curve.length - 1)
-      return { kneeConcurrency: (curve[i] as { concurrency: number }).concurrency, saturated: true };
-    break;
-  }
-  return { kneeConcurrency: null, saturated: false };
+  const i = kneeIndex(curve.map((p) => p.aggregate));
+  return i === null ? { knee: null, saturated: false } : { knee: (curve[i] as { at: number }).at, saturated: true };
 }
 
 export interface StandingOptions {
@@ -239,13 +254,29 @@ export interface StandingOptions {
 /**
  * The standing of one (target, scenario) from its index entries (any order; other targets' or
  * scenarios' entries must not be mixed in).
+ *
+ * An open loop (its newest run's levels carry offered rates) is keyed by rate: its levels are the
+ * rates its runs offered, its knee `kneeRequestsPerSecond` (`kneeConcurrency` null), its peak and
+ * capacity name their rate, and it has no single stream or scaling efficiency. Only runs of the
+ * newest run's kind enter (a scenario that changed its arrivals starts its standing again, and an
+ * open-loop entry recorded before levels carried their rates is read as before, by level number).
  */
 export function standingOf(targetId: string, entries: readonly RunIndexEntry[], options: StandingOptions): Standing {
   const config = options.config ?? DEFAULT_STANDING;
   const slo = options.slo ?? DEFAULT_SLO;
-  const { runs, beyondWindow } = standingRuns(entries, options.now, config);
-  const ladder = [...new Set(runs.flatMap((r) => r.levels.map((l) => l.concurrency)))].sort((a, b) => a - b);
-  const levels = ladder.map((n) => levelOf(n, runs));
+  const window = standingRuns(entries, options.now, config);
+  const { beyondWindow } = window;
+  const openLoop = window.runs[0] !== undefined && isOpenLoopRun(window.runs[0].levels);
+  const runs = window.runs.filter((r) => isOpenLoopRun(r.levels) === openLoop);
+  const ladder: LoadKey[] = openLoop
+    ? [...new Set(runs.flatMap((r) => r.levels.flatMap((l) => (l.ratePerSecond ? [l.ratePerSecond] : []))))]
+        .sort((a, b) => a - b)
+        .map((ratePerSecond) => ({ ratePerSecond }))
+    : [...new Set(runs.flatMap((r) => r.levels.map((l) => l.concurrency)))]
+        .sort((a, b) => a - b)
+        .map((concurrency) => ({ concurrency }));
+  const levels = ladder.map((key) => levelOf(key, runs));
+  const load = (l: StandingLevel) => (openLoop ? (l.ratePerSecond ?? 0) : l.concurrency);
 
   const curve = levels.filter(
     (l): l is StandingLevel & { aggregateOutputTokensPerSecond: Estimate } =>
@@ -255,24 +286,25 @@ export function standingOf(targetId: string, entries: readonly RunIndexEntry[], 
   for (const l of curve)
     if (!peakLevel || l.aggregateOutputTokensPerSecond.median > peakLevel.aggregateOutputTokensPerSecond.median)
       peakLevel = l;
-  const { kneeConcurrency, saturated } = kneeOf(
-    curve.map((l) => ({ concurrency: l.concurrency, aggregate: l.aggregateOutputTokensPerSecond.median })),
+  const { knee, saturated } = kneeOf(
+    curve.map((l) => ({ at: load(l), aggregate: l.aggregateOutputTokensPerSecond.median })),
   );
 
-  const single = levels.find((l) => l.concurrency === 1 && l.validRuns > 0);
+  // An open loop's first level is a rate, not one user alone.
+  const single = openLoop ? undefined : levels.find((l) => l.concurrency === 1 && l.validRuns > 0);
   const singleAggregate = single?.aggregateOutputTokensPerSecond?.median ?? null;
   const scalingEfficiency =
     peakLevel && singleAggregate !== null && singleAggregate > 0
       ? peakLevel.aggregateOutputTokensPerSecond.median / (peakLevel.concurrency * singleAggregate)
       : null;
 
-  let capacity: { concurrency: number } | null = null;
+  let capacity: Standing["capacity"] = null;
   for (const l of levels) {
     const perStream = l.perStreamOutputTokensPerSecondP50?.median;
     const ttftP95 = l.ttftP95Ms?.median;
     if (!l.ranked || perStream === undefined || ttftP95 === undefined) continue;
     if (perStream >= slo.minOutputTokensPerSecond && ttftP95 <= slo.maxTtftMs)
-      capacity = { concurrency: l.concurrency };
+      capacity = { concurrency: l.concurrency, ...(openLoop ? { ratePerSecond: load(l) } : {}) };
   }
 
   return {
@@ -292,9 +324,11 @@ export function standingOf(targetId: string, entries: readonly RunIndexEntry[], 
           concurrency: peakLevel.concurrency,
           aggregateOutputTokensPerSecond: peakLevel.aggregateOutputTokensPerSecond,
           perStreamOutputTokensPerSecond: peakLevel.perStreamOutputTokensPerSecondP50,
+          ...(openLoop ? { ratePerSecond: load(peakLevel) } : {}),
         }
       : null,
-    kneeConcurrency,
+    kneeConcurrency: openLoop ? null : knee,
+    ...(openLoop ? { kneeRequestsPerSecond: knee } : {}),
     saturated,
     scalingEfficiency,
     capacity,
