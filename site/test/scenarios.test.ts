@@ -221,10 +221,30 @@ describe("an open loop's knee and peak", () => {
     const [header, ...rows] = standingCsv([flatView.standing]).trim().split("\n");
     const cols = (header ?? "").split(",");
     const at = (name: string) => rows.filter((r) => r.split(",")[cols.indexOf(name)] === "true");
-    const levelOf = (rate: number) =>
-      String(flatView.standing.levels.find((l) => l.ratePerSecond === rate)?.concurrency);
-    expect(at("isKnee").map((r) => r.split(",")[cols.indexOf("concurrency")])).toEqual([levelOf(KNEE_RATE)]);
-    expect(at("isPeak").map((r) => r.split(",")[cols.indexOf("concurrency")])).toEqual([levelOf(PEAK_RATE)]);
+    const rateOf = (r: string) => r.split(",")[cols.indexOf("ratePerSecond")];
+    expect(rows.map(rateOf)).toEqual(["0.5", "1", "2", "4"]);
+    expect(at("isKnee").map(rateOf)).toEqual([String(KNEE_RATE)]);
+    expect(at("isPeak").map(rateOf)).toEqual([String(PEAK_RATE)]);
+  });
+
+  it("name each level's rate in runs.csv, and leave it empty for a closed loop", () => {
+    const [header, ...rows] = runsCsv([
+      indexEntryFor("runs/flat/0.json", flat(0)),
+      indexEntryFor("runs/c/0.json", closed("c", "chat", 200)),
+    ])
+      .trim()
+      .split("\n");
+    const cols = (header ?? "").split(",");
+    const cell = (r: string, name: string) => r.split(",")[cols.indexOf(name)];
+    expect(rows.filter((r) => cell(r, "targetId") === "flat").map((r) => cell(r, "ratePerSecond"))).toEqual([
+      "0.5",
+      "1",
+      "2",
+      "4",
+    ]);
+    const closedRates = rows.filter((r) => cell(r, "targetId") === "c").map((r) => cell(r, "ratePerSecond"));
+    expect(closedRates.length).toBeGreaterThan(0);
+    expect(new Set(closedRates)).toEqual(new Set([""]));
   });
 });
 

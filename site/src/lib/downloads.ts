@@ -58,6 +58,7 @@ const CSV_COLUMNS = [
   "servedProviders",
   "runValid",
   "concurrency",
+  "ratePerSecond",
   "levelValid",
   "aggregateOutputTokensPerSecond",
   "perStreamOutputTokensPerSecondP50",
@@ -108,6 +109,7 @@ export function runsCsv(entries: Iterable<RunIndexEntry>, standings: Iterable<St
         servedProviders: e.servedProviders.join(" "),
         runValid: e.summary.valid,
         concurrency: l.concurrency,
+        ratePerSecond: l.ratePerSecond,
         levelValid: l.valid,
         aggregateOutputTokensPerSecond: l.aggregateOutputTokensPerSecond,
         perStreamOutputTokensPerSecondP50: l.perStreamOutputTokensPerSecondP50,
@@ -144,6 +146,7 @@ const STANDING_COLUMNS = [
   "windowEnd",
   "runs",
   "concurrency",
+  "ratePerSecond",
   "validRuns",
   "invalidRuns",
   "ranked",
@@ -154,11 +157,6 @@ const STANDING_COLUMNS = [
   "invalidReasons",
 ];
 
-/**
- * `data/standing.csv`: one row per target and level of its standing: each figure's median, the
- * interval bounding it (low, high) and the runs it was taken over (n), and which level is the peak,
- * knee and capacity of the median curve.
- */
 /** True when a standing's figure (its peak, its capacity) sits at level l: by rate for an open loop, else by N. */
 function isAt(
   figure: { concurrency: number; ratePerSecond?: number } | null,
@@ -170,6 +168,11 @@ function isAt(
     : figure.concurrency === l.concurrency;
 }
 
+/**
+ * `data/standing.csv`: one row per target and level of its standing: each figure's median, the
+ * interval bounding it (low, high) and the runs it was taken over (n), and which level is the peak,
+ * knee and capacity of the median curve.
+ */
 export function standingCsv(standings: Iterable<Standing>): string {
   const lines = [STANDING_COLUMNS.join(",")];
   for (const s of standings) {
@@ -184,6 +187,7 @@ export function standingCsv(standings: Iterable<Standing>): string {
         s.window.now,
         s.runIds.length,
         l.concurrency,
+        l.ratePerSecond,
         l.validRuns,
         l.invalidRuns,
         l.ranked,
