@@ -138,3 +138,31 @@ describe("compare pages per scenario", () => {
     expect(page).not.toContain('id="compare-tradeoff"');
   });
 });
+
+describe("the alerts page across scenarios", () => {
+  it("names a non-chat alert's scenario and links its scenario's target page", () => {
+    const page = html("alerts");
+    const alerts = JSON.parse(readFileSync(join(outDir, "data/alerts.json"), "utf8")).alerts as {
+      id: string;
+      targetId: string;
+      scenario: string;
+    }[];
+    const stopped = alerts.find((a) => a.targetId === STOPPED && a.scenario === RAG.scenario);
+    expect(stopped).toBeDefined();
+    const article = element(page, "article", stopped?.id as string);
+    expect(article).toContain(`scenario ${RAG.scenario}`);
+    expect(hrefs(article)).toContain(`../targets/${STOPPED}/s/${RAG.scenario}/`);
+  });
+
+  it("lists a target that ran only a non-first scenario for subscriptions and feeds", () => {
+    const page = html("alerts");
+    expect(element(page, "form", "subscribe")).toContain(`value="${OPEN_LOOP.id}"`);
+    expect(hrefs(page)).toContain(`../feeds/${OPEN_LOOP.id}.xml`);
+    expect(existsSync(join(outDir, `feeds/${OPEN_LOOP.id}.xml`))).toBe(true);
+  });
+
+  it("names the scenario in the target feed's entry", () => {
+    const feed = readFileSync(join(outDir, `feeds/${STOPPED}.xml`), "utf8");
+    expect(feed).toMatch(new RegExp(`<title type="text">\\[open\\][^<]*\\(${RAG.scenario}\\)`));
+  });
+});
