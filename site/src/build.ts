@@ -63,6 +63,12 @@ export async function buildSite(options: BuildSiteOptions): Promise<BuildSiteRes
       const chart = await prefillChart(data.series.filter((v) => v.id === id));
       if (chart) prefill[id] = chart;
     }
+    // One trade-off chart per closed-loop scenario: an open loop's levels are rates, not concurrency.
+    const tradeoffs: Record<string, string> = {};
+    for (const s of data.scenarios) {
+      const closed = viewsOf(data.series, s).filter((t) => !t.openLoop);
+      if (closed.length > 0) tradeoffs[s] = await compareTradeoff(closed);
+    }
     const payload: SitePayload = {
       generatedAt: data.generatedAt,
       targets: first,
@@ -79,7 +85,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<BuildSiteRes
           ),
         ),
       ),
-      compareTradeoff: await compareTradeoff(first.filter((t) => !t.openLoop)),
+      compareTradeoff: tradeoffs,
       alerts: data.alerts,
       downloads,
       runDocuments: { count: data.allEntries.length, bytes: runBytes },

@@ -5,6 +5,7 @@ import { standingOf } from "@kneeboard/core/standing";
 import { syntheticRun } from "@kneeboard/core/synthetic";
 import { describe, expect, it } from "vitest";
 import {
+  compareRateSpec,
   PROMPT_TOKENS_TITLE,
   prefillSpec,
   RATE_TITLE,
@@ -245,6 +246,32 @@ describe("an open loop's knee and peak", () => {
     const closedRates = rows.filter((r) => cell(r, "targetId") === "c").map((r) => cell(r, "ratePerSecond"));
     expect(closedRates.length).toBeGreaterThan(0);
     expect(new Set(closedRates)).toEqual(new Set([""]));
+  });
+});
+
+describe("compare charts of an open loop", () => {
+  const a = view("a", "poisson", [open("a", 0, [true, true, true, false])], 150);
+  const b = view("b", "poisson", [open("b", 0, [true, true, false, false])], 150);
+  const series = [a, b].map((v) => ({ targetId: v.id, label: v.label, points: ratePoints(v.details?.levels ?? []) }));
+
+  it("overlays targets against the offered rate, never concurrency: tok/s from zero, TTFT on a log axis", async () => {
+    for (const measure of ["aggregate", "goodput", "ttftP95"] as const) {
+      const spec: Loose = compareRateSpec({ series, measure });
+      expect(spec.encoding.x).toMatchObject({ field: "rate", title: RATE_TITLE });
+      expect(spec.encoding.x.axis.values).toEqual([0.5, 1, 2, 4]);
+      expect(JSON.stringify(spec)).not.toContain("concurrency");
+      expect(new Set(spec.data.values.map((r: Loose) => r.targetId))).toEqual(new Set(["a", "b"]));
+      expect(spec.encoding.color.field).toBe("target");
+      expect(spec.encoding.shape.field).toBe("target");
+      if (measure === "ttftP95") expect(spec.encoding.y.scale.type).toBe("log");
+      else expect(spec.encoding.y.scale.zero).toBe(true);
+    }
+    const goodput: Loose = compareRateSpec({ series, measure: "goodput" });
+    const points = series[0]?.points ?? [];
+    expect(goodput.data.values.filter((r: Loose) => r.targetId === "a").map((r: Loose) => r.value)).toEqual(
+      points.filter((p) => p.valid).map((p) => p.goodputOutputTokensPerSecond),
+    );
+    expect(await renderSvg(goodput)).toContain(RATE_TITLE);
   });
 });
 

@@ -1,4 +1,11 @@
-/** @module Which targets the compare page's build-time trade-off chart draws. */
+/**
+ * @module What a scenario's compare page draws: its overlay charts (against concurrency, or against the
+ * offered request rate for an open loop), the open loop's numbers, and which targets the build-time
+ * trade-off chart draws.
+ */
+import type { TopLevelSpec } from "vega-lite";
+import { compareRateSpec, compareSpec } from "./charts/index.ts";
+import { rateOf, ratePoints } from "./open-loop.ts";
 import type { TargetView } from "./site-data.ts";
 
 /** The trade-off chart draws at most this many targets: every point is labelled, so 100 targets would make a page of megabytes. */
@@ -8,4 +15,84 @@ export const COMPARE_TRADEOFF_TARGETS = 12;
 export function tradeoffTargets(targets: TargetView[]): TargetView[] {
   const peak = (t: TargetView) => t.standing.peak?.aggregateOutputTokensPerSecond.median ?? -1;
   return [...targets].sort((a, b) => peak(b) - peak(a)).slice(0, COMPARE_TRADEOFF_TARGETS);
+}
+
+/** One overlay chart of the compare page: drawn in the browser from `spec`, filtered to the picked targets. */
+export interface CompareChart {
+  /** Names the chart's element (`chart-<measure>`). */
+  measure: string;
+  spec: TopLevelSpec;
+  caption: string;
+}
+
+/**
+ * The overlay charts of one scenario's views, every view's rows in each. A closed loop: aggregate and
+ * per-stream tok/s against concurrency. An open loop: aggregate and goodput tok/s and TTFT p95 against
+ * the offered rate (as its target pages draw them), since its level numbers are not a concurrency.
+ */
+export function compareCharts(views: readonly TargetView[]): CompareChart[] {
+  if (views.some((v) => v.openLoop)) {
+    const series = views
+      .filter((v) => v.openLoop)
+      .map((v) => ({ targetId: v.id, label: v.label, points: ratePoints(v.details?.levels ?? []) }));
+    return [
+      {
+        measure: "aggregate",
+        spec: compareRateSpec({ series, measure: "aggregate" }),
+        caption:
+          "Aggregate tok/s of the picked targets against the offered request rate, y axis from zero; each target has its own colour and marker shape.",
+      },
+      {
+        measure: "goodput",
+        spec: compareRateSpec({ series, measure: "goodput" }),
+        caption:
+          "Goodput tok/s (the output of requests that each met the SLO) of the picked targets against the offered request rate, y axis from zero.",
+      },
+      {
+        measure: "ttftP95",
+        spec: compareRateSpec({ series, measure: "ttftP95" }),
+        caption: "Time to first token p95 of the picked targets against the offered request rate, ms on a log axis.",
+      },
+    ];
+  }
+  const series = views.map((t) => ({ targetId: t.id, label: t.label, levels: t.latest.levels }));
+  return [
+    {
+      measure: "aggregate",
+      spec: compareSpec({ series, measure: "aggregate" }),
+      caption:
+        "Aggregate tok/s of the picked targets against concurrency, y axis from zero; each target has its own colour and marker shape.",
+    },
+    {
+      measure: "perStream",
+      spec: compareSpec({ series, measure: "perStream" }),
+      caption: "Per-stream tok/s (p50) of the picked targets against concurrency, y axis from zero.",
+    },
+  ];
+}
+
+/** An open-loop target's row of the compare table: its latest run's figures, as the overlaid curves are its latest run's. */
+export interface RateCompareRow {
+  /** The highest offered rate whose level met the SLO, requests/s; null when none did. */
+  capacityRequestsPerSecond: number | null;
+  /** Requests sent per second at that rate. */
+  achievedRequestsPerSecond: number | null;
+  ttftP95AtCapacityMs: number | null;
+  peakAggregateOutputTokensPerSecond: number | null;
+  /** The offered rate of the peak, requests/s. */
+  peakRatePerSecond: number | null;
+}
+
+/** The latest run's capacity in requests/s and what it achieved there, and its peak with the peak's rate. */
+export function rateCompareRow(view: TargetView): RateCompareRow {
+  const s = view.latest.summary;
+  const capacity = s.capacityRequestsPerSecond ?? null;
+  const level = capacity === null ? undefined : view.details?.levels.find((l) => l.ratePerSecond === capacity);
+  return {
+    capacityRequestsPerSecond: capacity,
+    achievedRequestsPerSecond: level?.achievedRatePerSecond ?? null,
+    ttftP95AtCapacityMs: level?.ttftMs.p95 ?? null,
+    peakAggregateOutputTokensPerSecond: s.peak?.aggregateOutputTokensPerSecond ?? null,
+    peakRatePerSecond: s.peak ? rateOf(view, s.peak.concurrency) : null,
+  };
 }

@@ -27,8 +27,8 @@ export interface SitePayload {
   prefill: Record<string, string>;
   /** SVG charts per scenario, then per model key. */
   modelCharts: Record<string, Record<string, ModelCharts>>;
-  /** The compare page's trade-off chart of every target. */
-  compareTradeoff: string;
+  /** The compare pages' trade-off chart per closed-loop scenario (of at most `COMPARE_TRADEOFF_TARGETS` targets). */
+  compareTradeoff: Record<string, string>;
   alerts: Alert[];
   downloads: Download[];
   runDocuments: { count: number; bytes: number };

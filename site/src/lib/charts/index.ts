@@ -1,7 +1,7 @@
 /** @module Chart specs (vega-lite) by chart family, built by pure functions from run figures: what pages and `target-charts.ts` import. */
 
 // Pages render these specs to SVG at build time (see `../svg.ts`); the compare page renders
-// `compareSpec` in the browser.
+// `compareSpec` (closed loop) or `compareRateSpec` (open loop) in the browser.
 //
 // Honesty rules every spec follows: measured points are drawn as marks and joined by straight
 // segments only (no smoothing that invents values between them); throughput axes start at zero, so
@@ -10,7 +10,13 @@
 // Colours are CSS variables (`var(--agg)`...) that the page defines for light and dark mode, and
 // every series also differs by marker shape, so colour never carries meaning alone.
 
-export { type CompareMeasure, compareSpec } from "./compare.ts";
+export {
+  type CompareMeasure,
+  type CompareRateMeasure,
+  compareRateSpec,
+  compareSpec,
+  type RateSeries,
+} from "./compare.ts";
 export { standingCurvesSpec, throughputCurvesSpec } from "./concurrency.ts";
 export { type BandPoint, type HistoryBands, historySpec, timeAxis } from "./history.ts";
 export { latencySpec } from "./latency.ts";

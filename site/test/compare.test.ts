@@ -1,0 +1,168 @@
+/** The compare pages per scenario and the alerts page across scenarios, read from the built HTML (no browser). */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { evaluateStore } from "@kneeboard/core/regress/check";
+import { saveRun } from "@kneeboard/core/run-index";
+import { syntheticRun } from "@kneeboard/core/synthetic";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildSite } from "../src/build.ts";
+import { RATE_TITLE } from "../src/lib/charts/index.ts";
+import { fmt } from "../src/lib/format.ts";
+import { fixtureStore, OPEN_LOOP, RAG } from "./fixture.ts";
+
+const BUILT_AT = "2026-11-01T18:00:00.000Z";
+/** The rag target that stops answering in its last run: a non-chat alert, raised by the core's own detection. */
+const STOPPED = "slow-large";
+
+let outDir: string;
+let cleanup: () => void;
+
+const html = (path: string) => readFileSync(join(outDir, path, "index.html"), "utf8");
+/** The element `<tag ... id="id">...</tag>` (no nesting of the same tag inside). */
+function element(page: string, tag: string, id: string): string {
+  const start = page.search(new RegExp(`<${tag}\\b[^>]*\\bid="${id}"`));
+  if (start < 0) throw new Error(`no <${tag} id="${id}">`);
+  return page.slice(start, page.indexOf(`</${tag}>`, start) + tag.length + 3);
+}
+/** The text of each `<tr data-target>` of a table, by target id. */
+function rows(table: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const m of table.matchAll(/<tr data-target="([^"]+)"[^>]*>([\s\S]*?)<\/tr>/g))
+    out.set(m[1] as string, (m[2] as string).replace(/<[^>]+>/g, " ").replace(/\s+/g, " "));
+  return out;
+}
+const hrefs = (fragment: string) => [...fragment.matchAll(/href="([^"]+)"/g)].map((m) => m[1] as string);
+const specsOf = (page: string) =>
+  JSON.parse(element(page, "script", "compare-specs").replace(/^<script[^>]*>|<\/script>$/g, "")) as Record<
+    string,
+    { data: { values: { targetId: string }[] }; encoding: { x: { field: string; title: string } } }
+  >;
+
+beforeAll(async () => {
+  const fixture = await fixtureStore(3);
+  // A rag run of one target that answers nothing: the core opens a "stopped answering" alert for (target, rag).
+  await saveRun(
+    fixture.store,
+    fixture.index,
+    syntheticRun({
+      targetId: STOPPED,
+      scenario: RAG.scenario,
+      label: "Slow large model",
+      runId: `${STOPPED}-rag-stopped`,
+      startedAt: "2026-11-01T14:00:00.000Z",
+      singleStreamTokensPerSecond: 40,
+      ttftMs: 3600,
+      saturationStreams: 16,
+      concurrency: [1, 2, 4],
+      errorRate: 1,
+    }),
+  );
+  await evaluateStore({ store: fixture.store, index: fixture.index, now: BUILT_AT });
+  const work = mkdtempSync(join(tmpdir(), "kneeboard-compare-"));
+  outDir = join(work, "dist");
+  await buildSite({ store: fixture.store, index: fixture.index, outDir, warn: () => {}, now: BUILT_AT });
+  cleanup = () => {
+    rmSync(work, { recursive: true, force: true });
+    rmSync(fixture.root, { recursive: true, force: true });
+  };
+}, 240_000);
+
+afterAll(() => cleanup?.());
+
+describe("compare pages per scenario", () => {
+  it("lists a closed-loop scenario's series with that scenario's figures, linking its target pages", () => {
+    // Prepare: the rag figures as the site publishes them.
+    const index = JSON.parse(readFileSync(join(outDir, "data/index.json"), "utf8"));
+    const rag = index.series.find(
+      (s: { id: string; scenario: string }) => s.id === "fast-small" && s.scenario === RAG.scenario,
+    );
+    const chat = index.targets.find((s: { id: string }) => s.id === "fast-small");
+    // Act
+    const page = html(`s/${RAG.scenario}/compare`);
+    const table = element(page, "table", "compare-numbers");
+    const byTarget = rows(table);
+    // Assess: the rag targets only, with rag's peak, linked to their rag pages from three levels down.
+    expect([...byTarget.keys()]).toEqual([...RAG.targets].sort());
+    const row = byTarget.get("fast-small") as string;
+    expect(rag.latest.summary.peak.aggregateOutputTokensPerSecond).not.toBe(
+      chat.latest.summary.peak.aggregateOutputTokensPerSecond,
+    );
+    expect(row).toContain(fmt(rag.latest.summary.peak.aggregateOutputTokensPerSecond));
+    expect(row).toContain(fmt(rag.latest.summary.singleStream.outputTokensPerSecond, 1));
+    expect(hrefs(table)).toContain(`../../../targets/fast-small/s/${RAG.scenario}/`);
+    // The overlay charts hold the rag series alone; the trade-off chart is rag's.
+    const specs = specsOf(page);
+    expect(Object.keys(specs)).toEqual(["aggregate", "perStream"]);
+    // (slow-large's last rag run answered nothing: it has no point to draw.)
+    expect(new Set(specs.aggregate?.data.values.map((v) => v.targetId))).toEqual(new Set(["fast-small"]));
+    expect(specs.aggregate?.data.values).toHaveLength(rag.latest.levels.length);
+    expect(rows(element(page, "table", "compare-tradeoff-numbers")).size).toBeGreaterThan(0);
+    expect(
+      [...rows(element(page, "table", "compare-tradeoff-numbers")).keys()].every((id) =>
+        (RAG.targets as readonly string[]).includes(id),
+      ),
+    ).toBe(true);
+    // Assets and the other scenarios' compare pages resolve from the deeper path.
+    expect(hrefs(page)).toEqual(
+      expect.arrayContaining(["../../../compare/", `../../../s/${OPEN_LOOP.scenario}/compare/`]),
+    );
+    expect(page).toContain('src="../../../assets/vega.min.js"');
+  });
+
+  it("keeps /compare/ the first scenario's, linking every other scenario's compare page", () => {
+    const page = html("compare");
+    expect([...rows(element(page, "table", "compare-numbers")).keys()]).not.toContain(OPEN_LOOP.id);
+    expect(hrefs(page)).toEqual(
+      expect.arrayContaining([`../s/${RAG.scenario}/compare/`, `../s/${OPEN_LOOP.scenario}/compare/`]),
+    );
+    expect(hrefs(element(page, "table", "compare-numbers"))).toContain("../targets/fast-small/");
+    expect(page).toContain('src="../assets/vega.min.js"');
+    expect(existsSync(join(outDir, "s/chat/compare/index.html"))).toBe(true);
+  });
+
+  it("shows an open-loop scenario in requests/s: capacity in the table, curves against the offered rate", () => {
+    const page = html(`s/${OPEN_LOOP.scenario}/compare`);
+    const table = element(page, "table", "compare-numbers");
+    expect(table).toContain("capacity req/s");
+    expect(table).not.toMatch(/at N|concurrency/);
+    // Capacity is the highest rate meeting the SLO: 2 requests/s in the fixture.
+    const capacity = OPEN_LOOP.rates[OPEN_LOOP.meetsSlo.lastIndexOf(true)] as number;
+    expect(rows(table).get(OPEN_LOOP.id)).toContain(fmt(capacity, 2));
+    expect(hrefs(table)).toContain(`../../../targets/${OPEN_LOOP.id}/`);
+    const specs = specsOf(page);
+    for (const spec of Object.values(specs)) {
+      expect(spec.encoding.x).toMatchObject({ field: "rate", title: RATE_TITLE });
+      expect(JSON.stringify(spec)).not.toContain("concurrency");
+    }
+    expect(page).not.toContain('id="compare-tradeoff"');
+  });
+});
+
+describe("the alerts page across scenarios", () => {
+  it("names a non-chat alert's scenario and links its scenario's target page", () => {
+    const page = html("alerts");
+    const alerts = JSON.parse(readFileSync(join(outDir, "data/alerts.json"), "utf8")).alerts as {
+      id: string;
+      targetId: string;
+      scenario: string;
+    }[];
+    const stopped = alerts.find((a) => a.targetId === STOPPED && a.scenario === RAG.scenario);
+    expect(stopped).toBeDefined();
+    const article = element(page, "article", stopped?.id as string);
+    expect(article).toContain(`scenario ${RAG.scenario}`);
+    expect(hrefs(article)).toContain(`../targets/${STOPPED}/s/${RAG.scenario}/`);
+  });
+
+  it("lists a target that ran only a non-first scenario for subscriptions and feeds", () => {
+    const page = html("alerts");
+    expect(element(page, "form", "subscribe")).toContain(`value="${OPEN_LOOP.id}"`);
+    expect(hrefs(page)).toContain(`../feeds/${OPEN_LOOP.id}.xml`);
+    expect(existsSync(join(outDir, `feeds/${OPEN_LOOP.id}.xml`))).toBe(true);
+  });
+
+  it("names the scenario in the target feed's entry", () => {
+    const feed = readFileSync(join(outDir, `feeds/${STOPPED}.xml`), "utf8");
+    expect(feed).toMatch(new RegExp(`<title type="text">\\[open\\][^<]*\\(${RAG.scenario}\\)`));
+  });
+});
