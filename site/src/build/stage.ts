@@ -107,7 +107,9 @@ export async function stageDownloads(store: Store, data: SiteData, staged: strin
   let runBytes = 0;
   const folders: Folders = new Map();
   await forEachBounded(data.allEntries, COPIES_IN_FLIGHT, async (e) => {
-    runBytes += await copyKey(store, e.key, join(staged, "data"), folders);
+    // Awaited before adding: `runBytes += await ...` would read the sum before the copy and lose the others' bytes.
+    const bytes = await copyKey(store, e.key, join(staged, "data"), folders);
+    runBytes += bytes;
   });
   for (const [pkg, file] of BROWSER_BUNDLES) {
     await cp(join(dirname(require.resolve(pkg)), file), join(staged, "assets", file));
