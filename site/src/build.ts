@@ -1,7 +1,7 @@
 /**
- * @module Builds the static site from a store, in two jobs: read it through the ports and stage the
- * downloads (`build/stage.ts`, so the data page can state their sizes), run Astro (`build/astro.ts`),
- * then move the downloads into place. Writes only under `outDir` and the system temp folder (never
+ * @module Builds the static site from a store: read it through the ports, then stage the downloads
+ * (`build/stage.ts`, so the data page can state their sizes) while the charts render
+ * (`build/charts.ts`), run Astro (`build/astro.ts`), then move the downloads into place. Writes only under `outDir` and the system temp folder (never
  * the site's sources), so it runs inside Lambda (`/tmp`).
  */
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
@@ -12,11 +12,11 @@ import type { StandingConfig } from "@kneeboard/core/config";
 import type { RunIndex } from "@kneeboard/core/run-index";
 import type { Store } from "@kneeboard/core/store";
 import { runAstro } from "./build/astro.ts";
+import { siteCharts } from "./build/charts.ts";
 import { moveInto, stageDownloads } from "./build/stage.ts";
 import { methodologyHtml } from "./lib/methodology.ts";
-import type { SitePayload } from "./lib/payload.ts";
-import { loadSiteData, viewKey, viewsOf } from "./lib/site-data.ts";
-import { compareTradeoff, modelCharts, prefillChart, targetCharts } from "./lib/target-charts.ts";
+import type { SitePayloadFile } from "./lib/payload.ts";
+import { loadSiteData } from "./lib/site-data.ts";
 
 const SITE_ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** Where the site is built by default: `dist` of the site package, whatever the working directory. */
@@ -55,37 +55,21 @@ export async function buildSite(options: BuildSiteOptions): Promise<BuildSiteRes
   const work = await mkdtemp(join(tmpdir(), "kneeboard-site-"));
   const staged = join(work, "public");
   try {
-    const { downloads, runBytes } = await stageDownloads(options.store, data, staged);
-    // The front pages rank the first scenario; every scenario has its own pages.
-    const first = viewsOf(data.series, data.scenarios[0] ?? "chat");
-    const prefill: Record<string, string> = {};
-    for (const id of new Set(data.series.map((v) => v.id))) {
-      const chart = await prefillChart(data.series.filter((v) => v.id === id));
-      if (chart) prefill[id] = chart;
-    }
-    // One trade-off chart per closed-loop scenario: an open loop's levels are rates, not concurrency.
-    const tradeoffs: Record<string, string> = {};
-    for (const s of data.scenarios) {
-      const closed = viewsOf(data.series, s).filter((t) => !t.openLoop);
-      if (closed.length > 0) tradeoffs[s] = await compareTradeoff(closed);
-    }
-    const payload: SitePayload = {
+    // Staging is file I/O and charts are CPU: the two overlap. Both settle before either's failure
+    // is thrown, so no copy is still writing into the work folder when it is removed.
+    const [stagedDone, chartsDone] = await Promise.allSettled([
+      stageDownloads(options.store, data, staged),
+      siteCharts(data),
+    ]);
+    if (stagedDone.status === "rejected") throw stagedDone.reason;
+    if (chartsDone.status === "rejected") throw chartsDone.reason;
+    const { downloads, runBytes } = stagedDone.value;
+    const charts = chartsDone.value;
+    const payload: SitePayloadFile = {
       generatedAt: data.generatedAt,
-      targets: first,
       series: data.series,
       scenarios: data.scenarios,
-      charts: Object.fromEntries(
-        await Promise.all(data.series.map(async (t) => [viewKey(t), await targetCharts(t)] as const)),
-      ),
-      prefill,
-      modelCharts: Object.fromEntries(
-        await Promise.all(
-          data.scenarios.map(
-            async (s) => [s, await modelCharts(viewsOf(data.series, s).filter((v) => !v.openLoop))] as const,
-          ),
-        ),
-      ),
-      compareTradeoff: tradeoffs,
+      ...charts,
       alerts: data.alerts,
       downloads,
       runDocuments: { count: data.allEntries.length, bytes: runBytes },

@@ -11,6 +11,7 @@ import type { Store } from "@kneeboard/core/store";
 import { indexJson, runsCsv, standingCsv } from "../lib/downloads.ts";
 import type { Download } from "../lib/payload.ts";
 import type { SiteData } from "../lib/site-data.ts";
+import { forEachBounded } from "./pool.ts";
 
 /** The browser builds of vega and vega-lite (UMD), beside each package's main file, for the compare page. */
 const BROWSER_BUNDLES = [
@@ -35,13 +36,25 @@ async function writeStaged(dir: string, path: string, body: string | Buffer): Pr
   return Buffer.byteLength(body);
 }
 
+/** How many run documents are copied at once: enough to keep the file system busy while charts render. */
+const COPIES_IN_FLIGHT = 32;
+
+/** Folders made so far, so thousands of documents in one folder cost one `mkdir`, not one each. */
+type Folders = Map<string, Promise<unknown>>;
+
 /**
  * Copies one store key into dir; a key the store keeps as a local file is hard-linked when it can
  * be (same disk, no copy). Returns the size in bytes (0 for a missing key).
  */
-async function copyKey(store: Store, key: string, dir: string): Promise<number> {
+async function copyKey(store: Store, key: string, dir: string, folders: Folders = new Map()): Promise<number> {
   const file = join(dir, key);
-  await mkdir(dirname(file), { recursive: true });
+  const folder = dirname(file);
+  let made = folders.get(folder);
+  if (!made) {
+    made = mkdir(folder, { recursive: true });
+    folders.set(folder, made);
+  }
+  await made;
   const source = store.localPath?.(key);
   if (source) {
     await link(source, file).catch(() => cp(source, file));
@@ -92,7 +105,12 @@ export async function stageDownloads(store: Store, data: SiteData, staged: strin
     }
   }
   let runBytes = 0;
-  for (const e of data.allEntries) runBytes += await copyKey(store, e.key, join(staged, "data"));
+  const folders: Folders = new Map();
+  await forEachBounded(data.allEntries, COPIES_IN_FLIGHT, async (e) => {
+    // Awaited before adding: `runBytes += await ...` would read the sum before the copy and lose the others' bytes.
+    const bytes = await copyKey(store, e.key, join(staged, "data"), folders);
+    runBytes += bytes;
+  });
   for (const [pkg, file] of BROWSER_BUNDLES) {
     await cp(join(dirname(require.resolve(pkg)), file), join(staged, "assets", file));
   }

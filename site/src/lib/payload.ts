@@ -1,7 +1,7 @@
 /** @module The build's hand-over to the Astro pages: one JSON file named by an environment variable. */
 import { readFileSync } from "node:fs";
 import type { Alert } from "@kneeboard/core/alerts";
-import type { TargetView } from "./site-data.ts";
+import { type TargetView, viewsOf } from "./site-data.ts";
 import type { ModelCharts, TargetCharts } from "./target-charts.ts";
 
 export const SITE_DATA_ENV = "KNEEBOARD_SITE_DATA";
@@ -37,6 +37,12 @@ export interface SitePayload {
   methodologyHtml: string;
 }
 
+/**
+ * What the build writes: the payload less `targets`, which the reader takes from `series` (written
+ * out, the first scenario's views would repeat a third of it).
+ */
+export type SitePayloadFile = Omit<SitePayload, "targets">;
+
 let cached: { file: string; payload: SitePayload } | null = null;
 
 /** The payload of the build in progress (read once per build). */
@@ -44,6 +50,10 @@ export function sitePayload(): SitePayload {
   const file = process.env[SITE_DATA_ENV];
   if (!file)
     throw new Error(`${SITE_DATA_ENV} is not set: build the site with \`kneeboard site\`, not \`astro build\``);
-  if (cached?.file !== file) cached = { file, payload: JSON.parse(readFileSync(file, "utf8")) as SitePayload };
+  if (cached?.file !== file) {
+    const written = JSON.parse(readFileSync(file, "utf8")) as SitePayloadFile;
+    const targets = viewsOf(written.series, written.scenarios[0] ?? "chat");
+    cached = { file, payload: { ...written, targets } };
+  }
   return cached.payload;
 }

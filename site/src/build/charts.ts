@@ -1,0 +1,31 @@
+/**
+ * @module The build's chart job: every SVG the pages show, rendered once before Astro runs. One
+ * chart at a time (they share one thread), each yielding to the event loop first, so the downloads
+ * staged alongside (`stage.ts`) keep the file system busy meanwhile.
+ */
+import type { SitePayload } from "../lib/payload.ts";
+import { type SiteData, viewKey, viewsOf } from "../lib/site-data.ts";
+import { compareTradeoff, modelCharts, prefillChart, targetCharts } from "../lib/target-charts.ts";
+
+/** The payload's charts. */
+export type SiteCharts = Pick<SitePayload, "charts" | "prefill" | "modelCharts" | "compareTradeoff">;
+
+/** Renders every chart of the site: each series', each target's prefill curve, each model's, the compare page's. */
+export async function siteCharts(data: SiteData): Promise<SiteCharts> {
+  const prefill: SitePayload["prefill"] = {};
+  for (const id of new Set(data.series.map((v) => v.id))) {
+    const chart = await prefillChart(data.series.filter((v) => v.id === id));
+    if (chart) prefill[id] = chart;
+  }
+  const charts: SitePayload["charts"] = {};
+  for (const view of data.series) charts[viewKey(view)] = await targetCharts(view);
+  const models: SitePayload["modelCharts"] = {};
+  for (const s of data.scenarios) models[s] = await modelCharts(viewsOf(data.series, s).filter((v) => !v.openLoop));
+  // One trade-off chart per closed-loop scenario: an open loop's levels are rates, not concurrency.
+  const tradeoffs: SitePayload["compareTradeoff"] = {};
+  for (const s of data.scenarios) {
+    const closed = viewsOf(data.series, s).filter((t) => !t.openLoop);
+    if (closed.length > 0) tradeoffs[s] = await compareTradeoff(closed);
+  }
+  return { charts, prefill, modelCharts: models, compareTradeoff: tradeoffs };
+}
