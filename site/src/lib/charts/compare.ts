@@ -5,8 +5,11 @@ import {
   CONFIG,
   concurrencyAxis,
   PER_STREAM_TITLE,
+  PLOT_HEIGHT,
+  PLOT_WIDTH,
   present,
   SCHEMA,
+  SERIES_LEGEND,
   type TargetSeries,
   THROUGHPUT_SCALE,
 } from "./shared.ts";
@@ -27,13 +30,13 @@ export function compareSpec(input: { series: TargetSeries[]; measure: CompareMea
     ),
   );
   const title = input.measure === "aggregate" ? AGGREGATE_TITLE : PER_STREAM_TITLE;
-  const legend = { orient: "bottom" as const, columns: 1, labelLimit: 400 };
+  const legend = SERIES_LEGEND;
   return {
     $schema: SCHEMA,
     title,
     description: `${title} against concurrency on a log-2 axis, y axis from zero, one line per target (colour and marker shape per target).`,
-    width: 560,
-    height: 300,
+    width: PLOT_WIDTH,
+    height: PLOT_HEIGHT,
     config: CONFIG,
     data: { values },
     mark: { type: "line", interpolate: "linear", point: { filled: true, size: 45 } },

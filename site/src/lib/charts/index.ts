@@ -15,6 +15,11 @@ export { standingCurvesSpec, throughputCurvesSpec } from "./concurrency.ts";
 export { type BandPoint, type HistoryBands, historySpec, timeAxis } from "./history.ts";
 export { latencySpec } from "./latency.ts";
 export { PROMPT_TOKENS_TITLE, prefillSpec } from "./prefill.ts";
-export { RATE_TITLE, rateAxis, rateLatencySpec, rateThroughputSpec } from "./rate.ts";
+export {
+  RATE_TITLE,
+  rateAxis,
+  rateLatencySpec,
+  rateThroughputSpec,
+} from "./rate.ts";
 export { CHART_COLORS, CONFIG, type LevelPoint } from "./shared.ts";
 export { tradeoffSpec } from "./tradeoff.ts";

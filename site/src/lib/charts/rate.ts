@@ -5,7 +5,18 @@
  */
 import type { TopLevelSpec } from "vega-lite";
 import type { RatePoint } from "../open-loop.ts";
-import { AGGREGATE_COLOR, AGGREGATE_SHAPE, CHART_COLORS, CONFIG, present, SCHEMA, THROUGHPUT_SCALE } from "./shared.ts";
+import {
+  AGGREGATE_COLOR,
+  AGGREGATE_SHAPE,
+  CHART_COLORS,
+  CONFIG,
+  PANEL_HEIGHT,
+  PLOT_HEIGHT,
+  PLOT_WIDTH,
+  present,
+  SCHEMA,
+  THROUGHPUT_SCALE,
+} from "./shared.ts";
 
 export const RATE_TITLE = "offered rate (requests/s)";
 
@@ -22,7 +33,7 @@ export function rateAxis(rates: number[]) {
 
 const valid = (points: RatePoint[]) => points.filter((p) => p.valid);
 
-/** TTFT and end-to-end latency p50 (circles, solid) and p95 (squares, dashed) against the offered rate, ms on a log axis; invalid levels left out. */
+/** TTFT and end-to-end latency p50 (circles, solid) and p95 (squares, dashed) against the offered rate, ms on a log axis, one panel above the other; invalid levels left out. */
 export function rateLatencySpec(input: { title: string; points: RatePoint[] }): TopLevelSpec {
   const points = valid(input.points);
   const x = rateAxis(points.map((p) => p.ratePerSecond));
@@ -31,11 +42,12 @@ export function rateLatencySpec(input: { title: string; points: RatePoint[] }): 
     type: "nominal" as const,
     title: "percentile",
     scale: { domain: ["p50", "p95"], range },
+    legend: { orient: "bottom" as const, direction: "horizontal" as const },
   });
   const panel = (name: string, p50: (p: RatePoint) => number | null, p95: (p: RatePoint) => number | null) => ({
     title: name,
-    width: 250,
-    height: 200,
+    width: PLOT_WIDTH,
+    height: PANEL_HEIGHT,
     data: {
       values: present(
         points.flatMap((p) => [
@@ -62,7 +74,7 @@ export function rateLatencySpec(input: { title: string; points: RatePoint[] }): 
     description:
       "Time to first token and end-to-end latency, p50 (circles, solid) and p95 (squares, dashed) in milliseconds on a log axis, against the offered request rate in requests per second.",
     config: CONFIG,
-    hconcat: [
+    vconcat: [
       panel(
         "time to first token",
         (p) => p.ttftP50Ms,
@@ -99,8 +111,8 @@ export function rateThroughputSpec(input: { title: string; points: RatePoint[] }
     title: input.title,
     description:
       "Aggregate output tokens per second (circles) and goodput, the output tokens per second of requests that each met the SLO (squares), against the offered request rate in requests per second; y axis from zero.",
-    width: 520,
-    height: 260,
+    width: PLOT_WIDTH,
+    height: PLOT_HEIGHT,
     config: CONFIG,
     data: { values },
     mark: { type: "line", interpolate: "linear", point: { filled: true, size: 50 } },
@@ -112,3 +124,4 @@ export function rateThroughputSpec(input: { title: string; points: RatePoint[] }
     },
   } as TopLevelSpec;
 }
+
