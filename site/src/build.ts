@@ -73,11 +73,8 @@ export async function buildSite(options: BuildSiteOptions): Promise<BuildSiteRes
       ),
       prefill,
       modelCharts: Object.fromEntries(
-        await Promise.all(
-          data.scenarios.map(
-            async (s) => [s, await modelCharts(viewsOf(data.series, s).filter((v) => !v.openLoop))] as const,
-          ),
-        ),
+        // An open-loop model's charts are against the offered rate (see `modelCharts`).
+        await Promise.all(data.scenarios.map(async (s) => [s, await modelCharts(viewsOf(data.series, s))] as const)),
       ),
       compareTradeoff: await compareTradeoff(first.filter((t) => !t.openLoop)),
       alerts: data.alerts,

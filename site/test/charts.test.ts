@@ -9,6 +9,7 @@ import {
   latencySpec,
   prefillSpec,
   rateLatencySpec,
+  rateRoutesSpec,
   rateThroughputSpec,
   standingCurvesSpec,
   throughputCurvesSpec,
@@ -297,6 +298,12 @@ describe("labels that fit", () => {
       }),
       rateLatencySpec({ title: "t", points }),
       rateThroughputSpec({ title: "t", points }),
+      rateRoutesSpec({
+        title: "t",
+        description: "d",
+        series: [{ targetId: "t1", label: "one", points }],
+        panels: [{ title: "p", axisTitle: "a", pick: (p) => p.ttftP50Ms }],
+      }),
     ];
     for (const [i, spec] of specs.entries()) {
       const svg = await renderSvg(spec);
@@ -305,5 +312,56 @@ describe("labels that fit", () => {
       expect(sizes.length).toBeGreaterThan(0);
       expect(Math.min(...sizes) * Math.min(1, 370 / width), `spec ${i}, ${width} px wide`).toBeGreaterThanOrEqual(9.5);
     }
+  });
+});
+
+describe("rateRoutesSpec", () => {
+  const rate = (ratePerSecond: number, valid: boolean, ttftP50Ms: number): RatePoint => ({
+    level: ratePerSecond,
+    ratePerSecond,
+    achievedRatePerSecond: ratePerSecond,
+    inFlightMean: null,
+    inFlightMax: null,
+    scheduleLagP50Ms: null,
+    scheduleLagP99Ms: null,
+    aggregateOutputTokensPerSecond: 100 * ratePerSecond,
+    goodputOutputTokensPerSecond: 90 * ratePerSecond,
+    perStreamOutputTokensPerSecondP50: 50,
+    ttftP50Ms,
+    ttftP95Ms: null,
+    e2eP50Ms: 2 * ttftP50Ms,
+    e2eP95Ms: null,
+    valid,
+  });
+  const spec: Loose = rateRoutesSpec({
+    title: "t",
+    description: "d",
+    series: [
+      { targetId: "a", label: "route a", points: [rate(0.5, true, 100), rate(1, true, 120), rate(2, true, 300)] },
+      { targetId: "b", label: "route b", points: [rate(0.5, true, 200), rate(1, true, 260), rate(2, false, 9000)] },
+    ],
+    panels: [
+      { title: "ttft", axisTitle: "ms", pick: (p) => p.ttftP50Ms },
+      { title: "goodput", axisTitle: "tok/s", pick: (p) => p.goodputOutputTokensPerSecond },
+    ],
+  });
+
+  it("draws one series per route against the offered rate, in every panel, y from zero", () => {
+    expect(spec.vconcat.map((p: Loose) => p.title)).toEqual(["ttft", "goodput"]);
+    for (const panel of spec.vconcat) {
+      expect(panel.encoding.x.field).toBe("rate");
+      expect(panel.encoding.x.title).toBe("offered rate (requests/s)");
+      expect(panel.encoding.y.scale.zero).toBe(true);
+      expect(panel.encoding.color.field).toBe("route");
+      expect(panel.encoding.shape.field).toBe("route");
+      expect(new Set(panel.data.values.map((r: Loose) => r.route))).toEqual(new Set(["route a", "route b"]));
+    }
+    expect(spec.vconcat[0].encoding.x.axis.values).toEqual([0.5, 1, 2]);
+  });
+
+  it("leaves invalid rates out", () => {
+    const b = spec.vconcat[0].data.values.filter((r: Loose) => r.targetId === "b");
+    expect(b.map((r: Loose) => r.rate)).toEqual([0.5, 1]);
+    expect(spec.vconcat[0].data.values.map((r: Loose) => r.value)).not.toContain(9000);
   });
 });

@@ -17,8 +17,11 @@ export { latencySpec } from "./latency.ts";
 export { PROMPT_TOKENS_TITLE, prefillSpec } from "./prefill.ts";
 export {
   RATE_TITLE,
+  type RatePanel,
+  type RateSeries,
   rateAxis,
   rateLatencySpec,
+  rateRoutesSpec,
   rateThroughputSpec,
 } from "./rate.ts";
 export { CHART_COLORS, CONFIG, type LevelPoint } from "./shared.ts";

@@ -15,6 +15,7 @@ import {
   PLOT_WIDTH,
   present,
   SCHEMA,
+  SERIES_LEGEND,
   THROUGHPUT_SCALE,
 } from "./shared.ts";
 
@@ -125,3 +126,64 @@ export function rateThroughputSpec(input: { title: string; points: RatePoint[] }
   } as TopLevelSpec;
 }
 
+/** One route's open-loop levels, as the charts that overlay a model's routes take them. */
+export interface RateSeries {
+  targetId: string;
+  label: string;
+  points: RatePoint[];
+}
+
+/** A panel of `rateRoutesSpec`: its title, y axis title, and the figure it draws of a level. */
+export interface RatePanel {
+  title: string;
+  axisTitle: string;
+  pick: (p: RatePoint) => number | null;
+}
+
+/**
+ * Several routes' curves against the offered rate, overlaid (colour and marker shape per route), one
+ * panel per figure stacked one above the other, every y axis linear from zero; invalid levels left
+ * out. Rows carry `targetId`, as `compareSpec`'s do.
+ */
+export function rateRoutesSpec(input: {
+  title: string;
+  description: string;
+  series: RateSeries[];
+  panels: RatePanel[];
+}): TopLevelSpec {
+  const series = input.series.map((s) => ({ ...s, points: valid(s.points) }));
+  const x = rateAxis(series.flatMap((s) => s.points.map((p) => p.ratePerSecond)));
+  const route = { field: "route", type: "nominal" as const, title: "route", legend: SERIES_LEGEND };
+  return {
+    $schema: SCHEMA,
+    title: input.title,
+    description: input.description,
+    config: CONFIG,
+    resolve: { scale: { color: "shared", shape: "shared" } },
+    vconcat: input.panels.map((panel) => ({
+      title: panel.title,
+      width: PLOT_WIDTH,
+      height: PANEL_HEIGHT,
+      data: {
+        values: present(
+          series.flatMap((s) =>
+            s.points.map((p) => ({
+              targetId: s.targetId,
+              route: s.label,
+              rate: p.ratePerSecond,
+              value: panel.pick(p),
+            })),
+          ),
+        ),
+      },
+      mark: { type: "line" as const, interpolate: "linear" as const, point: { filled: true, size: 50 } },
+      encoding: {
+        x,
+        y: { field: "value", type: "quantitative" as const, title: panel.axisTitle, scale: { zero: true, nice: true } },
+        color: route,
+        shape: route,
+        order: { field: "rate", type: "quantitative" as const },
+      },
+    })),
+  } as TopLevelSpec;
+}
