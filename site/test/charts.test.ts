@@ -283,7 +283,9 @@ describe("labels that fit", () => {
       valid: true,
     }));
     const series = [{ targetId: "t1", label: "one", levels: entry.levels }];
+    const standing = standingOf("t1", [entry, run("t1", "2026-11-01T06:00:00Z", 100)], { now: "2026-11-02T00:00:00Z" });
     const specs = [
+      standingCurvesSpec({ title: "t", levels: standing.levels, knee: standing.kneeConcurrency }),
       throughputCurvesSpec({ title: "t", levels: entry.levels, knee: entry.summary.kneeConcurrency }),
       latencySpec({ title: "t", levels: entry.levels }),
       tradeoffSpec({ title: "t", series }),

@@ -1,5 +1,5 @@
 /** @module The knee marker, one layer for every chart against concurrency that shows it: a dashed rule at the knee, labelled `knee: N`. */
-import { CHART_COLORS, type concurrencyAxis, PLOT_HEIGHT, SMALL_FONT_SIZE } from "./shared.ts";
+import { CHART_COLORS, type concurrencyAxis, FONT_SIZE, PLOT_HEIGHT } from "./shared.ts";
 
 /** The knee marker's colours: the rule's, and its label's. */
 export interface KneeColors {
@@ -32,8 +32,8 @@ export function kneeLayer(
                 align: "left" as const,
                 dx: 4,
                 // From the plot's middle (where a text mark with no y sits) to just under its top.
-                dy: -PLOT_HEIGHT / 2 + SMALL_FONT_SIZE,
-                fontSize: SMALL_FONT_SIZE,
+                dy: -PLOT_HEIGHT / 2 + FONT_SIZE,
+                fontSize: FONT_SIZE,
                 color: colors.label,
               },
               encoding: { x, text: { field: "label", type: "nominal" as const } },
