@@ -7,12 +7,19 @@ import {
   compareSpec,
   historySpec,
   latencySpec,
+  prefillSpec,
+  rateLatencySpec,
+  rateRoutesSpec,
+  rateThroughputSpec,
   standingCurvesSpec,
   throughputCurvesSpec,
   timeAxis,
   tradeoffSpec,
 } from "../src/lib/charts/index.ts";
 import { KNEE_COLORS, kneeLayer } from "../src/lib/charts/knee.ts";
+import { LEGEND_LINE_CHARS, SERIES_LEGEND } from "../src/lib/charts/shared.ts";
+import { niceMax, placeLabels } from "../src/lib/charts/tradeoff.ts";
+import type { RatePoint } from "../src/lib/open-loop.ts";
 import { historyPoint } from "../src/lib/site-data.ts";
 import { renderSvg } from "../src/lib/svg.ts";
 
@@ -94,9 +101,9 @@ describe("kneeLayer", () => {
 describe("latency, history and compare specs", () => {
   it("latency has TTFT and e2e panels with p50/p95/p99 per level", () => {
     const spec: Loose = latencySpec({ title: "l", levels: entry.levels });
-    expect(spec.hconcat.map((p: Loose) => p.title)).toEqual(["time to first token", "end-to-end"]);
-    expect(spec.hconcat[0].data.values).toHaveLength(entry.levels.length * 3);
-    expect(spec.hconcat[0].data.values[0]).toEqual({
+    expect(spec.vconcat.map((p: Loose) => p.title)).toEqual(["time to first token", "end-to-end"]);
+    expect(spec.vconcat[0].data.values).toHaveLength(entry.levels.length * 3);
+    expect(spec.vconcat[0].data.values[0]).toEqual({
       concurrency: 1,
       percentile: "p50",
       value: entry.levels[0]?.ttftP50Ms,
@@ -209,5 +216,154 @@ describe("tradeoffSpec", () => {
   it("renders each point's concurrency as a text mark", async () => {
     const svg = await renderSvg(spec);
     for (const l of entry.levels) expect(svg).toContain(`>N=${l.concurrency}<`);
+  });
+});
+
+describe("labels that fit", () => {
+  it("places labels of points on top of each other apart, and leaves out those with no room", () => {
+    // Five routes' N=8 on the very same spot mid-plot: four placements, then none.
+    const rows = Array.from({ length: 5 }, () => ({ perStream: 50, aggregate: 500, label: "N=8" }));
+    const placed = placeLabels([{ perStream: 100, aggregate: 1000, label: "N=1" }, ...rows]).map((r) => r.placement);
+    expect(placed.slice(1)).toEqual(["ne", "se", "nw", "sw", null]);
+    // Points far apart keep the first placement; one at the plot's top right corner takes one that stays inside.
+    const apart = placeLabels([
+      { perStream: 25, aggregate: 250, label: "N=32" },
+      { perStream: 75, aggregate: 750, label: "N=1" },
+      { perStream: 100, aggregate: 1000, label: "N=2" },
+    ]);
+    expect(apart.map((r) => r.placement)).toEqual(["ne", "ne", "sw"]);
+    expect([niceMax(1026), niceMax(157.4), niceMax(0)]).toEqual([1100, 160, 1]);
+  });
+
+  it("draws the two routes' labels at one spot once each, apart", async () => {
+    const twin = [
+      { targetId: "a", label: "a", levels: entry.levels },
+      { targetId: "b", label: "b", levels: entry.levels },
+    ];
+    const spec: Loose = tradeoffSpec({ title: "t", series: twin });
+    const n8 = spec.data.values.filter((r: Loose) => r.label === "N=8");
+    expect(n8).toHaveLength(2);
+    expect(new Set(n8.map((r: Loose) => r.placement)).size).toBe(2);
+  });
+
+  it("shows a long legend name whole, wrapped at spaces, never cut with an ellipsis", async () => {
+    const long = "Shared model through a gateway with a rather long route name → provider-x (simulated)";
+    expect(SERIES_LEGEND.labelLimit).toBe(0);
+    const svg = await renderSvg(
+      compareSpec({
+        series: [
+          { targetId: "t1", label: long, levels: entry.levels },
+          { targetId: "t2", label: "short", levels: entry.levels },
+        ],
+        measure: "aggregate",
+      }),
+    );
+    expect(svg).not.toContain("…");
+    const lines = [...svg.matchAll(/<tspan[^>]*>([^<]*)<\/tspan>/g)].map((m) => m[1] ?? "");
+    expect(lines.filter((l) => long.includes(l) && l.length > 0).join(" ")).toBe(long);
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(LEGEND_LINE_CHARS);
+  });
+
+  it("keeps every chart's text at 10 px or more when a 370 px phone column scales it down", async () => {
+    const points: RatePoint[] = entry.levels.map((l, i) => ({
+      level: l.concurrency,
+      ratePerSecond: 2 ** i,
+      achievedRatePerSecond: 2 ** i,
+      inFlightMean: null,
+      inFlightMax: null,
+      scheduleLagP50Ms: null,
+      scheduleLagP99Ms: null,
+      aggregateOutputTokensPerSecond: l.aggregateOutputTokensPerSecond,
+      goodputOutputTokensPerSecond: l.goodputOutputTokensPerSecond,
+      perStreamOutputTokensPerSecondP50: l.perStreamOutputTokensPerSecondP50,
+      ttftP50Ms: l.ttftP50Ms,
+      ttftP95Ms: l.ttftP95Ms,
+      e2eP50Ms: l.e2eP50Ms,
+      e2eP95Ms: l.e2eP95Ms,
+      valid: true,
+    }));
+    const series = [{ targetId: "t1", label: "one", levels: entry.levels }];
+    const standing = standingOf("t1", [entry, run("t1", "2026-11-01T06:00:00Z", 100)], { now: "2026-11-02T00:00:00Z" });
+    const specs = [
+      standingCurvesSpec({ title: "t", levels: standing.levels, knee: standing.kneeConcurrency }),
+      throughputCurvesSpec({ title: "t", levels: entry.levels, knee: entry.summary.kneeConcurrency }),
+      latencySpec({ title: "t", levels: entry.levels }),
+      tradeoffSpec({ title: "t", series }),
+      compareSpec({ series, measure: "perStream" }),
+      historySpec({ title: "t", points: [historyPoint(entry), historyPoint(run("t1", "2026-11-02T00:00:00Z", 90))] }),
+      prefillSpec({
+        title: "t",
+        points: [
+          { scenario: "chat", promptTokens: 200, ttftP50Ms: 100 },
+          { scenario: "rag", promptTokens: 4000, ttftP50Ms: 600 },
+        ],
+      }),
+      rateLatencySpec({ title: "t", points }),
+      rateThroughputSpec({ title: "t", points }),
+      rateRoutesSpec({
+        title: "t",
+        description: "d",
+        series: [{ targetId: "t1", label: "one", points }],
+        panels: [{ title: "p", axisTitle: "a", pick: (p) => p.ttftP50Ms }],
+      }),
+    ];
+    for (const [i, spec] of specs.entries()) {
+      const svg = await renderSvg(spec);
+      const width = Number(svg.match(/<svg[^>]* width="([\d.]+)"/)?.[1]);
+      const sizes = [...svg.matchAll(/font-size="([\d.]+)px"/g)].map((m) => Number(m[1]));
+      expect(sizes.length).toBeGreaterThan(0);
+      expect(Math.min(...sizes) * Math.min(1, 370 / width), `spec ${i}, ${width} px wide`).toBeGreaterThanOrEqual(9.5);
+    }
+  });
+});
+
+describe("rateRoutesSpec", () => {
+  const rate = (ratePerSecond: number, valid: boolean, ttftP50Ms: number): RatePoint => ({
+    level: ratePerSecond,
+    ratePerSecond,
+    achievedRatePerSecond: ratePerSecond,
+    inFlightMean: null,
+    inFlightMax: null,
+    scheduleLagP50Ms: null,
+    scheduleLagP99Ms: null,
+    aggregateOutputTokensPerSecond: 100 * ratePerSecond,
+    goodputOutputTokensPerSecond: 90 * ratePerSecond,
+    perStreamOutputTokensPerSecondP50: 50,
+    ttftP50Ms,
+    ttftP95Ms: null,
+    e2eP50Ms: 2 * ttftP50Ms,
+    e2eP95Ms: null,
+    valid,
+  });
+  const spec: Loose = rateRoutesSpec({
+    title: "t",
+    description: "d",
+    series: [
+      { targetId: "a", label: "route a", points: [rate(0.5, true, 100), rate(1, true, 120), rate(2, true, 300)] },
+      { targetId: "b", label: "route b", points: [rate(0.5, true, 200), rate(1, true, 260), rate(2, false, 9000)] },
+    ],
+    panels: [
+      { title: "ttft", axisTitle: "ms", pick: (p) => p.ttftP50Ms },
+      { title: "goodput", axisTitle: "tok/s", pick: (p) => p.goodputOutputTokensPerSecond },
+    ],
+  });
+
+  it("draws one series per route against the offered rate, in every panel, y from zero", () => {
+    expect(spec.vconcat.map((p: Loose) => p.title)).toEqual(["ttft", "goodput"]);
+    for (const panel of spec.vconcat) {
+      expect(panel.encoding.x.field).toBe("rate");
+      expect(panel.encoding.x.title).toBe("offered rate (requests/s)");
+      expect(panel.encoding.y.scale.zero).toBe(true);
+      expect(panel.encoding.color.field).toBe("route");
+      expect(panel.encoding.shape.field).toBe("route");
+      expect(new Set(panel.data.values.map((r: Loose) => r.route))).toEqual(new Set(["route a", "route b"]));
+    }
+    expect(spec.vconcat[0].encoding.x.axis.values).toEqual([0.5, 1, 2]);
+  });
+
+  it("leaves invalid rates out", () => {
+    const b = spec.vconcat[0].data.values.filter((r: Loose) => r.targetId === "b");
+    expect(b.map((r: Loose) => r.rate)).toEqual([0.5, 1]);
+    expect(spec.vconcat[0].data.values.map((r: Loose) => r.value)).not.toContain(9000);
   });
 });

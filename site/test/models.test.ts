@@ -13,8 +13,10 @@ import {
   modelGroups,
   sloWords,
 } from "../src/lib/models.ts";
-import { historyPoint, type TargetView } from "../src/lib/site-data.ts";
+import { ratesLeftOut } from "../src/lib/open-loop.ts";
+import { historyPoint, isOpenLoop, type TargetView } from "../src/lib/site-data.ts";
 import { modelCharts } from "../src/lib/target-charts.ts";
+import { openLoopRun } from "./fixture.ts";
 
 const NOW = "2026-11-02T00:00:00.000Z";
 
@@ -45,6 +47,40 @@ function target(id: string, model: string, single: number, runs = 3, errorRate =
     details: null,
     history: entries.map(historyPoint),
     standing: standingOf(id, entries, { now: NOW, config: DEFAULT_STANDING }),
+  };
+}
+
+/** An open-loop route of model `model` at the given rates, its latest run's levels valid where `valid` says. */
+function openRoute(id: string, model: string, rates: number[], valid: boolean[]): TargetView {
+  const base = syntheticRun({
+    targetId: id,
+    model,
+    runId: `${id}-0`,
+    startedAt: "2026-11-01T00:00:00.000Z",
+    singleStreamTokensPerSecond: 100,
+    ttftMs: 200,
+    saturationStreams: 4,
+    concurrency: rates.map((_, i) => i + 1),
+  });
+  const open = openLoopRun(
+    base,
+    rates,
+    rates.map(() => true),
+  );
+  const doc = { ...open, levels: open.levels.map((l, i) => ({ ...l, valid: valid[i] ?? true })) };
+  const entry = indexEntryFor(`runs/${id}/0.json`, doc);
+  const { samples: _s, ...details } = doc;
+  return {
+    id,
+    scenario: "chat",
+    label: id,
+    model,
+    simulated: true,
+    latest: entry,
+    details: { ...details, key: entry.key },
+    history: [historyPoint(entry)],
+    standing: standingOf(id, [entry], { now: NOW, config: DEFAULT_STANDING }),
+    openLoop: isOpenLoop(details),
   };
 }
 
@@ -106,6 +142,38 @@ describe("models", () => {
     };
     expect(curvesLeftOut([some])).toContain("the invalid level of “a” (N=1)");
     // Only invalid routes: nothing to draw (the page says so in a sentence).
-    expect((await modelCharts([bad]))["llama-8b"]).toEqual({ aggregate: null, perStream: null, tradeoff: null });
+    expect((await modelCharts([bad]))["llama-8b"]).toEqual({
+      aggregate: null,
+      perStream: null,
+      tradeoff: null,
+      rateLatency: null,
+      rateThroughput: null,
+    });
+  });
+
+  it("draws an open-loop model's routes against the offered rate, one series per route, invalid rates left out", async () => {
+    // Prepare: two routes of one model; route q's highest rate is invalid.
+    const p = openRoute("p", "org/open-8b", [0.5, 1, 2], [true, true, true]);
+    const q = openRoute("q", "other/open-8b", [0.5, 1, 2, 4], [true, true, true, false]);
+    expect(p.openLoop).toBe(true);
+    // Act
+    const charts = (await modelCharts([p, q]))["open-8b"];
+    // Assess: no chart against concurrency; both rate charts drawn, naming both routes.
+    expect(charts?.aggregate).toBeNull();
+    expect(charts?.tradeoff).toBeNull();
+    for (const svg of [charts?.rateLatency, charts?.rateThroughput]) {
+      expect(svg).toContain("offered rate (requests/s)");
+      expect(svg).toMatch(/>p<\/(text|tspan)>/);
+      expect(svg).toMatch(/>q<\/(text|tspan)>/);
+      expect(svg).not.toContain("concurrency");
+    }
+    expect(ratesLeftOut([p, q])).toBe(
+      "Left out, as invalid levels are never drawn: the invalid rate of “q” (4 req/s). The table below has their figures, marked valid or not.",
+    );
+    expect(ratesLeftOut([p])).toBeNull();
+    // A model none of whose rates is valid draws nothing.
+    const none = openRoute("r", "org/none-8b", [1, 2], [false, false]);
+    expect((await modelCharts([none]))["none-8b"]).toMatchObject({ rateLatency: null, rateThroughput: null });
+    expect(ratesLeftOut([none])).toContain("“r”, whose latest run has no valid rate");
   });
 });

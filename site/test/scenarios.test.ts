@@ -178,8 +178,8 @@ describe("open-loop rankings", () => {
     expect(throughput.encoding.y.scale.zero).toBe(true);
     expect(new Set(throughput.data.values.map((v: Loose) => v.measure))).toEqual(new Set(["aggregate", "goodput"]));
     const latency: Loose = rateLatencySpec({ title: "l", points });
-    expect(latency.hconcat).toHaveLength(2);
-    expect(latency.hconcat[0].data.values.filter((v: Loose) => v.percentile === "p95")).toHaveLength(4);
+    expect(latency.vconcat).toHaveLength(2);
+    expect(latency.vconcat[0].data.values.filter((v: Loose) => v.percentile === "p95")).toHaveLength(4);
   });
 });
 

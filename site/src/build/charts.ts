@@ -20,7 +20,8 @@ export async function siteCharts(data: SiteData): Promise<SiteCharts> {
   const charts: SitePayload["charts"] = {};
   for (const view of data.series) charts[viewKey(view)] = await targetCharts(view);
   const models: SitePayload["modelCharts"] = {};
-  for (const s of data.scenarios) models[s] = await modelCharts(viewsOf(data.series, s).filter((v) => !v.openLoop));
+  // An open-loop model's charts are against the offered rate (see `modelCharts`).
+  for (const s of data.scenarios) models[s] = await modelCharts(viewsOf(data.series, s));
   // One trade-off chart per closed-loop scenario: an open loop's levels are rates, not concurrency.
   const tradeoffs: SitePayload["compareTradeoff"] = {};
   for (const s of data.scenarios) {

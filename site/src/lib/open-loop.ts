@@ -171,3 +171,22 @@ export function prefillPoints(views: readonly TargetView[]): PrefillPoint[] {
   });
   return points.length >= 2 ? points.sort((a, b) => a.promptTokens - b.promptTokens) : [];
 }
+
+/**
+ * Under a model's open-loop charts: the routes and offered rates they leave out as invalid (the client
+ * could not keep the schedule, or hit `maxInFlight`); null when every rate of every route is drawn.
+ */
+export function ratesLeftOut(routes: readonly TargetView[]): string | null {
+  const parts = routes.flatMap((t) => {
+    const points = ratePoints(t.details?.levels ?? []);
+    const invalid = points.filter((p) => !p.valid).map((p) => p.ratePerSecond);
+    if (invalid.length === 0 && points.length > 0) return [];
+    if (invalid.length === points.length) return [`“${t.label}”, whose latest run has no valid rate`];
+    return [
+      `the invalid ${invalid.length === 1 ? "rate" : "rates"} of “${t.label}” (${invalid.map((r) => fmtRate(r)).join(", ")})`,
+    ];
+  });
+  return parts.length
+    ? `Left out, as invalid levels are never drawn: ${parts.join("; ")}. The table below has their figures, marked valid or not.`
+    : null;
+}

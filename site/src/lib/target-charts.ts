@@ -8,7 +8,9 @@ import {
   historySpec,
   latencySpec,
   prefillSpec,
+  type RateSeries,
   rateLatencySpec,
+  rateRoutesSpec,
   rateThroughputSpec,
   standingCurvesSpec,
   throughputCurvesSpec,
@@ -33,7 +35,7 @@ export interface TargetCharts {
   latency: string | null;
   /** Null with fewer than two runs, or when no run has a headline figure. */
   history: string | null;
-  /** Per-stream against aggregate tok/s, each point labelled with its concurrency; null without a valid level. */
+  /** Per-stream against aggregate tok/s, points labelled with their concurrency where they fit; null without a valid level. */
   tradeoff: string | null;
   /** Open loop only (the charts against concurrency are then null): TTFT and e2e p50/p95 against the offered rate. */
   rateLatency: string | null;
@@ -46,6 +48,10 @@ export interface ModelCharts {
   aggregate: string | null;
   perStream: string | null;
   tradeoff: string | null;
+  /** Open loop only (the three above are then null): TTFT and e2e p50 of each route against the offered rate. */
+  rateLatency: string | null;
+  /** Open loop only: goodput and aggregate tok/s of each route against the offered rate. */
+  rateThroughput: string | null;
 }
 
 type Level = TargetView["latest"]["levels"][number];
@@ -79,7 +85,12 @@ export async function modelCharts(targets: TargetView[]): Promise<Record<string,
     targets,
     targets.map((t) => t.id),
   )) {
-    const series = validSeries(g.targetIds.map((id) => byId.get(id) as TargetView));
+    const routes = g.targetIds.map((id) => byId.get(id) as TargetView);
+    if (routes.some((t) => t.openLoop)) {
+      out[g.modelKey] = await openLoopModelCharts(routes);
+      continue;
+    }
+    const series = validSeries(routes);
     const any = (pick: (l: Level) => (number | null)[]) => series.some((s) => drawable(s.levels, pick));
     const curve = async (measure: CompareMeasure) =>
       any((l) => [measure === "aggregate" ? l.aggregateOutputTokensPerSecond : l.perStreamOutputTokensPerSecondP50])
@@ -91,9 +102,66 @@ export async function modelCharts(targets: TargetView[]): Promise<Record<string,
       tradeoff: any(bothThroughputs)
         ? await renderSvg(tradeoffSpec({ title: "what each user gets against what all get", series }))
         : null,
+      rateLatency: null,
+      rateThroughput: null,
     };
   }
   return out;
+}
+
+/** A model's open-loop routes against the offered rate: each latest run's valid rates, overlaid per route. */
+async function openLoopModelCharts(routes: TargetView[]): Promise<ModelCharts> {
+  const series: RateSeries[] = routes
+    .map((t) => ({
+      targetId: t.id,
+      label: t.label,
+      points: ratePoints(t.details?.levels ?? []).filter((p) => p.valid),
+    }))
+    .filter((s) => s.points.length > 0);
+  const has = (pick: (p: RateSeries["points"][number]) => number | null) =>
+    series.some((s) => s.points.some((p) => finite(pick(p))));
+  const routesSaid = "one line per route (colour and marker shape per route), invalid rates left out";
+  return {
+    aggregate: null,
+    perStream: null,
+    tradeoff: null,
+    rateLatency:
+      has((p) => p.ttftP50Ms) || has((p) => p.e2eP50Ms)
+        ? await renderSvg(
+            rateRoutesSpec({
+              title: "latency against offered rate",
+              description: `Time to first token p50 (top) and end-to-end latency p50 (bottom) in milliseconds, each y axis linear from zero, against the offered request rate in requests per second; ${routesSaid}.`,
+              series,
+              panels: [
+                { title: "time to first token, p50", axisTitle: "TTFT p50 ms", pick: (p) => p.ttftP50Ms },
+                { title: "end-to-end, p50", axisTitle: "e2e p50 ms", pick: (p) => p.e2eP50Ms },
+              ],
+            }),
+          )
+        : null,
+    rateThroughput:
+      has((p) => p.goodputOutputTokensPerSecond) || has((p) => p.aggregateOutputTokensPerSecond)
+        ? await renderSvg(
+            rateRoutesSpec({
+              title: "goodput and aggregate tok/s against offered rate",
+              description: `Goodput, the output tokens per second of requests that each met the SLO (top), and aggregate output tokens per second (bottom), each y axis from zero, against the offered request rate in requests per second; ${routesSaid}.`,
+              series,
+              panels: [
+                {
+                  title: "goodput (requests meeting the SLO)",
+                  axisTitle: "goodput tok/s",
+                  pick: (p) => p.goodputOutputTokensPerSecond,
+                },
+                {
+                  title: "aggregate (all requests)",
+                  axisTitle: "aggregate tok/s",
+                  pick: (p) => p.aggregateOutputTokensPerSecond,
+                },
+              ],
+            }),
+          )
+        : null,
+  };
 }
 
 /** The compare page's build-time trade-off chart of the best-ranked targets (the page's other charts draw in the browser). */

@@ -4,14 +4,17 @@
  */
 import type { TopLevelSpec } from "vega-lite";
 import type { RatePoint } from "../open-loop.ts";
-import { rateAxis } from "./rate.ts";
+import { type RateSeries, rateAxis } from "./rate.ts";
 import {
   AGGREGATE_TITLE,
   CONFIG,
   concurrencyAxis,
   PER_STREAM_TITLE,
+  PLOT_HEIGHT,
+  PLOT_WIDTH,
   present,
   SCHEMA,
+  SERIES_LEGEND,
   type TargetSeries,
   THROUGHPUT_SCALE,
 } from "./shared.ts";
@@ -32,13 +35,13 @@ export function compareSpec(input: { series: TargetSeries[]; measure: CompareMea
     ),
   );
   const title = input.measure === "aggregate" ? AGGREGATE_TITLE : PER_STREAM_TITLE;
-  const legend = { orient: "bottom" as const, columns: 1, labelLimit: 400 };
+  const legend = SERIES_LEGEND;
   return {
     $schema: SCHEMA,
     title,
     description: `${title} against concurrency on a log-2 axis, y axis from zero, one line per target (colour and marker shape per target).`,
-    width: 560,
-    height: 300,
+    width: PLOT_WIDTH,
+    height: PLOT_HEIGHT,
     config: CONFIG,
     data: { values },
     mark: { type: "line", interpolate: "linear", point: { filled: true, size: 45 } },
@@ -52,13 +55,6 @@ export function compareSpec(input: { series: TargetSeries[]; measure: CompareMea
 }
 
 export type CompareRateMeasure = "aggregate" | "goodput" | "ttftP95";
-
-/** One open-loop target's levels, as `compareRateSpec` takes them. */
-export interface RateSeries {
-  targetId: string;
-  label: string;
-  points: RatePoint[];
-}
 
 const RATE_MEASURES: Record<
   CompareRateMeasure,

@@ -7,6 +7,7 @@ import {
   CHART_COLORS,
   CONFIG,
   PER_STREAM_COLOR,
+  PLOT_WIDTH,
   present,
   SCHEMA,
   THROUGHPUT_SCALE,
@@ -79,7 +80,7 @@ export function historySpec(input: { title: string; points: HistoryPoint[]; band
     const y = { field: "value", type: "quantitative" as const, title: "tok/s", scale: THROUGHPUT_SCALE };
     return {
       title,
-      width: 520,
+      width: PLOT_WIDTH,
       height: 120,
       layer: [
         ...(band?.length
@@ -111,7 +112,7 @@ export function historySpec(input: { title: string; points: HistoryPoint[]; band
                   type: "nominal" as const,
                   title: "run",
                   scale: { domain: [...RUN_STATES], range: ["circle", "cross"] },
-                  legend: { orient: "bottom" as const, direction: "horizontal" as const },
+                  legend: { orient: "bottom" as const, direction: "horizontal" as const, labelLimit: 0 },
                 },
               },
             },

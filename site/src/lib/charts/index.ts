@@ -15,12 +15,19 @@ export {
   type CompareRateMeasure,
   compareRateSpec,
   compareSpec,
-  type RateSeries,
 } from "./compare.ts";
 export { standingCurvesSpec, throughputCurvesSpec } from "./concurrency.ts";
 export { type BandPoint, type HistoryBands, historySpec, timeAxis } from "./history.ts";
 export { latencySpec } from "./latency.ts";
 export { PROMPT_TOKENS_TITLE, prefillSpec } from "./prefill.ts";
-export { RATE_TITLE, rateAxis, rateLatencySpec, rateThroughputSpec } from "./rate.ts";
+export {
+  RATE_TITLE,
+  type RatePanel,
+  type RateSeries,
+  rateAxis,
+  rateLatencySpec,
+  rateRoutesSpec,
+  rateThroughputSpec,
+} from "./rate.ts";
 export { CHART_COLORS, CONFIG, type LevelPoint } from "./shared.ts";
 export { tradeoffSpec } from "./tradeoff.ts";

@@ -1,5 +1,5 @@
 /** @module The knee marker, one layer for every chart against concurrency that shows it: a dashed rule at the knee, labelled `knee: N`. */
-import { CHART_COLORS, type concurrencyAxis } from "./shared.ts";
+import { CHART_COLORS, type concurrencyAxis, FONT_SIZE, PLOT_HEIGHT } from "./shared.ts";
 
 /** The knee marker's colours: the rule's, and its label's. */
 export interface KneeColors {
@@ -27,7 +27,15 @@ export function kneeLayer(
           layer: [
             { mark: { type: "rule" as const, strokeDash: [4, 4], color: colors.rule }, encoding: { x } },
             {
-              mark: { type: "text" as const, align: "left" as const, dx: 4, dy: -120, color: colors.label },
+              mark: {
+                type: "text" as const,
+                align: "left" as const,
+                dx: 4,
+                // From the plot's middle (where a text mark with no y sits) to just under its top.
+                dy: -PLOT_HEIGHT / 2 + FONT_SIZE,
+                fontSize: FONT_SIZE,
+                color: colors.label,
+              },
               encoding: { x, text: { field: "label", type: "nominal" as const } },
             },
           ],

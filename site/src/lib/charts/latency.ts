@@ -1,10 +1,19 @@
 /** @module The latency chart: TTFT and end-to-end p50/p95/p99 against concurrency, on log axes. */
 import type { TopLevelSpec } from "vega-lite";
-import { CHART_COLORS, CONFIG, concurrencyAxis, type LevelPoint, present, SCHEMA } from "./shared.ts";
+import {
+  CHART_COLORS,
+  CONFIG,
+  concurrencyAxis,
+  type LevelPoint,
+  PANEL_HEIGHT,
+  PLOT_WIDTH,
+  present,
+  SCHEMA,
+} from "./shared.ts";
 
 const PERCENTILES = ["p50", "p95", "p99"] as const;
 
-/** TTFT and end-to-end latency p50/p95/p99 against concurrency, side by side; percentiles differ by colour, shape and dash. */
+/** TTFT and end-to-end latency p50/p95/p99 against concurrency, one above the other; percentiles differ by colour, shape and dash. */
 export function latencySpec(input: { title: string; levels: LevelPoint[] }): TopLevelSpec {
   const x = concurrencyAxis(input.levels.map((l) => l.concurrency));
   const percentile = (range: unknown[]) => ({
@@ -12,11 +21,12 @@ export function latencySpec(input: { title: string; levels: LevelPoint[] }): Top
     type: "nominal" as const,
     title: "percentile",
     scale: { domain: [...PERCENTILES], range },
+    legend: { orient: "bottom" as const, direction: "horizontal" as const },
   });
   const panel = (name: string, pick: (l: LevelPoint, p: (typeof PERCENTILES)[number]) => number | null) => ({
     title: name,
-    width: 250,
-    height: 200,
+    width: PLOT_WIDTH,
+    height: PANEL_HEIGHT,
     data: {
       values: present(
         input.levels.flatMap((l) =>
@@ -43,7 +53,7 @@ export function latencySpec(input: { title: string; levels: LevelPoint[] }): Top
     description:
       "Time to first token and end-to-end latency, p50 (circles, solid), p95 (squares, dashed) and p99 (triangles, dotted) in milliseconds on a log axis, against concurrency on a log-2 axis.",
     config: CONFIG,
-    hconcat: [
+    vconcat: [
       panel("time to first token", (l, p) => l[`ttft${p.toUpperCase() as "P50"}Ms`]),
       panel("end-to-end", (l, p) => l[`e2e${p.toUpperCase() as "P50"}Ms`]),
     ],

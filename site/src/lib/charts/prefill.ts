@@ -1,7 +1,16 @@
 /** @module The prefill curve: how TTFT grows with the prompt, one point per closed-loop scenario of one target. */
 import type { TopLevelSpec } from "vega-lite";
 import type { PrefillPoint } from "../open-loop.ts";
-import { AGGREGATE_COLOR, AGGREGATE_SHAPE, CHART_COLORS, CONFIG, SCHEMA } from "./shared.ts";
+import {
+  AGGREGATE_COLOR,
+  AGGREGATE_SHAPE,
+  CHART_COLORS,
+  CONFIG,
+  PLOT_HEIGHT,
+  PLOT_WIDTH,
+  SCHEMA,
+  SMALL_FONT_SIZE,
+} from "./shared.ts";
 
 export const PROMPT_TOKENS_TITLE = "prompt tokens";
 
@@ -22,8 +31,8 @@ export function prefillSpec(input: { title: string; points: PrefillPoint[] }): T
     $schema: SCHEMA,
     title: input.title,
     description: `Time to first token, p50 at level 1 (one request alone), against the prompt's tokens: one point per scenario (${values.map((v) => v.scenario).join(", ")}), both axes from zero.`,
-    width: 520,
-    height: 240,
+    width: PLOT_WIDTH,
+    height: PLOT_HEIGHT,
     config: CONFIG,
     data: { values },
     layer: [
@@ -37,7 +46,7 @@ export function prefillSpec(input: { title: string; points: PrefillPoint[] }): T
         encoding: { x, y, order: { field: "promptTokens", type: "quantitative" } },
       },
       {
-        mark: { type: "text", align: "left", dx: 6, dy: -6, fontSize: 10, color: CHART_COLORS.ink },
+        mark: { type: "text", align: "left", dx: 6, dy: -6, fontSize: SMALL_FONT_SIZE, color: CHART_COLORS.ink },
         encoding: { x, y, text: { field: "label", type: "nominal" } },
       },
     ],
