@@ -12,6 +12,7 @@ export const MetricName = z.enum([
   "kneeConcurrency",
   "errorRate",
   "rateLimitRate",
+  "capacityRequestsPerSecond",
 ]);
 export type MetricName = z.infer<typeof MetricName>;
 
@@ -23,6 +24,7 @@ export const METRIC_DIRECTION: Record<MetricName, "higher" | "lower"> = {
   kneeConcurrency: "higher",
   errorRate: "lower",
   rateLimitRate: "lower",
+  capacityRequestsPerSecond: "higher",
 };
 
 /** A level of a series over a window of runs: its median and its spread (MAD, same unit). */

@@ -4,7 +4,7 @@
  */
 
 /** The unit a figure is stored in; a fraction is shown as a percentage. */
-export type FigureUnit = "tok/s" | "ms" | "fraction" | "";
+export type FigureUnit = "tok/s" | "req/s" | "ms" | "fraction" | "";
 
 export interface FigureLabel {
   /** Lower case, without the unit: "peak aggregate". */
@@ -20,6 +20,7 @@ export const FIGURE_LABELS = {
   kneeConcurrency: { label: "knee concurrency", unit: "" },
   errorRate: { label: "error rate", unit: "fraction" },
   rateLimitRate: { label: "429 rate", unit: "fraction" },
+  capacityRequestsPerSecond: { label: "capacity at the SLO", unit: "req/s" },
   aggregateOutputTokensPerSecond: { label: "aggregate", unit: "tok/s" },
   perStreamOutputTokensPerSecondP50: { label: "per-stream p50", unit: "tok/s" },
   ttftP50Ms: { label: "TTFT p50", unit: "ms" },

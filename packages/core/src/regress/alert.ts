@@ -13,7 +13,7 @@ import {
   type Severity,
 } from "../alerts/index.ts";
 import type { RunIndexEntry } from "../run-index/index.ts";
-import { isRate, METRICS } from "./series.ts";
+import { isDiscrete, isRate, METRICS } from "./series.ts";
 import { levelOf } from "./stats.ts";
 import { shiftTitle, subjectOf } from "./title.ts";
 import type { Baseline, ShiftEvent } from "./tracker.ts";
@@ -100,7 +100,7 @@ export function severityOf(t: Tracked): Severity {
   if (t.alert.kind === "improvement") return "info";
   if (t.catastrophic) return "critical";
   const large = t.alert.changes.some((c) => {
-    if (c.metric === "kneeConcurrency") return false; // one level's step is no catastrophe on its own
+    if (isDiscrete(c.metric)) return false; // one level's step is no catastrophe on its own
     if (isRate(c.metric)) return c.after.median - c.before.median >= 0.5;
     return c.relativeChange !== null && Math.abs(c.relativeChange) >= 0.5;
   });

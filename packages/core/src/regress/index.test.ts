@@ -270,6 +270,25 @@ describe("detectAlerts", () => {
     expect(detectAlerts(unrated)).toEqual([]);
   });
 
+  it("watches an open loop's capacity in requests/s: a step from 8 to 4 req/s is a regression, a flicker is none", () => {
+    // An open loop's levels offer 0.5 and 8 requests/s; the highest rate meeting the SLO steps down at run 200.
+    const openLoop = (capacity: (i: number) => number) =>
+      history(1201, 300).map((e, i) => ({
+        ...e,
+        summary: { ...e.summary, kneeConcurrency: null, capacityRequestsPerSecond: capacity(i) },
+        levels: e.levels.map((l) => ({ ...l, ratePerSecond: l.concurrency === 1 ? 0.5 : 8 })),
+      }));
+    const stepped = detectAlerts(openLoop((i) => (i >= 200 ? 4 : 8)));
+    expect(stepped.map((a) => [a.kind, a.metrics, a.severity])).toEqual([
+      ["regression", ["capacityRequestsPerSecond"], "warning"],
+    ]);
+    expect(stepped[0]?.title).toContain(": Capacity at the SLO fell 50 % (8 → 4 req/s)");
+    // Every third run one rate lower: the baseline itself shows 4 often, so it is noise, not a shift.
+    expect(detectAlerts(openLoop((i) => (i % 3 === 0 ? 4 : 8)))).toEqual([]);
+    // A closed loop has no capacity in requests/s: nothing to watch.
+    expect(detectAlerts(history(1201, 300))).toEqual([]);
+  });
+
   it("keeps the ids of chat alerts exactly as before scenarios", () => {
     // The id before scenarios: SHA-256 of target, kind and first run id, 16 hex digits.
     expect(alertId("t", "regression", "t-run200")).toBe(alertId("t", "regression", "t-run200", "chat"));

@@ -11,6 +11,7 @@ export const METRICS: readonly MetricName[] = [
   "errorRate",
   "rateLimitRate",
   "kneeConcurrency",
+  "capacityRequestsPerSecond",
 ];
 
 /**
@@ -35,6 +36,9 @@ export function metricValue(entry: RunIndexEntry, metric: MetricName): number | 
       return isOpenLoopEntry(entry) ? null : s.kneeConcurrency;
     case "errorRate":
       return s.errorRate;
+    case "capacityRequestsPerSecond":
+      // An open loop's capacity: the highest offered rate that met the SLO (null on a closed loop).
+      return s.capacityRequestsPerSecond ?? null;
     case "rateLimitRate":
       return s.rateLimitRate;
   }
@@ -79,7 +83,10 @@ export function isThroughput(metric: MetricName): boolean {
   return metric === "peakAggregateOutputTokensPerSecond" || metric === "singleStreamOutputTokensPerSecond";
 }
 
-/** Knee concurrency takes a few discrete values (the levels): one level's step is no catastrophe on its own. */
+/**
+ * Knee concurrency and an open loop's capacity take a few discrete values (the levels, the offered
+ * rates): one level's step is no catastrophe on its own.
+ */
 export function isDiscrete(metric: MetricName): boolean {
-  return metric === "kneeConcurrency";
+  return metric === "kneeConcurrency" || metric === "capacityRequestsPerSecond";
 }

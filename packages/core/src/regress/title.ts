@@ -8,6 +8,7 @@ const unitOf = (metric: MetricName) => (shownUnit(metric) ? ` ${shownUnit(metric
 
 function number(metric: MetricName, value: number): string {
   if (isRate(metric)) return (value * 100).toFixed(value < 0.1 ? 1 : 0);
+  if (metric === "capacityRequestsPerSecond") return String(Number(value.toFixed(2)));
   return value.toFixed(Math.abs(value) >= 100 || metric === "kneeConcurrency" ? 0 : 1);
 }
 
