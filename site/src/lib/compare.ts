@@ -4,7 +4,7 @@
  * trade-off chart draws.
  */
 import type { TopLevelSpec } from "vega-lite";
-import { compareRateSpec, compareSpec } from "./charts/index.ts";
+import { type CompareMeasure, type CompareRateMeasure, compareRateSpec, compareSpec } from "./charts/index.ts";
 import { rateOf, ratePoints } from "./open-loop.ts";
 import type { TargetView } from "./site-data.ts";
 
@@ -25,6 +25,37 @@ export interface CompareChart {
   caption: string;
 }
 
+/** The open loop's overlay charts, against the offered rate, with their captions. */
+const RATE_CHARTS: readonly { measure: CompareRateMeasure; caption: string }[] = [
+  {
+    measure: "aggregate",
+    caption:
+      "Aggregate tok/s of the picked targets against the offered request rate, y axis from zero; each target has its own colour and marker shape.",
+  },
+  {
+    measure: "goodput",
+    caption:
+      "Goodput tok/s (the output of requests that each met the SLO) of the picked targets against the offered request rate, y axis from zero.",
+  },
+  {
+    measure: "ttftP95",
+    caption: "Time to first token p95 of the picked targets against the offered request rate, ms on a log axis.",
+  },
+];
+
+/** The closed loop's overlay charts, against concurrency, with their captions. */
+const CONCURRENCY_CHARTS: readonly { measure: CompareMeasure; caption: string }[] = [
+  {
+    measure: "aggregate",
+    caption:
+      "Aggregate tok/s of the picked targets against concurrency, y axis from zero; each target has its own colour and marker shape.",
+  },
+  {
+    measure: "perStream",
+    caption: "Per-stream tok/s (p50) of the picked targets against concurrency, y axis from zero.",
+  },
+];
+
 /**
  * The overlay charts of one scenario's views, every view's rows in each. A closed loop: aggregate and
  * per-stream tok/s against concurrency. An open loop: aggregate and goodput tok/s and TTFT p95 against
@@ -35,40 +66,18 @@ export function compareCharts(views: readonly TargetView[]): CompareChart[] {
     const series = views
       .filter((v) => v.openLoop)
       .map((v) => ({ targetId: v.id, label: v.label, points: ratePoints(v.details?.levels ?? []) }));
-    return [
-      {
-        measure: "aggregate",
-        spec: compareRateSpec({ series, measure: "aggregate" }),
-        caption:
-          "Aggregate tok/s of the picked targets against the offered request rate, y axis from zero; each target has its own colour and marker shape.",
-      },
-      {
-        measure: "goodput",
-        spec: compareRateSpec({ series, measure: "goodput" }),
-        caption:
-          "Goodput tok/s (the output of requests that each met the SLO) of the picked targets against the offered request rate, y axis from zero.",
-      },
-      {
-        measure: "ttftP95",
-        spec: compareRateSpec({ series, measure: "ttftP95" }),
-        caption: "Time to first token p95 of the picked targets against the offered request rate, ms on a log axis.",
-      },
-    ];
+    return RATE_CHARTS.map(({ measure, caption }) => ({
+      measure,
+      spec: compareRateSpec({ series, measure }),
+      caption,
+    }));
   }
   const series = views.map((t) => ({ targetId: t.id, label: t.label, levels: t.latest.levels }));
-  return [
-    {
-      measure: "aggregate",
-      spec: compareSpec({ series, measure: "aggregate" }),
-      caption:
-        "Aggregate tok/s of the picked targets against concurrency, y axis from zero; each target has its own colour and marker shape.",
-    },
-    {
-      measure: "perStream",
-      spec: compareSpec({ series, measure: "perStream" }),
-      caption: "Per-stream tok/s (p50) of the picked targets against concurrency, y axis from zero.",
-    },
-  ];
+  return CONCURRENCY_CHARTS.map(({ measure, caption }) => ({
+    measure,
+    spec: compareSpec({ series, measure }),
+    caption,
+  }));
 }
 
 /** An open-loop target's row of the compare table: its latest run's figures, as the overlaid curves are its latest run's. */
@@ -93,6 +102,6 @@ export function rateCompareRow(view: TargetView): RateCompareRow {
     achievedRequestsPerSecond: level?.achievedRatePerSecond ?? null,
     ttftP95AtCapacityMs: level?.ttftMs.p95 ?? null,
     peakAggregateOutputTokensPerSecond: s.peak?.aggregateOutputTokensPerSecond ?? null,
-    peakRatePerSecond: s.peak ? rateOf(view, s.peak.concurrency) : null,
+    peakRatePerSecond: rateOf(view, s.peak),
   };
 }

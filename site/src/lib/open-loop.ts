@@ -29,9 +29,21 @@ export interface RatePoint {
   valid: boolean;
 }
 
-/** The offered rate of level `n` of a view's latest readable run; null when unknown. */
-export function rateOf(view: Pick<TargetView, "details">, n: number): number | null {
-  return view.details?.levels.find((l) => l.concurrency === n)?.ratePerSecond ?? null;
+/**
+ * The offered rate of a figure's level (a peak, of a run or a standing): its own `ratePerSecond`, else
+ * (documents stored before figures carried it) the rate of its level number in the view's latest
+ * readable run; null without a figure or a rate.
+ */
+export function rateOf(
+  view: Pick<TargetView, "details">,
+  figure: { concurrency: number; ratePerSecond?: number } | null | undefined,
+): number | null {
+  if (!figure) return null;
+  return (
+    figure.ratePerSecond ??
+    view.details?.levels.find((l) => l.concurrency === figure.concurrency)?.ratePerSecond ??
+    null
+  );
 }
 
 /** The latest readable run's levels with a rate, in order of rate. */
@@ -124,7 +136,7 @@ export function rateRows(views: readonly TargetView[], trendRuns = 20): RateRow[
         ttftP95AtCapacity: standingAt?.ttftP95Ms ?? null,
         perStreamAtCapacity: standingAt?.perStreamOutputTokensPerSecondP50 ?? null,
         peakAggregate: peak?.aggregateOutputTokensPerSecond ?? null,
-        peakRatePerSecond: peak ? (peak.ratePerSecond ?? rateOf(v, peak.concurrency)) : null,
+        peakRatePerSecond: rateOf(v, peak),
         errorRate: s.errorRate,
         rateLimitRate: s.rateLimitRate,
         problem:

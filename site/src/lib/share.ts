@@ -58,7 +58,7 @@ export function rateHeadline(target: TargetView): string {
   const s = target.latest.summary;
   const parts: string[] = [];
   if (s.capacityRequestsPerSecond) parts.push(`sustains ${fmtRate(s.capacityRequestsPerSecond)} at the SLO`);
-  const peakRate = s.peak ? (s.peak.ratePerSecond ?? rateOf(target, s.peak.concurrency)) : null;
+  const peakRate = rateOf(target, s.peak);
   if (s.peak)
     parts.push(`${fmt(s.peak.aggregateOutputTokensPerSecond)} tok/s${peakRate ? ` at ${fmtRate(peakRate)}` : ""}`);
   const label = simulatedLabel(target.label, target.simulated);
