@@ -7,11 +7,11 @@ import { cp, link, mkdir, readdir, rename, stat, writeFile } from "node:fs/promi
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { schemaFiles } from "@kneeboard/core/config/schemas";
+import { mapBounded } from "@kneeboard/core/pool";
 import type { Store } from "@kneeboard/core/store";
 import { indexJson, runsCsv, standingCsv } from "../lib/downloads.ts";
 import type { Download } from "../lib/payload.ts";
 import type { SiteData } from "../lib/site-data.ts";
-import { forEachBounded } from "./pool.ts";
 
 /** The browser builds of vega and vega-lite (UMD), beside each package's main file, for the compare page. */
 const BROWSER_BUNDLES = [
@@ -104,13 +104,11 @@ export async function stageDownloads(store: Store, data: SiteData, staged: strin
       if (key.startsWith("feeds/")) await copyKey(store, key, staged);
     }
   }
-  let runBytes = 0;
   const folders: Folders = new Map();
-  await forEachBounded(data.allEntries, COPIES_IN_FLIGHT, async (e) => {
-    // Awaited before adding: `runBytes += await ...` would read the sum before the copy and lose the others' bytes.
-    const bytes = await copyKey(store, e.key, join(staged, "data"), folders);
-    runBytes += bytes;
-  });
+  const sizes = await mapBounded(data.allEntries, COPIES_IN_FLIGHT, (e) =>
+    copyKey(store, e.key, join(staged, "data"), folders),
+  );
+  const runBytes = sizes.reduce((sum, bytes) => sum + bytes, 0);
   for (const [pkg, file] of BROWSER_BUNDLES) {
     await cp(join(dirname(require.resolve(pkg)), file), join(staged, "assets", file));
   }

@@ -32,6 +32,7 @@ import { ClaimError, type ClaimOptions, type ClaimResult, type RunClaims } from 
 import { StoreError } from "../errors/index.ts";
 import type { AlertLedger } from "../ledger/index.ts";
 import type { RateLimiter } from "../limiter/index.ts";
+import { mapBounded } from "../pool/index.ts";
 import { type RunIndex, RunIndexEntry } from "../run-index/index.ts";
 
 /** The table as infrastructure and tests create it. */
@@ -191,13 +192,7 @@ export class DynamoRunIndex extends TableClient implements RunIndex {
   async entries(targetId?: string): Promise<RunIndexEntry[]> {
     if (targetId !== undefined) return this.entriesOf(targetId);
     const targets = (await this.queryAll("targets")).map((item) => parseItem(TargetItem, item).targetId);
-    const results: RunIndexEntry[][] = new Array(targets.length);
-    let next = 0;
-    const worker = async () => {
-      for (let i = next++; i < targets.length; i = next++) results[i] = await this.entriesOf(targets[i] as string);
-    };
-    await Promise.all(Array.from({ length: Math.min(QUERY_CONCURRENCY, targets.length) }, worker));
-    return results.flat();
+    return (await mapBounded(targets, QUERY_CONCURRENCY, (t) => this.entriesOf(t))).flat();
   }
 }
 
