@@ -91,13 +91,13 @@ export function compareRateSpec(input: { series: RateSeries[]; measure: CompareR
       s.points.map((p) => ({ targetId: s.targetId, target: s.label, rate: p.ratePerSecond, value: m.pick(p) })),
     ),
   );
-  const legend = { orient: "bottom" as const, columns: 1, labelLimit: 400 };
+  const legend = SERIES_LEGEND;
   return {
     $schema: SCHEMA,
     title: m.title,
     description: `The ${m.what} against the offered request rate in requests per second, ${m.log ? "y on a log axis" : "y axis from zero"}, one line per target (colour and marker shape per target).`,
-    width: 560,
-    height: 300,
+    width: PLOT_WIDTH,
+    height: PLOT_HEIGHT,
     config: CONFIG,
     data: { values },
     mark: { type: "line", interpolate: "linear", point: { filled: true, size: 45 } },
