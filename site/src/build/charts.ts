@@ -20,12 +20,13 @@ export async function siteCharts(data: SiteData): Promise<SiteCharts> {
   const charts: SitePayload["charts"] = {};
   for (const view of data.series) charts[viewKey(view)] = await targetCharts(view);
   const models: SitePayload["modelCharts"] = {};
-  // An open-loop model's charts are against the offered rate (see `modelCharts`).
-  for (const s of data.scenarios) models[s] = await modelCharts(viewsOf(data.series, s));
-  // One trade-off chart per closed-loop scenario: an open loop's levels are rates, not concurrency.
   const tradeoffs: SitePayload["compareTradeoff"] = {};
   for (const s of data.scenarios) {
-    const closed = viewsOf(data.series, s).filter((t) => !t.openLoop);
+    const views = viewsOf(data.series, s);
+    // An open-loop model's charts are against the offered rate (see `modelCharts`).
+    models[s] = await modelCharts(views);
+    // One trade-off chart per closed-loop scenario: an open loop's levels are rates, not concurrency.
+    const closed = views.filter((t) => !t.openLoop);
     if (closed.length > 0) tradeoffs[s] = await compareTradeoff(closed);
   }
   return { charts, prefill, modelCharts: models, compareTradeoff: tradeoffs };
