@@ -23,6 +23,7 @@ import {
   promptTokensOf,
   scenarioOrder,
   type TargetView,
+  targetCounts,
   viewsOf,
 } from "../src/lib/site-data.ts";
 import { renderSvg } from "../src/lib/svg.ts";
@@ -87,6 +88,15 @@ const open = (id: string, i: number, meets: boolean[]) =>
 type Loose = any;
 
 describe("scenario order and paths", () => {
+  it("counts targets, and the simulated ones, by id over every scenario", () => {
+    const chat = view("a", "chat", [closed("a", "chat", 200)], 150);
+    const rag = view("a", "rag", [closed("a", "rag", 900)], 4000);
+    // A measured (not simulated) target that ran only a later scenario.
+    const measured = { ...view("b", "rag", [closed("b", "rag", 900)], 4000), simulated: false };
+    expect(targetCounts([chat, rag])).toEqual({ targets: 1, simulated: 1 });
+    expect(targetCounts([chat, rag, measured])).toEqual({ targets: 2, simulated: 1 });
+  });
+
   it("puts chat first, then scenarios in the order their first run started", () => {
     const at = (scenario: string, startedAt: string) => ({ scenario, startedAt });
     expect(

@@ -99,10 +99,13 @@ export function viewsOf(series: readonly TargetView[], scenario: string): Target
   return series.filter((v) => v.scenario === scenario);
 }
 
-/** One target's scenarios in the site's order. */
-export function scenariosOf(series: readonly TargetView[], scenarios: readonly string[], id: string): string[] {
-  const own = new Set(series.filter((v) => v.id === id).map((v) => v.scenario));
-  return scenarios.filter((s) => own.has(s));
+/**
+ * How many targets the site shows and how many of them are simulated, counted by id over every
+ * scenario: a target that ran only a later scenario is on the site too.
+ */
+export function targetCounts(series: readonly TargetView[]): { targets: number; simulated: number } {
+  const ids = (views: readonly TargetView[]) => new Set(views.map((v) => v.id)).size;
+  return { targets: ids(series), simulated: ids(series.filter((v) => v.simulated)) };
 }
 
 /** True for a run document that swept request rates on an open loop (`workload.arrival.mode` is `poisson`). */
