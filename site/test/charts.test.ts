@@ -133,6 +133,20 @@ describe("latency, history and compare specs", () => {
     expect(JSON.stringify(historySpec({ title: "h", points }))).not.toContain("monotone");
   });
 
+  it("history draws no panel for a figure no run has (an open loop's single stream): no axis from 0 to 0", async () => {
+    const points = [100, 90, 110].map((v, i) => ({
+      ...historyPoint(run("t1", `2026-11-0${i + 1}T00:00:00Z`, v)),
+      singleStreamOutputTokensPerSecond: null,
+    }));
+    const spec: Loose = historySpec({ title: "h", points });
+    expect(spec.vconcat).toHaveLength(1);
+    expect(spec.description).not.toContain("single-stream");
+    const svg = await renderSvg(spec);
+    expect(svg).not.toContain("NaN");
+    expect(svg).not.toMatch(/values from 0\.?0* to 0\.?0*"/);
+    expect(svg.match(/aria-roledescription="line mark"/g)).toHaveLength(1);
+  });
+
   it("history draws a band when given one, and none otherwise", async () => {
     const points = [100, 90, 110].map((v, i) => historyPoint(run("t1", `2026-11-0${i + 1}T00:00:00Z`, v)));
     const band = [
@@ -365,5 +379,40 @@ describe("rateRoutesSpec", () => {
     const b = spec.vconcat[0].data.values.filter((r: Loose) => r.targetId === "b");
     expect(b.map((r: Loose) => r.rate)).toEqual([0.5, 1]);
     expect(spec.vconcat[0].data.values.map((r: Loose) => r.value)).not.toContain(9000);
+  });
+});
+
+describe("the offered-rate axis", () => {
+  const at = (ratePerSecond: number): RatePoint => ({
+    level: ratePerSecond,
+    ratePerSecond,
+    achievedRatePerSecond: ratePerSecond,
+    inFlightMean: null,
+    inFlightMax: null,
+    scheduleLagP50Ms: null,
+    scheduleLagP99Ms: null,
+    aggregateOutputTokensPerSecond: 10 * ratePerSecond,
+    goodputOutputTokensPerSecond: 9 * ratePerSecond,
+    perStreamOutputTokensPerSecondP50: 50,
+    ttftP50Ms: 100,
+    ttftP95Ms: 150,
+    e2eP50Ms: 200,
+    e2eP95Ms: 300,
+    valid: true,
+  });
+  /** The x axis's tick labels as drawn: the SVG's texts from the x axis's start to its title. */
+  const rateLabels = async (rates: number[]) => {
+    const svg = await renderSvg(rateThroughputSpec({ title: "t", points: rates.map(at) }));
+    const axis = svg.slice(svg.indexOf('aria-label="X-axis'), svg.indexOf(">offered rate (requests/s)<"));
+    return [...axis.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+  };
+
+  it("labels rates as people write them: 10, 20, 30 (never 1e+1), 0.5, and 1,000 with its comma", async () => {
+    expect(await rateLabels([10, 20, 30])).toEqual(expect.arrayContaining(["10", "20", "30"]));
+    expect(await rateLabels([0.5, 1, 2])).toEqual(expect.arrayContaining(["0.5", "1", "2"]));
+    expect(await rateLabels([250, 500, 1000])).toEqual(expect.arrayContaining(["250", "500", "1,000"]));
+    for (const labels of [await rateLabels([10, 20, 30]), await rateLabels([100, 200, 300])]) {
+      expect(labels.join(" ")).not.toMatch(/e\+/);
+    }
   });
 });

@@ -63,6 +63,21 @@ export const OPEN_LOOP = {
   runs: 2,
 } as const;
 
+/**
+ * A simulated target on an open loop in the default scenario, beside the closed-loop targets (as the
+ * reference targets' `ref-small-open` runs in `chat`): the scenario's leaderboard must still rank the
+ * closed-loop targets by their single-stream and concurrent figures, and table this one apart.
+ */
+export const CHAT_OPEN = {
+  id: "chat-open-route",
+  label: "Open-loop route in chat",
+  /** A third route of the shared model: its model page keeps the two closed-loop routes' curves. */
+  model: `open-host/${SHARED_MODEL_KEY}`,
+  rates: [2, 4, 8],
+  meetsSlo: [true, true, false],
+  runs: 2,
+} as const;
+
 /** A synthetic run with the prompt of `promptTokens` tokens (samples and workload both say so). */
 export function withPrompt(doc: RunDocument, promptTokens: number): RunDocument {
   return {
@@ -165,6 +180,21 @@ export async function fixtureStore(runsPerTarget = 12) {
       random,
     });
     await saveRun(store, index, openLoopRun(doc, OPEN_LOOP.rates, OPEN_LOOP.meetsSlo));
+  }
+  for (let r = 0; r < CHAT_OPEN.runs; r++) {
+    const doc = syntheticRun({
+      targetId: CHAT_OPEN.id,
+      label: CHAT_OPEN.label,
+      model: CHAT_OPEN.model,
+      runId: `${CHAT_OPEN.id}-r${r}`,
+      startedAt: new Date(Date.UTC(2026, 10, 1, 6 * r + 3)).toISOString(),
+      singleStreamTokensPerSecond: 100,
+      ttftMs: 200,
+      saturationStreams: 4,
+      concurrency: [1, 2, 3],
+      random,
+    });
+    await saveRun(store, index, openLoopRun(doc, CHAT_OPEN.rates, CHAT_OPEN.meetsSlo));
   }
   // A run document that is not one: the site must skip it with a warning naming it.
   writeFileSync(join(root, MALFORMED_KEY), '{"schemaVersion": 1, "runId": 5}');

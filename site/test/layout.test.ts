@@ -16,7 +16,7 @@ import { buildSite } from "../src/build.ts";
 import { fmt } from "../src/lib/format.ts";
 import { type StaticServer, serveStatic } from "../src/serve.ts";
 import { launchChromium } from "./browser.ts";
-import { fixtureStore, OPEN_LOOP, RAG } from "./fixture.ts";
+import { CHAT_OPEN, fixtureStore, OPEN_LOOP, RAG } from "./fixture.ts";
 
 /** A phone and a laptop. */
 const VIEWPORTS = [
@@ -109,8 +109,12 @@ const META = [
 const facts = new Map<string, Map<string, PageFacts>>();
 
 async function readPage(page: Page, path: string, pass: Walk): Promise<PageFacts> {
-  // Charts are SVG drawn at build time and the only scripts are inline: nothing loads after `load`.
+  // Charts are SVG drawn at build time and the only scripts are inline, but for the compare pages'
+  // overlays, drawn in the browser after `load`: axe reads those once drawn (or replaced by a sentence).
   await page.goto(new URL(path, base).href, { waitUntil: "load" });
+  await page.waitForFunction(() =>
+    Array.from(document.querySelectorAll(".chart-svg")).every((c) => c.childNodes.length > 0),
+  );
   const dom = await page.evaluate((meta) => {
     const columnsOutside: string[] = [];
     for (const table of Array.from(document.querySelectorAll("table[data-sortable]"))) {
@@ -149,10 +153,10 @@ async function readPage(page: Page, path: string, pass: Walk): Promise<PageFacts
       columnsOutside,
     };
   }, META);
-  // The charts' insides are left out (each SVG itself is still checked: a named image); they are
-  // hundreds of presentational nodes, and their numbers are in tables beside them. Only violations
-  // come back with their nodes: passes are named, which is all the contrast check needs.
-  const builder = new AxeBuilder({ page }).exclude(".chart svg > g").options({ resultTypes: ["violations"] });
+  // The charts' insides are read too: an empty mark group is an unnamed image to a screen reader
+  // (`svg-img-alt`), which leaving them out once hid. Only violations come back with their nodes:
+  // passes are named, which is all the contrast check needs.
+  const builder = new AxeBuilder({ page }).options({ resultTypes: ["violations"] });
   const result = await (pass.axeRules ? builder.withRules([...pass.axeRules]) : builder).analyze();
   const axe = result.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
@@ -227,7 +231,12 @@ beforeAll(async () => {
   const outDir = join(mkdtempSync(join(tmpdir(), "kneeboard-layout-")), "dist");
   await syncIndex(fixture.store, fixture.index);
   await buildSite({ store: fixture.store, index: fixture.index, outDir, warn: () => {} });
-  pages = builtPages(outDir);
+  // Beside every built page, compare pages whose picked targets have nothing to draw (a sentence, no empty chart).
+  pages = [
+    ...builtPages(outDir),
+    "compare/?targets=nothing-picked",
+    `s/${OPEN_LOOP.scenario}/compare/?targets=${CHAT_OPEN.id}`,
+  ];
   server = await serveStatic(outDir);
   base = server.url;
   browser = await launchChromium();
@@ -255,6 +264,8 @@ describe("every built page", () => {
       `s/${OPEN_LOOP.scenario}/`,
       `targets/fast-small/s/${RAG.scenario}/`,
       `targets/${OPEN_LOOP.id}/`,
+      `targets/${CHAT_OPEN.id}/`,
+      "at/1/",
     ]) {
       expect(pages).toContain(kind);
     }

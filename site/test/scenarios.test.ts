@@ -27,7 +27,7 @@ import {
   viewsOf,
 } from "../src/lib/site-data.ts";
 import { renderSvg } from "../src/lib/svg.ts";
-import { fixtureStore, OPEN_LOOP, openLoopRun, RAG, withPrompt } from "./fixture.ts";
+import { CHAT_OPEN, fixtureStore, OPEN_LOOP, openLoopRun, RAG, withPrompt } from "./fixture.ts";
 
 const NOW = "2026-11-02T00:00:00.000Z";
 
@@ -323,9 +323,14 @@ describe("the loader and downloads, on the site fixture", () => {
       expect(openView).toMatchObject({ id: OPEN_LOOP.id, openLoop: true });
       expect(openView?.latest.summary.capacityRequestsPerSecond).toBe(2);
       expect(viewsOf(data.series, RAG.scenario).map((v) => v.promptTokens)).toEqual([4000, 4000]);
-      expect(viewsOf(data.series, "chat").every((v) => v.openLoop === false)).toBe(true);
-      // Every scenario's runs: 2 chat runs of 4 targets, 2 rag runs of 2, 2 open-loop runs.
-      expect(data.allEntries).toHaveLength(8 + 4 + 2);
+      // chat holds closed loops and one open loop side by side.
+      expect(
+        viewsOf(data.series, "chat")
+          .filter((v) => v.openLoop)
+          .map((v) => v.id),
+      ).toEqual([CHAT_OPEN.id]);
+      // Every scenario's runs: 2 chat runs of 4 targets and of the open loop in chat, 2 rag runs of 2, 2 open-loop runs.
+      expect(data.allEntries).toHaveLength(8 + CHAT_OPEN.runs + 4 + 2);
 
       const index = JSON.parse(indexJson(data));
       expect(index.scenarios).toEqual(data.scenarios);

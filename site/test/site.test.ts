@@ -10,7 +10,7 @@ import { buildSite } from "../src/build.ts";
 import { fmt, fmtEstimate } from "../src/lib/format.ts";
 import { type StaticServer, serveStatic } from "../src/serve.ts";
 import { launchChromium } from "./browser.ts";
-import { FIXTURE_TARGETS, fixtureStore, HOSTILE_LABEL, MALFORMED_KEY, SHARED_MODEL_KEY } from "./fixture.ts";
+import { CHAT_OPEN, FIXTURE_TARGETS, fixtureStore, HOSTILE_LABEL, MALFORMED_KEY, SHARED_MODEL_KEY } from "./fixture.ts";
 
 /** Three runs per target (6 hours apart from 2026-11-01 00:00 UTC), built 6 hours after the last: all in the window. */
 const RUNS_PER_TARGET = 3;
@@ -82,7 +82,8 @@ beforeAll(async () => {
   const published = JSON.parse(readFileSync(join(outDir, "data", "index.json"), "utf8")) as {
     targets: { id: string; standing: Standing }[];
   };
-  standingOf = new Map(published.targets.map((t) => [t.id, t.standing]));
+  // The closed-loop targets' standings: the scenario's open-loop target is ranked apart, by requests/s.
+  standingOf = new Map(published.targets.filter((t) => t.id !== CHAT_OPEN.id).map((t) => [t.id, t.standing]));
   browser = await launchChromium();
 }, 120_000);
 
@@ -100,10 +101,14 @@ describe("the built site", () => {
     expect(stderr).toContain(MALFORMED_KEY);
   });
 
-  it("lists every target on the leaderboard with the medians and intervals of index.json's standing", async () => {
+  it("lists every closed-loop target on the leaderboard with the medians and intervals of index.json's standing", async () => {
     const page = await open("./");
     const ids = await rowOrder(page);
+    // The open-loop target of the same scenario takes no row here, and takes no row away.
     expect(ids.sort()).toEqual(FIXTURE_TARGETS.map((t) => t.id).sort());
+    const headers = await page.$$eval("#leaderboard thead th", (ths) => ths.map((th) => th.textContent?.trim() ?? ""));
+    expect(headers[2]).toContain("single-stream");
+    expect(headers[4]).toContain("peak aggregate");
     let intervals = 0;
     for (const t of FIXTURE_TARGETS) {
       const st = standingOf.get(t.id) as Standing;
@@ -114,6 +119,9 @@ describe("the built site", () => {
       );
       // The interval sits on a second line of the cell; the cell reads as fmtEstimate writes it.
       const text = cells.map((c) => c.text);
+      // Numbers, never dashes (the home page once showed only dashes beside an open-loop target).
+      expect(text[2]).toMatch(/^\d/);
+      expect(text[4]).toMatch(/^\d/);
       expect(text[2]).toBe(fmtEstimate(st.singleStream?.outputTokensPerSecond, 1));
       expect(text[3]).toBe(fmtEstimate(st.singleStream?.ttftP50Ms));
       expect(text[4]).toBe(fmtEstimate(st.peak?.aggregateOutputTokensPerSecond));
@@ -133,6 +141,24 @@ describe("the built site", () => {
     const partialRow = await page.textContent('#leaderboard tr[data-target="partial-one"]');
     expect(partialRow).toContain("partial (deadline)");
     expect(await page.textContent("main")).toContain("simulated");
+    await page.close();
+  });
+
+  it("tables the scenario's open-loop target by capacity in requests/s on the same page, apart from the ranking", async () => {
+    const page = await open("./");
+    const open_ = await page.$$eval("#rate-leaderboard tbody tr[data-target]", (rows) =>
+      rows.map((r) => (r as HTMLElement).dataset.target ?? ""),
+    );
+    expect(open_).toEqual([CHAT_OPEN.id]);
+    const capacity = CHAT_OPEN.rates[CHAT_OPEN.meetsSlo.lastIndexOf(true)] as number;
+    const cells = await page.$$eval(`#rate-leaderboard tr[data-target="${CHAT_OPEN.id}"] td`, (tds) =>
+      tds.map((td) => td.textContent?.trim() ?? ""),
+    );
+    expect(cells[2]).toMatch(new RegExp(`^${capacity}\\b`));
+    // One h1: the throughput leaderboard leads; the capacity table is a section under it.
+    expect(await page.$$eval("h1", (h) => h.map((x) => x.textContent ?? ""))).toEqual([
+      expect.stringContaining("one user, and everyone at once"),
+    ]);
     await page.close();
   });
 
@@ -224,7 +250,7 @@ describe("the built site", () => {
       if (key.startsWith("runs/")) expect(await response.text()).toBe(readFileSync(join(storeRoot, key), "utf8"));
     }
     const index = (await (await fetch(`${base}data/index.json`)).json()) as { targets: { id: string }[] };
-    expect(index.targets.map((t) => t.id).sort()).toEqual(FIXTURE_TARGETS.map((t) => t.id).sort());
+    expect(index.targets.map((t) => t.id).sort()).toEqual([...FIXTURE_TARGETS.map((t) => t.id), CHAT_OPEN.id].sort());
     await page.close();
   });
 
@@ -238,7 +264,7 @@ describe("the built site", () => {
     await page.close();
   });
 
-  it("groups the leaderboard by model and overlays a model's two routes on its page", async () => {
+  it("groups the leaderboard by model and overlays a model's two closed-loop routes on its page, its open-loop route apart", async () => {
     const board = await open("./");
     const group = await board.$$eval(`#leaderboard tr.group[data-model="${SHARED_MODEL_KEY}"] a`, (as) =>
       as.map((a) => (a as HTMLAnchorElement).getAttribute("href")),
@@ -267,6 +293,11 @@ describe("the built site", () => {
     expect(costs.every((c) => c.includes("declared"))).toBe(true);
     expect(costs[0]).toContain("metered");
     expect(costs[0]).toMatch(/metered \d+ % (above|below) declared/);
+    // The model's open-loop route in the same scenario: ranked by requests/s and drawn against the rate, below.
+    expect(
+      await page.$$eval("#model-rate-routes tbody tr", (rows) => rows.map((r) => (r as HTMLElement).dataset.target)),
+    ).toEqual([CHAT_OPEN.id]);
+    expect(await page.$$("#model-rate-throughput svg path[aria-roledescription='line mark']")).not.toHaveLength(0);
     await page.close();
   });
 

@@ -5,7 +5,7 @@
 import type { Alert } from "@kneeboard/core/alerts";
 import { fmt } from "./format.ts";
 import { fmtRate, rateOf, rateRows } from "./open-loop.ts";
-import type { TargetView } from "./site-data.ts";
+import { closedLoopViews, type TargetView } from "./site-data.ts";
 
 /** The figures a headline states, in tok/s, with the concurrency of the concurrent one. */
 export interface HeadlineFigures {
@@ -100,10 +100,14 @@ export function leaderboardDescription(targets: TargetView[]): string {
   return parts.join(" ");
 }
 
-/** A scenario leaderboard's description: the closed-loop one, or for an open loop the top capacity in requests/s. */
+/**
+ * A scenario leaderboard's description: the closed-loop one whenever the scenario has closed-loop
+ * targets (they lead its page), else the top capacity in requests/s of its open loop.
+ */
 export function scenarioDescription(targets: TargetView[], scenario: string, scenarioCount: number): string {
-  if (!targets.some((t) => t.openLoop)) {
-    const base = leaderboardDescription(targets);
+  const closed = closedLoopViews(targets);
+  if (closed.length > 0 || targets.length === 0) {
+    const base = leaderboardDescription(closed);
     return scenarioCount > 1 ? `${base} Scenario ${scenario}.` : base;
   }
   const top = rateRows(targets).find((r) => r.capacity !== null);

@@ -100,6 +100,14 @@ export function viewsOf(series: readonly TargetView[], scenario: string): Target
 }
 
 /**
+ * The closed-loop views among these (ranked by concurrency); a scenario may also hold open-loop
+ * targets, which are ranked apart by capacity in requests/s.
+ */
+export function closedLoopViews(views: readonly TargetView[]): TargetView[] {
+  return views.filter((v) => !v.openLoop);
+}
+
+/**
  * How many targets the site shows and how many of them are simulated, counted by id over every
  * scenario: a target that ran only a later scenario is on the site too.
  */

@@ -86,11 +86,8 @@ export async function modelCharts(targets: TargetView[]): Promise<Record<string,
     targets.map((t) => t.id),
   )) {
     const routes = g.targetIds.map((id) => byId.get(id) as TargetView);
-    if (routes.some((t) => t.openLoop)) {
-      out[g.modelKey] = await openLoopModelCharts(routes);
-      continue;
-    }
-    const series = validSeries(routes);
+    // Each loop's routes drawn on their own axis: concurrency for closed loops, the offered rate for open ones.
+    const series = validSeries(routes.filter((t) => !t.openLoop));
     const any = (pick: (l: Level) => (number | null)[]) => series.some((s) => drawable(s.levels, pick));
     const curve = async (measure: CompareMeasure) =>
       any((l) => [measure === "aggregate" ? l.aggregateOutputTokensPerSecond : l.perStreamOutputTokensPerSecondP50])
@@ -102,15 +99,14 @@ export async function modelCharts(targets: TargetView[]): Promise<Record<string,
       tradeoff: any(bothThroughputs)
         ? await renderSvg(tradeoffSpec({ title: "what each user gets against what all get", series }))
         : null,
-      rateLatency: null,
-      rateThroughput: null,
+      ...(await openLoopModelCharts(routes.filter((t) => t.openLoop))),
     };
   }
   return out;
 }
 
 /** A model's open-loop routes against the offered rate: each latest run's valid rates, overlaid per route. */
-async function openLoopModelCharts(routes: TargetView[]): Promise<ModelCharts> {
+async function openLoopModelCharts(routes: TargetView[]): Promise<Pick<ModelCharts, "rateLatency" | "rateThroughput">> {
   const series: RateSeries[] = routes
     .map((t) => ({
       targetId: t.id,
@@ -122,9 +118,6 @@ async function openLoopModelCharts(routes: TargetView[]): Promise<ModelCharts> {
     series.some((s) => s.points.some((p) => finite(pick(p))));
   const routesSaid = "one line per route (colour and marker shape per route), invalid rates left out";
   return {
-    aggregate: null,
-    perStream: null,
-    tradeoff: null,
     rateLatency:
       has((p) => p.ttftP50Ms) || has((p) => p.e2eP50Ms)
         ? await renderSvg(

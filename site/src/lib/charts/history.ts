@@ -121,25 +121,30 @@ export function historySpec(input: { title: string; points: HistoryPoint[]; band
       ],
     };
   };
+  // Only the figures some run has: an open loop has no single-stream figure, and an empty panel drew an axis from 0 to 0.
+  const figures = [
+    {
+      words: "peak aggregate output tokens per second",
+      heading: figureHeading("peakAggregateOutputTokensPerSecond"),
+      color: AGGREGATE_COLOR,
+      pick: (p: HistoryPoint) => p.peakAggregateOutputTokensPerSecond,
+      band: input.bands?.peakAggregate,
+    },
+    {
+      words: "single-stream output tokens per second",
+      heading: figureHeading("singleStreamOutputTokensPerSecond"),
+      color: PER_STREAM_COLOR,
+      pick: (p: HistoryPoint) => p.singleStreamOutputTokensPerSecond,
+      band: input.bands?.singleStream,
+    },
+  ].filter((f) => rows(f.pick).length > 0);
+  const said = figures.map((f) => f.words).join(" and ");
   return {
     $schema: SCHEMA,
     title: input.title,
-    description: `Peak aggregate output tokens per second and single-stream output tokens per second of every run, over time: one point per run (a cross when the run was partial or invalid), joined by straight lines, on axes from zero${input.bands ? ", with the standing interval as a shaded band" : ""}.`,
+    description: `${said.charAt(0).toUpperCase()}${said.slice(1)} of every run, over time: one point per run (a cross when the run was partial or invalid), joined by straight lines, on axes from zero${input.bands ? ", with the standing interval as a shaded band" : ""}.`,
     config: CONFIG,
     resolve: { scale: { shape: "shared" } },
-    vconcat: [
-      panel(
-        figureHeading("peakAggregateOutputTokensPerSecond"),
-        AGGREGATE_COLOR,
-        (p) => p.peakAggregateOutputTokensPerSecond,
-        input.bands?.peakAggregate,
-      ),
-      panel(
-        figureHeading("singleStreamOutputTokensPerSecond"),
-        PER_STREAM_COLOR,
-        (p) => p.singleStreamOutputTokensPerSecond,
-        input.bands?.singleStream,
-      ),
-    ],
+    vconcat: figures.map((f) => panel(f.heading, f.color, f.pick, f.band)),
   } as TopLevelSpec;
 }

@@ -28,7 +28,8 @@ export function rateAxis(rates: number[]) {
     type: "quantitative" as const,
     title: RATE_TITLE,
     scale: { zero: true, nice: false },
-    axis: { values: [...new Set(rates)].sort((a, b) => a - b), format: "~g" },
+    // An explicit precision: without one, vega sets it from the tick step, and "~g" drew 10 as "1e+1".
+    axis: { values: [...new Set(rates)].sort((a, b) => a - b), format: ",.6~r" },
   };
 }
 
