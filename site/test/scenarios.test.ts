@@ -20,6 +20,7 @@ import {
   historyPoint,
   isOpenLoop,
   loadSiteData,
+  openLoopScenarios,
   promptTokensOf,
   scenarioOrder,
   type TargetView,
@@ -329,6 +330,8 @@ describe("the loader and downloads, on the site fixture", () => {
           .filter((v) => v.openLoop)
           .map((v) => v.id),
       ).toEqual([CHAT_OPEN.id]);
+      // Only a scenario of open loops alone is marked "request rates" in the scenario links.
+      expect(openLoopScenarios(data.series, data.scenarios)).toEqual([OPEN_LOOP.scenario]);
       // Every scenario's runs: 2 chat runs of 4 targets and of the open loop in chat, 2 rag runs of 2, 2 open-loop runs.
       expect(data.allEntries).toHaveLength(8 + CHAT_OPEN.runs + 4 + 2);
 

@@ -107,6 +107,14 @@ export function closedLoopViews(views: readonly TargetView[]): TargetView[] {
   return views.filter((v) => !v.openLoop);
 }
 
+/** The scenarios whose every target runs an open loop: their pages are ranked in requests/s alone. */
+export function openLoopScenarios(series: readonly TargetView[], scenarios: readonly string[]): string[] {
+  return scenarios.filter((s) => {
+    const views = viewsOf(series, s);
+    return views.length > 0 && closedLoopViews(views).length === 0;
+  });
+}
+
 /**
  * How many targets the site shows and how many of them are simulated, counted by id over every
  * scenario: a target that ran only a later scenario is on the site too.
