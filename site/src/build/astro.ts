@@ -6,6 +6,7 @@ import { cp, mkdir, symlink } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join, sep } from "node:path";
 import { build } from "astro";
+import type { Rollup } from "vite";
 import { SITE_DATA_ENV } from "../lib/payload.ts";
 
 const require = createRequire(import.meta.url);
@@ -21,6 +22,15 @@ async function sourcesCopy(siteRoot: string, work: string): Promise<string> {
   const nodeModules = astro.slice(0, astro.lastIndexOf(`${sep}node_modules${sep}`) + `${sep}node_modules`.length);
   await symlink(nodeModules, join(root, "node_modules"), "dir");
   return root;
+}
+
+/**
+ * Rollup's warnings, less those about a dependency's misplaced `@__PURE__` comments (zod's): Rollup
+ * drops the comment and the code is unchanged, so they are noise in every build's output.
+ */
+export function dropDependencyAnnotationWarnings(warning: Rollup.RollupLog, warn: Rollup.LoggingFunction): void {
+  if (warning.code === "INVALID_ANNOTATION" && warning.id?.includes(`${sep}node_modules${sep}`)) return;
+  warn(warning);
 }
 
 export interface RunAstroOptions {
@@ -57,7 +67,12 @@ export async function runAstro(options: RunAstroOptions): Promise<void> {
       trailingSlash: "always",
       build: { format: "directory", inlineStylesheets: "always" },
       // Bundle every dependency into the server chunks: they run from outDir, where no node_modules is.
-      vite: { cacheDir: join(work, "vite"), logLevel: "warn", ssr: { noExternal: true } },
+      vite: {
+        cacheDir: join(work, "vite"),
+        logLevel: "warn",
+        ssr: { noExternal: true },
+        build: { rollupOptions: { onwarn: dropDependencyAnnotationWarnings } },
+      },
       devToolbar: { enabled: false },
     } as Parameters<typeof build>[0]);
   } finally {
