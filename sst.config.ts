@@ -99,6 +99,33 @@ export default $config({
       dlq: { queue: publishDlq.arn, retry: 2 },
     });
 
+    // The operator's alarm: any message in a dead-letter queue (a sweep or publish that failed its
+    // retries). Its own topic, not Alerts, whose subscribers are the leaderboard's readers.
+    const operations = new sst.aws.SnsTopic("Operations");
+    if (process.env.KNEEBOARD_OPS_EMAIL)
+      new aws.sns.TopicSubscription("OperationsEmail", {
+        topic: operations.arn,
+        protocol: "email",
+        endpoint: process.env.KNEEBOARD_OPS_EMAIL,
+      });
+    for (const [name, dlq] of [
+      ["SweepDeadLetters", sweepDlq],
+      ["PublishDeadLetters", publishDlq],
+    ] as const)
+      new aws.cloudwatch.MetricAlarm(`${name}Alarm`, {
+        alarmDescription: `kneeboard: a message reached ${name} (see docs/deploying.md, "Dead letters")`,
+        namespace: "AWS/SQS",
+        metricName: "ApproximateNumberOfMessagesVisible",
+        dimensions: { QueueName: dlq.nodes.queue.name },
+        statistic: "Maximum",
+        period: 300,
+        evaluationPeriods: 1,
+        threshold: 0,
+        comparisonOperator: "GreaterThanThreshold",
+        treatMissingData: "notBreaching",
+        alarmActions: [operations.arn],
+      });
+
     const subscribe = new sst.aws.Function("Subscribe", {
       handler: "functions/src/subscribe.handler",
       url: true,

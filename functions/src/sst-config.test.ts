@@ -47,6 +47,9 @@ describe("sst.config.ts", () => {
   it("declares every component once", () => {
     expect(loaded.components.map((c) => `${c.type} ${c.name}`).sort()).toEqual(
       [
+        "aws.cloudwatch.MetricAlarm PublishDeadLettersAlarm",
+        "aws.cloudwatch.MetricAlarm SweepDeadLettersAlarm",
+        "sst.aws.SnsTopic Operations",
         "sst.aws.Bucket Results",
         "sst.aws.CronV2 Schedule",
         "sst.aws.Dynamo Table",
@@ -145,6 +148,22 @@ describe("sst.config.ts", () => {
       { actions: ["s3:PutObject", "s3:DeleteObject"], resources: ["Site.nodes.assets.arn/*"] },
       { actions: ["cloudfront:CreateInvalidation"], resources: ["Site.nodes.cdn.nodes.distribution.arn"] },
     ]);
+  });
+
+  it("alarms on any message in either dead-letter queue, to the operations topic (an email when KNEEBOARD_OPS_EMAIL is set)", async () => {
+    for (const dlq of ["SweepDeadLetters", "PublishDeadLetters"]) {
+      const alarm = byName(`${dlq}Alarm`).args as Record<string, unknown>;
+      expect(alarm).toMatchObject({
+        namespace: "AWS/SQS",
+        metricName: "ApproximateNumberOfMessagesVisible",
+        threshold: 0,
+        comparisonOperator: "GreaterThanThreshold",
+      });
+      expect(String((alarm.dimensions as { QueueName: unknown }).QueueName)).toBe(`${dlq}.nodes.queue.name`);
+      expect((alarm.alarmActions as unknown[]).map(String)).toEqual(["Operations.arn"]);
+    }
+    const withEmail = await loadSstConfig({ KNEEBOARD_CONFIG: configFile, KNEEBOARD_OPS_EMAIL: "ops@example.com" });
+    expect(withEmail.byName("OperationsEmail").args).toMatchObject({ protocol: "email", endpoint: "ops@example.com" });
   });
 
   it("runs every function on nodejs22.x, x86_64", () => {
