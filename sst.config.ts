@@ -59,15 +59,9 @@ export default $config({
     const webhook = process.env.KNEEBOARD_WEBHOOK_URL
       ? { KNEEBOARD_WEBHOOK_URL: process.env.KNEEBOARD_WEBHOOK_URL }
       : {};
-    // The site's own versions of what publish installs beside its bundle: SST writes `"*"` for a package
-    // the nearest package.json (the root's) does not list, which would take whatever is newest.
-    const siteDependencies = JSON.parse(readFileSync("site/package.json", "utf8")).dependencies as Record<
-      string,
-      string
-    >;
-    const publishInstall = Object.fromEntries(
-      ["astro", "vega", "vega-lite"].map((p) => [p, siteDependencies[p] as string]),
-    );
+    // What publish's package holds besides its bundle for Astro to build the site there
+    // (functions/site-package.ts; src/publish-package.test.ts builds the site from such a package).
+    const { publishInstall, PUBLISH_COPY_FILES, writeCorePackage } = await import("./functions/site-package.ts");
 
     const table = new sst.aws.Dynamo("Table", {
       fields: { pk: "string", sk: "string" },
@@ -182,13 +176,16 @@ export default $config({
           { actions: ["s3:PutObject", "s3:DeleteObject"], resources: [$interpolate`${siteBucket.arn}/*`] },
           { actions: ["cloudfront:CreateInvalidation"], resources: [distribution.arn] },
         ],
-        // Astro runs inside publish: installed as packages, not bundled. SST installs them with
-        // `npm install --os=linux --cpu=x64` (the function's architecture), so esbuild's and rollup's
-        // native binaries are Lambda's whatever machine deploys.
-        nodejs: { ...nodejs, install: publishInstall },
+        // Astro runs inside publish: installed as packages, not bundled, at the site's versions. SST
+        // installs them with `npm install --os=linux --cpu=x64` (the function's architecture), so
+        // esbuild's and rollup's native binaries are Lambda's whatever machine deploys.
+        nodejs: { ...nodejs, install: publishInstall() },
         ...lambda,
-        // The methodology page renders docs/methodology.md, so the docs travel with the site sources.
-        copyFiles: [...copyConfig, { from: "site", to: "site" }, { from: "docs", to: "docs" }],
+        // Astro compiles the pages in Lambda, and they import @kneeboard/core, which no registry
+        // serves: after SST's install, a bundled copy goes into the package's node_modules.
+        hook: { postbuild: async (dir: string) => void (await writeCorePackage(dir)) },
+        // The site's sources, and docs/methodology.md, which the methodology page renders.
+        copyFiles: [...copyConfig, ...PUBLISH_COPY_FILES],
       },
       { batch: { size: 10, window: "1 minute", partialResponses: true } },
     );

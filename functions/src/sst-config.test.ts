@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLIENT_CHUNKS_PER_SECOND_PER_THREAD } from "@kneeboard/core/plan";
 import { beforeAll, describe, expect, it } from "vitest";
+import { PUBLISH_COPY_FILES } from "../site-package.ts";
 import { type LoadedSstConfig, linkName, loadSstConfig, type Recorded } from "../testing/sst.ts";
 
 const target = (id: string) => ({
@@ -107,10 +108,10 @@ describe("sst.config.ts", () => {
       "s3:ListBucket",
       "s3:PutObject",
     ]);
-    // The site build needs its sources and the methodology's markdown beside the bundle.
-    expect(((publish?.fn.copyFiles ?? []) as { from: string }[]).map((f) => f.from)).toEqual(
-      expect.arrayContaining(["site", "docs"]),
-    );
+    // The site build needs its sources and the methodology's markdown beside the bundle, and a copy of
+    // @kneeboard/core in the package's node_modules (publish-package.test.ts builds the site from it).
+    expect(publish?.fn.copyFiles).toEqual(expect.arrayContaining(PUBLISH_COPY_FILES));
+    expect(typeof (publish?.fn.hook as { postbuild?: unknown } | undefined)?.postbuild).toBe("function");
   });
 
   it("bundles every function the way the bench measures it", async () => {
