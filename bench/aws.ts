@@ -3,18 +3,25 @@
  * left external) and a planning table for 10, 100 and 1000 targets at the default workload and schedule.
  */
 
-import { DEFAULT_WORKLOAD } from "@kneeboard/core/config";
-import { LAMBDA_MB_PER_VCPU } from "@kneeboard/core/plan";
+import { DEFAULT_WORKLOAD, parseConfig } from "@kneeboard/core/config";
+import { lambdaCostPerDay, planConfig } from "@kneeboard/core/plan";
 import { lambdaEsbuild } from "@kneeboard/functions/bundle";
 import { build } from "esbuild";
 
-const GB_SECOND_USD = 0.0000166667; // Lambda x86, us-east-1
-const REQUEST_USD = 0.2 / 1_000_000;
-// sst.config.ts sizes the sweep from the config's chunk rate: one vCPU (1,769 MB) at the default workload.
-const SWEEP_GB = LAMBDA_MB_PER_VCPU / 1024;
-const PUBLISH_GB = 2; // publish memory 2048 MB
-const RUNS_PER_DAY = 4; // the default schedule, rate(6 hours)
 const LAMBDA_LIMIT_S = 15 * 60;
+
+/** `kneeboard plan`'s cost of n public targets at the default workload and schedule. */
+function costOf(n: number) {
+  const targets = Array.from({ length: n }, (_, i) => ({
+    id: `t${i}`,
+    label: `t${i}`,
+    baseURL: "https://example.com/v1",
+    model: "m",
+    route: { gateway: "direct" },
+  }));
+  const config = parseConfig(JSON.stringify({ targets }), { file: "bench", requireKeys: false });
+  return lambdaCostPerDay(planConfig(config), config.schedule, n);
+}
 
 /** Seconds one sweep takes: each level runs ceil(requests / N) waves of one request's end-to-end time. */
 function sweepSeconds(perStreamTokensPerSecond: number, ttftSeconds: number): number {
@@ -47,13 +54,11 @@ export async function benchAws(print: (line: string) => void): Promise<void> {
   );
   print("targets  invocations/day  GB-s/day   USD/day  USD/month  sweep fits 15 min (typical / slow)");
   for (const targets of [10, 100, 1000]) {
-    const publishes = RUNS_PER_DAY * Math.ceil(targets / 10);
-    const invocations = RUNS_PER_DAY * (1 + targets) + publishes;
-    const publishSeconds = 5 + 0.15 * targets; // measured: 16 s for 100 targets x 360 runs (npm run bench)
-    const gbSeconds = RUNS_PER_DAY * targets * typical * SWEEP_GB + publishes * publishSeconds * PUBLISH_GB;
-    const usd = gbSeconds * GB_SECOND_USD + invocations * REQUEST_USD;
+    const cost = costOf(targets);
+    if (!cost) continue;
+    const usd = cost.usdPerDay;
     print(
-      `${String(targets).padStart(7)}  ${String(invocations).padStart(15)}  ${gbSeconds.toFixed(0).padStart(8)}  ${usd.toFixed(2).padStart(8)}  ${(usd * 30).toFixed(2).padStart(9)}  ${typical < LAMBDA_LIMIT_S ? "yes" : "no"} / ${slow < LAMBDA_LIMIT_S ? "yes" : "no: continues in a follow-up invocation"}`,
+      `${String(targets).padStart(7)}  ${String(cost.invocationsPerDay).padStart(15)}  ${cost.gbSecondsPerDay.toFixed(0).padStart(8)}  ${usd.toFixed(2).padStart(8)}  ${(usd * 30).toFixed(2).padStart(9)}  ${typical < LAMBDA_LIMIT_S ? "yes" : "no"} / ${slow < LAMBDA_LIMIT_S ? "yes" : "no: continues in a follow-up invocation"}`,
     );
   }
   print(

@@ -9,6 +9,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import { CreateTopicCommand, SNSClient, SubscribeCommand } from "@aws-sdk/client-sns";
@@ -20,7 +21,8 @@ import {
   ReceiveMessageCommand,
   SQSClient,
 } from "@aws-sdk/client-sqs";
-import { DynamoRunIndex, S3Store, tableDefinition } from "@kneeboard/core/aws";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { DynamoRunIndex, S3SiteBucket, S3Store, tableDefinition } from "@kneeboard/core/aws";
 import type { RunDocument } from "@kneeboard/core/run";
 import { saveRun } from "@kneeboard/core/run-index";
 import { DEFAULT_MARGIN_MS } from "@kneeboard/core/scheduled";
@@ -36,6 +38,9 @@ import { createTable, type DynaliteHandle, startDynalite } from "@kneeboard/test
 import { type FauxqsHandle, interceptLocalhostDns, startFauxqs } from "@kneeboard/test-support/fauxqs";
 import { type S3rverHandle, s3ClientConfig, startS3rver } from "@kneeboard/test-support/s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { recordAwsCalls } from "../functions/testing/calls.ts";
+import { allows, grantsOf, needsOf } from "../functions/testing/grants.ts";
+import { loadSstConfig } from "../functions/testing/sst.ts";
 
 const TABLE = "kneeboard";
 const RESULTS = "results-bucket";
@@ -52,11 +57,22 @@ const WORKLOAD = {
 };
 const CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
 const LONG_LAMBDA = { getRemainingTimeInMillis: () => 600_000 };
+const REGION = "us-east-1";
+const ACCOUNT = "000000000000";
+/** Every AWS call the handlers make, under the name of the sst.config.ts component that runs each. */
+const recorder = recordAwsCalls([
+  S3Client,
+  DynamoDBClient,
+  DynamoDBDocumentClient,
+  SQSClient,
+  SNSClient,
+  CloudFrontClient,
+]);
 
 type Handlers = {
-  plan: typeof import("@kneeboard/functions/plan");
-  sweep: typeof import("@kneeboard/functions/sweep");
-  publish: typeof import("@kneeboard/functions/publish");
+  plan: Pick<typeof import("@kneeboard/functions/plan"), "handler">;
+  sweep: Pick<typeof import("@kneeboard/functions/sweep"), "handler">;
+  publish: Pick<typeof import("@kneeboard/functions/publish"), "handler">;
 };
 
 let dynamo: DynaliteHandle;
@@ -70,6 +86,9 @@ let targetIds: string[];
 let configFile: string;
 let config: Record<string, unknown>;
 const queues = { sweep: "", publish: "", observer: "" };
+let topicArn: string;
+/** The top-level folders of the published site. */
+let siteFolders: string[] = [];
 let restoreDns: (() => void) | undefined;
 let privateTmp: string | undefined;
 const savedEnv: Record<string, string | undefined> = {};
@@ -174,7 +193,7 @@ async function readJson<T>(bucket: string, key: string): Promise<T> {
 beforeAll(async () => {
   [dynamo, s3rver, fauxqs] = await Promise.all([startDynalite(), startS3rver(), startFauxqs()]);
   reference = await startReferenceServer({ port: 0, models: referenceModels() });
-  const region = "us-east-1";
+  const region = REGION;
   await createTable(
     new DynamoDBClient({ endpoint: dynamo.endpoint, region, credentials: CREDENTIALS }),
     tableDefinition(TABLE).createTableInput,
@@ -193,7 +212,7 @@ beforeAll(async () => {
   queues.sweep = await create("sweep.fifo", { FifoQueue: "true", ContentBasedDeduplication: "false" });
   queues.publish = await create("publish");
   queues.observer = await create("alerts-observer");
-  const topicArn = (await sns.send(new CreateTopicCommand({ Name: "alerts" }))).TopicArn as string;
+  topicArn = (await sns.send(new CreateTopicCommand({ Name: "alerts" }))).TopicArn as string;
   const observerArn = (
     await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.observer, AttributeNames: ["QueueArn"] }))
   ).Attributes?.QueueArn as string;
@@ -243,14 +262,21 @@ beforeAll(async () => {
     if (!(name in savedEnv)) savedEnv[name] = process.env[name];
     delete process.env[name];
   }
+  const [plan, sweep, publish] = await Promise.all([
+    import("@kneeboard/functions/plan"),
+    import("@kneeboard/functions/sweep"),
+    import("@kneeboard/functions/publish"),
+  ]);
+  // Named as sst.config.ts names the component that runs each: the cron, the queues they subscribe to.
   handlers = {
-    plan: await import("@kneeboard/functions/plan"),
-    sweep: await import("@kneeboard/functions/sweep"),
-    publish: await import("@kneeboard/functions/publish"),
+    plan: { handler: recorder.as("Schedule", plan.handler) },
+    sweep: { handler: recorder.as("SweepQueue", sweep.handler) },
+    publish: { handler: recorder.as("PublishQueue", publish.handler) },
   };
 });
 
 afterAll(async () => {
+  recorder.restore();
   for (const [name, value] of Object.entries(savedEnv)) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
@@ -397,13 +423,59 @@ describe("the scheduled path on one machine", () => {
 
     const runDocuments = site.filter((k) => k.startsWith("data/runs/")).length;
     expect(runDocuments).toBeGreaterThan(0);
-    // Publishing again re-uploads the pages but none of the run documents already there.
+    // Publishing again re-uploads the pages but none of the run documents already there, and deletes
+    // what the new build does not have (a page of a target gone from the store), run documents aside.
+    const stale = { page: "targets/gone/index.html", run: "data/runs/gone/20261101T000000Z-gone.json" };
+    const siteBucket = new S3SiteBucket({ bucketName: SITE, client: s3 });
+    await siteBucket.put(stale.page, new TextEncoder().encode("<p>gone</p>"), "text/html; charset=utf-8");
+    await siteBucket.put(stale.run, new TextEncoder().encode("{}"), "application/json");
     const again = await handlers.publish.handler();
     expect(files - again.files).toBe(runDocuments);
+    expect(again.deleted).toBe(1);
+    const after = await keys(SITE);
+    expect(after).not.toContain(stale.page);
+    expect(after).toContain(stale.run);
+    expect(after).toContain("index.html");
+    siteFolders = [...new Set(after.filter((k) => k.includes("/")).map((k) => k.split("/")[0] as string))];
 
     const delivered = await receiveAll(queues.observer, 5);
     const seeded = delivered.filter((m) => m.MessageAttributes?.targetId?.StringValue === SEEDED);
     expect(seeded.length).toBeGreaterThan(0);
     expect(delivered.every((m) => m.MessageAttributes?.targetId?.StringValue === SEEDED)).toBe(true);
   }, 180_000);
+
+  it("routes every folder of the published site: the deployed empty site lacks most of them", async () => {
+    const config = await loadSstConfig({ KNEEBOARD_CONFIG: configFile });
+    const routes = (config.byName("Site").args.assets as { routes: string[] }).routes;
+    expect(siteFolders.length).toBeGreaterThan(3);
+    expect(siteFolders.filter((f) => !routes.includes(f))).toEqual([]);
+  });
+
+  it("made only AWS calls that each function's grants in sst.config.ts allow, resource included", async () => {
+    const config = await loadSstConfig({ KNEEBOARD_CONFIG: configFile });
+    const where = { region: REGION, account: ACCOUNT };
+    const queueArn = (url: string) => needsOf("SendMessageCommand", { QueueUrl: url }, where)[0]?.resource as string;
+    // The stand-ins' output paths, as the local servers name the same resources.
+    const arns = {
+      "Table.arn": `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${TABLE}`,
+      "Results.arn": `arn:aws:s3:::${RESULTS}`,
+      "Site.nodes.assets.arn": `arn:aws:s3:::${SITE}`,
+      "SweepQueue.arn": queueArn(queues.sweep),
+      "PublishQueue.arn": queueArn(queues.publish),
+      "Alerts.arn": topicArn,
+    };
+    const fns = new Map(config.functions().map((f) => [f.name, f.fn]));
+    const byFunction = new Map<string, typeof recorder.calls>();
+    for (const call of recorder.calls) byFunction.set(call.fn, [...(byFunction.get(call.fn) ?? []), call]);
+    // Every function of the scheduled path ran and called AWS.
+    expect([...byFunction.keys()].sort()).toEqual(["PublishQueue", "Schedule", "SweepQueue"]);
+    const denied: string[] = [];
+    for (const [name, calls] of byFunction) {
+      const grants = grantsOf(fns.get(name) as Record<string, unknown>, arns);
+      for (const call of calls)
+        for (const need of needsOf(call.command, call.input, where))
+          if (!allows(grants, need)) denied.push(`${name}: ${call.command} needs ${need.action} on ${need.resource}`);
+    }
+    expect([...new Set(denied)]).toEqual([]);
+  });
 });

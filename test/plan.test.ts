@@ -1,6 +1,6 @@
 /** @module `kneeboard plan` end to end: the examples plan cleanly, a bad config exits 2 naming each path, nothing is sent. */
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -168,7 +168,24 @@ describe("kneeboard plan", () => {
       /threads "auto" \(the deployed one\) would run it on its own thread \(\d+ cores? here\)/,
     );
     expect(result.out).toContain("deployed: the sweep Lambda gets 1,769 MB, about 1.0 vCPU");
+    // Sized all the same, but a Lambda cannot reach this machine: the plan says so.
+    expect(result.out).toContain(
+      "warning: local is on this machine (127.0.0.1 or localhost): AWS cannot reach it, so deployed, every sweep of it fails",
+    );
     expect(requests).toBe(0);
+  });
+
+  it("prices the deployment once, and README and docs/deploying.md quote that figure for the OpenRouter example", async () => {
+    const result = await kneeboard(["plan", "--config", join(EXAMPLES, "openrouter.json")]);
+    expect(result.code).toBe(0);
+    // Public endpoints: no warning.
+    expect(result.out).not.toContain("warning:");
+    const [, perDay] = /deployed cost: Lambda about (\$\d+\.\d\d) a day/.exec(result.out) ?? [];
+    expect(perDay).toBeDefined();
+    for (const doc of ["../README.md", "../docs/deploying.md"]) {
+      const text = readFileSync(new URL(doc, import.meta.url), "utf8");
+      expect(text).toContain(`about ${perDay} a day`);
+    }
   });
 
   it("sizes the sweep Lambda from a fast target's expected rate: more cores, worker threads at the top level", async () => {

@@ -9,14 +9,14 @@ import { records, type SqsEvent } from "./lib/sqs.ts";
 
 export async function handler(event?: SqsEvent): Promise<PublishSummary> {
   const { store, index, ledger } = stores();
-  const { outDir, siteBucket, cdn, subscribeUrl, standing } = siteDeps();
+  const { outDir, siteBucket, cdn, subscribeUrl, standing, siteRoot } = siteDeps();
   const warn = (m: string) => console.warn(m);
   const summary = await publishBatch(records(event), {
     store,
     index,
     ledger,
     channels: alertChannels(),
-    buildSite: (outDir, now) => buildSite({ store, index, outDir, now, subscribeUrl, standing, warn }),
+    buildSite: (outDir, now) => buildSite({ store, index, outDir, now, subscribeUrl, standing, siteRoot, warn }),
     outDir,
     siteBucket,
     cdn,

@@ -1,68 +1,16 @@
 /**
  * `sst.config.ts` loaded with recording stand-ins for `$config`, `sst`, `aws` and the pulumi helpers
  * (the sst CLI cannot run here): every component exists and every function is linked to what it uses.
+ * Component arguments and nodes are checked against sst 4.17.1, the version package.json pins.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLIENT_CHUNKS_PER_SECOND_PER_THREAD } from "@kneeboard/core/plan";
 import { beforeAll, describe, expect, it } from "vitest";
+import { PUBLISH_COPY_FILES } from "../site-package.ts";
+import { type LoadedSstConfig, linkName, loadSstConfig, type Recorded } from "../testing/sst.ts";
 
-interface Recorded {
-  type: string;
-  name: string;
-  args: Record<string, unknown>;
-  subscriptions: { fn: Record<string, unknown>; options: unknown }[];
-}
-
-const components: Recorded[] = [];
-
-/** A deploy-time output: any property is another output; as text it names its path. */
-function output(path: string): unknown {
-  return new Proxy(() => {}, {
-    get: (_t, prop) =>
-      prop === Symbol.toPrimitive || prop === "toString"
-        ? () => path
-        : prop === "toJSON"
-          ? () => path
-          : output(`${path}.${String(prop)}`),
-  });
-}
-
-/** A stand-in component class: `new` records the component and gives back a proxy of its outputs. */
-function componentClass(type: string) {
-  return new Proxy(class {}, {
-    construct: (_target, [name, args = {}]: [string, Record<string, unknown>?]) => {
-      const record: Recorded = { type, name, args, subscriptions: [] };
-      components.push(record);
-      return new Proxy(
-        {},
-        {
-          get: (_t, prop) =>
-            prop === "subscribe"
-              ? (fn: Record<string, unknown>, options: unknown) => record.subscriptions.push({ fn, options })
-              : prop === "__record"
-                ? record
-                : output(`${name}.${String(prop)}`),
-        },
-      );
-    },
-  });
-}
-
-function namespace(prefix: string): unknown {
-  return new Proxy(
-    {},
-    {
-      get: (_t, prop) =>
-        /^[A-Z]/.test(String(prop))
-          ? componentClass(`${prefix}.${String(prop)}`)
-          : namespace(`${prefix}.${String(prop)}`),
-    },
-  );
-}
-
-const g = globalThis as Record<string, unknown>;
 const target = (id: string) => ({
   id,
   label: id,
@@ -70,20 +18,16 @@ const target = (id: string) => ({
   model: "m",
   route: { gateway: "direct" },
 });
-const byName = (name: string) => components.find((c) => c.name === name) as Recorded;
-const linkNames = (fn: Record<string, unknown>) =>
-  (fn.link as { __record: Recorded }[]).map((r) => r.__record.name).sort();
-let outputs: Record<string, unknown>;
+let loaded: LoadedSstConfig;
+let configFile: string;
+const byName = (name: string): Recorded => loaded.byName(name);
+const linkNames = (fn: Record<string, unknown>) => (fn.link as unknown[]).map(linkName).sort();
+const publishFn = () => byName("PublishQueue").subscriptions[0]?.fn as Record<string, unknown>;
+const sweepFn = () => byName("SweepQueue").subscriptions[0]?.fn as Record<string, unknown>;
 
 beforeAll(async () => {
-  g.$config = (c: unknown) => c;
-  g.sst = namespace("sst");
-  g.aws = namespace("aws");
-  g.$interpolate = (parts: TemplateStringsArray, ...values: unknown[]) =>
-    parts.reduce((text, part, i) => text + part + (i < values.length ? String(values[i]) : ""), "");
-  g.$jsonStringify = (value: unknown) => JSON.stringify(value);
   const dir = mkdtempSync(join(tmpdir(), "kneeboard-sst-"));
-  const configFile = join(dir, "config.json");
+  configFile = join(dir, "config.json");
   writeFileSync(
     configFile,
     JSON.stringify({
@@ -97,17 +41,16 @@ beforeAll(async () => {
       schedule: "rate(4 hours)",
     }),
   );
-  process.env.KNEEBOARD_CONFIG = configFile;
-  // A computed path keeps the type checker out of sst.config.ts, whose globals only the sst CLI declares.
-  const path = new URL("../../sst.config.ts", import.meta.url).href;
-  const config = (await import(/* @vite-ignore */ path)).default as { run(): Promise<Record<string, unknown>> };
-  outputs = await config.run();
+  loaded = await loadSstConfig({ KNEEBOARD_CONFIG: configFile });
 });
 
 describe("sst.config.ts", () => {
   it("declares every component once", () => {
-    expect(components.map((c) => `${c.type} ${c.name}`).sort()).toEqual(
+    expect(loaded.components.map((c) => `${c.type} ${c.name}`).sort()).toEqual(
       [
+        "aws.cloudwatch.MetricAlarm PublishDeadLettersAlarm",
+        "aws.cloudwatch.MetricAlarm SweepDeadLettersAlarm",
+        "sst.aws.SnsTopic Operations",
         "sst.aws.Bucket Results",
         "sst.aws.CronV2 Schedule",
         "sst.aws.Dynamo Table",
@@ -159,11 +102,16 @@ describe("sst.config.ts", () => {
     expect(publish?.options).toMatchObject({ batch: { window: "1 minute", partialResponses: true } });
     expect(byName("PublishQueue").args.dlq).toMatchObject({ retry: 2 });
     const actions = ((publish?.fn.permissions ?? []) as { actions: string[] }[]).flatMap((p) => p.actions);
-    expect(actions.sort()).toEqual(["cloudfront:CreateInvalidation", "s3:PutObject"]);
-    // The site build needs its sources and the methodology's markdown beside the bundle.
-    expect(((publish?.fn.copyFiles ?? []) as { from: string }[]).map((f) => f.from)).toEqual(
-      expect.arrayContaining(["site", "docs"]),
-    );
+    expect(actions.sort()).toEqual([
+      "cloudfront:CreateInvalidation",
+      "s3:DeleteObject",
+      "s3:ListBucket",
+      "s3:PutObject",
+    ]);
+    // The site build needs its sources and the methodology's markdown beside the bundle, and a copy of
+    // @kneeboard/core in the package's node_modules (publish-package.test.ts builds the site from it).
+    expect(publish?.fn.copyFiles).toEqual(expect.arrayContaining(PUBLISH_COPY_FILES));
+    expect(typeof (publish?.fn.hook as { postbuild?: unknown } | undefined)?.postbuild).toBe("function");
   });
 
   it("bundles every function the way the bench measures it", async () => {
@@ -184,16 +132,113 @@ describe("sst.config.ts", () => {
     expect(linkNames(subscribe)).toEqual(["Alerts", "Table"]);
   });
 
-  it("opens only data/, runs/ and feeds/ of the results bucket to the public", () => {
-    const args = { policy: "" };
-    (byName("Results").args.transform as { policy: (a: { policy: string }) => void }).policy(args);
-    const statements = JSON.parse(args.policy).Statement as { Action: string; Resource: string }[];
-    expect(statements.map((s) => s.Action)).toEqual(["s3:GetObject", "s3:GetObject", "s3:GetObject"]);
-    expect(statements.map((s) => s.Resource.split("/").slice(1).join("/"))).toEqual(["data/*", "runs/*", "feeds/*"]);
+  it("grants publish the site bucket by StaticSite's nodes: listing on the bucket, objects under it, its CDN", () => {
+    // StaticSite's nodes in sst 4.17.1 are `assets` (an sst Bucket: name, arn) and `cdn` (nodes.distribution).
+    const fn = publishFn();
+    const environment = Object.fromEntries(Object.entries(fn.environment as object).map(([k, v]) => [k, String(v)]));
+    expect(environment).toEqual({
+      KNEEBOARD_SITE_BUCKET: "Site.nodes.assets.name",
+      KNEEBOARD_DISTRIBUTION_ID: "Site.nodes.cdn.nodes.distribution.id",
+    });
+    const permissions = (fn.permissions as { actions: string[]; resources: unknown[] }[]).map((p) => ({
+      actions: p.actions,
+      resources: p.resources.map(String),
+    }));
+    expect(permissions).toEqual([
+      { actions: ["s3:ListBucket"], resources: ["Site.nodes.assets.arn"] },
+      { actions: ["s3:PutObject", "s3:DeleteObject"], resources: ["Site.nodes.assets.arn/*"] },
+      { actions: ["cloudfront:CreateInvalidation"], resources: ["Site.nodes.cdn.nodes.distribution.arn"] },
+    ]);
   });
 
-  it("outputs the site URL and the data URL", () => {
-    expect(Object.keys(outputs).sort()).toEqual(["data", "site", "subscribe"]);
-    expect(String(outputs.data)).toMatch(/\/data\/$/);
+  it("alarms on any message in either dead-letter queue, to the operations topic (an email when KNEEBOARD_OPS_EMAIL is set)", async () => {
+    for (const dlq of ["SweepDeadLetters", "PublishDeadLetters"]) {
+      const alarm = byName(`${dlq}Alarm`).args as Record<string, unknown>;
+      expect(alarm).toMatchObject({
+        namespace: "AWS/SQS",
+        metricName: "ApproximateNumberOfMessagesVisible",
+        threshold: 0,
+        comparisonOperator: "GreaterThanThreshold",
+      });
+      expect(String((alarm.dimensions as { QueueName: unknown }).QueueName)).toBe(`${dlq}.nodes.queue.name`);
+      expect((alarm.alarmActions as unknown[]).map(String)).toEqual(["Operations.arn"]);
+    }
+    const withEmail = await loadSstConfig({ KNEEBOARD_CONFIG: configFile, KNEEBOARD_OPS_EMAIL: "ops@example.com" });
+    expect(withEmail.byName("OperationsEmail").args).toMatchObject({ protocol: "email", endpoint: "ops@example.com" });
+  });
+
+  it("runs every function on nodejs22.x, x86_64", () => {
+    const fns = loaded.functions();
+    expect(fns).toHaveLength(4);
+    for (const { fn } of fns) expect([fn.runtime, fn.architecture]).toEqual(["nodejs22.x", "x86_64"]);
+  });
+
+  it("installs publish's Astro and vega at the site's own versions, for the function's architecture", () => {
+    // SST runs `npm install --platform=linux --os=linux --arch=x64 --cpu=x64` (arm64 for arm64) in the
+    // function's folder, so native binaries (esbuild, rollup) are Lambda's whatever machine deploys;
+    // a package without a version there is written `"*"`: the newest, which may not run the site.
+    const site = JSON.parse(readFileSync(new URL("../../site/package.json", import.meta.url), "utf8")) as {
+      dependencies: Record<string, string>;
+    };
+    const fn = publishFn();
+    expect((fn.nodejs as { install: unknown }).install).toEqual({
+      astro: site.dependencies.astro,
+      vega: site.dependencies.vega,
+      "vega-lite": site.dependencies["vega-lite"],
+    });
+    expect(fn.architecture).toBe("x86_64");
+  });
+
+  it("makes only runs/, alerts.json and feeds/ of the results bucket public, the access block letting that policy in", () => {
+    const args = byName("Results").args as {
+      access?: unknown;
+      policy: { principals: unknown; actions: string[]; paths: string[] }[];
+      transform: { publicAccessBlock: Record<string, boolean> };
+    };
+    // Not `access: "public"`: that opens every object, pending/ included.
+    expect(args.access).toBeUndefined();
+    expect(args.policy).toEqual([
+      { principals: "*", actions: ["s3:GetObject"], paths: ["runs/*", "alerts.json", "feeds/*"] },
+    ]);
+    // SST's access block refuses public policies (blockPublicPolicy, restrictPublicBuckets) unless
+    // `access` is "public"; ACLs stay blocked.
+    expect(args.transform.publicAccessBlock).toEqual({ blockPublicPolicy: false, restrictPublicBuckets: false });
+  });
+
+  it("builds the deployed site from an empty store, and keeps what publish uploaded on a redeploy", () => {
+    const args = byName("Site").args as {
+      build: { command: string; output: string };
+      assets: { purge: boolean; routes: string[] };
+    };
+    const [, dataDir] = /--data (\S+)/.exec(args.build.command) ?? [];
+    expect(dataDir).toBeDefined();
+    expect(readdirSync(dataDir as string)).toEqual([]);
+    expect(args.build.command).toMatch(/--out site\/dist$/);
+    expect(args.assets.purge).toBe(false);
+    expect(args.assets.routes).toEqual(expect.arrayContaining(["targets", "models", "data", "feeds"]));
+  });
+
+  it("outputs the site URL, the data URL under the site (the store's keys are served at /data/) and subscribe", () => {
+    expect(Object.keys(loaded.outputs).sort()).toEqual(["data", "site", "subscribe"]);
+    expect(String(loaded.outputs.data)).toBe("Site.url/data/");
+  });
+
+  it("passes KNEEBOARD_SWEEP_MAX_INVOCATIONS to sweep and KNEEBOARD_WEBHOOK_URL to publish only when set", async () => {
+    expect(sweepFn().environment).toEqual({});
+    expect(publishFn().environment).not.toHaveProperty("KNEEBOARD_WEBHOOK_URL");
+    const set = await loadSstConfig({
+      KNEEBOARD_CONFIG: configFile,
+      KNEEBOARD_SWEEP_MAX_INVOCATIONS: "6",
+      KNEEBOARD_WEBHOOK_URL: "https://hooks.example.com/T1",
+    });
+    const subscription = (name: string) => set.byName(name).subscriptions[0]?.fn as { environment: object };
+    expect(subscription("SweepQueue").environment).toEqual({ KNEEBOARD_SWEEP_MAX_INVOCATIONS: "6" });
+    expect(subscription("PublishQueue").environment).toMatchObject({
+      KNEEBOARD_WEBHOOK_URL: "https://hooks.example.com/T1",
+    });
+    // A bad value stops the deploy, as the sweep would have stopped on it.
+    await expect(loadSstConfig({ KNEEBOARD_CONFIG: configFile, KNEEBOARD_SWEEP_MAX_INVOCATIONS: "0" })).rejects.toThrow(
+      /KNEEBOARD_SWEEP_MAX_INVOCATIONS must be a whole number/,
+    );
   });
 });

@@ -30,6 +30,12 @@ export interface BuildSiteOptions {
   now?: string;
   /** Which runs the published figures are taken over (the config's `standing`; default 72 hours, 24 runs). */
   standing?: StandingConfig;
+  /**
+   * The site package's folder (its `src/` holds the pages; the methodology is `../docs/methodology.md`
+   * from it). Default: this package's own folder, which a bundle of this file cannot know (the
+   * publish Lambda passes `/var/task/site`).
+   */
+  siteRoot?: string;
   /** Where the subscribe form posts (the deployed subscribe function URL); the form is disabled without it. */
   subscribeUrl?: string;
   warn?: (message: string) => void;
@@ -45,6 +51,7 @@ export interface BuildSiteResult {
 /** Builds the whole site into outDir (replacing what was there). */
 export async function buildSite(options: BuildSiteOptions): Promise<BuildSiteResult> {
   const warn = options.warn ?? ((m: string) => console.warn(`warning: ${m}`));
+  const siteRoot = options.siteRoot ?? SITE_ROOT;
   const data = await loadSiteData({
     store: options.store,
     index: options.index,
@@ -74,14 +81,14 @@ export async function buildSite(options: BuildSiteOptions): Promise<BuildSiteRes
       downloads,
       runDocuments: { count: data.allEntries.length, bytes: runBytes },
       subscribeUrl: options.subscribeUrl ?? null,
-      methodologyHtml: await methodologyHtml(),
+      methodologyHtml: await methodologyHtml(join(siteRoot, "..", "docs", "methodology.md")),
     };
     const payloadFile = join(work, "site-data.json");
     await writeFile(payloadFile, JSON.stringify(payload));
 
     const outDir = resolve(options.outDir);
     await rm(outDir, { recursive: true, force: true });
-    await runAstro({ siteRoot: SITE_ROOT, work, payloadFile, outDir });
+    await runAstro({ siteRoot, work, payloadFile, outDir });
     for (const entry of await readdir(staged)) await moveInto(join(staged, entry), join(outDir, entry));
     return {
       outDir,

@@ -108,7 +108,17 @@ export function siteDeps(env: Env = process.env) {
     subscribeUrl: link("Subscribe", env).url as string,
     /** Which runs the published figures are taken over (the config's `standing`). */
     standing: deployedConfig(env).standing,
+    siteRoot: siteRoot(env),
   };
+}
+
+/**
+ * The site's sources in the deployed package: `site/` beside the bundle in the function's folder
+ * (`LAMBDA_TASK_ROOT`, which Lambda sets), where `copyFiles` puts them. A bundle cannot find them from
+ * its own location; elsewhere (tests, tsx) the site package finds its own.
+ */
+export function siteRoot(env: Env = process.env): string | undefined {
+  return env.LAMBDA_TASK_ROOT ? join(env.LAMBDA_TASK_ROOT, "site") : undefined;
 }
 
 /** What the subscribe endpoint needs. */

@@ -1,4 +1,4 @@
-/** @module The `kneeboard` command line: `run`, `plan`, `check`, `site`, `preview`, `demo` (what `npm start` runs) and `serve-reference`. */
+/** @module The `kneeboard` command line: `run`, `plan`, `check`, `site`, `preview`, `demo` (what `npm start` runs), `serve-reference`, and `deploy` and `sweep-now` for the AWS deployment. */
 import { parseArgs } from "node:util";
 import { loadConfig } from "@kneeboard/core/config";
 import { ConfigError, UsageError } from "@kneeboard/core/errors";
@@ -14,7 +14,9 @@ const USAGE = `usage:
   kneeboard site [--data DIR] [--out DIR] [--config FILE]
   kneeboard preview [--out DIR] [--port N]
   kneeboard demo [--data DIR] [--out DIR]
-  kneeboard serve-reference [--port N]`;
+  kneeboard serve-reference [--port N]
+  kneeboard deploy --stage NAME [--config FILE]
+  kneeboard sweep-now --stage NAME [--config FILE]`;
 
 function portOf(text: string): number {
   const port = Number(text);
@@ -116,6 +118,20 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
         });
         const { serveReference } = await import("./serve.ts");
         return await serveReference({ port: portOf(values.port as string), io });
+      }
+      case "deploy":
+      case "sweep-now": {
+        const { values } = parseArgs({
+          args: rest,
+          strict: true,
+          options: { stage: { type: "string" }, config: { type: "string" } },
+        });
+        // The file sst.config.ts deploys (KNEEBOARD_CONFIG, else kneeboard.config.json).
+        const configFile = values.config ?? process.env.KNEEBOARD_CONFIG ?? "kneeboard.config.json";
+        const aws = await import("./aws.ts");
+        if (command === "sweep-now") return await aws.sweepNow({ configFile, stage: values.stage, io });
+        if (!values.stage) throw new UsageError("deploy needs --stage NAME");
+        return await aws.deploy({ stage: values.stage, configFile, io });
       }
       case undefined:
       case "help":

@@ -10,6 +10,7 @@ import {
   LAMBDA_INVOCATION_SECONDS,
   LAMBDA_MB_PER_VCPU,
   type LevelPlan,
+  lambdaCostPerDay,
   planConfig,
   sweepMemoryMb,
   type TargetPlan,
@@ -82,6 +83,14 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
   ].join("\n");
 }
 
+/** Whether a base URL names this machine (loopback or localhost), which a Lambda cannot reach. */
+export function isLocalOnly(baseURL: string): boolean {
+  const host = new URL(baseURL).hostname.replace(/^\[|\]$/g, "");
+  return (
+    host === "localhost" || host.endsWith(".localhost") || /^127\./.test(host) || host === "::1" || host === "0.0.0.0"
+  );
+}
+
 /** Validates configFile (exit 2 through ConfigError) and prints the plan of each target; exit 0. */
 export async function plan(options: {
   configFile: string;
@@ -103,7 +112,19 @@ export async function plan(options: {
   ];
   const memory = sweepMemoryMb(plans);
   const busiest = Math.max(...plans.map((p) => p.topLevelChunksPerSecond));
-  const deployed = `deployed: the sweep Lambda gets ${number(memory)} MB, about ${number(memory / LAMBDA_MB_PER_VCPU, 1)} vCPU: one per client thread the busiest top level (${number(busiest)} chunks/s) is expected to need, at least one.`;
+  const cost = lambdaCostPerDay(plans, config.schedule, config.targets.length);
+  const local = config.targets.filter((t) => isLocalOnly(t.baseURL)).map((t) => t.id);
+  const deployed = [
+    `deployed: the sweep Lambda gets ${number(memory)} MB, about ${number(memory / LAMBDA_MB_PER_VCPU, 1)} vCPU: one per client thread the busiest top level (${number(busiest)} chunks/s) is expected to need, at least one.`,
+    cost === null
+      ? `deployed cost: not estimated for a cron schedule (${config.schedule}); a rate(...) schedule gets a figure.`
+      : `deployed cost: Lambda about $${cost.usdPerDay.toFixed(2)} a day ($${(cost.usdPerDay * 30).toFixed(2)} a month): ${number(cost.slotsPerDay, 1)} slots a day, ${number(cost.gbSecondsPerDay)} GB-s and ${number(cost.invocationsPerDay)} invocations of sweep, publish and plan at the expected durations (x86_64, us-east-1 prices). Providers bill the tokens; S3, SQS, DynamoDB, SNS and CloudFront add cents.`,
+    ...(local.length
+      ? [
+          `warning: ${local.join(", ")} ${local.length === 1 ? "is" : "are"} on this machine (127.0.0.1 or localhost): AWS cannot reach ${local.length === 1 ? "it" : "them"}, so deployed, every sweep of ${local.length === 1 ? "it" : "them"} fails as unreachable. The sizing above counts ${local.length === 1 ? "it" : "them"} anyway; deploy targets with public URLs.`,
+        ]
+      : []),
+  ].join("\n");
   options.io.out.write(`${[header.join("\n"), ...plans.map((p) => targetText(p, env)), deployed].join("\n\n")}\n`);
   return 0;
 }

@@ -74,6 +74,16 @@ export function siteBucketContract(name: string, makeBucket: () => Promise<SiteB
       expect((await read("data/runs.csv"))?.contentType).toBe("text/csv; charset=utf-8");
     });
 
+    it("deletes keys, more than one request holds, and takes a key that is not there as deleted", async () => {
+      const { bucket } = await makeBucket();
+      const keys = Array.from({ length: 1003 }, (_, i) => `old/${String(i).padStart(4, "0")}.html`);
+      for (const key of keys) await bucket.put(key, new TextEncoder().encode("x"), "text/html; charset=utf-8");
+      await bucket.put("index.html", new TextEncoder().encode("keep"), "text/html; charset=utf-8");
+      await bucket.delete([...keys, "never-there.html"]);
+      expect(await bucket.list("")).toEqual(["index.html"]);
+      await bucket.delete([]);
+    });
+
     it("replaces a key put again", async () => {
       const { bucket, read } = await makeBucket();
       await bucket.put("index.html", new TextEncoder().encode("one"), "text/html; charset=utf-8");

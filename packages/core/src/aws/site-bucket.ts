@@ -4,6 +4,7 @@
  */
 import {
   DeleteObjectCommand,
+  DeleteObjectsCommand,
   GetObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
@@ -24,7 +25,10 @@ function isNotFound(error: unknown): boolean {
   return e.name === "NoSuchKey" || e.name === "NotFound" || e.$metadata?.httpStatusCode === 404;
 }
 
-/** The bucket a static site is served from: list by prefix, put bytes with a content type. */
+/** S3 deletes at most this many keys in one request. */
+const DELETE_BATCH = 1000;
+
+/** The bucket a static site is served from: list by prefix, put bytes with a content type, delete. */
 export class S3SiteBucket implements SiteBucket {
   private readonly client: S3Client;
   readonly bucketName: string;
@@ -57,6 +61,23 @@ export class S3SiteBucket implements SiteBucket {
         ContentType: contentType,
       }),
     );
+  }
+
+  async delete(keys: string[]): Promise<void> {
+    for (let i = 0; i < keys.length; i += DELETE_BATCH) {
+      const batch = keys.slice(i, i + DELETE_BATCH);
+      const out = await this.client.send(
+        new DeleteObjectsCommand({
+          Bucket: this.bucketName,
+          Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+        }),
+      );
+      // A batch answers 200 with its failures listed: each is an error here.
+      if (out.Errors?.length)
+        throw new StoreError(
+          `cannot delete ${out.Errors.map((e) => `${e.Key} (${e.Code})`).join(", ")} from s3://${this.bucketName}`,
+        );
+    }
   }
 }
 

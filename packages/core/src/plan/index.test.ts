@@ -10,8 +10,10 @@ import {
   fitInvocations,
   LAMBDA_MAX_MB,
   LAMBDA_MB_PER_VCPU,
+  lambdaCostPerDay,
   planConfig,
   planTarget,
+  slotsPerDay,
   sweepMemoryMb,
   threadsForChunkRate,
 } from "./index.ts";
@@ -155,5 +157,36 @@ describe("planConfig with scenarios", () => {
     // Past the timeout the request is cut: the upper bound is every request at its timeout.
     const capped = planTarget({ workload: { promptTokens: 1_000_000, requestTimeoutSeconds: 60 } }, target());
     expect(capped.expectedSeconds).toBe(capped.upperBoundSeconds);
+  });
+});
+
+describe("lambdaCostPerDay", () => {
+  const targets = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      id: `t${i}`,
+      label: `t${i}`,
+      baseURL: "https://example.com/v1",
+      model: "m",
+      route: { gateway: "direct" },
+    }));
+
+  it("counts a rate's slots a day; a cron is not counted", () => {
+    expect([slotsPerDay("rate(6 hours)"), slotsPerDay("rate(30 minutes)"), slotsPerDay("rate(1 day)")]).toEqual([
+      4, 48, 1,
+    ]);
+    expect(slotsPerDay("cron(0 6 * * ? *)")).toBeNull();
+  });
+
+  it("prices 10 default targets at rate(6 hours): sweeps at one vCPU, a publish, the plan", () => {
+    const config = parseConfig(JSON.stringify({ targets: targets(10) }), { file: "c.json", requireKeys: false });
+    const plans = planConfig(config);
+    const cost = lambdaCostPerDay(plans, config.schedule, 10);
+    const sweepGbSeconds = 4 * plans.reduce((s, p) => s + p.expectedSeconds, 0) * (1769 / 1024);
+    const publishGbSeconds = 4 * (5 + 0.15 * 10) * 2;
+    expect(cost?.sweepMemoryMb).toBe(1769);
+    expect(cost?.gbSecondsPerDay).toBeCloseTo(sweepGbSeconds + publishGbSeconds, 6);
+    expect(cost?.invocationsPerDay).toBe(4 * (1 + 10 + 1));
+    expect(cost?.usdPerDay.toFixed(2)).toBe("0.47");
+    expect(lambdaCostPerDay(plans, "cron(0 6 * * ? *)", 10)).toBeNull();
   });
 });

@@ -300,3 +300,54 @@ export function sweepMemoryMb(plans: Pick<TargetPlan, "clientCoreShare">[]): num
   const cores = Math.max(1, ...plans.map((p) => Math.ceil(p.clientCoreShare)));
   return Math.min(LAMBDA_MAX_MB, cores * LAMBDA_MB_PER_VCPU);
 }
+
+/** Lambda's price (x86_64, us-east-1): per GB-second of compute, per request. */
+export const LAMBDA_USD_PER_GB_SECOND = 0.0000166667;
+export const LAMBDA_USD_PER_REQUEST = 0.2 / 1_000_000;
+/** The publish function's memory, MB (sst.config.ts). */
+export const PUBLISH_MEMORY_MB = 2048;
+/** Sweeps one publish covers: its queue batches up to 10 messages. */
+const SWEEPS_PER_PUBLISH = 10;
+
+/** Schedule slots a day: a `rate(...)` exactly; null for a `cron(...)`, which this does not count. */
+export function slotsPerDay(schedule: string): number | null {
+  const rate = /^rate\((\d+) (minute|hour|day)s?\)$/.exec(schedule);
+  if (!rate) return null;
+  const minutes = Number(rate[1]) * { minute: 1, hour: 60, day: 1440 }[rate[2] as "minute" | "hour" | "day"];
+  return 1440 / minutes;
+}
+
+/** What the deployed Lambdas cost a day for a config's plans: the one computation every figure quotes. */
+export interface LambdaCost {
+  slotsPerDay: number;
+  sweepMemoryMb: number;
+  /** Sweep and publish compute, GB-seconds a day. */
+  gbSecondsPerDay: number;
+  invocationsPerDay: number;
+  usdPerDay: number;
+}
+
+/**
+ * Lambda's charges a day at the expected sweep durations (each sweep's GB-s at the sweep memory, its
+ * continuations as extra invocations) plus publish (one per 10 sweeps, 5 s + 0.15 s per target as
+ * measured by `npm run bench`, at PUBLISH_MEMORY_MB) and the plan function, on x86_64 prices in
+ * us-east-1. Providers' tokens, S3, SQS, DynamoDB, SNS and CloudFront are not in it. Null for a cron schedule.
+ */
+export function lambdaCostPerDay(plans: TargetPlan[], schedule: string, targets: number): LambdaCost | null {
+  const slots = slotsPerDay(schedule);
+  if (slots === null) return null;
+  const memoryMb = sweepMemoryMb(plans);
+  const sweepSeconds = plans.reduce((sum, p) => sum + p.expectedSeconds, 0);
+  const sweepInvocations = plans.reduce((sum, p) => sum + p.expected.invocations, 0);
+  const publishes = Math.ceil(plans.length / SWEEPS_PER_PUBLISH);
+  const publishSeconds = publishes * (5 + 0.15 * targets);
+  const gbSeconds = slots * (sweepSeconds * (memoryMb / 1024) + publishSeconds * (PUBLISH_MEMORY_MB / 1024));
+  const invocations = slots * (1 + sweepInvocations + publishes);
+  return {
+    slotsPerDay: slots,
+    sweepMemoryMb: memoryMb,
+    gbSecondsPerDay: gbSeconds,
+    invocationsPerDay: invocations,
+    usdPerDay: gbSeconds * LAMBDA_USD_PER_GB_SECOND + invocations * LAMBDA_USD_PER_REQUEST,
+  };
+}

@@ -12,6 +12,8 @@ export interface SiteBucket {
   list(prefix: string): Promise<string[]>;
   /** Writes one file with the content type it is served with. */
   put(key: string, body: Uint8Array, contentType: string): Promise<void>;
+  /** Removes keys; a key that is not there is no error. */
+  delete(keys: string[]): Promise<void>;
 }
 
 /** The CDN in front of the site bucket. */
@@ -60,6 +62,10 @@ export class MemorySiteBucket implements SiteBucket {
   async put(key: string, body: Uint8Array, contentType: string): Promise<void> {
     this.files.set(key, { body, contentType });
     this.puts.push(key);
+  }
+
+  async delete(keys: string[]): Promise<void> {
+    for (const key of keys) this.files.delete(key);
   }
 }
 

@@ -87,6 +87,24 @@ describe("publishBatch", () => {
     expect((d.siteBucket as MemorySiteBucket).puts.filter((k) => k === "index.html")).toHaveLength(2);
   });
 
+  it("deletes what the new build no longer has, after uploading it, but never a run document", async () => {
+    const { d } = deps();
+    const bucket = d.siteBucket as MemorySiteBucket;
+    const html = new TextEncoder().encode("<p>old</p>");
+    await bucket.put("targets/gone/index.html", html, "text/html; charset=utf-8");
+    await bucket.put("data/runs/gone/1.json", new TextEncoder().encode("{}"), "application/json");
+    const summary = await publishBatch([], d);
+    expect(summary.deleted).toBe(1);
+    expect([...bucket.files.keys()].sort()).toEqual([
+      "data/runs.csv",
+      "data/runs/gone/1.json",
+      "data/runs/t/1.json",
+      "feeds/alerts.xml",
+      "index.html",
+    ]);
+    expect((await publishBatch([], d)).deleted).toBe(0);
+  });
+
   it("reports a malformed message and still publishes; without a CDN nothing is invalidated", async () => {
     const { d, lines } = deps({ cdn: undefined });
     const summary = await publishBatch(

@@ -1,6 +1,6 @@
 /**
- * @module Publishing after sweeps: check for regressions, deliver alerts, rebuild the site and upload
- * what changed to the site bucket, then invalidate the CDN. The site build is passed in (the site
+ * @module Publishing after sweeps: check for regressions, deliver alerts, rebuild the site, upload it
+ * to the site bucket and delete what the new build no longer has, then invalidate the CDN. The site build is passed in (the site
  * package depends on the core, not the other way round).
  */
 import { readdir, readFile } from "node:fs/promises";
@@ -44,6 +44,8 @@ export interface PublishSummary {
   alerts: number;
   /** Files uploaded to the site bucket. */
   files: number;
+  /** Files deleted from the site bucket: the previous build had them, this one does not. */
+  deleted: number;
   /** Whether the CDN was asked to drop its copies. */
   invalidated: boolean;
   batchItemFailures: BatchItemFailure[];
@@ -75,33 +77,42 @@ export async function publishBatch(records: readonly QueueRecord[], deps: Publis
   return { messages, rejected: batchItemFailures.length, ...result, batchItemFailures };
 }
 
-/** Checks, delivers, builds, uploads, invalidates. */
-export async function publish(deps: PublishDeps): Promise<{ alerts: number; files: number; invalidated: boolean }> {
+/** Checks, delivers, builds, uploads, deletes what is gone, invalidates. */
+export async function publish(
+  deps: PublishDeps,
+): Promise<{ alerts: number; files: number; deleted: number; invalidated: boolean }> {
   const log = deps.log ?? consoleLog;
   const warn = (m: string) => log.warn(m);
   const { alerts } = await evaluateStore({ store: deps.store, index: deps.index, now: deps.now, warn });
   await deliver(alerts, { ledger: deps.ledger, channels: deps.channels, warn });
   await deps.buildSite(deps.outDir, deps.now);
-  const files = await uploadSite(deps.outDir, deps.siteBucket);
+  const { files, deleted } = await uploadSite(deps.outDir, deps.siteBucket);
   if (deps.cdn) await deps.cdn.invalidate(["/*"], deps.now);
-  log.info(`published: ${alerts.length} alerts, ${files} files uploaded`);
-  return { alerts: alerts.length, files, invalidated: deps.cdn !== undefined };
+  log.info(`published: ${alerts.length} alerts, ${files} files uploaded, ${deleted} deleted`);
+  return { alerts: alerts.length, files, deleted, invalidated: deps.cdn !== undefined };
 }
 
 /**
  * Uploads every file of the built site under its relative path, with its served content type, except
- * run documents the bucket already holds. Returns how many files were uploaded.
+ * run documents the bucket already holds; then deletes what the bucket holds and the build does not
+ * (a page of a target no longer listed), after the upload so no page is missing meanwhile. Run
+ * documents are never deleted: a stored run stays downloadable. Returns the counts of both.
  */
-export async function uploadSite(outDir: string, bucket: SiteBucket): Promise<number> {
-  const uploaded = new Set(await bucket.list(SITE_RUNS_PREFIX));
+export async function uploadSite(outDir: string, bucket: SiteBucket): Promise<{ files: number; deleted: number }> {
+  const before = await bucket.list("");
+  const uploaded = new Set(before.filter((k) => k.startsWith(SITE_RUNS_PREFIX)));
+  const built = new Set<string>();
   let files = 0;
   for (const entry of await readdir(outDir, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const path = join(entry.parentPath, entry.name);
     const key = relative(outDir, path).split(sep).join("/");
+    built.add(key);
     if (key.startsWith(SITE_RUNS_PREFIX) && uploaded.has(key)) continue;
     await bucket.put(key, await readFile(path), contentTypeOf(key));
     files++;
   }
-  return files;
+  const gone = before.filter((k) => !built.has(k) && !k.startsWith(SITE_RUNS_PREFIX));
+  if (gone.length) await bucket.delete(gone);
+  return { files, deleted: gone.length };
 }
