@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { DEFAULT_STANDING, type StandingConfig } from "../config/index.ts";
-import { isOpenLoopRun, kneeIndex } from "../metrics/index.ts";
+import { DEFAULT_SLO, isOpenLoopRun, kneeIndex } from "../metrics/index.ts";
 import { bySeries, type LevelFigures, type RunIndexEntry } from "../run-index/index.ts";
 
 /** The confidence the median's interval aims for (a share, 0..1). */
@@ -22,7 +22,8 @@ export interface Slo {
   maxTtftMs: number;
 }
 
-export const DEFAULT_SLO: Slo = { minOutputTokensPerSecond: 20, maxTtftMs: 2000 };
+/** The SLO a run is judged by unless the config names one: the one the metrics define. */
+export { DEFAULT_SLO };
 
 /** A figure over runs: the median and the interval [low, high] that bounds it, from n runs. */
 export const Estimate = z.object({
