@@ -1,7 +1,8 @@
 /**
  * @module The site build at scale: a generated store of 100 targets x 3 scenarios x 120 runs (90 days
- * at 4 runs a day, the scenarios in turn), built in a child process so its peak memory is its own.
- * Prints build time, peak RSS, page sizes.
+ * at 4 runs a day, the scenarios in turn), built in a child process so its peak memory is its own,
+ * and a small one (2 targets, 1 scenario, 3 runs each): what a build costs before the data does.
+ * Prints build times, peak RSS, page sizes.
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
@@ -43,16 +44,20 @@ async function standingSeconds(root: string, config: { windowHours: number; maxR
   return best;
 }
 
-async function generate(root: string): Promise<void> {
+/** A store of `targets` targets, each with `runs` runs taking `scenarios` in turn. */
+async function generate(
+  root: string,
+  { targets, scenarios, runs }: { targets: number; scenarios: typeof SCENARIOS; runs: number },
+): Promise<void> {
   const store = new FolderStore(root);
   const index = new StoreRunIndex(store);
   const random = seededRandom(42);
-  for (let t = 0; t < TARGETS; t++) {
+  for (let t = 0; t < targets; t++) {
     const targetId = `target-${String(t).padStart(3, "0")}`;
     const single = 30 + random() * 200;
     const entries = [];
-    for (let r = 0; r < RUNS; r++) {
-      const scenario = SCENARIOS[r % SCENARIOS.length] as (typeof SCENARIOS)[number];
+    for (let r = 0; r < runs; r++) {
+      const scenario = scenarios[r % scenarios.length] as (typeof SCENARIOS)[number];
       const doc = syntheticRun({
         targetId,
         scenario: scenario.name,
@@ -82,23 +87,34 @@ function largestHtml(dir: string): { path: string; bytes: number } {
   return best;
 }
 
+/** Builds the site of `data` into `out` in a child process (as `kneeboard site` does): its time and peak RSS. */
+async function buildInChild(data: string, out: string, at: string): Promise<{ seconds: number; maxRssMB: number }> {
+  const child = new URL("./site-child.ts", import.meta.url).pathname;
+  const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", child, data, out, at], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return JSON.parse(stdout.trim().split("\n").pop() as string) as { seconds: number; maxRssMB: number };
+}
+
 export async function benchSite(print: (line: string) => void): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), "kneeboard-bench-site-"));
   try {
+    const small = join(work, "small");
+    await generate(join(small, "data"), { targets: 2, scenarios: SCENARIOS.slice(0, 1), runs: 3 });
+    const smallBuild = await buildInChild(join(small, "data"), join(small, "dist"), BUILT_AT);
+    print(
+      `\nsite build, 2 targets x 1 scenario x 3 runs: ${smallBuild.seconds.toFixed(1)} s, peak RSS ${smallBuild.maxRssMB.toFixed(0)} MB`,
+    );
     const data = join(work, "data");
     const out = join(work, "dist");
     const began = performance.now();
-    await generate(data);
+    await generate(data, { targets: TARGETS, scenarios: SCENARIOS, runs: RUNS });
     print(
       `\nsite build: generated ${TARGETS} targets x ${SCENARIOS.length} scenarios x ${RUNS / SCENARIOS.length} runs in ${((performance.now() - began) / 1000).toFixed(0)} s`,
     );
-    const child = new URL("./site-child.ts", import.meta.url).pathname;
     const windowed = await standingSeconds(data, { windowHours: 72, maxRuns: 24 });
     const everyRun = await standingSeconds(data, { windowHours: RUNS * 6, maxRuns: RUNS });
-    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", child, data, out, BUILT_AT], {
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    const result = JSON.parse(stdout.trim().split("\n").pop() as string) as { seconds: number; maxRssMB: number };
+    const result = await buildInChild(data, out, BUILT_AT);
     const leaderboard = statSync(join(out, "index.html")).size;
     const largest = largestHtml(out);
     print("  figure                   measured     goal");
