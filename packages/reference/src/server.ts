@@ -170,7 +170,9 @@ export interface ServerCounts {
 /**
  * How the server keeps connections: `keep-alive` (idle ones kept 60 s), or `close-after-response`,
  * as llama.cpp's `llama-server` does: it advertises `Keep-Alive: timeout=5, max=100` and closes the
- * connection after every response anyway, so a client that reuses the socket meets a closed one.
+ * connection after every response anyway, so a client that reuses the socket meets a closed one. It
+ * ends its side after the response and still reads: a request that reaches it on that socket is
+ * counted (and recorded) as received, and never answered.
  */
 export type ConnectionBehaviour = "keep-alive" | "close-after-response";
 
@@ -204,6 +206,21 @@ export async function startReferenceServer(options: {
         });
     }
   }
+  /** Counts a chat request's user message in `prompts` (with `recordPrompts`); `body` parsed or not. */
+  const recordPrompt = (body: unknown) => {
+    if (!options.recordPrompts) return;
+    let parsed = body;
+    if (typeof body === "string")
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        return;
+      }
+    const messages = (parsed as { messages?: unknown } | null)?.messages;
+    if (!Array.isArray(messages)) return;
+    const prompt = messages.map((m) => String((m as { content?: unknown }).content ?? "")).join("\n");
+    prompts.set(prompt, (prompts.get(prompt) ?? 0) + 1);
+  };
   const fallbacks: ReferenceServer["fallbacks"] = [];
   const open = new Set<ServerResponse>();
   let timings: ResponseTiming[] = [];
@@ -346,14 +363,35 @@ export async function startReferenceServer(options: {
     engine.submit(seq);
   };
 
+  /** Sockets the server has ended after a response (close-after-response): still read, never answered on. */
+  const closing = new WeakSet<object>();
   const server = createServer((req, res) => {
     const arrivedAtMs = epochMs();
     counts.requests++;
+    const socket = req.socket;
+    if (closing.has(socket)) {
+      // As llama.cpp does: the request on a connection being closed is read (and logged), never
+      // answered; the socket dies. A client that sends it again has sent it twice.
+      req.setEncoding("utf8");
+      let text = "";
+      req.on("data", (d: string) => {
+        text += d;
+      });
+      req.on("end", () => {
+        recordPrompt(text);
+        socket.destroy();
+      });
+      return;
+    }
     if (closeAfterResponse) {
-      // Headers set here join every response's own: the advertised keep-alive is not kept.
+      // Headers set here join every response's own: the advertised keep-alive is not kept. The
+      // server ends its side after the response and reads on until the socket closes.
       res.setHeader("connection", "keep-alive");
       res.setHeader("keep-alive", "timeout=5, max=100");
-      res.on("finish", () => req.socket.destroy());
+      res.on("finish", () => {
+        closing.add(socket);
+        socket.end();
+      });
     }
     open.add(res);
     res.on("close", () => open.delete(res));
@@ -384,10 +422,7 @@ export async function startReferenceServer(options: {
       } catch {
         return error(res, 400, "body is not JSON");
       }
-      if (options.recordPrompts && Array.isArray(body.messages)) {
-        const prompt = body.messages.map((m) => String((m as { content?: unknown }).content ?? "")).join("\n");
-        prompts.set(prompt, (prompts.get(prompt) ?? 0) + 1);
-      }
+      recordPrompt(body);
       handle(req, res, body, arrivedAtMs);
     });
   });

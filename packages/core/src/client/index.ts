@@ -65,7 +65,12 @@ export interface RawResult {
    * it, `reused` when kept alive from an earlier request; null when no socket was assigned.
    */
   connection: "new" | "reused" | null;
-  /** Reused sockets found already closed by the server before any response byte (0 or 1: one re-send at most). */
+  /**
+   * Times the request's bytes were written to a socket: 1 once sent, 0 when it never left (Node
+   * refused it). Never 2: a written request is not sent again (docs/methodology.md, connections).
+   */
+  sends: number;
+  /** Reused sockets found closed by the server before a byte of the request was written on them (0 or 1: it then went on a new connection). */
   staleSockets: number;
   /** Clock ms from the send to the re-send on a new connection: what the stale socket cost, inside TTFT; null when none. */
   staleSocketMs: number | null;
@@ -138,6 +143,7 @@ function emptyResult(startMs: number): RawResult {
     retryAfterSeconds: null,
     error: null,
     connection: null,
+    sends: 0,
     staleSockets: 0,
     staleSocketMs: null,
     connectMs: null,
@@ -317,9 +323,10 @@ class Exchange implements CallListener {
  * place in the core that imports `openai` (its request and chunk types, and its error taxonomy for
  * failed responses); the streaming path leaves the SDK's fetch and web streams, whose per-chunk cost
  * was several times a plain socket's. It never throws for a failed request: every way a request can
- * end becomes an `outcome`. A request whose reused keep-alive socket the server had already closed
- * is sent again once, on a new connection (docs/methodology.md, connections): the server never read
- * it. `agent` (with `baseURL`) and `scheduler` are injectable for tests.
+ * end becomes an `outcome`. No request is written twice: one whose reused keep-alive socket the
+ * server had closed before a byte of it was written goes on a new connection, and once the origin
+ * is seen to close connections after responses every request gets its own (docs/methodology.md,
+ * connections). `agent` (with `baseURL`) and `scheduler` are injectable for tests.
  */
 export class StreamingClient {
   private readonly transport: Transport;

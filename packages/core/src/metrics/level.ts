@@ -240,21 +240,27 @@ export function summarizeLevel(input: LevelInput): Level {
 
 /**
  * A level's connection figures over all its samples (a failed request used a connection too): the
- * share on new connections, where TTFT holds a handshake, and the stale sockets met; null where no
- * sample recorded them (documents stored before they were).
+ * share on new connections, where TTFT holds a handshake, the stale sockets met, and the requests
+ * written twice; null where no sample recorded them (documents stored before they were).
  */
-function connectionFigures(samples: Sample[]): { newConnectionShare: number | null; staleSockets: number | null } {
+function connectionFigures(samples: Sample[]): {
+  newConnectionShare: number | null;
+  staleSockets: number | null;
+  requestsSentTwice: number | null;
+} {
   let recorded = 0;
   let opened = 0;
   let stale: number | null = null;
+  let twice: number | null = null;
   for (const s of samples) {
+    if (s.sends !== null) twice = (twice ?? 0) + (s.sends > 1 ? 1 : 0);
     if (s.connection !== null) {
       recorded++;
       if (s.connection === "new") opened++;
     }
     if (s.staleSockets !== null) stale = (stale ?? 0) + s.staleSockets;
   }
-  return { newConnectionShare: recorded > 0 ? opened / recorded : null, staleSockets: stale };
+  return { newConnectionShare: recorded > 0 ? opened / recorded : null, staleSockets: stale, requestsSentTwice: twice };
 }
 
 /** Cached prompt tokens / prompt tokens over the ok samples that report both; null when none does. */

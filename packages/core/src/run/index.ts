@@ -85,8 +85,14 @@ export const Sample = z.object({
    */
   connection: z.enum(["new", "reused"]).nullable().default(null),
   /**
-   * Reused sockets the server had already closed when the request went out on them (0 or 1): the
-   * request was then sent again on a new connection; null in documents stored before it was recorded.
+   * Times the request was written to a connection: 1 when sent, 0 when it never left; a request is
+   * never written twice (docs/methodology.md, connections). Null in documents stored before it was
+   * recorded, when a request whose reused socket failed after its write could be sent again.
+   */
+  sends: z.number().int().nonnegative().nullable().default(null),
+  /**
+   * Reused sockets the server had already closed when the request was to go out on them (0 or 1):
+   * it then went on a new connection; null in documents stored before it was recorded.
    */
   staleSockets: z.number().int().nonnegative().nullable().default(null),
   /** Send to re-send after a stale socket, ms: its cost, counted inside TTFT; null when none was met. */
@@ -279,6 +285,8 @@ export const Level = z.object({
   newConnectionShare: z.number().min(0).max(1).nullable().default(null),
   /** Stale sockets the level's samples met (each re-sent on a new connection); null in documents stored before it was recorded. */
   staleSockets: z.number().int().nonnegative().nullable().default(null),
+  /** Samples written to a connection more than once (`sends` over 1): 0 by design; null in documents stored before `sends` was recorded. */
+  requestsSentTwice: z.number().int().nonnegative().nullable().default(null),
   valid: z.boolean(),
   /** Why the level is not valid, in words (`invalidReasonText` of each of `invalid`); empty when valid. */
   invalidReasons: z.array(z.string()),
