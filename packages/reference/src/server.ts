@@ -35,6 +35,13 @@ export interface StreamProfile extends EngineProfile {
   refuse?: { status: number; every?: number; whenInFlightAtLeast?: number; retryAfterSeconds?: number };
   /** Accept requests and never answer them: an endpoint that hangs. */
   stall?: boolean;
+  /**
+   * Every `every`-th streamed request to the model (1-based) breaks after `afterTokens` tokens:
+   * `stall` holds the connection open with no byte more (hosted providers under load), `error` sends
+   * OpenRouter's mid-stream error, `{"error": {...}}` with `finish_reason: "error"` in a data line,
+   * and ends the stream.
+   */
+  midStream?: { every: number; afterTokens: number; fault: "stall" | "error" };
   /** Characters of prompt text per prompt token this model counts (default 4), as tokenizers differ. */
   charsPerPromptToken?: number;
 }
@@ -263,6 +270,9 @@ export async function startReferenceServer(options: {
     res.on("close", () => counted.serving--);
 
     const { engine, profile } = target;
+    const fault = profile.midStream && target.arrived % profile.midStream.every === 0 ? profile.midStream : null;
+    /** A broken stream writes nothing more (`stall`: the response stays open). */
+    let broken = false;
     const maxTokens = Math.max(1, Number(body.max_tokens ?? body.max_completion_tokens ?? 128) | 0);
     const promptTokens = promptTokensOf(body.messages, profile.charsPerPromptToken);
     const stream = body.stream === true;
@@ -296,7 +306,7 @@ export async function startReferenceServer(options: {
       maxTokens,
       generated: 0,
       emit(token) {
-        if (!stream) return;
+        if (!stream || broken) return;
         pending++;
         // A chunk never mixes reasoning and answer: the last reasoning token closes its chunk.
         if (pending === perChunk || token === maxTokens || token === reasoningTokens) {
@@ -309,8 +319,20 @@ export async function startReferenceServer(options: {
           timing.tokens = token;
           pending = 0;
         }
+        if (fault && token >= fault.afterTokens) {
+          broken = true;
+          if (fault.fault === "error")
+            res.end(
+              `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, ...extra, error: { code: 502, message: "Provider returned error", metadata: { raw: "the reference engine failed mid-stream" } }, choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }] })}\n\ndata: [DONE]\n\n`,
+            );
+        }
       },
       done() {
+        if (broken) {
+          engine.stats.change(-1);
+          finished = true;
+          return;
+        }
         finished = true;
         engine.stats.change(-1);
         const usage = usageOf(profile, promptTokens, maxTokens);

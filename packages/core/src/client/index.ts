@@ -32,6 +32,12 @@ export interface ChatRequest {
   temperature: number;
   ignoreEos?: boolean;
   timeoutMs: number;
+  /**
+   * A streaming response with no byte for this long ends as `timeout`, ms (default none): a stream
+   * that stops halfway and holds its connection open costs this, not the whole `timeoutMs`. Armed
+   * when the response's head arrives.
+   */
+  idleTimeoutMs?: number;
   /** Aborts the request from outside (the sweep stopping); recorded as `network` with that reason. */
   signal?: AbortSignal;
   /** Told when the request's first content is read, or it ended without any (the client's health watch). */
@@ -192,6 +198,11 @@ class Exchange implements CallListener {
   readonly result: RawResult;
   settled = false;
   private timedOut = false;
+  /** Why the stream was ended for going idle; null while it was not. */
+  private idle: string | null = null;
+  private idleTimer: Timer | undefined;
+  /** Clock ms of the stream's last socket read (or its head). */
+  private lastReadMs = 0;
   /** The response's head, once it came (a failed response's too). */
   private res: IncomingMessage | undefined;
   /** True once a 2xx response's stream is being read. */
@@ -256,9 +267,12 @@ class Exchange implements CallListener {
     this.result.httpStatus = status;
     this.streaming = true;
     const { clock, chunks, lines } = this;
+    this.lastReadMs = clock.now();
+    this.armIdle();
     res.on("data", (bytes: Buffer) => {
       // One clock read per socket read: every chunk in it arrived together.
       chunks.readAtMs = clock.now();
+      this.lastReadMs = chunks.readAtMs;
       lines.push(bytes);
     });
     res.on("end", () => this.finish());
@@ -266,6 +280,26 @@ class Exchange implements CallListener {
     res.on("close", () => {
       if (!res.complete) this.fail("incomplete", "stream broken: connection closed mid-response");
     });
+  }
+
+  /**
+   * Ends the stream once no byte came for `idleTimeoutMs`: one timer, re-armed for what is left when
+   * it finds a read since (not one timer per read).
+   */
+  private armIdle(): void {
+    const idleMs = this.request.idleTimeoutMs;
+    if (idleMs === undefined || this.settled) return;
+    this.idleTimer = this.clock.setTimer(
+      () => {
+        if (this.settled) return;
+        const quietMs = this.clock.now() - this.lastReadMs;
+        if (quietMs < idleMs) return this.armIdle();
+        const tokens = this.result.contentChunks.length;
+        this.idle = `stream went idle: no byte for ${idleMs / 1000} s after ${tokens} token${tokens === 1 ? "" : "s"} (content chunks)`;
+        this.fail("timeout", this.idle);
+      },
+      Math.max(0, idleMs - (this.clock.now() - this.lastReadMs)),
+    );
   }
 
   /** The stream ended: ok when it finished on the pinned route. */
@@ -296,6 +330,7 @@ class Exchange implements CallListener {
   /** Why the request ended early when it did: the timeout, the sweep's stop, or the given failure. */
   private fail(outcome: Outcome, error: string): void {
     if (this.timedOut) this.settle("timeout", `request timed out after ${this.request.timeoutMs} ms`);
+    else if (this.idle !== null) this.settle("timeout", this.idle);
     else if (this.request.signal?.aborted) this.settle("network", "aborted: the sweep stopped");
     else this.settle(outcome, error);
     this.call?.destroy();
@@ -306,6 +341,7 @@ class Exchange implements CallListener {
     this.settled = true;
     this.events.stop();
     this.timer?.cancel();
+    this.idleTimer?.cancel();
     const { result, request } = this;
     if (result.contentChunks.length === 0) request.firstToken?.firstTokenRead();
     if (request.signal) this.aborts.delete(request.signal, this.onAbort);
