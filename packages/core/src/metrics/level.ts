@@ -59,6 +59,8 @@ export interface LevelInput {
   requestsPerLevel?: number;
   /** The level ended at once because its first `EARLY_FAILURE_REQUESTS` requests all failed. */
   endedEarly?: boolean;
+  /** How many first requests (warm-up included) the early end judged (default `EARLY_FAILURE_REQUESTS`): fewer when the level had fewer. */
+  earlyRequests?: number;
   /** The client process's own load during the level (see `watchClientHealth`); absent in older callers. */
   clientHealth?: ClientHealth;
   /** Threads the level's measured requests ran on (see `SweepOptions.threads`); absent in older callers. */
@@ -119,12 +121,16 @@ export function summarizeLevel(input: LevelInput): Level {
   const e2eMs = distribution(values(ok, (s) => s.e2eMs));
   const health = input.clientHealth;
   const delay = health ? clientDelay(health, ttftMs.p50, e2eMs.p50) : null;
+  // The client is judged on requests that streamed: a level of instant error replies keeps the loop
+  // busy with nothing to bend, and its in-flight count says nothing of the client.
+  const streamed = samples.some((s) => s.chunks > 0);
   // Without the finer signals (older callers), the coarse p99 rule stands.
-  const lagLimited = delay ? delay.reason !== null : eventLoopLagP99Ms > CLIENT_LAG_LIMIT_MS;
+  const lagLimited = streamed && (delay ? delay.reason !== null : eventLoopLagP99Ms > CLIENT_LAG_LIMIT_MS);
   // Fewer requests than N never put N in flight: the workload's doing, not the client's.
   const open = input.openLoop;
   const tooFewRequests = !open && input.requestsPerLevel !== undefined && input.requestsPerLevel < concurrency;
   const concurrencyLimited =
+    streamed &&
     !open &&
     !tooFewRequests &&
     achievedConcurrency + (input.waitingConcurrency ?? 0) < MIN_ACHIEVED_CONCURRENCY_RATIO * concurrency;
@@ -156,8 +162,9 @@ export function summarizeLevel(input: LevelInput): Level {
       detail: { ...sentShare(failures, requests.sent, MAX_FAILURE_RATE), httpError, timeout, network, incomplete },
     });
   }
-  if (input.endedEarly) invalid.push({ code: "ended_early", detail: { firstRequests: EARLY_FAILURE_REQUESTS } });
-  if (delay?.reason) invalid.push(delay.reason);
+  if (input.endedEarly)
+    invalid.push({ code: "ended_early", detail: { firstRequests: input.earlyRequests ?? EARLY_FAILURE_REQUESTS } });
+  if (streamed && delay?.reason) invalid.push(delay.reason);
   else if (lagLimited)
     invalid.push({ code: "client_lag", detail: { eventLoopLagP99Ms, limitMs: CLIENT_LAG_LIMIT_MS } });
   if (tooFewRequests)

@@ -394,7 +394,8 @@ export const RunDocument = z.object({
   route: RouteRecord,
   startedAt: z.string(),
   finishedAt: z.string(),
-  status: z.enum(["complete", "partial"]),
+  /** `complete`: the sweep finished with a valid level; `failed`: it finished with none (issue "exactly once"); `partial`: it did not finish. */
+  status: z.enum(["complete", "partial", "failed"]),
   /** Why the run is partial (deadline, signal, internal error). */
   partialReason: z.string().nullable(),
   /** True when the target is a simulated reference target, not a real provider. */

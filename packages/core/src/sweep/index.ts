@@ -209,7 +209,8 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
       await options.onLevel?.(document("partial", unfinished));
     }
   }
-  return document("complete");
+  // A sweep that finished with no valid level measured nothing it can rank: it failed.
+  return document(levels.some((l) => l.valid) ? "complete" : "failed");
 }
 
 interface LevelPlan {

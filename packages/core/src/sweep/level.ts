@@ -57,7 +57,8 @@ export class LevelRunner implements LevelCounters {
   private sent = 0;
   private earlyKnown = 0;
   private measuring = false;
-  private readonly earlyNeeded: number;
+  /** The first requests (warm-up included) the early-end rule judges: `EARLY_FAILURE_REQUESTS`, fewer when the level has fewer. */
+  readonly earlyNeeded: number;
 
   constructor(
     concurrency: number,
@@ -389,6 +390,7 @@ function summarize(
     pricing: ctx.pricing,
     rateLimitWaitMs: runner.waits.reduce((sum, [from, to]) => sum + (to - from), 0),
     endedEarly: runner.endedEarly,
+    earlyRequests: runner.earlyNeeded,
     requestsPerLevel: workload.requestsPerLevel,
     openLoop,
     startSpreadMs: "startSpreadMs" in arrivals ? arrivals.startSpreadMs : undefined,
