@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { SIMULATED_HEADER } from "@kneeboard/core/client";
 import { Engine, type EngineProfile, type Sequence } from "./engine.ts";
 
 /** How one model streams, on top of its engine. */
@@ -150,6 +151,13 @@ export interface ResponseTiming {
 const MAX_TIMINGS = 200_000;
 
 const epochMs = () => performance.timeOrigin + performance.now();
+
+/**
+ * Every response of the reference server carries `SIMULATED_HEADER`: it is simulated, not a
+ * provider. The client reads it (`RawResult.simulated`), so a run against `kneeboard
+ * serve-reference` is marked `simulated` however it was started.
+ */
+export { SIMULATED_HEADER };
 
 export interface ReferenceServer {
   /** Base URL with `/v1`, e.g. `http://127.0.0.1:PORT/v1`. */
@@ -390,6 +398,7 @@ export async function startReferenceServer(options: {
   const server = createServer((req, res) => {
     const arrivedAtMs = epochMs();
     counts.requests++;
+    res.setHeader(SIMULATED_HEADER, "reference");
     const socket = req.socket;
     if (closing.has(socket)) {
       // As llama.cpp does: the request on a connection being closed is read (and logged), never

@@ -12,6 +12,9 @@ import { type Call, type CallListener, type CallStage, Transport } from "./trans
 
 export { parseRetryAfter } from "./chunks.ts";
 
+/** The response header by which kneeboard's reference server says it is simulated (any value). */
+export const SIMULATED_HEADER = "x-kneeboard-simulated";
+
 /** Where and how to send: the resolved target (the key already read from its secret). */
 export interface Endpoint {
   baseURL: string;
@@ -76,6 +79,11 @@ export interface RawResult {
    * refused it). Never 2: a written request is not sent again (docs/methodology.md, connections).
    */
   sends: number;
+  /**
+   * The response announced a simulated server (the `x-kneeboard-simulated` header of kneeboard's
+   * reference server): the run is then `simulated`. Absent: false.
+   */
+  simulated?: boolean;
   /** Reused sockets found closed by the server before a byte of the request was written on them (0 or 1: it then went on a new connection). */
   staleSockets: number;
   /** Clock ms from the send to the re-send on a new connection: what the stale socket cost, inside TTFT; null when none. */
@@ -259,6 +267,7 @@ class Exchange implements CallListener {
 
   response(res: IncomingMessage): void {
     this.res = res;
+    if (res.headers[SIMULATED_HEADER] !== undefined) this.result.simulated = true;
     const status = res.statusCode ?? 0;
     if (status < 200 || status >= 300) {
       readFailedResponse(res, (failure) => this.failedResponse(failure));
