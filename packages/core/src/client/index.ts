@@ -3,7 +3,7 @@ import type { Agent as HttpAgent, IncomingMessage } from "node:http";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import type { Route } from "../route/index.ts";
 import type { Outcome } from "../run/index.ts";
-import { type Scheduler, systemScheduler, type Timer } from "../scheduler/index.ts";
+import { onAbort, type Scheduler, systemScheduler, type Timer } from "../scheduler/index.ts";
 import { ChunkReader, type FailedResponse, readFailedResponse } from "./chunks.ts";
 import type { FirstTokenWatch } from "./health.ts";
 import { headerReader, pinning, verifyRoute } from "./route.ts";
@@ -170,33 +170,6 @@ function redact(message: string, apiKey: string | undefined): string {
   return apiKey ? message.split(apiKey).join("***") : message;
 }
 
-/** One listener per outside signal, shared by every request it aborts (N requests, one sweep signal). */
-class AbortListeners {
-  private readonly callbacks = new WeakMap<AbortSignal, Set<() => void>>();
-
-  /** Runs `callback` when `signal` aborts; the signal's one listener is added on first use. */
-  add(signal: AbortSignal, callback: () => void): void {
-    let set = this.callbacks.get(signal);
-    if (!set) {
-      const callbacks = new Set<() => void>();
-      set = callbacks;
-      this.callbacks.set(signal, callbacks);
-      signal.addEventListener(
-        "abort",
-        () => {
-          for (const each of callbacks) each();
-        },
-        { once: true },
-      );
-    }
-    set.add(callback);
-  }
-
-  delete(signal: AbortSignal, callback: () => void): void {
-    this.callbacks.get(signal)?.delete(callback);
-  }
-}
-
 /**
  * One request from its send to its outcome: the timeout and the sweep's stop, the response (a
  * stream read through the line and event decoders into the chunk reader, or a failed response),
@@ -220,13 +193,14 @@ class Exchange implements CallListener {
   private readonly chunks: ChunkReader;
   private readonly events: SseDecoder;
   private readonly lines: LineDecoder;
+  /** Takes this request's callback off the outside signal (the signal keeps one listener for all). */
+  private offAbort: (() => void) | undefined;
   private readonly onAbort = () => this.fail("network", "aborted: the sweep stopped");
 
   constructor(
     private readonly endpoint: Endpoint,
     private readonly request: ChatRequest,
     private readonly clock: Scheduler,
-    private readonly aborts: AbortListeners,
     private readonly resolve: (result: RawResult) => void,
   ) {
     this.result = emptyResult(clock.now());
@@ -248,7 +222,7 @@ class Exchange implements CallListener {
       this.onAbort();
       return;
     }
-    if (signal) this.aborts.add(signal, this.onAbort);
+    if (signal) this.offAbort = onAbort(signal, this.onAbort);
     // The request's start is taken here, as it goes to the wire: with N requests built at once,
     // the work before this point would otherwise count as the provider's TTFT.
     this.result.startMs = this.clock.now();
@@ -353,7 +327,7 @@ class Exchange implements CallListener {
     this.idleTimer?.cancel();
     const { result, request } = this;
     if (result.contentChunks.length === 0) request.firstToken?.firstTokenRead();
-    if (request.signal) this.aborts.delete(request.signal, this.onAbort);
+    this.offAbort?.();
     result.outcome = outcome;
     result.error = error === null ? null : redact(error, this.endpoint.apiKey).slice(0, 500);
     // A stream that broke still names who served it; an error response (4xx, 5xx) names no one, as before.
@@ -375,7 +349,6 @@ class Exchange implements CallListener {
  */
 export class StreamingClient {
   private readonly transport: Transport;
-  private readonly aborts = new AbortListeners();
 
   constructor(
     private readonly endpoint: Endpoint,
@@ -389,7 +362,7 @@ export class StreamingClient {
     const clock = this.options.scheduler ?? systemScheduler;
     const { payload, headers } = compose(this.endpoint, request);
     return new Promise<RawResult>((resolve) => {
-      const exchange = new Exchange(this.endpoint, request, clock, this.aborts, resolve);
+      const exchange = new Exchange(this.endpoint, request, clock, resolve);
       exchange.start(this.transport.call(payload, headers, exchange.result, clock, exchange));
     });
   }
