@@ -14,6 +14,8 @@ import {
   MAX_RATE_LIMITED_RATE,
   MAX_ROUTE_MISMATCH_RATE,
   MIN_ACHIEVED_CONCURRENCY_RATIO,
+  MIN_OPEN_LOOP_REQUESTS,
+  openRateMarginPerSecond,
   SCHEDULE_LAG_TOLERANCE_MS,
   SCHEDULE_LAG_TOLERANCE_SHARE,
   sentShare,
@@ -183,6 +185,28 @@ export function summarizeLevel(input: LevelInput): Level {
       detail: { scheduleLagP99Ms: lag?.p99 as number, toleranceMs: scheduleToleranceMs },
     });
   if (open?.maxInFlightHit) invalid.push({ code: "max_in_flight", detail: { maxInFlight: open.maxInFlight } });
+  // An open loop's rate is measured from its sends: too few measure nothing, and an achieved rate
+  // off the asked one beyond the Poisson margin is not the schedule the level names.
+  if (open && samples.length < MIN_OPEN_LOOP_REQUESTS)
+    invalid.push({
+      code: "open_too_few_requests",
+      detail: { requests: samples.length, minimum: MIN_OPEN_LOOP_REQUESTS },
+    });
+  else if (open) {
+    const marginPerSecond = openRateMarginPerSecond(open.ratePerSecond, samples.length);
+    if (
+      open.achievedRatePerSecond === null ||
+      Math.abs(open.achievedRatePerSecond - open.ratePerSecond) > marginPerSecond
+    )
+      invalid.push({
+        code: "open_rate_off",
+        detail: {
+          achievedRatePerSecond: open.achievedRatePerSecond,
+          ratePerSecond: open.ratePerSecond,
+          marginPerSecond,
+        },
+      });
+  }
   const cachedPromptTokenShare = cachedShare(ok);
   if (cachedPromptTokenShare !== null && cachedPromptTokenShare > MAX_CACHED_PROMPT_SHARE)
     invalid.push({

@@ -162,6 +162,8 @@ export const InvalidCode = z.enum([
   "cached_prompt",
   "client_schedule_lag",
   "max_in_flight",
+  "open_too_few_requests",
+  "open_rate_off",
 ]);
 export type InvalidCode = z.infer<typeof InvalidCode>;
 
@@ -210,6 +212,12 @@ export const InvalidReason = z.discriminatedUnion("code", [
   reason("cached_prompt", { share: z.number(), limitShare: z.number() }),
   reason("client_schedule_lag", { scheduleLagP99Ms: z.number(), toleranceMs: z.number() }),
   reason("max_in_flight", { maxInFlight: z.number().int().positive() }),
+  reason("open_too_few_requests", { requests: z.number().int().nonnegative(), minimum: z.number().int().positive() }),
+  reason("open_rate_off", {
+    achievedRatePerSecond: z.number().nullable(),
+    ratePerSecond: z.number().positive(),
+    marginPerSecond: z.number().nonnegative(),
+  }),
 ]);
 export type InvalidReason = z.infer<typeof InvalidReason>;
 
