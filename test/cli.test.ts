@@ -7,6 +7,7 @@ import { promisify } from "node:util";
 import { DEMO_RAG_TARGETS, DEMO_REPEAT, demoConfig } from "@kneeboard/cli/run";
 import { parseConfig, scenariosOf, workloadFor } from "@kneeboard/core/config";
 import {
+  REFERENCE_OPEN_LEVEL_SECONDS,
   REFERENCE_OPEN_RATES,
   type ReferenceServer,
   referenceTargets,
@@ -261,12 +262,14 @@ describe("the demo config (npm start)", () => {
       });
   });
 
-  it("one open-loop target: Poisson arrivals at the reference rates, a short fixed time a level", () => {
+  it("one open-loop target: Poisson arrivals at the reference rates, a fixed time a level long enough for 20 sends", () => {
     const open = config.targets.filter((t) => workload(t.id, "chat").arrival.mode === "poisson");
     expect(open.map((t) => t.id)).toEqual(["ref-small-open"]);
     expect(workload("ref-small-open", "chat")).toMatchObject({
       arrival: { mode: "poisson", ratesPerSecond: REFERENCE_OPEN_RATES },
-      levelDurationSeconds: 0.75,
+      levelDurationSeconds: REFERENCE_OPEN_LEVEL_SECONDS,
     });
+    // The lowest rate's expected sends reach the open loop's minimum of requests.
+    expect((REFERENCE_OPEN_RATES[0] as number) * REFERENCE_OPEN_LEVEL_SECONDS).toBeGreaterThanOrEqual(20);
   });
 });
