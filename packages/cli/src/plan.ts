@@ -4,6 +4,7 @@ import {
   CLIENT_CHUNKS_PER_CPU_SECOND,
   CLIENT_CHUNKS_PER_SECOND_PER_THREAD,
   CLIENT_PLANNED_CORE_SHARE,
+  checkRequestsPerLevel,
   DEFAULT_PLAN_ASSUMPTIONS,
   type InvocationFit,
   LAMBDA_DEADLINE_MARGIN_SECONDS,
@@ -64,6 +65,7 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
   const share = plan.clientCoreShare;
   const inFlight = (l: LevelPlan) => (l.ratePerSecond ?? 0) * plan.expectedRequestSeconds;
   const crowded = maxInFlight === null ? [] : plan.levels.filter((l) => inFlight(l) >= maxInFlight);
+  const perLevel = checkRequestsPerLevel(w);
   return [
     `target ${plan.targetId} [${plan.scenario}]: ${plan.label} (model ${plan.model}, gateway ${plan.gateway})`,
     `  key: ${keyText(plan.apiKeyEnv, env)}`,
@@ -75,6 +77,7 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
           `  maxInFlight: at ${crowded.map(levelName).join(", ")} about ${crowded.map((l) => number(inFlight(l))).join(", ")} requests would be in flight, at or over ${maxInFlight}: expect those levels invalid (max_in_flight)`,
         ]
       : []),
+    ...(perLevel.message === null ? [] : [`  ${perLevel.noValidLevel ? "error" : "warning"}: ${perLevel.message}`]),
     `  total: ${requests} + ${plan.totalWarmupRequests} warm-up`,
     `  duration expected: ${number(plan.expectedSeconds)} s, ${fitText(plan.expected, plan)}`,
     `  duration upper bound: ${number(plan.upperBoundSeconds)} s, ${fitText(plan.upperBound, plan)}`,
@@ -82,7 +85,10 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
   ].join("\n");
 }
 
-/** Validates configFile (exit 2 through ConfigError) and prints the plan of each target; exit 0. */
+/**
+ * Validates configFile (exit 2 through ConfigError) and prints the plan of each target; exit 0, or 2
+ * when a sweep's workload can give no valid level (closed loop, requestsPerLevel at most every N).
+ */
 export async function plan(options: {
   configFile: string;
   io: { out: NodeJS.WritableStream };
@@ -105,5 +111,5 @@ export async function plan(options: {
   const busiest = Math.max(...plans.map((p) => p.topLevelChunksPerSecond));
   const deployed = `deployed: the sweep Lambda gets ${number(memory)} MB, about ${number(memory / LAMBDA_MB_PER_VCPU, 1)} vCPU: one per client thread the busiest top level (${number(busiest)} chunks/s) is expected to need, at least one.`;
   options.io.out.write(`${[header.join("\n"), ...plans.map((p) => targetText(p, env)), deployed].join("\n\n")}\n`);
-  return 0;
+  return plans.some((p) => checkRequestsPerLevel(p.workload).noValidLevel) ? 2 : 0;
 }

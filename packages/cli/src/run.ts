@@ -2,7 +2,8 @@
 import { statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { type Config, loadConfig, parseConfig, scenariosOf, type Target, workloadFor } from "@kneeboard/core/config";
-import { UsageError } from "@kneeboard/core/errors";
+import { ConfigError, UsageError } from "@kneeboard/core/errors";
+import { checkRequestsPerLevel } from "@kneeboard/core/plan";
 import type { RunDocument } from "@kneeboard/core/run";
 import { type RunIndexEntry, saveRun } from "@kneeboard/core/run-index";
 import { StoreRunIndex } from "@kneeboard/core/run-index/store";
@@ -76,6 +77,7 @@ export async function sweepTargets(options: {
 }): Promise<SweepOutcome> {
   const env = options.env ?? process.env;
   checkDataFolder(options.dataDir);
+  checkWorkloads(options.config, options.targets, options.io);
   const store = new FolderStore(options.dataDir);
   const index = new StoreRunIndex(store);
   const stop = new AbortController();
@@ -149,6 +151,23 @@ export function checkDataFolder(dataDir: string): void {
     if (parent === path) return;
     path = parent;
   }
+}
+
+/**
+ * Says before anything is sent where a closed loop's `requestsPerLevel` is at most N (those levels
+ * cannot be valid): a warning per sweep, or a `ConfigError` (exit 2) when no level of a sweep can be.
+ */
+function checkWorkloads(config: Config, targets: Target[], io: IO): void {
+  const problems: { path: string; message: string }[] = [];
+  for (const target of targets)
+    for (const scenario of scenariosOf(config, target)) {
+      const check = checkRequestsPerLevel(workloadFor(config, target, scenario));
+      if (check.message === null) continue;
+      const where = `workload.requestsPerLevel (target ${target.id}, scenario ${scenario})`;
+      if (check.noValidLevel) problems.push({ path: where, message: check.message });
+      else io.err.write(`warning: ${where}: ${check.message}\n`);
+    }
+  if (problems.length > 0) throw new ConfigError(problems);
 }
 
 /** Exit code of an interrupted sweep: 128 + SIGINT, as shells report it. */

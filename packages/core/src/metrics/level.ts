@@ -130,7 +130,9 @@ export function summarizeLevel(input: LevelInput): Level {
   const lagLimited = streamed && (delay ? delay.reason !== null : eventLoopLagP99Ms > CLIENT_LAG_LIMIT_MS);
   // Fewer requests than N never put N in flight: the workload's doing, not the client's.
   const open = input.openLoop;
-  const tooFewRequests = !open && input.requestsPerLevel !== undefined && input.requestsPerLevel < concurrency;
+  // At N or fewer, every worker sends one request, spread over the start: N are never in flight at once.
+  const tooFewRequests =
+    !open && concurrency > 1 && input.requestsPerLevel !== undefined && input.requestsPerLevel <= concurrency;
   const concurrencyLimited =
     streamed &&
     !open &&

@@ -111,7 +111,7 @@ const SENTENCES: [InvalidReason, string][] = [
   ],
   [
     { code: "too_few_requests", detail: { requestsPerLevel: 7, concurrency: 8 } },
-    "7 requests for concurrency 8: 8 were never in flight at once (requestsPerLevel must be at least N)",
+    "7 requests for concurrency 8: the workload sends at most one request per worker, so 8 were never in flight at once (requestsPerLevel must be more than N)",
   ],
   [
     { code: "client_concurrency", detail: { achievedConcurrency: 8.5, concurrency: 10, minShare: 0.9 } },

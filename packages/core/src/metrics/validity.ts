@@ -121,7 +121,7 @@ export function invalidReasonText(reason: InvalidReason): string {
       return `client limited: reads waited about ${fmt(reason.detail.readDelayMs)} ms, over ${fmt(reason.detail.toleranceShare * 100)} % of e2e p50 (${fmt(reason.detail.toleranceMs)} ms)`;
     case "too_few_requests": {
       const { requestsPerLevel, concurrency } = reason.detail;
-      return `${requestsPerLevel} requests for concurrency ${concurrency}: ${concurrency} were never in flight at once (requestsPerLevel must be at least N)`;
+      return `${requestsPerLevel} requests for concurrency ${concurrency}: the workload sends at most one request per worker, so ${concurrency} were never in flight at once (requestsPerLevel must be more than N)`;
     }
     case "client_concurrency":
       return `client limited: achieved concurrency ${fmt(reason.detail.achievedConcurrency)}, under ${fmt(reason.detail.minShare * 100)} % of ${reason.detail.concurrency}`;
