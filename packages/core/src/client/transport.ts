@@ -199,6 +199,12 @@ export class Call {
       this.resend();
       return;
     }
+    // Another request learned meanwhile that the origin closes after its responses: this socket may
+    // be closing too, and not a byte has been written on it.
+    if (this.transport.closesAfterResponse) {
+      this.resend();
+      return;
+    }
     const now = this.clock.now();
     this.fields.startMs = now;
     this.sentAtMs = now;
