@@ -28,8 +28,9 @@ beforeAll(async () => {
     recordPrompts: true,
     models: [
       { kind: "model", id: "slow", profile: SLOW },
-      { kind: "model", id: "a", profile: QUICK },
-      { kind: "model", id: "b", profile: QUICK },
+      // Streams of about 100 ms: valid levels on a loaded machine, so the runs complete (exit 0).
+      { kind: "model", id: "a", profile: { ...QUICK, stepBaseMs: 25 } },
+      { kind: "model", id: "b", profile: { ...QUICK, stepBaseMs: 25 } },
     ],
   });
 });
@@ -145,7 +146,8 @@ describe("two kneeboard run processes on one data folder", () => {
     const data = join(dir, "shared-data");
     const config = configFile("shared", ["a", "b"], {
       concurrency: [1, 2],
-      requestsPerLevel: 2,
+      // More than the top N: at N or fewer requests a level is invalid for its workload.
+      requestsPerLevel: 3,
       warmupRequests: 0,
       maxTokens: 4,
     });

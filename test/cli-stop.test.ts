@@ -90,8 +90,9 @@ beforeAll(async () => {
     recordPrompts: true,
     models: [
       { kind: "model", id: "hang", profile: { ...QUICK, stall: true } },
-      { kind: "model", id: "a", profile: QUICK },
-      { kind: "model", id: "b", profile: QUICK },
+      // Streams of about 100 ms: valid levels on a loaded machine, so the runs complete (exit 0).
+      { kind: "model", id: "a", profile: { ...QUICK, stepBaseMs: 25 } },
+      { kind: "model", id: "b", profile: { ...QUICK, stepBaseMs: 25 } },
     ],
   });
   keyed = await startReferenceServer({ models: [{ kind: "model", id: "m", profile: QUICK }], apiKey: "right" });
@@ -106,12 +107,12 @@ afterAll(async () => {
 });
 
 describe("kneeboard run against a target that never serves", () => {
-  it("nothing listening: 4 requests, level 1 only, stop unreachable, exit 0", async () => {
+  it("nothing listening: 4 requests, level 1 only, stop unreachable, the run failed: exit 1", async () => {
     const { code, out, runs } = await sweepOne("refused", { baseURL: deadUrl, model: "m" }, {}, true);
-    expect(code).toBe(0);
+    expect(code).toBe(1);
     expect(runs).toHaveLength(1);
     const doc = runs[0] as RunDocument;
-    expect(doc.status).toBe("complete");
+    expect(doc.status).toBe("failed");
     expect(doc.levels.map((l) => l.concurrency)).toEqual([1]);
     // 1 warm-up + 3 measured requests, not 6 levels x 64.
     expect(doc.levels[0]?.requests).toMatchObject({ sent: 3, ok: 0, network: 3 });
@@ -119,10 +120,11 @@ describe("kneeboard run against a target that never serves", () => {
     expect(out).toContain("stopped: unreachable at N=1");
   });
 
-  it("a wrong key (401): 4 requests, stop failures, exit 0", async () => {
+  it("a wrong key (401): 4 requests, stop failures, the run failed: exit 1", async () => {
     process.env.KB_STOP_KEY = "wrong";
     const { code, out, runs } = await sweepOne("badkey", { baseURL: keyed.url, model: "m", apiKeyEnv: "KB_STOP_KEY" });
-    expect(code).toBe(0);
+    expect(code).toBe(1);
+    expect(runs[0]?.status).toBe("failed");
     const doc = runs[0] as RunDocument;
     expect(doc.levels.map((l) => l.concurrency)).toEqual([1]);
     expect(doc.levels[0]?.requests).toMatchObject({ sent: 3, httpError: 3 });
@@ -132,10 +134,11 @@ describe("kneeboard run against a target that never serves", () => {
     expect(out).toContain("stopped: failing from N=1");
   });
 
-  it("a hanging endpoint at N=1 with a 5 s timeout: the server got 4 requests, stop unreachable, exit 0", async () => {
+  it("a hanging endpoint at N=1 with a 5 s timeout: the server got 4 requests, stop unreachable, the run failed: exit 1", async () => {
     const before = [...open.prompts.values()].reduce((a, b) => a + b, 0);
     const { code, runs } = await sweepOne("hang", { baseURL: open.url, model: "hang" }, { requestTimeoutSeconds: 5 });
-    expect(code).toBe(0);
+    expect(code).toBe(1);
+    expect(runs[0]?.status).toBe("failed");
     const doc = runs[0] as RunDocument;
     expect(doc.levels.map((l) => l.concurrency)).toEqual([1]);
     expect(doc.levels[0]?.requests).toMatchObject({ sent: 3, timeout: 3 });
@@ -154,7 +157,9 @@ describe("kneeboard run --repeat", () => {
       file,
       JSON.stringify({
         targets: [target("a"), target("b")],
-        workload: { concurrency: [1], requestsPerLevel: 2, warmupRequests: 0, maxTokens: 4 },
+        // Two warm-ups: the second, on the first's kept connection, shows the client the server keeps
+        // connections, so no measured request waits the reuse probe (20 ms of a 2-request level).
+        workload: { concurrency: [1], requestsPerLevel: 2, warmupRequests: 2, maxTokens: 4 },
       }),
     );
     const { code } = await kneeboardHere(["run", "--config", file, "--data", data, "--repeat", "3"]);

@@ -7,6 +7,7 @@ import { promisify } from "node:util";
 import { DEMO_RAG_TARGETS, DEMO_REPEAT, demoConfig } from "@kneeboard/cli/run";
 import { parseConfig, scenariosOf, workloadFor } from "@kneeboard/core/config";
 import {
+  REFERENCE_OPEN_LEVEL_SECONDS,
   REFERENCE_OPEN_RATES,
   type ReferenceServer,
   referenceTargets,
@@ -47,7 +48,9 @@ beforeAll(async () => {
       {
         kind: "model",
         id: "m",
-        profile: { stepBaseMs: 1, stepPerSeqMs: 0.1, slots: 8, prefillBaseMs: 2, prefillPerTokenMs: 0 },
+        // Streams of about 200 ms: a loaded machine's client delay stays within 3 % of them, so the
+        // levels are valid and the run complete (a run with no valid level fails, exit 1).
+        profile: { stepBaseMs: 25, stepPerSeqMs: 0.1, slots: 8, prefillBaseMs: 2, prefillPerTokenMs: 0 },
       },
     ],
     apiKey: SECRET,
@@ -156,13 +159,15 @@ describe("kneeboard run", () => {
     expect(existsSync(data)).toBe(false);
   });
 
-  it("records a wrong key as http_error per request and still exits 0", async () => {
+  it("records a wrong key as http_error per request; the run failed: exit 1, the key's variable named", async () => {
     const data = join(dir, "badkey-data");
     const result = await kneeboard(
       ["run", "--config", writeConfig("badkey.json", { targets: [target()], workload }), "--data", data],
       { KB_TEST_KEY: "wrong" },
     );
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(1);
+    expect(result.out).toContain("is KB_TEST_KEY set to a valid key");
+    expect(result.out).not.toContain("wrong");
     const doc = JSON.parse(readFileSync(filesUnder(join(data, "runs"))[0] as string, "utf8"));
     expect(
       doc.samples.every(
@@ -257,12 +262,14 @@ describe("the demo config (npm start)", () => {
       });
   });
 
-  it("one open-loop target: Poisson arrivals at the reference rates, a short fixed time a level", () => {
+  it("one open-loop target: Poisson arrivals at the reference rates, a fixed time a level long enough for 20 sends", () => {
     const open = config.targets.filter((t) => workload(t.id, "chat").arrival.mode === "poisson");
     expect(open.map((t) => t.id)).toEqual(["ref-small-open"]);
     expect(workload("ref-small-open", "chat")).toMatchObject({
       arrival: { mode: "poisson", ratesPerSecond: REFERENCE_OPEN_RATES },
-      levelDurationSeconds: 0.75,
+      levelDurationSeconds: REFERENCE_OPEN_LEVEL_SECONDS,
     });
+    // The lowest rate's expected sends reach the open loop's minimum of requests.
+    expect((REFERENCE_OPEN_RATES[0] as number) * REFERENCE_OPEN_LEVEL_SECONDS).toBeGreaterThanOrEqual(20);
   });
 });

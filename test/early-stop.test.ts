@@ -86,7 +86,8 @@ describe("sweep against a rate-limited or failing reference target", () => {
       ...setup("third", { concurrency: [1, 2, 4], requestsPerLevel: 9, warmupRequests: 1 }),
       runId: "third001",
     });
-    expect(doc.status).toBe("complete");
+    // The sweep finished, with no valid level: the run failed (issue 31), not complete.
+    expect(doc.status).toBe("failed");
     expect(doc.levels.map((l) => l.concurrency)).toEqual([1]);
     const level = doc.levels[0] as (typeof doc.levels)[number];
     // Arrivals 1 (warm-up) to 10: the 3rd, 6th and 9th were refused.

@@ -194,7 +194,8 @@ describe("reference targets for readers", () => {
       concurrency: [1, 8],
       promptTokens: 150,
       maxTokens: 32,
-      requestsPerLevel: 8,
+      // More than N: at N or fewer every worker sends one request, and the level is invalid (too_few_requests).
+      requestsPerLevel: 16,
       warmupRequests: 1,
       ignoreEos: true,
     });

@@ -4,6 +4,7 @@ import {
   CLIENT_CHUNKS_PER_CPU_SECOND,
   CLIENT_CHUNKS_PER_SECOND_PER_THREAD,
   CLIENT_PLANNED_CORE_SHARE,
+  checkRequestsPerLevel,
   DEFAULT_PLAN_ASSUMPTIONS,
   type InvocationFit,
   LAMBDA_DEADLINE_MARGIN_SECONDS,
@@ -65,6 +66,7 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
   const share = plan.clientCoreShare;
   const inFlight = (l: LevelPlan) => (l.ratePerSecond ?? 0) * plan.expectedRequestSeconds;
   const crowded = maxInFlight === null ? [] : plan.levels.filter((l) => inFlight(l) >= maxInFlight);
+  const perLevel = checkRequestsPerLevel(w);
   return [
     `target ${plan.targetId} [${plan.scenario}]: ${plan.label} (model ${plan.model}, gateway ${plan.gateway})`,
     `  key: ${keyText(plan.apiKeyEnv, env)}`,
@@ -76,6 +78,7 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
           `  maxInFlight: at ${crowded.map(levelName).join(", ")} about ${crowded.map((l) => number(inFlight(l))).join(", ")} requests would be in flight, at or over ${maxInFlight}: expect those levels invalid (max_in_flight)`,
         ]
       : []),
+    ...(perLevel.message === null ? [] : [`  ${perLevel.noValidLevel ? "error" : "warning"}: ${perLevel.message}`]),
     `  total: ${requests} + ${plan.totalWarmupRequests} warm-up`,
     `  duration expected: ${number(plan.expectedSeconds)} s, ${fitText(plan.expected, plan)}`,
     `  duration upper bound: ${number(plan.upperBoundSeconds)} s, ${fitText(plan.upperBound, plan)}`,
@@ -91,7 +94,10 @@ export function isLocalOnly(baseURL: string): boolean {
   );
 }
 
-/** Validates configFile (exit 2 through ConfigError) and prints the plan of each target; exit 0. */
+/**
+ * Validates configFile (exit 2 through ConfigError) and prints the plan of each target; exit 0, or 2
+ * when a sweep's workload can give no valid level (closed loop, requestsPerLevel at most every N).
+ */
 export async function plan(options: {
   configFile: string;
   io: { out: NodeJS.WritableStream };
@@ -126,5 +132,5 @@ export async function plan(options: {
       : []),
   ].join("\n");
   options.io.out.write(`${[header.join("\n"), ...plans.map((p) => targetText(p, env)), deployed].join("\n\n")}\n`);
-  return 0;
+  return plans.some((p) => checkRequestsPerLevel(p.workload).noValidLevel) ? 2 : 0;
 }

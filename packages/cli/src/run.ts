@@ -1,7 +1,10 @@
 /** @module `kneeboard run` and `kneeboard demo`: sweep targets, store one run document per (target, scenario), print tables. */
-import { resolve } from "node:path";
+import { statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { type Config, loadConfig, parseConfig, scenariosOf, type Target, workloadFor } from "@kneeboard/core/config";
-import { UsageError } from "@kneeboard/core/errors";
+import { ConfigError, UsageError } from "@kneeboard/core/errors";
+import { checkRequestsPerLevel } from "@kneeboard/core/plan";
+import type { RunDocument } from "@kneeboard/core/run";
 import { type RunIndexEntry, saveRun } from "@kneeboard/core/run-index";
 import { StoreRunIndex } from "@kneeboard/core/run-index/store";
 import { FolderStore } from "@kneeboard/core/store/folder";
@@ -21,10 +24,33 @@ interface IO {
   err: NodeJS.WritableStream;
 }
 
-/** What `sweepTargets` did: the runs it stored, in the order it ran them, and whether a signal cut it short. */
+/**
+ * What `sweepTargets` did: the runs it stored, in the order it ran them, whether a signal cut it
+ * short, and the likely cause of each failed run (no valid level), each cause once.
+ */
 export interface SweepOutcome {
   stored: RunIndexEntry[];
   interrupted: boolean;
+  failures: string[];
+}
+
+/**
+ * Why a run found no valid level, in words a user can act on: a 404 is most often a base URL that
+ * is not the API root, a 401 or 403 a key that is missing or wrong; else the sweep's own stop.
+ */
+export function likelyCause(doc: RunDocument, apiKeyEnv: string | undefined): string {
+  const statuses = new Set(doc.samples.map((s) => s.httpStatus));
+  const fromStop = doc.summary.stop?.detail.match(/HTTP (\d{3})/)?.[1];
+  if (fromStop) statuses.add(Number(fromStop));
+  if (statuses.has(404))
+    return `HTTP 404 from ${doc.baseURL}: is baseURL the API root, ending in /v1 (e.g. https://openrouter.ai/api/v1)?`;
+  if (statuses.has(401) || statuses.has(403)) {
+    const status = statuses.has(401) ? 401 : 403;
+    return apiKeyEnv
+      ? `HTTP ${status} from ${doc.baseURL}: the endpoint refused the key; is ${apiKeyEnv} set to a valid key for it?`
+      : `HTTP ${status} from ${doc.baseURL}: the endpoint wants a key; set apiKeyEnv to the variable that holds it`;
+  }
+  return doc.summary.stop?.detail ?? "no level was valid (see each level's invalid reasons above)";
 }
 
 /**
@@ -50,6 +76,8 @@ export async function sweepTargets(options: {
   io: IO;
 }): Promise<SweepOutcome> {
   const env = options.env ?? process.env;
+  checkDataFolder(options.dataDir);
+  checkWorkloads(options.config, options.targets, options.io);
   const store = new FolderStore(options.dataDir);
   const index = new StoreRunIndex(store);
   const stop = new AbortController();
@@ -58,6 +86,7 @@ export async function sweepTargets(options: {
   process.once("SIGTERM", onSignal);
   const progress = progressPrinter((t) => options.io.out.write(t), options.io.out.isTTY === true);
   const stored: RunIndexEntry[] = [];
+  const failures: string[] = [];
   try {
     const pairs = options.targets.flatMap((target) =>
       scenariosOf(options.config, target).map((scenario) => ({ target, scenario })),
@@ -81,13 +110,64 @@ export async function sweepTargets(options: {
       const entry = await saveRun(store, index, doc);
       stored.push(entry);
       options.io.out.write(`\n${runTable(doc)}stored ${resolve(options.dataDir, entry.key)}\n`);
+      if (doc.status === "failed") {
+        const cause = `${doc.targetId}: ${likelyCause(doc, target.apiKeyEnv)}`;
+        if (!failures.includes(cause)) {
+          failures.push(cause);
+          options.io.err.write(`run failed (no valid level) for ${cause}\n`);
+        }
+      }
       if (stop.signal.aborted) break;
     }
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
-  return { stored, interrupted: stop.signal.aborted };
+  return { stored, interrupted: stop.signal.aborted, failures };
+}
+
+/**
+ * Checks, before anything is sent, that `dataDir` is a folder or can be made one: the nearest of
+ * it and its parents that exists must be a folder. A file there would fail the first save, after
+ * requests were sent (and billed).
+ */
+export function checkDataFolder(dataDir: string): void {
+  let path = resolve(dataDir);
+  for (;;) {
+    let isFolder: boolean | null = null;
+    try {
+      isFolder = statSync(path).isDirectory();
+    } catch {
+      // Not there: its parent decides.
+    }
+    if (isFolder === true) return;
+    if (isFolder === false)
+      throw new UsageError(
+        path === resolve(dataDir)
+          ? `--data names ${path}, a file, not a folder: give a folder for the store (it is made when missing)`
+          : `--data ${resolve(dataDir)} cannot be made: ${path} is a file, not a folder`,
+      );
+    const parent = dirname(path);
+    if (parent === path) return;
+    path = parent;
+  }
+}
+
+/**
+ * Says before anything is sent where a closed loop's `requestsPerLevel` is at most N (those levels
+ * cannot be valid): a warning per sweep, or a `ConfigError` (exit 2) when no level of a sweep can be.
+ */
+function checkWorkloads(config: Config, targets: Target[], io: IO): void {
+  const problems: { path: string; message: string }[] = [];
+  for (const target of targets)
+    for (const scenario of scenariosOf(config, target)) {
+      const check = checkRequestsPerLevel(workloadFor(config, target, scenario));
+      if (check.message === null) continue;
+      const where = `workload.requestsPerLevel (target ${target.id}, scenario ${scenario})`;
+      if (check.noValidLevel) problems.push({ path: where, message: check.message });
+      else io.err.write(`warning: ${where}: ${check.message}\n`);
+    }
+  if (problems.length > 0) throw new ConfigError(problems);
 }
 
 /** Exit code of an interrupted sweep: 128 + SIGINT, as shells report it. */
@@ -115,7 +195,8 @@ export async function run(options: {
     repeat: options.repeat,
     io: options.io,
   });
-  return outcome.interrupted ? INTERRUPTED_EXIT_CODE : 0;
+  // A run that found no valid level measured nothing: the command failed, whatever it stored.
+  return outcome.interrupted ? INTERRUPTED_EXIT_CODE : outcome.failures.length > 0 ? 1 : 0;
 }
 
 /**

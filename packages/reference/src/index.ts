@@ -19,6 +19,7 @@ export {
   type ResponseTiming,
   reasoningTokensOf,
   type ServerCounts,
+  SIMULATED_HEADER,
   type StreamProfile,
   startReferenceServer,
 } from "./server.ts";

@@ -106,8 +106,11 @@ export const REFERENCE_RAG_SLO = { minOutputTokensPerSecond: 20, maxTtftMs: 1500
  */
 export const REFERENCE_OPEN_RATES = [12, 24, 32];
 
-/** Seconds per level of the open-loop reference target. */
-export const REFERENCE_OPEN_LEVEL_SECONDS = 0.75;
+/**
+ * Seconds per level of the open-loop reference target: long enough that its lowest rate sends the
+ * open loop's minimum of requests (`MIN_OPEN_LOOP_REQUESTS`, 20; seed 1 sends 26 at 12/s in 2 s).
+ */
+export const REFERENCE_OPEN_LEVEL_SECONDS = 2;
 
 /** Seconds per level of the newer reference targets: a closed loop for a fixed time keeps the demo short. */
 export const REFERENCE_LEVEL_SECONDS = 0.25;

@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { SIMULATED_HEADER } from "@kneeboard/core/client";
 import { Engine, type EngineProfile, type Sequence } from "./engine.ts";
 
 /** How one model streams, on top of its engine. */
@@ -35,6 +36,13 @@ export interface StreamProfile extends EngineProfile {
   refuse?: { status: number; every?: number; whenInFlightAtLeast?: number; retryAfterSeconds?: number };
   /** Accept requests and never answer them: an endpoint that hangs. */
   stall?: boolean;
+  /**
+   * Every `every`-th streamed request to the model (1-based) breaks after `afterTokens` tokens:
+   * `stall` holds the connection open with no byte more (hosted providers under load), `error` sends
+   * OpenRouter's mid-stream error, `{"error": {...}}` with `finish_reason: "error"` in a data line,
+   * and ends the stream.
+   */
+  midStream?: { every: number; afterTokens: number; fault: "stall" | "error" };
   /** Characters of prompt text per prompt token this model counts (default 4), as tokenizers differ. */
   charsPerPromptToken?: number;
 }
@@ -144,6 +152,13 @@ const MAX_TIMINGS = 200_000;
 
 const epochMs = () => performance.timeOrigin + performance.now();
 
+/**
+ * Every response of the reference server carries `SIMULATED_HEADER`: it is simulated, not a
+ * provider. The client reads it (`RawResult.simulated`), so a run against `kneeboard
+ * serve-reference` is marked `simulated` however it was started.
+ */
+export { SIMULATED_HEADER };
+
 export interface ReferenceServer {
   /** Base URL with `/v1`, e.g. `http://127.0.0.1:PORT/v1`. */
   url: string;
@@ -170,7 +185,9 @@ export interface ServerCounts {
 /**
  * How the server keeps connections: `keep-alive` (idle ones kept 60 s), or `close-after-response`,
  * as llama.cpp's `llama-server` does: it advertises `Keep-Alive: timeout=5, max=100` and closes the
- * connection after every response anyway, so a client that reuses the socket meets a closed one.
+ * connection after every response anyway, so a client that reuses the socket meets a closed one. It
+ * ends its side after the response and still reads: a request that reaches it on that socket is
+ * counted (and recorded) as received, and never answered.
  */
 export type ConnectionBehaviour = "keep-alive" | "close-after-response";
 
@@ -204,6 +221,21 @@ export async function startReferenceServer(options: {
         });
     }
   }
+  /** Counts a chat request's user message in `prompts` (with `recordPrompts`); `body` parsed or not. */
+  const recordPrompt = (body: unknown) => {
+    if (!options.recordPrompts) return;
+    let parsed = body;
+    if (typeof body === "string")
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        return;
+      }
+    const messages = (parsed as { messages?: unknown } | null)?.messages;
+    if (!Array.isArray(messages)) return;
+    const prompt = messages.map((m) => String((m as { content?: unknown }).content ?? "")).join("\n");
+    prompts.set(prompt, (prompts.get(prompt) ?? 0) + 1);
+  };
   const fallbacks: ReferenceServer["fallbacks"] = [];
   const open = new Set<ServerResponse>();
   let timings: ResponseTiming[] = [];
@@ -246,6 +278,9 @@ export async function startReferenceServer(options: {
     res.on("close", () => counted.serving--);
 
     const { engine, profile } = target;
+    const fault = profile.midStream && target.arrived % profile.midStream.every === 0 ? profile.midStream : null;
+    /** A broken stream writes nothing more (`stall`: the response stays open). */
+    let broken = false;
     const maxTokens = Math.max(1, Number(body.max_tokens ?? body.max_completion_tokens ?? 128) | 0);
     const promptTokens = promptTokensOf(body.messages, profile.charsPerPromptToken);
     const stream = body.stream === true;
@@ -279,7 +314,7 @@ export async function startReferenceServer(options: {
       maxTokens,
       generated: 0,
       emit(token) {
-        if (!stream) return;
+        if (!stream || broken) return;
         pending++;
         // A chunk never mixes reasoning and answer: the last reasoning token closes its chunk.
         if (pending === perChunk || token === maxTokens || token === reasoningTokens) {
@@ -292,8 +327,20 @@ export async function startReferenceServer(options: {
           timing.tokens = token;
           pending = 0;
         }
+        if (fault && token >= fault.afterTokens) {
+          broken = true;
+          if (fault.fault === "error")
+            res.end(
+              `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, ...extra, error: { code: 502, message: "Provider returned error", metadata: { raw: "the reference engine failed mid-stream" } }, choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }] })}\n\ndata: [DONE]\n\n`,
+            );
+        }
       },
       done() {
+        if (broken) {
+          engine.stats.change(-1);
+          finished = true;
+          return;
+        }
         finished = true;
         engine.stats.change(-1);
         const usage = usageOf(profile, promptTokens, maxTokens);
@@ -346,14 +393,36 @@ export async function startReferenceServer(options: {
     engine.submit(seq);
   };
 
+  /** Sockets the server has ended after a response (close-after-response): still read, never answered on. */
+  const closing = new WeakSet<object>();
   const server = createServer((req, res) => {
     const arrivedAtMs = epochMs();
     counts.requests++;
+    res.setHeader(SIMULATED_HEADER, "reference");
+    const socket = req.socket;
+    if (closing.has(socket)) {
+      // As llama.cpp does: the request on a connection being closed is read (and logged), never
+      // answered; the socket dies. A client that sends it again has sent it twice.
+      req.setEncoding("utf8");
+      let text = "";
+      req.on("data", (d: string) => {
+        text += d;
+      });
+      req.on("end", () => {
+        recordPrompt(text);
+        socket.destroy();
+      });
+      return;
+    }
     if (closeAfterResponse) {
-      // Headers set here join every response's own: the advertised keep-alive is not kept.
+      // Headers set here join every response's own: the advertised keep-alive is not kept. The
+      // server ends its side after the response and reads on until the socket closes.
       res.setHeader("connection", "keep-alive");
       res.setHeader("keep-alive", "timeout=5, max=100");
-      res.on("finish", () => req.socket.destroy());
+      res.on("finish", () => {
+        closing.add(socket);
+        socket.end();
+      });
     }
     open.add(res);
     res.on("close", () => open.delete(res));
@@ -384,10 +453,7 @@ export async function startReferenceServer(options: {
       } catch {
         return error(res, 400, "body is not JSON");
       }
-      if (options.recordPrompts && Array.isArray(body.messages)) {
-        const prompt = body.messages.map((m) => String((m as { content?: unknown }).content ?? "")).join("\n");
-        prompts.set(prompt, (prompts.get(prompt) ?? 0) + 1);
-      }
+      recordPrompt(body);
       handle(req, res, body, arrivedAtMs);
     });
   });

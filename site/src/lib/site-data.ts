@@ -16,7 +16,7 @@ export interface HistoryPoint {
   key: string;
   runId: string;
   startedAt: string;
-  status: "complete" | "partial";
+  status: "complete" | "partial" | "failed";
   valid: boolean;
   singleStreamOutputTokensPerSecond: number | null;
   singleStreamTtftP50Ms: number | null;

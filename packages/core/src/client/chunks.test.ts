@@ -97,10 +97,24 @@ describe("ChunkReader", () => {
     const { fields, broken, chunks } = reader();
     chunks.event({ error: { message: "overloaded" } }, null);
     chunks.event({ message: "gone" }, "error");
+    // OpenRouter's: the error beside a choice that finished with "error".
+    chunks.event(
+      {
+        id: "c",
+        error: { code: 502, message: "Provider returned error", metadata: { raw: "upstream died" } },
+        choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }],
+      },
+      null,
+    );
+    chunks.event({ id: "c", choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }] }, null);
+    chunks.event({ error: "plain" }, null);
     chunks.malformed("malformed SSE data: Unexpected token");
     expect(broken).toEqual([
-      'stream error: {"message":"overloaded"}',
-      'stream error: {"message":"gone"}',
+      "stream error: overloaded",
+      "stream error: gone",
+      "stream error: Provider returned error (code 502): upstream died",
+      "stream error: the stream finished with finish_reason error",
+      'stream error: "plain"',
       "malformed SSE data: Unexpected token",
     ]);
     expect(fields.contentChunks).toEqual([]);

@@ -68,7 +68,10 @@ export class ChunkReader implements SseSink {
     }
     const chunk = data as GatewayChunk;
     if (type === "error" || (chunk.error !== undefined && chunk.error !== null))
-      this.broken(`stream error: ${JSON.stringify(chunk.error ?? chunk)}`);
+      this.broken(`stream error: ${providerMessage(chunk.error ?? chunk)}`);
+    else if (chunk.choices?.[0]?.finish_reason === ("error" as string))
+      // OpenRouter ends a stream the provider failed with `finish_reason: "error"`.
+      this.broken("stream error: the stream finished with finish_reason error");
     else this.apply(chunk);
   }
 
@@ -104,6 +107,22 @@ export class ChunkReader implements SseSink {
       result.costUsd = typeof usage.cost === "number" ? usage.cost : null;
     }
   }
+}
+
+/**
+ * The provider's own words of a mid-stream error (`{ message, code }` as OpenRouter sends them, with
+ * the upstream provider's message under `metadata.raw` when there is one), else the error as JSON.
+ */
+function providerMessage(error: unknown): string {
+  if (typeof error === "object" && error !== null) {
+    const e = error as { message?: unknown; code?: unknown; metadata?: { raw?: unknown; provider_name?: unknown } };
+    if (typeof e.message === "string") {
+      const code = e.code !== undefined ? ` (code ${String(e.code)})` : "";
+      const raw = typeof e.metadata?.raw === "string" ? `: ${e.metadata.raw}` : "";
+      return `${e.message}${code}${raw}`;
+    }
+  }
+  return JSON.stringify(error);
 }
 
 /** Parses `retry-after` (seconds or an HTTP date) into seconds. */

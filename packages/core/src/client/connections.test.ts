@@ -47,12 +47,16 @@ const IDLE_CLOSE_MS = 50;
 
 async function startServer(behaviour: Behaviour, tls?: { key: string; cert: string }): Promise<TestServer> {
   const idle = new Map<Socket, NodeJS.Timeout>();
+  /** Sockets the close-after-each server ended after a response: it still reads them, as llama.cpp does. */
+  const closing = new WeakSet<Socket>();
   const state = { requests: 0, connections: 0 };
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     req.resume();
     req.on("end", () => {
       state.requests++;
       const socket = req.socket;
+      // A request that reached a connection the server is closing: read (counted), never answered.
+      if (closing.has(socket)) return socket.destroy();
       clearTimeout(idle.get(socket));
       if (behaviour === "reset-before-response") return socket.resetAndDestroy();
       const headers: Record<string, string> = { "content-type": "text/event-stream" };
@@ -60,7 +64,11 @@ async function startServer(behaviour: Behaviour, tls?: { key: string; cert: stri
         // llama.cpp's server: keep-alive advertised, the connection closed after the response anyway.
         headers.connection = "keep-alive";
         headers["keep-alive"] = "timeout=5, max=100";
-        res.on("finish", () => socket.destroy());
+        // It ends its side and reads on: a request sent on the socket meanwhile reaches it.
+        res.on("finish", () => {
+          closing.add(socket);
+          socket.end();
+        });
       }
       if (behaviour === "connection-close") headers.connection = "close";
       if (behaviour === "idle-close-50ms")
@@ -120,9 +128,10 @@ const count = (results: RawResult[], pick: (r: RawResult) => boolean) => results
 const sum = (results: RawResult[], pick: (r: RawResult) => number) => results.reduce((s, r) => s + pick(r), 0);
 
 /**
- * What holds against every server: the server read each request once (the re-sends after a stale
- * socket included, whose first sending it never read), each connection it accepted was opened by
- * exactly one sample recorded `new`, and a stale socket's cost is recorded exactly where one was met.
+ * What holds against every server: the server read each request once (a request is written once:
+ * after a stale socket it went on a new connection, not a byte of it on the stale one), each
+ * connection it accepted was opened by exactly one sample recorded `new`, and a stale socket's cost
+ * is recorded exactly where one was met.
  */
 function expectAccounted(server: TestServer, results: RawResult[], total: number) {
   expect(results).toHaveLength(total);
@@ -130,6 +139,7 @@ function expectAccounted(server: TestServer, results: RawResult[], total: number
   expect(count(results, (r) => r.connection === "new")).toBe(server.connections);
   expect(count(results, (r) => r.staleSocketMs !== null)).toBe(sum(results, (r) => r.staleSockets));
   for (const r of results) {
+    expect(r.sends).toBe(1);
     expect(r.staleSockets).toBeLessThanOrEqual(1);
     // A handshake is timed exactly on a new connection.
     expect(r.connectMs !== null).toBe(r.connection === "new");
@@ -139,7 +149,7 @@ function expectAccounted(server: TestServer, results: RawResult[], total: number
 describe.each([1, 16])("the client's connections at N = %i", (concurrency) => {
   const total = 4 * concurrency + 16;
 
-  it("against a server that closes after every streamed response (llama.cpp): none lost, every sample on a new connection", async () => {
+  it("against a server that closes after every streamed response and reads on (llama.cpp): none lost, none received twice, every sample on a new connection", async () => {
     const server = await startServer("close-after-each");
     try {
       const results = await closedLoop(client(server), concurrency, total);
@@ -147,12 +157,10 @@ describe.each([1, 16])("the client's connections at N = %i", (concurrency) => {
       expectAccounted(server, results, total);
       // No connection outlives its response, so none is reused: the stale ones were re-sent on new ones.
       expect(count(results, (r) => r.connection === "new")).toBe(total);
-      // The bug of issue 23: the pool hands out the closed socket before its close is seen.
+      // The pool hands out the closing socket before its close is seen (issue 23); the probe sees it
+      // close before a byte is written (issue 31), and the client learns to open one per request.
       expect(sum(results, (r) => r.staleSockets)).toBeGreaterThan(0);
-      for (const r of results.filter((x) => x.staleSocketMs !== null)) {
-        // The stale socket's cost sits inside TTFT: TTFT runs from the first send.
-        expect(r.staleSocketMs).toBeLessThanOrEqual((r.contentChunks[0]?.tMs ?? 0) - r.startMs);
-      }
+      expect(sum(results, (r) => r.staleSockets)).toBeLessThanOrEqual(concurrency);
     } finally {
       await server.close();
     }

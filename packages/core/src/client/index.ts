@@ -3,7 +3,7 @@ import type { Agent as HttpAgent, IncomingMessage } from "node:http";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import type { Route } from "../route/index.ts";
 import type { Outcome } from "../run/index.ts";
-import { type Scheduler, systemScheduler, type Timer } from "../scheduler/index.ts";
+import { onAbort, type Scheduler, systemScheduler, type Timer } from "../scheduler/index.ts";
 import { ChunkReader, type FailedResponse, readFailedResponse } from "./chunks.ts";
 import type { FirstTokenWatch } from "./health.ts";
 import { headerReader, pinning, verifyRoute } from "./route.ts";
@@ -11,6 +11,9 @@ import { LineDecoder, SseDecoder } from "./sse.ts";
 import { type Call, type CallListener, type CallStage, Transport } from "./transport.ts";
 
 export { parseRetryAfter } from "./chunks.ts";
+
+/** The response header by which kneeboard's reference server says it is simulated (any value). */
+export const SIMULATED_HEADER = "x-kneeboard-simulated";
 
 /** Where and how to send: the resolved target (the key already read from its secret). */
 export interface Endpoint {
@@ -32,6 +35,12 @@ export interface ChatRequest {
   temperature: number;
   ignoreEos?: boolean;
   timeoutMs: number;
+  /**
+   * A streaming response with no byte for this long ends as `timeout`, ms (default none): a stream
+   * that stops halfway and holds its connection open costs this, not the whole `timeoutMs`. Armed
+   * when the response's head arrives.
+   */
+  idleTimeoutMs?: number;
   /** Aborts the request from outside (the sweep stopping); recorded as `network` with that reason. */
   signal?: AbortSignal;
   /** Told when the request's first content is read, or it ended without any (the client's health watch). */
@@ -65,7 +74,17 @@ export interface RawResult {
    * it, `reused` when kept alive from an earlier request; null when no socket was assigned.
    */
   connection: "new" | "reused" | null;
-  /** Reused sockets found already closed by the server before any response byte (0 or 1: one re-send at most). */
+  /**
+   * Times the request's bytes were written to a socket: 1 once sent, 0 when it never left (Node
+   * refused it). Never 2: a written request is not sent again (docs/methodology.md, connections).
+   */
+  sends: number;
+  /**
+   * The response announced a simulated server (the `x-kneeboard-simulated` header of kneeboard's
+   * reference server): the run is then `simulated`. Absent: false.
+   */
+  simulated?: boolean;
+  /** Reused sockets found closed by the server before a byte of the request was written on them (0 or 1: it then went on a new connection). */
   staleSockets: number;
   /** Clock ms from the send to the re-send on a new connection: what the stale socket cost, inside TTFT; null when none. */
   staleSocketMs: number | null;
@@ -138,6 +157,7 @@ function emptyResult(startMs: number): RawResult {
     retryAfterSeconds: null,
     error: null,
     connection: null,
+    sends: 0,
     staleSockets: 0,
     staleSocketMs: null,
     connectMs: null,
@@ -150,33 +170,6 @@ function redact(message: string, apiKey: string | undefined): string {
   return apiKey ? message.split(apiKey).join("***") : message;
 }
 
-/** One listener per outside signal, shared by every request it aborts (N requests, one sweep signal). */
-class AbortListeners {
-  private readonly callbacks = new WeakMap<AbortSignal, Set<() => void>>();
-
-  /** Runs `callback` when `signal` aborts; the signal's one listener is added on first use. */
-  add(signal: AbortSignal, callback: () => void): void {
-    let set = this.callbacks.get(signal);
-    if (!set) {
-      const callbacks = new Set<() => void>();
-      set = callbacks;
-      this.callbacks.set(signal, callbacks);
-      signal.addEventListener(
-        "abort",
-        () => {
-          for (const each of callbacks) each();
-        },
-        { once: true },
-      );
-    }
-    set.add(callback);
-  }
-
-  delete(signal: AbortSignal, callback: () => void): void {
-    this.callbacks.get(signal)?.delete(callback);
-  }
-}
-
 /**
  * One request from its send to its outcome: the timeout and the sweep's stop, the response (a
  * stream read through the line and event decoders into the chunk reader, or a failed response),
@@ -186,6 +179,11 @@ class Exchange implements CallListener {
   readonly result: RawResult;
   settled = false;
   private timedOut = false;
+  /** Why the stream was ended for going idle; null while it was not. */
+  private idle: string | null = null;
+  private idleTimer: Timer | undefined;
+  /** Clock ms of the stream's last socket read (or its head). */
+  private lastReadMs = 0;
   /** The response's head, once it came (a failed response's too). */
   private res: IncomingMessage | undefined;
   /** True once a 2xx response's stream is being read. */
@@ -195,13 +193,14 @@ class Exchange implements CallListener {
   private readonly chunks: ChunkReader;
   private readonly events: SseDecoder;
   private readonly lines: LineDecoder;
+  /** Takes this request's callback off the outside signal (the signal keeps one listener for all). */
+  private offAbort: (() => void) | undefined;
   private readonly onAbort = () => this.fail("network", "aborted: the sweep stopped");
 
   constructor(
     private readonly endpoint: Endpoint,
     private readonly request: ChatRequest,
     private readonly clock: Scheduler,
-    private readonly aborts: AbortListeners,
     private readonly resolve: (result: RawResult) => void,
   ) {
     this.result = emptyResult(clock.now());
@@ -223,7 +222,7 @@ class Exchange implements CallListener {
       this.onAbort();
       return;
     }
-    if (signal) this.aborts.add(signal, this.onAbort);
+    if (signal) this.offAbort = onAbort(signal, this.onAbort);
     // The request's start is taken here, as it goes to the wire: with N requests built at once,
     // the work before this point would otherwise count as the provider's TTFT.
     this.result.startMs = this.clock.now();
@@ -242,6 +241,7 @@ class Exchange implements CallListener {
 
   response(res: IncomingMessage): void {
     this.res = res;
+    if (res.headers[SIMULATED_HEADER] !== undefined) this.result.simulated = true;
     const status = res.statusCode ?? 0;
     if (status < 200 || status >= 300) {
       readFailedResponse(res, (failure) => this.failedResponse(failure));
@@ -250,9 +250,12 @@ class Exchange implements CallListener {
     this.result.httpStatus = status;
     this.streaming = true;
     const { clock, chunks, lines } = this;
+    this.lastReadMs = clock.now();
+    this.armIdle();
     res.on("data", (bytes: Buffer) => {
       // One clock read per socket read: every chunk in it arrived together.
       chunks.readAtMs = clock.now();
+      this.lastReadMs = chunks.readAtMs;
       lines.push(bytes);
     });
     res.on("end", () => this.finish());
@@ -260,6 +263,26 @@ class Exchange implements CallListener {
     res.on("close", () => {
       if (!res.complete) this.fail("incomplete", "stream broken: connection closed mid-response");
     });
+  }
+
+  /**
+   * Ends the stream once no byte came for `idleTimeoutMs`: one timer, re-armed for what is left when
+   * it finds a read since (not one timer per read).
+   */
+  private armIdle(): void {
+    const idleMs = this.request.idleTimeoutMs;
+    if (idleMs === undefined || this.settled) return;
+    this.idleTimer = this.clock.setTimer(
+      () => {
+        if (this.settled) return;
+        const quietMs = this.clock.now() - this.lastReadMs;
+        if (quietMs < idleMs) return this.armIdle();
+        const tokens = this.result.contentChunks.length;
+        this.idle = `stream went idle: no byte for ${idleMs / 1000} s after ${tokens} token${tokens === 1 ? "" : "s"} (content chunks)`;
+        this.fail("timeout", this.idle);
+      },
+      Math.max(0, idleMs - (this.clock.now() - this.lastReadMs)),
+    );
   }
 
   /** The stream ended: ok when it finished on the pinned route. */
@@ -290,6 +313,7 @@ class Exchange implements CallListener {
   /** Why the request ended early when it did: the timeout, the sweep's stop, or the given failure. */
   private fail(outcome: Outcome, error: string): void {
     if (this.timedOut) this.settle("timeout", `request timed out after ${this.request.timeoutMs} ms`);
+    else if (this.idle !== null) this.settle("timeout", this.idle);
     else if (this.request.signal?.aborted) this.settle("network", "aborted: the sweep stopped");
     else this.settle(outcome, error);
     this.call?.destroy();
@@ -300,9 +324,10 @@ class Exchange implements CallListener {
     this.settled = true;
     this.events.stop();
     this.timer?.cancel();
+    this.idleTimer?.cancel();
     const { result, request } = this;
     if (result.contentChunks.length === 0) request.firstToken?.firstTokenRead();
-    if (request.signal) this.aborts.delete(request.signal, this.onAbort);
+    this.offAbort?.();
     result.outcome = outcome;
     result.error = error === null ? null : redact(error, this.endpoint.apiKey).slice(0, 500);
     // A stream that broke still names who served it; an error response (4xx, 5xx) names no one, as before.
@@ -317,13 +342,13 @@ class Exchange implements CallListener {
  * place in the core that imports `openai` (its request and chunk types, and its error taxonomy for
  * failed responses); the streaming path leaves the SDK's fetch and web streams, whose per-chunk cost
  * was several times a plain socket's. It never throws for a failed request: every way a request can
- * end becomes an `outcome`. A request whose reused keep-alive socket the server had already closed
- * is sent again once, on a new connection (docs/methodology.md, connections): the server never read
- * it. `agent` (with `baseURL`) and `scheduler` are injectable for tests.
+ * end becomes an `outcome`. No request is written twice: one whose reused keep-alive socket the
+ * server had closed before a byte of it was written goes on a new connection, and once the origin
+ * is seen to close connections after responses every request gets its own (docs/methodology.md,
+ * connections). `agent` (with `baseURL`) and `scheduler` are injectable for tests.
  */
 export class StreamingClient {
   private readonly transport: Transport;
-  private readonly aborts = new AbortListeners();
 
   constructor(
     private readonly endpoint: Endpoint,
@@ -337,7 +362,7 @@ export class StreamingClient {
     const clock = this.options.scheduler ?? systemScheduler;
     const { payload, headers } = compose(this.endpoint, request);
     return new Promise<RawResult>((resolve) => {
-      const exchange = new Exchange(this.endpoint, request, clock, this.aborts, resolve);
+      const exchange = new Exchange(this.endpoint, request, clock, resolve);
       exchange.start(this.transport.call(payload, headers, exchange.result, clock, exchange));
     });
   }

@@ -12,16 +12,23 @@ import type { Clock } from "../scheduler/index.ts";
 import type { RawResult } from "./index.ts";
 
 /**
- * The errors Node gives a request whose reused keep-alive socket the server had closed before it
- * could read the request (`req.reusedSocket`, docs of `http.ClientRequest`): a reset or a hang-up
- * (both ECONNRESET), or EPIPE when the write itself found the socket closed.
+ * A server that closes a connection within this long after its response closes it after every
+ * response (llama.cpp's `llama-server`, whatever keep-alive it advertises); one that closes it later
+ * closes idle connections (uvicorn after 5 s, Node after 5 s), and its kept ones are reused.
  */
-const STALE_SOCKET_CODES = new Set(["ECONNRESET", "EPIPE"]);
+export const CLOSE_AFTER_RESPONSE_MS = 1000;
+
+/**
+ * How long a kept socket must have been idle since its response before a request is written on it,
+ * ms, until the origin has shown it keeps connections (a reused one carried a whole response): a
+ * server's close sent with its response arrives well within it, on loopback and across the Internet.
+ */
+export const REUSE_PROBE_MS = 20;
 
 /** The result fields the wire fills: the connection that carried the request, its handshake, a stale socket's cost. */
 export type ConnectionFields = Pick<
   RawResult,
-  "startMs" | "connection" | "staleSockets" | "staleSocketMs" | "connectMs" | "tlsMs"
+  "startMs" | "connection" | "sends" | "staleSockets" | "staleSocketMs" | "connectMs" | "tlsMs"
 >;
 
 /** Where a call's request broke: Node refused to make it (an invalid header value), before any response, or in the response. */
@@ -41,13 +48,25 @@ export interface CallListener {
 
 /**
  * One client's way to the wire: the URL, `http` or `https`, and a keep-alive agent (an `https.Agent`
- * trusting `ca` when given, for `https:` base URLs), or the one injected.
+ * trusting `ca` when given, for `https:` base URLs), or the one injected; and what it learned of the
+ * origin's habit with connections (docs/methodology.md, connections).
  */
 export class Transport {
   readonly url: URL;
   readonly secure: boolean;
   readonly agent: HttpAgent;
   readonly request: typeof httpRequest;
+  /**
+   * The origin closed a connection after a response (within `CLOSE_AFTER_RESPONSE_MS`), answered
+   * `Connection: close`, or closed a kept one under a request: each request now gets a connection of
+   * its own, so none goes out on a socket the server is closing.
+   */
+  closesAfterResponse = false;
+  /** A reused connection carried a whole response: the origin keeps connections, and a reused one is written at once. */
+  keepsConnections = false;
+  /** Pooled sockets watched for the server's close, and when each last ended a response (clock ms; absent while in use). */
+  private readonly watched = new WeakSet<Socket>();
+  private readonly idleSinceMs = new WeakMap<Socket, number>();
 
   constructor(
     baseURL: string,
@@ -63,6 +82,35 @@ export class Transport {
       (this.secure ? new HttpsAgent({ keepAlive: true, ...(ca ? { ca } : {}) }) : new HttpAgent({ keepAlive: true }));
   }
 
+  /**
+   * A pooled socket taken by a request: watched (once) for a close while idle, and how long it had
+   * been idle since its last response, ms (null when it carried none yet).
+   */
+  take(socket: Socket, clock: Clock): number | null {
+    const since = this.idleSinceMs.get(socket);
+    this.idleSinceMs.delete(socket);
+    if (!this.watched.has(socket)) {
+      this.watched.add(socket);
+      // Closed while idle (no request of ours on it): the server closed it.
+      socket.once("close", () => {
+        const idleSince = this.idleSinceMs.get(socket);
+        if (idleSince !== undefined) this.closedIdle(clock.now() - idleSince);
+      });
+    }
+    return since === undefined ? null : clock.now() - since;
+  }
+
+  /** The server closed a kept connection `idleMs` after its response: soon after, it closes after every response. */
+  closedIdle(idleMs: number | null): void {
+    if (idleMs !== null && idleMs < CLOSE_AFTER_RESPONSE_MS) this.closesAfterResponse = true;
+  }
+
+  /** A response on `socket` ended (`reused`: on a kept connection): the socket may now be reused. */
+  responded(socket: Socket | null, reused: boolean, clock: Clock): void {
+    if (reused) this.keepsConnections = true;
+    if (socket) this.idleSinceMs.set(socket, clock.now());
+  }
+
   /** A call carrying one request: its connection figures go into `fields`, what happens to it to `listener`. */
   call(
     payload: string,
@@ -76,19 +124,29 @@ export class Transport {
 }
 
 /**
- * One request on the wire: opened on the pool, sent, and, when its reused socket turns out stale,
- * sent again once on a connection opened for it.
+ * One request on the wire: opened on the pool (or on a connection of its own, where the origin closes
+ * after each response), sent, and, when its reused socket turns out closed before a byte of it was
+ * written, sent on a connection opened for it. A request written once is never written again: the
+ * server may have read it (RFC 9110, 9.2.2).
  */
 export class Call {
   /** The request now on the wire (after a re-send, the re-send's): events of an earlier one are ignored. */
   private req: ClientRequest | undefined;
   /** When `req` went to the wire (the send, or the re-send), clock ms. */
   private sentAtMs = 0;
-  /** Bytes the socket had read before it carried `req`: more at a failure means the server answered. */
-  private bytesReadBefore = 0;
+  /** How long the reused socket had been idle since its last response when the request took it, ms. */
+  private idleBeforeMs: number | null = null;
+  /** The request whose bytes went to a socket: an error of that one is never met with a re-send. */
+  private written: ClientRequest | undefined;
   private responded = false;
   private readonly onResponse = (res: IncomingMessage) => {
     this.responded = true;
+    const transport = this.transport;
+    if (/\bclose\b/i.test(String(res.headers.connection ?? ""))) transport.closesAfterResponse = true;
+    const reused = this.req?.reusedSocket === true;
+    // Node detaches the socket from the response as it ends: it is taken here.
+    const socket = res.socket;
+    res.once("end", () => transport.responded(socket, reused, this.clock));
     this.listener.response(res);
   };
 
@@ -101,15 +159,62 @@ export class Call {
     private readonly listener: CallListener,
   ) {}
 
-  /** Makes the request on the pool, not sent yet; false when Node refused it (the listener was told). */
+  /**
+   * Makes the request, not sent yet: on the pool, or on a connection of its own where the origin
+   * closes after each response. False when Node refused it (the listener was told).
+   */
   open(): boolean {
-    return this.openWith({ agent: this.transport.agent });
+    return this.transport.closesAfterResponse ? this.openAlone() : this.openWith({ agent: this.transport.agent });
   }
 
-  /** Sends the request; `atMs` is its send time, the one a new connection's handshake is timed from. */
+  /**
+   * Sends the request; `atMs` is its send time, the one a new connection's handshake is timed from.
+   * On a reused socket, while the origin has not shown it keeps connections, the write waits until
+   * the socket has been idle `REUSE_PROBE_MS` since its response: a server that closes after each
+   * response has closed it by then, and the request goes on a new connection instead, not a byte of
+   * it written on the closed one. The request's start is then taken at the write.
+   */
   send(atMs: number): void {
     this.sentAtMs = atMs;
-    this.req?.end(this.payload);
+    const req = this.req;
+    if (!req) return;
+    const transport = this.transport;
+    if (!req.reusedSocket || transport.keepsConnections || transport.closesAfterResponse) {
+      this.write(req);
+      return;
+    }
+    // The socket is the request's once Node has assigned it (next tick): its idle time is known then.
+    setImmediate(() => {
+      const idleMs = this.idleBeforeMs;
+      setTimeout(() => this.probed(req), idleMs === null ? 0 : Math.max(0, REUSE_PROBE_MS - idleMs));
+    });
+  }
+
+  /** After the probe: the request goes on its reused socket, or, when the server closed it, on a new connection. */
+  private probed(req: ClientRequest): void {
+    if (req !== this.req || this.listener.settled) return;
+    const socket = req.socket;
+    if (socket && (socket.destroyed || socket.readableEnded)) {
+      this.transport.closedIdle(this.idleBeforeMs);
+      this.resend();
+      return;
+    }
+    // Another request learned meanwhile that the origin closes after its responses: this socket may
+    // be closing too, and not a byte has been written on it.
+    if (this.transport.closesAfterResponse) {
+      this.resend();
+      return;
+    }
+    const now = this.clock.now();
+    this.fields.startMs = now;
+    this.sentAtMs = now;
+    this.write(req);
+  }
+
+  private write(req: ClientRequest): void {
+    this.written = req;
+    this.fields.sends++;
+    req.end(this.payload);
   }
 
   /** Ends the request on the wire, whatever it was doing. */
@@ -131,15 +236,16 @@ export class Call {
       return false;
     }
     this.req = sent;
-    sent.on("socket", (socket: Socket) => this.onSocket(sent, socket));
+    const pooled = options.agent !== false;
+    sent.on("socket", (socket: Socket) => this.onSocket(sent, socket, pooled));
     sent.on("error", (error: NodeJS.ErrnoException) => this.onError(sent, error));
     return true;
   }
 
   /** Records the connection `sent` got, and on a new one when its TCP (and TLS) handshake finished. */
-  private onSocket(sent: ClientRequest, socket: Socket): void {
+  private onSocket(sent: ClientRequest, socket: Socket, pooled: boolean): void {
     if (sent !== this.req) return;
-    this.bytesReadBefore = socket.bytesRead;
+    if (pooled) this.idleBeforeMs = this.transport.take(socket, this.clock);
     if (sent.reusedSocket) {
       this.fields.connection = "reused";
       return;
@@ -157,42 +263,55 @@ export class Call {
     });
   }
 
+  /**
+   * A reused socket that failed before a byte of the request was written on it goes again, on a
+   * connection of its own: the server cannot have read it. Once written, never: the server may have
+   * read it (llama.cpp reads and logs a request on a connection it is closing), so the failure is the
+   * sample's, and the origin's habit is learned from it.
+   */
   private onError(sent: ClientRequest, error: NodeJS.ErrnoException): void {
     if (sent !== this.req || this.listener.settled) return;
-    if (this.responded) this.listener.failed("stream", error.message);
-    else if (this.listener.mayResend() && this.isStale(sent, error)) this.resend();
-    else this.listener.failed("connection", error.message);
+    if (this.responded) {
+      this.listener.failed("stream", error.message);
+      return;
+    }
+    const written = this.written === sent;
+    if (sent.reusedSocket && !written && this.fields.staleSockets === 0 && this.listener.mayResend()) {
+      this.transport.closedIdle(this.idleBeforeMs);
+      this.resend();
+      return;
+    }
+    if (sent.reusedSocket && written) {
+      this.transport.closesAfterResponse = true;
+      this.listener.failed(
+        "connection",
+        `${error.message} on a kept-alive connection after the request was written; not sent again, as the server may have read it`,
+      );
+    } else this.listener.failed("connection", error.message);
+  }
+
+  /** A connection of this request's own (`agent: false`, so it asks `Connection: close`), trusting the CA. */
+  private openAlone(): boolean {
+    const ca = this.transport.ca;
+    return this.openWith({ agent: false, ...(ca ? { ca } : {}) });
   }
 
   /**
-   * A reused socket that fails before reading a byte for this request was closed by the server
-   * before the request reached it (the server keeps no connection after a response, or closed
-   * it idle): the server never read it, so it goes again once, on a connection opened for it.
-   */
-  private isStale(sent: ClientRequest, error: NodeJS.ErrnoException): boolean {
-    return (
-      sent.reusedSocket &&
-      this.fields.staleSockets === 0 &&
-      STALE_SOCKET_CODES.has(error.code ?? "") &&
-      (sent.socket?.bytesRead ?? this.bytesReadBefore) === this.bytesReadBefore
-    );
-  }
-
-  /**
-   * The re-send goes on a one-off connection (`agent: false`, so it asks `Connection: close`),
-   * not through the pool, whose other idle sockets may be as stale as the one that failed. The
-   * CA goes with it: it is the pool agent's option, and this connection has no agent of ours.
+   * The re-send goes on a one-off connection, not through the pool, whose other idle sockets may be
+   * as closed as the one that failed. The CA goes with it: it is the pool agent's option, and this
+   * connection has no agent of ours.
    */
   private resend(): void {
     const now = this.clock.now();
     const fields = this.fields;
     fields.staleSockets++;
     fields.staleSocketMs = now - fields.startMs;
+    // Not a byte left before now: the request's start is its send on the new connection.
+    fields.startMs = now;
     fields.connection = null;
     fields.connectMs = null;
     fields.tlsMs = null;
-    const ca = this.transport.ca;
-    if (!this.openWith({ agent: false, ...(ca ? { ca } : {}) })) return;
+    if (!this.openAlone()) return;
     this.send(now);
   }
 }

@@ -85,6 +85,8 @@ const workloadFields = {
   temperature: z.number().min(0).max(2),
   /** Per-request timeout, seconds. */
   requestTimeoutSeconds: z.number().positive().max(900),
+  /** A streaming response with no byte for this long ends as `timeout` (the stream went idle), seconds. */
+  streamIdleTimeoutSeconds: z.number().positive().max(900),
   /** Sent as ignore_eos so every request generates maxTokens (vLLM, llama.cpp). */
   ignoreEos: z.boolean(),
   /** What one user needs (defines capacity and goodput); fields default to `DEFAULT_SLO`. */
@@ -106,6 +108,7 @@ export type Workload = Omit<
   | "warmupRequests"
   | "temperature"
   | "requestTimeoutSeconds"
+  | "streamIdleTimeoutSeconds"
   | "ignoreEos"
   | "slo"
   | "arrival"
@@ -116,6 +119,7 @@ export type Workload = Omit<
   warmupRequests: number;
   temperature: number;
   requestTimeoutSeconds: number;
+  streamIdleTimeoutSeconds: number;
   ignoreEos: boolean;
   slo: Slo;
   arrival: Arrival;
@@ -129,6 +133,7 @@ export const DEFAULT_WORKLOAD: Workload = {
   warmupRequests: 1,
   temperature: 0,
   requestTimeoutSeconds: 120,
+  streamIdleTimeoutSeconds: 30,
   ignoreEos: false,
   slo: DEFAULT_SLO,
   arrival: { mode: "closed" },

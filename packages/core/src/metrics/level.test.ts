@@ -300,7 +300,7 @@ describe("summarizeLevel", () => {
 });
 
 describe("a level with fewer requests than N", () => {
-  it("is invalid for its workload, not for its client, under N and valid at exactly N", () => {
+  it("is invalid for its workload, not for its client, under N and at exactly N (one request per worker); valid above", () => {
     const with_ = (sent: number) =>
       summarizeLevel({
         concurrency: 8,
@@ -313,7 +313,10 @@ describe("a level with fewer requests than N", () => {
     expect(under.valid).toBe(false);
     expect(under.client.limited).toBe(false);
     expect(under.invalid).toEqual([{ code: "too_few_requests", detail: { requestsPerLevel: 7, concurrency: 8 } }]);
-    expect(with_(8).valid).toBe(true);
+    const exactly = with_(8);
+    expect(exactly.client.limited).toBe(false);
+    expect(exactly.invalid).toEqual([{ code: "too_few_requests", detail: { requestsPerLevel: 8, concurrency: 8 } }]);
+    expect(with_(9).valid).toBe(true);
   });
 });
 

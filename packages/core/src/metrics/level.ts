@@ -14,6 +14,8 @@ import {
   MAX_RATE_LIMITED_RATE,
   MAX_ROUTE_MISMATCH_RATE,
   MIN_ACHIEVED_CONCURRENCY_RATIO,
+  MIN_OPEN_LOOP_REQUESTS,
+  openRateMarginPerSecond,
   SCHEDULE_LAG_TOLERANCE_MS,
   SCHEDULE_LAG_TOLERANCE_SHARE,
   sentShare,
@@ -59,6 +61,8 @@ export interface LevelInput {
   requestsPerLevel?: number;
   /** The level ended at once because its first `EARLY_FAILURE_REQUESTS` requests all failed. */
   endedEarly?: boolean;
+  /** How many first requests (warm-up included) the early end judged (default `EARLY_FAILURE_REQUESTS`): fewer when the level had fewer. */
+  earlyRequests?: number;
   /** The client process's own load during the level (see `watchClientHealth`); absent in older callers. */
   clientHealth?: ClientHealth;
   /** Threads the level's measured requests ran on (see `SweepOptions.threads`); absent in older callers. */
@@ -119,12 +123,18 @@ export function summarizeLevel(input: LevelInput): Level {
   const e2eMs = distribution(values(ok, (s) => s.e2eMs));
   const health = input.clientHealth;
   const delay = health ? clientDelay(health, ttftMs.p50, e2eMs.p50) : null;
+  // The client is judged on requests that streamed: a level of instant error replies keeps the loop
+  // busy with nothing to bend, and its in-flight count says nothing of the client.
+  const streamed = samples.some((s) => s.chunks > 0);
   // Without the finer signals (older callers), the coarse p99 rule stands.
-  const lagLimited = delay ? delay.reason !== null : eventLoopLagP99Ms > CLIENT_LAG_LIMIT_MS;
+  const lagLimited = streamed && (delay ? delay.reason !== null : eventLoopLagP99Ms > CLIENT_LAG_LIMIT_MS);
   // Fewer requests than N never put N in flight: the workload's doing, not the client's.
   const open = input.openLoop;
-  const tooFewRequests = !open && input.requestsPerLevel !== undefined && input.requestsPerLevel < concurrency;
+  // At N or fewer, every worker sends one request, spread over the start: N are never in flight at once.
+  const tooFewRequests =
+    !open && concurrency > 1 && input.requestsPerLevel !== undefined && input.requestsPerLevel <= concurrency;
   const concurrencyLimited =
+    streamed &&
     !open &&
     !tooFewRequests &&
     achievedConcurrency + (input.waitingConcurrency ?? 0) < MIN_ACHIEVED_CONCURRENCY_RATIO * concurrency;
@@ -156,8 +166,9 @@ export function summarizeLevel(input: LevelInput): Level {
       detail: { ...sentShare(failures, requests.sent, MAX_FAILURE_RATE), httpError, timeout, network, incomplete },
     });
   }
-  if (input.endedEarly) invalid.push({ code: "ended_early", detail: { firstRequests: EARLY_FAILURE_REQUESTS } });
-  if (delay?.reason) invalid.push(delay.reason);
+  if (input.endedEarly)
+    invalid.push({ code: "ended_early", detail: { firstRequests: input.earlyRequests ?? EARLY_FAILURE_REQUESTS } });
+  if (streamed && delay?.reason) invalid.push(delay.reason);
   else if (lagLimited)
     invalid.push({ code: "client_lag", detail: { eventLoopLagP99Ms, limitMs: CLIENT_LAG_LIMIT_MS } });
   if (tooFewRequests)
@@ -176,6 +187,28 @@ export function summarizeLevel(input: LevelInput): Level {
       detail: { scheduleLagP99Ms: lag?.p99 as number, toleranceMs: scheduleToleranceMs },
     });
   if (open?.maxInFlightHit) invalid.push({ code: "max_in_flight", detail: { maxInFlight: open.maxInFlight } });
+  // An open loop's rate is measured from its sends: too few measure nothing, and an achieved rate
+  // off the asked one beyond the Poisson margin is not the schedule the level names.
+  if (open && samples.length < MIN_OPEN_LOOP_REQUESTS)
+    invalid.push({
+      code: "open_too_few_requests",
+      detail: { requests: samples.length, minimum: MIN_OPEN_LOOP_REQUESTS },
+    });
+  else if (open) {
+    const marginPerSecond = openRateMarginPerSecond(open.ratePerSecond, samples.length);
+    if (
+      open.achievedRatePerSecond === null ||
+      Math.abs(open.achievedRatePerSecond - open.ratePerSecond) > marginPerSecond
+    )
+      invalid.push({
+        code: "open_rate_off",
+        detail: {
+          achievedRatePerSecond: open.achievedRatePerSecond,
+          ratePerSecond: open.ratePerSecond,
+          marginPerSecond,
+        },
+      });
+  }
   const cachedPromptTokenShare = cachedShare(ok);
   if (cachedPromptTokenShare !== null && cachedPromptTokenShare > MAX_CACHED_PROMPT_SHARE)
     invalid.push({
@@ -240,21 +273,27 @@ export function summarizeLevel(input: LevelInput): Level {
 
 /**
  * A level's connection figures over all its samples (a failed request used a connection too): the
- * share on new connections, where TTFT holds a handshake, and the stale sockets met; null where no
- * sample recorded them (documents stored before they were).
+ * share on new connections, where TTFT holds a handshake, the stale sockets met, and the requests
+ * written twice; null where no sample recorded them (documents stored before they were).
  */
-function connectionFigures(samples: Sample[]): { newConnectionShare: number | null; staleSockets: number | null } {
+function connectionFigures(samples: Sample[]): {
+  newConnectionShare: number | null;
+  staleSockets: number | null;
+  requestsSentTwice: number | null;
+} {
   let recorded = 0;
   let opened = 0;
   let stale: number | null = null;
+  let twice: number | null = null;
   for (const s of samples) {
+    if (s.sends !== null) twice = (twice ?? 0) + (s.sends > 1 ? 1 : 0);
     if (s.connection !== null) {
       recorded++;
       if (s.connection === "new") opened++;
     }
     if (s.staleSockets !== null) stale = (stale ?? 0) + s.staleSockets;
   }
-  return { newConnectionShare: recorded > 0 ? opened / recorded : null, staleSockets: stale };
+  return { newConnectionShare: recorded > 0 ? opened / recorded : null, staleSockets: stale, requestsSentTwice: twice };
 }
 
 /** Cached prompt tokens / prompt tokens over the ok samples that report both; null when none does. */

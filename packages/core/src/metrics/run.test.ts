@@ -11,6 +11,7 @@ import {
 import { summarizeLevel } from "./level.ts";
 import { levelStop, summarizeRun } from "./run.ts";
 import { failed, levelDefaults, sample } from "./sample.fixture.ts";
+import { MIN_OPEN_LOOP_REQUESTS } from "./validity.ts";
 
 /** A valid level with a given aggregate (tokens over a 1 s wall time). */
 function levelWith(concurrency: number, aggregate: number, over: Partial<Level> = {}): Level {
@@ -35,7 +36,10 @@ function levelWith(concurrency: number, aggregate: number, over: Partial<Level> 
 function rateLevel(n: number, rate: number, aggregate: number, perStream = 60): Level {
   return summarizeLevel({
     concurrency: n,
-    samples: [sample({ completionTokens: aggregate, outputTokensPerSecond: perStream })],
+    // The open loop's minimum of requests, sharing the level's tokens: a rate measured on enough sends.
+    samples: Array.from({ length: MIN_OPEN_LOOP_REQUESTS }, () =>
+      sample({ completionTokens: aggregate / MIN_OPEN_LOOP_REQUESTS, outputTokensPerSecond: perStream }),
+    ),
     achievedConcurrency: 1,
     slo: { minOutputTokensPerSecond: 50, maxTtftMs: 2000 },
     openLoop: {

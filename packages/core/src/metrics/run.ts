@@ -72,6 +72,8 @@ export function levelStop(level: Level, early: EarlyResult[] = []): Stop | null 
     };
   const failures = failuresOf(r);
   const endedEarly = invalidCodes(level).includes("ended_early");
+  const earlyReason = level.invalid.find((x) => x.code === "ended_early");
+  const first = earlyReason?.code === "ended_early" ? earlyReason.detail.firstRequests : EARLY_FAILURE_REQUESTS;
   if (!(r.sent > 0 && failures / r.sent > MAX_FAILURE_RATE) && !endedEarly) return null;
   const noAnswer = (e: EarlyResult) => e.httpStatus === null && (e.outcome === "network" || e.outcome === "timeout");
   const answeredInLevel = r.ok + r.rateLimited + r.routeMismatch + r.httpError + r.incomplete > 0;
@@ -91,7 +93,7 @@ export function levelStop(level: Level, early: EarlyResult[] = []): Stop | null 
     concurrency: n,
     ...rate,
     reason: "failures",
-    detail: `failing from ${at}: ${counts || `its first ${EARLY_FAILURE_REQUESTS} requests failed`}${endedEarly && counts ? `, its first ${EARLY_FAILURE_REQUESTS} requests all failed` : ""}${cause}; ${STOP_NOTE}`,
+    detail: `failing from ${at}: ${counts || `its first ${first} requests failed`}${endedEarly && counts ? `, its first ${first} requests (warm-up included) all failed` : ""}${cause}; ${STOP_NOTE}`,
   };
 }
 

@@ -30,6 +30,7 @@ export function sample(over: Partial<Sample> = {}): Sample {
     finishReason: "stop",
     error: null,
     connection: "new",
+    sends: 1,
     staleSockets: 0,
     staleSocketMs: null,
     connectMs: null,

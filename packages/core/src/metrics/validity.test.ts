@@ -111,7 +111,7 @@ const SENTENCES: [InvalidReason, string][] = [
   ],
   [
     { code: "too_few_requests", detail: { requestsPerLevel: 7, concurrency: 8 } },
-    "7 requests for concurrency 8: 8 were never in flight at once (requestsPerLevel must be at least N)",
+    "7 requests for concurrency 8: the workload sends at most one request per worker, so 8 were never in flight at once (requestsPerLevel must be more than N)",
   ],
   [
     { code: "client_concurrency", detail: { achievedConcurrency: 8.5, concurrency: 10, minShare: 0.9 } },
@@ -128,6 +128,14 @@ const SENTENCES: [InvalidReason, string][] = [
   [
     { code: "max_in_flight", detail: { maxInFlight: 256 } },
     "256 requests were in flight when the next was due (maxInFlight): the endpoint could not keep up with the rate",
+  ],
+  [
+    { code: "open_too_few_requests", detail: { requests: 3, minimum: 20 } },
+    "3 requests at this rate, fewer than 20: too few to measure a rate (raise levelDurationSeconds or requestsPerLevel)",
+  ],
+  [
+    { code: "open_rate_off", detail: { achievedRatePerSecond: 12.8, ratePerSecond: 4, marginPerSecond: 2.75 } },
+    "achieved 12.8 requests/s against the 4 asked, off by more than its Poisson margin of 2.8",
   ],
 ];
 
@@ -159,7 +167,7 @@ describe("invalid reasons", () => {
       reasons.map((r) => r.code),
     );
     // Codes added after `invalid` was recorded: no older document holds their sentences.
-    const later = new Set(["client_schedule_lag", "max_in_flight"]);
+    const later = new Set(["client_schedule_lag", "max_in_flight", "open_too_few_requests", "open_rate_off"]);
     const legacy = SENTENCES.filter(([r]) => !later.has(r.code));
     expect(invalidCodes({ invalid: [], invalidReasons: legacy.map(([, text]) => text) })).toEqual(
       legacy.map(([r]) => r.code),

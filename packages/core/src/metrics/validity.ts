@@ -47,6 +47,19 @@ export const MAX_CACHED_PROMPT_SHARE = 0.5;
 /** Open loop: how late a send may leave at p99, ms plus a share of the mean gap between sends (1 / rate). */
 export const SCHEDULE_LAG_TOLERANCE_MS = 10;
 export const SCHEDULE_LAG_TOLERANCE_SHARE = 0.03;
+/** Open loop: a level is invalid with fewer requests than this: a rate is not measured on a handful of sends. */
+export const MIN_OPEN_LOOP_REQUESTS = 20;
+/**
+ * Open loop: a level is invalid when its achieved rate is off the asked rate by more than this many
+ * standard errors of a Poisson rate estimated from n sends (rate / sqrt(n - 1)): the schedule it
+ * ran was not the one it names.
+ */
+export const OPEN_RATE_MARGIN_SIGMAS = 3;
+
+/** The Poisson margin of an open-loop level's achieved rate: `OPEN_RATE_MARGIN_SIGMAS` x rate / sqrt(sends - 1), requests/s. */
+export function openRateMarginPerSecond(ratePerSecond: number, sends: number): number {
+  return sends >= 2 ? (OPEN_RATE_MARGIN_SIGMAS * ratePerSecond) / Math.sqrt(sends - 1) : Number.POSITIVE_INFINITY;
+}
 
 /** Formats a number for a reason text: up to one decimal. */
 export function fmt(x: number): string {
@@ -108,7 +121,7 @@ export function invalidReasonText(reason: InvalidReason): string {
       return `client limited: reads waited about ${fmt(reason.detail.readDelayMs)} ms, over ${fmt(reason.detail.toleranceShare * 100)} % of e2e p50 (${fmt(reason.detail.toleranceMs)} ms)`;
     case "too_few_requests": {
       const { requestsPerLevel, concurrency } = reason.detail;
-      return `${requestsPerLevel} requests for concurrency ${concurrency}: ${concurrency} were never in flight at once (requestsPerLevel must be at least N)`;
+      return `${requestsPerLevel} requests for concurrency ${concurrency}: the workload sends at most one request per worker, so ${concurrency} were never in flight at once (requestsPerLevel must be more than N)`;
     }
     case "client_concurrency":
       return `client limited: achieved concurrency ${fmt(reason.detail.achievedConcurrency)}, under ${fmt(reason.detail.minShare * 100)} % of ${reason.detail.concurrency}`;
@@ -118,6 +131,12 @@ export function invalidReasonText(reason: InvalidReason): string {
       return `client limited: sends left ${fmt(reason.detail.scheduleLagP99Ms)} ms late at p99, over the schedule's tolerance of ${fmt(reason.detail.toleranceMs)} ms`;
     case "max_in_flight":
       return `${reason.detail.maxInFlight} requests were in flight when the next was due (maxInFlight): the endpoint could not keep up with the rate`;
+    case "open_too_few_requests":
+      return `${reason.detail.requests} requests at this rate, fewer than ${reason.detail.minimum}: too few to measure a rate (raise levelDurationSeconds or requestsPerLevel)`;
+    case "open_rate_off": {
+      const { achievedRatePerSecond, ratePerSecond, marginPerSecond } = reason.detail;
+      return `achieved ${achievedRatePerSecond === null ? "no" : fmt(achievedRatePerSecond)} requests/s against the ${fmt(ratePerSecond)} asked, off by more than its Poisson margin of ${fmt(marginPerSecond)}`;
+    }
   }
 }
 

@@ -351,3 +351,30 @@ export function lambdaCostPerDay(plans: TargetPlan[], schedule: string, targets:
     usdPerDay: gbSeconds * LAMBDA_USD_PER_GB_SECOND + invocations * LAMBDA_USD_PER_REQUEST,
   };
 }
+
+/** What a workload's closed-loop levels make of `requestsPerLevel`, before anything is sent. */
+export interface RequestsPerLevelCheck {
+  /** Closed-loop levels (N > 1) at which `requestsPerLevel` is at most N: invalid (`too_few_requests`) whatever the endpoint does. */
+  levels: number[];
+  /** True when every level is one of them: no valid level can come out, so the sweep should not run. */
+  noValidLevel: boolean;
+  /** The problem in words (a warning, or the error when `noValidLevel`); null when there is none. */
+  message: string | null;
+}
+
+/**
+ * Checks a closed loop's `requestsPerLevel` against its levels: at N or fewer requests, each of the N
+ * workers sends at most one, spread over the level's start, so N are never in flight at once and the
+ * level is invalid for its workload (docs/methodology.md). `kneeboard plan` and `kneeboard run` say
+ * so before sending: a warning, or an error when no level can be valid.
+ */
+export function checkRequestsPerLevel(workload: Workload): RequestsPerLevelCheck {
+  const perLevel = workload.requestsPerLevel;
+  if (workload.arrival.mode !== "closed" || perLevel === undefined || workload.levelDurationSeconds !== undefined)
+    return { levels: [], noValidLevel: false, message: null };
+  const levels = workload.concurrency.filter((n) => n > 1 && perLevel >= 1 && perLevel <= n);
+  if (levels.length === 0) return { levels, noValidLevel: false, message: null };
+  const noValidLevel = levels.length === workload.concurrency.length;
+  const message = `requestsPerLevel ${perLevel} is at most N at level${levels.length === 1 ? "" : "s"} ${levels.join(", ")}: each worker sends at most one request, so N are never in flight at once and ${noValidLevel ? "no level can be valid" : levels.length === 1 ? "that level will be invalid" : "those levels will be invalid"} (too_few_requests); set requestsPerLevel above the highest N (say 4 x N), or use levelDurationSeconds`;
+  return { levels, noValidLevel, message };
+}

@@ -62,7 +62,7 @@ export const RunIndexEntry = z.object({
   slo: SloRecord.nullable().default(null),
   startedAt: z.string(),
   finishedAt: z.string(),
-  status: z.enum(["complete", "partial"]),
+  status: z.enum(["complete", "partial", "failed"]),
   partialReason: z.string().nullable(),
   simulated: z.boolean(),
   summary: Summary,

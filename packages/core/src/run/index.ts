@@ -85,8 +85,14 @@ export const Sample = z.object({
    */
   connection: z.enum(["new", "reused"]).nullable().default(null),
   /**
-   * Reused sockets the server had already closed when the request went out on them (0 or 1): the
-   * request was then sent again on a new connection; null in documents stored before it was recorded.
+   * Times the request was written to a connection: 1 when sent, 0 when it never left; a request is
+   * never written twice (docs/methodology.md, connections). Null in documents stored before it was
+   * recorded, when a request whose reused socket failed after its write could be sent again.
+   */
+  sends: z.number().int().nonnegative().nullable().default(null),
+  /**
+   * Reused sockets the server had already closed when the request was to go out on them (0 or 1):
+   * it then went on a new connection; null in documents stored before it was recorded.
    */
   staleSockets: z.number().int().nonnegative().nullable().default(null),
   /** Send to re-send after a stale socket, ms: its cost, counted inside TTFT; null when none was met. */
@@ -156,6 +162,8 @@ export const InvalidCode = z.enum([
   "cached_prompt",
   "client_schedule_lag",
   "max_in_flight",
+  "open_too_few_requests",
+  "open_rate_off",
 ]);
 export type InvalidCode = z.infer<typeof InvalidCode>;
 
@@ -204,6 +212,12 @@ export const InvalidReason = z.discriminatedUnion("code", [
   reason("cached_prompt", { share: z.number(), limitShare: z.number() }),
   reason("client_schedule_lag", { scheduleLagP99Ms: z.number(), toleranceMs: z.number() }),
   reason("max_in_flight", { maxInFlight: z.number().int().positive() }),
+  reason("open_too_few_requests", { requests: z.number().int().nonnegative(), minimum: z.number().int().positive() }),
+  reason("open_rate_off", {
+    achievedRatePerSecond: z.number().nullable(),
+    ratePerSecond: z.number().positive(),
+    marginPerSecond: z.number().nonnegative(),
+  }),
 ]);
 export type InvalidReason = z.infer<typeof InvalidReason>;
 
@@ -279,6 +293,8 @@ export const Level = z.object({
   newConnectionShare: z.number().min(0).max(1).nullable().default(null),
   /** Stale sockets the level's samples met (each re-sent on a new connection); null in documents stored before it was recorded. */
   staleSockets: z.number().int().nonnegative().nullable().default(null),
+  /** Samples written to a connection more than once (`sends` over 1): 0 by design; null in documents stored before `sends` was recorded. */
+  requestsSentTwice: z.number().int().nonnegative().nullable().default(null),
   valid: z.boolean(),
   /** Why the level is not valid, in words (`invalidReasonText` of each of `invalid`); empty when valid. */
   invalidReasons: z.array(z.string()),
@@ -386,7 +402,8 @@ export const RunDocument = z.object({
   route: RouteRecord,
   startedAt: z.string(),
   finishedAt: z.string(),
-  status: z.enum(["complete", "partial"]),
+  /** `complete`: the sweep finished with a valid level; `failed`: it finished with none (issue "exactly once"); `partial`: it did not finish. */
+  status: z.enum(["complete", "partial", "failed"]),
   /** Why the run is partial (deadline, signal, internal error). */
   partialReason: z.string().nullable(),
   /** True when the target is a simulated reference target, not a real provider. */

@@ -28,17 +28,52 @@ export interface Scheduler extends Clock {
   readonly threadable?: { timeOriginMs: number };
 }
 
+/** The callbacks waiting on a signal, and the one listener that runs them. */
+interface AbortFanOut {
+  callbacks: Set<() => void>;
+  listener: () => void;
+}
+const fanOuts = new WeakMap<AbortSignal, AbortFanOut>();
+
+/**
+ * Runs `callback` once when `signal` aborts; returns what takes it off. However many callbacks wait
+ * on one signal (a level's N requests and N sleeps share its signal), the signal has one listener,
+ * removed with the last callback: one listener per waiter warned `MaxListenersExceededWarning` past
+ * 10 and could outlive the level.
+ */
+export function onAbort(signal: AbortSignal, callback: () => void): () => void {
+  let fanOut = fanOuts.get(signal);
+  if (!fanOut) {
+    const callbacks = new Set<() => void>();
+    const listener = () => {
+      fanOuts.delete(signal);
+      for (const each of callbacks) each();
+      callbacks.clear();
+    };
+    fanOut = { callbacks, listener };
+    fanOuts.set(signal, fanOut);
+    signal.addEventListener("abort", listener, { once: true });
+  }
+  const { callbacks, listener } = fanOut;
+  callbacks.add(callback);
+  return () => {
+    if (!callbacks.delete(callback) || callbacks.size > 0) return;
+    signal.removeEventListener("abort", listener);
+    if (fanOuts.get(signal) === fanOut) fanOuts.delete(signal);
+  };
+}
+
 /** Sleeps on any scheduler's timers: resolves after `ms`, or at once when `signal` aborts. */
 export function sleepOn(scheduler: Pick<Scheduler, "setTimer">, ms: number, signal?: AbortSignal): Promise<void> {
   if (ms <= 0 || signal?.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
       timer.cancel();
-      signal?.removeEventListener("abort", done);
+      off?.();
       resolve();
     };
     const timer = scheduler.setTimer(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
+    const off = signal ? onAbort(signal, done) : undefined;
   });
 }
 

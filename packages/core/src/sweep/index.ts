@@ -126,6 +126,8 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
   const levels: Level[] = [...(options.previous?.levels ?? [])];
   const samples: Sample[] = [...(options.previous?.samples ?? [])];
   let partialReason: string | null = null;
+  // Declared by the caller, or announced by the server's responses (the reference server's header).
+  let simulated = options.simulated === true;
   // A continued sweep whose earlier levels already called for a stop runs nothing more.
   let stop: Stop | null = null;
   for (const l of levels) stop ??= levelStop(l);
@@ -151,7 +153,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
     finishedAt: new Date().toISOString(),
     status,
     partialReason: status === "partial" ? (reason ?? "the sweep did not finish") : null,
-    simulated: options.simulated ?? false,
+    simulated,
     harness: {
       version: HARNESS_VERSION,
       node: process.version,
@@ -195,6 +197,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
             ...(arrival ? { ratePerSecond: arrival.ratePerSecond } : {}),
           }),
       });
+      if (result.simulated) simulated = true;
       levels.push(result.level);
       samples.push(...result.samples);
       stop = levelStop(result.level, result.early);
@@ -209,7 +212,8 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
       await options.onLevel?.(document("partial", unfinished));
     }
   }
-  return document("complete");
+  // A sweep that finished with no valid level measured nothing it can rank: it failed.
+  return document(levels.some((l) => l.valid) ? "complete" : "failed");
 }
 
 interface LevelPlan {

@@ -48,6 +48,8 @@ export class LevelRunner implements LevelCounters {
   /** The first requests' outcomes in send order, warm-up included. */
   readonly early: EarlyResult[] = [];
   endedEarly = false;
+  /** A response of the level (warm-up included) announced a simulated server. */
+  simulated = false;
   /** Why the sweep stopped during this level; null while it may go on. */
   stopped: string | null = null;
   /** The end of a timed level on the scheduler's clock; Infinity for a counted level. */
@@ -57,7 +59,8 @@ export class LevelRunner implements LevelCounters {
   private sent = 0;
   private earlyKnown = 0;
   private measuring = false;
-  private readonly earlyNeeded: number;
+  /** The first requests (warm-up included) the early-end rule judges: `EARLY_FAILURE_REQUESTS`, fewer when the level has fewer. */
+  readonly earlyNeeded: number;
 
   constructor(
     concurrency: number,
@@ -102,6 +105,7 @@ export class LevelRunner implements LevelCounters {
   accept(result: LoopResult): boolean {
     if (this.ended()) return false;
     const { raw, seq } = result;
+    if (raw.simulated) this.simulated = true;
     if (seq < this.earlyNeeded) {
       this.early[seq] = { outcome: raw.outcome, httpStatus: raw.httpStatus, error: raw.error };
       if (++this.earlyKnown === this.earlyNeeded && this.early.every((e) => failed(e.outcome))) {
@@ -191,6 +195,8 @@ export interface LevelOutcome {
   level: Level;
   samples: Sample[];
   early: EarlyResult[];
+  /** A response of the level announced a simulated server. */
+  simulated: boolean;
 }
 
 /**
@@ -389,13 +395,14 @@ function summarize(
     pricing: ctx.pricing,
     rateLimitWaitMs: runner.waits.reduce((sum, [from, to]) => sum + (to - from), 0),
     endedEarly: runner.endedEarly,
+    earlyRequests: runner.earlyNeeded,
     requestsPerLevel: workload.requestsPerLevel,
     openLoop,
     startSpreadMs: "startSpreadMs" in arrivals ? arrivals.startSpreadMs : undefined,
   });
   // Gaps between chunks are summarized in the level; keeping them per sample would bloat the document.
   for (const s of samples) delete s.interChunkMs;
-  return { level, samples, early: runner.early };
+  return { level, samples, early: runner.early, simulated: runner.simulated };
 }
 
 /**

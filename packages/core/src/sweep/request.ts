@@ -7,7 +7,7 @@ import { promptFor } from "../workload/index.ts";
 /** The workload fields a request is built from. */
 export type RequestWorkload = Pick<
   Workload,
-  "promptTokens" | "maxTokens" | "temperature" | "ignoreEos" | "requestTimeoutSeconds"
+  "promptTokens" | "maxTokens" | "temperature" | "ignoreEos" | "requestTimeoutSeconds" | "streamIdleTimeoutSeconds"
 >;
 
 /** Where a request belongs: its run and level (its prompt is unique to them and to its index). */
@@ -40,6 +40,7 @@ export function chatRequest(
     temperature: workload.temperature,
     ignoreEos: workload.ignoreEos,
     timeoutMs: workload.requestTimeoutSeconds * 1000,
+    idleTimeoutMs: workload.streamIdleTimeoutSeconds * 1000,
     signal,
     firstToken,
   };

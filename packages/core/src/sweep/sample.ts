@@ -47,6 +47,7 @@ export function toSample(raw: RawResult, level: number, index: number, origin: n
     finishReason: raw.finishReason,
     error: raw.error,
     connection: raw.connection,
+    sends: raw.sends,
     staleSockets: raw.staleSockets,
     staleSocketMs: raw.staleSocketMs,
     connectMs: raw.connectMs,

@@ -37,6 +37,7 @@ function result(outcome: RawResult["outcome"], startMs: number, endMs: number, r
     retryAfterSeconds: retryAfterSeconds ?? null,
     error: ok ? null : outcome,
     connection: "reused",
+    sends: 1,
     staleSockets: 0,
     staleSocketMs: null,
     connectMs: null,
