@@ -3,7 +3,7 @@ import type { IncomingMessage } from "node:http";
 import { APIError } from "openai";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import type { FirstTokenWatch } from "./health.ts";
-import type { RawResult } from "./index.ts";
+import type { RawResult } from "./result.ts";
 import type { SseSink } from "./sse.ts";
 
 /** Usage as gateways report it: OpenRouter adds `cost` (USD). */

@@ -6,11 +6,13 @@ import type { Outcome } from "../run/index.ts";
 import { onAbort, type Scheduler, systemScheduler, type Timer } from "../scheduler/index.ts";
 import { ChunkReader, type FailedResponse, readFailedResponse } from "./chunks.ts";
 import type { FirstTokenWatch } from "./health.ts";
+import type { RawResult } from "./result.ts";
 import { headerReader, pinning, verifyRoute } from "./route.ts";
 import { LineDecoder, SseDecoder } from "./sse.ts";
 import { type Call, type CallListener, type CallStage, Transport } from "./transport.ts";
 
 export { parseRetryAfter } from "./chunks.ts";
+export type { RawResult } from "./result.ts";
 
 /** The response header by which kneeboard's reference server says it is simulated (any value). */
 export const SIMULATED_HEADER = "x-kneeboard-simulated";
@@ -45,53 +47,6 @@ export interface ChatRequest {
   signal?: AbortSignal;
   /** Told when the request's first content is read, or it ended without any (the client's health watch). */
   firstToken?: FirstTokenWatch;
-}
-
-/** What one request produced, before the per-sample figures are derived. Times are clock ms. */
-export interface RawResult {
-  outcome: Outcome;
-  startMs: number;
-  /** Arrival time and character count of every chunk with non-empty content or reasoning. */
-  contentChunks: { tMs: number; chars: number }[];
-  /** Arrival time of the first chunk with non-empty answer `content` (reasoning does not count); null when none came. */
-  firstAnswerMs: number | null;
-  completionTokens: number | null;
-  promptTokens: number | null;
-  /** `usage.completion_tokens_details.reasoning_tokens`; null when not reported. */
-  reasoningTokens: number | null;
-  /** `usage.prompt_tokens_details.cached_tokens`; null when not reported. */
-  cachedPromptTokens: number | null;
-  /** `usage.cost` in USD where the gateway meters it (OpenRouter); null when not reported. */
-  costUsd: number | null;
-  finishReason: string | null;
-  responseId: string | null;
-  servedProvider: string | null;
-  httpStatus: number | null;
-  retryAfterSeconds: number | null;
-  error: string | null;
-  /**
-   * The connection that carried the request (after a re-send, the re-send's): `new` when opened for
-   * it, `reused` when kept alive from an earlier request; null when no socket was assigned.
-   */
-  connection: "new" | "reused" | null;
-  /**
-   * Times the request's bytes were written to a socket: 1 once sent, 0 when it never left (Node
-   * refused it). Never 2: a written request is not sent again (docs/methodology.md, connections).
-   */
-  sends: number;
-  /**
-   * The response announced a simulated server (the `x-kneeboard-simulated` header of kneeboard's
-   * reference server): the run is then `simulated`. Absent: false.
-   */
-  simulated?: boolean;
-  /** Reused sockets found closed by the server before a byte of the request was written on them (0 or 1: it then went on a new connection). */
-  staleSockets: number;
-  /** Clock ms from the send to the re-send on a new connection: what the stale socket cost, inside TTFT; null when none. */
-  staleSocketMs: number | null;
-  /** Clock ms from the send (or re-send) to the TCP connection up, DNS lookup included; null when reused. */
-  connectMs: number | null;
-  /** Clock ms from the TCP connection to the TLS handshake done; null when reused or not TLS. */
-  tlsMs: number | null;
 }
 
 /**

@@ -9,7 +9,7 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Socket } from "node:net";
 import type { Clock } from "../scheduler/index.ts";
-import type { RawResult } from "./index.ts";
+import type { RawResult } from "./result.ts";
 
 /**
  * A server that closes a connection within this long after its response closes it after every
