@@ -159,7 +159,8 @@ describe("kneeboard run --repeat", () => {
         targets: [target("a"), target("b")],
         // Two warm-ups: the second, on the first's kept connection, shows the client the server keeps
         // connections, so no measured request waits the reuse probe (20 ms of a 2-request level).
-        workload: { concurrency: [1], requestsPerLevel: 2, warmupRequests: 2, maxTokens: 4 },
+        // 12 tokens of 25 ms: streams long enough that a loaded machine's read delay stays within 3 % of them (a run with no valid level fails).
+        workload: { concurrency: [1], requestsPerLevel: 2, warmupRequests: 2, maxTokens: 12 },
       }),
     );
     const { code } = await kneeboardHere(["run", "--config", file, "--data", data, "--repeat", "3"]);
