@@ -73,6 +73,7 @@ type Handlers = {
   plan: Pick<typeof import("@kneeboard/functions/plan"), "handler">;
   sweep: Pick<typeof import("@kneeboard/functions/sweep"), "handler">;
   publish: Pick<typeof import("@kneeboard/functions/publish"), "handler">;
+  subscribe: Pick<typeof import("@kneeboard/functions/subscribe"), "handler">;
 };
 
 let dynamo: DynaliteHandle;
@@ -270,16 +271,18 @@ beforeAll(async () => {
     if (!(name in savedEnv)) savedEnv[name] = process.env[name];
     delete process.env[name];
   }
-  const [plan, sweep, publish] = await Promise.all([
+  const [plan, sweep, publish, subscribe] = await Promise.all([
     import("@kneeboard/functions/plan"),
     import("@kneeboard/functions/sweep"),
     import("@kneeboard/functions/publish"),
+    import("@kneeboard/functions/subscribe"),
   ]);
   // Named as sst.config.ts names the component that runs each: the cron, the queues they subscribe to.
   handlers = {
     plan: { handler: recorder.as("Schedule", plan.handler) },
     sweep: { handler: recorder.as("SweepQueue", sweep.handler) },
     publish: { handler: recorder.as("PublishQueue", publish.handler) },
+    subscribe: { handler: recorder.as("Subscribe", subscribe.handler) },
   };
 });
 
@@ -322,7 +325,7 @@ describe("the scheduled path on one machine", () => {
       const docs = await keys(RESULTS, `runs/${targetId}/`);
       expect(docs).toHaveLength(1);
       const doc = await readJson<RunDocument>(RESULTS, docs[0] as string);
-      expect(doc.status).toBe("complete");
+      expect(doc.status, JSON.stringify(doc.levels.map((l) => [l.concurrency, l.invalidReasons]))).toBe("complete");
       expect(doc.levels.map((l) => l.concurrency)).toEqual([1, 2]);
     }
     const index = new DynamoRunIndex({ tableName: TABLE, client: new DynamoDBClient({}) });
@@ -459,6 +462,15 @@ describe("the scheduled path on one machine", () => {
     expect(siteFolders.filter((f) => !routes.includes(f))).toEqual([]);
   });
 
+  it("subscribes an address to a target's alerts through the subscribe function", async () => {
+    const response = (await handlers.subscribe.handler({
+      requestContext: { http: { method: "POST", sourceIp: "203.0.113.7" } },
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "operator@example.com", targets: [targetIds[0]] }),
+    })) as { statusCode: number };
+    expect(response.statusCode).toBe(202);
+  });
+
   it("made only AWS calls that each function's grants in sst.config.ts allow, resource included", async () => {
     const config = await loadSstConfig({ KNEEBOARD_CONFIG: configFile });
     const where = { region: REGION, account: ACCOUNT };
@@ -476,7 +488,7 @@ describe("the scheduled path on one machine", () => {
     const byFunction = new Map<string, typeof recorder.calls>();
     for (const call of recorder.calls) byFunction.set(call.fn, [...(byFunction.get(call.fn) ?? []), call]);
     // Every function of the scheduled path ran and called AWS.
-    expect([...byFunction.keys()].sort()).toEqual(["PublishQueue", "Schedule", "SweepQueue"]);
+    expect([...byFunction.keys()].sort()).toEqual(["PublishQueue", "Schedule", "Subscribe", "SweepQueue"]);
     const denied: string[] = [];
     for (const [name, calls] of byFunction) {
       const grants = grantsOf(fns.get(name) as Record<string, unknown>, arns);
