@@ -331,24 +331,26 @@ describe("labels that fit", () => {
   });
 });
 
+/** An open-loop level at a rate, its figures proportional to the rate. */
+const rate = (ratePerSecond: number, valid: boolean, ttftP50Ms: number): RatePoint => ({
+  level: ratePerSecond,
+  ratePerSecond,
+  achievedRatePerSecond: ratePerSecond,
+  inFlightMean: null,
+  inFlightMax: null,
+  scheduleLagP50Ms: null,
+  scheduleLagP99Ms: null,
+  aggregateOutputTokensPerSecond: 100 * ratePerSecond,
+  goodputOutputTokensPerSecond: 90 * ratePerSecond,
+  perStreamOutputTokensPerSecondP50: 50,
+  ttftP50Ms,
+  ttftP95Ms: null,
+  e2eP50Ms: 2 * ttftP50Ms,
+  e2eP95Ms: null,
+  valid,
+});
+
 describe("rateRoutesSpec", () => {
-  const rate = (ratePerSecond: number, valid: boolean, ttftP50Ms: number): RatePoint => ({
-    level: ratePerSecond,
-    ratePerSecond,
-    achievedRatePerSecond: ratePerSecond,
-    inFlightMean: null,
-    inFlightMax: null,
-    scheduleLagP50Ms: null,
-    scheduleLagP99Ms: null,
-    aggregateOutputTokensPerSecond: 100 * ratePerSecond,
-    goodputOutputTokensPerSecond: 90 * ratePerSecond,
-    perStreamOutputTokensPerSecondP50: 50,
-    ttftP50Ms,
-    ttftP95Ms: null,
-    e2eP50Ms: 2 * ttftP50Ms,
-    e2eP95Ms: null,
-    valid,
-  });
   const spec: Loose = rateRoutesSpec({
     title: "t",
     description: "d",
@@ -383,26 +385,9 @@ describe("rateRoutesSpec", () => {
 });
 
 describe("the offered-rate axis", () => {
-  const at = (ratePerSecond: number): RatePoint => ({
-    level: ratePerSecond,
-    ratePerSecond,
-    achievedRatePerSecond: ratePerSecond,
-    inFlightMean: null,
-    inFlightMax: null,
-    scheduleLagP50Ms: null,
-    scheduleLagP99Ms: null,
-    aggregateOutputTokensPerSecond: 10 * ratePerSecond,
-    goodputOutputTokensPerSecond: 9 * ratePerSecond,
-    perStreamOutputTokensPerSecondP50: 50,
-    ttftP50Ms: 100,
-    ttftP95Ms: 150,
-    e2eP50Ms: 200,
-    e2eP95Ms: 300,
-    valid: true,
-  });
   /** The x axis's tick labels as drawn: the SVG's texts from the x axis's start to its title. */
   const rateLabels = async (rates: number[]) => {
-    const svg = await renderSvg(rateThroughputSpec({ title: "t", points: rates.map(at) }));
+    const svg = await renderSvg(rateThroughputSpec({ title: "t", points: rates.map((r) => rate(r, true, 100)) }));
     const axis = svg.slice(svg.indexOf('aria-label="X-axis'), svg.indexOf(">offered rate (requests/s)<"));
     return [...axis.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
   };
