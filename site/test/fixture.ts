@@ -166,35 +166,28 @@ export async function fixtureStore(runsPerTarget = 12) {
       await saveRun(store, index, withPrompt(doc, RAG.promptTokens));
     }
   }
-  for (let r = 0; r < OPEN_LOOP.runs; r++) {
-    const doc = syntheticRun({
-      targetId: OPEN_LOOP.id,
-      scenario: OPEN_LOOP.scenario,
-      label: OPEN_LOOP.label,
-      runId: `${OPEN_LOOP.id}-r${r}`,
-      startedAt: new Date(Date.UTC(2026, 10, 1, 6 * r + 2)).toISOString(),
-      singleStreamTokensPerSecond: 100,
-      ttftMs: 200,
-      saturationStreams: 4,
-      concurrency: [1, 2, 3, 4],
-      random,
-    });
-    await saveRun(store, index, openLoopRun(doc, OPEN_LOOP.rates, OPEN_LOOP.meetsSlo));
-  }
-  for (let r = 0; r < CHAT_OPEN.runs; r++) {
-    const doc = syntheticRun({
-      targetId: CHAT_OPEN.id,
-      label: CHAT_OPEN.label,
-      model: CHAT_OPEN.model,
-      runId: `${CHAT_OPEN.id}-r${r}`,
-      startedAt: new Date(Date.UTC(2026, 10, 1, 6 * r + 3)).toISOString(),
-      singleStreamTokensPerSecond: 100,
-      ttftMs: 200,
-      saturationStreams: 4,
-      concurrency: [1, 2, 3],
-      random,
-    });
-    await saveRun(store, index, openLoopRun(doc, CHAT_OPEN.rates, CHAT_OPEN.meetsSlo));
+  // The open-loop targets: one in a scenario of its own, one in chat beside the closed loops.
+  const openLoops = [
+    { ...OPEN_LOOP, model: undefined, hour: 2 },
+    { ...CHAT_OPEN, scenario: undefined, hour: 3 },
+  ];
+  for (const open of openLoops) {
+    for (let r = 0; r < open.runs; r++) {
+      const doc = syntheticRun({
+        targetId: open.id,
+        scenario: open.scenario,
+        label: open.label,
+        model: open.model,
+        runId: `${open.id}-r${r}`,
+        startedAt: new Date(Date.UTC(2026, 10, 1, 6 * r + open.hour)).toISOString(),
+        singleStreamTokensPerSecond: 100,
+        ttftMs: 200,
+        saturationStreams: 4,
+        concurrency: open.rates.map((_, i) => i + 1),
+        random,
+      });
+      await saveRun(store, index, openLoopRun(doc, open.rates, open.meetsSlo));
+    }
   }
   // A run document that is not one: the site must skip it with a warning naming it.
   writeFileSync(join(root, MALFORMED_KEY), '{"schemaVersion": 1, "runId": 5}');
