@@ -65,6 +65,11 @@ export default function setup(project: { provide(key: "sharedSiteDir", value: st
   project.provide("sharedSiteDir", dir);
   return () => {
     if (child.exitCode === null) child.kill();
+    const result = join(dir, "result.json");
+    if (existsSync(result)) {
+      const { storeRoot } = JSON.parse(readFileSync(result, "utf8")) as SharedSite;
+      rmSync(storeRoot, { recursive: true, force: true });
+    }
     rmSync(dir, { recursive: true, force: true });
   };
 }
