@@ -3,16 +3,12 @@
  * column, and its text must stay readable (10 px or so); at 1366 px a model page's charts sit two to a
  * row; legends show route names whole. Model pages (closed and open loop) and a target page.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { syncIndex } from "@kneeboard/core/run-index";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSite } from "../src/build.ts";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type StaticServer, serveStatic } from "../src/serve.ts";
 import { launchChromium } from "./browser.ts";
-import { FIXTURE_TARGETS, fixtureStore, OPEN_LOOP, SHARED_MODEL_KEY } from "./fixture.ts";
+import { FIXTURE_TARGETS, OPEN_LOOP, SHARED_MODEL_KEY } from "./fixture.ts";
+import { sharedSite } from "./shared-site.ts";
 
 const CLOSED_MODEL = `models/${SHARED_MODEL_KEY}/`;
 const OPEN_MODEL = `models/${OPEN_LOOP.id}/`;
@@ -22,10 +18,8 @@ let browser: Browser;
 let server: StaticServer;
 
 beforeAll(async () => {
-  const fixture = await fixtureStore(3);
-  const outDir = join(mkdtempSync(join(tmpdir(), "kneeboard-chart-text-")), "dist");
-  await syncIndex(fixture.store, fixture.index);
-  await buildSite({ store: fixture.store, index: fixture.index, outDir, warn: () => {} });
+  // The fixture store of three runs a target, built once for the files that share it (shared-site.ts).
+  const { outDir } = await sharedSite(inject("sharedSiteDir"));
   server = await serveStatic(outDir);
   browser = await launchChromium();
 }, 300_000);

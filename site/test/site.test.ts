@@ -1,20 +1,17 @@
-/** The built site in real headless Chromium, served on 127.0.0.1 from a fixture store. */
-import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+/** The built site in real headless Chromium, served on 127.0.0.1 from a fixture store (the shared fixture site). */
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { type RunIndexEntry, syncIndex } from "@kneeboard/core/run-index";
+import type { RunIndexEntry } from "@kneeboard/core/run-index";
+import { StoreRunIndex } from "@kneeboard/core/run-index/store";
 import type { Standing } from "@kneeboard/core/standing";
+import { FolderStore } from "@kneeboard/core/store/folder";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSite } from "../src/build.ts";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { fmt, fmtEstimate } from "../src/lib/format.ts";
 import { type StaticServer, serveStatic } from "../src/serve.ts";
 import { launchChromium } from "./browser.ts";
-import { CHAT_OPEN, FIXTURE_TARGETS, fixtureStore, HOSTILE_LABEL, MALFORMED_KEY, SHARED_MODEL_KEY } from "./fixture.ts";
-
-/** Three runs per target (6 hours apart from 2026-11-01 00:00 UTC), built 6 hours after the last: all in the window. */
-const RUNS_PER_TARGET = 3;
-const BUILT_AT = "2026-11-01T18:00:00.000Z";
+import { CHAT_OPEN, FIXTURE_TARGETS, HOSTILE_LABEL, MALFORMED_KEY, SHARED_MODEL_KEY } from "./fixture.ts";
+import { RUNS_PER_TARGET, sharedSite, sourcesState } from "./shared-site.ts";
 
 let browser: Browser;
 let server: StaticServer;
@@ -23,6 +20,7 @@ let latest: Map<string, RunIndexEntry>;
 /** Each target's standing as `/data/index.json` publishes it. */
 let standingOf: Map<string, Standing>;
 let storeRoot: string;
+let outDir: string;
 let stderr = "";
 let buildOutput = "";
 const consoleErrors: string[] = [];
@@ -55,41 +53,20 @@ async function rowOrder(page: Page): Promise<string[]> {
   );
 }
 
-/** Every path under the site's sources with its modification time: the build must leave it as it was. */
-const SOURCES = join(dirname(new URL(import.meta.url).pathname), "..");
-const sourcesState = () =>
-  (readdirSync(SOURCES, { recursive: true }) as string[])
-    .filter((p) => !p.startsWith("dist"))
-    .sort()
-    .map((p) => `${p} ${statSync(join(SOURCES, p)).mtimeMs}`);
+/** Every path under the site's sources with its modification time, before and after the build: it must leave them as they were. */
 let sourcesBefore: string[];
+let sourcesAfter: string[];
 
 beforeAll(async () => {
-  sourcesBefore = sourcesState();
-  const fixture = await fixtureStore(RUNS_PER_TARGET);
-  storeRoot = fixture.root;
-  const outDir = join(mkdtempSync(join(tmpdir(), "kneeboard-site-")), "prefix", "dist");
-  // As `kneeboard site` does: documents copied in by hand join the index, then the build; both warn.
-  const warn = (message: string) => {
-    stderr += `warning: ${message}\n`;
-  };
-  await syncIndex(fixture.store, fixture.index, warn);
-  // Everything the build prints, as a user of `kneeboard site` would see it.
-  const writes = { out: process.stdout.write, err: process.stderr.write };
-  const keep = (chunk: unknown) => {
-    buildOutput += String(chunk);
-    return true;
-  };
-  process.stdout.write = keep as typeof process.stdout.write;
-  process.stderr.write = keep as typeof process.stderr.write;
-  try {
-    await buildSite({ store: fixture.store, index: fixture.index, outDir, warn, now: BUILT_AT });
-  } finally {
-    process.stdout.write = writes.out;
-    process.stderr.write = writes.err;
-  }
+  // The fixture store of RUNS_PER_TARGET runs a target, indexed and built at BUILT_AT as `kneeboard site`
+  // does (documents copied in by hand join the index, then the build; both warn), once for the files
+  // that share it: see shared-site.ts.
+  const site = await sharedSite(inject("sharedSiteDir"));
+  ({ storeRoot, sourcesBefore, sourcesAfter, outDir } = site);
+  stderr = site.warnings;
+  buildOutput = site.output;
   latest = new Map();
-  for (const e of await fixture.index.entries()) latest.set(e.targetId, e);
+  for (const e of await new StoreRunIndex(new FolderStore(storeRoot)).entries()) latest.set(e.targetId, e);
   // Served from two folders up, so every page lives under /prefix/dist/: links must be relative.
   server = await serveStatic(dirname(dirname(outDir)));
   base = `${server.url}prefix/dist/`;
@@ -99,7 +76,7 @@ beforeAll(async () => {
   // The closed-loop targets' standings: the scenario's open-loop target is ranked apart, by requests/s.
   standingOf = new Map(published.targets.filter((t) => t.id !== CHAT_OPEN.id).map((t) => [t.id, t.standing]));
   browser = await launchChromium();
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -108,6 +85,7 @@ afterAll(async () => {
 
 describe("the built site", () => {
   it("was built without writing anything under the site's sources (they may be read-only, as in Lambda)", () => {
+    expect(sourcesAfter).toEqual(sourcesBefore);
     expect(sourcesState()).toEqual(sourcesBefore);
   });
 

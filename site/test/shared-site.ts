@@ -1,0 +1,117 @@
+/**
+ * @module One fixture site for the site tests that read the same fixture (`site.test.ts`,
+ * `chart-text.test.ts`), built once a run: vitest's global setup of the `site` project starts the build
+ * in a child process and goes on, so other files run while it builds; each test file waits for it in
+ * its `beforeAll` (`sharedSite`). Run as a script, this file is that child.
+ */
+import { spawn } from "node:child_process";
+import {
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+
+/** Three runs per target (6 hours apart from 2026-11-01 00:00 UTC), built 6 hours after the last: all in the window. */
+export const RUNS_PER_TARGET = 3;
+export const BUILT_AT = "2026-11-01T18:00:00.000Z";
+
+/** What the build left for the tests, in `result.json` of its folder. */
+export interface SharedSite {
+  /** The fixture store's folder. */
+  storeRoot: string;
+  /** The built site: `<folder>/site/prefix/dist`, so it can be served from two folders up. */
+  outDir: string;
+  /** The warnings of the index sync and the build, one `warning: ...` line each. */
+  warnings: string;
+  /** Everything the build process printed (stdout and stderr), as a user of `kneeboard site` would see it. */
+  output: string;
+  /** Every path under the site's sources with its modification time, before and after the build. */
+  sourcesBefore: string[];
+  sourcesAfter: string[];
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The folder the shared fixture site is built in (see `sharedSite`). */
+    sharedSiteDir: string;
+  }
+}
+
+const SELF = new URL(import.meta.url).pathname;
+/** The site's sources: the build must leave them as they were. */
+const SOURCES = join(dirname(SELF), "..");
+
+export const sourcesState = () =>
+  (readdirSync(SOURCES, { recursive: true }) as string[])
+    .filter((p) => !p.startsWith("dist"))
+    .sort()
+    .map((p) => `${p} ${statSync(join(SOURCES, p)).mtimeMs}`);
+
+/** Vitest global setup: starts the build, provides its folder, and stops it and removes the folder at the end. */
+export default function setup(project: { provide(key: "sharedSiteDir", value: string): void }) {
+  const dir = mkdtempSync(join(tmpdir(), "kneeboard-shared-site-"));
+  const output = openSync(join(dir, "output.txt"), "w");
+  const child = spawn(process.execPath, ["--import", "tsx", SELF, dir], { stdio: ["ignore", output, output] });
+  child.on("exit", (code, signal) => writeFileSync(join(dir, "exit.json"), JSON.stringify({ code, signal })));
+  project.provide("sharedSiteDir", dir);
+  return () => {
+    if (child.exitCode === null) child.kill();
+    const result = join(dir, "result.json");
+    if (existsSync(result)) {
+      const { storeRoot } = JSON.parse(readFileSync(result, "utf8")) as SharedSite;
+      rmSync(storeRoot, { recursive: true, force: true });
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+}
+
+/** Waits for the shared build (up to `timeoutMs`) and returns what it left; throws with its output when it failed. */
+export async function sharedSite(dir: string, timeoutMs = 240_000): Promise<SharedSite> {
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(join(dir, "exit.json"))) {
+    if (Date.now() > deadline) throw new Error(`the shared fixture site was not built in ${timeoutMs} ms (${dir})`);
+    await sleep(100);
+  }
+  const output = readFileSync(join(dir, "output.txt"), "utf8");
+  const exit = JSON.parse(readFileSync(join(dir, "exit.json"), "utf8")) as { code: number | null };
+  if (exit.code !== 0 || !existsSync(join(dir, "result.json")))
+    throw new Error(`the shared fixture site failed to build (exit ${exit.code}):\n${output}`);
+  return { ...(JSON.parse(readFileSync(join(dir, "result.json"), "utf8")) as Omit<SharedSite, "output">), output };
+}
+
+/** The child: builds the fixture store and its site in `dir`, as `kneeboard site` does, and writes `result.json`. */
+async function build(dir: string): Promise<void> {
+  const { syncIndex } = await import("@kneeboard/core/run-index");
+  const { buildSite } = await import("../src/build.ts");
+  const { fixtureStore } = await import("./fixture.ts");
+  const sourcesBefore = sourcesState();
+  const fixture = await fixtureStore(RUNS_PER_TARGET);
+  const outDir = join(dir, "site", "prefix", "dist");
+  let warnings = "";
+  // Documents copied in by hand join the index, then the build; both warn.
+  const warn = (message: string) => {
+    warnings += `warning: ${message}\n`;
+  };
+  await syncIndex(fixture.store, fixture.index, warn);
+  await buildSite({ store: fixture.store, index: fixture.index, outDir, warn, now: BUILT_AT });
+  const result: Omit<SharedSite, "output"> = {
+    storeRoot: fixture.root,
+    outDir,
+    warnings,
+    sourcesBefore,
+    sourcesAfter: sourcesState(),
+  };
+  writeFileSync(join(dir, "result.tmp"), JSON.stringify(result));
+  renameSync(join(dir, "result.tmp"), join(dir, "result.json"));
+}
+
+if (process.argv[1] === SELF) await build(process.argv[2] as string);
