@@ -37,6 +37,16 @@ const TIMED = [
   "test/sweep-connections.test.ts",
   "test/sweep-threads.test.ts",
   "test/sweep.test.ts",
+  // Stalls ended by the idle timeout, 128 streams, open-loop rates held to their Poisson margin.
+  "test/stream-faults.test.ts",
+  "test/listeners.test.ts",
+  "test/open-loop-validity.test.ts",
+  // Runs that must come out valid (a run with no valid level fails, exit 1), and the client's health
+  // is judged in them: a file beside them can make their short streams read "client limited".
+  "test/requests-per-level.test.ts",
+  "test/cli.test.ts",
+  "test/cli-stop.test.ts",
+  "test/cli-crash.test.ts",
 ];
 
 /** Files that read the one shared fixture site, built by the `site` project's global setup. */
