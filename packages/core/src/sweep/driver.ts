@@ -2,6 +2,11 @@
  * @module The `LevelDriver` interface: what runs one load kind's measured sends (closed loop, open
  * loop, ...), on this thread or, split by the threading wrapper (./threads.ts), on worker threads.
  * Everything a driver reads its time from is the level's injected scheduler.
+ *
+ * A new load kind (bursty arrivals, trace replay, ...) is: its member of `LevelLoad` and its
+ * expansion, time and chunk rate in plan/index.ts, its `DriveSpec` member here, its driver in a file
+ * of its own, and one entry in ./drivers.ts. The level runner, the threads and the summary take it as
+ * they are.
  */
 import type { ClientHealth } from "../client/health.ts";
 import type { RawResult } from "../client/index.ts";
