@@ -7,15 +7,23 @@ import { describe, expect, it } from "vitest";
 import type { RunDocument } from "../run/index.ts";
 import { runSweep } from "./index.ts";
 import { poissonGapsMs } from "./open-loop.ts";
-import { setup, TOKENS } from "./scripted.fixture.ts";
+import { type Script, setup, TOKENS } from "./scripted.fixture.ts";
 import { inProcessThreads } from "./threads.ts";
 
 /** Runs a sweep of `workload` on a fresh scripted endpoint, on `threads` in-process threads. */
-async function sweepOn(threads: number, workload: Record<string, unknown>, durationMs: number) {
-  const { scheduler, endpoint, options } = setup(workload, () => ({ outcome: "ok", durationMs }));
+async function sweepOn(
+  threads: number,
+  workload: Record<string, unknown>,
+  durationMs: number | Script,
+  extra: { stopAtMs?: number } = {},
+) {
+  const script: Script = typeof durationMs === "number" ? () => ({ outcome: "ok", durationMs }) : durationMs;
+  const { scheduler, endpoint, options } = setup(workload, script);
   const threadHost = inProcessThreads({ scheduler, client: endpoint, watchHealth: options.watchHealth });
-  const doc = await scheduler.run(runSweep({ ...options, runId: "fixed", threads, threadHost }));
-  return { doc, sends: endpoint.arrivals.map((a) => a.atMs), endpoint };
+  const stop = new AbortController();
+  if (extra.stopAtMs !== undefined) scheduler.setTimer(() => stop.abort(), extra.stopAtMs);
+  const doc = await scheduler.run(runSweep({ ...options, runId: "fixed", threads, threadHost, signal: stop.signal }));
+  return { doc, sends: endpoint.arrivals.map((a) => a.atMs), endpoint, now: scheduler.now() };
 }
 
 /** A level as compared across thread counts: all but the thread count. */
@@ -45,6 +53,53 @@ describe("a closed-loop level on 2 threads", () => {
     expect((one.doc.levels[0] as RunDocument["levels"][number]).client.threads).toBe(1);
     expect(apartFromThreads(two.doc)).toEqual(apartFromThreads(one.doc));
     expect(two.doc.samples).toEqual(one.doc.samples);
+  });
+});
+
+describe("a threaded level's waits, stops and early ends", () => {
+  it("serves a 429's retry-after in the thread that got it: exactly 1 s of waits, as on one thread", async () => {
+    // N = 2, 6 requests of 100 ms; the 2nd arrival is refused with retry-after: 1.
+    const workload = { concurrency: [2], requestsPerLevel: 6, warmupRequests: 0 };
+    const script: Script = (n) =>
+      n === 1 ? { outcome: "rate_limited", durationMs: 10, retryAfterSeconds: 1 } : { outcome: "ok", durationMs: 100 };
+    const one = await sweepOn(1, workload, script);
+    const two = await sweepOn(2, workload, script);
+    const level = two.doc.levels[0] as RunDocument["levels"][number];
+
+    expect(level.client.threads).toBe(2);
+    expect(level.rateLimitWaitMs).toBe(1000);
+    expect(level.requests).toMatchObject({ sent: 6, ok: 5, rateLimited: 1 });
+    // Worker 1 waits from 10 ms to 1010 ms while worker 0 sends at 0, 100, 200, ..., 900: it takes 4 more
+    // (indexes 2 to 5), worker 1 none, so its wait is the level's last and ends it at 1010 ms.
+    expect(two.sends).toEqual([0, 0, 100, 200, 300, 400]);
+    expect(two.now).toBe(1010);
+    expect(two.sends).toEqual(one.sends);
+    expect(apartFromThreads(two.doc)).toEqual(apartFromThreads(one.doc));
+  });
+
+  it("ends a threaded level when stopped: its requests in flight end, the run is partial at the stop", async () => {
+    const workload = { concurrency: [1, 4], requestsPerLevel: 40, warmupRequests: 0 };
+    // Level 1 takes 40 x 100 ms; the stop comes 250 ms into level 2, with 4 requests in flight on 2 threads.
+    const { doc, now } = await sweepOn(2, workload, 100, { stopAtMs: 4250 });
+    expect(doc.status).toBe("partial");
+    expect(doc.partialReason).toBe("stopped by signal during concurrency 4");
+    expect(doc.levels.map((l) => l.concurrency)).toEqual([1]);
+    expect(now).toBe(4250);
+  });
+
+  it("ends a level at once when its first 4 requests fail, across threads", async () => {
+    const workload = { concurrency: [4], requestsPerLevel: 40, warmupRequests: 0 };
+    const { doc, sends, now } = await sweepOn(2, workload, () => ({ outcome: "http_error", durationMs: 100 }));
+    const level = doc.levels[0] as RunDocument["levels"][number];
+    expect(level.client.threads).toBe(2);
+    // The first 4 sends (all at 0: nothing told a request's duration, so no spread) fail at 100 ms. On one
+    // thread that ends the level before anything else leaves; across threads each worker has sent its
+    // next (at 100 ms) before the main thread's verdict reaches it: those 4 end at once, aborted, and
+    // are dropped, as with worker threads.
+    expect(sends).toEqual([0, 0, 0, 0, 100, 100, 100, 100]);
+    expect(now).toBe(100);
+    expect(level.requests.sent).toBe(4);
+    expect(level.invalid).toContainEqual({ code: "ended_early", detail: { firstRequests: 4 } });
   });
 });
 
