@@ -1,6 +1,6 @@
 /** @module The plan's arithmetic: rounds per level, bounds, invocation packing, chunk rate. */
 import { describe, expect, it } from "vitest";
-import { parseConfig, type Target } from "../config/index.ts";
+import { parseConfig, type Target, workloadFor } from "../config/index.ts";
 import { MAX_LOOP_UTILIZATION } from "../metrics/index.ts";
 import {
   CLIENT_CHUNKS_PER_SECOND_PER_THREAD,
@@ -12,6 +12,7 @@ import {
   LAMBDA_MB_PER_VCPU,
   lambdaCostPerDay,
   planConfig,
+  planLevels,
   planTarget,
   slotsPerDay,
   sweepMemoryMb,
@@ -188,5 +189,37 @@ describe("lambdaCostPerDay", () => {
     expect(cost?.invocationsPerDay).toBe(4 * (1 + 10 + 1));
     expect(cost?.usdPerDay.toFixed(2)).toBe("0.47");
     expect(lambdaCostPerDay(plans, "cron(0 6 * * ? *)", 10)).toBeNull();
+  });
+});
+
+describe("planLevels", () => {
+  const workloadOf = (workload: Record<string, unknown>) => {
+    const config = parseConfig(JSON.stringify({ targets: [target()], workload }));
+    return workloadFor(config, config.targets[0] as Target);
+  };
+
+  it("expands a closed loop's levels once: each its load, its name and its time", () => {
+    const levels = planLevels(workloadOf({ concurrency: [1, 4], requestsPerLevel: 8, warmupRequests: 2 }), 2);
+    expect(levels.map((l) => [l.load, l.name, l.concurrency, l.ratePerSecond])).toEqual([
+      [{ kind: "closed", concurrency: 1 }, "concurrency 1", 1, null],
+      [{ kind: "closed", concurrency: 4 }, "concurrency 4", 4, null],
+    ]);
+    // N = 4: 1 warm-up round and 2 measured rounds of 2 s.
+    expect(levels[1]?.expectedSeconds).toBe(6);
+  });
+
+  it("expands an open loop's rates into levels numbered 1, 2, ... with their arrivals", () => {
+    const workload = workloadOf({
+      arrival: { mode: "poisson", ratesPerSecond: [2, 5], seed: 9, maxInFlight: 32 },
+      requestsPerLevel: 10,
+      warmupRequests: 1,
+    });
+    const levels = planLevels(workload, 2);
+    expect(levels.map((l) => [l.load, l.name, l.concurrency, l.ratePerSecond])).toEqual([
+      [{ kind: "open", arrival: "poisson", ratePerSecond: 2, seed: 9, maxInFlight: 32 }, "rate 2 requests/s", 1, 2],
+      [{ kind: "open", arrival: "poisson", ratePerSecond: 5, seed: 9, maxInFlight: 32 }, "rate 5 requests/s", 2, 5],
+    ]);
+    // (1 warm-up + the last request) x 2 s, and 10 sends at 5/s.
+    expect(levels[1]?.expectedSeconds).toBe(6);
   });
 });

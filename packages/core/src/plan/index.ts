@@ -84,8 +84,20 @@ export function expectedTtftSeconds(
   );
 }
 
-/** One level as the sweep will run it: a concurrency, or an open loop's request rate. */
+/**
+ * A level's load as the sweep drives it (one `LevelDriver` per kind, packages/core/src/sweep/drivers.ts):
+ * N requests in flight, or an open loop's seeded Poisson arrivals at a rate, at most `maxInFlight` at once.
+ */
+export type LevelLoad =
+  | { kind: "closed"; concurrency: number }
+  | { kind: "open"; arrival: "poisson"; ratePerSecond: number; seed: number; maxInFlight: number };
+
+/** One level as the sweep will run it, expanded once from the workload (`planLevels`) for the sweep and the plan alike. */
 export interface LevelPlan {
+  /** What the level sends. */
+  load: LevelLoad;
+  /** The level in words: `concurrency 8`, or `rate 2 requests/s`. */
+  name: string;
   /** N in flight; an open loop's level number (1, 2, ...), as its run document records it. */
   concurrency: number;
   /** An open loop's offered rate, requests/s; null for a closed loop. */
@@ -148,11 +160,13 @@ export interface TargetPlan {
 /** Sequential rounds of `count` requests run by `workers` workers that each take one at a time. */
 const rounds = (count: number, workers: number) => (count <= 0 ? 0 : Math.ceil(count / Math.min(workers, count)));
 
+type LevelTiming = Omit<LevelPlan, "load" | "name" | "concurrency" | "ratePerSecond">;
+
 /**
- * One level's time: warm-up rounds, then either ceil(requests / N) rounds or the fixed duration plus
- * one more request (the requests in flight when the time is up run to their end).
+ * A closed level's time: warm-up rounds, then either ceil(requests / N) rounds or the fixed duration
+ * plus one more request (the requests in flight when the time is up run to their end).
  */
-function closedLevelPlan(concurrency: number, workload: Workload, requestSeconds: number): LevelPlan {
+function closedLevelTiming(concurrency: number, workload: Workload, requestSeconds: number): LevelTiming {
   const timeout = workload.requestTimeoutSeconds;
   const warmupRounds = rounds(workload.warmupRequests, concurrency);
   const duration = workload.levelDurationSeconds;
@@ -160,8 +174,6 @@ function closedLevelPlan(concurrency: number, workload: Workload, requestSeconds
   const measured = (oneRequest: number) =>
     duration === undefined ? rounds(requests ?? 0, concurrency) * oneRequest : duration + oneRequest;
   return {
-    concurrency,
-    ratePerSecond: null,
     warmupRequests: workload.warmupRequests,
     requests,
     levelDurationSeconds: duration ?? null,
@@ -174,14 +186,12 @@ function closedLevelPlan(concurrency: number, workload: Workload, requestSeconds
  * An open-loop level's time: its warm-up one request at a time, then sends for the fixed duration (or
  * as long as `requestsPerLevel` take at the rate), then the last request's end.
  */
-function openLevelPlan(level: number, ratePerSecond: number, workload: Workload, requestSeconds: number): LevelPlan {
+function openLevelTiming(ratePerSecond: number, workload: Workload, requestSeconds: number): LevelTiming {
   const duration = workload.levelDurationSeconds;
   const requests = duration === undefined ? (workload.requestsPerLevel ?? 0) : null;
   const sending = duration ?? (requests ?? 0) / ratePerSecond;
   const warmup = workload.warmupRequests;
   return {
-    concurrency: level,
-    ratePerSecond,
     warmupRequests: warmup,
     requests,
     levelDurationSeconds: duration ?? null,
@@ -190,12 +200,63 @@ function openLevelPlan(level: number, ratePerSecond: number, workload: Workload,
   };
 }
 
-/** The levels a workload sweeps, as `closedLevelPlan` or `openLevelPlan` time them. */
-function levelPlans(workload: Workload, requestSeconds: number): LevelPlan[] {
+/**
+ * The levels a workload sweeps, low to high, each with its load, its name and its time at
+ * `requestSeconds` a request: the one place a workload's levels are expanded (the sweep runs these,
+ * `kneeboard plan` reports them). The expansion of each load kind is here; what runs it is the
+ * kind's driver.
+ */
+export function planLevels(workload: Workload, requestSeconds: number): LevelPlan[] {
   const { arrival } = workload;
-  return arrival.mode === "poisson"
-    ? arrival.ratesPerSecond.map((rate, i) => openLevelPlan(i + 1, rate, workload, requestSeconds))
-    : workload.concurrency.map((n) => closedLevelPlan(n, workload, requestSeconds));
+  if (arrival.mode === "poisson")
+    return arrival.ratesPerSecond.map((ratePerSecond, i) => ({
+      load: { kind: "open", arrival: "poisson", ratePerSecond, seed: arrival.seed, maxInFlight: arrival.maxInFlight },
+      name: `rate ${ratePerSecond} requests/s`,
+      concurrency: i + 1,
+      ratePerSecond,
+      ...openLevelTiming(ratePerSecond, workload, requestSeconds),
+    }));
+  return workload.concurrency.map((concurrency) => ({
+    load: { kind: "closed", concurrency },
+    name: `concurrency ${concurrency}`,
+    concurrency,
+    ratePerSecond: null,
+    ...closedLevelTiming(concurrency, workload, requestSeconds),
+  }));
+}
+
+/**
+ * Stream chunks per second a level's load asks of the client: N x the per-stream rate for a closed
+ * loop; for an open loop every request's answer (`maxTokens`) once per send, whatever the per-stream rate.
+ */
+export function loadChunksPerSecond(
+  load: LevelLoad,
+  outputTokensPerSecondPerStream: number,
+  maxTokens: number,
+  chunksPerToken = DEFAULT_PLAN_ASSUMPTIONS.chunksPerToken,
+): number {
+  if (load.kind === "open") return openLoopChunksPerSecond(load.ratePerSecond, maxTokens, chunksPerToken);
+  return load.concurrency * outputTokensPerSecondPerStream * chunksPerToken;
+}
+
+/**
+ * The most threads a level's load can use: a closed loop's N (a thread runs at least one stream); an
+ * open loop's streams are as many as its rate keeps in flight, so no bound.
+ */
+export function loadThreadBound(load: LevelLoad): number {
+  return load.kind === "open" ? Number.POSITIVE_INFINITY : load.concurrency;
+}
+
+/** One request's expected duration at the assumed rates (TTFT, longer for a long prompt, then maxTokens), never past its timeout, seconds. */
+export function expectedRequestSeconds(
+  workload: Workload,
+  outputTokensPerSecondPerStream: number,
+  assumptions: PlanAssumptions = DEFAULT_PLAN_ASSUMPTIONS,
+): number {
+  return Math.min(
+    workload.requestTimeoutSeconds,
+    expectedTtftSeconds(workload.promptTokens, assumptions) + workload.maxTokens / outputTokensPerSecondPerStream,
+  );
 }
 
 /** Packs level durations, in order, into invocations of budgetSeconds each. */
@@ -230,23 +291,12 @@ export function planTarget(
 ): TargetPlan {
   const workload = workloadFor(config, target, scenario);
   const perStream = target.expectedOutputTokensPerSecond ?? assumptions.outputTokensPerSecondPerStream;
-  // A request at the assumed rate: TTFT (longer for a long prompt), then maxTokens at the per-stream
-  // rate, never past its timeout.
-  const requestSeconds = Math.min(
-    workload.requestTimeoutSeconds,
-    expectedTtftSeconds(workload.promptTokens, assumptions) + workload.maxTokens / perStream,
-  );
-  const levels = levelPlans(workload, requestSeconds);
+  const requestSeconds = expectedRequestSeconds(workload, perStream, assumptions);
+  const levels = planLevels(workload, requestSeconds);
   const budget = LAMBDA_INVOCATION_SECONDS - LAMBDA_DEADLINE_MARGIN_SECONDS;
   const sum = (pick: (l: LevelPlan) => number) => levels.reduce((total, l) => total + pick(l), 0);
-  const top = levels.at(-1);
-  // An open loop's streams are as many as its rate keeps in flight: threads are not bounded by a level number.
-  const topRate = top?.ratePerSecond ?? null;
-  const topLevelChunksPerSecond =
-    topRate === null
-      ? (top?.concurrency ?? 1) * perStream * assumptions.chunksPerToken
-      : openLoopChunksPerSecond(topRate, workload.maxTokens, assumptions.chunksPerToken);
-  const threadBound = topRate === null ? (top?.concurrency ?? 1) : Number.POSITIVE_INFINITY;
+  const top: LevelLoad = levels.at(-1)?.load ?? { kind: "closed", concurrency: 1 };
+  const topLevelChunksPerSecond = loadChunksPerSecond(top, perStream, workload.maxTokens, assumptions.chunksPerToken);
   return {
     targetId: target.id,
     scenario,
@@ -273,7 +323,7 @@ export function planTarget(
     ),
     topLevelChunksPerSecond,
     clientCoreShare: topLevelChunksPerSecond / CLIENT_CHUNKS_PER_SECOND_PER_THREAD,
-    topLevelThreads: threadsForChunkRate(topLevelChunksPerSecond, cores, threadBound),
+    topLevelThreads: threadsForChunkRate(topLevelChunksPerSecond, cores, loadThreadBound(top)),
     cores,
   };
 }

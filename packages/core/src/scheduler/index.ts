@@ -22,8 +22,9 @@ export interface Scheduler extends Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /**
    * How a worker thread rebuilds this scheduler: it reads `performance.now()` shifted so that
-   * `now()` is epoch ms minus `timeOriginMs`. Absent when a thread cannot rebuild it (a manual
-   * scheduler): levels then run on the calling thread.
+   * `now()` is epoch ms minus `timeOriginMs`. Absent when a worker thread cannot rebuild it (a manual
+   * scheduler): levels then run on the calling thread, unless the sweep is given threads that run on
+   * this very scheduler (`inProcessThreads`, packages/core/src/sweep/threads.ts).
    */
   readonly threadable?: { timeOriginMs: number };
 }

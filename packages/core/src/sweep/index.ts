@@ -10,15 +10,28 @@ import type { HealthWatch } from "../client/health.ts";
 import { type Endpoint, StreamingClient } from "../client/index.ts";
 import { modelKeyOf, type Target, type Workload } from "../config/index.ts";
 import { levelStop, summarizeRun } from "../metrics/index.ts";
-import { DEFAULT_PLAN_ASSUMPTIONS, openLoopChunksPerSecond, threadsForChunkRate } from "../plan/index.ts";
+import {
+  DEFAULT_PLAN_ASSUMPTIONS,
+  expectedRequestSeconds,
+  type LevelLoad,
+  type LevelPlan,
+  loadChunksPerSecond,
+  loadThreadBound,
+  planLevels,
+  threadsForChunkRate,
+} from "../plan/index.ts";
 import type { Level, RunDocument, Sample, Stop } from "../run/index.ts";
 import { type Scheduler, systemScheduler } from "../scheduler/index.ts";
 import { PromptSizer } from "../workload/index.ts";
 import { type RequestSender, runLevel, Stopped } from "./level.ts";
+import { type ThreadHost, workerThreads } from "./threads.ts";
 
-export type { RequestSender } from "./level.ts";
+export type { DriveLoop, DriveRecord, DriveSpec, LevelDriver } from "./driver.ts";
 export { RATE_LIMIT_FIRST_WAIT_MS, RATE_LIMIT_MAX_WAIT_MS, rateLimitWaitMs } from "./loop.ts";
+export type { RequestSender } from "./request.ts";
 export { toSample } from "./sample.ts";
+export type { ThreadEnv } from "./thread.ts";
+export { inProcessThreads, type ThreadHost, threaded } from "./threads.ts";
 
 /** The harness version written into every run document. */
 export const HARNESS_VERSION = "0.1.0";
@@ -86,11 +99,17 @@ export interface SweepOptions {
    * the level before, or for the first the target's expectedOutputTokensPerSecond, else the plan's
    * default, against one core's capacity, capped by the available cores; an open loop's level by its
    * rate x maxTokens); a number forces that many (at most N for a closed loop). More than one needs a
-   * scheduler a thread can rebuild (`Scheduler.threadable`) and the default client: otherwise every
-   * level runs on this thread. On T threads an open loop sends T independent Poisson streams at
-   * rate / T each (together a Poisson stream at the rate).
+   * scheduler a thread can rebuild (`Scheduler.threadable`) and the default client, or a `threadHost`:
+   * otherwise every level runs on this thread. On T threads an open loop sends T independent Poisson
+   * streams at rate / T each (together a Poisson stream at the rate).
    */
   threads?: number | "auto";
+  /**
+   * Where a level's threads run (default: worker threads, when the scheduler is threadable and the
+   * client the default). A test passes `inProcessThreads` with its manual scheduler and stand-in
+   * client, to run threaded levels in exact numbers.
+   */
+  threadHost?: ThreadHost;
 }
 
 /** A fresh run id: 8 hex characters. */
@@ -166,22 +185,26 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
     samples,
   });
 
-  const plan = levelPlan(workload);
+  const perStream = target.expectedOutputTokensPerSecond ?? DEFAULT_PLAN_ASSUMPTIONS.outputTokensPerSecondPerStream;
+  const plan = planLevels(workload, expectedRequestSeconds(workload, perStream));
+  const threadHost =
+    options.threadHost ?? (clock.threadable ? workerThreads(clock.threadable.timeOriginMs) : undefined);
   for (let levelIndex = options.startLevelIndex ?? 0; levelIndex < plan.length && !stop; levelIndex++) {
-    const { concurrency, arrival, name } = plan[levelIndex] as LevelPlan;
+    const { concurrency, load, name, ratePerSecond } = plan[levelIndex] as LevelPlan;
     try {
-      const threads = levelThreads(options, concurrency, levels.at(-1), arrival?.ratePerSecond);
+      const threads = levelThreads(options, load, levels.at(-1));
       const result = await runLevel({
         client,
         endpoint,
         threads,
+        threadHost,
         scheduler: clock,
         origin,
         place: { runId, concurrency, workload },
         pricing: target.pricing ?? null,
         stopReason,
         sizer,
-        arrival,
+        load,
         watchHealth: options.watchHealth,
         expectedRequestMs: levels.at(-1)?.e2eMs.p50,
         signal: options.signal,
@@ -194,7 +217,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
             levelIndex,
             levelCount: plan.length,
             threads,
-            ...(arrival ? { ratePerSecond: arrival.ratePerSecond } : {}),
+            ...(ratePerSecond !== null ? { ratePerSecond } : {}),
           }),
       });
       if (result.simulated) simulated = true;
@@ -216,27 +239,6 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
   return document(levels.some((l) => l.valid) ? "complete" : "failed");
 }
 
-interface LevelPlan {
-  /** N of a closed loop; an open loop's level number (1, 2, ...). */
-  concurrency: number;
-  /** An open loop's arrivals at this level. */
-  arrival?: { ratePerSecond: number; seed: number; maxInFlight: number };
-  /** The level in words: `concurrency 8`, or `rate 2 requests/s`. */
-  name: string;
-}
-
-/** The levels a workload sweeps: its concurrency levels, or an open loop's rates. */
-function levelPlan(workload: Workload): LevelPlan[] {
-  const { arrival } = workload;
-  if (arrival.mode === "poisson")
-    return arrival.ratesPerSecond.map((ratePerSecond, i) => ({
-      concurrency: i + 1,
-      arrival: { ratePerSecond, seed: arrival.seed, maxInFlight: arrival.maxInFlight },
-      name: `rate ${ratePerSecond} requests/s`,
-    }));
-  return workload.concurrency.map((concurrency) => ({ concurrency, name: `concurrency ${concurrency}` }));
-}
-
 function routeRecord(target: Target): RunDocument["route"] {
   const route = target.route as { gateway: RunDocument["route"]["gateway"]; provider?: string; deployment?: string };
   return {
@@ -246,25 +248,18 @@ function routeRecord(target: Target): RunDocument["route"] {
   };
 }
 
-/** Worker threads one level runs on (see `SweepOptions.threads`). */
-function levelThreads(
-  options: SweepOptions,
-  concurrency: number,
-  before: Level | undefined,
-  ratePerSecond?: number,
-): number {
+/** Threads one level runs on (see `SweepOptions.threads`). */
+function levelThreads(options: SweepOptions, load: LevelLoad, before: Level | undefined): number {
   const asked = options.threads ?? 1;
-  if (asked === 1 || options.client || !(options.scheduler ?? systemScheduler).threadable) return 1;
-  // An open loop's level is a rate: its chunk rate is requests/s x the tokens of each answer.
-  if (ratePerSecond !== undefined) {
-    if (asked !== "auto") return Math.max(1, Math.floor(asked));
-    const chunksPerSecond = openLoopChunksPerSecond(ratePerSecond, options.workload.maxTokens);
-    return threadsForChunkRate(chunksPerSecond, availableParallelism(), Number.POSITIVE_INFINITY);
-  }
-  if (asked !== "auto") return Math.max(1, Math.min(Math.floor(asked), concurrency));
+  if (asked === 1) return 1;
+  if (!options.threadHost && (options.client || !(options.scheduler ?? systemScheduler).threadable)) return 1;
+  const bound = loadThreadBound(load);
+  if (asked !== "auto") return Math.max(1, Math.min(Math.floor(asked), bound));
+  // The per-stream rate of the level before, else the target's expected one, else the plan's default.
   const perStream =
-    (before?.perStream.outputTokensPerSecond.p50 ??
-      options.target.expectedOutputTokensPerSecond ??
-      DEFAULT_PLAN_ASSUMPTIONS.outputTokensPerSecondPerStream) * DEFAULT_PLAN_ASSUMPTIONS.chunksPerToken;
-  return threadsForChunkRate(concurrency * perStream, availableParallelism(), concurrency);
+    before?.perStream.outputTokensPerSecond.p50 ??
+    options.target.expectedOutputTokensPerSecond ??
+    DEFAULT_PLAN_ASSUMPTIONS.outputTokensPerSecondPerStream;
+  const chunksPerSecond = loadChunksPerSecond(load, perStream, options.workload.maxTokens);
+  return threadsForChunkRate(chunksPerSecond, availableParallelism(), bound);
 }

@@ -1,26 +1,25 @@
 /**
- * @module One concurrency level: its state behind the `LevelRunner`'s methods (take the next index,
- * accept a result, record a 429 wait, end the level), and `runLevel`, which runs warm-up and the
- * measured closed loop on it, on this thread or on worker threads, and summarizes the level.
+ * @module One level: its state behind the `LevelRunner`'s methods (take the next index, accept a
+ * result, record a 429 wait, end the level), and `runLevel`, which runs warm-up and the measured sends
+ * on it (its load kind's `LevelDriver`, on this thread or wrapped across threads) and summarizes the level.
  */
 import { type ClientHealth, type HealthWatch, watchClientHealth } from "../client/health.ts";
-import type { ChatRequest, Endpoint, RawResult } from "../client/index.ts";
+import type { Endpoint, RawResult } from "../client/index.ts";
 import type { Target, Workload } from "../config/index.ts";
 import { distribution, EARLY_FAILURE_REQUESTS, type EarlyResult, summarizeLevel } from "../metrics/index.ts";
+import type { LevelLoad } from "../plan/index.ts";
 import type { Level, Sample } from "../run/index.ts";
 import type { Scheduler, Timer } from "../scheduler/index.ts";
 import { PromptSizer, promptFor } from "../workload/index.ts";
+import type { LevelWindow, LoadFigures } from "./driver.ts";
+import { driverOf } from "./drivers.ts";
 import { trackIntervals } from "./in-flight.ts";
 import { type LevelCounters, type LoopResult, newDebts, runWorkers, type WorkerDebt } from "./loop.ts";
-import { type OpenLoopRecord, poissonGapsMs, runOpenLoop } from "./open-loop.ts";
-import { chatRequest, type RequestPlace } from "./request.ts";
+import { chatRequest, type RequestPlace, type RequestSender } from "./request.ts";
 import { toSample } from "./sample.ts";
-import { runOnThreads } from "./threads.ts";
+import { type ThreadHost, threaded } from "./threads.ts";
 
-/** What sends one request: the streaming client, or a test's stand-in. */
-export interface RequestSender {
-  send(request: ChatRequest): Promise<RawResult>;
-}
+export type { RequestSender } from "./request.ts";
 
 /** Thrown when the sweep stopped (signal or deadline) during a level: the level is not kept. */
 export class Stopped extends Error {}
@@ -164,8 +163,10 @@ export interface LevelContext {
   client: RequestSender;
   /** Where worker threads send (each builds its own client). */
   endpoint: Endpoint;
-  /** Worker threads the measured requests run on; 1 runs them on this thread. */
+  /** Threads the measured requests run on; 1 runs them on this thread. */
   threads: number;
+  /** Where a level on more than one thread runs them (without one, every level runs on this thread). */
+  threadHost?: ThreadHost;
   scheduler: Scheduler;
   /** Scheduler ms that samples' `startMs` count from. */
   origin: number;
@@ -178,11 +179,8 @@ export interface LevelContext {
   signal?: AbortSignal;
   /** Scheduler ms at which the sweep stops. */
   deadlineMs?: number;
-  /**
-   * An open-loop level: sends at `ratePerSecond` on a Poisson schedule seeded by `seed` (and the level's
-   * number, `place.concurrency`), at most `maxInFlight` at once. Absent: a closed loop of N.
-   */
-  arrival?: { ratePerSecond: number; seed: number; maxInFlight: number };
+  /** What the level sends (its `LevelPlan`'s load), run by that kind's driver. */
+  load: LevelLoad;
   /** Watches the client process's own load through the measured loop (default `watchClientHealth`). */
   watchHealth?: () => HealthWatch;
   /** The previous level's e2e p50, ms: how long a request is expected to take (else the warm-up's). */
@@ -200,13 +198,13 @@ export interface LevelOutcome {
 }
 
 /**
- * Runs warm-up, then the measured closed loop of one level, and summarizes it. Throws `Stopped` when
- * the sweep stopped during the level. Exactly N requests are in flight through the measured loop:
- * when one ends its worker sends the next, after the wait a 429 owes.
+ * Runs warm-up, then the measured sends of one level (its load kind's driver, on this thread or
+ * wrapped across threads), and summarizes it. Throws `Stopped` when the sweep stopped during the level.
  */
 export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
   const { scheduler } = ctx;
   const { workload, concurrency } = ctx.place;
+  const driver = driverOf(ctx.load.kind);
   const sizer = ctx.sizer ?? new PromptSizer();
   // Prompts are sized with what the endpoint's counts taught so far: the warm-up's teach the measured loop's.
   let place = { ...ctx.place, charsPerToken: sizer.charsPerToken };
@@ -219,40 +217,35 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
   const { signal } = runner.abort;
   const disarm = runner.stopOn(scheduler, ctx.signal, ctx.deadlineMs);
   let watch: HealthWatch | undefined;
-  const loop = (
-    workers: number,
-    warmup: boolean,
-    onResult: (result: LoopResult) => boolean,
-    firstSendDelayMs?: (worker: number) => number,
-  ) =>
-    runWorkers({
-      debts: runner.debts.slice(0, workers),
+  const send = (index: number, warmup: boolean) =>
+    ctx.client.send(chatRequest(place, index, warmup, signal, warmup ? undefined : watch));
+  const warmupMs: number[] = [];
+  try {
+    // Warm-up: not measured; its workers are the driver's, so a cold endpoint is warm before timing starts.
+    runner.begin(workload.warmupRequests, false);
+    await runWorkers({
+      debts: runner.debts.slice(0, driver.warmupWorkers(ctx.load, workload.warmupRequests)),
       counters: runner,
       scheduler,
       signal,
       endMs: () => runner.endMs,
-      send: (index) => ctx.client.send(chatRequest(place, index, warmup, signal, warmup ? undefined : watch)),
-      onResult,
+      send: (index) => send(index, true),
+      onResult: (r) => {
+        sized(r);
+        if (r.raw.outcome === "ok") warmupMs.push(r.endMs - r.raw.startMs);
+        return runner.accept(r) && !runner.ended();
+      },
       onWait: (fromMs, toMs) => runner.waited(fromMs, toMs),
-      firstSendDelayMs,
-    });
-  const warmupMs: number[] = [];
-  try {
-    // Warm-up: not measured; run at up to N at once so a cold endpoint is warm before timing starts.
-    runner.begin(workload.warmupRequests, false);
-    // An open loop warms up one request at a time: its level number is no count of users.
-    const warmupWorkers = Math.min(ctx.arrival ? 1 : concurrency, workload.warmupRequests);
-    await loop(warmupWorkers, true, (r) => {
-      sized(r);
-      if (r.raw.outcome === "ok") warmupMs.push(r.endMs - r.raw.startMs);
-      return runner.accept(r) && !runner.ended();
     });
     if (runner.stopped) throw new Stopped(runner.stopped);
     place = { ...place, charsPerToken: sizer.charsPerToken };
     chars = promptChars(place);
-    const { arrival } = ctx;
 
     runner.begin(total ?? Number.POSITIVE_INFINITY, true);
+    const spec = driver.prepare(ctx.load, {
+      level: concurrency,
+      expectedRequestMs: ctx.expectedRequestMs ?? distribution(warmupMs).p50 ?? 0,
+    });
     let firstSendMs = scheduler.now();
     const startClock = () => {
       firstSendMs = scheduler.now();
@@ -260,10 +253,6 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
         runner.endMs = firstSendMs + workload.levelDurationSeconds * 1000;
       return runner.endMs;
     };
-    // No lock-step: the first N sends of a closed loop leave evenly over one expected request
-    // duration, so completions, and the sends after them, spread out as independent users' would.
-    const startSpreadMs = arrival || concurrency < 2 ? 0 : (ctx.expectedRequestMs ?? distribution(warmupMs).p50 ?? 0);
-    const firstSendDelayMs = (worker: number) => (startSpreadMs * worker) / concurrency;
     let okTokens = 0;
     const onMeasured = (r: LoopResult): boolean => {
       if (!runner.accept(r)) return false;
@@ -278,45 +267,31 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
       return !runner.ended();
     };
     watch = (ctx.watchHealth ?? watchClientHealth)();
-    let open: OpenLoopRecord | undefined;
-    const threads = ctx.threads > 1 && !runner.ended() ? ctx.threads : 1;
-    let threadHealth: ClientHealth[] = [];
-    if (threads > 1) {
-      const record = await runOnThreads({
-        threads,
-        endpoint: ctx.endpoint,
-        place,
-        count: total ?? Number.POSITIVE_INFINITY,
-        firstSeq: runner.sentCount,
-        firstSendDelayMs,
-        timeOriginMs: (scheduler.threadable as { timeOriginMs: number }).timeOriginMs,
-        signal,
-        onGo: startClock,
-        onResult: onMeasured,
-        onWait: (fromMs, toMs) => runner.waited(fromMs, toMs),
-        openLoop: arrival,
-      });
-      threadHealth = record.healths;
-      if (arrival) open = { firstSendMs, lagsMs: record.lagsMs, maxInFlightHit: record.maxInFlightHit };
-    } else if (arrival) {
-      startClock();
-      open = await runOpenLoop({
-        counters: runner,
-        scheduler,
-        signal,
-        gapsMs: poissonGapsMs(arrival.ratePerSecond, arrival.seed, concurrency),
-        maxInFlight: arrival.maxInFlight,
-        durationMs: runner.endMs - firstSendMs,
-        send: (index) => ctx.client.send(chatRequest(place, index, false, signal, watch)),
-        onResult: onMeasured,
-      });
-    } else {
-      startClock();
-      await loop(concurrency, false, onMeasured, firstSendDelayMs);
-    }
+    const threads = ctx.threads > 1 && ctx.threadHost && !runner.ended() ? ctx.threads : 1;
+    const run =
+      threads > 1 && ctx.threadHost
+        ? threaded(driver, {
+            threads,
+            host: ctx.threadHost,
+            endpoint: ctx.endpoint,
+            place,
+            count: total ?? Number.POSITIVE_INFINITY,
+            firstSeq: runner.sentCount,
+          })
+        : driver;
+    const record = await run.drive(spec, {
+      counters: runner,
+      scheduler,
+      signal,
+      start: startClock,
+      send: (index) => send(index, false),
+      onResult: onMeasured,
+      onWait: (fromMs, toMs) => runner.waited(fromMs, toMs),
+      debts: runner.debts,
+    });
     if (runner.stopped) throw new Stopped(runner.stopped);
-    const health = mergeHealth(watch.stop(), threadHealth);
-    const outcome = summarize(ctx, runner, firstSendMs, health, threads, open ?? { startSpreadMs });
+    const health = mergeHealth(watch.stop(), record.threadHealths ?? []);
+    const outcome = summarize(ctx, runner, firstSendMs, health, threads, driver.describe.bind(driver, spec, record));
     ctx.progress({
       done: runner.results.length,
       total,
@@ -341,52 +316,28 @@ function summarize(
   firstSendMs: number,
   clientHealth: ClientHealth,
   threads: number,
-  /** The open loop's record, or the closed loop's start spread. */
-  arrivals: OpenLoopRecord | { startSpreadMs: number },
+  /** What the driver records of the load in this window. */
+  describe: (window: LevelWindow) => LoadFigures,
 ): LevelOutcome {
-  const open = "lagsMs" in arrivals ? arrivals : undefined;
   const { workload, concurrency } = ctx.place;
   const results = runner.results;
   const lastEndMs = Math.max(firstSendMs, ...results.map((r) => r.endMs));
-  // Achieved concurrency is judged up to the last send: the closed loop holds N until then by
-  // design, and the drain after it belongs to the method, not to a client falling behind.
   const lastSendMs = Math.max(firstSendMs, ...results.map((r) => r.raw.startMs));
   const samples = [...results]
     .sort((a, b) => a.index - b.index)
     .map((r) => toSample(r.raw, concurrency, r.index, ctx.origin));
   // The judged window opens once the first N requests are out: sending them one after another
-  // is the ramp of the method. A level whose requests all left in the ramp (requestsPerLevel <= N)
-  // has no refill to judge, so the most requests in flight at once stands for it.
+  // is the ramp of the method.
   const sendTimes = results.map((r) => r.raw.startMs).sort((a, b) => a - b);
   const rampEndMs = sendTimes[Math.min(concurrency, sendTimes.length) - 1] ?? firstSendMs;
   const measured = lastSendMs > rampEndMs;
   const inFlight = trackIntervals(results.map((r) => [r.raw.startMs, r.endMs]));
   const waiting = trackIntervals(runner.waits);
-  // An open loop has no ramp: in flight is whatever the arrivals made of it, from the first send to the last.
-  const openLoop =
-    open && ctx.arrival
-      ? {
-          ratePerSecond: ctx.arrival.ratePerSecond,
-          achievedRatePerSecond:
-            sendTimes.length >= 2 && lastSendMs > firstSendMs
-              ? (sendTimes.length - 1) / ((lastSendMs - firstSendMs) / 1000)
-              : null,
-          inFlightMean: inFlight.timeWeightedMean(firstSendMs, lastSendMs),
-          inFlightMax: inFlight.maxInFlight,
-          scheduleLagsMs: open.lagsMs,
-          maxInFlight: ctx.arrival.maxInFlight,
-          maxInFlightHit: open.maxInFlightHit,
-        }
-      : undefined;
   const level = summarizeLevel({
     concurrency,
     samples,
     wallTimeMs: lastEndMs - firstSendMs,
-    achievedConcurrency: openLoop
-      ? openLoop.inFlightMean
-      : measured
-        ? inFlight.timeWeightedMean(rampEndMs, lastSendMs)
-        : inFlight.maxInFlight,
+    ...describe({ firstSendMs, lastSendMs, sendTimes, inFlight, rampEndMs, measured }),
     waitingConcurrency: measured ? waiting.timeWeightedMean(rampEndMs, lastSendMs) : 0,
     eventLoopLagP99Ms: clientHealth.eventLoopLagP99Ms,
     clientHealth,
@@ -397,14 +348,11 @@ function summarize(
     endedEarly: runner.endedEarly,
     earlyRequests: runner.earlyNeeded,
     requestsPerLevel: workload.requestsPerLevel,
-    openLoop,
-    startSpreadMs: "startSpreadMs" in arrivals ? arrivals.startSpreadMs : undefined,
   });
   // Gaps between chunks are summarized in the level; keeping them per sample would bloat the document.
   for (const s of samples) delete s.interChunkMs;
   return { level, samples, early: runner.early, simulated: runner.simulated };
 }
-
 /**
  * The client health of a level run on several threads: each thread's own loop delay and utilization
  * (the worst thread bends the figures), the CPU share as the process measured it (all threads).

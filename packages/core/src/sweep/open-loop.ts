@@ -1,11 +1,13 @@
 /**
  * @module An open-loop level's sends: at the times of a seeded Poisson schedule (exponential gaps at
  * the level's rate), never waiting on completions, at most `maxInFlight` at once; how late each send
- * left against its schedule, on the scheduler's monotonic clock.
+ * left against its schedule, on the scheduler's monotonic clock; and the open-loop driver that runs them.
  */
 import type { RawResult } from "../client/index.ts";
+import type { LevelLoad } from "../plan/index.ts";
 import { seededRandom } from "../random/index.ts";
 import type { Scheduler } from "../scheduler/index.ts";
+import type { DriveSpec, LevelDriver } from "./driver.ts";
 import type { LevelCounters, LoopResult } from "./loop.ts";
 
 /**
@@ -87,3 +89,66 @@ export async function runOpenLoop(loop: OpenLoop): Promise<OpenLoopRecord> {
   if (failure !== undefined) throw failure.error;
   return { firstSendMs, lagsMs, maxInFlightHit };
 }
+
+type OpenLoad = Extract<LevelLoad, { kind: "open" }>;
+type OpenSpec = Extract<DriveSpec, { kind: "open" }>;
+
+/** The open-loop driver: sends on a seeded Poisson schedule at the level's rate, never waiting on completions. */
+export const openLoop: LevelDriver<OpenLoad, OpenSpec> = {
+  // One request at a time: an open loop's level number is no count of users.
+  warmupWorkers: (_load, warmupRequests) => Math.min(1, warmupRequests),
+
+  prepare: (load, facts) => ({
+    kind: "open",
+    ratePerSecond: load.ratePerSecond,
+    seed: load.seed,
+    level: facts.level,
+    stream: 0,
+    maxInFlight: load.maxInFlight,
+  }),
+
+  async drive(spec, loop) {
+    const endMs = loop.start();
+    const open = await runOpenLoop({
+      counters: loop.counters,
+      scheduler: loop.scheduler,
+      signal: loop.signal,
+      gapsMs: poissonGapsMs(spec.ratePerSecond, spec.seed, spec.level, spec.stream),
+      maxInFlight: spec.maxInFlight,
+      durationMs: endMs - loop.scheduler.now(),
+      send: loop.send,
+      onResult: loop.onResult,
+    });
+    return { scheduleLagsMs: open.lagsMs, maxInFlightHit: open.maxInFlightHit };
+  },
+
+  // T independent Poisson streams at rate / T each are, merged, a Poisson stream at the rate.
+  split: (spec, parts) =>
+    Array.from({ length: parts }, (_, i) => ({
+      ...spec,
+      ratePerSecond: spec.ratePerSecond / parts,
+      stream: spec.stream * parts + i,
+      maxInFlight: Math.max(1, Math.floor(spec.maxInFlight / parts)),
+    })),
+
+  // No ramp: in flight is whatever the arrivals made of it, from the first send to the last.
+  describe(spec, record, window) {
+    const { firstSendMs, lastSendMs, sendTimes, inFlight } = window;
+    const inFlightMean = inFlight.timeWeightedMean(firstSendMs, lastSendMs);
+    return {
+      achievedConcurrency: inFlightMean,
+      openLoop: {
+        ratePerSecond: spec.ratePerSecond,
+        achievedRatePerSecond:
+          sendTimes.length >= 2 && lastSendMs > firstSendMs
+            ? (sendTimes.length - 1) / ((lastSendMs - firstSendMs) / 1000)
+            : null,
+        inFlightMean,
+        inFlightMax: inFlight.maxInFlight,
+        scheduleLagsMs: record.scheduleLagsMs,
+        maxInFlight: spec.maxInFlight,
+        maxInFlightHit: record.maxInFlightHit,
+      },
+    };
+  },
+};

@@ -1,6 +1,6 @@
 /** @module The chat request of one index of a level, built alike on the main thread and in worker threads. */
 import type { FirstTokenWatch } from "../client/health.ts";
-import type { ChatRequest } from "../client/index.ts";
+import type { ChatRequest, RawResult } from "../client/index.ts";
 import type { Workload } from "../config/index.ts";
 import { promptFor } from "../workload/index.ts";
 
@@ -9,6 +9,11 @@ export type RequestWorkload = Pick<
   Workload,
   "promptTokens" | "maxTokens" | "temperature" | "ignoreEos" | "requestTimeoutSeconds" | "streamIdleTimeoutSeconds"
 >;
+
+/** What sends one request: the streaming client, or a test's stand-in. */
+export interface RequestSender {
+  send(request: ChatRequest): Promise<RawResult>;
+}
 
 /** Where a request belongs: its run and level (its prompt is unique to them and to its index). */
 export interface RequestPlace {

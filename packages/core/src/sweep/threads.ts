@@ -1,7 +1,9 @@
 /**
- * @module Running a level's measured loop on several worker threads, from the main thread's side:
- * start them, split N over them, say go once all are loaded, hand their results to the level runner
- * and stop them all on the level's abort.
+ * @module Threading as a wrapper: `threaded` runs any `LevelDriver` across threads (its spec split
+ * by the driver, one part a thread, results handed to the level runner, all stopped on the level's
+ * abort). Where the threads run is a `ThreadHost`: worker threads (`workerThreads`), or threads of
+ * this process on the level's own scheduler and client (`inProcessThreads`), which tests drive on a
+ * manual scheduler for exact numbers.
  */
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -9,119 +11,159 @@ import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { ClientHealth } from "../client/health.ts";
 import type { Endpoint } from "../client/index.ts";
-import type { LoopResult } from "./loop.ts";
+import type { DriveRecord, DriveSpec, LevelDriver } from "./driver.ts";
 import type { RequestPlace } from "./request.ts";
 import { SharedCounters, sharedCountersBuffer } from "./shared-counters.ts";
-import { THREAD_JOB_KIND, type ThreadJob, type ThreadMessage } from "./thread.ts";
+import { runThreadJob, THREAD_JOB_KIND, type ThreadEnv, type ThreadJob, type ThreadMessage } from "./thread.ts";
 
-export interface ThreadedLoop {
+/** One started thread, from the main thread's side. */
+export interface LevelThread {
+  /** Every thread is ready: send until the level's end (scheduler ms; Infinity for a counted level). */
+  go(levelEndMs: number): void;
+  /** The level stopped or ended early: send nothing more, end the requests in flight. */
+  abort(): void;
+  /** Resolves once the thread has ended, after its last message. */
+  ended: Promise<void>;
+  terminate(): Promise<void>;
+}
+
+/** Where a level's threads run. */
+export interface ThreadHost {
+  /** Starts a thread on `job`; its messages (a failure outside the job as an `error` message) go to `onMessage`. */
+  start(job: ThreadJob, onMessage: (message: ThreadMessage) => void): LevelThread;
+}
+
+/** What `threaded` needs beyond the driver: where, how many, and what each thread sends. */
+export interface Threading {
   threads: number;
+  host: ThreadHost;
   endpoint: Endpoint;
   place: RequestPlace;
   /** Measured requests (Infinity for a timed level). */
   count: number;
   /** The send order's next place (after the warm-up). */
   firstSeq: number;
-  /** How long worker `i` of the level (0 .. N-1) waits before its first send, ms. */
-  firstSendDelayMs: (worker: number) => number;
-  /** An open-loop level: each thread sends its own Poisson stream at rate / threads, with maxInFlight / threads. */
-  openLoop?: { ratePerSecond: number; seed: number; maxInFlight: number };
-  /** The main thread's scheduler origin (`Scheduler.threadable`). */
-  timeOriginMs: number;
-  /** The level's abort: it stops every thread and ends its requests in flight. */
-  signal: AbortSignal;
-  /** Called once every thread can send; returns the level's end on the scheduler's clock (Infinity when counted). */
-  onGo(): number;
-  /** Each result as it comes. */
-  onResult(result: LoopResult): void;
-  onWait(fromMs: number, toMs: number): void;
 }
 
-/** What the threads saw: each one's client health, and an open loop's schedule lags. */
-export interface ThreadsRecord {
-  healths: ClientHealth[];
-  lagsMs: number[];
-  maxInFlightHit: boolean;
-}
-
-/** Runs the measured loop on `loop.threads` threads. */
-export async function runOnThreads(loop: ThreadedLoop): Promise<ThreadsRecord> {
-  const { threads } = loop;
-  const concurrency = loop.place.concurrency;
-  const buffer = sharedCountersBuffer(loop.firstSeq);
-  const counters = new SharedCounters(buffer, loop.count);
-  // The level's workers split over the threads, each thread's a run of consecutive ones.
-  const shares = Array.from(
-    { length: threads },
-    (_, i) => Math.floor(concurrency / threads) + (i < concurrency % threads ? 1 : 0),
-  );
-  const started = shares.map((workers, i) => {
-    const first = shares.slice(0, i).reduce((a, b) => a + b, 0);
-    return startThread({
-      kind: THREAD_JOB_KIND,
-      endpoint: loop.endpoint,
-      place: loop.place,
-      workers,
-      firstSendDelaysMs: Array.from({ length: workers }, (_, w) => loop.firstSendDelayMs(first + w)),
-      count: loop.count,
-      timeOriginMs: loop.timeOriginMs,
-      counters: buffer,
-      ...(loop.openLoop
-        ? {
-            openLoop: {
-              ratePerSecond: loop.openLoop.ratePerSecond / threads,
-              seed: loop.openLoop.seed,
-              level: concurrency,
-              stream: i,
-              maxInFlight: Math.max(1, Math.floor(loop.openLoop.maxInFlight / threads)),
-            },
-          }
-        : {}),
-    });
-  });
-  const stopThreads = () => {
-    counters.stop();
-    for (const thread of started) thread.postMessage("abort");
+/**
+ * `driver` run across `threading.threads` threads: each runs one part of the spec (`driver.split`)
+ * with its own client, on counters they share. The level's time starts once every thread is loaded.
+ * The loop's `send`, `counters` and `debts` are this thread's and go unused: each thread has its own.
+ */
+export function threaded(driver: LevelDriver, threading: Threading): LevelDriver {
+  return {
+    ...driver,
+    async drive(spec, loop): Promise<DriveRecord> {
+      const { threads, host } = threading;
+      const buffer = sharedCountersBuffer(threading.firstSeq);
+      const counters = new SharedCounters(buffer, threading.count);
+      const parts = driver.split(spec, threads);
+      const healths: ClientHealth[] = [];
+      const lagsMs: number[] = [];
+      let maxInFlightHit = false;
+      let failure: string | null = null;
+      let ready = 0;
+      const onMessage = (m: ThreadMessage) => {
+        if (m.type === "ready" && ++ready === threads) {
+          // Loading a thread takes a while: the level's time starts when all can send.
+          const levelEndMs = loop.start();
+          for (const thread of started) thread.go(levelEndMs);
+        } else if (m.type === "result") loop.onResult(m);
+        else if (m.type === "done") {
+          healths.push(m.health);
+          for (const [fromMs, toMs] of m.waits) loop.onWait(fromMs, toMs);
+          lagsMs.push(...m.record.scheduleLagsMs);
+          maxInFlightHit ||= m.record.maxInFlightHit;
+        } else if (m.type === "error") failure ??= m.message;
+      };
+      const started: LevelThread[] = parts.map((part: DriveSpec) =>
+        host.start(
+          {
+            kind: THREAD_JOB_KIND,
+            endpoint: threading.endpoint,
+            place: threading.place,
+            spec: part,
+            count: threading.count,
+            counters: buffer,
+          },
+          onMessage,
+        ),
+      );
+      const stopThreads = () => {
+        counters.stop();
+        for (const thread of started) thread.abort();
+      };
+      if (loop.signal.aborted) stopThreads();
+      loop.signal.addEventListener("abort", stopThreads, { once: true });
+      try {
+        await Promise.all(started.map((thread) => thread.ended));
+      } finally {
+        loop.signal.removeEventListener("abort", stopThreads);
+        await Promise.all(started.map((thread) => thread.terminate()));
+      }
+      if (failure !== null) throw new Error(`a sweep thread failed: ${failure}`);
+      return { scheduleLagsMs: lagsMs, maxInFlightHit, threadHealths: healths };
+    },
   };
-  if (loop.signal.aborted) stopThreads();
-  loop.signal.addEventListener("abort", stopThreads, { once: true });
-  const healths: ClientHealth[] = [];
-  const lagsMs: number[] = [];
-  let maxInFlightHit = false;
-  let failure: string | null = null;
-  let ready = 0;
-  try {
-    await Promise.all(
-      started.map(
-        (thread) =>
-          new Promise<void>((resolve) => {
-            thread.on("message", (m: ThreadMessage) => {
-              if (m.type === "ready" && ++ready === threads) {
-                // Loading a thread takes a while: the level's time starts when all can send.
-                const levelEndMs = loop.onGo();
-                for (const thread of started) thread.postMessage({ go: levelEndMs });
-              } else if (m.type === "result") loop.onResult(m);
-              else if (m.type === "done") {
-                healths.push(m.health);
-                for (const [fromMs, toMs] of m.waits) loop.onWait(fromMs, toMs);
-                lagsMs.push(...(m.lagsMs ?? []));
-                maxInFlightHit ||= m.maxInFlightHit === true;
-              } else if (m.type === "error") failure ??= m.message;
-            });
-            thread.on("error", (error) => {
-              failure ??= String(error);
-              resolve();
-            });
-            thread.on("exit", () => resolve());
-          }),
-      ),
-    );
-  } finally {
-    loop.signal.removeEventListener("abort", stopThreads);
-    await Promise.all(started.map((thread) => thread.terminate()));
-  }
-  if (failure !== null) throw new Error(`a sweep thread failed: ${failure}`);
-  return { healths, lagsMs, maxInFlightHit };
+}
+
+/** Worker threads that rebuild the main thread's scheduler from its origin (`Scheduler.threadable`). */
+export function workerThreads(timeOriginMs: number): ThreadHost {
+  return {
+    start(job, onMessage) {
+      const worker = startWorker({ ...job, timeOriginMs });
+      worker.on("message", onMessage);
+      const ended = new Promise<void>((resolve) => {
+        worker.on("error", (error) => {
+          onMessage({ type: "error", message: String(error) });
+          resolve();
+        });
+        worker.on("exit", () => resolve());
+      });
+      return {
+        go: (levelEndMs) => worker.postMessage({ go: levelEndMs }),
+        abort: () => worker.postMessage("abort"),
+        ended,
+        terminate: async () => {
+          await worker.terminate();
+        },
+      };
+    },
+  };
+}
+
+/**
+ * Threads in this process, each running its job as a worker thread would (shared counters, messages
+ * copied and delivered after the current turn) but on `env`'s scheduler, client and health watch: a
+ * threaded level on a manual scheduler, in exact numbers.
+ */
+export function inProcessThreads(env: ThreadEnv): ThreadHost {
+  return {
+    start(job, onMessage) {
+      const abort = new AbortController();
+      let start = (_levelEndMs: number) => {};
+      const go = new Promise<number>((resolve) => {
+        start = resolve;
+      });
+      const post = (message: ThreadMessage) => {
+        const copy = structuredClone(message);
+        queueMicrotask(() => onMessage(copy));
+      };
+      const ended = runThreadJob(job, post, abort.signal, go, env)
+        .catch((error: unknown) => post({ type: "error", message: String(error) }))
+        // After the messages posted so far have been delivered.
+        .then(() => new Promise<void>((resolve) => queueMicrotask(resolve)));
+      return {
+        go: (levelEndMs) => start(levelEndMs),
+        abort: () => {
+          abort.abort();
+          start(Number.NEGATIVE_INFINITY);
+        },
+        ended,
+        terminate: () => ended,
+      };
+    },
+  };
 }
 
 /**
@@ -143,7 +185,7 @@ function tsxApi(): string {
   return pathToFileURL(join(dirname(packageJson), "dist", "esm", "api", "index.mjs")).href;
 }
 
-function startThread(job: ThreadJob): Worker {
+function startWorker(job: ThreadJob): Worker {
   if (!THREAD_MODULE.pathname.endsWith(".ts")) return new Worker(THREAD_MODULE, { workerData: job });
   const boot = `import { register } from ${JSON.stringify(tsxApi())}; register(); await import(${JSON.stringify(THREAD_MODULE.href)});`;
   return new Worker(new URL(`data:text/javascript,${encodeURIComponent(boot)}`), { workerData: job });

@@ -1,0 +1,113 @@
+/**
+ * @module The `LevelDriver` interface: what runs one load kind's measured sends (closed loop, open
+ * loop, ...), on this thread or, split by the threading wrapper (./threads.ts), on worker threads.
+ * Everything a driver reads its time from is the level's injected scheduler.
+ *
+ * A new load kind (bursty arrivals, trace replay, ...) is: its member of `LevelLoad` and its
+ * expansion, time and chunk rate in plan/index.ts, its `DriveSpec` member here, its driver in a file
+ * of its own, and one entry in ./drivers.ts. The level runner, the threads and the summary take it as
+ * they are.
+ */
+import type { ClientHealth } from "../client/health.ts";
+import type { RawResult } from "../client/index.ts";
+import type { LevelInput } from "../metrics/index.ts";
+import type { LevelLoad } from "../plan/index.ts";
+import type { Scheduler } from "../scheduler/index.ts";
+import type { InFlightTracker } from "./in-flight.ts";
+import type { LevelCounters, LoopResult, WorkerDebt } from "./loop.ts";
+
+/**
+ * One level's sends as a driver runs them, serializable (a worker thread is given one): a closed loop's
+ * workers and their first-send delays, an open loop's stream of the arrival schedule.
+ */
+export type DriveSpec =
+  | {
+      kind: "closed";
+      /** N of the level (the start spread is over N workers, whatever share this spec runs). */
+      concurrency: number;
+      /** The first sends of the level's N workers leave evenly over this long, ms. */
+      startSpreadMs: number;
+      /** The workers this spec runs: `firstWorker` .. `firstWorker + workers - 1` of the level's N. */
+      firstWorker: number;
+      workers: number;
+    }
+  | {
+      kind: "open";
+      /** This stream's rate, requests/s (the level's, or its share on a thread). */
+      ratePerSecond: number;
+      seed: number;
+      /** The level's number: each level draws its own schedule. */
+      level: number;
+      /** Which of the level's independent streams (see `poissonGapsMs`). */
+      stream: number;
+      maxInFlight: number;
+    };
+
+/** What a driver's sends run on: the level's counters and time, and where results and waits go. */
+export interface DriveLoop {
+  counters: LevelCounters;
+  scheduler: Scheduler;
+  /** The level's abort: ends sends and waits at once (a stop, the deadline, an early end). */
+  signal: AbortSignal;
+  /**
+   * Called once when the driver can send (threads: once every one is loaded): the level's time starts
+   * now; returns its end on the scheduler's clock (Infinity for a counted level), after which nothing is sent.
+   */
+  start(): number;
+  send(index: number): Promise<RawResult>;
+  /** Each result as it comes; false stops the worker that sent it. */
+  onResult(result: LoopResult): boolean;
+  /** A wait served after a 429, from and to on the scheduler's clock. */
+  onWait(fromMs: number, toMs: number): void;
+  /** The level's workers' 429 debts by worker, carried from its warm-up; absent on a worker thread (nothing owed). */
+  debts?: WorkerDebt[];
+}
+
+/** What a driver observed beside the results: an arrival schedule's lags (none for a closed loop). */
+export interface DriveRecord {
+  /** How late each send left against its schedule, ms, in send order (empty without a schedule). */
+  scheduleLagsMs: number[];
+  /** A send was due with `maxInFlight` requests in flight, and waited. */
+  maxInFlightHit: boolean;
+  /** The client health of each worker thread the sends ran on (absent when they ran on this thread). */
+  threadHealths?: ClientHealth[];
+}
+
+/** The level's measured window as the summary sees it, for a driver to describe its load in. */
+export interface LevelWindow {
+  firstSendMs: number;
+  lastSendMs: number;
+  /** Measured sends, sorted, scheduler ms. */
+  sendTimes: number[];
+  /** The measured requests' time in flight. */
+  inFlight: InFlightTracker;
+  /** When the level's ramp (its first N sends) ended; judging starts there. */
+  rampEndMs: number;
+  /** True when sends went on after the ramp (there is a refill to judge). */
+  measured: boolean;
+}
+
+/** What the level's summary says of its load. */
+export type LoadFigures = Pick<LevelInput, "achievedConcurrency" | "openLoop" | "startSpreadMs">;
+
+/** What the level runner knows when it prepares a driver's spec: after the warm-up. */
+export interface LevelFacts {
+  /** The level's number as its run document records it (N; an open loop's 1, 2, ...). */
+  level: number;
+  /** How long a request is expected to take, ms: the previous level's e2e p50, else the warm-up's, else 0. */
+  expectedRequestMs: number;
+}
+
+/** One load kind: everything the sweep does differently for it, and nothing else. */
+export interface LevelDriver<L extends LevelLoad = LevelLoad, S extends DriveSpec = DriveSpec> {
+  /** Workers of the unmeasured warm-up (a closed loop: up to N; an open loop: one, its level number is no count of users). */
+  warmupWorkers(load: L, warmupRequests: number): number;
+  /** The level's spec once the warm-up is over. */
+  prepare(load: L, facts: LevelFacts): S;
+  /** Runs `spec`'s sends on `loop` until the counters or the level's end run out, then waits for the last to end. */
+  drive(spec: S, loop: DriveLoop): Promise<DriveRecord>;
+  /** The same load split into `parts` specs that together send it (one per thread); `parts` >= 1. */
+  split(spec: S, parts: number): S[];
+  /** What the summary records of the load, from the level's (unsplit) spec, its measured window and the record. */
+  describe(spec: S, record: DriveRecord, window: LevelWindow): LoadFigures;
+}

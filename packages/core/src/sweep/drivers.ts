@@ -1,0 +1,21 @@
+/**
+ * @module The drivers by load kind: the one place a kind is looked up, on the main thread and in
+ * worker threads alike. A new load kind adds its driver here.
+ */
+import type { LevelLoad } from "../plan/index.ts";
+import { closedLoop } from "./closed-loop.ts";
+import type { DriveSpec, LevelDriver } from "./driver.ts";
+import { openLoop } from "./open-loop.ts";
+
+const DRIVERS: {
+  [K in LevelLoad["kind"]]: LevelDriver<Extract<LevelLoad, { kind: K }>, Extract<DriveSpec, { kind: K }>>;
+} = {
+  closed: closedLoop,
+  open: openLoop,
+};
+
+/** The driver of a load kind. */
+export function driverOf(kind: LevelLoad["kind"]): LevelDriver {
+  // Each entry is typed on its kind; callers pass a load and a spec of the same kind.
+  return DRIVERS[kind] as unknown as LevelDriver;
+}
