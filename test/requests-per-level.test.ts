@@ -9,7 +9,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { main } from "@kneeboard/cli/main";
-import { isClientReason } from "@kneeboard/core/metrics";
 import { RunDocument } from "@kneeboard/core/run";
 import { type ReferenceServer, startReferenceServer } from "@kneeboard/reference";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -90,7 +89,9 @@ describe("requestsPerLevel at most N", () => {
     expect(received).toBe(8);
     const level4 = docs[0]?.levels.find((l) => l.concurrency === 4);
     expect(level4?.invalid.map((r) => r.code)).toContain("too_few_requests");
-    expect(level4?.invalid.some((r) => isClientReason(r.code))).toBe(false);
+    // Not blamed on the client's concurrency (what the workload caused); a loaded machine may still
+    // add a read-delay reason of its own, which is the client's and true.
+    expect(level4?.invalid.map((r) => r.code)).not.toContain("client_concurrency");
     expect(level4?.invalidReasons.join(" ")).toContain("the workload sends at most one request per worker");
     expect(code).toBe(docs[0]?.status === "failed" ? 1 : 0);
   });
