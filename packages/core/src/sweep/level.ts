@@ -170,6 +170,8 @@ export interface LevelContext {
   /** Scheduler ms that samples' `startMs` count from. */
   origin: number;
   place: RequestPlace & { workload: Workload };
+  /** The level's number in its sweep, 1-based (default 1): its record's `level`, and its samples'. */
+  levelNumber?: number;
   pricing: Target["pricing"] | null;
   /** Why the sweep must stop now (signal, deadline), or null. */
   stopReason: () => string | null;
@@ -353,7 +355,7 @@ function summarize(
   const lastSendMs = Math.max(firstSendMs, ...results.map((r) => r.raw.startMs));
   const samples = [...results]
     .sort((a, b) => a.index - b.index)
-    .map((r) => toSample(r.raw, concurrency, r.index, ctx.origin));
+    .map((r) => toSample(r.raw, ctx.levelNumber ?? 1, r.index, ctx.origin));
   // The judged window opens once the first N requests are out: sending them one after another
   // is the ramp of the method. A level whose requests all left in the ramp (requestsPerLevel <= N)
   // has no refill to judge, so the most requests in flight at once stands for it.
@@ -366,7 +368,6 @@ function summarize(
   const openLoop =
     open && ctx.arrival
       ? {
-          ratePerSecond: ctx.arrival.ratePerSecond,
           achievedRatePerSecond:
             sendTimes.length >= 2 && lastSendMs > firstSendMs
               ? (sendTimes.length - 1) / ((lastSendMs - firstSendMs) / 1000)
@@ -379,7 +380,10 @@ function summarize(
         }
       : undefined;
   const level = summarizeLevel({
-    concurrency,
+    level: ctx.levelNumber ?? 1,
+    load: ctx.arrival
+      ? { kind: "open", arrival: "poisson", ratePerSecond: ctx.arrival.ratePerSecond }
+      : { kind: "closed", concurrency },
     samples,
     wallTimeMs: lastEndMs - firstSendMs,
     achievedConcurrency: openLoop

@@ -62,9 +62,10 @@ export function syntheticRun(options: SyntheticRunOptions): RunDocument {
   const jitter = () => Math.max(0.2, 1 + noise * normal(random));
 
   const allSamples: Sample[] = [];
-  const levels = concurrency.map((number) => {
-    const offered = rates?.[number - 1];
-    const n = offered === undefined ? number : 1;
+  const levels = concurrency.map((ladder, i) => {
+    const number = i + 1;
+    const offered = rates?.[i];
+    const n = offered === undefined ? ladder : 1;
     // Per-stream speed holds (slightly falling) up to saturation, then the aggregate is flat.
     const slowdown = Math.max(1 + (0.3 * (n - 1)) / options.saturationStreams, n / options.saturationStreams);
     const requestsPerLevel = options.requestsPerLevel ?? (offered === undefined ? Math.max(4, 2 * n) : 24);
@@ -103,7 +104,7 @@ export function syntheticRun(options: SyntheticRunOptions): RunDocument {
               decodeTokensPerSecond: rate,
               tpotMs: (e2e - ttft) / (maxTokens - 1),
               chunks: maxTokens,
-              responseId: `syn-${number}-${i}`,
+              responseId: `syn-${ladder}-${i}`,
               servedProvider: served,
               httpStatus: 200,
               retryAfterSeconds: null,
@@ -120,7 +121,11 @@ export function syntheticRun(options: SyntheticRunOptions): RunDocument {
     }
     allSamples.push(...samples);
     return summarizeLevel({
-      concurrency: number,
+      level: number,
+      load:
+        offered === undefined
+          ? { kind: "closed", concurrency: n }
+          : { kind: "open", arrival: "poisson", ratePerSecond: offered },
       samples,
       wallTimeMs: waveEnd,
       achievedConcurrency: n,
@@ -129,7 +134,6 @@ export function syntheticRun(options: SyntheticRunOptions): RunDocument {
       ...(offered !== undefined
         ? {
             openLoop: {
-              ratePerSecond: offered,
               achievedRatePerSecond: offered,
               inFlightMean: 1,
               inFlightMax: 1,
@@ -145,7 +149,7 @@ export function syntheticRun(options: SyntheticRunOptions): RunDocument {
   const startMs = Date.parse(options.startedAt);
   const wall = levels.reduce((sum, l) => sum + l.wallTimeMs, 0);
   return {
-    schemaVersion: 1,
+    schemaVersion: 2,
     runId: options.runId ?? `syn${startMs.toString(36)}`,
     targetId: options.targetId,
     scenario: options.scenario ?? "chat",
