@@ -40,7 +40,7 @@ const sample: Sample = {
 /** A current document with every field this round added taken out, as a document stored before it. */
 function earlierDocument(): Record<string, unknown> {
   const level = summarizeLevel({
-    concurrency: 1,
+    load: { kind: "closed", concurrency: 1 },
     samples: [sample],
     wallTimeMs: 1000,
     achievedConcurrency: 1,
@@ -172,7 +172,7 @@ describe("open-loop documents stored before the summary read them in offered rat
   /** Level `n` of an open loop offering `rate` requests/s with `tokens` output tokens over 1 s. */
   const rateLevel = (n: number, rate: number, tokens: number) =>
     summarizeLevel({
-      concurrency: n,
+      load: { kind: "closed", concurrency: n },
       samples: [{ ...sample, level: n, completionTokens: tokens }],
       wallTimeMs: 1000,
       achievedConcurrency: 1,
@@ -217,7 +217,7 @@ describe("open-loop documents stored before the summary read them in offered rat
     expect(entry.summary.kneeRequestsPerSecond).toBe(2);
     expect(entry.summary.saturated).toBe(true);
     expect(entry.summary.peak).toEqual({
-      concurrency: 4,
+      load: { kind: "closed", concurrency: 4 },
       aggregateOutputTokensPerSecond: 220,
       perStreamOutputTokensPerSecond: 100,
       ratePerSecond: 8,
