@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { main } from "@kneeboard/cli/main";
 import { isClientReason } from "@kneeboard/core/metrics";
-import { RunDocument } from "@kneeboard/core/run";
+import { loadPosition, RunDocument } from "@kneeboard/core/run";
 import { type ReferenceServer, startReferenceServer } from "@kneeboard/reference";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -88,7 +88,7 @@ describe("requestsPerLevel at most N", () => {
     expect(warning?.text).toContain("that level will be invalid (too_few_requests)");
     expect(warning?.receivedBefore).toBe(before);
     expect(received).toBe(8);
-    const level4 = docs[0]?.levels.find((l) => l.concurrency === 4);
+    const level4 = docs[0]?.levels.find((l) => loadPosition(l.load) === 4);
     expect(level4?.invalid.map((r) => r.code)).toContain("too_few_requests");
     expect(level4?.invalid.some((r) => isClientReason(r.code))).toBe(false);
     expect(level4?.invalidReasons.join(" ")).toContain("the workload sends at most one request per worker");

@@ -175,7 +175,12 @@ describe("open-loop documents stored before the summary read them in offered rat
       level: n,
       load: { kind: "open", arrival: "poisson", ratePerSecond: rate },
       // The open loop's minimum of requests (20), sharing the level's tokens.
-      samples: Array.from({ length: 20 }, (_, index) => ({ ...sample, level: n, index, completionTokens: tokens / 20 })),
+      samples: Array.from({ length: 20 }, (_, index) => ({
+        ...sample,
+        level: n,
+        index,
+        completionTokens: tokens / 20,
+      })),
       wallTimeMs: 1000,
       achievedConcurrency: 1,
       eventLoopLagP99Ms: 1,
