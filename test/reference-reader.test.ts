@@ -252,7 +252,8 @@ describe("reference targets for readers", () => {
     if (doc.levels.every((l) => l.valid)) {
       expect(doc.summary.capacity).toBe(truth.capacity);
       expect(doc.summary.goodputPeak).toEqual({
-        concurrency: 4,
+        level: 1,
+        load: { kind: "closed", concurrency: 4 },
         goodputOutputTokensPerSecond: doc.levels[0]?.goodputOutputTokensPerSecond,
       });
     }

@@ -61,7 +61,7 @@ describe("a level on two worker threads", () => {
     expect(doc.status).toBe("complete");
     expect(doc.levels).toHaveLength(1);
     expect(doc.samples.map((s) => s.index)).toEqual(Array.from({ length: 64 }, (_, i) => i));
-    expect(doc.samples.every((s) => s.level === 8 && s.outcome === "ok")).toBe(true);
+    expect(doc.samples.every((s) => s.level === 1 && s.outcome === "ok")).toBe(true);
     const level = doc.levels[0] as (typeof doc.levels)[number];
     expect(level.requests.ok).toBe(64);
     expect(level.achievedConcurrency).toBeGreaterThan(0.9 * 8);
