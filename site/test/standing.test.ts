@@ -81,7 +81,7 @@ describe("the leaderboard's rows", () => {
     const row = rows[0];
     expect(row?.peakAggregateTokensPerSecond).toEqual(targets[1]?.standing.peak?.aggregateOutputTokensPerSecond);
     expect(row?.invalidLevels).toEqual([
-      { concurrency: 32, invalidRuns: 1, runs: 3, reasons: ["rate-limited: 9 of 64 sent (over 5 %)"] },
+      { at: "N=32", invalidRuns: 1, runs: 3, reasons: ["rate-limited: 9 of 64 sent (over 5 %)"] },
     ]);
   });
 });
