@@ -17,8 +17,9 @@ function entry(index: number, cov: number, random: () => number, scale = 1): Run
   const singleStream = noisy(BASE.singleStream);
   const peak = noisy(BASE.peak * scale);
   const ttft = noisy(BASE.ttftMs);
-  const level = (concurrency: number, aggregate: number) => ({
-    concurrency,
+  const level = (number: number, concurrency: number, aggregate: number) => ({
+    level: number,
+    load: { kind: "closed" as const, concurrency },
     aggregateOutputTokensPerSecond: aggregate,
     perStreamOutputTokensPerSecondP50: aggregate / concurrency,
     ttftP50Ms: ttft,
@@ -60,7 +61,12 @@ function entry(index: number, cov: number, random: () => number, scale = 1): Run
         ttftP50Ms: ttft,
         ttftP95Ms: ttft * 1.2,
       },
-      peak: { concurrency: 16, aggregateOutputTokensPerSecond: peak, perStreamOutputTokensPerSecond: peak / 16 },
+      peak: {
+        level: 2,
+        load: { kind: "closed", concurrency: 16 },
+        aggregateOutputTokensPerSecond: peak,
+        perStreamOutputTokensPerSecond: peak / 16,
+      },
       kneeConcurrency: 16,
       saturated: true,
       scalingEfficiency: peak / (16 * singleStream),
@@ -72,7 +78,7 @@ function entry(index: number, cov: number, random: () => number, scale = 1): Run
       goodputPeak: null,
       stop: null,
     },
-    levels: [level(1, singleStream), level(16, peak)],
+    levels: [level(1, 1, singleStream), level(2, 16, peak)],
     servedProviders: [],
   };
 }

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { RunDocument } from "@kneeboard/core/run";
+import { loadPosition } from "@kneeboard/core/run";
 import type { RunIndexEntry } from "@kneeboard/core/run-index";
 import { type ReferenceServer, type StreamProfile, startReferenceServer } from "@kneeboard/reference";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -113,7 +114,7 @@ describe("kneeboard run killed or stopped in the middle of a level", () => {
     const doc = runs[0] as RunDocument;
     expect(doc.status).toBe("partial");
     expect(doc.partialReason).toMatch(/^the sweep had not finished after concurrency 1 /);
-    expect(doc.levels.map((l) => l.concurrency)).toEqual([1]);
+    expect(doc.levels.map((l) => loadPosition(l.load))).toEqual([1]);
     expect(doc.samples.filter((s) => s.level === 1)).toHaveLength(6);
     expect(doc.samples.every((s) => s.level === 1)).toBe(true);
     const index = everyDocument(data).get("index/runs/slow.json") as RunIndexEntry[];
@@ -136,7 +137,7 @@ describe("kneeboard run killed or stopped in the middle of a level", () => {
     const [doc] = runsIn(data) as [RunDocument];
     expect(doc.status).toBe("partial");
     expect(doc.partialReason).toBe("stopped by signal during concurrency 2");
-    expect(doc.levels.map((l) => l.concurrency)).toEqual([1]);
+    expect(doc.levels.map((l) => loadPosition(l.load))).toEqual([1]);
     expect(doc.samples.every((s) => s.level === 1)).toBe(true);
   }, 120_000);
 });

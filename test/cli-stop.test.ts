@@ -10,6 +10,7 @@ import { Writable } from "node:stream";
 import { promisify } from "node:util";
 import { main } from "@kneeboard/cli/main";
 import type { RunDocument } from "@kneeboard/core/run";
+import { loadPosition } from "@kneeboard/core/run";
 import { type ReferenceServer, type StreamProfile, startReferenceServer } from "@kneeboard/reference";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -113,10 +114,10 @@ describe("kneeboard run against a target that never serves", () => {
     expect(runs).toHaveLength(1);
     const doc = runs[0] as RunDocument;
     expect(doc.status).toBe("failed");
-    expect(doc.levels.map((l) => l.concurrency)).toEqual([1]);
+    expect(doc.levels.map((l) => loadPosition(l.load))).toEqual([1]);
     // 1 warm-up + 3 measured requests, not 6 levels x 64.
     expect(doc.levels[0]?.requests).toMatchObject({ sent: 3, ok: 0, network: 3 });
-    expect(doc.summary.stop).toMatchObject({ concurrency: 1, reason: "unreachable" });
+    expect(doc.summary.stop).toMatchObject({ load: { kind: "closed", concurrency: 1 }, reason: "unreachable" });
     expect(out).toContain("stopped: unreachable at N=1");
   });
 
@@ -126,10 +127,10 @@ describe("kneeboard run against a target that never serves", () => {
     expect(code).toBe(1);
     expect(runs[0]?.status).toBe("failed");
     const doc = runs[0] as RunDocument;
-    expect(doc.levels.map((l) => l.concurrency)).toEqual([1]);
+    expect(doc.levels.map((l) => loadPosition(l.load))).toEqual([1]);
     expect(doc.levels[0]?.requests).toMatchObject({ sent: 3, httpError: 3 });
     expect(doc.samples.every((s) => s.httpStatus === 401)).toBe(true);
-    expect(doc.summary.stop).toMatchObject({ concurrency: 1, reason: "failures" });
+    expect(doc.summary.stop).toMatchObject({ load: { kind: "closed", concurrency: 1 }, reason: "failures" });
     expect(doc.summary.stop?.detail).toMatch(/^failing from N=1: 3 of 3 requests failed/);
     expect(out).toContain("stopped: failing from N=1");
   });
@@ -140,9 +141,9 @@ describe("kneeboard run against a target that never serves", () => {
     expect(code).toBe(1);
     expect(runs[0]?.status).toBe("failed");
     const doc = runs[0] as RunDocument;
-    expect(doc.levels.map((l) => l.concurrency)).toEqual([1]);
+    expect(doc.levels.map((l) => loadPosition(l.load))).toEqual([1]);
     expect(doc.levels[0]?.requests).toMatchObject({ sent: 3, timeout: 3 });
-    expect(doc.summary.stop).toMatchObject({ concurrency: 1, reason: "unreachable" });
+    expect(doc.summary.stop).toMatchObject({ load: { kind: "closed", concurrency: 1 }, reason: "unreachable" });
     const after = [...open.prompts.values()].reduce((a, b) => a + b, 0);
     expect(after - before).toBe(4);
   });

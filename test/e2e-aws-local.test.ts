@@ -24,6 +24,7 @@ import {
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoRunIndex, S3SiteBucket, S3Store, tableDefinition } from "@kneeboard/core/aws";
 import type { RunDocument } from "@kneeboard/core/run";
+import { loadPosition, loadWords } from "@kneeboard/core/run";
 import { saveRun } from "@kneeboard/core/run-index";
 import { DEFAULT_MARGIN_MS } from "@kneeboard/core/scheduled";
 import {
@@ -325,8 +326,8 @@ describe("the scheduled path on one machine", () => {
       const docs = await keys(RESULTS, `runs/${targetId}/`);
       expect(docs).toHaveLength(1);
       const doc = await readJson<RunDocument>(RESULTS, docs[0] as string);
-      expect(doc.status, JSON.stringify(doc.levels.map((l) => [l.concurrency, l.invalidReasons]))).toBe("complete");
-      expect(doc.levels.map((l) => l.concurrency)).toEqual([1, 2]);
+      expect(doc.status, JSON.stringify(doc.levels.map((l) => [loadWords(l.load), l.invalidReasons]))).toBe("complete");
+      expect(doc.levels.map((l) => loadPosition(l.load))).toEqual([1, 2]);
     }
     const index = new DynamoRunIndex({ tableName: TABLE, client: new DynamoDBClient({}) });
     for (const targetId of targetIds) expect(await index.entries(targetId)).toHaveLength(1);
@@ -367,8 +368,8 @@ describe("the scheduled path on one machine", () => {
     );
     expect(docs).toHaveLength(1);
     expect(docs[0]?.status).toBe("complete");
-    expect(docs[0]?.levels.map((l) => l.concurrency)).toEqual([1, 2, 4]);
-    for (const c of [1, 2, 4]) expect(docs[0]?.samples.some((s) => s.level === c)).toBe(true);
+    expect(docs[0]?.levels.map((l) => loadPosition(l.load))).toEqual([1, 2, 4]);
+    for (const c of [1, 2, 3]) expect(docs[0]?.samples.some((s) => s.level === c)).toBe(true);
     const index = new DynamoRunIndex({ tableName: TABLE, client: new DynamoDBClient({}) });
     expect((await index.entries(targetId)).filter((e) => e.runId === runs[0])).toHaveLength(1);
     expect(await keys(RESULTS, "pending/")).toEqual([]);
@@ -386,7 +387,7 @@ describe("the scheduled path on one machine", () => {
         (d) => d.runId === runs[0],
       );
       expect(doc?.status).toBe("partial");
-      expect(doc?.levels.map((l) => l.concurrency)).toEqual([1, 2]);
+      expect(doc?.levels.map((l) => loadPosition(l.load))).toEqual([1, 2]);
       expect(doc?.partialReason).toMatch(/continuation budget of 2 invocations/);
     } finally {
       delete process.env.KNEEBOARD_SWEEP_MAX_INVOCATIONS;

@@ -3,6 +3,7 @@
  * re-sent, invalid levels never ranked, higher levels not run, a level whose first requests fail ends at once.
  */
 import { parseConfig, workloadFor } from "@kneeboard/core/config";
+import { loadPosition } from "@kneeboard/core/run";
 import { rateLimitWaitMs, runSweep } from "@kneeboard/core/sweep";
 import { type ReferenceServer, type StreamProfile, startReferenceServer } from "@kneeboard/reference";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -88,7 +89,7 @@ describe("sweep against a rate-limited or failing reference target", () => {
     });
     // The sweep finished, with no valid level: the run failed (issue 31), not complete.
     expect(doc.status).toBe("failed");
-    expect(doc.levels.map((l) => l.concurrency)).toEqual([1]);
+    expect(doc.levels.map((l) => loadPosition(l.load))).toEqual([1]);
     const level = doc.levels[0] as (typeof doc.levels)[number];
     // Arrivals 1 (warm-up) to 10: the 3rd, 6th and 9th were refused.
     expect(level.requests).toMatchObject({ sent: 9, ok: 6, rateLimited: 3 });
@@ -104,7 +105,7 @@ describe("sweep against a rate-limited or failing reference target", () => {
     expect(level.rateLimitWaitMs).toBeGreaterThanOrEqual(3 * 1000 - 5);
     expect(level.rateLimitWaitMs).toBeLessThan(3 * 1000 + 1000);
     expect(doc.samples.filter((s) => s.outcome === "rate_limited").every((s) => s.retryAfterSeconds === 1)).toBe(true);
-    expect(doc.summary.stop).toMatchObject({ concurrency: 1, reason: "rate_limited" });
+    expect(doc.summary.stop).toMatchObject({ load: { kind: "closed", concurrency: 1 }, reason: "rate_limited" });
     expect(doc.summary.stop?.detail).toMatch(/^rate-limited from N=1: 3 of 9 requests got 429/);
     expect(doc.summary.peak).toBeNull();
     expect(doc.summary.singleStream).toBeNull();
@@ -120,7 +121,7 @@ describe("sweep against a rate-limited or failing reference target", () => {
       ...setup("crowded", { concurrency: [1, 2, 8, 16], requestsPerLevel: 16, warmupRequests: 0 }),
       runId: "crowd001",
     });
-    expect(doc.levels.map((l) => l.concurrency)).toEqual([1, 2, 8]);
+    expect(doc.levels.map((l) => loadPosition(l.load))).toEqual([1, 2, 8]);
     const [one, two, eight] = doc.levels as [
       (typeof doc.levels)[number],
       (typeof doc.levels)[number],
@@ -132,16 +133,16 @@ describe("sweep against a rate-limited or failing reference target", () => {
     expect(eight.invalid.map((r) => r.code)).toContain("rate_limited");
     // Workers waited (no retry-after: 1 s, doubling) instead of burning the level in a 429 storm.
     expect(eight.rateLimitWaitMs).toBeGreaterThanOrEqual(1000 - 5);
-    expect(doc.summary.stop).toMatchObject({ concurrency: 8, reason: "rate_limited" });
+    expect(doc.summary.stop).toMatchObject({ load: { kind: "closed", concurrency: 8 }, reason: "rate_limited" });
     // Level 8 keeps its data but gives no peak, even where its aggregate is the highest.
     expect(eight.requests.ok).toBeGreaterThan(0);
     // The peak is the best valid level (1 or 2; none when a loaded machine made both client-limited).
     const valid = doc.levels.filter((l) => l.valid);
-    expect(valid.every((l) => l.concurrency <= 2)).toBe(true);
+    expect(valid.every((l) => loadPosition(l.load) <= 2)).toBe(true);
     const best = valid.sort(
       (a, b) => (b.aggregateOutputTokensPerSecond ?? 0) - (a.aggregateOutputTokensPerSecond ?? 0),
     )[0];
-    expect(doc.summary.peak?.concurrency ?? null).toBe(best?.concurrency ?? null);
+    expect(doc.summary.peak?.load ?? null).toEqual(best?.load ?? null);
     const seen = promptsOf("crowd001");
     expect(seen.length).toBe(one.requests.sent + two.requests.sent + eight.requests.sent);
     expect(seen.every((n) => n === 1)).toBe(true);
@@ -152,19 +153,19 @@ describe("sweep against a rate-limited or failing reference target", () => {
       ...setup("flaky", { concurrency: [1, 2], requestsPerLevel: 10, warmupRequests: 0 }),
       runId: "flaky001",
     });
-    expect(doc.levels.map((l) => l.concurrency)).toEqual([1]);
+    expect(doc.levels.map((l) => loadPosition(l.load))).toEqual([1]);
     expect(doc.levels[0]?.requests).toMatchObject({ sent: 10, ok: 8, httpError: 2 });
     expect(doc.levels[0]?.invalid).toContainEqual({
       code: "failures",
       detail: { count: 2, sent: 10, share: 0.2, limitShare: 0.05, httpError: 2, timeout: 0, network: 0, incomplete: 0 },
     });
-    expect(doc.summary.stop).toMatchObject({ concurrency: 1, reason: "failures" });
+    expect(doc.summary.stop).toMatchObject({ load: { kind: "closed", concurrency: 1 }, reason: "failures" });
     expect(doc.summary.stop?.detail).toMatch(/^failing from N=1/);
   });
 
   it("a clean target runs every level with no stop and no wait", async () => {
     const doc = await runSweep(setup("clean", { concurrency: [1, 4], requestsPerLevel: 8, warmupRequests: 1 }));
-    expect(doc.levels.map((l) => [l.concurrency, l.requests.ok, l.rateLimitWaitMs])).toEqual([
+    expect(doc.levels.map((l) => [loadPosition(l.load), l.requests.ok, l.rateLimitWaitMs])).toEqual([
       [1, 8, 0],
       [4, 8, 0],
     ]);
@@ -199,7 +200,7 @@ describe("sweep against a rate-limited or failing reference target", () => {
     );
     const target = config.targets[0] as (typeof config.targets)[number];
     const doc = await runSweep({ target, workload: workloadFor(config, target) });
-    expect(doc.levels.map((l) => l.concurrency)).toEqual([8]);
+    expect(doc.levels.map((l) => loadPosition(l.load))).toEqual([8]);
     // 2 warm-up requests failed, then the measured loop sent 8 at once; the level ended after 2 of them failed.
     const level = doc.levels[0] as (typeof doc.levels)[number];
     expect(level.requests.ok).toBe(0);

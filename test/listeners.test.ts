@@ -4,6 +4,7 @@
  * `MaxListenersExceededWarning` (issue 31: one at every level above 10 streams).
  */
 import { parseConfig, workloadFor } from "@kneeboard/core/config";
+import { loadPosition } from "@kneeboard/core/run";
 import { runSweep } from "@kneeboard/core/sweep";
 import { startReferenceServer } from "@kneeboard/reference";
 import { expect, it } from "vitest";
@@ -30,7 +31,7 @@ it("a sweep at 4 and 128 streams warns of no listeners", async () => {
     );
     const target = config.targets[0] as (typeof config.targets)[number];
     const doc = await runSweep({ target, workload: workloadFor(config, target), simulated: true, threads: 1 });
-    expect(doc.levels.map((l) => l.concurrency)).toEqual([4, 128]);
+    expect(doc.levels.map((l) => loadPosition(l.load))).toEqual([4, 128]);
     expect(doc.samples.filter((s) => s.outcome === "ok")).toHaveLength(512);
     expect(server.counts().requests).toBe(512 + 2);
     // A warning is emitted on the next tick: let it come.

@@ -77,7 +77,7 @@ describe("open loop against the reference server", () => {
     expect(arrivals).toHaveLength(SENDS);
     expectPoissonOrFlagged(level, arrivals, 0.1);
     expect(level.requests.ok).toBe(SENDS);
-    expect(level.ratePerSecond).toBe(RATE_PER_SECOND);
+    expect(level.load).toEqual({ kind: "open", arrival: "poisson", ratePerSecond: RATE_PER_SECOND });
     // Sends went on while earlier requests streamed: several at once, as independent users would be.
     expect(level.inFlightMax).toBeGreaterThan(2);
     expect(server.engine("open").stats.maxInFlight).toBeGreaterThan(2);

@@ -130,7 +130,7 @@ describe("reference targets for readers", () => {
     const truth = expected(doc, REASONING);
     expect(doc.samples.every((s) => s.outcome === "ok" && s.reasoningTokens === 24)).toBe(true);
     for (const level of doc.levels) {
-      const own = doc.samples.filter((s) => s.level === level.concurrency);
+      const own = doc.samples.filter((s) => s.level === level.level);
       // Real time is the point here; what the server did is the truth, however loaded the machine.
       const error = clientError(own, timings, originMs);
       expect(error.matched).toBe(12);
@@ -170,7 +170,7 @@ describe("reference targets for readers", () => {
         detail: { share: expect.closeTo(0.595, 2), limitShare: 0.5 },
       });
       // Rounded down per request, over prompts of slightly different sizes.
-      const own = doc.samples.filter((x) => x.level === level.concurrency);
+      const own = doc.samples.filter((x) => x.level === level.level);
       const prompt = own.reduce((sum, x) => sum + (x.promptTokens ?? 0), 0);
       expect(level.cachedPromptTokenShare).toBeCloseTo(
         own.reduce((sum, x) => sum + Math.floor((x.promptTokens ?? 0) * 0.6), 0) / prompt,
@@ -234,7 +234,7 @@ describe("reference targets for readers", () => {
     expect(doc.levels.map((l) => l.meetsSlo)).toEqual(truth.levels.map((l) => l.meetsSlo));
     for (const level of doc.levels) {
       expect(reasonsBesidesClient(level)).toEqual([]);
-      const ok = doc.samples.filter((x) => x.level === level.concurrency && x.outcome === "ok");
+      const ok = doc.samples.filter((x) => x.level === level.level && x.outcome === "ok");
       // Real time is the point here; what the server did is the truth, however loaded the machine.
       const error = clientError(ok, timings, originMs);
       expect(error.withinTolerance || level.client.limited, JSON.stringify(error)).toBe(true);
@@ -252,7 +252,8 @@ describe("reference targets for readers", () => {
     if (doc.levels.every((l) => l.valid)) {
       expect(doc.summary.capacity).toBe(truth.capacity);
       expect(doc.summary.goodputPeak).toEqual({
-        concurrency: 4,
+        level: 1,
+        load: { kind: "closed", concurrency: 4 },
         goodputOutputTokensPerSecond: doc.levels[0]?.goodputOutputTokensPerSecond,
       });
     }

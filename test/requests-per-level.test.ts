@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { main } from "@kneeboard/cli/main";
-import { RunDocument } from "@kneeboard/core/run";
+import { loadPosition, RunDocument } from "@kneeboard/core/run";
 import { type ReferenceServer, startReferenceServer } from "@kneeboard/reference";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -87,7 +87,7 @@ describe("requestsPerLevel at most N", () => {
     expect(warning?.text).toContain("that level will be invalid (too_few_requests)");
     expect(warning?.receivedBefore).toBe(before);
     expect(received).toBe(8);
-    const level4 = docs[0]?.levels.find((l) => l.concurrency === 4);
+    const level4 = docs[0]?.levels.find((l) => loadPosition(l.load) === 4);
     expect(level4?.invalid.map((r) => r.code)).toContain("too_few_requests");
     // Not blamed on the client's concurrency (what the workload caused); a loaded machine may still
     // add a read-delay reason of its own, which is the client's and true.

@@ -8,7 +8,7 @@
  * whose connections are reused.
  */
 import { parseConfig, workloadFor } from "@kneeboard/core/config";
-import { RunDocument } from "@kneeboard/core/run";
+import { loadPosition, RunDocument } from "@kneeboard/core/run";
 import { runSweep } from "@kneeboard/core/sweep";
 import { type ConnectionBehaviour, type StreamProfile, startReferenceServer } from "@kneeboard/reference";
 import { describe, expect, it } from "vitest";
@@ -64,7 +64,7 @@ describe("the sweep and the server's connections", () => {
     for (const level of doc.levels) {
       expect(level.requestsSentTwice).toBe(0);
       expect(level.newConnectionShare).toBe(1);
-      const own = doc.samples.filter((s) => s.level === level.concurrency);
+      const own = doc.samples.filter((s) => s.level === level.level);
       expect(level.staleSockets).toBe(own.reduce((n, s) => n + (s.staleSockets ?? 0), 0));
     }
   });
@@ -80,7 +80,7 @@ describe("the sweep and the server's connections", () => {
     for (const level of doc.levels) {
       expect(level.staleSockets).toBe(0);
       // A level's new connections are at most N of its 64 requests (the pool keeps them across levels).
-      expect(level.newConnectionShare).toBeLessThanOrEqual(level.concurrency / REQUESTS);
+      expect(level.newConnectionShare).toBeLessThanOrEqual(loadPosition(level.load) / REQUESTS);
     }
   });
 });

@@ -7,6 +7,7 @@ import {
   compareSpec,
   historySpec,
   latencySpec,
+  levelPoints,
   prefillSpec,
   rateLatencySpec,
   rateRoutesSpec,
@@ -34,15 +35,19 @@ const entry = run("t1", "2026-11-01T00:00:00Z", 100);
 type Loose = any;
 
 describe("throughputCurvesSpec", () => {
-  const spec: Loose = throughputCurvesSpec({ title: "t", levels: entry.levels, knee: entry.summary.kneeConcurrency });
+  const spec: Loose = throughputCurvesSpec({
+    title: "t",
+    levels: levelPoints(entry.levels),
+    knee: entry.summary.kneeConcurrency,
+  });
 
   it("has an aggregate and a per-stream series with the level's numbers, on independent y axes", () => {
     const [aggregate, perStream] = spec.layer;
     expect(aggregate.data.values.map((r: Loose) => r.value)).toEqual(
-      entry.levels.map((l) => l.aggregateOutputTokensPerSecond),
+      levelPoints(entry.levels).map((l) => l.aggregateOutputTokensPerSecond),
     );
     expect(perStream.data.values.map((r: Loose) => r.value)).toEqual(
-      entry.levels.map((l) => l.perStreamOutputTokensPerSecondP50),
+      levelPoints(entry.levels).map((l) => l.perStreamOutputTokensPerSecondP50),
     );
     expect(spec.resolve.scale.y).toBe("independent");
     expect(aggregate.encoding.y.title).toContain("aggregate");
@@ -60,13 +65,15 @@ describe("throughputCurvesSpec", () => {
     const knee = spec.layer[2];
     expect(knee.data.values[0].concurrency).toBe(entry.summary.kneeConcurrency);
     expect(knee.layer[0].mark.type).toBe("rule");
-    const none: Loose = throughputCurvesSpec({ title: "t", levels: entry.levels, knee: null });
+    const none: Loose = throughputCurvesSpec({ title: "t", levels: levelPoints(entry.levels), knee: null });
     expect(none.layer).toHaveLength(2);
     expect(await renderSvg(spec)).toContain(`knee: ${entry.summary.kneeConcurrency}`);
   });
 
   it("leaves out levels with no figure instead of plotting zero", () => {
-    const levels = entry.levels.map((l, i) => (i === 5 ? { ...l, aggregateOutputTokensPerSecond: null } : l));
+    const levels = levelPoints(entry.levels).map((l, i) =>
+      i === 5 ? { ...l, aggregateOutputTokensPerSecond: null } : l,
+    );
     const s: Loose = throughputCurvesSpec({ title: "t", levels, knee: null });
     expect(s.layer[0].data.values).toHaveLength(5);
   });
@@ -77,7 +84,7 @@ describe("kneeLayer", () => {
   const x = (spec: Loose) => spec.layer[0].encoding.x;
 
   it("is a dashed rule at the knee on the chart's x axis, labelled with it, and nothing without a knee", () => {
-    const axis = x(throughputCurvesSpec({ title: "t", levels: entry.levels, knee }));
+    const axis = x(throughputCurvesSpec({ title: "t", levels: levelPoints(entry.levels), knee }));
     const [layer]: Loose[] = kneeLayer(knee, axis);
     expect(layer.data.values).toEqual([{ concurrency: knee, label: `knee: ${knee}` }]);
     expect(layer.layer.map((l: Loose) => l.mark.type)).toEqual(["rule", "text"]);
@@ -88,7 +95,7 @@ describe("kneeLayer", () => {
   });
 
   it("is the one knee marker of both curve charts against concurrency", () => {
-    const curves: Loose = throughputCurvesSpec({ title: "t", levels: entry.levels, knee });
+    const curves: Loose = throughputCurvesSpec({ title: "t", levels: levelPoints(entry.levels), knee });
     expect(curves.layer[2]).toEqual(kneeLayer(knee, x(curves), KNEE_COLORS)[0]);
     const standing = standingOf("t1", [entry, run("t1", "2026-11-01T06:00:00Z", 100)], { now: "2026-11-02T00:00:00Z" });
     expect(standing.kneeConcurrency).not.toBeNull();
@@ -100,13 +107,13 @@ describe("kneeLayer", () => {
 
 describe("latency, history and compare specs", () => {
   it("latency has TTFT and e2e panels with p50/p95/p99 per level", () => {
-    const spec: Loose = latencySpec({ title: "l", levels: entry.levels });
+    const spec: Loose = latencySpec({ title: "l", levels: levelPoints(entry.levels) });
     expect(spec.vconcat.map((p: Loose) => p.title)).toEqual(["time to first token", "end-to-end"]);
-    expect(spec.vconcat[0].data.values).toHaveLength(entry.levels.length * 3);
+    expect(spec.vconcat[0].data.values).toHaveLength(levelPoints(entry.levels).length * 3);
     expect(spec.vconcat[0].data.values[0]).toEqual({
       concurrency: 1,
       percentile: "p50",
-      value: entry.levels[0]?.ttftP50Ms,
+      value: levelPoints(entry.levels)[0]?.ttftP50Ms,
     });
   });
 
@@ -166,7 +173,9 @@ describe("latency, history and compare specs", () => {
   });
 
   it("names each rendered chart and takes its colours from the page's CSS variables", async () => {
-    const svg = await renderSvg(throughputCurvesSpec({ title: "curves <&>", levels: entry.levels, knee: null }));
+    const svg = await renderSvg(
+      throughputCurvesSpec({ title: "curves <&>", levels: levelPoints(entry.levels), knee: null }),
+    );
     expect(svg).toMatch(/^<svg role="img" aria-label="curves &lt;&amp;&gt;" /);
     expect(svg).toContain("<desc>Aggregate output tokens per second");
     expect(svg).not.toMatch(/(fill|stroke)="#[0-9a-fA-F]{3,6}"/);
@@ -177,8 +186,8 @@ describe("latency, history and compare specs", () => {
     const other = run("t2", "2026-11-01T00:00:00Z", 50);
     const spec: Loose = compareSpec({
       series: [
-        { targetId: "t1", label: "one", levels: entry.levels },
-        { targetId: "t2", label: "two", levels: other.levels },
+        { targetId: "t1", label: "one", levels: levelPoints(entry.levels) },
+        { targetId: "t2", label: "two", levels: levelPoints(other.levels) },
       ],
       measure: "aggregate",
     });
@@ -193,8 +202,8 @@ describe("latency, history and compare specs", () => {
 describe("tradeoffSpec", () => {
   const other = run("t2", "2026-11-01T00:00:00Z", 40);
   const series = [
-    { targetId: "t1", label: "one", levels: entry.levels },
-    { targetId: "t2", label: "two", levels: other.levels },
+    { targetId: "t1", label: "one", levels: levelPoints(entry.levels) },
+    { targetId: "t2", label: "two", levels: levelPoints(other.levels) },
   ];
   const spec: Loose = tradeoffSpec({ title: "t", series });
 
@@ -210,9 +219,9 @@ describe("tradeoffSpec", () => {
     expect(text.mark.type).toBe("text");
     const rows = spec.data.values.filter((r: Loose) => r.targetId === "t1");
     expect(rows.map((r: Loose) => [r.perStream, r.aggregate])).toEqual(
-      entry.levels.map((l) => [l.perStreamOutputTokensPerSecondP50, l.aggregateOutputTokensPerSecond]),
+      levelPoints(entry.levels).map((l) => [l.perStreamOutputTokensPerSecondP50, l.aggregateOutputTokensPerSecond]),
     );
-    expect(spec.data.values).toHaveLength(entry.levels.length + other.levels.length);
+    expect(spec.data.values).toHaveLength(levelPoints(entry.levels).length + levelPoints(other.levels).length);
   });
 
   it("tells targets apart by colour and by marker shape", () => {
@@ -221,15 +230,15 @@ describe("tradeoffSpec", () => {
   });
 
   it("leaves invalid levels out", () => {
-    const levels = entry.levels.map((l, i) => (i === 2 ? { ...l, valid: false } : l));
+    const levels = levelPoints(entry.levels).map((l, i) => (i === 2 ? { ...l, valid: false } : l));
     const one: Loose = tradeoffSpec({ title: "t", series: [{ targetId: "t1", label: "one", levels }] });
-    expect(one.data.values.map((r: Loose) => r.concurrency)).not.toContain(entry.levels[2]?.concurrency);
-    expect(one.data.values).toHaveLength(entry.levels.length - 1);
+    expect(one.data.values.map((r: Loose) => r.concurrency)).not.toContain(levelPoints(entry.levels)[2]?.concurrency);
+    expect(one.data.values).toHaveLength(levelPoints(entry.levels).length - 1);
   });
 
   it("renders each point's concurrency as a text mark", async () => {
     const svg = await renderSvg(spec);
-    for (const l of entry.levels) expect(svg).toContain(`>N=${l.concurrency}<`);
+    for (const l of levelPoints(entry.levels)) expect(svg).toContain(`>N=${l.concurrency}<`);
   });
 });
 
@@ -251,8 +260,8 @@ describe("labels that fit", () => {
 
   it("draws the two routes' labels at one spot once each, apart", async () => {
     const twin = [
-      { targetId: "a", label: "a", levels: entry.levels },
-      { targetId: "b", label: "b", levels: entry.levels },
+      { targetId: "a", label: "a", levels: levelPoints(entry.levels) },
+      { targetId: "b", label: "b", levels: levelPoints(entry.levels) },
     ];
     const spec: Loose = tradeoffSpec({ title: "t", series: twin });
     const n8 = spec.data.values.filter((r: Loose) => r.label === "N=8");
@@ -266,8 +275,8 @@ describe("labels that fit", () => {
     const svg = await renderSvg(
       compareSpec({
         series: [
-          { targetId: "t1", label: long, levels: entry.levels },
-          { targetId: "t2", label: "short", levels: entry.levels },
+          { targetId: "t1", label: long, levels: levelPoints(entry.levels) },
+          { targetId: "t2", label: "short", levels: levelPoints(entry.levels) },
         ],
         measure: "aggregate",
       }),
@@ -279,7 +288,7 @@ describe("labels that fit", () => {
   });
 
   it("keeps every chart's text at 10 px or more when a 370 px phone column scales it down", async () => {
-    const points: RatePoint[] = entry.levels.map((l, i) => ({
+    const points: RatePoint[] = levelPoints(entry.levels).map((l, i) => ({
       level: l.concurrency,
       ratePerSecond: 2 ** i,
       achievedRatePerSecond: 2 ** i,
@@ -296,12 +305,12 @@ describe("labels that fit", () => {
       e2eP95Ms: l.e2eP95Ms,
       valid: true,
     }));
-    const series = [{ targetId: "t1", label: "one", levels: entry.levels }];
+    const series = [{ targetId: "t1", label: "one", levels: levelPoints(entry.levels) }];
     const standing = standingOf("t1", [entry, run("t1", "2026-11-01T06:00:00Z", 100)], { now: "2026-11-02T00:00:00Z" });
     const specs = [
       standingCurvesSpec({ title: "t", levels: standing.levels, knee: standing.kneeConcurrency }),
-      throughputCurvesSpec({ title: "t", levels: entry.levels, knee: entry.summary.kneeConcurrency }),
-      latencySpec({ title: "t", levels: entry.levels }),
+      throughputCurvesSpec({ title: "t", levels: levelPoints(entry.levels), knee: entry.summary.kneeConcurrency }),
+      latencySpec({ title: "t", levels: levelPoints(entry.levels) }),
       tradeoffSpec({ title: "t", series }),
       compareSpec({ series, measure: "perStream" }),
       historySpec({ title: "t", points: [historyPoint(entry), historyPoint(run("t1", "2026-11-02T00:00:00Z", 90))] }),

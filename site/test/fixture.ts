@@ -98,7 +98,7 @@ export function openLoopRun(doc: RunDocument, rates: readonly number[], meetsSlo
     const meets = meetsSlo[i] ?? false;
     return {
       ...l,
-      ratePerSecond: rate,
+      load: { kind: "open" as const, arrival: "poisson" as const, ratePerSecond: rate },
       achievedRatePerSecond: rate * 0.98,
       inFlightMean: rate * 1.5,
       inFlightMax: Math.ceil(rate * 3),

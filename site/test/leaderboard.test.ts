@@ -56,9 +56,15 @@ function view(stop: Stop | null, valid = stop === null): TargetView {
 describe("leaderboard problem text", () => {
   it("names the stop in words", () => {
     const problem = (stop: Stop) => leaderboardRows([view(stop)])[0]?.problem;
-    expect(problem({ concurrency: 8, reason: "rate_limited", detail: "..." })).toBe("rate-limited from N=8");
-    expect(problem({ concurrency: 1, reason: "unreachable", detail: "..." })).toBe("unreachable");
-    expect(problem({ concurrency: 2, reason: "failures", detail: "..." })).toBe("failing from N=2");
+    expect(problem({ level: 4, load: { kind: "closed", concurrency: 8 }, reason: "rate_limited", detail: "..." })).toBe(
+      "rate-limited from N=8",
+    );
+    expect(problem({ level: 1, load: { kind: "closed", concurrency: 1 }, reason: "unreachable", detail: "..." })).toBe(
+      "unreachable",
+    );
+    expect(problem({ level: 2, load: { kind: "closed", concurrency: 2 }, reason: "failures", detail: "..." })).toBe(
+      "failing from N=2",
+    );
   });
 
   it("has no problem for a clean run", () => {

@@ -220,7 +220,7 @@ describe("an open loop's knee and peak", () => {
     const st = flatView.standing;
     expect(st.kneeConcurrency).toBeNull();
     expect(st.kneeRequestsPerSecond).toBe(KNEE_RATE);
-    expect(st.peak?.ratePerSecond).toBe(PEAK_RATE);
+    expect(st.peak?.load).toEqual({ kind: "open", arrival: "poisson", ratePerSecond: PEAK_RATE });
     expect(flatView.latest.summary.kneeConcurrency).toBeNull();
     expect(flatView.latest.summary.kneeRequestsPerSecond).toBe(KNEE_RATE);
     const [row] = rateRows([flatView]);

@@ -1,6 +1,7 @@
 /** The built site in real headless Chromium, served on 127.0.0.1 from a fixture store (the shared fixture site). */
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { concurrencyOf, loadPosition, loadWords } from "@kneeboard/core/run";
 import type { RunIndexEntry } from "@kneeboard/core/run-index";
 import { StoreRunIndex } from "@kneeboard/core/run-index/store";
 import type { Standing } from "@kneeboard/core/standing";
@@ -121,7 +122,7 @@ describe("the built site", () => {
       expect(text[2]).toBe(fmtEstimate(st.singleStream?.outputTokensPerSecond, 1));
       expect(text[3]).toBe(fmtEstimate(st.singleStream?.ttftP50Ms));
       expect(text[4]).toBe(fmtEstimate(st.peak?.aggregateOutputTokensPerSecond));
-      expect(text[5]).toBe(fmt(st.peak?.concurrency));
+      expect(text[5]).toBe(fmt(st.peak ? concurrencyOf(st.peak.load) : null));
       expect(text[6]).toBe(fmtEstimate(st.peak?.perStreamOutputTokensPerSecond, 1));
       // The n runs of the peak's estimate in its tooltip (the runs column lives there now).
       expect(cells[4]?.title).toContain(`median of ${st.peak?.aggregateOutputTokensPerSecond.n} runs`);
@@ -282,7 +283,7 @@ describe("the built site", () => {
     for (const chart of ["#model-aggregate", "#model-perstream", "#model-tradeoff"])
       expect(await page.$$(`${chart} svg path[aria-roledescription='line mark']`), chart).toHaveLength(2);
     // One table per level any route ran, the routes side by side in each.
-    const levels = (latest.get("fast-small") as RunIndexEntry).levels.map((l) => l.concurrency);
+    const levels = (latest.get("fast-small") as RunIndexEntry).levels.map((l) => loadPosition(l.load));
     for (const n of levels) expect(await page.$$(`#model-level-${n} tbody tr`), `N=${n}`).toHaveLength(2);
     // Capacity and cost side by side: the hourly route declares a cost; the metered one says it differs from its list price.
     const costs = await page.$$eval("#model-routes td.cost", (tds) => tds.map((td) => td.textContent ?? ""));
@@ -307,7 +308,7 @@ describe("the built site", () => {
       rows.map((r) => [(r as HTMLElement).dataset.target ?? "", r.querySelector("td")?.textContent?.trim() ?? ""]),
     );
     const at16 = [...standingOf.values()].flatMap((s) => {
-      const level = s.levels.find((l) => l.concurrency === 16);
+      const level = s.levels.find((l) => concurrencyOf(l.load) === 16);
       return level ? [{ id: s.targetId, e: level.ranked ? level.perStreamOutputTokensPerSecondP50 : null }] : [];
     });
     expect(shown.map(([id]) => id).sort()).toEqual(at16.map((t) => t.id).sort());
@@ -344,7 +345,7 @@ describe("the built site", () => {
         `#leaderboard tr[data-target="${id}"] td:nth-child(${col + 1})`,
         (td) => td.textContent?.trim() ?? "",
       );
-      expect(cell, id).toBe(s.capacity ? fmt(s.capacity.concurrency) : "—");
+      expect(cell, id).toBe(s.capacity ? fmt(concurrencyOf(s.capacity.load)) : "—");
     }
     expect(await page.textContent('#leaderboard tr[data-target="fast-small"] td.cost')).toMatch(
       /metered \d+ % above declared/,
@@ -362,7 +363,7 @@ describe("the built site", () => {
       (l) => l.valid && l.aggregateOutputTokensPerSecond !== null && l.perStreamOutputTokensPerSecondP50 !== null,
     );
     expect(drawn.length).toBeGreaterThan(2);
-    expect(labels).toEqual(drawn.map((l) => `N=${l.concurrency}`));
+    expect(labels).toEqual(drawn.map((l) => loadWords(l.load)));
     expect(await page.$$("#tradeoff svg path[aria-roledescription='line mark']")).toHaveLength(1);
     expect(await page.$$("#tradeoff-numbers tbody tr")).toHaveLength(entry.levels.length);
     await page.close();

@@ -1,7 +1,9 @@
 /** The standing on the site without a browser: leaderboard rows, the downloads that carry it, the median-curve chart. */
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { concurrencyOf, loadPosition } from "@kneeboard/core/run";
 import { indexEntryFor, type RunIndexEntry, saveRun } from "@kneeboard/core/run-index";
 import { StoreRunIndex } from "@kneeboard/core/run-index/store";
 import { standingOf } from "@kneeboard/core/standing";
@@ -79,7 +81,7 @@ describe("the leaderboard's rows", () => {
     const row = rows[0];
     expect(row?.peakAggregateTokensPerSecond).toEqual(targets[1]?.standing.peak?.aggregateOutputTokensPerSecond);
     expect(row?.invalidLevels).toEqual([
-      { concurrency: 32, invalidRuns: 1, runs: 3, reasons: ["rate-limited: 9 of 64 sent (over 5 %)"] },
+      { at: "N=32", invalidRuns: 1, runs: 3, reasons: ["rate-limited: 9 of 64 sent (over 5 %)"] },
     ]);
   });
 });
@@ -92,7 +94,10 @@ describe("the downloads", () => {
     for (const t of targets) {
       for (const level of t.standing.levels) {
         const entered = rows
-          .filter((r) => r.targetId === t.id && Number(r.concurrency) === level.concurrency && r.inStanding === "true")
+          .filter(
+            (r) =>
+              r.targetId === t.id && Number(r.concurrency) === concurrencyOf(level.load) && r.inStanding === "true",
+          )
           .map((r) => Number(r.aggregateOutputTokensPerSecond))
           .sort((x, y) => x - y);
         expect(entered.length).toBe(level.validRuns);
@@ -130,7 +135,7 @@ describe("standingCurvesSpec", () => {
     expect(aggregate.layer[0].encoding.y2.field).toBe("high");
     const ranked = standing.levels.filter((l) => l.ranked);
     expect(aggregate.data.values).toEqual(
-      ranked.map((l) => ({ concurrency: l.concurrency, ...l.aggregateOutputTokensPerSecond })),
+      ranked.map((l) => ({ concurrency: loadPosition(l.load), ...l.aggregateOutputTokensPerSecond })),
     );
     expect(fmtEstimate({ median: 1656.2, low: 1590, high: 1702.4 })).toBe("1,656 (1,590-1,702)");
   });

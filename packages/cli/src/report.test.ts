@@ -16,14 +16,14 @@ const run = () =>
 describe("runTable", () => {
   it("names a closed loop's levels by N and its headline by single stream and peak", () => {
     const table = runTable(run());
-    expect(table).toMatch(/^ +1 /m);
+    expect(table).toMatch(/^ +N=1 /m);
     expect(table).toContain("single-stream");
   });
 
   it("names an open loop's levels by their rate and says what it sustains at the SLO", () => {
     const doc = run();
     doc.levels.forEach((l, i) => {
-      l.ratePerSecond = [2, 4, 8][i] as number;
+      l.load = { kind: "open", arrival: "poisson", ratePerSecond: [2, 4, 8][i] as number };
     });
     doc.summary.capacityRequestsPerSecond = 4;
     const table = runTable(doc);
@@ -35,7 +35,7 @@ describe("runTable", () => {
   it("gives an open loop's knee in requests/s, never a level number", () => {
     const doc = run();
     doc.levels.forEach((l, i) => {
-      l.ratePerSecond = [2, 4, 8][i] as number;
+      l.load = { kind: "open", arrival: "poisson", ratePerSecond: [2, 4, 8][i] as number };
     });
     Object.assign(doc.summary, { kneeConcurrency: null, kneeRequestsPerSecond: 4, saturated: true });
     expect(runTable(doc)).toContain("knee 4 req/s,");

@@ -1,6 +1,6 @@
 /** @module What the CLI prints: live progress (a rewritten line on a TTY, plain lines otherwise) and the closing table. */
 import { figureHeading } from "@kneeboard/core/labels";
-import type { RunDocument } from "@kneeboard/core/run";
+import { loadWords, type RunDocument } from "@kneeboard/core/run";
 import type { SweepProgress } from "@kneeboard/core/sweep";
 
 type Write = (text: string) => void;
@@ -41,7 +41,7 @@ export function runTable(doc: RunDocument): string {
       r.incomplete && `${r.incomplete} incomplete`,
     ].filter(Boolean);
     return [
-      level.ratePerSecond === null ? String(level.concurrency) : `${level.ratePerSecond} req/s`,
+      loadWords(level.load),
       fixed(level.aggregateOutputTokensPerSecond),
       fixed(level.perStream.outputTokensPerSecond.p50),
       fixed(level.ttftMs.p50),
@@ -56,15 +56,13 @@ export function runTable(doc: RunDocument): string {
     cells.map((c, i) => (i === cells.length - 1 ? c : c.padStart(widths[i] as number))).join("  ");
   const s = doc.summary;
   const title = `${doc.targetId} [${doc.scenario}]: ${doc.label}${doc.simulated ? "  [simulated]" : ""}  (${doc.status}${doc.partialReason ? `: ${doc.partialReason}` : ""})`;
-  const openLoop = doc.levels.some((l) => l.ratePerSecond !== null);
-  // Documents stored before the summary named the peak's rate: the peak level's own.
-  const peakRate =
-    s.peak?.ratePerSecond ?? doc.levels.find((l) => l.concurrency === s.peak?.concurrency)?.ratePerSecond;
+  const openLoop = doc.levels.some((l) => l.load.kind === "open");
+  const peakAt = s.peak ? loadWords(s.peak.load) : "-";
   const kneeRate = s.kneeRequestsPerSecond;
   // An open loop's levels are rates: its headline is what it sustains and its knee in req/s, not single-stream and N.
   const headline = openLoop
-    ? `open loop: peak ${fixed(s.peak?.aggregateOutputTokensPerSecond)} tok/s at ${peakRate ?? "-"} req/s, knee ${kneeRate != null ? `${kneeRate} req/s` : s.saturated || kneeRate === undefined ? "-" : "not reached"}, sustains ${s.capacityRequestsPerSecond ?? "-"} req/s at the SLO`
-    : `single-stream ${fixed(s.singleStream?.outputTokensPerSecond)} tok/s, peak ${fixed(s.peak?.aggregateOutputTokensPerSecond)} tok/s at ${s.peak?.concurrency ?? "-"}, knee ${s.kneeConcurrency ?? (s.saturated ? "-" : "not reached")}, scaling efficiency ${fixed(s.scalingEfficiency, 2)}`;
+    ? `open loop: peak ${fixed(s.peak?.aggregateOutputTokensPerSecond)} tok/s at ${peakAt}, knee ${kneeRate != null ? `${kneeRate} req/s` : s.saturated || kneeRate === undefined ? "-" : "not reached"}, sustains ${s.capacityRequestsPerSecond ?? "-"} req/s at the SLO`
+    : `single-stream ${fixed(s.singleStream?.outputTokensPerSecond)} tok/s, peak ${fixed(s.peak?.aggregateOutputTokensPerSecond)} tok/s at ${peakAt}, knee ${s.kneeConcurrency ?? (s.saturated ? "-" : "not reached")}, scaling efficiency ${fixed(s.scalingEfficiency, 2)}`;
   // The stop's words start with what happened: "rate-limited from N=8", "unreachable at N=1", "failing from N=2".
   const stopped = s.stop ? [`stopped: ${s.stop.detail}`] : [];
   return [title, format(header), ...rows.map(format), headline, ...stopped, ""].join("\n");

@@ -4,7 +4,13 @@
  * trade-off chart draws.
  */
 import type { TopLevelSpec } from "vega-lite";
-import { type CompareMeasure, type CompareRateMeasure, compareRateSpec, compareSpec } from "./charts/index.ts";
+import {
+  type CompareMeasure,
+  type CompareRateMeasure,
+  compareRateSpec,
+  compareSpec,
+  levelPoints,
+} from "./charts/index.ts";
 import { rateOf, ratePoints } from "./open-loop.ts";
 import type { TargetView } from "./site-data.ts";
 
@@ -72,7 +78,7 @@ export function compareCharts(views: readonly TargetView[]): CompareChart[] {
       caption,
     }));
   }
-  const series = views.map((t) => ({ targetId: t.id, label: t.label, levels: t.latest.levels }));
+  const series = views.map((t) => ({ targetId: t.id, label: t.label, levels: levelPoints(t.latest.levels) }));
   return CONCURRENCY_CHARTS.map(({ measure, caption }) => ({
     measure,
     spec: compareSpec({ series, measure }),
@@ -96,12 +102,15 @@ export interface RateCompareRow {
 export function rateCompareRow(view: TargetView): RateCompareRow {
   const s = view.latest.summary;
   const capacity = s.capacityRequestsPerSecond ?? null;
-  const level = capacity === null ? undefined : view.details?.levels.find((l) => l.ratePerSecond === capacity);
+  const level =
+    capacity === null
+      ? undefined
+      : view.details?.levels.find((l) => l.load.kind === "open" && l.load.ratePerSecond === capacity);
   return {
     capacityRequestsPerSecond: capacity,
     achievedRequestsPerSecond: level?.achievedRatePerSecond ?? null,
     ttftP95AtCapacityMs: level?.ttftMs.p95 ?? null,
     peakAggregateOutputTokensPerSecond: s.peak?.aggregateOutputTokensPerSecond ?? null,
-    peakRatePerSecond: rateOf(view, s.peak),
+    peakRatePerSecond: rateOf(s.peak),
   };
 }

@@ -3,6 +3,7 @@
  * `data/runs.csv` (every run and level, each row saying whether it entered its target's standing)
  * and `data/standing.csv` (the standing's estimates, one row per target and level).
  */
+import { concurrencyOf, type Load, loadPosition, sameLoad } from "@kneeboard/core/run";
 import type { RunIndexEntry } from "@kneeboard/core/run-index";
 import type { Estimate, Standing } from "@kneeboard/core/standing";
 import { targetModelKey } from "./models.ts";
@@ -57,6 +58,8 @@ const CSV_COLUMNS = [
   "pinnedProvider",
   "servedProviders",
   "runValid",
+  "level",
+  "loadKind",
   "concurrency",
   "ratePerSecond",
   "levelValid",
@@ -110,8 +113,8 @@ export function runsCsv(entries: Iterable<RunIndexEntry>, standings: Iterable<St
         pinnedProvider: e.route.provider ?? null,
         servedProviders: e.servedProviders.join(" "),
         runValid: e.summary.valid,
-        concurrency: l.concurrency,
-        ratePerSecond: l.ratePerSecond,
+        level: l.level,
+        ...loadCells(l.load),
         levelValid: l.valid,
         aggregateOutputTokensPerSecond: l.aggregateOutputTokensPerSecond,
         perStreamOutputTokensPerSecondP50: l.perStreamOutputTokensPerSecondP50,
@@ -147,6 +150,8 @@ const STANDING_COLUMNS = [
   "scenario",
   "windowEnd",
   "runs",
+  "level",
+  "loadKind",
   "concurrency",
   "ratePerSecond",
   "validRuns",
@@ -159,15 +164,21 @@ const STANDING_COLUMNS = [
   "invalidReasons",
 ];
 
-/** True when a standing's figure (its peak, its capacity) sits at level l: by rate for an open loop, else by N. */
-function isAt(
-  figure: { concurrency: number; ratePerSecond?: number } | null,
-  l: { concurrency: number; ratePerSecond?: number },
-): boolean {
-  if (figure === null) return false;
-  return figure.ratePerSecond !== undefined
-    ? figure.ratePerSecond === l.ratePerSecond
-    : figure.concurrency === l.concurrency;
+/**
+ * A load as CSV cells: its kind, a closed loop's N (`concurrency`) and an open loop's offered rate
+ * (`ratePerSecond`), each empty where the kind has none.
+ */
+function loadCells(load: Load): { loadKind: Load["kind"]; concurrency: number | null; ratePerSecond: number | null } {
+  return {
+    loadKind: load.kind,
+    concurrency: concurrencyOf(load),
+    ratePerSecond: load.kind === "open" ? load.ratePerSecond : null,
+  };
+}
+
+/** True when a standing's figure (its peak, its capacity) sits at level l: the same load. */
+function isAt(figure: { load: Load } | null, l: { load: Load }): boolean {
+  return figure !== null && sameLoad(figure.load, l.load);
 }
 
 /**
@@ -188,15 +199,13 @@ export function standingCsv(standings: Iterable<Standing>): string {
         s.scenario,
         s.window.now,
         s.runIds.length,
-        l.concurrency,
-        l.ratePerSecond,
+        l.level,
+        ...Object.values(loadCells(l.load)),
         l.validRuns,
         l.invalidRuns,
         l.ranked,
         isAt(s.peak, l),
-        s.kneeRequestsPerSecond !== undefined
-          ? l.ratePerSecond !== undefined && s.kneeRequestsPerSecond === l.ratePerSecond
-          : s.kneeConcurrency === l.concurrency,
+        (l.load.kind === "open" ? (s.kneeRequestsPerSecond ?? null) : s.kneeConcurrency) === loadPosition(l.load),
         isAt(s.capacity, l),
         ...estimateCells,
         l.invalidReasons.join("; "),

@@ -4,14 +4,15 @@
  * spelled out, and the rows cut into model groups without ever putting a worse rank above a better one.
  */
 
-import { stopLabel } from "@kneeboard/core/run";
+import { concurrencyOf, loadWords, sameLoad, stopLabel } from "@kneeboard/core/run";
 import { type Estimate, rankLabel, ranksBy } from "@kneeboard/core/standing";
 import { costNote, targetModelKey } from "./models.ts";
 import type { TargetView } from "./site-data.ts";
 
 /** A level the standing shows but does not rank, with why. */
 export interface InvalidLevelNote {
-  concurrency: number;
+  /** The level's load in words (`N=8`). */
+  at: string;
   invalidRuns: number;
   runs: number;
   reasons: string[];
@@ -50,7 +51,7 @@ export interface LeaderboardRow {
   measuredAt: string;
   /**
    * `partial (deadline)`, the sweep's stop in words (`rate-limited from N=8`, `unreachable`,
-   * `failing from N=1`) or `invalid at concurrency ...`; null when the last run is complete and valid.
+   * `failing from N=1`) or `invalid at N=4, N=8`; null when the last run is complete and valid.
    */
   problem: string | null;
   /** Peak aggregate tok/s of the last runs, oldest first. */
@@ -68,19 +69,18 @@ export function leaderboardRows(targets: TargetView[]): LeaderboardRow[] {
     .map((t) => {
       const s = t.latest.summary;
       const st = t.standing;
-      const invalidLevels = t.latest.levels.filter((l) => !l.valid).map((l) => l.concurrency);
+      const invalidLevels = t.latest.levels.filter((l) => !l.valid).map((l) => loadWords(l.load));
       const problem =
         t.latest.status === "partial"
           ? `partial${t.latest.partialReason ? ` (${t.latest.partialReason})` : ""}`
           : s.stop
             ? stopLabel(s.stop)
             : !s.valid
-              ? `invalid at concurrency ${invalidLevels.join(", ") || "?"}`
+              ? `invalid at ${invalidLevels.join(", ") || "?"}`
               : null;
       const rank = ranks.get(t.id) ?? null;
-      // An open loop's levels are numbered rates: it has no N to show (its figures in requests/s are `rateRows`').
-      const open = t.openLoop === true;
-      const peakLevel = t.latest.levels.find((l) => l.concurrency === st.peak?.concurrency);
+      const peak = st.peak;
+      const peakLevel = peak ? t.latest.levels.find((l) => sameLoad(l.load, peak.load)) : undefined;
       const metered = peakLevel?.meteredUsdPerMillionOutputTokens ?? null;
       const declared = peakLevel?.declaredUsdPerMillionOutputTokens ?? null;
       return {
@@ -96,17 +96,17 @@ export function leaderboardRows(targets: TargetView[]): LeaderboardRow[] {
         singleStreamTokensPerSecond: st.singleStream?.outputTokensPerSecond ?? null,
         singleStreamTtftP50Ms: st.singleStream?.ttftP50Ms ?? null,
         peakAggregateTokensPerSecond: st.peak?.aggregateOutputTokensPerSecond ?? null,
-        peakConcurrency: open ? null : (st.peak?.concurrency ?? null),
+        peakConcurrency: peak ? concurrencyOf(peak.load) : null,
         perStreamAtPeakTokensPerSecond: st.peak?.perStreamOutputTokensPerSecond ?? null,
-        kneeConcurrency: open ? null : st.kneeConcurrency,
+        kneeConcurrency: st.kneeConcurrency,
         saturated: st.saturated,
         scalingEfficiency: st.scalingEfficiency,
-        capacityConcurrency: open ? null : (st.capacity?.concurrency ?? null),
+        capacityConcurrency: st.capacity ? concurrencyOf(st.capacity.load) : null,
         costAtPeak: { metered, declared, note: costNote(metered, declared) },
         invalidLevels: st.levels
           .filter((l) => l.invalidRuns > 0)
           .map((l) => ({
-            concurrency: l.concurrency,
+            at: loadWords(l.load),
             invalidRuns: l.invalidRuns,
             runs: st.runIds.length,
             reasons: l.invalidReasons,

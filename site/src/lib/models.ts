@@ -4,6 +4,7 @@
  * cost per million output tokens with a note where metered and declared cost disagree.
  */
 import { modelKeyOf } from "@kneeboard/core/config";
+import { concurrencyOf, loadWords } from "@kneeboard/core/run";
 import type { LevelFigures } from "@kneeboard/core/run-index";
 import { type Estimate, rankLabel, ranksBy, type Slo, type StandingLevel } from "@kneeboard/core/standing";
 import { fmt } from "./format.ts";
@@ -69,8 +70,10 @@ export function modelGroups(targets: TargetView[], orderedIds: string[]): ModelG
 export function levelsRun(targets: TargetView[]): number[] {
   const all = new Set<number>();
   for (const t of targets) {
-    for (const l of t.latest.levels) all.add(l.concurrency);
-    for (const l of t.standing.levels) all.add(l.concurrency);
+    for (const l of [...t.latest.levels, ...t.standing.levels]) {
+      const n = concurrencyOf(l.load);
+      if (n !== null) all.add(n);
+    }
   }
   return [...all].sort((a, b) => a - b);
 }
@@ -104,7 +107,7 @@ export interface AtLevelRow {
 }
 
 function latestLevel(t: TargetView, n: number): LevelFigures | undefined {
-  return t.latest.levels.find((l) => l.concurrency === n);
+  return t.latest.levels.find((l) => concurrencyOf(l.load) === n);
 }
 
 /**
@@ -113,7 +116,7 @@ function latestLevel(t: TargetView, n: number): LevelFigures | undefined {
  */
 export function atLevelRows(targets: TargetView[], n: number): AtLevelRow[] {
   const rows = targets.flatMap((t): AtLevelRow[] => {
-    const st: StandingLevel | undefined = t.standing.levels.find((l) => l.concurrency === n);
+    const st: StandingLevel | undefined = t.standing.levels.find((l) => concurrencyOf(l.load) === n);
     const last = latestLevel(t, n);
     if (!st && !last) return [];
     const ranked = st?.ranked ?? false;
@@ -165,11 +168,11 @@ export function atLevelRows(targets: TargetView[], n: number): AtLevelRow[] {
  */
 export function curvesLeftOut(targets: TargetView[]): string | null {
   const parts = targets.flatMap((t) => {
-    const invalid = t.latest.levels.filter((l) => !l.valid).map((l) => l.concurrency);
+    const invalid = t.latest.levels.filter((l) => !l.valid).map((l) => loadWords(l.load));
     if (invalid.length === 0) return [];
     return invalid.length === t.latest.levels.length
       ? [`“${t.label}”, whose latest run has no valid level`]
-      : [`the invalid ${invalid.length === 1 ? "level" : "levels"} of “${t.label}” (N=${invalid.join(", ")})`];
+      : [`the invalid ${invalid.length === 1 ? "level" : "levels"} of “${t.label}” (${invalid.join(", ")})`];
   });
   return parts.length
     ? `Left out, as invalid levels are never drawn: ${parts.join("; ")}. The tables below have their figures, marked valid or not.`

@@ -1,8 +1,9 @@
 /**
  * @module Open-loop scenarios (requests sent on a Poisson schedule at set rates): their levels are
  * request rates, so they are ranked by capacity in requests/s (the highest offered rate whose level
- * meets the SLO) and drawn against the offered rate; a level's `concurrency` is only its number.
+ * meets the SLO) and drawn against the offered rate (their `load`'s `ratePerSecond`).
  */
+import type { Load } from "@kneeboard/core/run";
 import { type Estimate, estimate, rankLabel, ranksBy } from "@kneeboard/core/standing";
 import { targetModelKey } from "./models.ts";
 import type { TargetView } from "./site-data.ts";
@@ -29,30 +30,21 @@ export interface RatePoint {
   valid: boolean;
 }
 
-/**
- * The offered rate of a figure's level (a peak, of a run or a standing): its own `ratePerSecond`, else
- * (documents stored before figures carried it) the rate of its level number in the view's latest
- * readable run; null without a figure or a rate.
- */
-export function rateOf(
-  view: Pick<TargetView, "details">,
-  figure: { concurrency: number; ratePerSecond?: number } | null | undefined,
-): number | null {
-  if (!figure) return null;
-  return (
-    figure.ratePerSecond ??
-    view.details?.levels.find((l) => l.concurrency === figure.concurrency)?.ratePerSecond ??
-    null
-  );
+/** The offered rate of a figure's level (a peak, of a run or a standing); null without a figure or an open load. */
+export function rateOf(figure: { load: Load } | null | undefined): number | null {
+  return figure?.load.kind === "open" ? figure.load.ratePerSecond : null;
 }
+
+/** True when a load is an open loop's at `rate` requests/s. */
+const atRate = (load: Load, rate: number) => load.kind === "open" && load.ratePerSecond === rate;
 
 /** The latest readable run's levels with a rate, in order of rate. */
 export function ratePoints(levels: readonly DetailLevel[]): RatePoint[] {
   return levels
-    .filter((l): l is DetailLevel & { ratePerSecond: number } => l.ratePerSecond !== null)
-    .map((l) => ({
-      level: l.concurrency,
-      ratePerSecond: l.ratePerSecond,
+    .flatMap((l) => (l.load.kind === "open" ? [{ l, ratePerSecond: l.load.ratePerSecond }] : []))
+    .map(({ l, ratePerSecond }) => ({
+      level: l.level,
+      ratePerSecond,
       achievedRatePerSecond: l.achievedRatePerSecond,
       inFlightMean: l.inFlightMean,
       inFlightMax: l.inFlightMax,
@@ -115,13 +107,8 @@ export function rateRows(views: readonly TargetView[], trendRuns = 20): RateRow[
     .map((v): RateRow => {
       const s = v.latest.summary;
       const capRate = s.capacityRequestsPerSecond ?? null;
-      const capLevel = capRate === null ? undefined : v.details?.levels.find((l) => l.ratePerSecond === capRate);
-      // The standing keys an open loop's levels by rate (entries recorded before levels carried it: by number).
-      const standingAt =
-        capRate === null
-          ? undefined
-          : (v.standing.levels.find((l) => l.ratePerSecond === capRate) ??
-            (capLevel ? v.standing.levels.find((l) => l.concurrency === capLevel.concurrency) : undefined));
+      const capLevel = capRate === null ? undefined : v.details?.levels.find((l) => atRate(l.load, capRate));
+      const standingAt = capRate === null ? undefined : v.standing.levels.find((l) => atRate(l.load, capRate));
       const peak = v.standing.peak;
       const rank = ranks.get(v.id) ?? null;
       return {
@@ -136,7 +123,7 @@ export function rateRows(views: readonly TargetView[], trendRuns = 20): RateRow[
         ttftP95AtCapacity: standingAt?.ttftP95Ms ?? null,
         perStreamAtCapacity: standingAt?.perStreamOutputTokensPerSecondP50 ?? null,
         peakAggregate: peak?.aggregateOutputTokensPerSecond ?? null,
-        peakRatePerSecond: rateOf(v, peak),
+        peakRatePerSecond: rateOf(peak),
         errorRate: s.errorRate,
         rateLimitRate: s.rateLimitRate,
         problem:
@@ -176,7 +163,7 @@ export interface PrefillPoint {
 export function prefillPoints(views: readonly TargetView[]): PrefillPoint[] {
   const points = views.flatMap((v): PrefillPoint[] => {
     if (v.openLoop || v.promptTokens === null || v.promptTokens === undefined || v.details === null) return [];
-    const one = v.details.levels.find((l) => l.concurrency === 1);
+    const one = v.details.levels.find((l) => l.load.kind === "closed" && l.load.concurrency === 1);
     const ttft = one?.ttftMs.p50 ?? null;
     if (!one?.valid || ttft === null || !Number.isFinite(ttft)) return [];
     return [{ scenario: v.scenario, promptTokens: v.promptTokens, ttftP50Ms: ttft }];

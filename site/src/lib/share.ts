@@ -26,7 +26,7 @@ export function headlineFigures(target: TargetView): HeadlineFigures {
     simulated: target.simulated,
     aloneTokensPerSecond: s.singleStream?.outputTokensPerSecond ?? null,
     concurrentTokensPerSecond: s.peak?.aggregateOutputTokensPerSecond ?? null,
-    atConcurrency: s.peak?.concurrency ?? null,
+    atConcurrency: s.peak?.load.kind === "closed" ? s.peak.load.concurrency : null,
   };
 }
 
@@ -58,7 +58,7 @@ export function rateHeadline(target: TargetView): string {
   const s = target.latest.summary;
   const parts: string[] = [];
   if (s.capacityRequestsPerSecond) parts.push(`sustains ${fmtRate(s.capacityRequestsPerSecond)} at the SLO`);
-  const peakRate = rateOf(target, s.peak);
+  const peakRate = rateOf(s.peak);
   if (s.peak)
     parts.push(`${fmt(s.peak.aggregateOutputTokensPerSecond)} tok/s${peakRate ? ` at ${fmtRate(peakRate)}` : ""}`);
   const label = simulatedLabel(target.label, target.simulated);

@@ -50,7 +50,7 @@ export interface TargetView {
   standing: Standing;
   /**
    * True when the latest readable run is open loop (`workload.arrival.mode` is `poisson`): its levels
-   * are request rates (`details.levels[].ratePerSecond`), their `concurrency` only the level's number.
+   * are request rates (`details.levels[].load` is `open`).
    */
   openLoop?: boolean;
   /** Prompt tokens of the latest readable run: the median of its ok samples', else `workload.promptTokens`; null when neither. */
@@ -127,7 +127,7 @@ export function targetCounts(series: readonly TargetView[]): { targets: number; 
 /** True for a run document that swept request rates on an open loop (`workload.arrival.mode` is `poisson`). */
 export function isOpenLoop(doc: Pick<RunDocument, "workload" | "levels">): boolean {
   const arrival = doc.workload.arrival as { mode?: unknown } | undefined;
-  return arrival?.mode === "poisson" || doc.levels.some((l) => l.ratePerSecond !== null);
+  return arrival?.mode === "poisson" || doc.levels.some((l) => l.load.kind === "open");
 }
 
 /** The run's prompt tokens: the median over its ok samples that report them, else `workload.promptTokens`. */
@@ -154,7 +154,7 @@ export function historyPoint(e: RunIndexEntry): HistoryPoint {
     singleStreamOutputTokensPerSecond: e.summary.singleStream?.outputTokensPerSecond ?? null,
     singleStreamTtftP50Ms: e.summary.singleStream?.ttftP50Ms ?? null,
     peakAggregateOutputTokensPerSecond: e.summary.peak?.aggregateOutputTokensPerSecond ?? null,
-    peakConcurrency: e.summary.peak?.concurrency ?? null,
+    peakConcurrency: e.summary.peak?.load.kind === "closed" ? e.summary.peak.load.concurrency : null,
     kneeConcurrency: e.summary.kneeConcurrency,
     capacityRequestsPerSecond: e.summary.capacityRequestsPerSecond ?? null,
     errorRate: e.summary.errorRate,

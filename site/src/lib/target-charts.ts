@@ -7,6 +7,7 @@ import {
   type HistoryBands,
   historySpec,
   latencySpec,
+  levelPoints,
   prefillSpec,
   type RateSeries,
   rateLatencySpec,
@@ -66,7 +67,7 @@ const bothThroughputs = (l: Level) =>
   finite(l.aggregateOutputTokensPerSecond) && finite(l.perStreamOutputTokensPerSecondP50) ? [1] : [];
 
 const seriesOf = (targets: TargetView[]) =>
-  targets.map((t) => ({ targetId: t.id, label: t.label, levels: t.latest.levels }));
+  targets.map((t) => ({ targetId: t.id, label: t.label, levels: levelPoints(t.latest.levels) }));
 
 /**
  * What a model page's curves draw of its routes: each latest run's valid levels (as a target page draws
@@ -198,7 +199,8 @@ async function openLoopCharts(target: TargetView): Promise<TargetCharts> {
 
 export async function targetCharts(target: TargetView): Promise<TargetCharts> {
   if (target.openLoop) return openLoopCharts(target);
-  const { levels, summary } = target.latest;
+  const { summary } = target.latest;
+  const levels = levelPoints(target.latest.levels);
   const { standing } = target;
   return {
     rateLatency: null,

@@ -6,7 +6,14 @@ import { type LevelInput, summarizeLevel } from "./level.ts";
 import { sample } from "./sample.fixture.ts";
 
 const level = (samples: Sample[], over: Partial<LevelInput> = {}) =>
-  summarizeLevel({ concurrency: 1, samples, wallTimeMs: 1000, achievedConcurrency: 1, eventLoopLagP99Ms: 1, ...over });
+  summarizeLevel({
+    load: { kind: "closed", concurrency: 1 },
+    samples,
+    wallTimeMs: 1000,
+    achievedConcurrency: 1,
+    eventLoopLagP99Ms: 1,
+    ...over,
+  });
 
 describe("cost per million output tokens", () => {
   it("meters the gateway's cost over the ok samples that carry it", () => {

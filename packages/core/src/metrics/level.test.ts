@@ -29,7 +29,7 @@ describe("summarizeLevel", () => {
     ];
     // Act
     const level = summarizeLevel({
-      concurrency: 2,
+      load: { kind: "closed", concurrency: 2 },
       samples,
       wallTimeMs: 2000,
       achievedConcurrency: 2,
@@ -91,7 +91,7 @@ describe("summarizeLevel", () => {
 
   it("flags chunk-counted tokens of an ok sample", () => {
     const level = summarizeLevel({
-      concurrency: 1,
+      load: { kind: "closed", concurrency: 1 },
       samples: [sample(), sample({ tokenSource: "chunks" })],
       achievedConcurrency: 1,
       ...levelDefaults,
@@ -101,7 +101,7 @@ describe("summarizeLevel", () => {
 
   it("is invalid without an ok sample, with a null aggregate", () => {
     const level = summarizeLevel({
-      concurrency: 1,
+      load: { kind: "closed", concurrency: 1 },
       samples: [failed("timeout")],
       achievedConcurrency: 1,
       ...levelDefaults,
@@ -115,7 +115,7 @@ describe("summarizeLevel", () => {
 
   it("has a null aggregate for a zero wall time", () => {
     const level = summarizeLevel({
-      concurrency: 1,
+      load: { kind: "closed", concurrency: 1 },
       samples: [sample()],
       wallTimeMs: 0,
       achievedConcurrency: 1,
@@ -127,7 +127,7 @@ describe("summarizeLevel", () => {
   it("stays valid at exactly 5 % route mismatches and is invalid above", () => {
     const at = (mismatches: number, sent: number) =>
       summarizeLevel({
-        concurrency: 1,
+        load: { kind: "closed", concurrency: 1 },
         samples: [
           ...Array.from({ length: sent - mismatches }, () => sample()),
           ...Array.from({ length: mismatches }, () => failed("route_mismatch")),
@@ -149,7 +149,7 @@ describe("summarizeLevel", () => {
   it("is client-limited by event loop lag over 20 ms, not at 20 ms", () => {
     const run = (lag: number) =>
       summarizeLevel({
-        concurrency: 4,
+        load: { kind: "closed", concurrency: 4 },
         samples: [sample()],
         wallTimeMs: 1000,
         achievedConcurrency: 4,
@@ -166,7 +166,7 @@ describe("summarizeLevel", () => {
     // TTFT p50 100 ms: the tolerance is 10 + 3 = 13 ms; reads wait about 4 x the mean loop delay.
     const run = (eventLoopLagMeanMs: number, loopUtilization: number) =>
       summarizeLevel({
-        concurrency: 4,
+        load: { kind: "closed", concurrency: 4 },
         samples: [sample()],
         wallTimeMs: 1000,
         achievedConcurrency: 4,
@@ -197,7 +197,7 @@ describe("summarizeLevel", () => {
   it("is client-limited by achieved concurrency under 90 % of N, not at 90 %", () => {
     const run = (achieved: number) =>
       summarizeLevel({
-        concurrency: 10,
+        load: { kind: "closed", concurrency: 10 },
         samples: [sample()],
         achievedConcurrency: achieved,
         ...levelDefaults,
@@ -213,7 +213,7 @@ describe("summarizeLevel", () => {
 
   it("counts workers waiting after a 429 toward achieved concurrency, and records the wait", () => {
     const level = summarizeLevel({
-      concurrency: 10,
+      load: { kind: "closed", concurrency: 10 },
       samples: [sample()],
       achievedConcurrency: 8.5,
       waitingConcurrency: 0.5,
@@ -223,14 +223,19 @@ describe("summarizeLevel", () => {
     expect(level.client.limited).toBe(false);
     expect(level.rateLimitWaitMs).toBe(1234);
     expect(
-      summarizeLevel({ concurrency: 1, samples: [sample()], achievedConcurrency: 1, ...levelDefaults }).rateLimitWaitMs,
+      summarizeLevel({
+        load: { kind: "closed", concurrency: 1 },
+        samples: [sample()],
+        achievedConcurrency: 1,
+        ...levelDefaults,
+      }).rateLimitWaitMs,
     ).toBe(0);
   });
 
   /** A level of `sent` samples, `bad` of them with `outcome` (cycling when several are given), the rest ok. */
   const mixed = (bad: number, sent: number, outcomes: Sample["outcome"][]) =>
     summarizeLevel({
-      concurrency: 2,
+      load: { kind: "closed", concurrency: 2 },
       samples: [
         ...Array.from({ length: sent - bad }, () => sample()),
         ...Array.from({ length: bad }, (_, i) => failed(outcomes[i % outcomes.length] as Sample["outcome"])),
@@ -274,7 +279,7 @@ describe("summarizeLevel", () => {
     ]);
     // Rate limits and failures are judged apart: 5 % of each is valid.
     const both = summarizeLevel({
-      concurrency: 2,
+      load: { kind: "closed", concurrency: 2 },
       samples: [
         ...Array.from({ length: 90 }, () => sample()),
         ...Array.from({ length: 5 }, () => failed("rate_limited")),
@@ -288,7 +293,7 @@ describe("summarizeLevel", () => {
 
   it("says so when the level ended at once after its first requests failed", () => {
     const level = summarizeLevel({
-      concurrency: 1,
+      load: { kind: "closed", concurrency: 1 },
       samples: [failed("network"), failed("network"), failed("network")],
       achievedConcurrency: 1,
       endedEarly: true,
@@ -303,7 +308,7 @@ describe("a level with fewer requests than N", () => {
   it("is invalid for its workload, not for its client, under N and at exactly N (one request per worker); valid above", () => {
     const with_ = (sent: number) =>
       summarizeLevel({
-        concurrency: 8,
+        load: { kind: "closed", concurrency: 8 },
         samples: Array.from({ length: sent }, () => sample()),
         achievedConcurrency: sent,
         requestsPerLevel: sent,
@@ -323,7 +328,7 @@ describe("a level with fewer requests than N", () => {
 describe("cached prompt share", () => {
   const level = (samples: Sample[], over: Partial<LevelInput> = {}) =>
     summarizeLevel({
-      concurrency: 1,
+      load: { kind: "closed", concurrency: 1 },
       samples,
       wallTimeMs: 1000,
       achievedConcurrency: 1,

@@ -1,6 +1,6 @@
-/** @module The figures of one concurrency level (docs/methodology.md, per level): `summarizeLevel`; pure. */
+/** @module The figures of one level of a sweep (docs/methodology.md, per level): `summarizeLevel`; pure. */
 import type { ClientHealth } from "../client/health.ts";
-import type { InvalidReason, Level, PricingRecord, RequestCounts, Sample, SloRecord } from "../run/index.ts";
+import type { InvalidReason, Level, Load, PricingRecord, RequestCounts, Sample, SloRecord } from "../run/index.ts";
 import { DEFAULT_SLO, goodputTokens, levelCost } from "./cost.ts";
 import { distribution } from "./distribution.ts";
 import {
@@ -21,9 +21,8 @@ import {
   sentShare,
 } from "./validity.ts";
 
-/** What an open-loop level observed of its arrivals (absent for a closed loop). */
+/** What an open-loop level observed of its arrivals (absent for a closed loop); its rate is the level's `load`. */
 export interface OpenLoopInput {
-  ratePerSecond: number;
   achievedRatePerSecond: number | null;
   inFlightMean: number;
   inFlightMax: number;
@@ -36,8 +35,10 @@ export interface OpenLoopInput {
 
 /** What `summarizeLevel` reads: the level's measured samples and what the sweep observed around them. */
 export interface LevelInput {
-  /** N, the requests kept in flight. */
-  concurrency: number;
+  /** The level's number in its sweep, 1-based (default 1). */
+  level?: number;
+  /** The load the level offered: N in flight, or an open loop's rate (whose arrivals are `openLoop`). */
+  load: Load;
   /** The level's measured samples (warmup excluded), every outcome. */
   samples: Sample[];
   /** First measured send to last measured end, ms. */
@@ -101,7 +102,9 @@ function values(samples: Sample[], pick: (s: Sample) => number | null): number[]
  * reasoning included); goodput counts the tokens of the ok requests that each met the SLO on their own.
  */
 export function summarizeLevel(input: LevelInput): Level {
-  const { concurrency, samples, wallTimeMs, achievedConcurrency, eventLoopLagP99Ms } = input;
+  const { load, samples, wallTimeMs, achievedConcurrency, eventLoopLagP99Ms } = input;
+  // The closed loop's N, for its own rules (an open loop keeps no N in flight).
+  const concurrency = load.kind === "closed" ? load.concurrency : 0;
   const requests: RequestCounts = {
     sent: samples.length,
     ok: 0,
@@ -129,13 +132,17 @@ export function summarizeLevel(input: LevelInput): Level {
   // Without the finer signals (older callers), the coarse p99 rule stands.
   const lagLimited = streamed && (delay ? delay.reason !== null : eventLoopLagP99Ms > CLIENT_LAG_LIMIT_MS);
   // Fewer requests than N never put N in flight: the workload's doing, not the client's.
-  const open = input.openLoop;
+  const open =
+    input.openLoop && load.kind === "open" ? { ...input.openLoop, ratePerSecond: load.ratePerSecond } : undefined;
   // At N or fewer, every worker sends one request, spread over the start: N are never in flight at once.
   const tooFewRequests =
-    !open && concurrency > 1 && input.requestsPerLevel !== undefined && input.requestsPerLevel <= concurrency;
+    load.kind === "closed" &&
+    concurrency > 1 &&
+    input.requestsPerLevel !== undefined &&
+    input.requestsPerLevel <= concurrency;
   const concurrencyLimited =
     streamed &&
-    !open &&
+    load.kind === "closed" &&
     !tooFewRequests &&
     achievedConcurrency + (input.waitingConcurrency ?? 0) < MIN_ACHIEVED_CONCURRENCY_RATIO * concurrency;
   // An open loop whose sends left late at p99 did not offer the rate it names: the client fell behind.
@@ -219,7 +226,8 @@ export function summarizeLevel(input: LevelInput): Level {
   const perStreamOutput = distribution(values(ok, (s) => s.outputTokensPerSecond));
 
   return {
-    concurrency,
+    level: input.level ?? 1,
+    load,
     requests,
     aggregateOutputTokensPerSecond,
     wallTimeMs,
@@ -235,7 +243,6 @@ export function summarizeLevel(input: LevelInput): Level {
     interChunkMs: distribution(ok.flatMap((s) => s.interChunkMs ?? [])),
     achievedConcurrency,
     startSpreadMs: input.startSpreadMs ?? null,
-    ratePerSecond: open?.ratePerSecond ?? null,
     achievedRatePerSecond: open?.achievedRatePerSecond ?? null,
     inFlightMean: open?.inFlightMean ?? null,
     inFlightMax: open?.inFlightMax ?? null,

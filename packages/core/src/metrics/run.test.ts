@@ -16,7 +16,8 @@ import { MIN_OPEN_LOOP_REQUESTS } from "./validity.ts";
 /** A valid level with a given aggregate (tokens over a 1 s wall time). */
 function levelWith(concurrency: number, aggregate: number, over: Partial<Level> = {}): Level {
   const level = summarizeLevel({
-    concurrency,
+    level: Math.log2(concurrency) + 1,
+    load: { kind: "closed", concurrency },
     samples: [
       sample({
         completionTokens: aggregate,
@@ -35,7 +36,8 @@ function levelWith(concurrency: number, aggregate: number, over: Partial<Level> 
  */
 function rateLevel(n: number, rate: number, aggregate: number, perStream = 60): Level {
   return summarizeLevel({
-    concurrency: n,
+    level: n,
+    load: { kind: "open", arrival: "poisson", ratePerSecond: rate },
     // The open loop's minimum of requests, sharing the level's tokens: a rate measured on enough sends.
     samples: Array.from({ length: MIN_OPEN_LOOP_REQUESTS }, () =>
       sample({ completionTokens: aggregate / MIN_OPEN_LOOP_REQUESTS, outputTokensPerSecond: perStream }),
@@ -43,7 +45,6 @@ function rateLevel(n: number, rate: number, aggregate: number, perStream = 60): 
     achievedConcurrency: 1,
     slo: { minOutputTokensPerSecond: 50, maxTtftMs: 2000 },
     openLoop: {
-      ratePerSecond: rate,
       achievedRatePerSecond: rate,
       inFlightMean: 1,
       inFlightMax: 2,
@@ -58,7 +59,7 @@ function rateLevel(n: number, rate: number, aggregate: number, perStream = 60): 
 describe("levelStop", () => {
   const at = (samples: Sample[], extra: { endedEarly?: boolean; concurrency?: number } = {}) =>
     summarizeLevel({
-      concurrency: extra.concurrency ?? 8,
+      load: { kind: "closed", concurrency: extra.concurrency ?? 8 },
       samples,
       achievedConcurrency: extra.concurrency ?? 8,
       endedEarly: extra.endedEarly,
@@ -70,7 +71,7 @@ describe("levelStop", () => {
     expect(levelStop(at(many(20, () => sample())))).toBeNull();
     expect(levelStop(at([...many(18, () => sample()), ...many(2, () => failed("route_mismatch"))]))).toBeNull();
     const lagged = summarizeLevel({
-      concurrency: 1,
+      load: { kind: "closed", concurrency: 1 },
       samples: [sample()],
       wallTimeMs: 1000,
       achievedConcurrency: 1,
@@ -87,7 +88,8 @@ describe("levelStop", () => {
       at([...many(12, () => sample()), ...many(6, () => failed("rate_limited")), ...many(2, () => failed("timeout"))]),
     );
     expect(stop).toEqual({
-      concurrency: 8,
+      level: 1,
+      load: { kind: "closed", concurrency: 8 },
       reason: "rate_limited",
       detail: "rate-limited from N=8: 6 of 20 requests got 429 (30 %, over 5 %); the sweep ran no higher level",
     });
@@ -103,7 +105,7 @@ describe("levelStop", () => {
       many(4, () => ({ outcome: "http_error", httpStatus: 401, error: "401 invalid API key" })),
     );
     expect(stop?.reason).toBe("failures");
-    expect(stop?.concurrency).toBe(1);
+    expect(stop?.load).toEqual({ kind: "closed", concurrency: 1 });
     expect(stop?.detail).toContain("failing from N=1: 3 of 3 requests failed (3 http error)");
     expect(stop?.detail).toContain("401 invalid API key");
   });
@@ -160,7 +162,8 @@ describe("summarizeRun", () => {
     expect(s.kneeConcurrency).toBe(8);
     expect(s.saturated).toBe(true);
     expect(s.peak).toEqual({
-      concurrency: 32,
+      level: 6,
+      load: { kind: "closed", concurrency: 32 },
       aggregateOutputTokensPerSecond: 650,
       perStreamOutputTokensPerSecond: 650 / 32,
     });
@@ -200,14 +203,14 @@ describe("summarizeRun", () => {
     const s = summarizeRun(levels);
     expect(s.kneeConcurrency).toBe(2);
     expect(s.saturated).toBe(true);
-    expect(s.peak?.concurrency).toBe(4);
+    expect(s.peak?.load).toMatchObject({ concurrency: 4 });
     expect(s.scalingEfficiency).toBe(0.5);
     expect(s.valid).toBe(false);
   });
 
   it("never ranks an invalid level 1: no single stream and no efficiency baseline from it", () => {
     const level1 = summarizeLevel({
-      concurrency: 1,
+      load: { kind: "closed", concurrency: 1 },
       samples: [...Array.from({ length: 18 }, () => sample()), failed("rate_limited"), failed("rate_limited")],
       achievedConcurrency: 1,
       ...levelDefaults,
@@ -216,29 +219,29 @@ describe("summarizeRun", () => {
     const s = summarizeRun([level1, levelWith(2, 400)]);
     expect(s.singleStream).toBeNull();
     expect(s.scalingEfficiency).toBeNull();
-    expect(s.peak?.concurrency).toBe(2);
+    expect(s.peak?.load).toMatchObject({ concurrency: 2 });
     // The level keeps its data.
     expect(level1.perStream.outputTokensPerSecond.p50).toBe(100);
   });
 
   it("derives the stop from the lowest level calling for one, unless the sweep gives it", () => {
     const limited = summarizeLevel({
-      concurrency: 4,
+      load: { kind: "closed", concurrency: 4 },
       samples: [sample(), failed("rate_limited")],
       achievedConcurrency: 4,
       ...levelDefaults,
     });
     const s = summarizeRun([levelWith(1, 100), levelWith(2, 180), limited]);
     expect(s.stop?.reason).toBe("rate_limited");
-    expect(s.stop?.concurrency).toBe(4);
-    expect(s.peak?.concurrency).toBe(2);
+    expect(s.stop?.load).toEqual({ kind: "closed", concurrency: 4 });
+    expect(s.peak?.load).toMatchObject({ concurrency: 2 });
     expect(summarizeRun([levelWith(1, 100), limited], { stop: null }).stop).toBeNull();
     expect(summarizeRun([levelWith(1, 100), levelWith(2, 180)]).stop).toBeNull();
   });
 
   it("takes single-stream figures from level 1", () => {
     const level1 = summarizeLevel({
-      concurrency: 1,
+      load: { kind: "closed", concurrency: 1 },
       samples: [
         sample({
           ttftMs: 100,
@@ -261,7 +264,7 @@ describe("summarizeRun", () => {
       ttftP50Ms: 150,
       ttftP95Ms: 195,
     });
-    expect(s.peak?.concurrency).toBe(1);
+    expect(s.peak?.load).toMatchObject({ concurrency: 1 });
     expect(s.kneeConcurrency).toBeNull();
     expect(s.saturated).toBe(false);
     expect(s.scalingEfficiency).toBe(1);
@@ -292,13 +295,13 @@ describe("summarizeRun", () => {
 
   it("computes error and rate-limit rates over every level", () => {
     const a = summarizeLevel({
-      concurrency: 1,
+      load: { kind: "closed", concurrency: 1 },
       samples: [sample(), sample(), failed("rate_limited"), failed("timeout")],
       achievedConcurrency: 1,
       ...levelDefaults,
     });
     const b = summarizeLevel({
-      concurrency: 2,
+      load: { kind: "closed", concurrency: 2 },
       samples: [sample(), sample(), sample(), failed("rate_limited")],
       achievedConcurrency: 2,
       ...levelDefaults,
@@ -322,16 +325,20 @@ describe("summarizeRun on an open loop", () => {
     expect(s.kneeRequestsPerSecond).toBe(2);
     expect(s.saturated).toBe(true);
     expect(s.peak).toEqual({
-      concurrency: 5,
+      level: 5,
+      load: { kind: "open", arrival: "poisson", ratePerSecond: 8 },
       aggregateOutputTokensPerSecond: 390,
       perStreamOutputTokensPerSecond: 60,
-      ratePerSecond: 8,
     });
     expect(s.singleStream).toBeNull();
     expect(s.scalingEfficiency).toBeNull();
     expect(s.capacity).toBeNull();
     expect(s.capacityRequestsPerSecond).toBe(8);
-    expect(s.goodputPeak).toEqual({ concurrency: 5, goodputOutputTokensPerSecond: 390, ratePerSecond: 8 });
+    expect(s.goodputPeak).toEqual({
+      level: 5,
+      load: { kind: "open", arrival: "poisson", ratePerSecond: 8 },
+      goodputOutputTokensPerSecond: 390,
+    });
   });
 
   it("walks the levels by rate, not by their numbers", () => {
@@ -340,8 +347,8 @@ describe("summarizeRun on an open loop", () => {
     const s = summarizeRun(levels);
     expect(s.kneeRequestsPerSecond).toBe(4);
     expect(s.kneeConcurrency).toBeNull();
-    expect(s.peak?.ratePerSecond).toBe(8);
-    expect(s.peak?.concurrency).toBe(1);
+    expect(s.peak?.load).toEqual({ kind: "open", arrival: "poisson", ratePerSecond: 8 });
+    expect(s.peak?.level).toBe(1);
   });
 
   it("has a null rate knee while aggregate still climbs at the top rate", () => {
@@ -370,20 +377,21 @@ describe("summarizeRun on an open loop", () => {
       "stop",
     ]);
     expect(Object.keys(s.peak ?? {})).toEqual([
-      "concurrency",
+      "level",
+      "load",
       "aggregateOutputTokensPerSecond",
       "perStreamOutputTokensPerSecond",
     ]);
-    expect(Object.keys(s.goodputPeak ?? {})).toEqual(["concurrency", "goodputOutputTokensPerSecond"]);
+    expect(Object.keys(s.goodputPeak ?? {})).toEqual(["level", "load", "goodputOutputTokensPerSecond"]);
   });
 
   it("names an open loop's stop by its rate, not by the level's number", () => {
     const limited = summarizeLevel({
-      concurrency: 3,
+      level: 3,
+      load: { kind: "open", arrival: "poisson", ratePerSecond: 4 },
       samples: [sample(), failed("rate_limited")],
       achievedConcurrency: 1,
       openLoop: {
-        ratePerSecond: 4,
         achievedRatePerSecond: 4,
         inFlightMean: 1,
         inFlightMax: 2,
@@ -395,32 +403,22 @@ describe("summarizeRun on an open loop", () => {
     });
     const s = summarizeRun([rateLevel(1, 1, 100), rateLevel(2, 2, 190), limited]);
     expect(s.stop).toEqual({
-      concurrency: 3,
-      ratePerSecond: 4,
+      level: 3,
+      load: { kind: "open", arrival: "poisson", ratePerSecond: 4 },
       reason: "rate_limited",
       detail: "rate-limited from 4 req/s: 1 of 2 requests got 429 (50 %, over 5 %); the sweep ran no higher level",
     });
     expect(stopLabel(s.stop as Stop)).toBe("rate-limited from 4 req/s");
-    expect(stopLabel({ concurrency: 8, reason: "failures", detail: "" })).toBe("failing from N=8");
-  });
-
-  it("parses an open-loop summary stored before the rate knee, its level-number knee kept as stored", () => {
-    const { kneeRequestsPerSecond: _, ...stored } = summarizeRun(open());
-    const old = SummarySchema.parse({
-      ...stored,
-      kneeConcurrency: 3,
-      peak: { concurrency: 5, aggregateOutputTokensPerSecond: 390, perStreamOutputTokensPerSecond: 60 },
-      goodputPeak: { concurrency: 5, goodputOutputTokensPerSecond: 390 },
-    });
-    expect(old.kneeRequestsPerSecond).toBeUndefined();
-    expect(old.peak?.ratePerSecond).toBeUndefined();
+    expect(stopLabel({ level: 4, load: { kind: "closed", concurrency: 8 }, reason: "failures", detail: "" })).toBe(
+      "failing from N=8",
+    );
   });
 });
 
 describe("capacity and goodput peak", () => {
   const at = (concurrency: number, tokensPerSecond: number, valid = true) => {
     const l = summarizeLevel({
-      concurrency,
+      load: { kind: "closed", concurrency },
       samples: [sample({ completionTokens: 100 * concurrency, outputTokensPerSecond: tokensPerSecond })],
       wallTimeMs: 1000,
       achievedConcurrency: concurrency,
@@ -433,7 +431,10 @@ describe("capacity and goodput peak", () => {
   it("is the highest valid level that meets the SLO, and the valid level with the most goodput", () => {
     const s = summarizeRun([at(1, 90), at(2, 70), at(4, 55), at(8, 40), at(16, 60, false)]);
     expect(s.capacity).toBe(4);
-    expect(s.goodputPeak).toEqual({ concurrency: 4, goodputOutputTokensPerSecond: 400 });
+    expect(s.goodputPeak).toMatchObject({
+      load: { kind: "closed", concurrency: 4 },
+      goodputOutputTokensPerSecond: 400,
+    });
   });
 
   it("is null when no level meets the SLO", () => {

@@ -1,5 +1,14 @@
 /** @module The headline figures of a run (docs/methodology.md, per run): `summarizeRun` with its knee, and `levelStop`; pure. */
-import { type Level, loadWords, type Outcome, type Stop, type Summary } from "../run/index.ts";
+import {
+  type Level,
+  type Load,
+  loadAxis,
+  loadPosition,
+  loadWords,
+  type Outcome,
+  type Stop,
+  type Summary,
+} from "../run/index.ts";
 import {
   EARLY_FAILURE_REQUESTS,
   failureBreakdown,
@@ -35,9 +44,9 @@ export function kneeIndex(aggregates: readonly number[]): number | null {
   return null;
 }
 
-/** True when any level swept an open loop's offered rate: its `concurrency` is then only the level's number. */
-export function isOpenLoopRun(levels: readonly { ratePerSecond?: number | null }[]): boolean {
-  return levels.some((l) => l.ratePerSecond !== null && l.ratePerSecond !== undefined);
+/** True when any level swept an open loop (its levels are read in offered rate, not concurrency). */
+export function isOpenLoopRun(levels: readonly { load: Load }[]): boolean {
+  return levels.some((l) => l.load.kind === "open");
 }
 
 /** What one of a level's first requests ended with, for `levelStop`'s words (warm-up requests have no sample). */
@@ -59,14 +68,11 @@ const STOP_NOTE = "the sweep ran no higher level";
 export function levelStop(level: Level, early: EarlyResult[] = []): Stop | null {
   if (level.valid) return null;
   const r = level.requests;
-  const n = level.concurrency;
-  // An open loop's stop names its rate; a closed loop's keeps the shape it always had.
-  const rate = level.ratePerSecond !== null ? { ratePerSecond: level.ratePerSecond } : {};
-  const at = loadWords(level);
+  const ref = { level: level.level, load: level.load };
+  const at = loadWords(level.load);
   if (r.sent > 0 && r.rateLimited / r.sent > MAX_RATE_LIMITED_RATE)
     return {
-      concurrency: n,
-      ...rate,
+      ...ref,
       reason: "rate_limited",
       detail: `rate-limited from ${at}: ${r.rateLimited} of ${r.sent} requests got 429 (${fmt((r.rateLimited / r.sent) * 100)} %, over ${fmt(MAX_RATE_LIMITED_RATE * 100)} %); ${STOP_NOTE}`,
     };
@@ -84,14 +90,12 @@ export function levelStop(level: Level, early: EarlyResult[] = []): Stop | null 
   const counts = r.sent > 0 ? `${failures} of ${r.sent} requests failed (${failureBreakdown(r) || "none"})` : "";
   if (unreachable)
     return {
-      concurrency: n,
-      ...rate,
+      ...ref,
       reason: "unreachable",
       detail: `unreachable at ${at}: no request got an answer${counts ? `; ${counts}` : ""}${cause}; ${STOP_NOTE}`,
     };
   return {
-    concurrency: n,
-    ...rate,
+    ...ref,
     reason: "failures",
     detail: `failing from ${at}: ${counts || `its first ${first} requests failed`}${endedEarly && counts ? `, its first ${first} requests (warm-up included) all failed` : ""}${cause}; ${STOP_NOTE}`,
   };
@@ -99,7 +103,7 @@ export function levelStop(level: Level, early: EarlyResult[] = []): Stop | null 
 
 /** The stop of the lowest level that calls for one, or null. */
 function firstStop(levels: Level[]): Stop | null {
-  for (const l of [...levels].sort((a, b) => a.concurrency - b.concurrency)) {
+  for (const l of [...levels].sort((a, b) => a.level - b.level)) {
     const stop = levelStop(l);
     if (stop) return stop;
   }
@@ -121,15 +125,17 @@ function firstStop(levels: Level[]): Stop | null {
  * `capacity` is the highest valid level that meets the SLO (null when none does). `goodputPeak` is
  * the valid level with the most goodput (null when no valid level delivered any).
  *
- * An open loop (`isOpenLoopRun`) is read in offered rate, since its `concurrency` is only the level's
- * number: the knee walks the levels in ascending rate and is `kneeRequestsPerSecond`
- * (`kneeConcurrency` null: a concurrency knee is a closed-loop figure), `peak` and `goodputPeak`
- * add their level's `ratePerSecond`, and `capacityRequestsPerSecond` is the highest rate that meets
- * the SLO (`capacity` null). It has no single-stream figure either: its first level is a rate, not
- * one user alone. A closed loop's summary carries none of these rate fields.
+ * The levels are walked along their load axis (`loadPosition`): an open loop (`isOpenLoopRun`) is
+ * read in offered rate, so its knee is `kneeRequestsPerSecond` (`kneeConcurrency` null: a concurrency
+ * knee is a closed-loop figure) and `capacityRequestsPerSecond` is the highest rate that meets the
+ * SLO (`capacity` null). It has no single-stream figure either: its first level is a rate, not one
+ * user alone. A closed loop's summary has no `kneeRequestsPerSecond`. `peak`, `goodputPeak` and
+ * `stop` name their level by number and load.
  */
 export function summarizeRun(levels: Level[], options: { stop?: Stop | null } = {}): Summary {
-  const single = levels.find((l) => l.concurrency === 1 && l.ratePerSecond === null && l.valid && l.requests.ok > 0);
+  const single = levels.find(
+    (l) => l.load.kind === "closed" && l.load.concurrency === 1 && l.valid && l.requests.ok > 0,
+  );
   const singleStream = single
     ? {
         outputTokensPerSecond: single.perStream.outputTokensPerSecond.p50,
@@ -140,14 +146,14 @@ export function summarizeRun(levels: Level[], options: { stop?: Stop | null } = 
     : null;
 
   const openLoop = isOpenLoopRun(levels);
-  // An open loop's curve runs along the offered rate; a level without one there (none is written so) is left out.
-  const load = (l: Level) => (openLoop ? (l.ratePerSecond ?? 0) : l.concurrency);
+  // The curve runs along the run's load axis (concurrency, or an open loop's offered rate); a level off it (none is written so) is left out.
+  const axis = openLoop ? "rate" : "concurrency";
   const ranked = levels
     .filter(
       (l): l is Level & { aggregateOutputTokensPerSecond: number } =>
-        l.valid && l.aggregateOutputTokensPerSecond !== null && (!openLoop || l.ratePerSecond !== null),
+        l.valid && l.aggregateOutputTokensPerSecond !== null && loadAxis(l.load) === axis,
     )
-    .sort((a, b) => load(a) - load(b));
+    .sort((a, b) => loadPosition(a.load) - loadPosition(b.load));
 
   let peakLevel: (typeof ranked)[number] | undefined;
   for (const l of ranked) {
@@ -156,23 +162,23 @@ export function summarizeRun(levels: Level[], options: { stop?: Stop | null } = 
   }
   const peak: Summary["peak"] = peakLevel
     ? {
-        concurrency: peakLevel.concurrency,
+        level: peakLevel.level,
+        load: peakLevel.load,
         aggregateOutputTokensPerSecond: peakLevel.aggregateOutputTokensPerSecond,
         perStreamOutputTokensPerSecond: peakLevel.perStream.outputTokensPerSecond.p50,
-        ...(openLoop ? { ratePerSecond: load(peakLevel) } : {}),
       }
     : null;
 
   const knee = kneeIndex(ranked.map((l) => l.aggregateOutputTokensPerSecond));
   const kneeLevel = knee === null ? undefined : ranked[knee];
   const saturated = kneeLevel !== undefined;
-  const kneeConcurrency = kneeLevel && !openLoop ? kneeLevel.concurrency : null;
-  const kneeRequestsPerSecond = kneeLevel && openLoop ? load(kneeLevel) : null;
+  const kneeConcurrency = kneeLevel?.load.kind === "closed" ? kneeLevel.load.concurrency : null;
+  const kneeRequestsPerSecond = kneeLevel?.load.kind === "open" ? kneeLevel.load.ratePerSecond : null;
 
   const singleAggregate = single?.aggregateOutputTokensPerSecond ?? null;
   const scalingEfficiency =
-    peak !== null && singleAggregate !== null && singleAggregate > 0
-      ? peak.aggregateOutputTokensPerSecond / (peak.concurrency * singleAggregate)
+    peak?.load.kind === "closed" && singleAggregate !== null && singleAggregate > 0
+      ? peak.aggregateOutputTokensPerSecond / (peak.load.concurrency * singleAggregate)
       : null;
 
   let sent = 0;
@@ -189,16 +195,12 @@ export function summarizeRun(levels: Level[], options: { stop?: Stop | null } = 
   let goodputPeak: Summary["goodputPeak"] = null;
   for (const l of levels) {
     if (!l.valid) continue;
-    if (l.meetsSlo === true && l.ratePerSecond !== null)
-      capacityRequestsPerSecond = Math.max(capacityRequestsPerSecond ?? 0, l.ratePerSecond);
-    else if (l.meetsSlo === true && (capacity === null || l.concurrency > capacity)) capacity = l.concurrency;
+    if (l.meetsSlo === true && l.load.kind === "open")
+      capacityRequestsPerSecond = Math.max(capacityRequestsPerSecond ?? 0, l.load.ratePerSecond);
+    else if (l.meetsSlo === true && l.load.kind === "closed") capacity = Math.max(capacity ?? 0, l.load.concurrency);
     const goodput = l.goodputOutputTokensPerSecond ?? 0;
     if (goodput > 0 && (goodputPeak === null || goodput > goodputPeak.goodputOutputTokensPerSecond))
-      goodputPeak = {
-        concurrency: l.concurrency,
-        goodputOutputTokensPerSecond: goodput,
-        ...(openLoop && l.ratePerSecond !== null ? { ratePerSecond: l.ratePerSecond } : {}),
-      };
+      goodputPeak = { level: l.level, load: l.load, goodputOutputTokensPerSecond: goodput };
   }
 
   return {

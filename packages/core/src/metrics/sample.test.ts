@@ -6,7 +6,14 @@ import { sample } from "./sample.fixture.ts";
 import { deriveSampleFigures } from "./sample.ts";
 
 const level = (samples: Sample[], over: Partial<LevelInput> = {}) =>
-  summarizeLevel({ concurrency: 1, samples, wallTimeMs: 1000, achievedConcurrency: 1, eventLoopLagP99Ms: 1, ...over });
+  summarizeLevel({
+    load: { kind: "closed", concurrency: 1 },
+    samples,
+    wallTimeMs: 1000,
+    achievedConcurrency: 1,
+    eventLoopLagP99Ms: 1,
+    ...over,
+  });
 
 describe("deriveSampleFigures", () => {
   it("derives every figure from several chunks, the first carrying several tokens", () => {

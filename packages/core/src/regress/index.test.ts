@@ -6,6 +6,9 @@ import { normal, seededRandom } from "../random/index.ts";
 import type { RunIndexEntry } from "../run-index/index.ts";
 import { alertId, detectAlerts } from "./index.ts";
 
+/** An open loop's load at `ratePerSecond`. */
+const openAt = (ratePerSecond: number) => ({ kind: "open" as const, arrival: "poisson" as const, ratePerSecond });
+
 interface Figures {
   /** Multiplies throughput (and divides TTFT by it). */
   speed?: number;
@@ -27,8 +30,9 @@ function entry(i: number, r: () => number, f: Figures = {}, cov = 0.05, targetId
   const ttft = noisy((400 * (f.ttftScale ?? 1)) / speed);
   const ok = f.stopped ? 0 : 64;
   const startedAt = new Date(Date.UTC(2025, 0, 1) + i * 3_600_000).toISOString();
-  const level = (concurrency: number, aggregate: number) => ({
-    concurrency,
+  const level = (number: number, concurrency: number, aggregate: number) => ({
+    level: number,
+    load: { kind: "closed" as const, concurrency },
     aggregateOutputTokensPerSecond: f.stopped ? null : aggregate,
     perStreamOutputTokensPerSecondP50: f.stopped ? null : aggregate / concurrency,
     ttftP50Ms: f.stopped ? null : ttft,
@@ -85,7 +89,12 @@ function entry(i: number, r: () => number, f: Figures = {}, cov = 0.05, targetId
             ttftP50Ms: ttft,
             ttftP95Ms: ttft,
           },
-          peak: { concurrency: 16, aggregateOutputTokensPerSecond: peak, perStreamOutputTokensPerSecond: peak / 16 },
+          peak: {
+            level: 2,
+            load: { kind: "closed", concurrency: 16 },
+            aggregateOutputTokensPerSecond: peak,
+            perStreamOutputTokensPerSecond: peak / 16,
+          },
           kneeConcurrency: f.knee ?? 16,
           saturated: true,
           scalingEfficiency: null,
@@ -97,7 +106,7 @@ function entry(i: number, r: () => number, f: Figures = {}, cov = 0.05, targetId
           goodputPeak: null,
           stop: null,
         },
-    levels: [level(1, single), level(16, peak)],
+    levels: [level(1, 1, single), level(2, 16, peak)],
     servedProviders: f.stopped ? [] : (f.served ?? ["a"]),
   };
 }
@@ -258,7 +267,7 @@ describe("detectAlerts", () => {
     // The same history as open-loop entries: levels 1 and 16 offer 0.5 and 8 requests/s.
     const rated = closed.map((e) => ({
       ...e,
-      levels: e.levels.map((l) => ({ ...l, ratePerSecond: l.concurrency === 1 ? 0.5 : 8 })),
+      levels: e.levels.map((l) => ({ ...l, load: openAt(l.level === 1 ? 0.5 : 8) })),
     }));
     // Entries recorded before levels carried their rate: only the open loop's capacity in requests/s tells it.
     const unrated = closed.map((e) => ({ ...e, summary: { ...e.summary, capacityRequestsPerSecond: 8 } }));
@@ -276,7 +285,7 @@ describe("detectAlerts", () => {
       history(1201, 300).map((e, i) => ({
         ...e,
         summary: { ...e.summary, kneeConcurrency: null, capacityRequestsPerSecond: capacity(i) },
-        levels: e.levels.map((l) => ({ ...l, ratePerSecond: l.concurrency === 1 ? 0.5 : 8 })),
+        levels: e.levels.map((l) => ({ ...l, load: openAt(l.level === 1 ? 0.5 : 8) })),
       }));
     const stepped = detectAlerts(openLoop((i) => (i >= 200 ? 4 : 8)));
     expect(stepped.map((a) => [a.kind, a.metrics, a.severity])).toEqual([

@@ -5,7 +5,8 @@ import { isJudged, metricValue } from "./series.ts";
 
 function level(concurrency: number, valid: boolean): LevelFigures {
   return {
-    concurrency,
+    level: Math.log2(concurrency) + 1,
+    load: { kind: "closed", concurrency },
     aggregateOutputTokensPerSecond: 100 * concurrency,
     perStreamOutputTokensPerSecondP50: 100,
     ttftP50Ms: 50,
@@ -46,7 +47,12 @@ function entry(levels: LevelFigures[], status: RunIndexEntry["status"] = "comple
     summary: {
       // As an older summary would have it: single-stream figures even from an invalid level 1.
       singleStream: { outputTokensPerSecond: 100, decodeTokensPerSecond: 110, ttftP50Ms: 50, ttftP95Ms: 60 },
-      peak: { concurrency: 2, aggregateOutputTokensPerSecond: 200, perStreamOutputTokensPerSecond: 100 },
+      peak: {
+        level: 2,
+        load: { kind: "closed", concurrency: 2 },
+        aggregateOutputTokensPerSecond: 200,
+        perStreamOutputTokensPerSecond: 100,
+      },
       kneeConcurrency: null,
       saturated: false,
       scalingEfficiency: 1,

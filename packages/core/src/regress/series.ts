@@ -22,7 +22,7 @@ export const METRICS: readonly MetricName[] = [
  */
 export function metricValue(entry: RunIndexEntry, metric: MetricName): number | null {
   const s = entry.summary;
-  const levelOneValid = entry.levels.some((l) => l.concurrency === 1 && l.valid);
+  const levelOneValid = entry.levels.some((l) => l.load.kind === "closed" && l.load.concurrency === 1 && l.valid);
   switch (metric) {
     // Level 1 counts only when it is valid, as in the standing; the peak and the knee already come from valid levels.
     case "singleStreamOutputTokensPerSecond":

@@ -6,18 +6,15 @@
 import { z } from "zod";
 import { DEFAULT_SCENARIO, modelKeyOf } from "../config/index.ts";
 import { isOpenLoopRun, summarizeRun } from "../metrics/index.ts";
-import { RouteRecord, type RunDocument, SloRecord, Summary } from "../run/index.ts";
+import { Load, RouteRecord, type RunDocument, SloRecord, Summary, upgradeLevelsV1 } from "../run/index.ts";
 import { listRunKeys, putRun, readRun, type Store } from "../store/index.ts";
 
 /** The figures of one level that history and comparison need. Units in the names. */
 export const LevelFigures = z.object({
-  /** N; for an open loop only the level's number (its rate is `ratePerSecond`). */
-  concurrency: z.number().int().positive(),
-  /**
-   * Open loop only: the level's offered rate, requests/s; absent for a closed-loop level (so a
-   * closed loop's entry keeps its shape) and in entries recorded before it was.
-   */
-  ratePerSecond: z.number().positive().optional(),
+  /** The level's number in its sweep, 1-based (the run document's `levels[].level`). */
+  level: z.number().int().positive(),
+  /** The load the level offered (the run document's `levels[].load`). */
+  load: Load,
   aggregateOutputTokensPerSecond: z.number().nullable(),
   perStreamOutputTokensPerSecondP50: z.number().nullable(),
   ttftP50Ms: z.number().nullable(),
@@ -45,8 +42,8 @@ export const LevelFigures = z.object({
 });
 export type LevelFigures = z.infer<typeof LevelFigures>;
 
-/** One stored run, as the index knows it. */
-export const RunIndexEntry = z.object({
+/** One stored run, as the index knows it today. */
+const RunIndexEntryV2 = z.object({
   /** The run document's store key. */
   key: z.string(),
   targetId: z.string(),
@@ -70,6 +67,26 @@ export const RunIndexEntry = z.object({
   /** Providers that served the run's ok requests, most requests first. */
   servedProviders: z.array(z.string()),
 });
+
+/**
+ * An index entry of any version as today's, before it is validated: an entry recorded from a version 1
+ * document (its levels name `concurrency`, with an open loop's `ratePerSecond`) is upgraded the way the
+ * document is (`upgradeLevelsV1`, docs/run-document.md#version-1); anything else is left as it is.
+ */
+export function upgradeRunIndexEntry(input: unknown): unknown {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return input;
+  const entry = input as Record<string, unknown>;
+  if (!Array.isArray(entry.levels)) return input;
+  const summary = entry.summary as Record<string, unknown> | null | undefined;
+  const named = [summary?.peak, summary?.goodputPeak, summary?.stop].filter((x) => typeof x === "object" && x);
+  const v1 = [...entry.levels, ...named].some((x) => typeof x === "object" && x !== null && !("load" in x));
+  if (!v1) return input;
+  const upgraded = upgradeLevelsV1(entry.levels, entry.summary);
+  return { ...entry, levels: upgraded.levels, summary: upgraded.summary };
+}
+
+/** One stored run, as the index knows it, read from an entry of any version (`upgradeRunIndexEntry`). */
+export const RunIndexEntry = z.preprocess(upgradeRunIndexEntry, RunIndexEntryV2);
 export type RunIndexEntry = z.infer<typeof RunIndexEntry>;
 
 /**
@@ -124,8 +141,8 @@ export function indexEntryFor(key: string, doc: RunDocument): RunIndexEntry {
     simulated: doc.simulated,
     summary: summaryOf(doc),
     levels: doc.levels.map((l) => ({
-      concurrency: l.concurrency,
-      ...(l.ratePerSecond !== null ? { ratePerSecond: l.ratePerSecond } : {}),
+      level: l.level,
+      load: l.load,
       aggregateOutputTokensPerSecond: l.aggregateOutputTokensPerSecond,
       perStreamOutputTokensPerSecondP50: l.perStream.outputTokensPerSecond.p50,
       ttftP50Ms: l.ttftMs.p50,

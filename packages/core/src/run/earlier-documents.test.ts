@@ -40,14 +40,14 @@ const sample: Sample = {
 /** A current document with every field this round added taken out, as a document stored before it. */
 function earlierDocument(): Record<string, unknown> {
   const level = summarizeLevel({
-    concurrency: 1,
+    load: { kind: "closed", concurrency: 1 },
     samples: [sample],
     wallTimeMs: 1000,
     achievedConcurrency: 1,
     eventLoopLagP99Ms: 1,
   });
   const doc: RunDocument = {
-    schemaVersion: 1,
+    schemaVersion: 2,
     runId: "r1",
     targetId: "t",
     scenario: "chat",
@@ -169,19 +169,22 @@ describe("documents stored before the reader's figures", () => {
 });
 
 describe("open-loop documents stored before the summary read them in offered rate", () => {
-  /**
-   * Level `n` of an open loop offering `rate` requests/s with `tokens` output tokens over 1 s, valid as
-   * the older harness wrote it (today one request would be too few for an open-loop level).
-   */
-  const rateLevel = (n: number, rate: number, tokens: number) => ({
-    ...summarizeLevel({
-      concurrency: n,
-      samples: [{ ...sample, level: n, completionTokens: tokens }],
+  /** Level `n` of an open loop offering `rate` requests/s with `tokens` output tokens over 1 s. */
+  const rateLevel = (n: number, rate: number, tokens: number) =>
+    summarizeLevel({
+      level: n,
+      load: { kind: "open", arrival: "poisson", ratePerSecond: rate },
+      // The open loop's minimum of requests (20), sharing the level's tokens.
+      samples: Array.from({ length: 20 }, (_, index) => ({
+        ...sample,
+        level: n,
+        index,
+        completionTokens: tokens / 20,
+      })),
       wallTimeMs: 1000,
       achievedConcurrency: 1,
       eventLoopLagP99Ms: 1,
       openLoop: {
-        ratePerSecond: rate,
         achievedRatePerSecond: rate,
         inFlightMean: 1,
         inFlightMax: 1,
@@ -189,18 +192,23 @@ describe("open-loop documents stored before the summary read them in offered rat
         maxInFlight: 256,
         maxInFlightHit: false,
       },
-    }),
-    valid: true,
-    invalid: [],
-    invalidReasons: [],
-  });
+    });
 
-  /** Rates 1, 2, 4, 8 whose aggregate stops rising past 2 requests/s, with the summary an older harness wrote. */
+  /**
+   * Rates 1, 2, 4, 8 whose aggregate stops rising past 2 requests/s, as a version 1 document an older
+   * harness wrote: levels numbered in `concurrency` beside their rate, and a summary read by number.
+   */
   function storedOpenLoop(): Record<string, unknown> {
-    const levels = [rateLevel(1, 1, 100), rateLevel(2, 2, 200), rateLevel(3, 4, 210), rateLevel(4, 8, 220)];
-    const { kneeRequestsPerSecond: _, ...summary } = summarizeRun(levels);
+    const current = [rateLevel(1, 1, 100), rateLevel(2, 2, 200), rateLevel(3, 4, 210), rateLevel(4, 8, 220)];
+    const { kneeRequestsPerSecond: _, ...summary } = summarizeRun(current);
+    const levels = current.map(({ level, load, ...rest }) => ({
+      ...rest,
+      concurrency: level,
+      ratePerSecond: load.kind === "open" ? load.ratePerSecond : null,
+    }));
     return {
       ...earlierDocument(),
+      schemaVersion: 1,
       workload: { arrival: { mode: "poisson", ratesPerSecond: [1, 2, 4, 8] } },
       levels,
       summary: {
@@ -212,9 +220,9 @@ describe("open-loop documents stored before the summary read them in offered rat
     };
   }
 
-  it("parse with the level-number knee as stored", () => {
+  it("parse without the level-number knee, which is no concurrency", () => {
     const doc = RunDocument.parse(storedOpenLoop());
-    expect(doc.summary.kneeConcurrency).toBe(2);
+    expect(doc.summary.kneeConcurrency).toBeNull();
     expect(doc.summary.kneeRequestsPerSecond).toBeUndefined();
   });
 
@@ -224,17 +232,19 @@ describe("open-loop documents stored before the summary read them in offered rat
     expect(entry.summary.kneeRequestsPerSecond).toBe(2);
     expect(entry.summary.saturated).toBe(true);
     expect(entry.summary.peak).toEqual({
-      concurrency: 4,
+      level: 4,
+      load: { kind: "open", arrival: "poisson", ratePerSecond: 8 },
       aggregateOutputTokensPerSecond: 220,
       perStreamOutputTokensPerSecond: 100,
-      ratePerSecond: 8,
     });
-    expect(entry.levels.map((l) => l.ratePerSecond)).toEqual([1, 2, 4, 8]);
+    expect(entry.levels.map((l) => l.load)).toEqual(
+      [1, 2, 4, 8].map((ratePerSecond) => ({ kind: "open", arrival: "poisson", ratePerSecond })),
+    );
   });
 
   it("leave a closed loop's index entry without rates", () => {
     const entry = indexEntryFor("runs/t/x.json", RunDocument.parse(earlierDocument()));
-    expect(Object.keys(entry.levels[0] ?? {})).not.toContain("ratePerSecond");
+    expect(entry.levels[0]?.load).toEqual({ kind: "closed", concurrency: 1 });
     expect(Object.keys(entry.summary)).not.toContain("kneeRequestsPerSecond");
   });
 });

@@ -29,9 +29,81 @@ export const Distribution = z.object({
 });
 export type Distribution = z.infer<typeof Distribution>;
 
+/**
+ * What a level offers the endpoint, one member per kind (docs/run-document.md#load): `closed`, N
+ * requests kept in flight (each one's end starts the next); `open`, requests sent on a schedule of
+ * arrivals at `ratePerSecond`, whatever is in flight. A new traffic shape is a new member.
+ */
+export const Load = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("closed"),
+    /** N, the requests kept in flight. */
+    concurrency: z.number().int().positive(),
+  }),
+  z.object({
+    kind: z.literal("open"),
+    /** How sends are spaced: `poisson`, exponential gaps from a seeded generator. */
+    arrival: z.literal("poisson"),
+    /** The offered rate, requests/s. */
+    ratePerSecond: z.number().positive(),
+  }),
+]);
+export type Load = z.infer<typeof Load>;
+
+/** The axis a load is placed on: a closed loop's concurrency, an open loop's offered rate. */
+export type LoadAxis = "concurrency" | "rate";
+
+/** The axis of a load's kind. */
+export function loadAxis(load: Load): LoadAxis {
+  switch (load.kind) {
+    case "closed":
+      return "concurrency";
+    case "open":
+      return "rate";
+  }
+}
+
+/** A load's place on its axis (`loadAxis`): N for a closed loop, requests/s for an open one; what ranks and charts read. */
+export function loadPosition(load: Load): number {
+  switch (load.kind) {
+    case "closed":
+      return load.concurrency;
+    case "open":
+      return load.ratePerSecond;
+  }
+}
+
+/** A closed loop's N; null for any other kind of load. */
+export function concurrencyOf(load: Load): number | null {
+  return load.kind === "closed" ? load.concurrency : null;
+}
+
+/** True when two loads are the same: the same kind at the same place on its axis. */
+export function sameLoad(a: Load, b: Load): boolean {
+  return a.kind === b.kind && loadPosition(a) === loadPosition(b);
+}
+
+/** A load in words, the same in tables, pages and the CLI: `N=8`, or an open loop's `4 req/s`. */
+export function loadWords(load: Load): string {
+  switch (load.kind) {
+    case "closed":
+      return `N=${load.concurrency}`;
+    case "open":
+      return `${load.ratePerSecond} req/s`;
+  }
+}
+
+/** A level as figures, stops and peaks name it: its number in the sweep and its load. */
+const LevelRef = {
+  /** The level's number in its sweep, 1-based (level 1 is the lowest load); `levels[].level`. */
+  level: z.number().int().positive(),
+  /** The load the level offered. */
+  load: Load,
+};
+
 /** One measured request. Times are ms relative to the run start (monotonic clock). */
 export const Sample = z.object({
-  /** Concurrency of the level this request belongs to. */
+  /** The number of the level this request belongs to (`levels[].level`). */
   level: z.number().int().positive(),
   /** Index of the request within its level, 0-based, measured requests only. */
   index: z.number().int().nonnegative(),
@@ -221,9 +293,9 @@ export const InvalidReason = z.discriminatedUnion("code", [
 ]);
 export type InvalidReason = z.infer<typeof InvalidReason>;
 
-/** One concurrency level of a sweep. */
+/** One level of a sweep: one load, held while its requests are measured. */
 export const Level = z.object({
-  concurrency: z.number().int().positive(),
+  ...LevelRef,
   requests: RequestCounts,
   /** Sum of ok completionTokens / level wall time (first measured send to last measured end), tok/s. */
   aggregateOutputTokensPerSecond: z.number().nullable(),
@@ -246,11 +318,6 @@ export const Level = z.object({
    * told the duration (or N = 1); null for an open loop and in documents stored before it.
    */
   startSpreadMs: z.number().nonnegative().nullable().default(null),
-  /**
-   * An open-loop level's request rate, requests/s (its `concurrency` is then the level's number, 1, 2, ...);
-   * null for a closed-loop level, and in documents stored before open loops.
-   */
-  ratePerSecond: z.number().positive().nullable().default(null),
   /** Open loop: sends over the time from the first send to the last, requests/s; null with fewer than 2 sends. */
   achievedRatePerSecond: z.number().nonnegative().nullable().default(null),
   /** Open loop: time-weighted mean and most of the requests in flight from the first send to the last. */
@@ -303,12 +370,10 @@ export const Level = z.object({
 });
 export type Level = z.infer<typeof Level>;
 
-/** Why a sweep ran no level above `concurrency`: the first level invalid because of rate limits or failures. */
+/** Why a sweep ran no level above `level`: the first level invalid because of rate limits or failures. */
 export const Stop = z.object({
-  /** The level after which nothing higher was run; for an open loop only its number (its rate is `ratePerSecond`). */
-  concurrency: z.number().int().positive(),
-  /** Open loop only: that level's offered rate, requests/s (absent for a closed loop, and in open-loop documents stored before it). */
-  ratePerSecond: z.number().positive().optional(),
+  /** The level after which nothing higher was run, and its load. */
+  ...LevelRef,
   /** `rate_limited`: 429s over the limit; `unreachable`: no request was answered at all; `failures`: other failures. */
   reason: z.enum(["rate_limited", "failures", "unreachable"]),
   /** The why, in words. */
@@ -330,18 +395,14 @@ export const Summary = z.object({
   /** The valid level with the highest aggregate tok/s. */
   peak: z
     .object({
-      /** Its concurrency; for an open loop only the level's number (its rate is `ratePerSecond`). */
-      concurrency: z.number().int().positive(),
+      ...LevelRef,
       aggregateOutputTokensPerSecond: z.number(),
       perStreamOutputTokensPerSecond: z.number().nullable(),
-      /** Open loop only: the level's offered rate, requests/s (absent for a closed loop, and in open-loop documents stored before it). */
-      ratePerSecond: z.number().positive().optional(),
     })
     .nullable(),
   /**
-   * Lowest level after which no higher level raises aggregate by more than 15 %; null if not
-   * saturated, and always null for an open loop (a concurrency knee is a closed-loop figure; open-loop
-   * documents stored before `kneeRequestsPerSecond` hold a level number here, which means nothing).
+   * Closed loop: the lowest concurrency after which no higher level raises aggregate by more than 15 %;
+   * null if not saturated, and always null for an open loop (a concurrency knee is a closed-loop figure).
    */
   kneeConcurrency: z.number().int().positive().nullable(),
   /**
@@ -352,7 +413,7 @@ export const Summary = z.object({
   kneeRequestsPerSecond: z.number().positive().nullable().optional(),
   /** The knee was reached: aggregate stopped climbing before the top level (or rate). */
   saturated: z.boolean(),
-  /** Aggregate at the peak / (N_peak x single-stream aggregate). */
+  /** Closed loop: aggregate at the peak / (N_peak x single-stream aggregate); null for an open loop. */
   scalingEfficiency: z.number().nullable(),
   /** Non-ok samples / sent, over all levels. */
   errorRate: z.number().nonnegative(),
@@ -367,11 +428,8 @@ export const Summary = z.object({
   /** The valid level with the most goodput; null when no valid level delivered any. */
   goodputPeak: z
     .object({
-      /** Its concurrency; for an open loop only the level's number (its rate is `ratePerSecond`). */
-      concurrency: z.number().int().positive(),
+      ...LevelRef,
       goodputOutputTokensPerSecond: z.number().positive(),
-      /** Open loop only: the level's offered rate, requests/s (absent for a closed loop, and in open-loop documents stored before it). */
-      ratePerSecond: z.number().positive().optional(),
     })
     .nullable()
     .default(null),
@@ -386,8 +444,9 @@ export const RouteRecord = z.object({
   deployment: z.string().optional(),
 });
 
-export const RunDocument = z.object({
-  schemaVersion: z.literal(1),
+/** The run document as written today (version 2); `RunDocument` reads version 1 too. */
+const RunDocumentV2 = z.object({
+  schemaVersion: z.literal(2),
   runId: z.string(),
   targetId: z.string(),
   /** The scenario (named workload) the run swept; `chat` in documents stored before scenarios. */
@@ -414,6 +473,12 @@ export const RunDocument = z.object({
   summary: Summary,
   samples: z.array(Sample),
 });
+
+/**
+ * A run document, version 2, read from any version: a version 1 document (every one written before
+ * loads) is upgraded first (`upgradeRunDocument`), so every reader of a document sees version 2.
+ */
+export const RunDocument = z.preprocess(upgradeRunDocument, RunDocumentV2);
 export type RunDocument = z.infer<typeof RunDocument>;
 
 /** `YYYYMMDDTHHMMSSZ` from an ISO 8601 time, as used in store keys. */
@@ -429,11 +494,6 @@ export function runKey(doc: Pick<RunDocument, "targetId" | "startedAt" | "runId"
   return `runs/${doc.targetId}/${compactTimestamp(doc.startedAt)}-${doc.runId}.json`;
 }
 
-/** Where a level sits, in words: `N=8`, or an open loop's `4 req/s` (its number is no concurrency). */
-export function loadWords(level: { concurrency: number; ratePerSecond?: number | null }): string {
-  return level.ratePerSecond != null ? `${level.ratePerSecond} req/s` : `N=${level.concurrency}`;
-}
-
 /**
  * A stop in a few words, the same on the CLI and the site: `rate-limited from N=8`, `unreachable`,
  * `failing from N=1`; an open loop's names its rate: `rate-limited from 4 req/s`.
@@ -441,10 +501,77 @@ export function loadWords(level: { concurrency: number; ratePerSecond?: number |
 export function stopLabel(stop: Stop): string {
   switch (stop.reason) {
     case "rate_limited":
-      return `rate-limited from ${loadWords(stop)}`;
+      return `rate-limited from ${loadWords(stop.load)}`;
     case "unreachable":
-      return stop.concurrency === 1 ? "unreachable" : `unreachable from ${loadWords(stop)}`;
+      return stop.level === 1 ? "unreachable" : `unreachable from ${loadWords(stop.load)}`;
     case "failures":
-      return `failing from ${loadWords(stop)}`;
+      return `failing from ${loadWords(stop.load)}`;
   }
+}
+
+type Json = Record<string, unknown>;
+const isJson = (x: unknown): x is Json => typeof x === "object" && x !== null && !Array.isArray(x);
+
+/**
+ * Version 1 levels (a document's, or an index entry's figures) and the summary naming them, as
+ * version 2 (docs/run-document.md#version-1): a level's `ratePerSecond` (a number) made it an open
+ * loop, whose `concurrency` held the level's number; otherwise `concurrency` was N, and the level's
+ * number is its place among the levels by N. Each level, `peak`, `goodputPeak` and `stop` then carry
+ * `level` and `load` instead of `concurrency` (and `ratePerSecond`); an open loop's `kneeConcurrency`
+ * (a level number in documents stored before `kneeRequestsPerSecond`) becomes null. `numberOf` maps a
+ * version 1 `concurrency` (as samples name their level) to the level's number.
+ */
+export function upgradeLevelsV1(
+  levels: unknown[],
+  summary: unknown,
+): { levels: unknown[]; summary: unknown; numberOf: (concurrency: unknown) => unknown } {
+  const rateOf = (l: unknown) => (isJson(l) && typeof l.ratePerSecond === "number" ? l.ratePerSecond : null);
+  const open = levels.some((l) => rateOf(l) !== null);
+  const ns = [...new Set(levels.map((l) => (isJson(l) ? l.concurrency : undefined)))]
+    .filter((n): n is number => typeof n === "number")
+    .sort((a, b) => a - b);
+  const numberOf = (n: unknown): unknown => {
+    if (open || typeof n !== "number") return n;
+    const at = ns.indexOf(n);
+    // A level the document does not hold (none is written so): its number among the levels it does.
+    return at >= 0 ? at + 1 : ns.filter((m) => m < n).length + 1;
+  };
+  const ref = (n: unknown, rate: unknown) => {
+    const level = levels.find((l) => isJson(l) && l.concurrency === n);
+    const ratePerSecond = typeof rate === "number" ? rate : rateOf(level);
+    const load =
+      open && ratePerSecond !== null
+        ? { kind: "open", arrival: "poisson", ratePerSecond }
+        : { kind: "closed", concurrency: n };
+    return { level: numberOf(n), load };
+  };
+  const upgrade = (x: unknown) => {
+    if (!isJson(x) || "load" in x) return x;
+    const { concurrency, ratePerSecond, ...others } = x;
+    return { ...ref(concurrency, ratePerSecond), ...others };
+  };
+  const upgradedSummary = isJson(summary)
+    ? {
+        ...summary,
+        peak: upgrade(summary.peak),
+        goodputPeak: upgrade(summary.goodputPeak),
+        stop: upgrade(summary.stop),
+        ...(open && summary.kneeRequestsPerSecond === undefined ? { kneeConcurrency: null } : {}),
+      }
+    : summary;
+  return { levels: levels.map((l) => upgrade(l)), summary: upgradedSummary, numberOf };
+}
+
+/**
+ * A run document of any version as version 2, before it is validated: a version 1 document's levels,
+ * summary and samples are upgraded (`upgradeLevelsV1`; samples name their level's number), its
+ * `schemaVersion` set to 2; anything else is returned as it is, for the schema to judge.
+ */
+export function upgradeRunDocument(input: unknown): unknown {
+  if (!isJson(input) || input.schemaVersion !== 1 || !Array.isArray(input.levels)) return input;
+  const { levels, summary, numberOf } = upgradeLevelsV1(input.levels, input.summary);
+  const samples = Array.isArray(input.samples)
+    ? input.samples.map((s) => (isJson(s) ? { ...s, level: numberOf(s.level) } : s))
+    : input.samples;
+  return { ...input, schemaVersion: 2, levels, summary, samples };
 }

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FolderRunClaims } from "../claims/folder.ts";
 import { slotRunId } from "../claims/index.ts";
 import { type Config, parseConfig } from "../config/index.ts";
+import { loadPosition } from "../run/index.ts";
 import { StoreRunIndex } from "../run-index/store.ts";
 import { type Scheduler, systemScheduler } from "../scheduler/index.ts";
 import { FolderStore } from "../store/folder.ts";
@@ -127,7 +128,7 @@ describe("sweepBatch", () => {
     const [key] = await listRunKeys(w.store);
     const doc = await readRun(w.store, key as string);
     expect(doc.status).toBe("complete");
-    expect(doc.levels.map((l) => l.concurrency)).toEqual([1, 2]);
+    expect(doc.levels.map((l) => loadPosition(l.load))).toEqual([1, 2]);
     expect(w.publishQueue.sent.map((m) => JSON.parse(m.body))).toEqual([{ runs: summary.runs }]);
     expect(w.sweepQueue.sent).toEqual([]);
   });
@@ -142,7 +143,7 @@ describe("sweepBatch", () => {
     const runId = first.continued[0] as string;
     expect(await listRunKeys(w.store)).toEqual([]);
     const saved = await w.pending.load(runId);
-    expect(saved?.levels.map((l) => l.concurrency)).toEqual([1, 2]);
+    expect(saved?.levels.map((l) => loadPosition(l.load))).toEqual([1, 2]);
     const [sent] = w.sweepQueue.sent;
     expect(sent).toMatchObject({ groupId: "t-a", deduplicationId: `${runId}-2` });
     const message = SweepMessage.parse(JSON.parse(sent?.body as string));
@@ -159,7 +160,7 @@ describe("sweepBatch", () => {
     expect(keys).toHaveLength(1);
     const doc = await readRun(w.store, keys[0] as string);
     expect(doc).toMatchObject({ runId, status: "complete", partialReason: null, startedAt: saved?.startedAt });
-    expect(doc.levels.map((l) => l.concurrency)).toEqual([1, 2, 3, 4]);
+    expect(doc.levels.map((l) => loadPosition(l.load))).toEqual([1, 2, 3, 4]);
     for (const c of [1, 2, 3, 4]) expect(doc.samples.filter((s) => s.level === c)).toHaveLength(4);
     // A continued level's samples start after the earlier ones, not again at zero.
     expect(doc.samples.find((s) => s.level === 3)?.startMs).toBeGreaterThanOrEqual(
@@ -180,7 +181,7 @@ describe("sweepBatch", () => {
     expect(w.sweepQueue.sent).toEqual([]);
     const doc = await readRun(w.store, (await listRunKeys(w.store))[0] as string);
     expect(doc.status).toBe("partial");
-    expect(doc.levels.map((l) => l.concurrency)).toEqual([1, 2]);
+    expect(doc.levels.map((l) => loadPosition(l.load))).toEqual([1, 2]);
     expect(doc.partialReason).toMatch(/deadline reached during concurrency 3; the continuation budget of 2/);
     expect(await w.pending.load(doc.runId)).toBeNull();
   });
@@ -213,7 +214,7 @@ describe("sweepBatch", () => {
     expect(await sweepBatch([slotRecord()], w.invocation(1_000 * STEP_MS))).toMatchObject({ runs: [], duplicates: 1 });
     const keys = await listRunKeys(w.store);
     expect(keys).toHaveLength(1);
-    expect((await readRun(w.store, keys[0] as string)).levels.map((l) => l.concurrency)).toEqual([1, 2, 3]);
+    expect((await readRun(w.store, keys[0] as string)).levels.map((l) => loadPosition(l.load))).toEqual([1, 2, 3]);
     expect(await w.index.entries("t-a")).toHaveLength(1);
   });
 
@@ -304,7 +305,7 @@ describe("sweepBatch", () => {
     expect(Object.keys(byScenario).sort()).toEqual(["chat", "rag"]);
     expect(byScenario.chat).toMatchObject({ runId: chatRunId, status: "complete", workload: { promptTokens: 8 } });
     expect(byScenario.rag).toMatchObject({ runId: ragRunId, status: "complete", workload: { promptTokens: 16 } });
-    expect(byScenario.rag?.levels.map((l) => l.concurrency)).toEqual([1, 2]);
+    expect(byScenario.rag?.levels.map((l) => loadPosition(l.load))).toEqual([1, 2]);
     expect((await w.index.entries("t-a")).map((e) => e.scenario).sort()).toEqual(["chat", "rag"]);
   });
 

@@ -193,7 +193,7 @@ async function previousLevels(c: Claimed): Promise<RunDocument | undefined> {
     );
   }
   const levels = saved.levels.slice(0, wanted);
-  const kept = new Set(levels.map((l) => l.concurrency));
+  const kept = new Set(levels.map((l) => l.level));
   return { ...saved, levels, samples: saved.samples.filter((s) => kept.has(s.level)) };
 }
 

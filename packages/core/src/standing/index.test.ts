@@ -1,6 +1,7 @@
 /** @module Standing: the median interval against brute force, which runs enter, the median curve, and shared ranks. */
 import { describe, expect, it } from "vitest";
 import { normal, seededRandom } from "../random/index.ts";
+import { loadPosition } from "../run/index.ts";
 import type { LevelFigures, RunIndexEntry } from "../run-index/index.ts";
 import {
   type Estimate,
@@ -115,9 +116,12 @@ function run(shape: RunShape): RunIndexEntry {
   const targetId = shape.target ?? "t";
   const startedAt = new Date(Date.parse(NOW) - shape.hoursAgo * HOUR).toISOString();
   const runId = `${targetId}-${serial++}`;
-  const levels: LevelFigures[] = Object.entries(shape.aggregate).map(([n, aggregate]) => ({
-    concurrency: Number(n),
-    ...(shape.rates ? { ratePerSecond: shape.rates[Number(n)] as number } : {}),
+  // Keys are N (a closed loop) or level numbers (an open loop, whose rates are `rates`), ascending.
+  const levels: LevelFigures[] = Object.entries(shape.aggregate).map(([n, aggregate], i) => ({
+    level: i + 1,
+    load: shape.rates
+      ? { kind: "open", arrival: "poisson", ratePerSecond: shape.rates[Number(n)] as number }
+      : { kind: "closed", concurrency: Number(n) },
     aggregateOutputTokensPerSecond: aggregate ?? 1,
     perStreamOutputTokensPerSecondP50: (aggregate ?? 1) / Number(n),
     ttftP50Ms: 100 * Number(n),
@@ -229,7 +233,7 @@ describe("a standing's levels and its median curve", () => {
     // Valid in one run of three: shown, not ranked; its one value never gives the peak.
     expect(l4).toMatchObject({ validRuns: 1, invalidRuns: 2, ranked: false });
     expect(l4?.invalidReasons[0]).toContain("rate-limited");
-    expect(s.peak).toMatchObject({ concurrency: 2 });
+    expect(s.peak?.load).toEqual({ kind: "closed", concurrency: 2 });
     expect(s.singleStream?.outputTokensPerSecond?.median).toBe(100);
   });
 
@@ -245,12 +249,12 @@ describe("a standing's levels and its median curve", () => {
       curves.map((aggregate, i) => run({ hoursAgo: i + 1, aggregate })),
       { now: NOW, slo: { minOutputTokensPerSecond: 80, maxTtftMs: 2000 } },
     );
-    expect(s.peak?.concurrency).toBe(8);
+    expect(s.peak?.load).toEqual({ kind: "closed", concurrency: 8 });
     expect(s.peak?.aggregateOutputTokensPerSecond).toEqual({ median: 380, low: 370, high: 390, n: 3 });
     expect([s.kneeConcurrency, s.saturated]).toEqual([4, true]);
     expect(s.scalingEfficiency).toBeCloseTo(380 / (8 * 100), 12);
     // Per-stream medians: 100, 95, 87.5, 47.5 tok/s; TTFT p95 150 N ms. At >= 80 tok/s: up to N=4.
-    expect(s.capacity).toEqual({ concurrency: 4 });
+    expect(s.capacity?.load).toEqual({ kind: "closed", concurrency: 4 });
     const strict = standingOf("t", [run({ hoursAgo: 1, aggregate: { 1: 10 } })], { now: NOW });
     expect(strict.capacity).toBeNull();
   });
@@ -284,7 +288,7 @@ describe("a standing's levels and its median curve", () => {
     ]);
     expect([rag?.targetId, rag?.scenario, rag?.runIds.length]).toEqual(["a", "rag", 1]);
     expect(rag?.levels[0]?.aggregateOutputTokensPerSecond?.median).toBe(20);
-    expect(chat?.capacity).toEqual({ concurrency: 2 });
+    expect(chat?.capacity?.load).toEqual({ kind: "closed", concurrency: 2 });
     expect(rag?.capacity).toBeNull();
   });
 });
@@ -301,7 +305,7 @@ describe("an open loop's standing", () => {
   it("keys its levels by offered rate and reads its knee, peak and capacity in rate", () => {
     // Per-stream medians (aggregate / level number): 95, 100, 116.7 and 97.5 tok/s; at >= 100: rates 2 and 4.
     const s = standingOf("t", entries(), { now: NOW, slo: { minOutputTokensPerSecond: 100, maxTtftMs: 2000 } });
-    expect(s.levels.map((l) => [l.ratePerSecond, l.concurrency, l.validRuns])).toEqual([
+    expect(s.levels.map((l) => [loadPosition(l.load), l.level, l.validRuns])).toEqual([
       [1, 1, 2],
       [2, 2, 3],
       [4, 3, 3],
@@ -312,12 +316,12 @@ describe("an open loop's standing", () => {
     expect(s.kneeRequestsPerSecond).toBe(4);
     expect(s.saturated).toBe(true);
     expect(s.peak).toEqual({
-      concurrency: 4,
-      ratePerSecond: 8,
+      level: 4,
+      load: { kind: "open", arrival: "poisson", ratePerSecond: 8 },
       aggregateOutputTokensPerSecond: { median: 380, low: 370, high: 390, n: 3 },
       perStreamOutputTokensPerSecond: { median: 97.5, low: 95, high: 370 / 3, n: 3 },
     });
-    expect(s.capacity).toEqual({ concurrency: 3, ratePerSecond: 4 });
+    expect(s.capacity).toEqual({ level: 3, load: { kind: "open", arrival: "poisson", ratePerSecond: 4 } });
     expect(s.singleStream).toBeNull();
     expect(s.scalingEfficiency).toBeNull();
   });
@@ -335,16 +339,16 @@ describe("an open loop's standing", () => {
     const s = standingOf("t", [...entries(), closed], { now: NOW });
     expect(s.runIds).not.toContain(closed.runId);
     expect(s.runIds).toHaveLength(3);
-    expect(s.levels.map((l) => l.ratePerSecond)).toEqual([1, 2, 4, 8]);
+    expect(s.levels.map((l) => loadPosition(l.load))).toEqual([1, 2, 4, 8]);
   });
 
   it("leaves a closed loop's standing without any rate field", () => {
     const s = standingOf("t", [run({ hoursAgo: 1, aggregate: { 1: 100, 2: 190, 4: 200 } })], { now: NOW });
     expect(s.kneeConcurrency).toBe(2);
     expect(Object.keys(s)).not.toContain("kneeRequestsPerSecond");
-    expect(s.levels.every((l) => !("ratePerSecond" in l))).toBe(true);
-    expect(Object.keys(s.peak ?? {})).not.toContain("ratePerSecond");
-    expect(Object.keys(s.capacity ?? {})).toEqual(["concurrency"]);
+    expect(s.levels.every((l) => l.load.kind === "closed")).toBe(true);
+    expect(s.peak?.load.kind).toBe("closed");
+    expect(Object.keys(s.capacity ?? {})).toEqual(["level", "load"]);
   });
 });
 

@@ -9,6 +9,7 @@
 import { z } from "zod";
 import { DEFAULT_STANDING, type StandingConfig } from "../config/index.ts";
 import { DEFAULT_SLO, isOpenLoopRun, kneeIndex } from "../metrics/index.ts";
+import { Load, loadPosition, sameLoad } from "../run/index.ts";
 import { bySeries, type LevelFigures, type RunIndexEntry } from "../run-index/index.ts";
 
 /** The confidence the median's interval aims for (a share, 0..1). */
@@ -35,12 +36,17 @@ export const Estimate = z.object({
 });
 export type Estimate = z.infer<typeof Estimate>;
 
-/** One concurrency level (or an open loop's offered rate) over the standing's runs. */
+/** A level of the standing's curve: its number in the newest run that offered its load, and that load. */
+const LevelRef = {
+  /** The level's number in the newest run of the standing that offered its load, 1-based. */
+  level: z.number().int().positive(),
+  /** The load the level is keyed by (a concurrency, or an open loop's offered rate). */
+  load: Load,
+};
+
+/** One level (one load: a concurrency, or an open loop's offered rate) over the standing's runs. */
 export const StandingLevel = z.object({
-  /** N; for an open loop only the level's number in the newest run that offered its rate. */
-  concurrency: z.number().int().positive(),
-  /** Open loop only: the offered rate the level is keyed by, requests/s; absent for a closed loop. */
-  ratePerSecond: z.number().positive().optional(),
+  ...LevelRef,
   /** Runs of the standing in which this level was valid: their values enter the estimates below. */
   validRuns: z.number().int().nonnegative(),
   /** Runs of the standing in which this level ran and was invalid. */
@@ -77,11 +83,9 @@ export const Standing = z.object({
   /** The ranked level with the highest median aggregate tok/s. */
   peak: z
     .object({
-      concurrency: z.number().int().positive(),
+      ...LevelRef,
       aggregateOutputTokensPerSecond: Estimate,
       perStreamOutputTokensPerSecond: Estimate.nullable(),
-      /** Open loop only: its offered rate, requests/s. */
-      ratePerSecond: z.number().positive().optional(),
     })
     .nullable(),
   /** The knee of the median aggregate curve (same rule as a run's); null when not saturated, and for an open loop. */
@@ -91,14 +95,11 @@ export const Standing = z.object({
   saturated: z.boolean(),
   /** Median aggregate at the peak / (N_peak x median aggregate at level 1); null for an open loop. */
   scalingEfficiency: z.number().nullable(),
-  /** The highest ranked level whose medians meet the SLO (for an open loop, the highest such rate); null when none does. */
-  capacity: z
-    .object({
-      concurrency: z.number().int().positive(),
-      /** Open loop only: its offered rate, requests/s ("sustains R requests/s at the SLO"). */
-      ratePerSecond: z.number().positive().optional(),
-    })
-    .nullable(),
+  /**
+   * The highest ranked level whose medians meet the SLO: "serves N users at once", or for an open loop
+   * "sustains R requests/s at the SLO"; null when none does.
+   */
+  capacity: z.object(LevelRef).nullable(),
   slo: z.object({ minOutputTokensPerSecond: z.number(), maxTtftMs: z.number() }),
 });
 export type Standing = z.infer<typeof Standing>;
@@ -192,21 +193,16 @@ const LEVEL_FIGURES = [
   "goodputOutputTokensPerSecond",
 ] as const satisfies readonly (keyof LevelFigures)[];
 
-/** Where a level sits on the curve: its concurrency, or an open loop's offered rate. */
-type LoadKey = { concurrency: number } | { ratePerSecond: number };
-
-function levelOf(key: LoadKey, runs: readonly RunIndexEntry[]): StandingLevel {
+function levelOf(load: Load, runs: readonly RunIndexEntry[]): StandingLevel {
   const valid: LevelFigures[] = [];
   let invalidRuns = 0;
   let invalidReasons: string[] = [];
-  let concurrency: number | undefined;
+  let number: number | undefined;
   for (const run of runs) {
-    const level = run.levels.find((l) =>
-      "ratePerSecond" in key ? l.ratePerSecond === key.ratePerSecond : l.concurrency === key.concurrency,
-    );
+    const level = run.levels.find((l) => sameLoad(l.load, load));
     if (!level) continue;
-    // Runs come newest first: an open loop's level is named by its number in the newest run offering its rate.
-    concurrency ??= level.concurrency;
+    // Runs come newest first: a level is named by its number in the newest run offering its load.
+    number ??= level.level;
     if (level.valid) valid.push(level);
     else {
       // Runs come newest first: the first invalid one met gives the reasons shown.
@@ -217,8 +213,8 @@ function levelOf(key: LoadKey, runs: readonly RunIndexEntry[]): StandingLevel {
   const values = (figure: (typeof LEVEL_FIGURES)[number]) =>
     estimate(valid.map((l) => l[figure]).filter((v): v is number => v !== null));
   return {
-    concurrency: concurrency ?? ("concurrency" in key ? key.concurrency : 1),
-    ...("ratePerSecond" in key ? { ratePerSecond: key.ratePerSecond } : {}),
+    level: number ?? 1,
+    load,
     validRuns: valid.length,
     invalidRuns,
     ranked: valid.length > 0 && 2 * valid.length >= runs.length,
@@ -256,11 +252,10 @@ export interface StandingOptions {
  * The standing of one (target, scenario) from its index entries (any order; other targets' or
  * scenarios' entries must not be mixed in).
  *
- * An open loop (its newest run's levels carry offered rates) is keyed by rate: its levels are the
- * rates its runs offered, its knee `kneeRequestsPerSecond` (`kneeConcurrency` null), its peak and
- * capacity name their rate, and it has no single stream or scaling efficiency. Only runs of the
- * newest run's kind enter (a scenario that changed its arrivals starts its standing again, and an
- * open-loop entry recorded before levels carried their rates is read as before, by level number).
+ * Levels are keyed by load and laid along its axis (`loadPosition`). An open loop (its newest run's
+ * levels are open) is keyed by rate: its knee is `kneeRequestsPerSecond` (`kneeConcurrency` null), and
+ * it has no single stream or scaling efficiency. Only runs of the newest run's kind enter (a scenario
+ * that changed its arrivals starts its standing again).
  */
 export function standingOf(targetId: string, entries: readonly RunIndexEntry[], options: StandingOptions): Standing {
   const config = options.config ?? DEFAULT_STANDING;
@@ -269,15 +264,12 @@ export function standingOf(targetId: string, entries: readonly RunIndexEntry[], 
   const { beyondWindow } = window;
   const openLoop = window.runs[0] !== undefined && isOpenLoopRun(window.runs[0].levels);
   const runs = window.runs.filter((r) => isOpenLoopRun(r.levels) === openLoop);
-  const ladder: LoadKey[] = openLoop
-    ? [...new Set(runs.flatMap((r) => r.levels.flatMap((l) => (l.ratePerSecond ? [l.ratePerSecond] : []))))]
-        .sort((a, b) => a - b)
-        .map((ratePerSecond) => ({ ratePerSecond }))
-    : [...new Set(runs.flatMap((r) => r.levels.map((l) => l.concurrency)))]
-        .sort((a, b) => a - b)
-        .map((concurrency) => ({ concurrency }));
-  const levels = ladder.map((key) => levelOf(key, runs));
-  const load = (l: StandingLevel) => (openLoop ? (l.ratePerSecond ?? 0) : l.concurrency);
+  const ladder = new Map<string, Load>();
+  for (const r of runs) for (const l of r.levels) ladder.set(`${l.load.kind} ${loadPosition(l.load)}`, l.load);
+  const levels = [...ladder.values()]
+    .sort((a, b) => loadPosition(a) - loadPosition(b))
+    .map((load) => levelOf(load, runs));
+  const load = (l: StandingLevel) => loadPosition(l.load);
 
   const curve = levels.filter(
     (l): l is StandingLevel & { aggregateOutputTokensPerSecond: Estimate } =>
@@ -292,11 +284,11 @@ export function standingOf(targetId: string, entries: readonly RunIndexEntry[], 
   );
 
   // An open loop's first level is a rate, not one user alone.
-  const single = openLoop ? undefined : levels.find((l) => l.concurrency === 1 && l.validRuns > 0);
+  const single = levels.find((l) => l.load.kind === "closed" && l.load.concurrency === 1 && l.validRuns > 0);
   const singleAggregate = single?.aggregateOutputTokensPerSecond?.median ?? null;
   const scalingEfficiency =
-    peakLevel && singleAggregate !== null && singleAggregate > 0
-      ? peakLevel.aggregateOutputTokensPerSecond.median / (peakLevel.concurrency * singleAggregate)
+    peakLevel?.load.kind === "closed" && singleAggregate !== null && singleAggregate > 0
+      ? peakLevel.aggregateOutputTokensPerSecond.median / (peakLevel.load.concurrency * singleAggregate)
       : null;
 
   let capacity: Standing["capacity"] = null;
@@ -305,7 +297,7 @@ export function standingOf(targetId: string, entries: readonly RunIndexEntry[], 
     const ttftP95 = l.ttftP95Ms?.median;
     if (!l.ranked || perStream === undefined || ttftP95 === undefined) continue;
     if (perStream >= slo.minOutputTokensPerSecond && ttftP95 <= slo.maxTtftMs)
-      capacity = { concurrency: l.concurrency, ...(openLoop ? { ratePerSecond: load(l) } : {}) };
+      capacity = { level: l.level, load: l.load };
   }
 
   return {
@@ -322,10 +314,10 @@ export function standingOf(targetId: string, entries: readonly RunIndexEntry[], 
       : null,
     peak: peakLevel
       ? {
-          concurrency: peakLevel.concurrency,
+          level: peakLevel.level,
+          load: peakLevel.load,
           aggregateOutputTokensPerSecond: peakLevel.aggregateOutputTokensPerSecond,
           perStreamOutputTokensPerSecond: peakLevel.perStreamOutputTokensPerSecondP50,
-          ...(openLoop ? { ratePerSecond: load(peakLevel) } : {}),
         }
       : null,
     kneeConcurrency: openLoop ? null : knee,

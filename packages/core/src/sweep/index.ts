@@ -158,7 +158,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
   };
 
   const document = (status: RunDocument["status"], reason = partialReason): RunDocument => ({
-    schemaVersion: 1,
+    schemaVersion: 2,
     runId,
     targetId: target.id,
     scenario: options.scenario ?? "chat",
@@ -201,6 +201,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
         scheduler: clock,
         origin,
         place: { runId, concurrency, workload },
+        levelNumber: levelIndex + 1,
         pricing: target.pricing ?? null,
         stopReason,
         sizer,

@@ -3,6 +3,7 @@
  * deadlines, timed levels and early ends in exact numbers, no wall clock involved.
  */
 import { describe, expect, it } from "vitest";
+import { loadPosition } from "../run/index.ts";
 import { runSweep } from "./index.ts";
 import { setup, TOKENS } from "./scripted.fixture.ts";
 
@@ -18,7 +19,7 @@ describe("a level on a manual scheduler", () => {
     );
     const doc = await scheduler.run(runSweep(options));
     const level = doc.levels[0] as (typeof doc.levels)[number];
-    expect(doc.levels.map((l) => l.concurrency)).toEqual([1]);
+    expect(doc.levels.map((l) => loadPosition(l.load))).toEqual([1]);
     expect(level.requests).toMatchObject({ sent: 9, ok: 6, rateLimited: 3 });
     expect(level.rateLimitWaitMs).toBe(3000);
     expect(level.invalid.map((r) => r.code)).toContain("rate_limited");
@@ -53,7 +54,7 @@ describe("a level on a manual scheduler", () => {
     const doc = await scheduler.run(runSweep({ ...options, signal: stop.signal }));
     expect(doc.status).toBe("partial");
     expect(doc.partialReason).toBe("stopped by signal during concurrency 2");
-    expect(doc.levels.map((l) => l.concurrency)).toEqual([1]);
+    expect(doc.levels.map((l) => loadPosition(l.load))).toEqual([1]);
     // It ended when stopped, not when the 30 s wait would have run out.
     expect(scheduler.now()).toBe(1000);
   });
@@ -68,7 +69,7 @@ describe("a level on a manual scheduler", () => {
     const doc = await scheduler.run(runSweep({ ...options, deadlineMs: 750 }));
     expect(doc.status).toBe("partial");
     expect(doc.partialReason).toBe("deadline reached during concurrency 4");
-    expect(doc.levels.map((l) => l.concurrency)).toEqual([1, 2]);
+    expect(doc.levels.map((l) => loadPosition(l.load))).toEqual([1, 2]);
     expect(doc.levels.map((l) => l.startSpreadMs)).toEqual([0, 100]);
     expect(scheduler.now()).toBe(750);
   });
@@ -79,14 +80,14 @@ describe("a level on a manual scheduler", () => {
       () => ({ outcome: "http_error", durationMs: 10 }),
     );
     const doc = await scheduler.run(runSweep(options));
-    expect(doc.levels.map((l) => l.concurrency)).toEqual([8]);
+    expect(doc.levels.map((l) => loadPosition(l.load))).toEqual([8]);
     const level = doc.levels[0] as (typeof doc.levels)[number];
     // 2 warm-up failures, then 8 sent at once; the first 2 of them to end made 4 failures in a row.
     // The first one's worker had already sent its next (the 11th): it was aborted with the other 7.
     expect(endpoint.arrivals.length).toBe(11);
     expect(level.requests.sent).toBe(2);
     expect(level.invalid.map((r) => r.code)).toContain("ended_early");
-    expect(doc.summary.stop).toMatchObject({ concurrency: 8, reason: "failures" });
+    expect(doc.summary.stop).toMatchObject({ level: 1, load: { kind: "closed", concurrency: 8 }, reason: "failures" });
     expect(scheduler.now()).toBe(20);
   });
 

@@ -8,7 +8,7 @@ import type { Endpoint, RawResult } from "../client/index.ts";
 import type { Target, Workload } from "../config/index.ts";
 import { distribution, EARLY_FAILURE_REQUESTS, type EarlyResult, summarizeLevel } from "../metrics/index.ts";
 import type { LevelLoad } from "../plan/index.ts";
-import type { Level, Sample } from "../run/index.ts";
+import type { Level, Load, Sample } from "../run/index.ts";
 import type { Scheduler, Timer } from "../scheduler/index.ts";
 import { PromptSizer, promptFor } from "../workload/index.ts";
 import type { LevelWindow, LoadFigures } from "./driver.ts";
@@ -171,6 +171,8 @@ export interface LevelContext {
   /** Scheduler ms that samples' `startMs` count from. */
   origin: number;
   place: RequestPlace & { workload: Workload };
+  /** The level's number in its sweep, 1-based (default 1): its record's `level`, and its samples'. */
+  levelNumber?: number;
   pricing: Target["pricing"] | null;
   /** Why the sweep must stop now (signal, deadline), or null. */
   stopReason: () => string | null;
@@ -310,6 +312,13 @@ function promptChars(place: RequestPlace): number {
   return promptFor({ ...place, level: place.concurrency, index: 0, promptTokens: place.workload.promptTokens }).length;
 }
 
+/** How the run document names what a level sent: its load, without the driver's own settings (seed, maxInFlight). */
+function documentLoad(load: LevelLoad): Load {
+  return load.kind === "open"
+    ? { kind: "open", arrival: "poisson", ratePerSecond: load.ratePerSecond }
+    : { kind: "closed", concurrency: load.concurrency };
+}
+
 function summarize(
   ctx: LevelContext,
   runner: LevelRunner,
@@ -325,7 +334,7 @@ function summarize(
   const lastSendMs = Math.max(firstSendMs, ...results.map((r) => r.raw.startMs));
   const samples = [...results]
     .sort((a, b) => a.index - b.index)
-    .map((r) => toSample(r.raw, concurrency, r.index, ctx.origin));
+    .map((r) => toSample(r.raw, ctx.levelNumber ?? 1, r.index, ctx.origin));
   // The judged window opens once the first N requests are out: sending them one after another
   // is the ramp of the method.
   const sendTimes = results.map((r) => r.raw.startMs).sort((a, b) => a - b);
@@ -334,7 +343,8 @@ function summarize(
   const inFlight = trackIntervals(results.map((r) => [r.raw.startMs, r.endMs]));
   const waiting = trackIntervals(runner.waits);
   const level = summarizeLevel({
-    concurrency,
+    level: ctx.levelNumber ?? 1,
+    load: documentLoad(ctx.load),
     samples,
     wallTimeMs: lastEndMs - firstSendMs,
     ...describe({ firstSendMs, lastSendMs, sendTimes, inFlight, rampEndMs, measured }),

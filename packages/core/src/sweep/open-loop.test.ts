@@ -2,7 +2,9 @@
  * @module The open loop on a manual scheduler with a scripted endpoint: sends on the seeded Poisson
  * schedule whatever is in flight, the same seed the same schedule, maxInFlight, in exact numbers.
  */
+
 import { describe, expect, it } from "vitest";
+import { loadPosition } from "../run/index.ts";
 import { runSweep } from "./index.ts";
 import { poissonGapsMs } from "./open-loop.ts";
 import { setup } from "./scripted.fixture.ts";
@@ -49,7 +51,7 @@ describe("an open-loop level", () => {
     // Exactly on schedule: the manual scheduler never wakes late.
     expect(sends).toEqual(schedule(10, 7, 1, 60));
     const level = doc.levels[0] as (typeof doc.levels)[number];
-    expect(level.ratePerSecond).toBe(10);
+    expect(level.load).toEqual({ kind: "open", arrival: "poisson", ratePerSecond: 10 });
     expect(level.scheduleLagMs).toEqual({ p50: 0, p99: 0 });
     expect(level.inFlightMax).toBe(Math.max(...endpoint.inFlightLog.map(([, n]) => n)));
     expect(level.inFlightMax).toBeGreaterThan(10);
@@ -64,10 +66,10 @@ describe("an open-loop level", () => {
       durationMs: 100,
     }));
     const doc = await scheduler.run(runSweep(options));
-    expect(doc.levels.map((l) => [l.concurrency, l.ratePerSecond])).toEqual([
-      [1, 2],
-      [2, 4],
-      [3, 8],
+    expect(doc.levels.map((l) => [l.level, loadPosition(l.load), l.load.kind])).toEqual([
+      [1, 2, "open"],
+      [2, 4, "open"],
+      [3, 8, "open"],
     ]);
     // 8 tokens in 100 ms: 80 tok/s per stream and TTFT 12.5 ms meet the default SLO at every rate.
     expect(doc.summary.capacityRequestsPerSecond).toBe(8);

@@ -4,7 +4,7 @@
  * level on 2 threads is measured in exact numbers, against the same level on one thread.
  */
 import { describe, expect, it } from "vitest";
-import type { RunDocument } from "../run/index.ts";
+import { loadPosition, type RunDocument } from "../run/index.ts";
 import { runSweep } from "./index.ts";
 import { poissonGapsMs } from "./open-loop.ts";
 import { type Script, setup, TOKENS } from "./scripted.fixture.ts";
@@ -83,7 +83,7 @@ describe("a threaded level's waits, stops and early ends", () => {
     const { doc, now } = await sweepOn(2, workload, 100, { stopAtMs: 4250 });
     expect(doc.status).toBe("partial");
     expect(doc.partialReason).toBe("stopped by signal during concurrency 4");
-    expect(doc.levels.map((l) => l.concurrency)).toEqual([1]);
+    expect(doc.levels.map((l) => loadPosition(l.load))).toEqual([1]);
     expect(now).toBe(4250);
   });
 
@@ -124,7 +124,7 @@ describe("an open-loop level on 2 threads", () => {
     expect(sends.slice(1).sort((a, b) => a - b)).toEqual(expected);
     expect(level.client.threads).toBe(2);
     expect(level.requests.sent).toBe(expected.length);
-    expect(level.ratePerSecond).toBe(20);
+    expect(level.load).toEqual({ kind: "open", arrival: "poisson", ratePerSecond: 20 });
     expect(level.scheduleLagMs).toEqual({ p50: 0, p99: 0 });
     // From the first measured send (50 ms) to the last one's end (+50 ms).
     expect(level.wallTimeMs).toBe(expected.at(-1));

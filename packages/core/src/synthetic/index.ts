@@ -30,6 +30,11 @@ export interface SyntheticRunOptions {
   /** Aggregate tok/s saturates near `saturationStreams` x single-stream tok/s. */
   saturationStreams: number;
   concurrency?: number[];
+  /**
+   * An open loop's offered rates, requests/s: its levels are these rates (Poisson arrivals, each
+   * request alone, so per-stream figures are level 1's); absent: a closed loop over `concurrency`.
+   */
+  ratesPerSecond?: number[];
   /** Requests per level; defaults to two waves of N (at least 4). */
   requestsPerLevel?: number;
   maxTokens?: number;
@@ -47,7 +52,9 @@ export interface SyntheticRunOptions {
 /** One synthetic run document: per-stream tok/s falls with N, aggregate rises toward saturation. */
 export function syntheticRun(options: SyntheticRunOptions): RunDocument {
   const random = options.random ?? seededRandom(1);
-  const concurrency = options.concurrency ?? [1, 2, 4, 8, 16, 32];
+  const rates = options.ratesPerSecond;
+  // An open loop's levels are numbered 1, 2, ...; each of its requests runs alone.
+  const concurrency = rates ? rates.map((_, i) => i + 1) : (options.concurrency ?? [1, 2, 4, 8, 16, 32]);
   const maxTokens = options.maxTokens ?? 128;
   const noise = options.noise ?? 0.03;
   const route = options.route ?? { gateway: "direct" as const };
@@ -55,15 +62,19 @@ export function syntheticRun(options: SyntheticRunOptions): RunDocument {
   const jitter = () => Math.max(0.2, 1 + noise * normal(random));
 
   const allSamples: Sample[] = [];
-  const levels = concurrency.map((n) => {
+  const levels = concurrency.map((ladder, i) => {
+    const number = i + 1;
+    const offered = rates?.[i];
+    const n = offered === undefined ? ladder : 1;
     // Per-stream speed holds (slightly falling) up to saturation, then the aggregate is flat.
     const slowdown = Math.max(1 + (0.3 * (n - 1)) / options.saturationStreams, n / options.saturationStreams);
-    const requestsPerLevel = options.requestsPerLevel ?? Math.max(4, 2 * n);
+    const requestsPerLevel = options.requestsPerLevel ?? (offered === undefined ? Math.max(4, 2 * n) : 24);
     const samples: Sample[] = [];
     let clock = 0;
     let waveEnd = 0;
     for (let i = 0; i < requestsPerLevel; i++) {
-      if (i % n === 0) clock = waveEnd;
+      if (offered !== undefined) clock = (i * 1000) / offered;
+      else if (i % n === 0) clock = waveEnd;
       const roll = random();
       const failed = roll < (options.errorRate ?? 0);
       const limited = !failed && roll < (options.errorRate ?? 0) + (options.rateLimitRate ?? 0);
@@ -73,9 +84,9 @@ export function syntheticRun(options: SyntheticRunOptions): RunDocument {
       waveEnd = Math.max(waveEnd, clock + (failed || limited ? 50 : e2e));
       samples.push(
         failed || limited
-          ? failedSample(n, i, clock, limited)
+          ? failedSample(number, i, clock, limited)
           : {
-              level: n,
+              level: number,
               index: i,
               outcome: "ok",
               startMs: clock,
@@ -93,7 +104,7 @@ export function syntheticRun(options: SyntheticRunOptions): RunDocument {
               decodeTokensPerSecond: rate,
               tpotMs: (e2e - ttft) / (maxTokens - 1),
               chunks: maxTokens,
-              responseId: `syn-${n}-${i}`,
+              responseId: `syn-${ladder}-${i}`,
               servedProvider: served,
               httpStatus: 200,
               retryAfterSeconds: null,
@@ -110,19 +121,35 @@ export function syntheticRun(options: SyntheticRunOptions): RunDocument {
     }
     allSamples.push(...samples);
     return summarizeLevel({
-      concurrency: n,
+      level: number,
+      load:
+        offered === undefined
+          ? { kind: "closed", concurrency: n }
+          : { kind: "open", arrival: "poisson", ratePerSecond: offered },
       samples,
       wallTimeMs: waveEnd,
       achievedConcurrency: n,
       eventLoopLagP99Ms: 1,
       pricing: options.pricing ?? null,
+      ...(offered !== undefined
+        ? {
+            openLoop: {
+              achievedRatePerSecond: offered,
+              inFlightMean: 1,
+              inFlightMax: 1,
+              scheduleLagsMs: [0.1, 0.2],
+              maxInFlight: 256,
+              maxInFlightHit: false,
+            },
+          }
+        : {}),
     });
   });
 
   const startMs = Date.parse(options.startedAt);
   const wall = levels.reduce((sum, l) => sum + l.wallTimeMs, 0);
   return {
-    schemaVersion: 1,
+    schemaVersion: 2,
     runId: options.runId ?? `syn${startMs.toString(36)}`,
     targetId: options.targetId,
     scenario: options.scenario ?? "chat",
@@ -138,7 +165,13 @@ export function syntheticRun(options: SyntheticRunOptions): RunDocument {
     partialReason: options.status === "partial" ? "deadline" : null,
     simulated: true,
     harness: { version: "synthetic", node: process.version, host: "synthetic", region: null },
-    workload: { concurrency, requestsPerLevel: options.requestsPerLevel ?? "2N", maxTokens, promptTokens: 150 },
+    workload: {
+      concurrency: rates ? [1] : concurrency,
+      ...(rates ? { arrival: { mode: "poisson", ratesPerSecond: rates, seed: 1, maxInFlight: 256 } } : {}),
+      requestsPerLevel: options.requestsPerLevel ?? (rates ? 24 : "2N"),
+      maxTokens,
+      promptTokens: 150,
+    },
     levels,
     summary: summarizeRun(levels),
     samples: allSamples,

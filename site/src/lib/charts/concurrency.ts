@@ -1,4 +1,6 @@
 /** @module Charts against concurrency of the two throughputs: aggregate tok/s rising and per-stream tok/s falling, the latest run's and the standing's medians. */
+
+import { loadPosition } from "@kneeboard/core/run";
 import type { StandingLevel } from "@kneeboard/core/standing";
 import type { TopLevelSpec } from "vega-lite";
 import { type KneeColors, kneeLayer } from "./knee.ts";
@@ -99,11 +101,11 @@ export function standingCurvesSpec(input: {
   knee: number | null;
 }): TopLevelSpec {
   const ranked = input.levels.filter((l) => l.ranked);
-  const x = concurrencyAxis(ranked.map((l) => l.concurrency));
+  const x = concurrencyAxis(ranked.map((l) => loadPosition(l.load)));
   const rows = (pick: (l: StandingLevel) => StandingLevel["aggregateOutputTokensPerSecond"]) =>
     ranked.flatMap((l) => {
       const e = pick(l);
-      return e ? [{ concurrency: l.concurrency, median: e.median, low: e.low, high: e.high, n: e.n }] : [];
+      return e ? [{ concurrency: loadPosition(l.load), median: e.median, low: e.low, high: e.high, n: e.n }] : [];
     });
   const measure = (values: ReturnType<typeof rows>, color: string, title: string, orient: "left" | "right") => ({
     data: { values },

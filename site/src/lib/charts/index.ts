@@ -29,5 +29,5 @@ export {
   rateRoutesSpec,
   rateThroughputSpec,
 } from "./rate.ts";
-export { CHART_COLORS, CONFIG, type LevelPoint } from "./shared.ts";
+export { CHART_COLORS, CONFIG, type LevelPoint, levelPoints } from "./shared.ts";
 export { tradeoffSpec } from "./tradeoff.ts";

@@ -1,5 +1,6 @@
 /** @module What every chart family shares: the schema, the theme and series colours, axis titles, the zero-based tok/s scale, the concurrency axis. */
 import { figureHeading } from "@kneeboard/core/labels";
+import type { Load } from "@kneeboard/core/run";
 
 /** Axis titles from the core's one table of figure labels, with what each figure counts. */
 export const AGGREGATE_TITLE = `${figureHeading("aggregateOutputTokensPerSecond")} (all streams)`;
@@ -17,6 +18,14 @@ export interface LevelPoint {
   e2eP95Ms: number | null;
   e2eP99Ms: number | null;
   valid: boolean;
+}
+
+/**
+ * A run's closed-loop levels as points of the concurrency charts, each at its load's concurrency; an
+ * open loop's levels are drawn against the offered rate instead (`ratePoints`, lib/open-loop.ts).
+ */
+export function levelPoints<L extends { load: Load }>(levels: readonly L[]): (L & { concurrency: number })[] {
+  return levels.flatMap((l) => (l.load.kind === "closed" ? [{ ...l, concurrency: l.load.concurrency }] : []));
 }
 
 /** One target's levels, as the charts that overlay several targets take them. */
