@@ -1,19 +1,9 @@
 /** @module Tests of a level's cost per million output tokens, its SLO and its goodput on hand-made samples. */
 import { describe, expect, it } from "vitest";
-import type { Sample } from "../run/index.ts";
 import { DEFAULT_SLO } from "./cost.ts";
-import { type LevelInput, summarizeLevel } from "./level.ts";
-import { sample } from "./sample.fixture.ts";
+import { calmLevel, sample } from "./sample.fixture.ts";
 
-const level = (samples: Sample[], over: Partial<LevelInput> = {}) =>
-  summarizeLevel({
-    load: { kind: "closed", concurrency: 1 },
-    samples,
-    wallTimeMs: 1000,
-    achievedConcurrency: 1,
-    eventLoopLagP99Ms: 1,
-    ...over,
-  });
+const level = calmLevel;
 
 describe("cost per million output tokens", () => {
   it("meters the gateway's cost over the ok samples that carry it", () => {

@@ -1,8 +1,8 @@
 /** @module Tests of a level's figures and validity on hand-made samples with exact expected numbers. */
 import { describe, expect, it } from "vitest";
 import { Level as LevelSchema, type Sample } from "../run/index.ts";
-import { type LevelInput, summarizeLevel } from "./level.ts";
-import { failed, levelDefaults, sample } from "./sample.fixture.ts";
+import { summarizeLevel } from "./level.ts";
+import { calmLevel, failed, levelDefaults, sample } from "./sample.fixture.ts";
 import { invalidReasonText, MAX_CACHED_PROMPT_SHARE } from "./validity.ts";
 
 describe("summarizeLevel", () => {
@@ -326,15 +326,7 @@ describe("a level with fewer requests than N", () => {
 });
 
 describe("cached prompt share", () => {
-  const level = (samples: Sample[], over: Partial<LevelInput> = {}) =>
-    summarizeLevel({
-      load: { kind: "closed", concurrency: 1 },
-      samples,
-      wallTimeMs: 1000,
-      achievedConcurrency: 1,
-      eventLoopLagP99Ms: 1,
-      ...over,
-    });
+  const level = calmLevel;
 
   it("is null when no ok sample reports cached tokens", () => {
     const l = level([sample(), sample({ outcome: "timeout", cachedPromptTokens: 50 })]);

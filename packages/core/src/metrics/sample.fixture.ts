@@ -1,5 +1,6 @@
 /** @module Samples for the metrics tests: an ok one with overrides, a failed one, and a calm level's defaults. */
 import type { Sample } from "../run/index.ts";
+import { type LevelInput, summarizeLevel } from "./level.ts";
 
 /** An ok sample: 100 tokens in 1 s, TTFT 100 ms; `over` replaces any field. */
 export function sample(over: Partial<Sample> = {}): Sample {
@@ -58,3 +59,15 @@ export function failed(outcome: Sample["outcome"]): Sample {
 
 /** The wall time (1 s) and event loop lag (1 ms) of a calm level, for `summarizeLevel` inputs. */
 export const levelDefaults = { wallTimeMs: 1000, eventLoopLagP99Ms: 1 };
+
+/** A calm level at N=1 of these samples (1 s, concurrency 1); `over` replaces any input. */
+export function calmLevel(samples: Sample[], over: Partial<LevelInput> = {}) {
+  return summarizeLevel({
+    load: { kind: "closed", concurrency: 1 },
+    samples,
+    wallTimeMs: 1000,
+    achievedConcurrency: 1,
+    eventLoopLagP99Ms: 1,
+    ...over,
+  });
+}

@@ -1,19 +1,9 @@
 /** @module Tests of a request's figures on hand-made chunks with exact expected numbers, answer TTFT included. */
 import { describe, expect, it } from "vitest";
-import type { Sample } from "../run/index.ts";
-import { type LevelInput, summarizeLevel } from "./level.ts";
-import { sample } from "./sample.fixture.ts";
+import { calmLevel, sample } from "./sample.fixture.ts";
 import { deriveSampleFigures } from "./sample.ts";
 
-const level = (samples: Sample[], over: Partial<LevelInput> = {}) =>
-  summarizeLevel({
-    load: { kind: "closed", concurrency: 1 },
-    samples,
-    wallTimeMs: 1000,
-    achievedConcurrency: 1,
-    eventLoopLagP99Ms: 1,
-    ...over,
-  });
+const level = calmLevel;
 
 describe("deriveSampleFigures", () => {
   it("derives every figure from several chunks, the first carrying several tokens", () => {
