@@ -171,8 +171,8 @@ export interface LevelContext {
   /** Scheduler ms that samples' `startMs` count from. */
   origin: number;
   place: RequestPlace & { workload: Workload };
-  /** The level's number in its sweep, 1-based (default 1): its record's `level`, and its samples'. */
-  levelNumber?: number;
+  /** The level's number in its sweep, 1-based: its record's `level`, and its samples'. */
+  levelNumber: number;
   pricing: Target["pricing"] | null;
   /** Why the sweep must stop now (signal, deadline), or null. */
   stopReason: () => string | null;
@@ -334,7 +334,7 @@ function summarize(
   const lastSendMs = Math.max(firstSendMs, ...results.map((r) => r.raw.startMs));
   const samples = [...results]
     .sort((a, b) => a.index - b.index)
-    .map((r) => toSample(r.raw, ctx.levelNumber ?? 1, r.index, ctx.origin));
+    .map((r) => toSample(r.raw, ctx.levelNumber, r.index, ctx.origin));
   // The judged window opens once the first N requests are out: sending them one after another
   // is the ramp of the method.
   const sendTimes = results.map((r) => r.raw.startMs).sort((a, b) => a - b);
@@ -343,7 +343,7 @@ function summarize(
   const inFlight = trackIntervals(results.map((r) => [r.raw.startMs, r.endMs]));
   const waiting = trackIntervals(runner.waits);
   const level = summarizeLevel({
-    level: ctx.levelNumber ?? 1,
+    level: ctx.levelNumber,
     load: documentLoad(ctx.load),
     samples,
     wallTimeMs: lastEndMs - firstSendMs,
