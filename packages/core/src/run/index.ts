@@ -444,6 +444,56 @@ export const RouteRecord = z.object({
   deployment: z.string().optional(),
 });
 
+/**
+ * One canary completion (docs/run-document.md#the-canary): a canary prompt sampled once. `text` is
+ * everything the stream generated, reasoning and answer content in the order they came; the
+ * same-model test splits it into words (`canaryTokens`).
+ */
+export const CanaryCompletion = z.object({
+  /** The prompt's id in the run's `canary.promptSet` (`canary.prompts[].id`). */
+  promptId: z.string(),
+  /** The sample's number for its prompt, 0-based. */
+  index: z.number().int().nonnegative(),
+  outcome: Outcome,
+  /** The generated text (reasoning, then answer content); empty when nothing came. */
+  text: z.string(),
+  /** usage.prompt_tokens as the route reported it; null when not reported. */
+  promptTokens: z.number().int().nonnegative().nullable(),
+  /** usage.completion_tokens; null when not reported. */
+  completionTokens: z.number().int().nonnegative().nullable(),
+  finishReason: z.string().nullable(),
+  /** What went wrong, without secrets; null when ok. */
+  error: z.string().nullable(),
+});
+export type CanaryCompletion = z.infer<typeof CanaryCompletion>;
+
+/**
+ * The canary phase of a run, after its levels: a fixed, versioned set of short prompts, each
+ * sampled `samplesPerPrompt` times at `temperature` for at most `maxTokens` tokens, `concurrency` at
+ * once. What the same-model test compares routes of one model on.
+ */
+export const Canary = z.object({
+  /** The prompt set's name and version (`canary-v1`): runs are compared on the set they share. */
+  promptSet: z.string(),
+  /** Sampling temperature of every canary request (1: the model's own distribution). */
+  temperature: z.number().min(0),
+  /** max_tokens of every canary request. */
+  maxTokens: z.number().int().positive(),
+  /** Completions asked per prompt. */
+  samplesPerPrompt: z.number().int().positive(),
+  /** Canary requests in flight at once, at most. */
+  concurrency: z.number().int().positive(),
+  /** The prompts sent, each as the user message alone. */
+  prompts: z.array(z.object({ id: z.string(), text: z.string() })),
+  /** Every canary request sent, in the order asked (prompt by prompt within each round). */
+  completions: z.array(CanaryCompletion),
+  /** The phase's first send to its last end, ms. */
+  durationMs: z.number().nonnegative(),
+  /** Why the phase ended before every completion was asked (the sweep stopped, its first requests all failed); null when it finished. */
+  stopped: z.string().nullable(),
+});
+export type Canary = z.infer<typeof Canary>;
+
 /** The run document as written today (version 2); `RunDocument` reads version 1 too. */
 const RunDocumentV2 = z.object({
   schemaVersion: z.literal(2),
@@ -472,6 +522,13 @@ const RunDocumentV2 = z.object({
   levels: z.array(Level),
   summary: Summary,
   samples: z.array(Sample),
+  /**
+   * The target was its model's reference route (config `reference: true`) when the run was made: the
+   * route the same-model test compares the model's other routes with. Absent: false.
+   */
+  reference: z.boolean().optional(),
+  /** The canary phase (docs/run-document.md#the-canary); absent when it was off, the run failed, and in documents stored before it. */
+  canary: Canary.optional(),
 });
 
 /**
