@@ -1,7 +1,15 @@
 /** @module `kneeboard run` and `kneeboard demo`: sweep targets, store one run document per (target, scenario), print tables. */
 import { statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { type Config, loadConfig, parseConfig, scenariosOf, type Target, workloadFor } from "@kneeboard/core/config";
+import {
+  type Config,
+  canaryFor,
+  loadConfig,
+  parseConfig,
+  scenariosOf,
+  type Target,
+  workloadFor,
+} from "@kneeboard/core/config";
 import { ConfigError, UsageError } from "@kneeboard/core/errors";
 import { checkRequestsPerLevel } from "@kneeboard/core/plan";
 import type { RunDocument } from "@kneeboard/core/run";
@@ -92,9 +100,11 @@ export async function sweepTargets(options: {
       scenariosOf(options.config, target).map((scenario) => ({ target, scenario })),
     );
     for (const { target, scenario } of interleave(pairs, options.repeat ?? 1)) {
+      const workload = workloadFor(options.config, target, scenario);
       const doc = await runSweep({
         target,
-        workload: workloadFor(options.config, target, scenario),
+        workload,
+        canary: canaryFor(workload),
         scenario,
         apiKey: target.apiKeyEnv ? env[target.apiKeyEnv] : undefined,
         simulated: options.simulated,
@@ -231,8 +241,29 @@ export const DEMO_SCENARIOS = {
     levelDurationSeconds: 0.5,
     warmupRequests: 0,
     slo: REFERENCE_RAG_SLO,
+    canary: false,
   },
 };
+
+/**
+ * The demo's canary (the same-model test's samples), on the routes of models with a reference route
+ * (`DEMO_CANARY_TARGETS`) in `chat` alone: 6 completions of each prompt, 16 tokens each, 16 at once,
+ * so it adds a second or two a run. 60 completions a side still meet the test's minimum of 50, and
+ * the quantized route's distortion shows at that size (docs/methodology.md, same model).
+ */
+export const DEMO_CANARY = { samplesPerPrompt: 6, maxTokens: 16, concurrency: 16 };
+
+/** The targets that run the demo's canary: every route of the small, large and gateway models. */
+export const DEMO_CANARY_TARGETS = [
+  "ref-small-fast",
+  "ref-small-priced",
+  "ref-small-quantized",
+  "ref-large-slow",
+  "ref-large-dedicated",
+  "ref-gateway-alpha",
+  "ref-gateway-beta",
+  "ref-gateway-gamma",
+];
 
 /** The targets swept in `rag` too: the small and the large model, whose TTFT the longer prompt sets apart. */
 export const DEMO_RAG_TARGETS = ["ref-small-fast", "ref-large-slow"];
@@ -242,12 +273,16 @@ const COUNTED_TARGETS = ["ref-ratelimited", "ref-gateway-beta"];
 
 /** The reference targets as the demo sweeps them: level lengths and scenarios as above. */
 export function demoTargets(baseURL: string) {
-  return referenceTargets(baseURL).map((t) => ({
-    ...t,
-    workload:
-      t.workload ?? (COUNTED_TARGETS.includes(t.id) ? undefined : { levelDurationSeconds: REFERENCE_LEVEL_SECONDS }),
-    scenarios: DEMO_RAG_TARGETS.includes(t.id) ? ["chat", "rag"] : ["chat"],
-  }));
+  return referenceTargets(baseURL).map((t) => {
+    const levels =
+      t.workload ?? (COUNTED_TARGETS.includes(t.id) ? undefined : { levelDurationSeconds: REFERENCE_LEVEL_SECONDS });
+    const canary = DEMO_CANARY_TARGETS.includes(t.id) ? { canary: DEMO_CANARY } : {};
+    return {
+      ...t,
+      workload: levels || DEMO_CANARY_TARGETS.includes(t.id) ? { ...levels, ...canary } : undefined,
+      scenarios: DEMO_RAG_TARGETS.includes(t.id) ? ["chat", "rag"] : ["chat"],
+    };
+  });
 }
 
 /** The demo's config (the shape of docs/config.md) for the reference targets at baseURL. */
@@ -255,7 +290,7 @@ export function demoConfig(baseURL: string) {
   // The reference SLO is scaled to simulated speeds, so capacity tells the reference targets apart.
   return {
     targets: demoTargets(baseURL),
-    workload: { ...DEMO_WORKLOAD, slo: REFERENCE_SLO },
+    workload: { ...DEMO_WORKLOAD, slo: REFERENCE_SLO, canary: false },
     scenarios: DEMO_SCENARIOS,
   };
 }

@@ -78,6 +78,15 @@ export const SMALL_PRICED: StreamProfile = {
   prefillBaseMs: 5,
   prefillPerTokenMs: 0.25,
 };
+/**
+ * The small model again, quantized: the list-priced API's engine, but each word it writes moves one
+ * rank in the model's word distribution half the time (`distortion`): fast and cheap, and not the
+ * same model. The same-model test's canary shows it.
+ */
+export const SMALL_QUANTIZED: StreamProfile = {
+  ...SMALL_PRICED,
+  distortion: { rankShiftProbability: 0.5 },
+};
 /** The large model again, on a dedicated endpoint billed by the hour: 16 slots, quick steps, 3,300 prompt tokens/s of prefill. */
 export const LARGE_DEDICATED: StreamProfile = {
   stepBaseMs: 3,
@@ -139,6 +148,7 @@ export function referenceModels(): ModelSpec[] {
     },
     { kind: "model", id: "ref-reasoning", profile: REASONING },
     { kind: "model", id: "ref-small-priced", profile: SMALL_PRICED },
+    { kind: "model", id: "ref-small-quantized", profile: SMALL_QUANTIZED },
     { kind: "model", id: "ref-large-dedicated", profile: LARGE_DEDICATED },
   ];
 }
@@ -161,6 +171,7 @@ export function referenceTargets(baseURL: string) {
       model: "ref-large-slow",
       modelKey: "ref-large",
       route: { gateway: "direct" as const },
+      reference: true,
     },
     {
       id: "ref-ratelimited",
@@ -175,6 +186,7 @@ export function referenceTargets(baseURL: string) {
       baseURL,
       model: "ref-gateway",
       route: { gateway: "openrouter" as const, provider: "alpha" },
+      reference: true,
     },
     {
       id: "ref-gateway-beta",
@@ -205,6 +217,18 @@ export function referenceTargets(baseURL: string) {
       label: "Small model on a list-priced API (simulated)",
       baseURL,
       model: "ref-small-priced",
+      modelKey: "ref-small",
+      route: { gateway: "direct" as const },
+      pricing: REFERENCE_PRICING.smallPriced,
+      // The maker's own API: the small model's other routes are compared with it (same model?).
+      reference: true,
+      workload: { levelDurationSeconds: REFERENCE_LEVEL_SECONDS },
+    },
+    {
+      id: "ref-small-quantized",
+      label: "Small model, quantized: fast, and a distorted word distribution (simulated)",
+      baseURL,
+      model: "ref-small-quantized",
       modelKey: "ref-small",
       route: { gateway: "direct" as const },
       pricing: REFERENCE_PRICING.smallPriced,

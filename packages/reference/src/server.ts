@@ -5,6 +5,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { SIMULATED_HEADER } from "@kneeboard/core/client";
+import { seededRandom } from "@kneeboard/core/random";
+import { drawWords, type WordDistortion } from "@kneeboard/core/synthetic/words";
 import { Engine, type EngineProfile, type Sequence } from "./engine.ts";
 
 /** How one model streams, on top of its engine. */
@@ -45,6 +47,13 @@ export interface StreamProfile extends EngineProfile {
   midStream?: { every: number; afterTokens: number; fault: "stall" | "error" };
   /** Characters of prompt text per prompt token this model counts (default 4), as tokenizers differ. */
   charsPerPromptToken?: number;
+  /**
+   * Above temperature 0 every model writes words drawn from the known word distribution
+   * (`@kneeboard/core/synthetic/words`), one word a token; with this, from a distorted copy of it
+   * (each drawn word's rank moved one place with the given probability), as a quantized model would.
+   * At temperature 0 every model writes " tok" tokens, as the throughput sweeps need.
+   */
+  distortion?: WordDistortion;
 }
 
 /** Tokens of a request's answer spent reasoning: the profile's count, leaving at least one token of content. */
@@ -100,12 +109,23 @@ function refusal(served: Served): { status: number; headers: Record<string, stri
   return { status: refuse.status, headers };
 }
 
-/** Prompt tokens of the messages as this model counts them: one per `charsPerPromptToken` characters (default 4). */
-function promptTokensOf(messages: unknown, charsPerPromptToken = 4): number {
-  const text = Array.isArray(messages)
+/** The user text of the messages, as one string. */
+function messageText(messages: unknown): string {
+  return Array.isArray(messages)
     ? messages.map((m) => String((m as { content?: unknown }).content ?? "")).join(" ")
     : "";
-  return Math.max(1, Math.ceil(text.length / charsPerPromptToken));
+}
+
+/** FNV-1a of a text: the seed of one answer's words. */
+function hashText(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+}
+
+/** Prompt tokens of the messages as this model counts them: one per `charsPerPromptToken` characters (default 4). */
+function promptTokensOf(messages: unknown, charsPerPromptToken = 4): number {
+  return Math.max(1, Math.ceil(messageText(messages).length / charsPerPromptToken));
 }
 
 function takeToken(served: Served): number | null {
@@ -200,6 +220,12 @@ export async function startReferenceServer(options: {
   recordPrompts?: boolean;
   /** Default `keep-alive`. */
   connections?: ConnectionBehaviour;
+  /**
+   * Seeds the words written above temperature 0: the k-th answer of a model to a prompt is drawn from
+   * (seed, model, prompt, k), so the answers to a prompt are the same set however requests interleave.
+   * Default: unseeded (`Math.random`).
+   */
+  seed?: number;
 }): Promise<ReferenceServer> {
   const counts: ServerCounts = { requests: 0, connections: 0 };
   const closeAfterResponse = options.connections === "close-after-response";
@@ -235,6 +261,22 @@ export async function startReferenceServer(options: {
     if (!Array.isArray(messages)) return;
     const prompt = messages.map((m) => String((m as { content?: unknown }).content ?? "")).join("\n");
     prompts.set(prompt, (prompts.get(prompt) ?? 0) + 1);
+  };
+  /** Answers drawn so far per (model, prompt), for the seeded word draws. */
+  const answers = new Map<string, number>();
+  /** The words of one answer above temperature 0 (null at temperature 0: " tok" tokens). */
+  const wordsOf = (model: string, body: Record<string, unknown>, profile: StreamProfile, count: number) => {
+    if (!(Number(body.temperature ?? 1) > 0)) return null;
+    const prompt = messageText(body.messages);
+    let random = Math.random;
+    if (options.seed !== undefined) {
+      const key = `${model}\u0000${prompt}`;
+      const k = answers.get(key) ?? 0;
+      answers.set(key, k + 1);
+      if (answers.size > 100_000) answers.clear();
+      random = seededRandom(hashText(`${options.seed}\u0000${key}\u0000${k}`));
+    }
+    return drawWords(prompt, count, random, profile.distortion);
   };
   const fallbacks: ReferenceServer["fallbacks"] = [];
   const open = new Set<ServerResponse>();
@@ -298,6 +340,15 @@ export async function startReferenceServer(options: {
       `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, ...extra, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 
     engine.stats.change(1);
+    const words = wordsOf(model, body, profile, maxTokens);
+    /** The text of tokens from..to (1-based, inclusive): " tok" each, or the answer's words. */
+    const textOf = (from: number, to: number) =>
+      words
+        ? words
+            .slice(from - 1, to)
+            .map((w) => ` ${w}`)
+            .join("")
+        : " tok".repeat(to - from + 1);
     const reasoningTokens = reasoningTokensOf(profile, maxTokens);
     const reasoningField = profile.reasoning?.field ?? "reasoning";
     const timing: ResponseTiming = {
@@ -319,7 +370,7 @@ export async function startReferenceServer(options: {
         // A chunk never mixes reasoning and answer: the last reasoning token closes its chunk.
         if (pending === perChunk || token === maxTokens || token === reasoningTokens) {
           const field = token <= reasoningTokens ? reasoningField : "content";
-          res.write(chunk({ [field]: " tok".repeat(pending) }, token === maxTokens ? "length" : null));
+          res.write(chunk({ [field]: textOf(token - pending + 1, token) }, token === maxTokens ? "length" : null));
           // Taken after the write returns: the chunk is in the socket (or its buffer) by then.
           const at = epochMs();
           timing.firstTokenAtMs ??= at;
@@ -357,8 +408,8 @@ export async function startReferenceServer(options: {
                   index: 0,
                   message: {
                     role: "assistant",
-                    content: " tok".repeat(maxTokens - reasoningTokens),
-                    ...(reasoningTokens > 0 ? { [reasoningField]: " tok".repeat(reasoningTokens) } : {}),
+                    content: textOf(reasoningTokens + 1, maxTokens),
+                    ...(reasoningTokens > 0 ? { [reasoningField]: textOf(1, reasoningTokens) } : {}),
                   },
                   finish_reason: "length",
                 },

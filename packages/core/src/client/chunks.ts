@@ -33,6 +33,7 @@ interface Delta {
 export type ChunkFields = Pick<
   RawResult,
   | "contentChunks"
+  | "text"
   | "firstAnswerMs"
   | "completionTokens"
   | "promptTokens"
@@ -95,6 +96,9 @@ export class ChunkReader implements SseSink {
           result.contentChunks.push({ tMs: this.readAtMs, chars });
         }
         if (answer > 0 && result.firstAnswerMs === null) result.firstAnswerMs = this.readAtMs;
+        // Kept only when asked for (the canary): reasoning first, as a chunk carries it before its answer.
+        if (result.text !== undefined && chars > 0)
+          result.text += (delta.reasoning_content ?? delta.reasoning ?? "") + (delta.content ?? "");
       }
       if (choice.finish_reason) result.finishReason = choice.finish_reason;
     }

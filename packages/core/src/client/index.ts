@@ -47,6 +47,8 @@ export interface ChatRequest {
   signal?: AbortSignal;
   /** Told when the request's first content is read, or it ended without any (the client's health watch). */
   firstToken?: FirstTokenWatch;
+  /** Keep the generated text in `RawResult.text` (the canary's completions); a sweep's requests keep none. */
+  keepText?: boolean;
 }
 
 /**
@@ -159,6 +161,7 @@ class Exchange implements CallListener {
     private readonly resolve: (result: RawResult) => void,
   ) {
     this.result = emptyResult(clock.now());
+    if (request.keepText) this.result.text = "";
     this.chunks = new ChunkReader(this.result, (error) => this.fail("incomplete", error), request.firstToken);
     this.events = new SseDecoder(this.chunks);
     this.lines = new LineDecoder(this.events);

@@ -10,6 +10,11 @@ export interface RawResult {
   startMs: number;
   /** Arrival time and character count of every chunk with non-empty content or reasoning. */
   contentChunks: { tMs: number; chars: number }[];
+  /**
+   * The generated text, reasoning and answer content in the order they came; only when the request
+   * asked to keep it (`ChatRequest.keepText`), else absent.
+   */
+  text?: string;
   /** Arrival time of the first chunk with non-empty answer `content` (reasoning does not count); null when none came. */
   firstAnswerMs: number | null;
   completionTokens: number | null;

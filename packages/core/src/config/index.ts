@@ -68,6 +68,39 @@ export const Arrival = z.discriminatedUnion(
 );
 export type Arrival = z.infer<typeof Arrival>;
 
+/** The canary phase's own settings (docs/config.md#canary); each defaults as `DEFAULT_CANARY`. */
+export const CanaryOverride = z.strictObject({
+  /** Completions asked per canary prompt. */
+  samplesPerPrompt: z.number().int().positive().max(100),
+  /** max_tokens of each canary request. */
+  maxTokens: z.number().int().positive().max(1024),
+  /** Canary requests in flight at once. */
+  concurrency: z.number().int().positive().max(64),
+});
+export type CanaryOverride = z.infer<typeof CanaryOverride>;
+
+/** The canary of a run: the fixed prompts, each sampled `samplesPerPrompt` times at temperature 1. */
+export interface CanarySettings {
+  samplesPerPrompt: number;
+  maxTokens: number;
+  concurrency: number;
+  /** Always 1: the test compares the models' own distributions. */
+  temperature: number;
+}
+
+/** The canary a workload runs by default: 10 completions of each prompt, 32 tokens each, 4 at once. */
+export const DEFAULT_CANARY: CanarySettings = { samplesPerPrompt: 10, maxTokens: 32, concurrency: 4, temperature: 1 };
+
+/**
+ * The canary a workload runs, or null when its `canary` is false. The nearest layer that sets
+ * `canary` decides (a target's `true` or object turns on what the config's `false` turned off).
+ */
+export function canaryFor(workload: Pick<Workload, "canary">): CanarySettings | null {
+  const c = workload.canary;
+  if (c === false) return null;
+  return { ...DEFAULT_CANARY, ...(typeof c === "object" ? c : {}) };
+}
+
 const workloadFields = {
   /** Concurrency levels, strictly ascending. */
   concurrency: z.array(z.number().int().positive().max(1024)).min(1).superRefine(strictlyAscending("levels")),
@@ -93,6 +126,10 @@ const workloadFields = {
   slo: Slo.partial(),
   /** How requests arrive (default a closed loop). */
   arrival: Arrival,
+  /** The canary phase after the levels (the same-model test's samples): on by default, `false` turns it off. */
+  canary: z.union([z.boolean(), CanaryOverride.partial()], {
+    error: "must be true, false or { samplesPerPrompt?, maxTokens?, concurrency? }",
+  }),
 };
 
 /** A per-target workload: any field overrides the global one. */
@@ -199,6 +236,11 @@ export const Target = z.strictObject({
   workload: WorkloadOverride.optional(),
   /** The config's scenarios this target is swept in (default: all of them, in the config's order). */
   scenarios: z.array(ScenarioName).min(1).optional(),
+  /**
+   * The target is its model's reference route (the maker's own API, or a full-precision copy): the
+   * same-model test compares the model's other routes with it. At most one per model key.
+   */
+  reference: z.boolean().optional(),
 });
 export type Target = z.infer<typeof Target>;
 
@@ -338,6 +380,7 @@ export function parseConfig(text: string, options: ParseOptions = {}): Config {
     problems.push(...workloadProblems(workloadFor({ workload: globalWorkload.data }, {}), "workload"));
   const scenarios = scenarioProblems(raw.scenarios, globalWorkload.success ? globalWorkload.data : undefined);
   problems.push(...scenarios.problems);
+  problems.push(...referenceProblems(raw.targets));
   const env = options.env ?? process.env;
   const seen = new Map<string, number>();
   (Array.isArray(raw.targets) ? raw.targets : []).forEach(
@@ -381,6 +424,25 @@ export function parseConfig(text: string, options: ParseOptions = {}): Config {
   );
   if (problems.length || !parsed.success) throw new ConfigError(problems, options.file);
   return parsed.data;
+}
+
+/** A second `reference: true` for one model key: each one after the first, at its path. */
+function referenceProblems(targets: unknown): ConfigProblem[] {
+  if (!Array.isArray(targets)) return [];
+  const problems: ConfigProblem[] = [];
+  const first = new Map<string, number>();
+  targets.forEach((t: { reference?: unknown; model?: unknown; modelKey?: unknown } | null, i) => {
+    if (typeof t !== "object" || t === null || t.reference !== true || typeof t.model !== "string") return;
+    const key = modelKeyOf({ model: t.model, modelKey: typeof t.modelKey === "string" ? t.modelKey : undefined });
+    const before = first.get(key);
+    if (before === undefined) first.set(key, i);
+    else
+      problems.push({
+        path: `targets[${i}].reference`,
+        message: `model ${key} has a reference route already (targets[${before}].reference): at most one per modelKey`,
+      });
+  });
+  return problems;
 }
 
 /**

@@ -527,7 +527,7 @@ const RunDocumentV2 = z.object({
    * route the same-model test compares the model's other routes with. Absent: false.
    */
   reference: z.boolean().optional(),
-  /** The canary phase (docs/run-document.md#the-canary); absent when it was off, the run failed, and in documents stored before it. */
+  /** The canary phase (docs/run-document.md#the-canary); absent when it was off, when no level had an answer, and in documents stored before it. */
   canary: Canary.optional(),
 });
 

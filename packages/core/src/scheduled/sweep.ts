@@ -4,7 +4,7 @@
  * run or save the finished levels and send a continuation that resumes at the next level.
  */
 import { type RunClaims, slotRunId } from "../claims/index.ts";
-import { type Config, DEFAULT_SCENARIO, scenariosOf, type Target, workloadFor } from "../config/index.ts";
+import { type Config, canaryFor, DEFAULT_SCENARIO, scenariosOf, type Target, workloadFor } from "../config/index.ts";
 import { KneeboardError } from "../errors/index.ts";
 import type { RunDocument } from "../run/index.ts";
 import { type RunIndex, saveRun } from "../run-index/index.ts";
@@ -205,9 +205,11 @@ async function sweepClaimed(c: Claimed): Promise<Outcome> {
   const previous = await previousLevels(c);
   const startLevelIndex = previous?.levels.length ?? 0;
   const deadlineMs = clock.now() + deps.remainingMs() - (deps.marginMs ?? DEFAULT_MARGIN_MS);
+  const workload = workloadFor(deps.config, target, scenario);
   const doc = await runSweep({
     target,
-    workload: workloadFor(deps.config, target, scenario),
+    workload,
+    canary: canaryFor(workload),
     scenario,
     apiKey: deps.apiKeyFor?.(target),
     runId,

@@ -8,7 +8,7 @@ import type { Agent } from "node:http";
 import { availableParallelism, hostname } from "node:os";
 import type { HealthWatch } from "../client/health.ts";
 import { type Endpoint, StreamingClient } from "../client/index.ts";
-import { modelKeyOf, type Target, type Workload } from "../config/index.ts";
+import { type CanarySettings, modelKeyOf, type Target, type Workload } from "../config/index.ts";
 import { levelStop, summarizeRun } from "../metrics/index.ts";
 import {
   DEFAULT_PLAN_ASSUMPTIONS,
@@ -20,9 +20,10 @@ import {
   planLevels,
   threadsForChunkRate,
 } from "../plan/index.ts";
-import type { Level, RunDocument, Sample, Stop } from "../run/index.ts";
+import type { Canary, Level, RunDocument, Sample, Stop } from "../run/index.ts";
 import { type Scheduler, systemScheduler } from "../scheduler/index.ts";
 import { PromptSizer } from "../workload/index.ts";
+import { runCanary } from "./canary.ts";
 import { type RequestSender, runLevel, Stopped } from "./level.ts";
 import { type ThreadHost, workerThreads } from "./threads.ts";
 
@@ -110,6 +111,12 @@ export interface SweepOptions {
    * client, to run threaded levels in exact numbers.
    */
   threadHost?: ThreadHost;
+  /**
+   * The canary phase after the levels (`canaryFor(workload)`: on unless the workload says `canary:
+   * false`); absent or null: none. It runs when some level had an answer (ok request) and the sweep
+   * was not stopped; a stop ends it where it is (the levels stand, the canary says why it stopped).
+   */
+  canary?: CanarySettings | null;
 }
 
 /** A fresh run id: 8 hex characters. */
@@ -157,6 +164,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
     return null;
   };
 
+  let canary: Canary | undefined;
   const document = (status: RunDocument["status"], reason = partialReason): RunDocument => ({
     schemaVersion: 2,
     runId,
@@ -183,6 +191,8 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
     levels,
     summary: summarizeRun(levels, { stop }),
     samples,
+    ...(target.reference ? { reference: true } : {}),
+    ...(canary ? { canary } : {}),
   });
 
   const perStream = target.expectedOutputTokensPerSecond ?? DEFAULT_PLAN_ASSUMPTIONS.outputTokensPerSecondPerStream;
@@ -237,7 +247,19 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
     }
   }
   // A sweep that finished with no valid level measured nothing it can rank: it failed.
-  return document(levels.some((l) => l.valid) ? "complete" : "failed");
+  const measured = levels.some((l) => l.valid);
+  // The canary needs an endpoint that answers, not a valid level: a level the client limited still had its answers.
+  const answered = levels.some((l) => l.requests.ok > 0);
+  if (answered && options.canary && stopReason() === null)
+    canary = await runCanary({
+      client,
+      settings: options.canary,
+      workload,
+      scheduler: clock,
+      stopReason,
+      signal: options.signal,
+    });
+  return document(measured ? "complete" : "failed");
 }
 
 function routeRecord(target: Target): RunDocument["route"] {
