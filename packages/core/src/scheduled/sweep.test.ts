@@ -73,7 +73,8 @@ function configWith(concurrency: number[], scenarios?: Record<string, unknown>):
   return parseConfig(
     JSON.stringify({
       targets: [{ id: "t-a", label: "A", baseURL, model: "m", route: { gateway: "direct" } }],
-      workload: { concurrency, requestsPerLevel: 4, warmupRequests: 0, maxTokens: 4, promptTokens: 8 },
+      // The clock counts requests: a canary's would move every deadline (the canary has tests of its own).
+      workload: { concurrency, requestsPerLevel: 4, warmupRequests: 0, maxTokens: 4, promptTokens: 8, canary: false },
       ...(scenarios ? { scenarios } : {}),
     }),
   );
