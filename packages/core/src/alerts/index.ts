@@ -41,7 +41,11 @@ export const MetricChange = z.object({
 });
 export type MetricChange = z.infer<typeof MetricChange>;
 
-export const AlertKind = z.enum(["regression", "improvement", "route_change"]);
+/**
+ * `model_change`: a route whose same-model verdict turned from `same` to `differs` (docs/methodology.md,
+ * same model); it resolves when the route is judged `same` again.
+ */
+export const AlertKind = z.enum(["regression", "improvement", "route_change", "model_change"]);
 export type AlertKind = z.infer<typeof AlertKind>;
 export const AlertState = z.enum(["open", "resolved"]);
 export type AlertState = z.infer<typeof AlertState>;
@@ -64,6 +68,14 @@ export const Alert = z.object({
   changes: z.array(MetricChange),
   /** For route_change: the providers that served before and after. */
   served: z.object({ before: z.array(z.string()), after: z.array(z.string()) }).nullable(),
+  /**
+   * For model_change: the verdict that opened it: the reference route's target id, the Holm-adjusted
+   * p-value (null when not tested), why in words, and as a code (`distribution`, `tokenizer`). Absent
+   * for the other kinds.
+   */
+  sameModel: z
+    .object({ reference: z.string().nullable(), pValue: z.number().nullable(), reason: z.string(), cause: z.string() })
+    .optional(),
   /** startedAt of the first run after the change. */
   changedAt: z.string(),
   /** startedAt of the run that confirmed it (the alert's open time). */

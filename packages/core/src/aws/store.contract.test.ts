@@ -9,6 +9,7 @@ import { HeadObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { createTable, type DynaliteHandle, dynamoClientConfig, startDynalite } from "@kneeboard/test-support/dynalite";
 import { type S3rverHandle, s3ClientConfig, startS3rver } from "@kneeboard/test-support/s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { modelChangeContract } from "../../testing/model-change.contract.ts";
 import { runClaimsContract, runIndexContract, storeContract } from "../../testing/store.contract.ts";
 import { runKey } from "../run/index.ts";
 import { indexEntryFor } from "../run-index/index.ts";
@@ -102,6 +103,11 @@ runClaimsContract(
   "DynamoRunClaims on dynalite",
   async () => new DynamoRunClaims({ tableName: await freshTable(), client: dynamo }),
 );
+
+modelChangeContract("the AWS store (S3Store on s3rver, DynamoRunIndex on dynalite)", async () => ({
+  store: new S3Store({ bucketName: BUCKET, client: s3, prefix: `m-${randomUUID()}/` }),
+  index: new DynamoRunIndex({ tableName: await freshTable(), client: dynamo }),
+}));
 
 describe("DynamoAlertLedger on dynalite", () => {
   it("claims each (alert, state, channel) once", async () => {

@@ -40,9 +40,9 @@ export class WebhookError extends KneeboardError {
   override name = "WebhookError";
 }
 
-/** Only regressions and route changes reach people, when they open and when they resolve. */
+/** Only regressions, route changes and model changes reach people, when they open and when they resolve. */
 export function notifies(alert: Alert): boolean {
-  return alert.kind === "regression" || alert.kind === "route_change";
+  return alert.kind === "regression" || alert.kind === "route_change" || alert.kind === "model_change";
 }
 
 /** A channel that posts to a webhook (name `webhook`); throws WebhookError, without the URL, after its retries. */

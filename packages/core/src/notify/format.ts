@@ -32,7 +32,13 @@ export function formatChange(change: MetricChange): string {
 /** A short lead: `Regression open`, `Route change resolved`. */
 export function alertStatus(alert: Alert): string {
   const kind =
-    alert.kind === "route_change" ? "Route change" : alert.kind === "regression" ? "Regression" : "Improvement";
+    alert.kind === "route_change"
+      ? "Route change"
+      : alert.kind === "model_change"
+        ? "Model change"
+        : alert.kind === "regression"
+          ? "Regression"
+          : "Improvement";
   return `${kind} ${alert.state}`;
 }
 

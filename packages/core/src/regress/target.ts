@@ -9,7 +9,7 @@ import { addRuns, bandVerdict, isBack, mergeShift, newTracked, relative, resolve
 import { type RouteChange, RouteTracker } from "./route.ts";
 import { isJudged, isStopped, METRICS, metricValue } from "./series.ts";
 import { mean } from "./stats.ts";
-import { routeTitle, stoppedTitle, subjectOf } from "./title.ts";
+import { modelTitle, routeTitle, stoppedTitle, subjectOf } from "./title.ts";
 import { type DetectorOptions, MetricTracker, type ShiftEvent } from "./tracker.ts";
 
 /** The finite value of every metric a run measured. */
@@ -33,6 +33,9 @@ export class TargetDetector {
   private stopped: Tracked | null = null;
   /** Whether a judged run was seen: a target that never answered has not stopped answering. */
   private answered = false;
+  /** The latest same-model verdict that said anything (`same` or `differs`), and the open model change. */
+  private modelVerdict: "same" | "differs" | null = null;
+  private openModel: Tracked | null = null;
 
   /** `runs`: one target's runs, oldest first. */
   constructor(
@@ -51,6 +54,7 @@ export class TargetDetector {
   private observe(run: RunIndexEntry, index: number): void {
     const change = this.route.observe(index, run.servedProviders);
     if (change) this.onRoute(change, index, run.startedAt);
+    this.onSameModel(run, index);
     if (isStopped(run)) {
       this.onStopped(run, index);
       return;
@@ -87,6 +91,34 @@ export class TargetDetector {
     t.alert.updatedAt = at;
     addRuns(t, this.runs, change.indices);
     this.openRoute = t;
+  }
+
+  /**
+   * A run's same-model verdict: `differs` after `same` opens a model change (no confirmation: the
+   * test's own error rate is 1 %); `same` resolves an open one. Other verdicts (no reference, too few
+   * samples) say nothing either way.
+   */
+  private onSameModel(run: RunIndexEntry, index: number): void {
+    const verdict = run.sameModel;
+    if (verdict?.verdict !== "same" && verdict?.verdict !== "differs") return;
+    if (verdict.verdict === "same" && this.openModel) {
+      resolveAlert(this.openModel, run.startedAt);
+      this.openModel = null;
+    } else if (verdict.verdict === "differs" && this.openModel) {
+      addRuns(this.openModel, this.runs, [index]);
+    } else if (verdict.verdict === "differs" && this.modelVerdict === "same") {
+      const t = this.open("model_change", "model", index, index);
+      t.alert.sameModel = {
+        reference: verdict.reference,
+        pValue: verdict.pValue,
+        reason: verdict.reason,
+        cause: verdict.cause,
+      };
+      t.alert.title = modelTitle(subjectOf(t.alert), verdict.reference, verdict.reason);
+      addRuns(t, this.runs, [index]);
+      this.openModel = t;
+    }
+    this.modelVerdict = verdict.verdict;
   }
 
   /** A run that answered nothing: opens the stop on the first one after an answer, else holds it open. */

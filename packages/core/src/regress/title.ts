@@ -46,3 +46,8 @@ export function stoppedTitle(label: string, sent: number): string {
 export function routeTitle(label: string, before: readonly string[], after: readonly string[]): string {
   return `${label}: Served by ${after[0] ?? "unknown"} instead of ${before[0] ?? "unknown"}`;
 }
+
+/** "Llama 8B via X: No longer the same model as its reference llama-8b-maker (its completions differ ...)". */
+export function modelTitle(label: string, reference: string | null, reason: string): string {
+  return `${label}: No longer the same model as its reference ${reference ?? "route"} (${reason})`;
+}

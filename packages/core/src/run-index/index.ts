@@ -7,6 +7,7 @@ import { z } from "zod";
 import { DEFAULT_SCENARIO, modelKeyOf } from "../config/index.ts";
 import { isOpenLoopRun, summarizeRun } from "../metrics/index.ts";
 import { Load, RouteRecord, type RunDocument, SloRecord, Summary, upgradeLevelsV1 } from "../run/index.ts";
+import { SameModel } from "../same-model/index.ts";
 import { listRunKeys, putRun, readRun, type Store } from "../store/index.ts";
 
 /** The figures of one level that history and comparison need. Units in the names. */
@@ -66,6 +67,16 @@ const RunIndexEntryV2 = z.object({
   levels: z.array(LevelFigures),
   /** Providers that served the run's ok requests, most requests first. */
   servedProviders: z.array(z.string()),
+  /** The target was its model's reference route in this run; absent: it was not. */
+  reference: z.boolean().optional(),
+  /** The run's canary in brief: its prompt set and its ok completions; absent when the run has none. */
+  canary: z.object({ promptSet: z.string(), completions: z.number().int().nonnegative() }).optional(),
+  /**
+   * The same-model verdict on the run's canary, against the reference's latest canary run started by
+   * then (`judgeCanaryRuns`, in the first evaluation after the run was indexed); absent until then
+   * and for runs without a canary.
+   */
+  sameModel: SameModel.optional(),
 });
 
 /**
@@ -165,6 +176,15 @@ export function indexEntryFor(key: string, doc: RunDocument): RunIndexEntry {
         (l as { goodputOutputTokensPerSecond?: number | null }).goodputOutputTokensPerSecond ?? null,
     })),
     servedProviders: [...served.entries()].sort((a, b) => b[1] - a[1]).map(([p]) => p),
+    ...(doc.reference ? { reference: true } : {}),
+    ...(doc.canary
+      ? {
+          canary: {
+            promptSet: doc.canary.promptSet,
+            completions: doc.canary.completions.filter((c) => c.outcome === "ok").length,
+          },
+        }
+      : {}),
   };
 }
 

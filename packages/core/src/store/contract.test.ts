@@ -7,6 +7,7 @@ import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll } from "vitest";
+import { modelChangeContract } from "../../testing/model-change.contract.ts";
 import { runClaimsContract, runIndexContract, storeContract } from "../../testing/store.contract.ts";
 import { FolderRunClaims } from "../claims/folder.ts";
 import { runKey } from "../run/index.ts";
@@ -40,3 +41,8 @@ storeContract("FolderStore", async () => ({ store: new FolderStore(tempDir()) })
 runIndexContract("StoreRunIndex on FolderStore", async () => new StoreRunIndex(new FolderStore(tempDir())), sample);
 
 runClaimsContract("FolderRunClaims", async () => new FolderRunClaims(tempDir()));
+
+modelChangeContract("the folder store", async () => {
+  const store = new FolderStore(tempDir());
+  return { store, index: new StoreRunIndex(store) };
+});
