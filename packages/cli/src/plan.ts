@@ -82,8 +82,18 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
     `  total: ${requests} + ${plan.totalWarmupRequests} warm-up`,
     `  duration expected: ${number(plan.expectedSeconds)} s, ${fitText(plan.expected, plan)}`,
     `  duration upper bound: ${number(plan.upperBoundSeconds)} s, ${fitText(plan.upperBound, plan)}`,
+    canaryText(plan),
     `  top level: ${topLevelText(plan)}, ${number(share * 100)} % of what one client thread is planned to carry (${number(CLIENT_CHUNKS_PER_SECOND_PER_THREAD)} chunks/s: ${number(CLIENT_PLANNED_CORE_SHARE * 100)} % of a core, which parses ${number(CLIENT_CHUNKS_PER_CPU_SECOND)} as measured); a sweep with threads "auto" (the deployed one) would run it on ${plan.topLevelThreads === 1 ? "its own thread" : `${plan.topLevelThreads} worker threads`} (${plan.cores} core${plan.cores === 1 ? "" : "s"} here)${share > plan.topLevelThreads ? ": more than those are planned to carry, so the level may be flagged client.limited here" : ""}`,
   ].join("\n");
+}
+
+/** The canary phase in words: requests, tokens, dollars where list-priced, time. */
+function canaryText(plan: TargetPlan): string {
+  const c = plan.canary;
+  if (c === null) return "  canary: off (workload canary false)";
+  const s = c.settings;
+  const usd = c.usd === null ? "" : `, about $${c.usd < 0.01 ? c.usd.toFixed(4) : c.usd.toFixed(2)} at the list prices`;
+  return `  canary (same model?): ${c.requests} requests after the levels (${c.requests / s.samplesPerPrompt} prompts x ${s.samplesPerPrompt}, temperature ${s.temperature}, maxTokens ${s.maxTokens}, ${s.concurrency} at once): about ${number(c.promptTokens)} prompt and at most ${number(c.outputTokens)} output tokens${usd}; expected ${number(c.expectedSeconds, 1)} s, upper bound ${number(c.upperBoundSeconds)} s, on top of the durations above`;
 }
 
 /** Whether a base URL names this machine (loopback or localhost), which a Lambda cannot reach. */

@@ -101,6 +101,27 @@ describe("planTarget", () => {
   });
 });
 
+describe("the canary's plan", () => {
+  it("counts its requests and tokens, prices them at list prices, and is null when off", () => {
+    const priced = {
+      ...target({ canary: { samplesPerPrompt: 5, concurrency: 10 } }),
+      pricing: { inputPerMillionUsd: 1, outputPerMillionUsd: 2 },
+    };
+    const canary = planTarget({}, priced).canary;
+    expect(canary).toMatchObject({ requests: 50, outputTokens: 50 * 32 });
+    // 10 prompts of 29 to 53 characters: 8 to 14 tokens at 4 characters a token, plus 8 for a template.
+    expect(canary?.promptTokens).toBeGreaterThan(5 * 10 * 16);
+    expect(canary?.promptTokens).toBeLessThan(5 * 10 * 22);
+    expect(canary?.usd).toBeCloseTo(((canary?.promptTokens ?? 0) * 1 + 50 * 32 * 2) / 1e6, 12);
+    // 50 requests 10 at once: 5 rounds of one request (0.5 s to the first token, 32 tokens at 50 tok/s).
+    expect(canary?.expectedSeconds).toBeCloseTo(5 * (0.5 + 32 / 50), 9);
+    expect(canary?.upperBoundSeconds).toBe(5 * 120);
+    expect(planTarget({}, { ...priced, pricing: { hourlyUsd: 2 } }).canary?.usd).toBeNull();
+    expect(planTarget({ workload: { canary: false } }, target()).canary).toBeNull();
+    expect(planTarget({ workload: { canary: false } }, target({ canary: true })).canary?.requests).toBe(100);
+  });
+});
+
 describe("fitInvocations", () => {
   it("starts a new invocation when the next level does not fit, and names levels that never fit", () => {
     expect(fitInvocations([500, 300, 100], 870)).toEqual({ invocations: 2, continuations: 1, oversizedLevels: [] });
@@ -178,16 +199,19 @@ describe("lambdaCostPerDay", () => {
     expect(slotsPerDay("cron(0 6 * * ? *)")).toBeNull();
   });
 
-  it("prices 10 default targets at rate(6 hours): sweeps at one vCPU, a publish, the plan", () => {
+  it("prices 10 default targets at rate(6 hours): sweeps (their canaries included) at one vCPU, a publish, the plan", () => {
     const config = parseConfig(JSON.stringify({ targets: targets(10) }), { file: "c.json", requireKeys: false });
     const plans = planConfig(config);
     const cost = lambdaCostPerDay(plans, config.schedule, 10);
-    const sweepGbSeconds = 4 * plans.reduce((s, p) => s + p.expectedSeconds, 0) * (1769 / 1024);
+    // Each sweep's canary (100 requests, 4 at once: 25 rounds of 0.5 s + 32 tokens at 50 tok/s) runs in it.
+    expect(plans.every((p) => p.canary?.expectedSeconds === 25 * (0.5 + 32 / 50))).toBe(true);
+    const sweepGbSeconds =
+      4 * plans.reduce((s, p) => s + p.expectedSeconds + (p.canary?.expectedSeconds ?? 0), 0) * (1769 / 1024);
     const publishGbSeconds = 4 * (5 + 0.15 * 10) * 2;
     expect(cost?.sweepMemoryMb).toBe(1769);
     expect(cost?.gbSecondsPerDay).toBeCloseTo(sweepGbSeconds + publishGbSeconds, 6);
     expect(cost?.invocationsPerDay).toBe(4 * (1 + 10 + 1));
-    expect(cost?.usdPerDay.toFixed(2)).toBe("0.47");
+    expect(cost?.usdPerDay.toFixed(2)).toBe("0.50");
     expect(lambdaCostPerDay(plans, "cron(0 6 * * ? *)", 10)).toBeNull();
   });
 });

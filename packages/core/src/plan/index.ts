@@ -4,7 +4,16 @@
  * takes, and the chunk rate its top level asks of the client.
  */
 import { availableParallelism } from "node:os";
-import { type Config, scenariosOf, type Target, type Workload, workloadFor } from "../config/index.ts";
+import {
+  type CanarySettings,
+  type Config,
+  canaryFor,
+  scenariosOf,
+  type Target,
+  type Workload,
+  workloadFor,
+} from "../config/index.ts";
+import { CANARY_PROMPTS } from "../same-model/prompts.ts";
 
 /**
  * Stream chunks one core of client parses per CPU-second: the low end of what npm run bench measured
@@ -124,6 +133,61 @@ export interface InvocationFit {
   oversizedLevels: number[];
 }
 
+/** What a sweep's canary phase will cost (docs/config.md#canary): requests, tokens, dollars, time. */
+export interface CanaryPlan {
+  settings: CanarySettings;
+  /** Canary prompts x samplesPerPrompt. */
+  requests: number;
+  /** Prompt tokens, estimated at 4 characters a token plus 8 for a chat template, over every request. */
+  promptTokens: number;
+  /** Output tokens at most: every completion reaching maxTokens. */
+  outputTokens: number;
+  /** USD at the target's list prices (prompt and output tokens above); null without list prices (none, or hourly). */
+  usd: number | null;
+  /** The phase at the assumed rates: ceil(requests / concurrency) rounds of one request, seconds. */
+  expectedSeconds: number;
+  /** Every request running to its timeout, seconds. */
+  upperBoundSeconds: number;
+}
+
+/** Chat-template tokens a canary prompt is assumed to carry on top of its text. */
+const TEMPLATE_TOKENS = 8;
+
+/** The canary of a (target, workload), or null when it is off. */
+export function planCanary(
+  target: Pick<Target, "pricing">,
+  workload: Workload,
+  outputTokensPerSecondPerStream: number,
+  assumptions: PlanAssumptions = DEFAULT_PLAN_ASSUMPTIONS,
+): CanaryPlan | null {
+  const settings = canaryFor(workload);
+  if (!settings) return null;
+  const prompts = CANARY_PROMPTS.prompts;
+  const requests = prompts.length * settings.samplesPerPrompt;
+  const promptTokens =
+    settings.samplesPerPrompt * prompts.reduce((sum, p) => sum + Math.ceil(p.text.length / 4) + TEMPLATE_TOKENS, 0);
+  const outputTokens = requests * settings.maxTokens;
+  const pricing = target.pricing;
+  const usd =
+    pricing && "inputPerMillionUsd" in pricing
+      ? (promptTokens * pricing.inputPerMillionUsd + outputTokens * pricing.outputPerMillionUsd) / 1e6
+      : null;
+  const oneRequest = Math.min(
+    workload.requestTimeoutSeconds,
+    assumptions.ttftSeconds + settings.maxTokens / outputTokensPerSecondPerStream,
+  );
+  const roundsOf = rounds(requests, settings.concurrency);
+  return {
+    settings,
+    requests,
+    promptTokens,
+    outputTokens,
+    usd,
+    expectedSeconds: roundsOf * oneRequest,
+    upperBoundSeconds: roundsOf * workload.requestTimeoutSeconds,
+  };
+}
+
 /** What `kneeboard plan` reports for one (target, scenario). */
 export interface TargetPlan {
   targetId: string;
@@ -155,6 +219,8 @@ export interface TargetPlan {
   topLevelThreads: number;
   /** The cores that thread count assumed (the planning machine's available parallelism by default). */
   cores: number;
+  /** The canary phase after the levels; null when off. Its time is not in the levels' durations above. */
+  canary: CanaryPlan | null;
 }
 
 /** Sequential rounds of `count` requests run by `workers` workers that each take one at a time. */
@@ -325,6 +391,7 @@ export function planTarget(
     clientCoreShare: topLevelChunksPerSecond / CLIENT_CHUNKS_PER_SECOND_PER_THREAD,
     topLevelThreads: threadsForChunkRate(topLevelChunksPerSecond, cores, loadThreadBound(top)),
     cores,
+    canary: planCanary(target, workload, perStream, assumptions),
   };
 }
 
@@ -379,7 +446,7 @@ export interface LambdaCost {
 
 /**
  * Lambda's charges a day at the expected sweep durations (each sweep's GB-s at the sweep memory, its
- * continuations as extra invocations) plus publish (one per 10 sweeps, 5 s + 0.15 s per target as
+ * canary phase included, its continuations as extra invocations) plus publish (one per 10 sweeps, 5 s + 0.15 s per target as
  * measured by `npm run bench`, at PUBLISH_MEMORY_MB) and the plan function, on x86_64 prices in
  * us-east-1. Providers' tokens, S3, SQS, DynamoDB, SNS and CloudFront are not in it. Null for a cron schedule.
  */
@@ -387,7 +454,8 @@ export function lambdaCostPerDay(plans: TargetPlan[], schedule: string, targets:
   const slots = slotsPerDay(schedule);
   if (slots === null) return null;
   const memoryMb = sweepMemoryMb(plans);
-  const sweepSeconds = plans.reduce((sum, p) => sum + p.expectedSeconds, 0);
+  // The canary phase runs in the sweep's last invocation: its time is the sweep's too.
+  const sweepSeconds = plans.reduce((sum, p) => sum + p.expectedSeconds + (p.canary?.expectedSeconds ?? 0), 0);
   const sweepInvocations = plans.reduce((sum, p) => sum + p.expected.invocations, 0);
   const publishes = Math.ceil(plans.length / SWEEPS_PER_PUBLISH);
   const publishSeconds = publishes * (5 + 0.15 * targets);
