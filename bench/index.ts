@@ -11,6 +11,7 @@ import { benchAws } from "./aws.ts";
 import { benchClient } from "./client.ts";
 import { benchOpenLoop } from "./open-loop.ts";
 import { benchRegress } from "./regress.ts";
+import { benchSameModel } from "./same-model.ts";
 import { benchSite } from "./site.ts";
 
 async function demoRunTime(): Promise<void> {
@@ -25,7 +26,7 @@ async function demoRunTime(): Promise<void> {
   );
 }
 
-/** `npm run bench -- client` (or `open-loop`, `demo`, `regress`, `site`, `aws`, several at once) runs only those parts; none named, all. */
+/** `npm run bench -- client` (or `open-loop`, `demo`, `regress`, `site`, `aws`, `same-model`, several at once) runs only those parts; none named, all. */
 const parts = process.argv.slice(2);
 const runs = (part: string) => parts.length === 0 || parts.includes(part);
 
@@ -35,3 +36,4 @@ if (runs("demo")) await demoRunTime();
 if (runs("regress")) benchRegress(console.log);
 if (runs("site")) await benchSite(console.log);
 if (runs("aws")) await benchAws(console.log);
+if (runs("same-model")) await benchSameModel(console.log);

@@ -27,6 +27,7 @@ import { runCanary } from "./canary.ts";
 import { type RequestSender, runLevel, Stopped } from "./level.ts";
 import { type ThreadHost, workerThreads } from "./threads.ts";
 
+export { type CanaryOptions, runCanary } from "./canary.ts";
 export type { DriveLoop, DriveRecord, DriveSpec, LevelDriver } from "./driver.ts";
 export { RATE_LIMIT_FIRST_WAIT_MS, RATE_LIMIT_MAX_WAIT_MS, rateLimitWaitMs } from "./loop.ts";
 export type { RequestSender } from "./request.ts";
