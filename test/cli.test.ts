@@ -4,8 +4,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { DEMO_RAG_TARGETS, DEMO_REPEAT, demoConfig } from "@kneeboard/cli/run";
-import { parseConfig, scenariosOf, workloadFor } from "@kneeboard/core/config";
+import { DEMO_CANARY, DEMO_CANARY_TARGETS, DEMO_RAG_TARGETS, DEMO_REPEAT, demoConfig } from "@kneeboard/cli/run";
+import { canaryFor, parseConfig, scenariosOf, workloadFor } from "@kneeboard/core/config";
 import {
   REFERENCE_OPEN_LEVEL_SECONDS,
   REFERENCE_OPEN_RATES,
@@ -235,9 +235,18 @@ describe("the demo config (npm start)", () => {
     expect(config.targets.every((t) => t.label.endsWith("(simulated)"))).toBe(true);
     expect(DEMO_RAG_TARGETS).toEqual(["ref-small-fast", "ref-large-slow"]);
     expect(pairs.filter(([, s]) => s === "rag").map(([id]) => id)).toEqual(DEMO_RAG_TARGETS);
-    expect(pairs.filter(([, s]) => s === "chat")).toHaveLength(10);
-    // 12 (target, scenario) pairs, 3 runs each: 36 runs.
-    expect(pairs.length * DEMO_REPEAT).toBe(36);
+    expect(pairs.filter(([, s]) => s === "chat")).toHaveLength(11);
+    // 13 (target, scenario) pairs, 3 runs each: 39 runs.
+    expect(pairs.length * DEMO_REPEAT).toBe(39);
+  });
+
+  it("runs the canary in chat on every route of the models with a reference route, one reference each", () => {
+    const canaried = pairs.filter(([id, s]) => canaryFor(workload(id, s)) !== null);
+    expect(canaried.map(([id]) => id).sort()).toEqual([...DEMO_CANARY_TARGETS].sort());
+    expect(canaried.every(([, s]) => s === "chat")).toBe(true);
+    expect(canaryFor(workload("ref-small-quantized", "chat"))).toEqual({ ...DEMO_CANARY, temperature: 1 });
+    const references = config.targets.filter((t) => t.reference).map((t) => t.modelKey ?? t.model);
+    expect(references.sort()).toEqual(["ref-gateway", "ref-large", "ref-small"]);
   });
 
   it("chat: 150-token prompts, levels 1 to 16, counted (24 a level) only where counts matter; rag: 2,000-token prompts at 3 short levels", () => {

@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../errors/index.ts";
-import { parseConfig, workloadFor } from "./index.ts";
+import { canaryFor, DEFAULT_CANARY, parseConfig, workloadFor } from "./index.ts";
 import { schemaFiles } from "./schemas.ts";
 
 const target = (extra: Record<string, unknown> = {}) => ({
@@ -223,5 +223,41 @@ describe("workload.arrival", () => {
         (p) => p.path,
       ),
     ).toEqual(["targets[0].workload.arrival.ratesPerSecond"]);
+  });
+});
+
+describe("reference routes and the canary", () => {
+  it("takes one reference route per model key, and names a second one by its path", () => {
+    const a = target({ id: "a", model: "org/m", reference: true });
+    const b = target({ id: "b", model: "other/m", reference: true });
+    const c = target({ id: "c", model: "org/m", modelKey: "m2", reference: true });
+    expect(parse({ targets: [a, c] }).targets.map((t) => t.reference)).toEqual([true, true]);
+    expect(problemsOf({ targets: [a, c, b] })).toEqual([
+      {
+        path: "targets[2].reference",
+        message: "model m has a reference route already (targets[0].reference): at most one per modelKey",
+      },
+    ]);
+    expect(problemsOf({ targets: [target({ reference: "yes" })] }).map((p) => p.path)).toEqual([
+      "targets[0].reference",
+    ]);
+  });
+
+  it("runs the canary by default; false turns it off, the nearest layer deciding; its fields are checked", () => {
+    const config = parse({
+      targets: [target({ id: "a" }), target({ id: "b", workload: { canary: { concurrency: 8 } } })],
+      workload: { canary: false },
+      scenarios: { chat: {}, rag: { canary: { samplesPerPrompt: 5 } } },
+    });
+    const [a, b] = config.targets as [never, never];
+    expect(canaryFor(workloadFor(parse({ targets: [target()] }), {}))).toEqual(DEFAULT_CANARY);
+    expect(canaryFor(workloadFor(config, a, "chat"))).toBeNull();
+    expect(canaryFor(workloadFor(config, b, "chat"))).toEqual({ ...DEFAULT_CANARY, concurrency: 8 });
+    expect(canaryFor(workloadFor(config, b, "rag"))).toEqual({ ...DEFAULT_CANARY, samplesPerPrompt: 5 });
+    expect(DEFAULT_CANARY).toEqual({ samplesPerPrompt: 10, maxTokens: 32, concurrency: 4, temperature: 1 });
+    const at = (canary: unknown) => problemsOf({ targets: [target()], workload: { canary } }).map((p) => p.path);
+    expect(at({ samplesPerPrompt: 0 })).toEqual(["workload.canary.samplesPerPrompt"]);
+    expect(at({ temperature: 0.5 })).toEqual(["workload.canary.temperature"]);
+    expect(at("on")).toEqual(["workload.canary"]);
   });
 });
