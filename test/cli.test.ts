@@ -246,7 +246,7 @@ describe("the demo config (npm start)", () => {
     expect(canaried.every(([, s]) => s === "chat")).toBe(true);
     expect(canaryFor(workload("ref-small-quantized", "chat"))).toEqual({ ...DEMO_CANARY, temperature: 1 });
     const references = config.targets.filter((t) => t.reference).map((t) => t.modelKey ?? t.model);
-    expect(references.sort()).toEqual(["ref-gateway", "ref-large", "ref-small"]);
+    expect(references.sort()).toEqual(["ref-large", "ref-small"]);
   });
 
   it("chat: 150-token prompts, levels 1 to 16, counted (24 a level) only where counts matter; rag: 2,000-token prompts at 3 short levels", () => {

@@ -55,6 +55,9 @@ const WORKLOAD = {
   warmupRequests: 0,
   promptTokens: 20,
   requestTimeoutSeconds: 10,
+  // A small canary (one completion of each prompt, 4 tokens, all at once): the deployed sweep runs it
+  // after the levels within the invocation, in well under a second.
+  canary: { samplesPerPrompt: 1, maxTokens: 4, concurrency: 10 },
 };
 const CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
 const LONG_LAMBDA = { getRemainingTimeInMillis: () => 600_000 };
@@ -328,6 +331,9 @@ describe("the scheduled path on one machine", () => {
       const doc = await readJson<RunDocument>(RESULTS, docs[0] as string);
       expect(doc.status, JSON.stringify(doc.levels.map((l) => [loadWords(l.load), l.invalidReasons]))).toBe("complete");
       expect(doc.levels.map((l) => loadPosition(l.load))).toEqual([1, 2]);
+      // The canary ran after the levels: each prompt once, answered in words at temperature 1.
+      expect(doc.canary?.completions.map((c) => c.outcome)).toEqual(Array(10).fill("ok"));
+      expect(doc.canary?.completions.every((c) => c.text.trim().split(" ").length === 4)).toBe(true);
     }
     const index = new DynamoRunIndex({ tableName: TABLE, client: new DynamoDBClient({}) });
     for (const targetId of targetIds) expect(await index.entries(targetId)).toHaveLength(1);

@@ -186,7 +186,6 @@ export function referenceTargets(baseURL: string) {
       baseURL,
       model: "ref-gateway",
       route: { gateway: "openrouter" as const, provider: "alpha" },
-      reference: true,
     },
     {
       id: "ref-gateway-beta",
