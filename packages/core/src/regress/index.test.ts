@@ -309,3 +309,45 @@ describe("detectAlerts", () => {
 function expectedChatId(): string {
   return createHash("sha256").update("t\u0000regression\u0000t-run200").digest("hex").slice(0, 16);
 }
+
+describe("model_change", () => {
+  const verdict = (v: "same" | "differs" | "no-reference" | null) =>
+    v === null
+      ? {}
+      : {
+          sameModel: {
+            reference: "ref",
+            verdict: v,
+            pValue: v === "differs" ? 0.001 : v === "same" ? 0.5 : null,
+            reason: `it is ${v}`,
+            samples: 100,
+            cause: v === "differs" ? ("distribution" as const) : ("no_difference" as const),
+            rawPValue: null,
+            referenceSamples: 100,
+            runId: null,
+            referenceRunId: null,
+          },
+        };
+  const series = (verdicts: ("same" | "differs" | "no-reference" | null)[]) => {
+    const r = seededRandom(5);
+    return verdicts.map((v, i) => ({ ...entry(i, r), runId: `r${i}`, ...verdict(v) }));
+  };
+  const models = (alerts: Alert[]) =>
+    alerts.filter((a) => a.kind === "model_change").map((a) => [a.state, a.runIds.join(",")]);
+
+  it("opens when the verdict turns from same to differs, at once, and resolves on the next same", () => {
+    const alerts = detectAlerts(series(["same", "same", null, "differs", "no-reference", "differs", "same"]));
+    expect(models(alerts)).toEqual([["resolved", "r3,r5"]]);
+    const open = detectAlerts(series(["same", "differs"])).find((a) => a.kind === "model_change");
+    expect(open).toMatchObject({ state: "open", severity: "warning", sameModel: { reference: "ref", pValue: 0.001 } });
+  });
+
+  it("never opens for a route that differed from its first verdict, nor on verdicts that say nothing", () => {
+    expect(models(detectAlerts(series(["differs", "differs", "same"])))).toEqual([]);
+    expect(models(detectAlerts(series(["same", "no-reference", null, "same"])))).toEqual([]);
+    expect(models(detectAlerts(series(["same", "differs", "same", "differs"])))).toEqual([
+      ["resolved", "r1"],
+      ["open", "r3"],
+    ]);
+  });
+});
