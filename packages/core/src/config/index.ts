@@ -68,6 +68,31 @@ export const Arrival = z.discriminatedUnion(
 );
 export type Arrival = z.infer<typeof Arrival>;
 
+/**
+ * Conversations (docs/config.md#conversation): each closed-loop worker is one user holding
+ * conversations of `turns` turns; each turn re-sends the run's system prompt and the conversation so
+ * far (the questions and the answers received), then a new question.
+ */
+export const Conversation = z.strictObject({
+  /** Turns of each conversation, at least 1. */
+  turns: z
+    .number({ error: "must be a whole number of turns, at least 1" })
+    .int("must be a whole number of turns, at least 1")
+    .min(1, "must be at least 1: a conversation has at least one turn")
+    .max(64),
+  /** Tokens of the system prompt every conversation of the run begins with (0: none). */
+  sharedPrefixTokens: z.number().int().nonnegative(),
+  /** Tokens of each turn's new question (default: the workload's `promptTokens`). */
+  turnPromptTokens: z.number().int().positive().optional(),
+  /** Seconds between a turn's answer and the next question, as a reader takes (default 0). */
+  thinkSeconds: z
+    .number({ error: "must be a number of seconds, 0 or more" })
+    .nonnegative("must not be negative: a think time is 0 seconds or more")
+    .max(3600)
+    .default(0),
+});
+export type Conversation = z.infer<typeof Conversation>;
+
 const workloadFields = {
   /** Concurrency levels, strictly ascending. */
   concurrency: z.array(z.number().int().positive().max(1024)).min(1).superRefine(strictlyAscending("levels")),
@@ -93,6 +118,8 @@ const workloadFields = {
   slo: Slo.partial(),
   /** How requests arrive (default a closed loop). */
   arrival: Arrival,
+  /** Closed loop only: each worker holds conversations of several turns instead of single prompts (default none). */
+  conversation: Conversation,
 };
 
 /** A per-target workload: any field overrides the global one. */
@@ -306,6 +333,14 @@ function scenarioWorkload(config: Partial<Pick<Config, "scenarios">>, scenario: 
 function workloadProblems(workload: Workload, at: string): ConfigProblem[] {
   if (workload.requestsPerLevel !== undefined && workload.levelDurationSeconds !== undefined)
     return [{ path: `${at}.levelDurationSeconds`, message: "set requestsPerLevel or levelDurationSeconds, not both" }];
+  // A conversation's next turn follows its answer: a worker that waits on its answer is a closed loop.
+  if (workload.conversation !== undefined && workload.arrival.mode !== "closed")
+    return [
+      {
+        path: `${at}.conversation`,
+        message: `conversations run in a closed loop (each user waits for the answer before the next turn), not with ${workload.arrival.mode} arrivals`,
+      },
+    ];
   return [];
 }
 

@@ -89,7 +89,12 @@ export function expectedTtftSeconds(
  * N requests in flight, or an open loop's seeded Poisson arrivals at a rate, at most `maxInFlight` at once.
  */
 export type LevelLoad =
-  | { kind: "closed"; concurrency: number }
+  | {
+      kind: "closed";
+      concurrency: number;
+      /** Each of the N workers holds conversations of `turns` turns, thinking `thinkSeconds` between them. */
+      conversation?: { turns: number; thinkSeconds: number };
+    }
   | { kind: "open"; arrival: "poisson"; ratePerSecond: number; seed: number; maxInFlight: number };
 
 /** One level as the sweep will run it, expanded once from the workload (`planLevels`) for the sweep and the plan alike. */
@@ -216,9 +221,14 @@ export function planLevels(workload: Workload, requestSeconds: number): LevelPla
       ratePerSecond,
       ...openLevelTiming(ratePerSecond, workload, requestSeconds),
     }));
+  const talk = workload.conversation;
   return workload.concurrency.map((concurrency) => ({
-    load: { kind: "closed", concurrency },
-    name: `concurrency ${concurrency}`,
+    load: {
+      kind: "closed",
+      concurrency,
+      ...(talk ? { conversation: { turns: talk.turns, thinkSeconds: talk.thinkSeconds } } : {}),
+    },
+    name: talk ? `concurrency ${concurrency} (${concurrency} in conversation)` : `concurrency ${concurrency}`,
     concurrency,
     ratePerSecond: null,
     ...closedLevelTiming(concurrency, workload, requestSeconds),
