@@ -42,7 +42,10 @@ export class PrefixCache {
     return keys;
   }
 
-  /** Tokens of the prompt's leading blocks already cached (at most `promptTokens`); marks them used. */
+  /**
+   * Tokens of the prompt's leading blocks already cached, marked used: their share of the text (which
+   * holds the roles too) of the `promptTokens` the model counts, rounded down.
+   */
   lookup(text: string, promptTokens: number): number {
     let hit = 0;
     for (const key of this.keys(text)) {
@@ -51,7 +54,8 @@ export class PrefixCache {
       this.blocks.set(key, true);
       hit++;
     }
-    return Math.min(promptTokens, hit * this.blockTokens);
+    const hitChars = hit * this.blockTokens * this.charsPerToken;
+    return text.length > 0 ? Math.min(promptTokens, Math.floor((hitChars / text.length) * promptTokens)) : 0;
   }
 
   /** The prompt was prefilled: its whole blocks are cached from now on. */
