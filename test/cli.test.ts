@@ -195,6 +195,23 @@ describe("kneeboard run", () => {
     expect(existsSync(data)).toBe(false);
   });
 
+  it("exits 2 on a conversation of no turns or a negative think time, naming the paths, sending nothing", async () => {
+    const data = join(dir, "bad-conversation-data");
+    const before = server.counts().requests;
+    const config = {
+      targets: [target()],
+      scenarios: { talk: { conversation: { turns: 0, sharedPrefixTokens: 100, thinkSeconds: -2 } } },
+    };
+    const result = await kneeboard(["run", "--config", writeConfig("bad-talk.json", config), "--data", data], {
+      KB_TEST_KEY: SECRET,
+    });
+    expect(result.code).toBe(2);
+    expect(result.out).toContain("scenarios.talk.conversation.turns");
+    expect(result.out).toContain("scenarios.talk.conversation.thinkSeconds");
+    expect(server.counts().requests).toBe(before);
+    expect(existsSync(data)).toBe(false);
+  });
+
   it("exits 2 when the key variable is missing or a --target is unknown, writing nothing", async () => {
     const data = join(dir, "nokey-data");
     const file = writeConfig("nokey.json", { targets: [target()], workload });
