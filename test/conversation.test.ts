@@ -6,6 +6,8 @@
  */
 import { parseConfig, workloadFor } from "@kneeboard/core/config";
 import type { Level, RunDocument } from "@kneeboard/core/run";
+import { indexEntryFor } from "@kneeboard/core/run-index";
+import { standingOf } from "@kneeboard/core/standing";
 import { runSweep } from "@kneeboard/core/sweep";
 import { type ReferenceServer, type StreamProfile, startReferenceServer } from "@kneeboard/reference";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -122,6 +124,18 @@ describe("conversations against a server with a prefix cache", () => {
         (request.promptTokens ?? 0) - ANSWER_TOKENS - WORKLOAD.promptTokens - 10,
       );
     }
+  });
+
+  it("indexes the level's figures by turn and verdict, and its later turns' TTFT enters the standing", () => {
+    const entry = indexEntryFor("runs/cached/x.json", doc);
+    const figures = entry.levels[0];
+    expect(figures?.laterTurnsTtftP50Ms).toBe(level.conversation?.laterTurnsTtftMs.p50);
+    expect(figures?.conversation?.cacheVerdict).toBe("reported");
+    expect(figures?.conversation?.byTurn.map((t) => [t.turn, t.n, t.ttftP50Ms])).toEqual(
+      level.conversation?.byTurn.map((t) => [t.turn, t.n, t.ttftMs.p50]),
+    );
+    const standing = standingOf("cached", [entry], { now: doc.finishedAt });
+    expect(standing.levels[0]?.laterTurnsTtftP50Ms?.median).toBe(figures?.laterTurnsTtftP50Ms);
   });
 });
 

@@ -60,6 +60,8 @@ export const StandingLevel = z.object({
   ttftP50Ms: Estimate.nullable(),
   ttftP95Ms: Estimate.nullable(),
   goodputOutputTokensPerSecond: Estimate.nullable(),
+  /** A conversation level: TTFT p50 of turns 2 and later (what its leaderboard ranks by); null otherwise. */
+  laterTurnsTtftP50Ms: Estimate.nullable().default(null),
 });
 export type StandingLevel = z.infer<typeof StandingLevel>;
 
@@ -191,6 +193,7 @@ const LEVEL_FIGURES = [
   "ttftP50Ms",
   "ttftP95Ms",
   "goodputOutputTokensPerSecond",
+  "laterTurnsTtftP50Ms",
 ] as const satisfies readonly (keyof LevelFigures)[];
 
 function levelOf(load: Load, runs: readonly RunIndexEntry[]): StandingLevel {
@@ -224,6 +227,7 @@ function levelOf(load: Load, runs: readonly RunIndexEntry[]): StandingLevel {
     ttftP50Ms: values("ttftP50Ms"),
     ttftP95Ms: values("ttftP95Ms"),
     goodputOutputTokensPerSecond: values("goodputOutputTokensPerSecond"),
+    laterTurnsTtftP50Ms: values("laterTurnsTtftP50Ms"),
   };
 }
 
