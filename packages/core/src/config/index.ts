@@ -95,8 +95,25 @@ const workloadFields = {
   arrival: Arrival,
 };
 
-/** A per-target workload: any field overrides the global one. */
-export const WorkloadOverride = z.strictObject(workloadFields).partial();
+/**
+ * Options of a check that runs even where its value already has problems (zod skips a schema's
+ * checks once parsing it found a wrong type, say), so it is reported alongside them.
+ */
+const ALWAYS = { when: () => true };
+
+/** A per-target workload: any field overrides the global one; a count or a duration, not both. */
+export const WorkloadOverride = z
+  .strictObject(workloadFields)
+  .partial()
+  .superRefine((workload, ctx) => {
+    const { requestsPerLevel, levelDurationSeconds } = workload ?? {};
+    if (requestsPerLevel !== undefined && levelDurationSeconds !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["levelDurationSeconds"],
+        message: "set requestsPerLevel or levelDurationSeconds, not both",
+      });
+  }, ALWAYS);
 export type WorkloadOverride = z.infer<typeof WorkloadOverride>;
 
 /** The effective workload of a target. Exactly one of requestsPerLevel / levelDurationSeconds is set. */
@@ -303,12 +320,6 @@ function scenarioWorkload(config: Partial<Pick<Config, "scenarios">>, scenario: 
   throw new Error(`unknown scenario ${scenario}; known: ${scenarioNames(config).join(", ")}`);
 }
 
-function workloadProblems(workload: Workload, at: string): ConfigProblem[] {
-  if (workload.requestsPerLevel !== undefined && workload.levelDurationSeconds !== undefined)
-    return [{ path: `${at}.levelDurationSeconds`, message: "set requestsPerLevel or levelDurationSeconds, not both" }];
-  return [];
-}
-
 export interface ParseOptions {
   /** File name for messages. */
   file?: string;
@@ -332,16 +343,12 @@ export function parseConfig(text: string, options: ParseOptions = {}): Config {
   const parsed = Config.safeParse(json);
   const problems: ConfigProblem[] = parsed.success ? [] : parsed.error.issues.flatMap(problemsOf);
   // The checks below read the raw input so they are reported alongside schema problems, not after a second run.
-  const raw = (json ?? {}) as { targets?: unknown; workload?: unknown; scenarios?: unknown };
-  const globalWorkload = WorkloadOverride.safeParse(raw.workload ?? {});
-  if (globalWorkload.success)
-    problems.push(...workloadProblems(workloadFor({ workload: globalWorkload.data }, {}), "workload"));
-  const scenarios = scenarioProblems(raw.scenarios, globalWorkload.success ? globalWorkload.data : undefined);
-  problems.push(...scenarios.problems);
+  const raw = (json ?? {}) as { targets?: unknown; scenarios?: unknown };
+  const names = rawScenarioNames(raw.scenarios);
   const env = options.env ?? process.env;
   const seen = new Map<string, number>();
   (Array.isArray(raw.targets) ? raw.targets : []).forEach(
-    (target: { id?: unknown; apiKeyEnv?: unknown; workload?: unknown; scenarios?: unknown } | null, i) => {
+    (target: { id?: unknown; apiKeyEnv?: unknown; scenarios?: unknown } | null, i) => {
       if (typeof target !== "object" || target === null) return;
       if (typeof target.id === "string") {
         const first = seen.get(target.id);
@@ -349,21 +356,13 @@ export function parseConfig(text: string, options: ParseOptions = {}): Config {
           problems.push({ path: `targets[${i}].id`, message: `duplicate id ${target.id} (also targets[${first}].id)` });
         else seen.set(target.id, i);
       }
-      const own = WorkloadOverride.safeParse(target.workload);
-      if (target.workload !== undefined && globalWorkload.success && own.success)
-        problems.push(
-          ...workloadProblems(
-            workloadFor({ workload: globalWorkload.data }, { workload: own.data }),
-            `targets[${i}].workload`,
-          ),
-        );
       if (Array.isArray(target.scenarios))
         target.scenarios.forEach((name: unknown, j, all: unknown[]) => {
           if (typeof name !== "string") return;
-          if (scenarios.names && !scenarios.names.includes(name))
+          if (names && !names.includes(name))
             problems.push({
               path: `targets[${i}].scenarios[${j}]`,
-              message: `unknown scenario ${JSON.stringify(name)}; the config's scenarios are ${scenarios.names.join(", ")}`,
+              message: `unknown scenario ${JSON.stringify(name)}; the config's scenarios are ${names.join(", ")}`,
             });
           else if (all.indexOf(name) < j)
             problems.push({
@@ -383,28 +382,10 @@ export function parseConfig(text: string, options: ParseOptions = {}): Config {
   return parsed.data;
 }
 
-/**
- * The config's scenario names (undefined when `scenarios` is not an object, so targets' lists are
- * not judged against it) and each scenario's count-and-duration problem over the global workload.
- */
-function scenarioProblems(
-  raw: unknown,
-  global: WorkloadOverride | undefined,
-): { names: string[] | undefined; problems: ConfigProblem[] } {
-  if (raw === undefined) return { names: [DEFAULT_SCENARIO], problems: [] };
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return { names: undefined, problems: [] };
-  const problems: ConfigProblem[] = [];
-  for (const [name, value] of Object.entries(raw)) {
-    const own = WorkloadOverride.safeParse(value);
-    if (global && own.success)
-      problems.push(
-        ...workloadProblems(
-          workloadFor({ workload: global, scenarios: { [name]: own.data } }, {}, name),
-          `scenarios.${name}`,
-        ),
-      );
-  }
-  return { names: Object.keys(raw), problems };
+/** The config's scenario names, invalid ones too; undefined when `scenarios` is not an object, so targets' lists are not judged against it. */
+function rawScenarioNames(raw: unknown): string[] | undefined {
+  if (raw === undefined) return [DEFAULT_SCENARIO];
+  return typeof raw === "object" && raw !== null && !Array.isArray(raw) ? Object.keys(raw) : undefined;
 }
 
 /** One problem per zod issue; an unknown key is named in the path, so typos point at themselves. */
