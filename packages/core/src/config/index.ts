@@ -235,20 +235,41 @@ export const DEFAULT_STANDING: StandingConfig = { windowHours: 72, maxRuns: 24 }
 
 const SCHEDULE = /^(rate\(\d+ (minute|minutes|hour|hours|day|days)\)|cron\(\S+( \S+){5}\))$/;
 
-export const Config = z.strictObject({
-  targets: z.array(Target).min(1),
-  workload: WorkloadOverride.optional(),
-  /** Named workload overrides; each (target, scenario) is swept as its own run (default: `chat`, the workload). */
-  scenarios: Scenarios.optional(),
-  /** EventBridge expression for the AWS deployment. */
-  schedule: z
-    .string()
-    .regex(SCHEDULE, "must be rate(N minutes|hours|days) or cron(6 fields)")
-    .default(DEFAULT_SCHEDULE),
-  /** Which runs the published figures are taken over (default 72 hours, at most 24 runs). */
-  standing: StandingConfig.default(DEFAULT_STANDING),
-});
+export const Config = z
+  .strictObject({
+    targets: z.array(Target).min(1),
+    workload: WorkloadOverride.optional(),
+    /** Named workload overrides; each (target, scenario) is swept as its own run (default: `chat`, the workload). */
+    scenarios: Scenarios.optional(),
+    /** EventBridge expression for the AWS deployment. */
+    schedule: z
+      .string()
+      .regex(SCHEDULE, "must be rate(N minutes|hours|days) or cron(6 fields)")
+      .default(DEFAULT_SCHEDULE),
+    /** Which runs the published figures are taken over (default 72 hours, at most 24 runs). */
+    standing: StandingConfig.default(DEFAULT_STANDING),
+  })
+  .superRefine((config, ctx) => {
+    const first = new Map<string, number>();
+    targetsOf(config).forEach(({ id }, i) => {
+      if (typeof id !== "string") return;
+      const at = first.get(id);
+      if (at === undefined) first.set(id, i);
+      else problem(ctx, ["targets", i, "id"], `duplicate id ${id} (also targets[${at}].id)`);
+    });
+  }, ALWAYS);
 export type Config = z.infer<typeof Config>;
+
+/** The targets of a config being checked, each an object whatever else is wrong with it (a non-object as `{}`). */
+function targetsOf(config: unknown): { id?: unknown; apiKeyEnv?: unknown; scenarios?: unknown }[] {
+  const targets = (config as { targets?: unknown } | null)?.targets;
+  return Array.isArray(targets) ? targets.map((target) => (typeof target === "object" && target ? target : {})) : [];
+}
+
+/** A problem found by a check, at `path` under the value it checks. */
+function problem(ctx: z.RefinementCtx, path: PropertyKey[], message: string): void {
+  ctx.addIssue({ code: "custom", path, message });
+}
 
 /**
  * The model key of a target (or of a run document): its `modelKey`, else the slug of `model` after
@@ -340,52 +361,45 @@ export function parseConfig(text: string, options: ParseOptions = {}): Config {
       options.file,
     );
   }
-  const parsed = Config.safeParse(json);
-  const problems: ConfigProblem[] = parsed.success ? [] : parsed.error.issues.flatMap(problemsOf);
-  // The checks below read the raw input so they are reported alongside schema problems, not after a second run.
-  const raw = (json ?? {}) as { targets?: unknown; scenarios?: unknown };
-  const names = rawScenarioNames(raw.scenarios);
-  const env = options.env ?? process.env;
-  const seen = new Map<string, number>();
-  (Array.isArray(raw.targets) ? raw.targets : []).forEach(
-    (target: { id?: unknown; apiKeyEnv?: unknown; scenarios?: unknown } | null, i) => {
-      if (typeof target !== "object" || target === null) return;
-      if (typeof target.id === "string") {
-        const first = seen.get(target.id);
-        if (first !== undefined)
-          problems.push({ path: `targets[${i}].id`, message: `duplicate id ${target.id} (also targets[${first}].id)` });
-        else seen.set(target.id, i);
-      }
-      if (Array.isArray(target.scenarios))
-        target.scenarios.forEach((name: unknown, j, all: unknown[]) => {
-          if (typeof name !== "string") return;
-          if (names && !names.includes(name))
-            problems.push({
-              path: `targets[${i}].scenarios[${j}]`,
-              message: `unknown scenario ${JSON.stringify(name)}; the config's scenarios are ${names.join(", ")}`,
-            });
-          else if (all.indexOf(name) < j)
-            problems.push({
-              path: `targets[${i}].scenarios[${j}]`,
-              message: `duplicate scenario ${name} (also targets[${i}].scenarios[${all.indexOf(name)}])`,
-            });
-        });
-      // Names the variable, never its value.
-      if (typeof target.apiKeyEnv === "string" && options.requireKeys !== false && !env[target.apiKeyEnv])
-        problems.push({
-          path: `targets[${i}].apiKeyEnv`,
-          message: `environment variable ${target.apiKeyEnv} is not set or empty`,
-        });
-    },
-  );
-  if (problems.length || !parsed.success) throw new ConfigError(problems, options.file);
+  const parsed = schemaFor(json, options).safeParse(json);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.flatMap(problemsOf), options.file);
   return parsed.data;
 }
 
-/** The config's scenario names, invalid ones too; undefined when `scenarios` is not an object, so targets' lists are not judged against it. */
-function rawScenarioNames(raw: unknown): string[] | undefined {
-  if (raw === undefined) return [DEFAULT_SCENARIO];
-  return typeof raw === "object" && raw !== null && !Array.isArray(raw) ? Object.keys(raw) : undefined;
+/**
+ * `Config` with the checks that need the file as written and its environment: a target's scenario
+ * the file does not name (invalid names count) or that the target lists twice, and an apiKeyEnv
+ * variable not set in `env` (the problem names the variable, never its value).
+ */
+function schemaFor(json: unknown, { env = process.env, requireKeys = true }: ParseOptions) {
+  // The file's own names, invalid ones too (zod leaves those out of the value); none when `scenarios`
+  // is not an object, so targets' lists are not judged against it.
+  const { scenarios } = (json ?? {}) as { scenarios?: unknown };
+  const names =
+    scenarios === undefined
+      ? [DEFAULT_SCENARIO]
+      : typeof scenarios === "object" && scenarios !== null && !Array.isArray(scenarios)
+        ? Object.keys(scenarios)
+        : undefined;
+  return Config.superRefine((config, ctx) => {
+    targetsOf(config).forEach((target, i) => {
+      if (Array.isArray(target.scenarios))
+        target.scenarios.forEach((name: unknown, j, all: unknown[]) => {
+          const at = ["targets", i, "scenarios", j];
+          if (typeof name !== "string") return;
+          if (names && !names.includes(name))
+            problem(
+              ctx,
+              at,
+              `unknown scenario ${JSON.stringify(name)}; the config's scenarios are ${names.join(", ")}`,
+            );
+          else if (all.indexOf(name) < j)
+            problem(ctx, at, `duplicate scenario ${name} (also targets[${i}].scenarios[${all.indexOf(name)}])`);
+        });
+      if (requireKeys && typeof target.apiKeyEnv === "string" && !env[target.apiKeyEnv])
+        problem(ctx, ["targets", i, "apiKeyEnv"], `environment variable ${target.apiKeyEnv} is not set or empty`);
+    });
+  }, ALWAYS);
 }
 
 /** One problem per zod issue; an unknown key is named in the path, so typos point at themselves. */
