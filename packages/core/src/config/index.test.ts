@@ -196,6 +196,18 @@ describe("parseConfig", () => {
     expect(message("targets[2].apiKeyEnv")).toBe("environment variable UNSET_KEY_VAR is not set or empty");
   });
 
+  it("names count and duration at the layer that sets both, even when another layer is invalid", () => {
+    const both = { requestsPerLevel: 3, levelDurationSeconds: 3 };
+    expect(
+      problemsOf({ targets: [target({ workload: both })], workload: { maxTokens: "many" } }).map((p) => p.path),
+    ).toEqual(["targets[0].workload.levelDurationSeconds", "workload.maxTokens"]);
+    expect(
+      problemsOf({ targets: [target({ workload: { maxTokens: 3 } })], workload: both, scenarios: { chat: {} } }).map(
+        (p) => p.path,
+      ),
+    ).toEqual(["workload.levelDurationSeconds"]);
+  });
+
   it("skips the key check when requireKeys is false", () => {
     const config = parseConfig(JSON.stringify({ targets: [target()] }), { env: {}, requireKeys: false });
     expect(config.targets[0]?.apiKeyEnv).toBe("TEST_KEY");
