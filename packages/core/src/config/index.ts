@@ -95,10 +95,7 @@ const workloadFields = {
   arrival: Arrival,
 };
 
-/**
- * Options of a check that runs even where its value already has problems (zod skips a schema's
- * checks once parsing it found a wrong type, say), so it is reported alongside them.
- */
+/** Run a check even where its value has other problems (a wrong type, say), so all are reported together. */
 const ALWAYS = { when: () => true };
 
 /** A per-target workload: any field overrides the global one; a count or a duration, not both. */
@@ -108,11 +105,7 @@ export const WorkloadOverride = z
   .superRefine((workload, ctx) => {
     const { requestsPerLevel, levelDurationSeconds } = workload ?? {};
     if (requestsPerLevel !== undefined && levelDurationSeconds !== undefined)
-      ctx.addIssue({
-        code: "custom",
-        path: ["levelDurationSeconds"],
-        message: "set requestsPerLevel or levelDurationSeconds, not both",
-      });
+      problem(ctx, ["levelDurationSeconds"], "set requestsPerLevel or levelDurationSeconds, not both");
   }, ALWAYS);
 export type WorkloadOverride = z.infer<typeof WorkloadOverride>;
 
@@ -235,6 +228,7 @@ export const DEFAULT_STANDING: StandingConfig = { windowHours: 72, maxRuns: 24 }
 
 const SCHEDULE = /^(rate\(\d+ (minute|minutes|hour|hours|day|days)\)|cron\(\S+( \S+){5}\))$/;
 
+/** The config file; target ids are unique. */
 export const Config = z
   .strictObject({
     targets: z.array(Target).min(1),
@@ -263,7 +257,11 @@ export type Config = z.infer<typeof Config>;
 /** The targets of a config being checked, each an object whatever else is wrong with it (a non-object as `{}`). */
 function targetsOf(config: unknown): { id?: unknown; apiKeyEnv?: unknown; scenarios?: unknown }[] {
   const targets = (config as { targets?: unknown } | null)?.targets;
-  return Array.isArray(targets) ? targets.map((target) => (typeof target === "object" && target ? target : {})) : [];
+  return Array.isArray(targets) ? targets.map((target) => (isObject(target) ? target : {})) : [];
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** A problem found by a check, at `path` under the value it checks. */
@@ -376,11 +374,7 @@ function schemaFor(json: unknown, { env = process.env, requireKeys = true }: Par
   // is not an object, so targets' lists are not judged against it.
   const { scenarios } = (json ?? {}) as { scenarios?: unknown };
   const names =
-    scenarios === undefined
-      ? [DEFAULT_SCENARIO]
-      : typeof scenarios === "object" && scenarios !== null && !Array.isArray(scenarios)
-        ? Object.keys(scenarios)
-        : undefined;
+    scenarios === undefined || isObject(scenarios) ? scenarioNames({ scenarios: scenarios as Scenarios }) : undefined;
   return Config.superRefine((config, ctx) => {
     targetsOf(config).forEach((target, i) => {
       if (Array.isArray(target.scenarios))
