@@ -73,7 +73,8 @@ describe("the leaderboard page model", () => {
     expect(closed.groups.flatMap((g) => g.rows.map((r) => r.id)).sort()).toEqual(["a", "b"]);
     for (const cell of cellsOf(closed, "single-stream tok/s"))
       expect(cell).toMatchObject({ kind: "estimate", estimate: { median: expect.any(Number) } });
-    for (const cell of cellsOf(closed, "at N")) expect(cell).toMatchObject({ kind: "number", value: expect.any(Number) });
+    for (const cell of cellsOf(closed, "at N"))
+      expect(cell).toMatchObject({ kind: "number", value: expect.any(Number) });
     expect(open.groups.flatMap((g) => g.rows.map((r) => r.id))).toEqual(["o"]);
     expect(page.title).toContain("one user and many at once");
   });
