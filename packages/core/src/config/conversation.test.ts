@@ -75,4 +75,14 @@ describe("workload.conversation", () => {
       ],
     ]);
   });
+
+  it("names the scenario that sets a conversation over Poisson arrivals set below it", () => {
+    expect(
+      problemsOf({
+        targets: [target],
+        workload: { arrival: { mode: "poisson", ratesPerSecond: [1] } },
+        scenarios: { open: {}, talk: { conversation: { turns: 2, sharedPrefixTokens: 0 } } },
+      }).map(([path]) => path),
+    ).toEqual(["scenarios.talk.conversation"]);
+  });
 });

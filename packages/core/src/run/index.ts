@@ -505,7 +505,7 @@ export const RouteRecord = z.object({
 });
 
 /** The run document as written today (version 2); `RunDocument` reads version 1 too. */
-const RunDocumentV2 = z.object({
+export const RunDocumentV2 = z.object({
   schemaVersion: z.literal(2),
   runId: z.string(),
   targetId: z.string(),
