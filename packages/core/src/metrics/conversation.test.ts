@@ -52,6 +52,28 @@ describe("conversation figures", () => {
     expect(zero.verdict).toBe("no_cache_seen");
   });
 
+  it("reads the ratio off a robust line through every sample of the compared turns, so a few queued requests do not flip it", () => {
+    // A no-cache route's N = 4 level on a loaded machine (npm start, 2026-12-06): two of turn 2's
+    // four requests queued, and turn 2's p50 (85.5 ms) nearly matched turn 4's (87 ms).
+    const measured: [number, number, number][] = [
+      ...[44, 45, 45, 46].map((t) => [1, t, 160] as [number, number, number]),
+      ...[100, 71, 127, 60].map((t) => [2, t, 217] as [number, number, number]),
+      ...[74, 73, 75, 87].map((t) => [3, t, 274] as [number, number, number]),
+      ...[87, 87, 87, 86].map((t) => [4, t, 331] as [number, number, number]),
+    ];
+    const samples = measured.map(([turn, ttftMs, promptTokens]) => sample({ turn, ttftMs, promptTokens }));
+    expect(conversationFigures(samples, talk).cache).toMatchObject({
+      verdict: "no_cache_seen",
+      fromTurn: 2,
+      toTurn: 4,
+    });
+    // A cache's flat turns stay flat with one queued request among them.
+    const flat = [40, 41, 200, 42, 41, 42, 40, 43, 42, 41, 43, 40].map((ttftMs, i) =>
+      sample({ turn: 2 + Math.floor(i / 4), ttftMs, promptTokens: 217 + 57 * Math.floor(i / 4) }),
+    );
+    expect(conversationFigures(flat, { turns: 4, thinkSeconds: 0 }).cache.verdict).toBe("not_reported");
+  });
+
   it("cannot tell with too little prompt growth, too few samples, or one turn", () => {
     const flat = conversationFigures(turns([100, 100, 100, 200], [200, 1000, 1100, 1300]), talk).cache;
     // 1300 / 1000 is under 1.4.

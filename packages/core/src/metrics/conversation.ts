@@ -75,6 +75,7 @@ export function cacheVerdict(turns: TurnFigures[], ok: Sample[]): Cache {
     growthThreshold: null,
     detail,
   });
+  // The samples' ratio is read off a robust line through them (`theilSen`), not off two p50s.
   const reported = turns.filter((t) => t.turn >= 2 && (t.cachedPromptTokenShare ?? 0) > 0);
   if (reported.length > 0) {
     const last = reported.at(-1) as TurnFigures;
@@ -96,17 +97,31 @@ export function cacheVerdict(turns: TurnFigures[], ok: Sample[]): Cache {
       "undetermined",
       `too few samples: two turns need ${MIN_TURN_SAMPLES} ok samples each to be compared (${ok.length} ok in all)`,
     );
-  const ttftRatio = (to.ttftMs.p50 as number) / (from.ttftMs.p50 as number);
   if (to.promptTokensP50 === null || from.promptTokensP50 === null || from.promptTokensP50 <= 0)
     return {
       ...none("undetermined", "the route reported no prompt token counts to weigh the history's growth by"),
       fromTurn: from.turn,
       toTurn: to.turn,
-      ttftRatio,
     };
+  const line = theilSen(
+    ok.flatMap((s) =>
+      s.turn !== null && s.turn >= from.turn && s.turn <= to.turn && s.ttftMs !== null && s.promptTokens !== null
+        ? [[s.promptTokens, s.ttftMs] as const]
+        : [],
+    ),
+  );
+  const at = (promptTokens: number) => line.interceptMs + line.msPerToken * promptTokens;
   const promptRatio = to.promptTokensP50 / from.promptTokensP50;
+  if (at(from.promptTokensP50) <= 0)
+    return {
+      ...none("undetermined", "the TTFT line over the turns does not stay above 0 ms: no ratio to judge"),
+      fromTurn: from.turn,
+      toTurn: to.turn,
+      promptRatio,
+    };
+  const ttftRatio = at(to.promptTokensP50) / at(from.promptTokensP50);
   const base = { fromTurn: from.turn, toTurn: to.turn, ttftRatio, promptRatio };
-  const compared = `turn ${to.turn}'s TTFT p50 is ${ttftRatio.toFixed(2)} x turn ${from.turn}'s over a prompt ${promptRatio.toFixed(2)} x as long`;
+  const compared = `the TTFT line through turns ${from.turn} to ${to.turn} puts turn ${to.turn} at ${ttftRatio.toFixed(2)} x turn ${from.turn}, over a prompt ${promptRatio.toFixed(2)} x as long`;
   if (promptRatio < MIN_PROMPT_RATIO)
     return {
       ...base,
@@ -128,6 +143,31 @@ export function cacheVerdict(turns: TurnFigures[], ok: Sample[]): Cache {
         growthThreshold,
         detail: `cache not reported: no cached tokens reported, but TTFT stays flat as the history grows (${compared}; under ${growthThreshold.toFixed(2)} x is flat)`,
       };
+}
+
+/** At most this many samples enter the TTFT line (evenly spaced in level order): its pairs grow as the square. */
+const MAX_LINE_SAMPLES = 400;
+
+/**
+ * The Theil-Sen line through (prompt tokens, TTFT ms) points: the slope is the median of the slopes
+ * of every pair with different prompt sizes, the intercept the median of TTFT less slope x prompt
+ * tokens. Up to 29 % of the points may be anything (a request that queued behind a burst) without
+ * moving it far, where two turns' p50s of a few samples each would follow them. A flat line without pairs.
+ */
+export function theilSen(points: readonly (readonly [number, number])[]): { msPerToken: number; interceptMs: number } {
+  const step = Math.max(1, points.length / MAX_LINE_SAMPLES);
+  const kept: (readonly [number, number])[] = [];
+  for (let i = 0; i < points.length; i += step) kept.push(points[Math.floor(i)] as readonly [number, number]);
+  const slopes: number[] = [];
+  for (let i = 0; i < kept.length; i++)
+    for (let j = i + 1; j < kept.length; j++) {
+      const [x1, y1] = kept[i] as readonly [number, number];
+      const [x2, y2] = kept[j] as readonly [number, number];
+      if (x1 !== x2) slopes.push((y2 - y1) / (x2 - x1));
+    }
+  const msPerToken = distribution(slopes).p50 ?? 0;
+  const interceptMs = distribution(kept.map(([x, y]) => y - msPerToken * x)).p50 ?? 0;
+  return { msPerToken, interceptMs };
 }
 
 /** A conversation level's figures: by turn, the later turns' TTFT, the cache verdict. */

@@ -339,7 +339,11 @@ export const ConversationFigures = z.object({
     /** The turns compared: the last turn with samples against turn 2 (turn 1 when only two turns); null when undetermined for want of them. */
     fromTurn: z.number().int().positive().nullable(),
     toTurn: z.number().int().positive().nullable(),
-    /** TTFT p50 of `toTurn` over `fromTurn`'s; null when not compared. */
+    /**
+     * TTFT of `toTurn` over `fromTurn`'s, read off a robust (Theil-Sen) line of TTFT against prompt
+     * tokens through the ok samples of turns `fromTurn` to `toTurn`, at each turn's `promptTokensP50`;
+     * null when not compared.
+     */
     ttftRatio: z.number().nullable(),
     /** Prompt tokens p50 of `toTurn` over `fromTurn`'s; null when not compared. */
     promptRatio: z.number().nullable(),
