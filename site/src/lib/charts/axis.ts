@@ -150,14 +150,14 @@ export const MEASURES = {
     title: PER_STREAM_TITLE,
     name: "per-stream (p50, one user)",
     axisTitle: "per-stream tok/s",
-    words: "per-stream output tokens per second, median,",
+    words: "per-stream output tokens per second, median",
   },
   goodput: {
     figure: "goodputOutputTokensPerSecond",
     title: "goodput tok/s (requests meeting the SLO)",
     name: "goodput (requests meeting the SLO)",
     axisTitle: "goodput tok/s",
-    words: "goodput, the output tokens per second of requests that each met the SLO,",
+    words: "goodput, the output tokens per second of requests that each met the SLO",
   },
   ttftP50: {
     figure: "ttftP50Ms",
