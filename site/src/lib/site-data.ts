@@ -6,7 +6,7 @@
  */
 import { ALERTS_KEY, type Alert, AlertsFile } from "@kneeboard/core/alerts";
 import { DEFAULT_STANDING, type StandingConfig } from "@kneeboard/core/config";
-import type { RunDocument } from "@kneeboard/core/run";
+import type { LoadAxis, RunDocument } from "@kneeboard/core/run";
 import { bySeries, type RunIndex, type RunIndexEntry, seriesKey } from "@kneeboard/core/run-index";
 import { type Slo, standingOf } from "@kneeboard/core/standing";
 import { readRun, type Store } from "@kneeboard/core/store";
@@ -54,6 +54,11 @@ export function viewKey(v: Pick<TargetView, "id" | "scenario">): string {
 /** The views of one scenario, by target id. */
 export function viewsOf(series: readonly TargetView[], scenario: string): TargetView[] {
   return series.filter((v) => v.scenario === scenario);
+}
+
+/** The axis a view's levels stand on: concurrency for a closed loop, the offered rate for an open one. */
+export function viewAxis(view: Pick<TargetView, "openLoop">): LoadAxis {
+  return view.openLoop ? "rate" : "concurrency";
 }
 
 /**
