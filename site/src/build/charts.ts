@@ -4,8 +4,7 @@
  * staged alongside (`stage.ts`) keep the file system busy meanwhile.
  */
 
-import { viewAxis } from "../lib/charts/views.ts";
-import { type SiteData, viewKey, viewsOf } from "../lib/site-data.ts";
+import { type SiteData, viewAxis, viewKey, viewsOf } from "../lib/site-data.ts";
 import type { SiteIndex } from "../lib/site-index.ts";
 import { compareTradeoff, modelCharts, prefillChart, targetCharts } from "../lib/target-charts.ts";
 

@@ -25,10 +25,11 @@ import {
   throughputCurvesSpec,
   tradeoffSpec,
 } from "./charts/index.ts";
-import { viewAxis, viewPoints } from "./charts/views.ts";
+import { viewPoints } from "./charts/views.ts";
 import { tradeoffTargets } from "./compare.ts";
 import { curvesLeftOut, modelGroups } from "./models.ts";
 import { prefillPoints, ratesLeftOut } from "./open-loop.ts";
+import { viewAxis } from "./site-data.ts";
 import type { Figure, FigureSection, ModelCharts, TargetCharts, TargetView } from "./site-index.ts";
 import { renderSvg } from "./svg.ts";
 

@@ -8,14 +8,14 @@
 import { DEFAULT_SLO } from "@kneeboard/core/config";
 import { type LoadAxis, loadWords } from "@kneeboard/core/run";
 import { levelPoints } from "../lib/charts/index.ts";
-import { viewAxis, viewPoints } from "../lib/charts/views.ts";
+import { viewPoints } from "../lib/charts/views.ts";
 import { fmt, rootFrom } from "../lib/format.ts";
 import { type LeaderboardRow, leaderboardRows } from "../lib/leaderboard.ts";
 import { type AtLevelRow, atLevelRows, levelsRun, modelGroups, sloWords } from "../lib/models.ts";
 import { type RateRow, rateRows } from "../lib/open-loop.ts";
 import { modelPath, modelScenarios, rankingPath, targetPath } from "../lib/scenarios.ts";
 import { headline, headlineFigures, rateHeadline } from "../lib/share.ts";
-import { type TargetView, viewsOf } from "../lib/site-data.ts";
+import { type TargetView, viewAxis, viewsOf } from "../lib/site-data.ts";
 import type { SiteIndex } from "../lib/site-index.ts";
 import { num, type PageSection, type Table, text } from "./table.ts";
 

@@ -6,13 +6,13 @@
  */
 import { concurrencyOf, type Load, type LoadAxis, loadAxis, loadPosition, loadWords } from "@kneeboard/core/run";
 import type { Estimate } from "@kneeboard/core/standing";
-import { viewAxis, viewPoints } from "../lib/charts/views.ts";
+import { viewPoints } from "../lib/charts/views.ts";
 import { estimateTitle, fmt, fmtEstimate, pct, rootFrom, when } from "../lib/format.ts";
 import { costNote, targetModelKey, usd } from "../lib/models.ts";
 import { fmtRate, rateOf } from "../lib/open-loop.ts";
 import { modelPath, targetPath, targetScenarios } from "../lib/scenarios.ts";
 import { rateDescription, targetDescription, targetTitle } from "../lib/share.ts";
-import { type TargetView, viewKey } from "../lib/site-data.ts";
+import { type TargetView, viewAxis, viewKey } from "../lib/site-data.ts";
 import type { SiteIndex } from "../lib/site-index.ts";
 import { type Headline, num, type PageSection, type Table, text } from "./table.ts";
 

@@ -1,16 +1,7 @@
-/** @module A target view's levels as chart points: which run they come from and which load axis they lie on. */
-import { loadAxis } from "@kneeboard/core/run";
+/** @module A target view's levels as chart points: which run they come from (their axis is `viewAxis`, site-data.ts). */
+import { viewAxis } from "../site-data.ts";
 import type { TargetView } from "../site-index.ts";
-import { AXES, type LevelPoint, type LoadAxis, levelPoints } from "./axis.ts";
-
-/**
- * The load axis of a view's charts: that of its latest readable run's levels (an open loop's latest
- * run is drawn against the offered rate), else of its latest run's, else concurrency.
- */
-export function viewAxis(view: Pick<TargetView, "details" | "latest">): LoadAxis {
-  const load = (view.details?.levels[0] ?? view.latest.levels[0])?.load;
-  return load ? loadAxis(load) : "concurrency";
-}
+import { AXES, type LevelPoint, levelPoints } from "./axis.ts";
 
 /**
  * The latest run's levels as points: from its run document when it could be read (every figure,
@@ -18,7 +9,7 @@ export function viewAxis(view: Pick<TargetView, "details" | "latest">): LoadAxis
  * axis whose figures need the document (`AxisEntry.needsDocument`), an unreadable latest run falls back
  * to the latest readable one.
  */
-export function viewPoints(view: Pick<TargetView, "details" | "latest">): LevelPoint[] {
+export function viewPoints(view: Pick<TargetView, "details" | "latest" | "openLoop">): LevelPoint[] {
   const { details, latest } = view;
   if (details && (details.key === latest.key || AXES[viewAxis(view)].needsDocument)) return levelPoints(details.levels);
   return levelPoints(latest.levels);
