@@ -11,7 +11,7 @@ export const MIN_TURN_SAMPLES = 3;
 /**
  * The history must grow the compared turn's prompt by at least this ratio for TTFT to tell a cache:
  * at 1.4 the growth threshold (`1 + (promptRatio - 1) / CACHE_PREFILL_SHARE_DIVISOR`) is 1.1, the
- * least TTFT growth told apart from a level's p50 noise.
+ * least TTFT growth told apart from a level's noise.
  */
 export const MIN_PROMPT_RATIO = 1.4;
 
