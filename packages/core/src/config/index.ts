@@ -101,6 +101,31 @@ export function canaryFor(workload: Pick<Workload, "canary">): CanarySettings | 
   return { ...DEFAULT_CANARY, ...(typeof c === "object" ? c : {}) };
 }
 
+/**
+ * Conversations (docs/config.md#conversation): each closed-loop worker is one user holding
+ * conversations of `turns` turns; each turn re-sends the run's system prompt and the conversation so
+ * far (the questions and the answers received), then a new question.
+ */
+export const Conversation = z.strictObject({
+  /** Turns of each conversation, at least 1. */
+  turns: z
+    .number({ error: "must be a whole number of turns, at least 1" })
+    .int("must be a whole number of turns, at least 1")
+    .min(1, "must be at least 1: a conversation has at least one turn")
+    .max(64),
+  /** Tokens of the system prompt every conversation of the run begins with (0: none). */
+  sharedPrefixTokens: z.number().int().nonnegative(),
+  /** Tokens of each turn's new question (default: the workload's `promptTokens`). */
+  turnPromptTokens: z.number().int().positive().optional(),
+  /** Seconds between a turn's answer and the next question, as a reader takes (default 0). */
+  thinkSeconds: z
+    .number({ error: "must be a number of seconds, 0 or more" })
+    .nonnegative("must not be negative: a think time is 0 seconds or more")
+    .max(3600)
+    .default(0),
+});
+export type Conversation = z.infer<typeof Conversation>;
+
 const workloadFields = {
   /** Concurrency levels, strictly ascending. */
   concurrency: z.array(z.number().int().positive().max(1024)).min(1).superRefine(strictlyAscending("levels")),
@@ -130,10 +155,22 @@ const workloadFields = {
   canary: z.union([z.boolean(), CanaryOverride.partial()], {
     error: "must be true, false or { samplesPerPrompt?, maxTokens?, concurrency? }",
   }),
+  /** Closed loop only: each worker holds conversations of several turns instead of single prompts (default none). */
+  conversation: Conversation,
 };
 
-/** A per-target workload: any field overrides the global one. */
-export const WorkloadOverride = z.strictObject(workloadFields).partial();
+/** Run a check even where its value has other problems (a wrong type, say), so all are reported together. */
+const ALWAYS = { when: () => true };
+
+/** A per-target workload: any field overrides the global one; a count or a duration, not both. */
+export const WorkloadOverride = z
+  .strictObject(workloadFields)
+  .partial()
+  .superRefine((workload, ctx) => {
+    const { requestsPerLevel, levelDurationSeconds } = workload ?? {};
+    if (requestsPerLevel !== undefined && levelDurationSeconds !== undefined)
+      problem(ctx, ["levelDurationSeconds"], "set requestsPerLevel or levelDurationSeconds, not both");
+  }, ALWAYS);
 export type WorkloadOverride = z.infer<typeof WorkloadOverride>;
 
 /** The effective workload of a target. Exactly one of requestsPerLevel / levelDurationSeconds is set. */
@@ -260,20 +297,88 @@ export const DEFAULT_STANDING: StandingConfig = { windowHours: 72, maxRuns: 24 }
 
 const SCHEDULE = /^(rate\(\d+ (minute|minutes|hour|hours|day|days)\)|cron\(\S+( \S+){5}\))$/;
 
-export const Config = z.strictObject({
-  targets: z.array(Target).min(1),
-  workload: WorkloadOverride.optional(),
-  /** Named workload overrides; each (target, scenario) is swept as its own run (default: `chat`, the workload). */
-  scenarios: Scenarios.optional(),
-  /** EventBridge expression for the AWS deployment. */
-  schedule: z
-    .string()
-    .regex(SCHEDULE, "must be rate(N minutes|hours|days) or cron(6 fields)")
-    .default(DEFAULT_SCHEDULE),
-  /** Which runs the published figures are taken over (default 72 hours, at most 24 runs). */
-  standing: StandingConfig.default(DEFAULT_STANDING),
-});
+/** The config file; target ids are unique. */
+export const Config = z
+  .strictObject({
+    targets: z.array(Target).min(1),
+    workload: WorkloadOverride.optional(),
+    /** Named workload overrides; each (target, scenario) is swept as its own run (default: `chat`, the workload). */
+    scenarios: Scenarios.optional(),
+    /** EventBridge expression for the AWS deployment. */
+    schedule: z
+      .string()
+      .regex(SCHEDULE, "must be rate(N minutes|hours|days) or cron(6 fields)")
+      .default(DEFAULT_SCHEDULE),
+    /** Which runs the published figures are taken over (default 72 hours, at most 24 runs). */
+    standing: StandingConfig.default(DEFAULT_STANDING),
+  })
+  .superRefine((config, ctx) => {
+    const first = new Map<string, number>();
+    targetsOf(config).forEach(({ id }, i) => {
+      if (typeof id !== "string") return;
+      const at = first.get(id);
+      if (at === undefined) first.set(id, i);
+      else problem(ctx, ["targets", i, "id"], `duplicate id ${id} (also targets[${at}].id)`);
+    });
+    conversationsInClosedLoops(config, ctx);
+    referencesPerModel(config, ctx);
+  }, ALWAYS);
 export type Config = z.infer<typeof Config>;
+
+/**
+ * A conversation's next turn follows its answer, so each user is a worker of a closed loop: a
+ * (target, scenario) whose merged workload sets `conversation` with other arrivals is a problem at
+ * the `conversation` of the layer that set it (the scenario's, else the target's, else the global one).
+ */
+function conversationsInClosedLoops(config: unknown, ctx: z.RefinementCtx): void {
+  if (!isObject(config)) return;
+  const global = config.workload;
+  const scenarios = isObject(config.scenarios) ? config.scenarios : undefined;
+  const reported = new Set<string>();
+  targetsOf(config).forEach((target, i) => {
+    const own = (target as { workload?: unknown }).workload;
+    const names = Array.isArray(target.scenarios)
+      ? target.scenarios.filter((name): name is string => typeof name === "string")
+      : scenarios
+        ? Object.keys(scenarios)
+        : [DEFAULT_SCENARIO];
+    for (const name of names) {
+      let at: PropertyKey[] | null = null;
+      let mode: unknown = "closed";
+      for (const [path, layer] of [
+        [["workload"], global],
+        [["targets", i, "workload"], own],
+        [["scenarios", name], scenarios?.[name]],
+      ] as const) {
+        if (!isObject(layer)) continue;
+        if (layer.conversation !== undefined) at = [...path, "conversation"];
+        if (isObject(layer.arrival) && layer.arrival.mode !== undefined) mode = layer.arrival.mode;
+      }
+      if (at === null || mode === "closed" || reported.has(at.join("."))) continue;
+      reported.add(at.join("."));
+      problem(
+        ctx,
+        at,
+        `conversations run in a closed loop (each user waits for the answer before the next turn), not with ${String(mode)} arrivals`,
+      );
+    }
+  });
+}
+
+/** The targets of a config being checked, each an object whatever else is wrong with it (a non-object as `{}`). */
+function targetsOf(config: unknown): { id?: unknown; apiKeyEnv?: unknown; scenarios?: unknown }[] {
+  const targets = (config as { targets?: unknown } | null)?.targets;
+  return Array.isArray(targets) ? targets.map((target) => (isObject(target) ? target : {})) : [];
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A problem found by a check, at `path` under the value it checks. */
+function problem(ctx: z.RefinementCtx, path: PropertyKey[], message: string): void {
+  ctx.addIssue({ code: "custom", path, message });
+}
 
 /**
  * The model key of a target (or of a run document): its `modelKey`, else the slug of `model` after
@@ -345,12 +450,6 @@ function scenarioWorkload(config: Partial<Pick<Config, "scenarios">>, scenario: 
   throw new Error(`unknown scenario ${scenario}; known: ${scenarioNames(config).join(", ")}`);
 }
 
-function workloadProblems(workload: Workload, at: string): ConfigProblem[] {
-  if (workload.requestsPerLevel !== undefined && workload.levelDurationSeconds !== undefined)
-    return [{ path: `${at}.levelDurationSeconds`, message: "set requestsPerLevel or levelDurationSeconds, not both" }];
-  return [];
-}
-
 export interface ParseOptions {
   /** File name for messages. */
   file?: string;
@@ -371,102 +470,59 @@ export function parseConfig(text: string, options: ParseOptions = {}): Config {
       options.file,
     );
   }
-  const parsed = Config.safeParse(json);
-  const problems: ConfigProblem[] = parsed.success ? [] : parsed.error.issues.flatMap(problemsOf);
-  // The checks below read the raw input so they are reported alongside schema problems, not after a second run.
-  const raw = (json ?? {}) as { targets?: unknown; workload?: unknown; scenarios?: unknown };
-  const globalWorkload = WorkloadOverride.safeParse(raw.workload ?? {});
-  if (globalWorkload.success)
-    problems.push(...workloadProblems(workloadFor({ workload: globalWorkload.data }, {}), "workload"));
-  const scenarios = scenarioProblems(raw.scenarios, globalWorkload.success ? globalWorkload.data : undefined);
-  problems.push(...scenarios.problems);
-  problems.push(...referenceProblems(raw.targets));
-  const env = options.env ?? process.env;
-  const seen = new Map<string, number>();
-  (Array.isArray(raw.targets) ? raw.targets : []).forEach(
-    (target: { id?: unknown; apiKeyEnv?: unknown; workload?: unknown; scenarios?: unknown } | null, i) => {
-      if (typeof target !== "object" || target === null) return;
-      if (typeof target.id === "string") {
-        const first = seen.get(target.id);
-        if (first !== undefined)
-          problems.push({ path: `targets[${i}].id`, message: `duplicate id ${target.id} (also targets[${first}].id)` });
-        else seen.set(target.id, i);
-      }
-      const own = WorkloadOverride.safeParse(target.workload);
-      if (target.workload !== undefined && globalWorkload.success && own.success)
-        problems.push(
-          ...workloadProblems(
-            workloadFor({ workload: globalWorkload.data }, { workload: own.data }),
-            `targets[${i}].workload`,
-          ),
-        );
-      if (Array.isArray(target.scenarios))
-        target.scenarios.forEach((name: unknown, j, all: unknown[]) => {
-          if (typeof name !== "string") return;
-          if (scenarios.names && !scenarios.names.includes(name))
-            problems.push({
-              path: `targets[${i}].scenarios[${j}]`,
-              message: `unknown scenario ${JSON.stringify(name)}; the config's scenarios are ${scenarios.names.join(", ")}`,
-            });
-          else if (all.indexOf(name) < j)
-            problems.push({
-              path: `targets[${i}].scenarios[${j}]`,
-              message: `duplicate scenario ${name} (also targets[${i}].scenarios[${all.indexOf(name)}])`,
-            });
-        });
-      // Names the variable, never its value.
-      if (typeof target.apiKeyEnv === "string" && options.requireKeys !== false && !env[target.apiKeyEnv])
-        problems.push({
-          path: `targets[${i}].apiKeyEnv`,
-          message: `environment variable ${target.apiKeyEnv} is not set or empty`,
-        });
-    },
-  );
-  if (problems.length || !parsed.success) throw new ConfigError(problems, options.file);
+  const parsed = schemaFor(json, options).safeParse(json);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.flatMap(problemsOf), options.file);
   return parsed.data;
 }
 
-/** A second `reference: true` for one model key: each one after the first, at its path. */
-function referenceProblems(targets: unknown): ConfigProblem[] {
-  if (!Array.isArray(targets)) return [];
-  const problems: ConfigProblem[] = [];
+/** A second `reference: true` for one model key: a problem at each one after the first. */
+function referencesPerModel(config: unknown, ctx: z.RefinementCtx): void {
   const first = new Map<string, number>();
-  targets.forEach((t: { reference?: unknown; model?: unknown; modelKey?: unknown } | null, i) => {
-    if (typeof t !== "object" || t === null || t.reference !== true || typeof t.model !== "string") return;
+  targetsOf(config).forEach((target, i) => {
+    const t = target as { reference?: unknown; model?: unknown; modelKey?: unknown };
+    if (t.reference !== true || typeof t.model !== "string") return;
     const key = modelKeyOf({ model: t.model, modelKey: typeof t.modelKey === "string" ? t.modelKey : undefined });
     const before = first.get(key);
     if (before === undefined) first.set(key, i);
     else
-      problems.push({
-        path: `targets[${i}].reference`,
-        message: `model ${key} has a reference route already (targets[${before}].reference): at most one per modelKey`,
-      });
+      problem(
+        ctx,
+        ["targets", i, "reference"],
+        `model ${key} has a reference route already (targets[${before}].reference): at most one per modelKey`,
+      );
   });
-  return problems;
 }
 
 /**
- * The config's scenario names (undefined when `scenarios` is not an object, so targets' lists are
- * not judged against it) and each scenario's count-and-duration problem over the global workload.
+ * `Config` with the checks that need the file as written and its environment: a target's scenario
+ * the file does not name (invalid names count) or that the target lists twice, and an apiKeyEnv
+ * variable not set in `env` (the problem names the variable, never its value).
  */
-function scenarioProblems(
-  raw: unknown,
-  global: WorkloadOverride | undefined,
-): { names: string[] | undefined; problems: ConfigProblem[] } {
-  if (raw === undefined) return { names: [DEFAULT_SCENARIO], problems: [] };
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return { names: undefined, problems: [] };
-  const problems: ConfigProblem[] = [];
-  for (const [name, value] of Object.entries(raw)) {
-    const own = WorkloadOverride.safeParse(value);
-    if (global && own.success)
-      problems.push(
-        ...workloadProblems(
-          workloadFor({ workload: global, scenarios: { [name]: own.data } }, {}, name),
-          `scenarios.${name}`,
-        ),
-      );
-  }
-  return { names: Object.keys(raw), problems };
+function schemaFor(json: unknown, { env = process.env, requireKeys = true }: ParseOptions) {
+  // The file's own names, invalid ones too (zod leaves those out of the value); none when `scenarios`
+  // is not an object, so targets' lists are not judged against it.
+  const { scenarios } = (json ?? {}) as { scenarios?: unknown };
+  const names =
+    scenarios === undefined || isObject(scenarios) ? scenarioNames({ scenarios: scenarios as Scenarios }) : undefined;
+  return Config.superRefine((config, ctx) => {
+    targetsOf(config).forEach((target, i) => {
+      if (Array.isArray(target.scenarios))
+        target.scenarios.forEach((name: unknown, j, all: unknown[]) => {
+          const at = ["targets", i, "scenarios", j];
+          if (typeof name !== "string") return;
+          if (names && !names.includes(name))
+            problem(
+              ctx,
+              at,
+              `unknown scenario ${JSON.stringify(name)}; the config's scenarios are ${names.join(", ")}`,
+            );
+          else if (all.indexOf(name) < j)
+            problem(ctx, at, `duplicate scenario ${name} (also targets[${i}].scenarios[${all.indexOf(name)}])`);
+        });
+      if (requireKeys && typeof target.apiKeyEnv === "string" && !env[target.apiKeyEnv])
+        problem(ctx, ["targets", i, "apiKeyEnv"], `environment variable ${target.apiKeyEnv} is not set or empty`);
+    });
+  }, ALWAYS);
 }
 
 /** One problem per zod issue; an unknown key is named in the path, so typos point at themselves. */
