@@ -45,7 +45,8 @@ const received = () => [...server.prompts.values()].reduce((a, b) => a + b, 0);
 function configFile(name: string, targets: string[], workload: Record<string, unknown>): string {
   const file = join(dir, `${name}.json`);
   const target = (id: string) => ({ id, label: id, baseURL: server.url, model: id, route: { gateway: "direct" } });
-  writeFileSync(file, JSON.stringify({ targets: targets.map(target), workload }));
+  // No canary: these runs count what the server received (the canary has tests of its own).
+  writeFileSync(file, JSON.stringify({ targets: targets.map(target), workload: { canary: false, ...workload } }));
   return file;
 }
 

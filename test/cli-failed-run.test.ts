@@ -51,7 +51,14 @@ async function kneeboardRun(name: string, target: Record<string, unknown>, data 
     JSON.stringify({
       targets: [{ id: name, label: name, model: "m", route: { gateway: "direct" }, ...target }],
       // 1 warm-up and 2 measured: 3 requests in all, under the 4 of the early-end rule.
-      workload: { concurrency: [1, 2], requestsPerLevel: 2, warmupRequests: 1, maxTokens: 4, promptTokens: 10 },
+      workload: {
+        concurrency: [1, 2],
+        requestsPerLevel: 2,
+        warmupRequests: 1,
+        maxTokens: 4,
+        promptTokens: 10,
+        canary: false,
+      },
     }),
   );
   const out = sink();

@@ -77,6 +77,8 @@ async function sweepOne(
         requestsPerLevel: 64,
         warmupRequests: 1,
         maxTokens: 8,
+        // No canary: these runs are about their levels (the canary has tests of its own).
+        canary: false,
         ...workload,
       },
     }),
@@ -161,7 +163,7 @@ describe("kneeboard run --repeat", () => {
         // Two warm-ups: the second, on the first's kept connection, shows the client the server keeps
         // connections, so no measured request waits the reuse probe (20 ms of a 2-request level).
         // 12 tokens of 25 ms: streams long enough that a loaded machine's read delay stays within 3 % of them (a run with no valid level fails).
-        workload: { concurrency: [1], requestsPerLevel: 2, warmupRequests: 2, maxTokens: 12 },
+        workload: { concurrency: [1], requestsPerLevel: 2, warmupRequests: 2, maxTokens: 12, canary: false },
       }),
     );
     const { code } = await kneeboardHere(["run", "--config", file, "--data", data, "--repeat", "3"]);

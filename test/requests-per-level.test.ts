@@ -48,7 +48,7 @@ async function kneeboard(command: "run" | "plan", name: string, concurrency: num
     file,
     JSON.stringify({
       targets: [{ id: name, label: name, baseURL: server.url, model: "m", route: { gateway: "direct" } }],
-      workload: { concurrency, requestsPerLevel: 4, warmupRequests: 0, maxTokens: 4, promptTokens: 10 },
+      workload: { concurrency, requestsPerLevel: 4, warmupRequests: 0, maxTokens: 4, promptTokens: 10, canary: false },
     }),
   );
   const out = sink();

@@ -32,7 +32,14 @@ async function runAgainst(name: string, baseURL: string) {
     file,
     JSON.stringify({
       targets: [{ id: name, label: name, baseURL, model: "m", route: { gateway: "direct" } }],
-      workload: { concurrency: [1], requestsPerLevel: 2, warmupRequests: 1, maxTokens: 4, promptTokens: 10 },
+      workload: {
+        concurrency: [1],
+        requestsPerLevel: 2,
+        warmupRequests: 1,
+        maxTokens: 4,
+        promptTokens: 10,
+        canary: false,
+      },
     }),
   );
   await main(["run", "--config", file, "--data", data], { out: quiet(), err: quiet() } as never);
