@@ -1,6 +1,6 @@
 /**
  * @module The same-model test's error rates on the reference server, over HTTP: at the default canary
- * (10 prompts x 10 completions of 32 tokens) and at the demo's (10 x 6 of 16), how often a faithful
+ * (10 prompts x 10 completions of 32 tokens) and at the demo's (10 x 10 of 16), how often a faithful
  * twin of the reference route is called `differs` (the false-alarm rate, 1 % by design) and how often
  * a quantized copy (each written word's rank moved one place with probability 0.5, as the demo's
  * `ref-small-quantized`) is (the power). The server's words are seeded, so the figures repeat.
@@ -19,8 +19,8 @@ const QUICK: StreamProfile = { stepBaseMs: 0.5, stepPerSeqMs: 0, slots: 64, pref
 const SIZES: { name: string; settings: CanarySettings }[] = [
   { name: "default (10 x 10, 32 tokens)", settings: { ...DEFAULT_CANARY, concurrency: 32 } },
   {
-    name: "demo (10 x 6, 16 tokens)",
-    settings: { ...DEFAULT_CANARY, samplesPerPrompt: 6, maxTokens: 16, concurrency: 32 },
+    name: "demo (10 x 10, 16 tokens)",
+    settings: { ...DEFAULT_CANARY, maxTokens: 16, concurrency: 32 },
   },
 ];
 
