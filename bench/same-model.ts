@@ -25,32 +25,33 @@ const SIZES: { name: string; settings: CanarySettings }[] = [
 ];
 
 export async function benchSameModel(log: (line: string) => void, trials = 100): Promise<void> {
-  const server = await startReferenceServer({
-    models: [
-      { kind: "model", id: "ref", profile: QUICK },
-      { kind: "model", id: "twin", profile: QUICK },
-      { kind: "model", id: "quantized", profile: { ...QUICK, distortion: SMALL_QUANTIZED.distortion } },
-    ],
-    seed: 1,
-  });
-  const canary = (model: string, settings: CanarySettings) =>
-    runCanary({
-      client: new StreamingClient({ baseURL: server.url, model, route: { gateway: "direct" } }),
-      settings,
-      workload: { requestTimeoutSeconds: 30, streamIdleTimeoutSeconds: 30 },
-      scheduler: systemScheduler,
-      stopReason: () => null,
+  log(`\nsame model: ${trials} trials per size over HTTP against the reference server (alpha 0.01)`);
+  log("canary size                    twin called differs   quantized called differs (power)");
+  for (const [index, { name, settings }] of SIZES.entries()) {
+    // A fresh server per size, seeded apart: each size's draws start from nothing.
+    const server = await startReferenceServer({
+      models: [
+        { kind: "model", id: "ref", profile: QUICK },
+        { kind: "model", id: "twin", profile: QUICK },
+        { kind: "model", id: "quantized", profile: { ...QUICK, distortion: SMALL_QUANTIZED.distortion } },
+      ],
+      seed: index + 1,
     });
-  try {
-    log(`\nsame model: ${trials} trials per size over HTTP against the reference server (alpha 0.01)`);
-    log("canary size                    twin called differs   quantized called differs (power)");
-    for (const { name, settings } of SIZES) {
+    const canary = (model: string) =>
+      runCanary({
+        client: new StreamingClient({ baseURL: server.url, model, route: { gateway: "direct" } }),
+        settings,
+        workload: { requestTimeoutSeconds: 30, streamIdleTimeoutSeconds: 30 },
+        scheduler: systemScheduler,
+        stopReason: () => null,
+      });
+    try {
       let falseAlarms = 0;
       let caught = 0;
       for (let trial = 0; trial < trials; trial++) {
         const runs: SameModelRun[] = [];
         for (const model of ["ref", "twin", "quantized"])
-          runs.push({ targetId: model, model: "m", reference: model === "ref", canary: await canary(model, settings) });
+          runs.push({ targetId: model, model: "m", reference: model === "ref", canary: await canary(model) });
         // Each route judged against the reference alone, as a model with one other route is.
         const twin = sameModelVerdicts([runs[0] as SameModelRun, runs[1] as SameModelRun]).twin;
         const quantized = sameModelVerdicts([runs[0] as SameModelRun, runs[2] as SameModelRun]).quantized;
@@ -58,8 +59,8 @@ export async function benchSameModel(log: (line: string) => void, trials = 100):
         if (quantized?.verdict === "differs") caught++;
       }
       log(`${name.padEnd(30)} ${`${falseAlarms} / ${trials}`.padStart(19)}   ${`${caught} / ${trials}`.padStart(24)}`);
+    } finally {
+      await server.close();
     }
-  } finally {
-    await server.close();
   }
 }
