@@ -23,6 +23,8 @@ const sample: Sample = {
   decodeTokensPerSecond: 110,
   tpotMs: 9,
   chunks: 3,
+  scheduledMs: null,
+  reusablePromptTokens: null,
   responseId: "r",
   servedProvider: null,
   httpStatus: 200,
@@ -64,6 +66,7 @@ function earlierDocument(): Record<string, unknown> {
     simulated: true,
     harness: { version: "0.1.0", node: "v20", host: "h", region: null },
     workload: { concurrency: [1] },
+    trace: null,
     levels: [level],
     summary: summarizeRun([level]),
     samples: [sample],
@@ -74,7 +77,7 @@ function earlierDocument(): Record<string, unknown> {
     return copy;
   };
   return {
-    ...strip(doc, ["modelKey", "pricing", "scenario"]),
+    ...strip(doc, ["modelKey", "pricing", "scenario", "trace"]),
     levels: doc.levels.map((l) =>
       strip(l, [
         "ttftAnswerMs",
@@ -86,6 +89,7 @@ function earlierDocument(): Record<string, unknown> {
         "staleSockets",
         "requestsSentTwice",
         "invalid",
+        "reusablePromptTokenShare",
       ]),
     ),
     summary: strip(doc.summary, ["capacity", "goodputPeak"]),
@@ -101,6 +105,8 @@ function earlierDocument(): Record<string, unknown> {
         "staleSocketMs",
         "connectMs",
         "tlsMs",
+        "scheduledMs",
+        "reusablePromptTokens",
       ]),
     ),
   };
@@ -113,6 +119,7 @@ describe("documents stored before the reader's figures", () => {
       scenario: "chat",
       modelKey: null,
       pricing: null,
+      trace: null,
       summary: { capacity: null, goodputPeak: null },
     });
     expect(doc.levels[0]).toMatchObject({
@@ -125,6 +132,7 @@ describe("documents stored before the reader's figures", () => {
       staleSockets: null,
       requestsSentTwice: null,
       invalid: [],
+      reusablePromptTokenShare: null,
     });
     expect(doc.samples[0]).toMatchObject({
       ttftAnswerMs: null,
@@ -137,6 +145,8 @@ describe("documents stored before the reader's figures", () => {
       staleSocketMs: null,
       connectMs: null,
       tlsMs: null,
+      scheduledMs: null,
+      reusablePromptTokens: null,
     });
   });
 

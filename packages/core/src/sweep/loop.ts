@@ -49,6 +49,8 @@ export interface LoopResult {
   seq: number;
   raw: RawResult;
   endMs: number;
+  /** An open loop's or trace replay's: when the send was due, ms from the loop's start (absent for a closed loop). */
+  scheduledMs?: number;
 }
 
 export interface WorkerLoop {

@@ -2,6 +2,7 @@
 import type { FirstTokenWatch } from "../client/health.ts";
 import type { ChatRequest, RawResult } from "../client/index.ts";
 import type { Workload } from "../config/index.ts";
+import { type ReplayPlace, replayPrompt, type TraceRequest } from "../trace/index.ts";
 import { promptFor } from "../workload/index.ts";
 
 /** The workload fields a request is built from. */
@@ -22,6 +23,12 @@ export interface RequestPlace {
   workload: RequestWorkload;
   /** Characters per prompt token the prompts are sized with (`PromptSizer`); default `CHARS_PER_TOKEN`. */
   charsPerToken?: number;
+  /**
+   * A trace replay's measured requests: request k is the window's k-th, its prompt built from its
+   * `hash_ids` blocks (`replayPrompt`) and its `max_tokens` its output length. Warm-up requests are
+   * the workload's own.
+   */
+  replay?: { requests: readonly TraceRequest[]; place: ReplayPlace };
 }
 
 export function chatRequest(
@@ -32,16 +39,20 @@ export function chatRequest(
   firstToken?: FirstTokenWatch,
 ): ChatRequest {
   const { workload } = place;
+  const replayed = warmup ? undefined : place.replay?.requests[index];
   return {
-    prompt: promptFor({
-      runId: place.runId,
-      level: place.concurrency,
-      index,
-      warmup,
-      promptTokens: workload.promptTokens,
-      charsPerToken: place.charsPerToken,
-    }),
-    maxTokens: workload.maxTokens,
+    prompt:
+      replayed && place.replay
+        ? replayPrompt(replayed, index, place.replay.place)
+        : promptFor({
+            runId: place.runId,
+            level: place.concurrency,
+            index,
+            warmup,
+            promptTokens: workload.promptTokens,
+            charsPerToken: place.charsPerToken,
+          }),
+    maxTokens: replayed ? replayed.outputTokens : workload.maxTokens,
     temperature: workload.temperature,
     ignoreEos: workload.ignoreEos,
     timeoutMs: workload.requestTimeoutSeconds * 1000,

@@ -3,8 +3,22 @@ import type { RawResult } from "../client/index.ts";
 import { deriveSampleFigures } from "../metrics/index.ts";
 import type { Sample } from "../run/index.ts";
 
+/** What a sample records of its schedule beyond the client's result: an open loop's and a trace replay's. */
+export interface ScheduleFields {
+  /** When the send was due, ms from the level's start; null for a closed loop. */
+  scheduledMs?: number | null;
+  /** A trace replay's reusable prompt tokens (its leading hash_ids blocks already sent); null otherwise. */
+  reusablePromptTokens?: number | null;
+}
+
 /** Turns a raw client result into a sample with the per-request figures of docs/methodology.md. */
-export function toSample(raw: RawResult, level: number, index: number, origin: number): Sample {
+export function toSample(
+  raw: RawResult,
+  level: number,
+  index: number,
+  origin: number,
+  schedule: ScheduleFields = {},
+): Sample {
   const fromUsage = raw.completionTokens !== null;
   const completionTokens = fromUsage
     ? raw.completionTokens
@@ -40,6 +54,8 @@ export function toSample(raw: RawResult, level: number, index: number, origin: n
     tpotMs: figures.tpotMs,
     interChunkMs: figures.interChunkMs,
     chunks: raw.contentChunks.length,
+    scheduledMs: schedule.scheduledMs ?? null,
+    reusablePromptTokens: schedule.reusablePromptTokens ?? null,
     responseId: raw.responseId,
     servedProvider: raw.servedProvider,
     httpStatus: raw.httpStatus,
