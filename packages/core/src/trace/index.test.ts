@@ -4,11 +4,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../errors/index.ts";
-import { loadTrace, parseTrace, replayPrompt, reusableTokens, type TraceRequest, traceWindow } from "./index.ts";
+import {
+  loadTrace,
+  parseTrace,
+  replayPrompt,
+  reusableTokens,
+  type TraceArrival,
+  type TraceRequest,
+  traceWindow,
+} from "./index.ts";
 
 const FIXTURES = join(import.meta.dirname, "fixtures");
 const CONFIG = join(FIXTURES, "kneeboard.config.json");
-const mooncake = {
+const mooncake: TraceArrival = {
   mode: "trace",
   file: "mooncake-40.jsonl",
   format: "mooncake",
@@ -16,8 +24,8 @@ const mooncake = {
   start: 0,
   blockSize: 512,
   maxInFlight: 256,
-} as const;
-const burstgpt = { ...mooncake, file: "burstgpt-30.csv", format: "burstgpt" } as const;
+};
+const burstgpt: TraceArrival = { ...mooncake, file: "burstgpt-30.csv", format: "burstgpt" };
 
 /** The ConfigError a call throws. */
 function configError(call: () => unknown): ConfigError {

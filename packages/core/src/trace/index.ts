@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
-import { basename, dirname, resolve } from "node:path";
+import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { type Arrival, type Config, scenariosOf, type TraceFormat, workloadFor } from "../config/index.ts";
 import { ConfigError, type ConfigProblem } from "../errors/index.ts";
 
@@ -397,4 +397,30 @@ export function replayPrompt(request: TraceRequest, index: number, place: Replay
     length += text.length;
   }
   return parts.join("").slice(0, totalChars);
+}
+
+/**
+ * The trace files a deployment copies beside the config (copied as `kneeboard.config.json` at the
+ * bundle's root): each from its place relative to `configFile` to the same relative path in the
+ * bundle, so the sweep function resolves it as `kneeboard run` does. A trace outside the config's
+ * folder (`..`, an absolute path) cannot keep its path there and is refused, as is one over 50 MB.
+ */
+export function deployedTraceFiles(config: Config, configFile: string): { from: string; to: string }[] {
+  const problems: ConfigProblem[] = [];
+  const files = new Map<string, string>();
+  for (const arrival of traceArrivals(config)) {
+    const to = relative(dirname(resolve(configFile)), tracePath(configFile, arrival))
+      .split(sep)
+      .join("/");
+    if (to.startsWith("../") || to === ".." || isAbsolute(to))
+      problems.push({
+        path: "(trace)",
+        message: `the trace ${arrival.file} is outside the config's folder: deployed, a trace travels beside the config at the same relative path, so move it into that folder (or below)`,
+      });
+    else files.set(to, tracePath(configFile, arrival));
+  }
+  if (problems.length > 0) throw new ConfigError(problems, configFile);
+  // Read and checked as a plan reads them: a bad line or a file over 50 MB stops the deploy.
+  loadTraces(config, configFile);
+  return [...files].map(([to, from]) => ({ from, to }));
 }
