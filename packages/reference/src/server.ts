@@ -2,6 +2,7 @@
  * @module The reference targets over HTTP: OpenAI-compatible `/v1/chat/completions` (stream and not)
  * and `/v1/models`, plus an OpenRouter-like gateway front that honours `provider.order`.
  */
+import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { SIMULATED_HEADER } from "@kneeboard/core/client";
@@ -45,6 +46,53 @@ export interface StreamProfile extends EngineProfile {
   midStream?: { every: number; afterTokens: number; fault: "stall" | "error" };
   /** Characters of prompt text per prompt token this model counts (default 4), as tokenizers differ. */
   charsPerPromptToken?: number;
+  /**
+   * A block-level prefix cache, as vLLM's: each prompt is cut into blocks of `blockTokens` tokens
+   * (`blockTokens` x `charsPerPromptToken` characters), and the longest run of leading whole blocks
+   * whose prefix an earlier request of the model already sent is reported as
+   * `prompt_tokens_details.cached_tokens` (in place of `cachedPromptShare`).
+   */
+  prefixCache?: { blockTokens: number };
+}
+
+/** The prompt text of a chat request's messages, as the server counts it. */
+function promptText(messages: unknown): string {
+  return Array.isArray(messages)
+    ? messages.map((m) => String((m as { content?: unknown }).content ?? "")).join(" ")
+    : "";
+}
+
+/** Blocks a prefix cache remembers at most. */
+const MAX_CACHED_BLOCKS = 1_000_000;
+
+/**
+ * A model's block-level prefix cache: the prefixes (whole leading blocks) it has seen. `serve` gives a
+ * prompt's cached tokens (its longest run of leading blocks seen before) and remembers its blocks.
+ */
+class PrefixCache {
+  private readonly seen = new Set<string>();
+  constructor(
+    private readonly blockChars: number,
+    private readonly blockTokens: number,
+  ) {}
+
+  serve(text: string): number {
+    let cached = 0;
+    let hitting = true;
+    // Each block's key chains the one before it, as a prefix cache's block hashes do.
+    let key = "";
+    for (let end = this.blockChars; end <= text.length; end += this.blockChars) {
+      key = createHash("sha256")
+        .update(key)
+        .update(text.slice(end - this.blockChars, end))
+        .digest("hex");
+      if (hitting && this.seen.has(key)) cached += this.blockTokens;
+      else hitting = false;
+      // Bounded, for a server left running: past the bound, new prefixes are not remembered.
+      if (this.seen.size < MAX_CACHED_BLOCKS) this.seen.add(key);
+    }
+    return cached;
+  }
 }
 
 /** Tokens of a request's answer spent reasoning: the profile's count, leaving at least one token of content. */
@@ -52,8 +100,13 @@ export function reasoningTokensOf(profile: StreamProfile, maxTokens: number): nu
   return profile.reasoning ? Math.max(0, Math.min(profile.reasoning.tokens, maxTokens - 1)) : 0;
 }
 
-/** The usage object of one finished request, with the details and cost the profile reports. */
-function usageOf(profile: StreamProfile, promptTokens: number, completionTokens: number): Record<string, unknown> {
+/** The usage object of one finished request, with the details and cost the profile reports (`cachedTokens` from a prefix cache). */
+function usageOf(
+  profile: StreamProfile,
+  promptTokens: number,
+  completionTokens: number,
+  cachedTokens: number | null = null,
+): Record<string, unknown> {
   const usage: Record<string, unknown> = {
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
@@ -62,11 +115,18 @@ function usageOf(profile: StreamProfile, promptTokens: number, completionTokens:
   if (profile.meter)
     usage.cost =
       (promptTokens * profile.meter.inputPerMillionUsd + completionTokens * profile.meter.outputPerMillionUsd) / 1e6;
-  if (profile.cachedPromptShare !== undefined)
+  if (cachedTokens !== null) usage.prompt_tokens_details = { cached_tokens: Math.min(promptTokens, cachedTokens) };
+  else if (profile.cachedPromptShare !== undefined)
     usage.prompt_tokens_details = { cached_tokens: Math.floor(promptTokens * profile.cachedPromptShare) };
   if (profile.reasoning)
     usage.completion_tokens_details = { reasoning_tokens: reasoningTokensOf(profile, completionTokens) };
   return usage;
+}
+
+/** A profile's prefix cache, when it has one. */
+function prefixCacheOf(profile: StreamProfile): PrefixCache | undefined {
+  const blockTokens = profile.prefixCache?.blockTokens;
+  return blockTokens ? new PrefixCache(blockTokens * (profile.charsPerPromptToken ?? 4), blockTokens) : undefined;
 }
 
 /** A model served directly, or a gateway model served by one of several providers. */
@@ -82,6 +142,8 @@ export type ModelSpec =
 interface Served {
   engine: Engine;
   profile: StreamProfile;
+  /** The model's prefix cache, with `profile.prefixCache`. */
+  cache?: PrefixCache;
   bucket?: { tokens: number; lastMs: number };
   /** Requests to this model so far, and those being served now. */
   arrived: number;
@@ -102,10 +164,7 @@ function refusal(served: Served): { status: number; headers: Record<string, stri
 
 /** Prompt tokens of the messages as this model counts them: one per `charsPerPromptToken` characters (default 4). */
 function promptTokensOf(messages: unknown, charsPerPromptToken = 4): number {
-  const text = Array.isArray(messages)
-    ? messages.map((m) => String((m as { content?: unknown }).content ?? "")).join(" ")
-    : "";
-  return Math.max(1, Math.ceil(text.length / charsPerPromptToken));
+  return Math.max(1, Math.ceil(promptText(messages).length / charsPerPromptToken));
 }
 
 function takeToken(served: Served): number | null {
@@ -145,6 +204,13 @@ export interface ResponseTiming {
   lastTokenAtMs: number | null;
   /** Tokens written. */
   tokens: number;
+  /** The request's `max_tokens`, and its prompt tokens as the model counted them. */
+  maxTokens: number;
+  promptTokens: number;
+  /** Prompt tokens its prefix cache served (`cached_tokens`); null without `prefixCache`. */
+  cachedTokens: number | null;
+  /** The prompt's text, with `recordPrompts`; null otherwise. */
+  prompt: string | null;
 }
 
 /** Records beyond this many are dropped (the oldest stay) until taken: a bound for long-running servers. */
@@ -209,13 +275,20 @@ export async function startReferenceServer(options: {
   const counters = new Map<string, number>();
   for (const spec of options.models) {
     if (spec.kind === "model")
-      served.set(spec.id, { engine: new Engine(spec.profile), profile: spec.profile, arrived: 0, serving: 0 });
+      served.set(spec.id, {
+        engine: new Engine(spec.profile),
+        profile: spec.profile,
+        cache: prefixCacheOf(spec.profile),
+        arrived: 0,
+        serving: 0,
+      });
     else {
       gateways.set(spec.id, spec);
       for (const p of spec.providers)
         served.set(`${spec.id}/${p.name}`, {
           engine: new Engine(p.profile),
           profile: p.profile,
+          cache: prefixCacheOf(p.profile),
           arrived: 0,
           serving: 0,
         });
@@ -283,6 +356,7 @@ export async function startReferenceServer(options: {
     let broken = false;
     const maxTokens = Math.max(1, Number(body.max_tokens ?? body.max_completion_tokens ?? 128) | 0);
     const promptTokens = promptTokensOf(body.messages, profile.charsPerPromptToken);
+    const cachedTokens = target.cache ? target.cache.serve(promptText(body.messages)) : null;
     const stream = body.stream === true;
     const includeUsage =
       (profile.sendUsage ?? true) &&
@@ -306,6 +380,10 @@ export async function startReferenceServer(options: {
       firstTokenAtMs: null,
       lastTokenAtMs: null,
       tokens: 0,
+      maxTokens,
+      promptTokens,
+      cachedTokens,
+      prompt: options.recordPrompts ? promptText(body.messages) : null,
     };
     if (stream && timings.length < MAX_TIMINGS) timings.push(timing);
     let pending = 0;
@@ -343,7 +421,7 @@ export async function startReferenceServer(options: {
         }
         finished = true;
         engine.stats.change(-1);
-        const usage = usageOf(profile, promptTokens, maxTokens);
+        const usage = usageOf(profile, promptTokens, maxTokens, cachedTokens);
         if (!stream) {
           return res.end(
             JSON.stringify({
