@@ -140,6 +140,8 @@ function run(shape: RunShape): RunIndexEntry {
     meetsSlo: null,
     meteredUsdPerMillionOutputTokens: null,
     declaredUsdPerMillionOutputTokens: null,
+    cachedPromptTokenShare: null,
+    reusablePromptTokenShare: null,
   }));
   return {
     key: `runs/${targetId}/${startedAt}-${runId}.json`,
