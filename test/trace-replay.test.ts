@@ -289,3 +289,39 @@ describe("bad traces", () => {
     expect(err).toContain("the window holds no request");
   });
 });
+
+describe("kneeboard plan of a trace replay", () => {
+  it("shows the window's requests, its duration at each speedup, its tokens and reusable share", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kneeboard-plan-trace-"));
+    const file = join(dir, "c.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        targets: [
+          { id: "ref", label: "ref", baseURL: "https://example.com/v1", model: "m", route: { gateway: "direct" } },
+        ],
+        workload: {
+          arrival: { mode: "trace", file: join(FIXTURES, "mooncake-40.jsonl"), format: "mooncake", speedup: [1, 4] },
+        },
+      }),
+    );
+    let out = "";
+    const output = new Writable({
+      write(chunk, _encoding, done) {
+        out += String(chunk);
+        done();
+      },
+    });
+    expect(await main(["plan", "--config", file], { out: output, err: output } as never)).toBe(0);
+    const { config } = configOf({ mode: "trace", file: "mooncake-40.jsonl", format: "mooncake" }, {});
+    const window = [...loadTraces(config, join(FIXTURES, "kneeboard.config.json")).values()][0] as TraceWindow;
+    expect(out).toContain(`window from 0 s: 40 requests over ${window.durationSeconds.toFixed(1)} s`);
+    expect(out).toContain(`x1 ${window.durationSeconds.toFixed(1)} s, x4 ${(window.durationSeconds / 4).toFixed(1)} s`);
+    expect(out).toContain(`${window.inputTokens.toLocaleString("en-US")} prompt`);
+    expect(out).toContain(
+      `allow ${(window.reusablePromptTokenShare * 100).toFixed(1)} % of prompt tokens from a cache`,
+    );
+    expect(out).toMatch(/ x1 +1 +40 /);
+    expect(out).toMatch(/ x4 +1 +40 /);
+  });
+});

@@ -61,6 +61,10 @@ function topLevelText(plan: TargetPlan): string {
   const top = plan.levels.at(-1);
   const w = plan.workload;
   const chunks = `${number(plan.topLevelChunksPerSecond)} chunks/s`;
+  if (top?.load.kind === "trace") {
+    const { trace, speedup } = top.load;
+    return `the window's ${number(trace.outputTokens)} output tokens over ${number(trace.durationSeconds / speedup, 1)} s at x${speedup} = ${chunks}`;
+  }
   return top?.ratePerSecond == null
     ? `${top?.concurrency ?? 1} streams x ${number(plan.topLevelChunksPerSecond / (top?.concurrency ?? 1))} chunks/s = ${chunks}`
     : `${top.ratePerSecond} requests/s x ${w.maxTokens} tokens = ${chunks} (about ${number(top.ratePerSecond * plan.expectedRequestSeconds, 1)} in flight)`;

@@ -3,8 +3,10 @@ import { mkdtempSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parseConfig } from "../config/index.ts";
 import { ConfigError } from "../errors/index.ts";
 import {
+  deployedTraceFiles,
   loadTrace,
   parseTrace,
   replayPrompt,
@@ -167,5 +169,28 @@ describe("replayPrompt", () => {
     expect(x.slice(0, 8)).not.toBe(y.slice(0, 8));
     const other = replayPrompt(req(0, 100, [1]), 0, { ...place, level: 2 });
     expect(other.slice(0, blockChars)).not.toBe(replayPrompt(req(0, 100, [1]), 0, place).slice(0, blockChars));
+  });
+});
+
+describe("deployedTraceFiles", () => {
+  const configOf = (file: string) =>
+    parseConfig(
+      JSON.stringify({
+        targets: [{ id: "t", label: "t", baseURL: "https://example.com/v1", model: "m", route: { gateway: "direct" } }],
+        workload: { arrival: { mode: "trace", file, format: "mooncake" } },
+      }),
+    );
+
+  it("copies each trace to its path relative to the config, where the sweep function resolves it", () => {
+    expect(deployedTraceFiles(configOf("mooncake-40.jsonl"), CONFIG)).toEqual([
+      { from: join(FIXTURES, "mooncake-40.jsonl"), to: "mooncake-40.jsonl" },
+    ]);
+  });
+
+  it("refuses a trace outside the config's folder, saying why", () => {
+    const error = configError(() => deployedTraceFiles(configOf("../elsewhere.jsonl"), CONFIG));
+    expect(error.problems[0]?.message).toContain(
+      "is outside the config's folder: deployed, a trace travels beside the config",
+    );
   });
 });
