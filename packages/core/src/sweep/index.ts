@@ -55,6 +55,8 @@ export interface SweepProgress {
   threads: number;
   /** An open-loop level's request rate, requests/s (its `concurrency` is then the level's number). */
   ratePerSecond?: number;
+  /** A trace replay's speedup (its `concurrency` is then the level's number). */
+  speedup?: number;
 }
 
 export interface SweepOptions {
@@ -225,6 +227,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
             levelCount: plan.length,
             threads,
             ...(ratePerSecond !== null ? { ratePerSecond } : {}),
+            ...(load.kind === "trace" ? { speedup: load.speedup } : {}),
           }),
       });
       if (result.simulated) simulated = true;
