@@ -3,9 +3,9 @@
  * over every package, and over a small tree that breaks each rule once, so the check is seen to fail.
  */
 import { execFile } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 
@@ -29,6 +29,58 @@ async function violations(cwd: string, paths: string[]): Promise<{ violations: V
   return { violations: report.summary.violations, modules: report.summary.totalCruised };
 }
 
+/**
+ * The rules for Astro files, which dependency-cruiser does not read: each one's frontmatter imports.
+ * Components and layouts render what their page gives them: they never read the site index (a type
+ * from it is fine) nor the store; pages read the site index, never the store.
+ */
+const ASTRO_RULES: { name: string; from: RegExp; to: RegExp; valuesOnly: boolean }[] = [
+  {
+    name: "components-render-what-they-are-given",
+    from: /^site\/src\/(components|layouts)\//,
+    to: /(^|\/)lib\/site-index\.ts$/,
+    valuesOnly: true,
+  },
+  {
+    name: "components-do-not-read-the-store",
+    from: /^site\/src\/(components|layouts|pages)\//,
+    to: /^@kneeboard\/core\/(store|run-index|aws)|^@aws-sdk|packages\/core\/src\/(store|run-index|aws)\//,
+    valuesOnly: false,
+  },
+];
+
+/** Every `.astro` file under dir, relative to root. */
+function astroFiles(root: string, dir: string): string[] {
+  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return astroFiles(root, path);
+    return entry.name.endsWith(".astro") ? [path] : [];
+  });
+}
+
+/** The Astro rules' violations under `root`'s site/src. */
+function astroViolations(root: string): { violations: Violation[]; files: number } {
+  const files = astroFiles(root, "site/src");
+  const found = files.flatMap((file) => {
+    const frontmatter = readFileSync(join(root, file), "utf8").split(/^---$/m)[1] ?? "";
+    const imports = [...frontmatter.matchAll(/^import\s+(type\s)?[^"']*?from\s+["']([^"']+)["']/gm)].map((m) => ({
+      typeOnly: m[1] !== undefined,
+      // A relative import as a path from the root, like dependency-cruiser's.
+      to: (m[2] as string).startsWith(".")
+        ? relative(root, join(root, dirname(file), m[2] as string))
+        : (m[2] as string),
+    }));
+    return ASTRO_RULES.flatMap((rule) =>
+      rule.from.test(file)
+        ? imports
+            .filter((i) => rule.to.test(i.to) && !(rule.valuesOnly && i.typeOnly))
+            .map((i) => ({ rule: { name: rule.name }, from: file, to: i.to }))
+        : [],
+    );
+  });
+  return { violations: found, files: files.length };
+}
+
 const temp: string[] = [];
 afterAll(() => {
   for (const dir of temp) rmSync(dir, { recursive: true, force: true });
@@ -46,6 +98,12 @@ describe("the architecture", () => {
     expect(found.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`)).toEqual([]);
     // Not vacuous: the whole tree was read.
     expect(modules).toBeGreaterThan(200);
+  });
+
+  it("keeps the site's Astro components to rendering what they are given", () => {
+    const { violations: found, files } = astroViolations(ROOT);
+    expect(found.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`)).toEqual([]);
+    expect(files).toBeGreaterThan(15);
   });
 
   it("fails on a tree that breaks each rule once", async () => {
@@ -74,5 +132,20 @@ describe("the architecture", () => {
         "components-do-not-read-the-store",
       ]),
     );
+    write("site/src/components/Reads.astro", '---\nimport { siteIndex } from "../lib/site-index.ts";\n---\n');
+    write("site/src/components/Types.astro", '---\nimport type { SiteIndex } from "../lib/site-index.ts";\n---\n');
+    write("site/src/pages/store.astro", '---\nimport { readRun } from "@kneeboard/core/store";\n---\n');
+    expect(astroViolations(dir).violations).toEqual([
+      {
+        rule: { name: "components-render-what-they-are-given" },
+        from: "site/src/components/Reads.astro",
+        to: "site/src/lib/site-index.ts",
+      },
+      {
+        rule: { name: "components-do-not-read-the-store" },
+        from: "site/src/pages/store.astro",
+        to: "@kneeboard/core/store",
+      },
+    ]);
   });
 });

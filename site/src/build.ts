@@ -15,8 +15,8 @@ import { runAstro } from "./build/astro.ts";
 import { siteCharts } from "./build/charts.ts";
 import { moveInto, stageDownloads } from "./build/stage.ts";
 import { methodologyHtml } from "./lib/methodology.ts";
-import type { SitePayloadFile } from "./lib/payload.ts";
 import { loadSiteData } from "./lib/site-data.ts";
+import type { SiteIndex } from "./lib/site-index.ts";
 
 const SITE_ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** Where the site is built by default: `dist` of the site package, whatever the working directory. */
@@ -72,7 +72,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<BuildSiteRes
     if (chartsDone.status === "rejected") throw chartsDone.reason;
     const { downloads, runBytes } = stagedDone.value;
     const charts = chartsDone.value;
-    const payload: SitePayloadFile = {
+    const payload: SiteIndex = {
       generatedAt: data.generatedAt,
       series: data.series,
       scenarios: data.scenarios,

@@ -48,6 +48,8 @@ function view(stop: Stop | null, valid = stop === null): TargetView {
     simulated: true,
     latest,
     details: null,
+    openLoop: false,
+    promptTokens: null,
     history: [],
     standing: standingOf("t", [latest], { now: latest.finishedAt }),
   };

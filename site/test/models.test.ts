@@ -45,6 +45,8 @@ function target(id: string, model: string, single: number, runs = 3, errorRate =
     simulated: true,
     latest,
     details: null,
+    openLoop: false,
+    promptTokens: null,
     history: entries.map(historyPoint),
     standing: standingOf(id, entries, { now: NOW, config: DEFAULT_STANDING }),
   };
@@ -81,6 +83,7 @@ function openRoute(id: string, model: string, rates: number[], valid: boolean[])
     history: [historyPoint(entry)],
     standing: standingOf(id, [entry], { now: NOW, config: DEFAULT_STANDING }),
     openLoop: isOpenLoop(details),
+    promptTokens: null,
   };
 }
 

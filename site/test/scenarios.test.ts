@@ -336,6 +336,9 @@ describe("the loader and downloads, on the site fixture", () => {
       expect(data.allEntries).toHaveLength(8 + CHAT_OPEN.runs + 4 + 2);
 
       const index = JSON.parse(indexJson(data));
+      // Version 2: levels name their load, as run documents v2 do.
+      expect(index.schemaVersion).toBe(2);
+      for (const t of index.targets) expect(["closed", "open"]).toContain(t.latest.levels[0].load.kind);
       expect(index.scenarios).toEqual(data.scenarios);
       expect(index.targets.every((t: Loose) => t.scenario === "chat")).toBe(true);
       expect(index.series.map((t: Loose) => `${t.id}/${t.scenario}`).sort()).toEqual(

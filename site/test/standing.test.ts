@@ -55,6 +55,8 @@ function view(targetId: string, entries: RunIndexEntry[]): TargetView {
     simulated: true,
     latest,
     details: null,
+    openLoop: false,
+    promptTokens: null,
     history: entries.map(historyPoint),
     standing: standingOf(targetId, entries, { now: NOW }),
   };

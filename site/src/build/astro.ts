@@ -7,7 +7,7 @@ import { createRequire } from "node:module";
 import { dirname, join, sep } from "node:path";
 import { build } from "astro";
 import type { Rollup } from "vite";
-import { SITE_DATA_ENV } from "../lib/payload.ts";
+import { SITE_DATA_ENV } from "../lib/site-index.ts";
 
 const require = createRequire(import.meta.url);
 

@@ -3,24 +3,25 @@
  * chart at a time (they share one thread), each yielding to the event loop first, so the downloads
  * staged alongside (`stage.ts`) keep the file system busy meanwhile.
  */
-import type { SitePayload } from "../lib/payload.ts";
+
 import { type SiteData, viewKey, viewsOf } from "../lib/site-data.ts";
+import type { SiteIndex } from "../lib/site-index.ts";
 import { compareTradeoff, modelCharts, prefillChart, targetCharts } from "../lib/target-charts.ts";
 
 /** The payload's charts. */
-export type SiteCharts = Pick<SitePayload, "charts" | "prefill" | "modelCharts" | "compareTradeoff">;
+export type SiteCharts = Pick<SiteIndex, "charts" | "prefill" | "modelCharts" | "compareTradeoff">;
 
 /** Renders every chart of the site: each series', each target's prefill curve, each model's, the compare page's. */
 export async function siteCharts(data: SiteData): Promise<SiteCharts> {
-  const prefill: SitePayload["prefill"] = {};
+  const prefill: SiteIndex["prefill"] = {};
   for (const id of new Set(data.series.map((v) => v.id))) {
     const chart = await prefillChart(data.series.filter((v) => v.id === id));
     if (chart) prefill[id] = chart;
   }
-  const charts: SitePayload["charts"] = {};
+  const charts: SiteIndex["charts"] = {};
   for (const view of data.series) charts[viewKey(view)] = await targetCharts(view);
-  const models: SitePayload["modelCharts"] = {};
-  const tradeoffs: SitePayload["compareTradeoff"] = {};
+  const models: SiteIndex["modelCharts"] = {};
+  const tradeoffs: SiteIndex["compareTradeoff"] = {};
   for (const s of data.scenarios) {
     const views = viewsOf(data.series, s);
     // An open-loop model's charts are against the offered rate (see `modelCharts`).

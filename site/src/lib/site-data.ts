@@ -6,56 +6,13 @@
  */
 import { ALERTS_KEY, type Alert, AlertsFile } from "@kneeboard/core/alerts";
 import { DEFAULT_STANDING, type StandingConfig } from "@kneeboard/core/config";
-import type { RunDocument } from "@kneeboard/core/run";
+import type { LoadAxis, RunDocument } from "@kneeboard/core/run";
 import { bySeries, type RunIndex, type RunIndexEntry, seriesKey } from "@kneeboard/core/run-index";
-import { type Slo, type Standing, standingOf } from "@kneeboard/core/standing";
+import { type Slo, standingOf } from "@kneeboard/core/standing";
 import { readRun, type Store } from "@kneeboard/core/store";
+import type { HistoryPoint, RunDetails, TargetView } from "./site-index.ts";
 
-/** One run in a target's history: the headline figures the history chart and the trend need. */
-export interface HistoryPoint {
-  key: string;
-  runId: string;
-  startedAt: string;
-  status: "complete" | "partial" | "failed";
-  valid: boolean;
-  singleStreamOutputTokensPerSecond: number | null;
-  singleStreamTtftP50Ms: number | null;
-  peakAggregateOutputTokensPerSecond: number | null;
-  peakConcurrency: number | null;
-  kneeConcurrency: number | null;
-  /** Open loop: the highest rate meeting the SLO, requests/s; null for closed-loop runs and when none met it. */
-  capacityRequestsPerSecond: number | null;
-  errorRate: number;
-  rateLimitRate: number;
-}
-
-/** A run document without its samples: what the target page shows of the latest run. */
-export type RunDetails = Omit<RunDocument, "samples"> & { key: string };
-
-/** One (target, scenario): its runs, latest figures and standing. */
-export interface TargetView {
-  id: string;
-  /** The scenario its runs swept (`chat` for every view in `SiteData.targets`). */
-  scenario: string;
-  label: string;
-  model: string;
-  simulated: boolean;
-  /** The newest run, whatever its state: the leaderboard row says when it is partial or invalid. */
-  latest: RunIndexEntry;
-  /** The newest run whose document could be read; null when none could. */
-  details: RunDetails | null;
-  /** Every run, oldest first. */
-  history: HistoryPoint[];
-  /** The figures the site ranks by: medians with intervals over the standing window. */
-  standing: Standing;
-  /**
-   * True when the latest readable run is open loop (`workload.arrival.mode` is `poisson`): its levels
-   * are request rates (`details.levels[].load` is `open`).
-   */
-  openLoop?: boolean;
-  /** Prompt tokens of the latest readable run: the median of its ok samples', else `workload.promptTokens`; null when neither. */
-  promptTokens?: number | null;
-}
+export type { HistoryPoint, RunDetails, TargetView };
 
 export interface SiteData {
   generatedAt: string;
@@ -97,6 +54,11 @@ export function viewKey(v: Pick<TargetView, "id" | "scenario">): string {
 /** The views of one scenario, by target id. */
 export function viewsOf(series: readonly TargetView[], scenario: string): TargetView[] {
   return series.filter((v) => v.scenario === scenario);
+}
+
+/** The axis a view's levels stand on: concurrency for a closed loop, the offered rate for an open one. */
+export function viewAxis(view: Pick<TargetView, "openLoop">): LoadAxis {
+  return view.openLoop ? "rate" : "concurrency";
 }
 
 /**

@@ -20,40 +20,8 @@ import {
 import { tradeoffTargets } from "./compare.ts";
 import { modelGroups } from "./models.ts";
 import { prefillPoints, ratePoints } from "./open-loop.ts";
-import type { TargetView } from "./site-data.ts";
+import type { ModelCharts, TargetCharts, TargetView } from "./site-index.ts";
 import { renderSvg } from "./svg.ts";
-
-/**
- * A target page's charts. Each is null where it would have no point to draw (no valid level, no valid
- * run): the page says so in a sentence, as empty axes (`0.000000`) would say nothing.
- */
-export interface TargetCharts {
-  /** The standing's median curves with their interval bands; null when no valid run stands. */
-  standing: string | null;
-  /** Null when the latest run has no valid level with a figure. */
-  curves: string | null;
-  /** Null when the latest run has no valid level with a latency. */
-  latency: string | null;
-  /** Null with fewer than two runs, or when no run has a headline figure. */
-  history: string | null;
-  /** Per-stream against aggregate tok/s, points labelled with their concurrency where they fit; null without a valid level. */
-  tradeoff: string | null;
-  /** Open loop only (the charts against concurrency are then null): TTFT and e2e p50/p95 against the offered rate. */
-  rateLatency: string | null;
-  /** Open loop only: aggregate and goodput tok/s against the offered rate. */
-  rateThroughput: string | null;
-}
-
-/** The build-time SVG charts of a model page: its routes' curves overlaid, and their trade-offs; null where no route has a valid level. */
-export interface ModelCharts {
-  aggregate: string | null;
-  perStream: string | null;
-  tradeoff: string | null;
-  /** Open loop only (the three above are then null): TTFT and e2e p50 of each route against the offered rate. */
-  rateLatency: string | null;
-  /** Open loop only: goodput and aggregate tok/s of each route against the offered rate. */
-  rateThroughput: string | null;
-}
 
 type Level = TargetView["latest"]["levels"][number];
 const finite = (v: number | null | undefined) => v !== null && v !== undefined && Number.isFinite(v);

@@ -160,6 +160,54 @@ describe("parseConfig", () => {
     expect(error.message).not.toContain("sk-very-secret-value");
   });
 
+  it("reports the checks across fields together with type errors in other places of the file", () => {
+    const problems = problemsOf({
+      targets: [
+        target({ label: 5 }),
+        target({
+          id: "b",
+          scenarios: ["rag", "nope", "rag"],
+          workload: { requestsPerLevel: 3, levelDurationSeconds: 3 },
+        }),
+        target({ id: "b", apiKeyEnv: "UNSET_KEY_VAR" }),
+      ],
+      workload: { promptTokens: 100 },
+      scenarios: { rag: { maxTokens: "many" }, long: { requestsPerLevel: 3, levelDurationSeconds: 3 } },
+      schedule: 6,
+    });
+    expect(problems.map((p) => p.path).sort()).toEqual([
+      "scenarios.long.levelDurationSeconds",
+      "scenarios.rag.maxTokens",
+      "schedule",
+      "targets[0].label",
+      "targets[1].scenarios[1]",
+      "targets[1].scenarios[2]",
+      "targets[1].workload.levelDurationSeconds",
+      "targets[2].apiKeyEnv",
+      "targets[2].id",
+    ]);
+    const message = (path: string) => problems.find((p) => p.path === path)?.message;
+    expect(message("targets[2].id")).toBe("duplicate id b (also targets[1].id)");
+    expect(message("targets[1].scenarios[1]")).toBe('unknown scenario "nope"; the config\'s scenarios are rag, long');
+    expect(message("targets[1].scenarios[2]")).toBe("duplicate scenario rag (also targets[1].scenarios[0])");
+    expect(message("scenarios.long.levelDurationSeconds")).toBe(
+      "set requestsPerLevel or levelDurationSeconds, not both",
+    );
+    expect(message("targets[2].apiKeyEnv")).toBe("environment variable UNSET_KEY_VAR is not set or empty");
+  });
+
+  it("names count and duration at the layer that sets both, even when another layer is invalid", () => {
+    const both = { requestsPerLevel: 3, levelDurationSeconds: 3 };
+    expect(
+      problemsOf({ targets: [target({ workload: both })], workload: { maxTokens: "many" } }).map((p) => p.path),
+    ).toEqual(["targets[0].workload.levelDurationSeconds", "workload.maxTokens"]);
+    expect(
+      problemsOf({ targets: [target({ workload: { maxTokens: 3 } })], workload: both, scenarios: { chat: {} } }).map(
+        (p) => p.path,
+      ),
+    ).toEqual(["workload.levelDurationSeconds"]);
+  });
+
   it("skips the key check when requireKeys is false", () => {
     const config = parseConfig(JSON.stringify({ targets: [target()] }), { env: {}, requireKeys: false });
     expect(config.targets[0]?.apiKeyEnv).toBe("TEST_KEY");

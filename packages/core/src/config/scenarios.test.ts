@@ -109,6 +109,12 @@ describe("scenarios", () => {
       /unknown scenario "rga".*chat, rag/,
     ],
     [
+      "an unknown scenario, listing the config's names, invalid ones too",
+      { targets: [target({ scenarios: ["nope"] })], scenarios: { chat: {}, Rag: {} } },
+      "targets[0].scenarios[0]",
+      /scenarios are chat, Rag$/,
+    ],
+    [
       "a scenario listed without scenarios in the config",
       { targets: [target({ scenarios: ["rag"] })] },
       "targets[0].scenarios[0]",

@@ -509,7 +509,7 @@ export const TraceRecord = z.object({
 export type TraceRecord = z.infer<typeof TraceRecord>;
 
 /** The run document as written today (version 2); `RunDocument` reads version 1 too. */
-const RunDocumentV2 = z.object({
+export const RunDocumentV2 = z.object({
   schemaVersion: z.literal(2),
   runId: z.string(),
   targetId: z.string(),

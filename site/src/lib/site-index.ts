@@ -1,0 +1,137 @@
+/**
+ * @module The site index: everything the pages are built from, written once by the build (`build.ts`)
+ * and read back here through one schema, so a page never sees a shape the build did not promise.
+ * Pages (`src/pages/`) read it and hand each component its part; components and layouts never do.
+ */
+import { readFileSync } from "node:fs";
+import { Alert } from "@kneeboard/core/alerts";
+import { RunDocumentV2 } from "@kneeboard/core/run";
+import { RunIndexEntry } from "@kneeboard/core/run-index";
+import { Standing } from "@kneeboard/core/standing";
+import { z } from "zod";
+
+export const SITE_DATA_ENV = "KNEEBOARD_SITE_DATA";
+
+/** One run in a target's history: the headline figures the history chart and the trend need. */
+export const HistoryPoint = z.object({
+  key: z.string(),
+  runId: z.string(),
+  startedAt: z.string(),
+  status: z.enum(["complete", "partial", "failed"]),
+  valid: z.boolean(),
+  singleStreamOutputTokensPerSecond: z.number().nullable(),
+  singleStreamTtftP50Ms: z.number().nullable(),
+  peakAggregateOutputTokensPerSecond: z.number().nullable(),
+  peakConcurrency: z.number().nullable(),
+  kneeConcurrency: z.number().nullable(),
+  /** Open loop: the highest rate meeting the SLO, requests/s; null for closed-loop runs and when none met it. */
+  capacityRequestsPerSecond: z.number().nullable(),
+  errorRate: z.number(),
+  rateLimitRate: z.number(),
+});
+export type HistoryPoint = z.infer<typeof HistoryPoint>;
+
+/** A run document without its samples: what the target page shows of the latest run. */
+export const RunDetails = RunDocumentV2.omit({ samples: true }).extend({ key: z.string() });
+export type RunDetails = z.infer<typeof RunDetails>;
+
+/** One (target, scenario): its runs, latest figures and standing. */
+export const TargetView = z.object({
+  id: z.string(),
+  /** The scenario its runs swept. */
+  scenario: z.string(),
+  label: z.string(),
+  model: z.string(),
+  simulated: z.boolean(),
+  /** The newest run, whatever its state: the leaderboard row says when it is partial or invalid. */
+  latest: RunIndexEntry,
+  /** The newest run whose document could be read; null when none could. */
+  details: RunDetails.nullable(),
+  /** Every run, oldest first. */
+  history: z.array(HistoryPoint),
+  /** The figures the site ranks by: medians with intervals over the standing window. */
+  standing: Standing,
+  /**
+   * True when the latest readable run is open loop: its levels are request rates
+   * (`details.levels[].load` is `open`).
+   */
+  openLoop: z.boolean(),
+  /** Prompt tokens of the latest readable run: the median of its ok samples', else `workload.promptTokens`; null when neither. */
+  promptTokens: z.number().nullable(),
+});
+export type TargetView = z.infer<typeof TargetView>;
+
+/** A file under `/data/` and what it holds. */
+export const Download = z.object({ path: z.string(), holds: z.string(), bytes: z.number().int().nonnegative() });
+export type Download = z.infer<typeof Download>;
+
+/** An SVG chart, or null where it would have nothing to draw (the page then says so in a sentence). */
+const Svg = z.string().nullable();
+
+/** A target page's charts (see `target-charts.ts`). */
+export const TargetCharts = z.object({
+  standing: Svg,
+  curves: Svg,
+  latency: Svg,
+  history: Svg,
+  tradeoff: Svg,
+  rateLatency: Svg,
+  rateThroughput: Svg,
+});
+export type TargetCharts = z.infer<typeof TargetCharts>;
+
+/** A model page's charts (see `target-charts.ts`). */
+export const ModelCharts = z.object({
+  aggregate: Svg,
+  perStream: Svg,
+  tradeoff: Svg,
+  rateLatency: Svg,
+  rateThroughput: Svg,
+});
+export type ModelCharts = z.infer<typeof ModelCharts>;
+
+/** What the build writes for the pages. */
+export const SiteIndex = z.object({
+  generatedAt: z.string(),
+  /** Every (target, scenario), by target id then scenario. */
+  series: z.array(TargetView),
+  /** Every scenario with runs, in the site's order (`chat` first when present): `/` ranks the first. */
+  scenarios: z.array(z.string()),
+  /** SVG charts per series key (`seriesKey`: the target id for chat, `<id>/<scenario>` else). */
+  charts: z.record(z.string(), TargetCharts),
+  /** The prefill curve per target id, where it has one. */
+  prefill: z.record(z.string(), z.string()),
+  /** SVG charts per scenario, then per model key. */
+  modelCharts: z.record(z.string(), z.record(z.string(), ModelCharts)),
+  /** The compare pages' trade-off chart per closed-loop scenario. */
+  compareTradeoff: z.record(z.string(), z.string()),
+  alerts: z.array(Alert),
+  downloads: z.array(Download),
+  runDocuments: z.object({ count: z.number().int().nonnegative(), bytes: z.number().nonnegative() }),
+  subscribeUrl: z.string().nullable(),
+  /** The methodology page's body: docs/methodology.md rendered to HTML. */
+  methodologyHtml: z.string(),
+});
+export type SiteIndex = z.infer<typeof SiteIndex>;
+
+let cached: { file: string; index: SiteIndex } | null = null;
+
+/** Parses a written site index; a shape the pages do not expect throws, naming where (at most 5 places). */
+export function parseSiteIndex(json: unknown, file = "site index"): SiteIndex {
+  const parsed = SiteIndex.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const where = parsed.error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`)
+    .join("; ");
+  throw new Error(`${file} does not match the site index schema: ${where}`);
+}
+
+/** The site index of the build in progress, read and checked once per build. Pages only. */
+export function siteIndex(): SiteIndex {
+  const file = process.env[SITE_DATA_ENV];
+  if (!file)
+    throw new Error(`${SITE_DATA_ENV} is not set: build the site with \`kneeboard site\`, not \`astro build\``);
+  if (cached?.file !== file) cached = { file, index: parseSiteIndex(JSON.parse(readFileSync(file, "utf8")), file) };
+  return cached.index;
+}
