@@ -93,9 +93,11 @@ export function concurrencyOf(load: Load): number | null {
   return load.kind === "closed" ? load.concurrency : null;
 }
 
-/** True when two loads are the same: the same kind at the same place on its axis. */
+/** True when two loads are the same: the same kind at the same place on its axis (an open loop's: with the same arrivals). */
 export function sameLoad(a: Load, b: Load): boolean {
-  return a.kind === b.kind && loadPosition(a) === loadPosition(b);
+  if (a.kind !== b.kind || loadPosition(a) !== loadPosition(b)) return false;
+  // Poisson and gamma arrivals at one rate, or gamma at two burstinesses, are different traffic.
+  return a.kind !== "open" || b.kind !== "open" || (a.arrival === b.arrival && a.burstiness === b.burstiness);
 }
 
 /**
