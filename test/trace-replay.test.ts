@@ -113,6 +113,14 @@ describe("a Mooncake trace replayed at speedups 1 and 2", () => {
       limit: null,
     });
     expect(doc.trace?.sha256).toBe(window?.sha256);
+    // The summary reads along the speedups: a peak there, no knee in users or rate, no capacity.
+    expect(doc.summary.peak?.load.kind ?? "trace").toBe("trace");
+    expect([doc.summary.kneeConcurrency, doc.summary.capacity, doc.summary.capacityRequestsPerSecond]).toEqual([
+      null,
+      null,
+      null,
+    ]);
+    expect(doc.summary).not.toHaveProperty("kneeRequestsPerSecond");
   });
 
   it("sends each request with max_tokens its output length and a prompt within 15 % of its input length", () => {
