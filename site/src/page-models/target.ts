@@ -4,7 +4,16 @@
  * headline figures, the tables beside the figures, how a level is named) is data keyed by axis or by
  * the figure sections' ids (`target-charts.ts`), so a new load kind adds entries, not page markup.
  */
-import { concurrencyOf, type Load, type LoadAxis, loadAxis, loadPosition, loadWords } from "@kneeboard/core/run";
+import {
+  type CacheVerdict,
+  concurrencyOf,
+  type Load,
+  type LoadAxis,
+  loadAxis,
+  loadPosition,
+  loadWords,
+  sameLoad,
+} from "@kneeboard/core/run";
 import type { Estimate } from "@kneeboard/core/standing";
 import { viewPoints } from "../lib/charts/views.ts";
 import { estimateTitle, fmt, fmtEstimate, pct, rootFrom, when } from "../lib/format.ts";
@@ -194,8 +203,58 @@ const levelCell = (load: Load) => num(AXIS_WORDS[loadAxis(load)].cell(loadPositi
 const at = (load: Load) => ({ [`data-${loadAxis(load)}`]: String(loadPosition(load)) });
 const est = (e: Estimate | null | undefined, digits = 0) => num(fmtEstimate(e, digits), { title: estimateTitle(e) });
 
+/** What a conversation level says of the route's prompt cache, in the words the pages use. */
+export const CACHE_WORDS: Record<CacheVerdict, string> = {
+  reported: "the route reports cached prompt tokens",
+  no_cache_seen: "no prompt cache seen: later turns' TTFT grows with the history",
+  not_reported: "cache not reported: later turns' TTFT stays flat, though no cached tokens are reported",
+  undetermined: "too little to tell",
+};
+
 /** The tables beside each figure section, by the section's id (`target-charts.ts`). */
 const SECTION_TABLES: Record<string, (c: Context) => Table[]> = {
+  turns: ({ view }) => {
+    const levels = view.latest.levels.filter((l) => l.conversation !== null);
+    if (levels.length === 0) return [];
+    const detail = (l: (typeof levels)[number]) =>
+      view.details?.levels.find((d) => sameLoad(d.load, l.load))?.conversation?.cache.detail ?? null;
+    return [
+      {
+        id: "turns-numbers",
+        label: "TTFT and cached share by turn, per level of the latest run",
+        caption: `By turn, latest run. The prompt cache: ${levels
+          .map((l) => {
+            const verdict = l.conversation?.cacheVerdict ?? "undetermined";
+            const why = detail(l);
+            return `${loadWords(l.load)}: ${CACHE_WORDS[verdict]}${why ? ` (${why})` : ""}`;
+          })
+          .join("; ")}.`,
+        columns: [
+          { head: AXIS_WORDS[loadAxis(levels[0]?.load ?? { kind: "closed", concurrency: 1 })].head },
+          { head: "turn" },
+          { head: "requests" },
+          { head: "TTFT p50 ms" },
+          { head: "TTFT p95 ms" },
+          { head: "cached share" },
+          { head: "valid", class: "text" },
+        ],
+        rows: levels.flatMap((l) =>
+          (l.conversation?.byTurn ?? []).map((t) => ({
+            data: { ...at(l.load), "data-turn": String(t.turn) },
+            cells: [
+              levelCell(l.load),
+              num(String(t.turn)),
+              num(fmt(t.n)),
+              num(fmt(t.ttftP50Ms)),
+              num(fmt(t.ttftP95Ms)),
+              num(pct(t.cachedPromptTokenShare, 0)),
+              text(l.valid ? "yes" : "no"),
+            ],
+          })),
+        ),
+      },
+    ];
+  },
   standing: ({ view }) => {
     const { standing } = view;
     const runs = standing.runIds.length;
