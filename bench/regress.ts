@@ -40,6 +40,8 @@ function entry(index: number, cov: number, random: () => number, scale = 1): Run
     goodputOutputTokensPerSecond: null,
     cachedPromptTokenShare: null,
     reusablePromptTokenShare: null,
+    laterTurnsTtftP50Ms: null,
+    conversation: null,
   });
   return {
     key: `runs/bench/${index}.json`,

@@ -114,6 +114,7 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
         ]
       : []),
     ...(perLevel.message === null ? [] : [`  ${perLevel.noValidLevel ? "error" : "warning"}: ${perLevel.message}`]),
+    ...conversationText(plan),
     `  total: ${requests} + ${plan.totalWarmupRequests} warm-up`,
     `  duration expected: ${number(plan.expectedSeconds)} s, ${fitText(plan.expected, plan)}`,
     `  duration upper bound: ${number(plan.upperBoundSeconds)} s, ${fitText(plan.upperBound, plan)}`,
@@ -133,6 +134,30 @@ function arrivalText(arrival: TargetPlan["workload"]["arrival"]): string {
     case "trace":
       return `, arrival trace (a replay sends each request's own prompt length and max_tokens; maxInFlight ${arrival.maxInFlight})`;
   }
+}
+
+/** A conversation's tokens per turn and in all, and whether each level's requests reach its last turn. */
+function conversationText(plan: TargetPlan): string[] {
+  const talk = plan.conversation;
+  if (!talk) return [];
+  const w = plan.workload;
+  const byTurn = talk.promptTokensByTurn.map((tokens, i) => `${i + 1}: ${number(tokens)}`).join(", ");
+  const lines = [
+    `  conversation: ${talk.turns} turn${talk.turns === 1 ? "" : "s"} each, N users in conversation at level N, ${talk.thinkSeconds} s of think time between an answer and the next question; a ${number(talk.sharedPrefixTokens)}-token system prompt, ${number(talk.turnPromptTokens)}-token questions, answers up to ${number(w.maxTokens)} tokens`,
+    `    prompt tokens by turn: ${byTurn}`,
+    `    in all, a conversation: ${number(talk.promptTokens)} prompt tokens (up to ${number(talk.cacheablePromptTokens)} a prefix cache can serve: the system prompt and the history) and ${number(talk.outputTokens)} answer tokens`,
+  ];
+  // A counted level's N users share its requests: below turns x N, some never reach the last turn.
+  const perLevel = w.requestsPerLevel;
+  const short =
+    perLevel === undefined
+      ? []
+      : plan.levels.filter((l) => l.ratePerSecond === null && perLevel < talk.turns * l.concurrency);
+  if (short.length)
+    lines.push(
+      `  warning: requestsPerLevel ${perLevel} is under turns x N at level${short.length === 1 ? "" : "s"} ${short.map(levelName).join(", ")}: not every user reaches turn ${talk.turns} there, so the later turns have few samples or none`,
+    );
+  return lines;
 }
 
 /** Whether a base URL names this machine (loopback or localhost), which a Lambda cannot reach. */

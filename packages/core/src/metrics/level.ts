@@ -1,6 +1,7 @@
 /** @module The figures of one level of a sweep (docs/methodology.md, per level): `summarizeLevel`; pure. */
 import type { ClientHealth } from "../client/health.ts";
 import type { InvalidReason, Level, Load, PricingRecord, RequestCounts, Sample, SloRecord } from "../run/index.ts";
+import { type ConversationInput, cachedShare, conversationFigures } from "./conversation.ts";
 import { DEFAULT_SLO, goodputTokens, levelCost } from "./cost.ts";
 import { distribution } from "./distribution.ts";
 import {
@@ -77,6 +78,8 @@ export interface LevelInput {
   openLoop?: OpenLoopInput;
   /** A closed loop's start spread, ms (see the run document's `startSpreadMs`); absent: null. */
   startSpreadMs?: number;
+  /** The level's workers held conversations (samples carry `turn`): figures by turn, and a cache is expected, not a flaw. */
+  conversation?: ConversationInput;
 }
 
 const COUNT_KEY = {
@@ -227,8 +230,14 @@ export function summarizeLevel(input: LevelInput): Level {
       });
   }
   const cachedPromptTokenShare = cachedShare(ok);
-  // A trace replay shares prefixes on purpose (its hash_ids): what the route caches of them is a finding, not a fault.
-  if (load.kind !== "trace" && cachedPromptTokenShare !== null && cachedPromptTokenShare > MAX_CACHED_PROMPT_SHARE)
+  // A trace replay shares prefixes on purpose (its hash_ids), and a conversation re-sends its history:
+  // what a cache serves of them is the measure, not a flaw.
+  if (
+    load.kind !== "trace" &&
+    !input.conversation &&
+    cachedPromptTokenShare !== null &&
+    cachedPromptTokenShare > MAX_CACHED_PROMPT_SHARE
+  )
     invalid.push({
       code: "cached_prompt",
       detail: { share: cachedPromptTokenShare, limitShare: MAX_CACHED_PROMPT_SHARE },
@@ -276,6 +285,7 @@ export function summarizeLevel(input: LevelInput): Level {
     tokensFromChunks: ok.some((s) => s.tokenSource === "chunks"),
     cachedPromptTokenShare,
     reusablePromptTokenShare: reusableShare(ok),
+    conversation: input.conversation ? conversationFigures(ok, input.conversation) : null,
     cost: levelCost(ok, aggregateOutputTokensPerSecond, input.pricing ?? null),
     meetsSlo:
       perStreamOutput.p50 !== null &&
@@ -315,7 +325,6 @@ function connectionFigures(samples: Sample[]): {
   return { newConnectionShare: recorded > 0 ? opened / recorded : null, staleSockets: stale, requestsSentTwice: twice };
 }
 
-/** Cached prompt tokens / prompt tokens over the ok samples that report both; null when none does. */
 /** Reusable prompt tokens (a trace replay's) / prompt tokens of the ok samples that record both; null when none does. */
 function reusableShare(ok: Sample[]): number | null {
   let reusable = 0;
@@ -328,17 +337,4 @@ function reusableShare(ok: Sample[]): number | null {
     prompt += s.promptTokens;
   }
   return recorded && prompt > 0 ? reusable / prompt : null;
-}
-
-function cachedShare(ok: Sample[]): number | null {
-  let cached = 0;
-  let prompt = 0;
-  let reported = false;
-  for (const s of ok) {
-    if (s.cachedPromptTokens === null || s.promptTokens === null) continue;
-    reported = true;
-    cached += s.cachedPromptTokens;
-    prompt += s.promptTokens;
-  }
-  return reported && prompt > 0 ? cached / prompt : null;
 }

@@ -53,6 +53,8 @@ function entry(i: number, r: () => number, f: Figures = {}, cov = 0.05, targetId
     goodputOutputTokensPerSecond: null,
     cachedPromptTokenShare: null,
     reusablePromptTokenShare: null,
+    laterTurnsTtftP50Ms: null,
+    conversation: null,
   });
   return {
     key: `runs/${targetId}/${String(i).padStart(5, "0")}.json`,

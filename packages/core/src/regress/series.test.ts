@@ -27,6 +27,8 @@ function level(concurrency: number, valid: boolean): LevelFigures {
     goodputOutputTokensPerSecond: null,
     cachedPromptTokenShare: null,
     reusablePromptTokenShare: null,
+    laterTurnsTtftP50Ms: null,
+    conversation: null,
   };
 }
 

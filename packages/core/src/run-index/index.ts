@@ -6,7 +6,15 @@
 import { z } from "zod";
 import { DEFAULT_SCENARIO, modelKeyOf } from "../config/index.ts";
 import { isOpenLoopRun, summarizeRun } from "../metrics/index.ts";
-import { Load, RouteRecord, type RunDocument, SloRecord, Summary, upgradeLevelsV1 } from "../run/index.ts";
+import {
+  CacheVerdict,
+  Load,
+  RouteRecord,
+  type RunDocument,
+  SloRecord,
+  Summary,
+  upgradeLevelsV1,
+} from "../run/index.ts";
 import { listRunKeys, putRun, readRun, type Store } from "../store/index.ts";
 
 /** The figures of one level that history and comparison need. Units in the names. */
@@ -43,6 +51,24 @@ export const LevelFigures = z.object({
   cachedPromptTokenShare: z.number().nullable().default(null),
   /** A trace replay's reusable prompt tokens over prompt tokens: what its hash_ids allow from a cache; null for other loads and in entries recorded before it was. */
   reusablePromptTokenShare: z.number().nullable().default(null),
+  /** A conversation level: TTFT p50 of its turns 2 and later, ms; null otherwise (and in entries recorded before conversations). */
+  laterTurnsTtftP50Ms: z.number().nullable().default(null),
+  /** A conversation level: TTFT and cached share by turn, and the cache verdict; null otherwise. */
+  conversation: z
+    .object({
+      byTurn: z.array(
+        z.object({
+          turn: z.number().int().positive(),
+          n: z.number().int().nonnegative(),
+          ttftP50Ms: z.number().nullable(),
+          ttftP95Ms: z.number().nullable(),
+          cachedPromptTokenShare: z.number().nullable(),
+        }),
+      ),
+      cacheVerdict: CacheVerdict,
+    })
+    .nullable()
+    .default(null),
 });
 export type LevelFigures = z.infer<typeof LevelFigures>;
 
@@ -169,6 +195,19 @@ export function indexEntryFor(key: string, doc: RunDocument): RunIndexEntry {
         (l as { goodputOutputTokensPerSecond?: number | null }).goodputOutputTokensPerSecond ?? null,
       cachedPromptTokenShare: l.cachedPromptTokenShare,
       reusablePromptTokenShare: l.reusablePromptTokenShare,
+      laterTurnsTtftP50Ms: l.conversation?.laterTurnsTtftMs.p50 ?? null,
+      conversation: l.conversation
+        ? {
+            byTurn: l.conversation.byTurn.map((t) => ({
+              turn: t.turn,
+              n: t.n,
+              ttftP50Ms: t.ttftMs.p50,
+              ttftP95Ms: t.ttftMs.p95,
+              cachedPromptTokenShare: t.cachedPromptTokenShare,
+            })),
+            cacheVerdict: l.conversation.cache.verdict,
+          }
+        : null,
     })),
     servedProviders: [...served.entries()].sort((a, b) => b[1] - a[1]).map(([p]) => p),
   };

@@ -7,6 +7,7 @@ import { RunDocument, type Sample } from "./index.ts";
 const sample: Sample = {
   level: 1,
   index: 0,
+  turn: null,
   outcome: "ok",
   startMs: 0,
   ttftMs: 100,
@@ -90,12 +91,14 @@ function earlierDocument(): Record<string, unknown> {
         "requestsSentTwice",
         "invalid",
         "reusablePromptTokenShare",
+        "conversation",
       ]),
     ),
     summary: strip(doc.summary, ["capacity", "goodputPeak"]),
     samples: doc.samples.map((s) =>
       strip(s, [
         "ttftAnswerMs",
+        "turn",
         "reasoningTokens",
         "cachedPromptTokens",
         "costUsd",
@@ -133,9 +136,11 @@ describe("documents stored before the reader's figures", () => {
       requestsSentTwice: null,
       invalid: [],
       reusablePromptTokenShare: null,
+      conversation: null,
     });
     expect(doc.samples[0]).toMatchObject({
       ttftAnswerMs: null,
+      turn: null,
       reasoningTokens: null,
       cachedPromptTokens: null,
       costUsd: null,

@@ -3,8 +3,10 @@ import type { RawResult } from "../client/index.ts";
 import { deriveSampleFigures } from "../metrics/index.ts";
 import type { Sample } from "../run/index.ts";
 
-/** What a sample records of its schedule beyond the client's result: an open loop's and a trace replay's. */
-export interface ScheduleFields {
+/** What a sample records beyond the client's result: its conversation turn, its schedule (open loop, trace replay), its reusable tokens. */
+export interface SampleExtras {
+  /** A conversation's turn, 1-based; absent outside conversations. */
+  turn?: number;
   /** When the send was due, ms from the level's start; null for a closed loop. */
   scheduledMs?: number | null;
   /** A trace replay's reusable prompt tokens (its leading hash_ids blocks already sent); null otherwise. */
@@ -17,7 +19,7 @@ export function toSample(
   level: number,
   index: number,
   origin: number,
-  schedule: ScheduleFields = {},
+  extras: SampleExtras = {},
 ): Sample {
   const fromUsage = raw.completionTokens !== null;
   const completionTokens = fromUsage
@@ -34,6 +36,7 @@ export function toSample(
   return {
     level,
     index,
+    turn: extras.turn ?? null,
     outcome: raw.outcome,
     startMs: raw.startMs - origin,
     ttftMs: figures.ttftMs,
@@ -54,8 +57,8 @@ export function toSample(
     tpotMs: figures.tpotMs,
     interChunkMs: figures.interChunkMs,
     chunks: raw.contentChunks.length,
-    scheduledMs: schedule.scheduledMs ?? null,
-    reusablePromptTokens: schedule.reusablePromptTokens ?? null,
+    scheduledMs: extras.scheduledMs ?? null,
+    reusablePromptTokens: extras.reusablePromptTokens ?? null,
     responseId: raw.responseId,
     servedProvider: raw.servedProvider,
     httpStatus: raw.httpStatus,
