@@ -65,14 +65,17 @@ export function chatRequest(
   const conversation = workload.conversation;
   if (!conversation)
     return {
-      prompt: promptFor({
-        runId: place.runId,
-        level: place.concurrency,
-        index,
-        warmup,
-        promptTokens: workload.promptTokens,
-        charsPerToken: place.charsPerToken,
-      }),
+      prompt:
+        replayed && place.replay
+          ? replayPrompt(replayed, index, place.replay.place)
+          : promptFor({
+              runId: place.runId,
+              level: place.concurrency,
+              index,
+              warmup,
+              promptTokens: workload.promptTokens,
+              charsPerToken: place.charsPerToken,
+            }),
       ...common,
     };
   const { conversation: number, turn: at, answers } = turn ?? { conversation: index, turn: 1, answers: [] };
