@@ -5,6 +5,7 @@
  * said instead when there is nothing to draw, and the spec). The specs are the same for every axis
  * (`charts/levels.ts`); a new load kind adds its entries here and in `charts/axis.ts`.
  */
+import { loadWords } from "@kneeboard/core/run";
 import type { Estimate, Standing } from "@kneeboard/core/standing";
 import type { TopLevelSpec } from "vega-lite";
 import {
@@ -22,8 +23,10 @@ import {
   overlaySpec,
   prefillSpec,
   standingCurvesSpec,
+  type TurnPoint,
   throughputCurvesSpec,
   tradeoffSpec,
+  turnsSpec,
 } from "./charts/index.ts";
 import { viewPoints } from "./charts/views.ts";
 import { tradeoffTargets } from "./compare.ts";
@@ -195,7 +198,70 @@ const TARGET_SECTIONS: Record<LoadAxis, SectionDef<TargetContext>[]> = {
       ],
     },
   ],
+  speedup: [
+    {
+      id: "speedup",
+      heading: "The trace replayed faster, latest run",
+      figures: [
+        latencyFigure({
+          id: "speedup-latency",
+          title: "latency against speedup",
+          caption:
+            "TTFT and end-to-end latency p50 (circles, solid), p95 (squares, dashed) and p99 (triangles, dotted), in ms on a log axis, against the speedup of the replayed trace (x1: as recorded), one panel above the other. Invalid speedups are left out.",
+          empty: "Nothing to draw: the latest run has no valid speedup; its latencies are in the tables below.",
+        }),
+        curvesFigure(
+          {
+            id: "speedup-throughput",
+            title: "aggregate and goodput tok/s against speedup",
+            caption:
+              "Aggregate output tok/s (circles) and goodput, the tok/s of requests that each met the SLO (squares), against the speedup of the replayed trace; y axis from zero. Invalid speedups are left out.",
+            empty: "Nothing to draw: the latest run has no valid speedup; its figures are in the tables below.",
+          },
+          () => null,
+        ),
+      ],
+    },
+  ],
 };
+
+/** A conversation's TTFT and cached share by turn, per level of the latest run: what its prompt cache does. */
+export function turnPoints(view: TargetView): TurnPoint[] {
+  return view.latest.levels.flatMap((l) =>
+    l.valid && l.conversation
+      ? l.conversation.byTurn.map((t) => ({
+          level: loadWords(l.load),
+          turn: t.turn,
+          ttftP50Ms: t.ttftP50Ms,
+          cachedShare: t.cachedPromptTokenShare,
+        }))
+      : [],
+  );
+}
+
+/** A conversation scenario's section (any axis whose levels carry conversations): its figures by turn. */
+const TURNS_SECTION: SectionDef<TargetContext> = {
+  id: "turns",
+  heading: "Turn by turn: the prompt cache",
+  figures: [
+    {
+      id: "turns",
+      title: "TTFT and cached share by turn",
+      caption:
+        "Each turn re-sends the conversation so far. TTFT p50 (top) and the share of prompt tokens the route reported cached (bottom) by turn, one line per level of the latest run, both from zero: with a prompt cache the later turns' TTFT stays near the first's; without one it grows with the history. What the levels say of the cache is in the table below.",
+      empty: "Nothing to draw: the latest run has no valid conversation level; its figures are in the table below.",
+      spec: ({ view }) => {
+        const points = turnPoints(view);
+        return points.some((p) => finite(p.ttftP50Ms))
+          ? turnsSpec({ title: "TTFT and cached share by turn", points })
+          : null;
+      },
+    },
+  ],
+};
+
+/** True when the view's latest run held conversations (its levels carry figures by turn). */
+export const hasConversation = (view: TargetView) => view.latest.levels.some((l) => l.conversation !== null);
 
 /** Every target page's history, whatever its axis. */
 const HISTORY_SECTION: SectionDef<TargetContext> = {
@@ -246,6 +312,7 @@ export async function targetCharts(view: TargetView): Promise<TargetCharts> {
   const axis = viewAxis(view);
   const c: TargetContext = { view, axis, levels: viewPoints(view) };
   return [
+    ...(hasConversation(view) ? await renderSections([TURNS_SECTION], c, null) : []),
     ...(await renderSections(TARGET_SECTIONS[axis], c, axis)),
     ...(await renderSections([HISTORY_SECTION], c, null)),
   ];
@@ -364,6 +431,23 @@ const MODEL_SECTIONS: Record<LoadAxis, SectionDef<ModelContext>[]> = {
             ratesLeftOut,
           ),
           empty: NO_VALID_RATE,
+        }),
+      ],
+    },
+  ],
+  speedup: [
+    {
+      id: "model-speedup",
+      heading: "The trace replayed faster, latest runs",
+      figures: [
+        overlayFigure({
+          id: "model-speedup-latency",
+          title: "latency against speedup",
+          measures: ["ttftP95", "e2eP50"],
+          seriesName: "route",
+          caption:
+            "Time to first token p95 (top) and end-to-end latency p50 (bottom) of each route, in ms, against the speedup of the replayed trace (latest runs); each route has its own colour and marker shape. Invalid speedups are left out.",
+          empty: "Nothing to draw: no route's latest run has a valid speedup; the table below has their figures.",
         }),
       ],
     },

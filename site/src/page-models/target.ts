@@ -4,14 +4,23 @@
  * headline figures, the tables beside the figures, how a level is named) is data keyed by axis or by
  * the figure sections' ids (`target-charts.ts`), so a new load kind adds entries, not page markup.
  */
-import { concurrencyOf, type Load, type LoadAxis, loadAxis, loadPosition, loadWords } from "@kneeboard/core/run";
+import {
+  type CacheVerdict,
+  concurrencyOf,
+  type Load,
+  type LoadAxis,
+  loadAxis,
+  loadPosition,
+  loadWords,
+  sameLoad,
+} from "@kneeboard/core/run";
 import type { Estimate } from "@kneeboard/core/standing";
 import { viewPoints } from "../lib/charts/views.ts";
 import { estimateTitle, fmt, fmtEstimate, pct, rootFrom, when } from "../lib/format.ts";
 import { costNote, targetModelKey, usd } from "../lib/models.ts";
 import { fmtRate, rateOf } from "../lib/open-loop.ts";
 import { modelPath, targetPath, targetScenarios } from "../lib/scenarios.ts";
-import { rateDescription, targetDescription, targetTitle } from "../lib/share.ts";
+import { rateDescription, targetDescription, targetTitle, traceDescription } from "../lib/share.ts";
 import { type TargetView, viewAxis, viewKey } from "../lib/site-data.ts";
 import type { SiteIndex } from "../lib/site-index.ts";
 import { type Headline, num, type PageSection, type Table, text } from "./table.ts";
@@ -86,6 +95,13 @@ const AXIS_WORDS: Record<LoadAxis, AxisWords> = {
     run: { head: "capacity req/s", cell: (h) => fmt(h.capacityRequestsPerSecond, 2) },
     description: rateDescription,
   },
+  speedup: {
+    head: "speedup",
+    cell: (x) => `x${fmt(x, x % 1 === 0 ? 0 : 2)}`,
+    inFlight: "in flight mean",
+    run: { head: "peak aggregate tok/s", cell: (h) => fmt(h.peakAggregateOutputTokensPerSecond) },
+    description: traceDescription,
+  },
 };
 
 interface Context {
@@ -95,6 +111,47 @@ interface Context {
 
 /** The headline figures of each axis. */
 const HEADLINES: Record<LoadAxis, (c: Context) => Headline[]> = {
+  speedup: ({ view }) => {
+    const s = view.latest.summary;
+    const levels = [...view.latest.levels].sort((a, b) => loadPosition(a.load) - loadPosition(b.load));
+    const first = levels[0];
+    const trace = view.details?.trace ?? null;
+    const at = first ? ` at ${loadWords(first.load)}` : "";
+    return [
+      ...(trace
+        ? [
+            {
+              label: "trace",
+              value: trace.name,
+              note: `${trace.format}, ${fmt(trace.requests)} requests over ${fmt(trace.durationSeconds)} s`,
+            },
+          ]
+        : []),
+      {
+        label: `reusable prompt tokens${at}`,
+        id: "reusable-share",
+        title:
+          "prompt tokens of leading hash_ids blocks already sent earlier in the replay: what a perfect prefix cache could serve",
+        value: pct(first?.reusablePromptTokenShare ?? null, 0),
+        note: "what the trace allows from a cache",
+      },
+      {
+        label: `reported cached${at}`,
+        id: "cached-share",
+        title: "cached prompt tokens the route reported (usage.prompt_tokens_details.cached_tokens or its kin)",
+        value: pct(first?.cachedPromptTokenShare ?? null, 0),
+        note: "what the route says it served from one",
+      },
+      { label: `TTFT p95${at}`, value: first?.ttftP95Ms != null ? `${fmt(first.ttftP95Ms)} ms` : "—" },
+      { label: `e2e p95${at}`, value: first?.e2eP95Ms != null ? `${fmt(first.e2eP95Ms)} ms` : "—" },
+      {
+        label: "peak aggregate tok/s (last run)",
+        value: fmt(s.peak?.aggregateOutputTokensPerSecond),
+        ...(s.peak ? { note: `at ${loadWords(s.peak.load)}` } : {}),
+      },
+      { label: "errors / 429s (last run)", value: `${pct(s.errorRate)} / ${pct(s.rateLimitRate)}` },
+    ];
+  },
   concurrency: ({ view }) => {
     const { standing } = view;
     const s = view.latest.summary;
@@ -194,8 +251,58 @@ const levelCell = (load: Load) => num(AXIS_WORDS[loadAxis(load)].cell(loadPositi
 const at = (load: Load) => ({ [`data-${loadAxis(load)}`]: String(loadPosition(load)) });
 const est = (e: Estimate | null | undefined, digits = 0) => num(fmtEstimate(e, digits), { title: estimateTitle(e) });
 
+/** What a conversation level says of the route's prompt cache, in the words the pages use. */
+export const CACHE_WORDS: Record<CacheVerdict, string> = {
+  reported: "the route reports cached prompt tokens",
+  no_cache_seen: "no prompt cache seen: later turns' TTFT grows with the history",
+  not_reported: "cache not reported: later turns' TTFT stays flat, though no cached tokens are reported",
+  undetermined: "too little to tell",
+};
+
 /** The tables beside each figure section, by the section's id (`target-charts.ts`). */
 const SECTION_TABLES: Record<string, (c: Context) => Table[]> = {
+  turns: ({ view }) => {
+    const levels = view.latest.levels.filter((l) => l.conversation !== null);
+    if (levels.length === 0) return [];
+    const detail = (l: (typeof levels)[number]) =>
+      view.details?.levels.find((d) => sameLoad(d.load, l.load))?.conversation?.cache.detail ?? null;
+    return [
+      {
+        id: "turns-numbers",
+        label: "TTFT and cached share by turn, per level of the latest run",
+        caption: `By turn, latest run. The prompt cache: ${levels
+          .map((l) => {
+            const verdict = l.conversation?.cacheVerdict ?? "undetermined";
+            const why = detail(l);
+            return `${loadWords(l.load)}: ${CACHE_WORDS[verdict]}${why ? ` (${why})` : ""}`;
+          })
+          .join("; ")}.`,
+        columns: [
+          { head: AXIS_WORDS[loadAxis(levels[0]?.load ?? { kind: "closed", concurrency: 1 })].head },
+          { head: "turn" },
+          { head: "requests" },
+          { head: "TTFT p50 ms" },
+          { head: "TTFT p95 ms" },
+          { head: "cached share" },
+          { head: "valid", class: "text" },
+        ],
+        rows: levels.flatMap((l) =>
+          (l.conversation?.byTurn ?? []).map((t) => ({
+            data: { ...at(l.load), "data-turn": String(t.turn) },
+            cells: [
+              levelCell(l.load),
+              num(String(t.turn)),
+              num(fmt(t.n)),
+              num(fmt(t.ttftP50Ms)),
+              num(fmt(t.ttftP95Ms)),
+              num(pct(t.cachedPromptTokenShare, 0)),
+              text(l.valid ? "yes" : "no"),
+            ],
+          })),
+        ),
+      },
+    ];
+  },
   standing: ({ view }) => {
     const { standing } = view;
     const runs = standing.runIds.length;

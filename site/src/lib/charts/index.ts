@@ -36,3 +36,4 @@ export { latencySpec, overlaySpec, standingCurvesSpec, throughputCurvesSpec } fr
 export { PROMPT_TOKENS_TITLE, prefillSpec } from "./prefill.ts";
 export { CHART_COLORS, CONFIG } from "./shared.ts";
 export { tradeoffSpec } from "./tradeoff.ts";
+export { type TurnPoint, turnsSpec } from "./turns.ts";
