@@ -36,9 +36,19 @@ let server: Server;
 let baseURL: string;
 let received = 0;
 let ticks = 0;
-/** Monotonic: whole steps per received request, plus a hair per reading. */
-// Real timers on a clock of its own: not one a thread can rebuild, so every level runs on this thread.
-const clock: Scheduler = { ...systemScheduler, now: () => received * STEP_MS + ticks++ * 1e-6, threadable: undefined };
+/**
+ * Monotonic: whole steps per received request, plus a hair per reading. Real timers on a clock of its
+ * own: not one a thread can rebuild, so every level runs on this thread. The clock moves only with
+ * requests, so a sleep on it has no real length of its own: sleeps (the closed loop's start spread,
+ * one expected request, about one step, spread over a level's workers) wait a real ms per step. At one
+ * real ms per clock ms each level of N >= 2 waited 5 to 7.5 s of real time for nothing.
+ */
+const clock: Scheduler = {
+  ...systemScheduler,
+  now: () => received * STEP_MS + ticks++ * 1e-6,
+  sleep: (ms, signal) => systemScheduler.sleep(ms / STEP_MS, signal),
+  threadable: undefined,
+};
 const dirs: string[] = [];
 
 /** An OpenAI-style stream of four one-token chunks, then usage. */
@@ -73,7 +83,16 @@ function configWith(concurrency: number[], scenarios?: Record<string, unknown>):
   return parseConfig(
     JSON.stringify({
       targets: [{ id: "t-a", label: "A", baseURL, model: "m", route: { gateway: "direct" } }],
-      workload: { concurrency, requestsPerLevel: 4, warmupRequests: 0, maxTokens: 4, promptTokens: 8 },
+      // The longest idle timeout: a level's workers now overlap, and the steps of the requests the
+      // server receives meanwhile would count as a stream's quiet time (the default 30 s is 3 steps).
+      workload: {
+        concurrency,
+        requestsPerLevel: 4,
+        warmupRequests: 0,
+        maxTokens: 4,
+        promptTokens: 8,
+        streamIdleTimeoutSeconds: 900,
+      },
       ...(scenarios ? { scenarios } : {}),
     }),
   );
