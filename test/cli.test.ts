@@ -1,18 +1,14 @@
-/** @module `kneeboard run` end to end: exit codes, nothing written on a bad config, no secret anywhere. */
+/**
+ * @module `kneeboard run` end to end, sweeps that must come out valid: one run document per target and
+ * per (target, scenario), exit 0, no secret anywhere. The exit codes of bad configs and a wrong key,
+ * where nothing is measured, are in `cli-config.test.ts`.
+ */
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { DEMO_RAG_TARGETS, DEMO_REPEAT, demoConfig } from "@kneeboard/cli/run";
-import { parseConfig, scenariosOf, workloadFor } from "@kneeboard/core/config";
-import {
-  REFERENCE_OPEN_LEVEL_SECONDS,
-  REFERENCE_OPEN_RATES,
-  type ReferenceServer,
-  referenceTargets,
-  startReferenceServer,
-} from "@kneeboard/reference";
+import { type ReferenceServer, startReferenceServer } from "@kneeboard/reference";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
@@ -118,158 +114,5 @@ describe("kneeboard run", () => {
     expect(entries.map((e: { scenario: string }) => e.scenario).sort()).toEqual(["chat", "chat", "rag", "rag"]);
     expect(result.out).toContain("ref-m [rag]: m (simulated)");
     expect(result.out).toContain("ref-m [chat]: m (simulated)");
-  });
-
-  it("exits 2 on invalid scenarios, naming each path, and writes nothing", async () => {
-    const data = join(dir, "bad-scenario-data");
-    const config = {
-      targets: [{ ...target(), scenarios: ["chat", "nope"] }],
-      workload,
-      scenarios: {
-        chat: {},
-        Rag: {},
-        rag: { maxTokens: 0 },
-        open: { arrival: { mode: "poisson" } },
-        still: { arrival: { mode: "poisson", ratesPerSecond: [2, 0] } },
-      },
-    };
-    const result = await kneeboard(["run", "--config", writeConfig("bad-scenarios.json", config), "--data", data], {
-      KB_TEST_KEY: SECRET,
-    });
-    expect(result.code).toBe(2);
-    expect(result.out).toContain("scenarios.Rag: must be a slug");
-    expect(result.out).toContain("scenarios.rag.maxTokens");
-    expect(result.out).toContain("scenarios.open.arrival.ratesPerSecond");
-    expect(result.out).toContain("scenarios.still.arrival.ratesPerSecond[1]");
-    expect(result.out).toMatch(
-      /targets\[0\]\.scenarios\[1\]: unknown scenario "nope"; the config's scenarios are chat, Rag, rag, open, still/,
-    );
-    const empty = await kneeboard(
-      [
-        "run",
-        "--config",
-        writeConfig("empty-scenarios.json", { targets: [target()], workload, scenarios: {} }),
-        "--data",
-        data,
-      ],
-      { KB_TEST_KEY: SECRET },
-    );
-    expect(empty.code).toBe(2);
-    expect(empty.out).toContain("scenarios: must name at least one scenario");
-    expect(existsSync(data)).toBe(false);
-  });
-
-  it("records a wrong key as http_error per request; the run failed: exit 1, the key's variable named", async () => {
-    const data = join(dir, "badkey-data");
-    const result = await kneeboard(
-      ["run", "--config", writeConfig("badkey.json", { targets: [target()], workload }), "--data", data],
-      { KB_TEST_KEY: "wrong" },
-    );
-    expect(result.code).toBe(1);
-    expect(result.out).toContain("is KB_TEST_KEY set to a valid key");
-    expect(result.out).not.toContain("wrong");
-    const doc = JSON.parse(readFileSync(filesUnder(join(data, "runs"))[0] as string, "utf8"));
-    expect(
-      doc.samples.every(
-        (s: { outcome: string; httpStatus: number }) => s.outcome === "http_error" && s.httpStatus === 401,
-      ),
-    ).toBe(true);
-  });
-
-  it("exits 2 on an invalid config, names each path, and writes nothing", async () => {
-    const data = join(dir, "bad-data");
-    const config = {
-      targets: [
-        { ...target(), id: "Bad Id" },
-        { ...target(), route: { gateway: "openrouter" } },
-      ],
-      workload: { concurrency: [4, 2] },
-    };
-    const result = await kneeboard(["run", "--config", writeConfig("bad.json", config), "--data", data], {
-      KB_TEST_KEY: SECRET,
-    });
-    expect(result.code).toBe(2);
-    expect(result.out).toContain("targets[0].id");
-    expect(result.out).toContain("targets[1].route.provider");
-    expect(result.out).toContain("workload.concurrency");
-    expect(existsSync(data)).toBe(false);
-  });
-
-  it("exits 2 when the key variable is missing or a --target is unknown, writing nothing", async () => {
-    const data = join(dir, "nokey-data");
-    const file = writeConfig("nokey.json", { targets: [target()], workload });
-    const missing = await kneeboard(["run", "--config", file, "--data", data], { KB_TEST_KEY: "" });
-    expect(missing.code).toBe(2);
-    expect(missing.out).toContain("targets[0].apiKeyEnv");
-    const unknown = await kneeboard(["run", "--config", file, "--data", data, "--target", "nope"], {
-      KB_TEST_KEY: SECRET,
-    });
-    expect(unknown.code).toBe(2);
-    expect((await kneeboard(["run", "--bogus"])).code).toBe(2);
-    expect(existsSync(data)).toBe(false);
-  });
-});
-
-describe("kneeboard site --config", () => {
-  it("exits 2 naming a bad standing window, building nothing", async () => {
-    const out = join(dir, "bad-standing-site");
-    const file = writeConfig("bad-standing.json", {
-      targets: [{ id: "a", label: "a", baseURL: "http://127.0.0.1:9/v1", model: "m", route: { gateway: "direct" } }],
-      standing: { windowHours: 0, maxRuns: 24 },
-    });
-    const result = await kneeboard(["site", "--config", file, "--data", join(dir, "no-data"), "--out", out]);
-    expect(result.code).toBe(2);
-    expect(result.out).toContain("standing.windowHours");
-    expect(existsSync(out)).toBe(false);
-  });
-});
-
-describe("the demo config (npm start)", () => {
-  const config = parseConfig(JSON.stringify(demoConfig("http://127.0.0.1:9/v1")));
-  const pairs = config.targets.flatMap((t) => scenariosOf(config, t).map((s) => [t.id, s] as const));
-  const workload = (id: string, scenario: string) =>
-    workloadFor(config, config.targets.find((t) => t.id === id) as (typeof config.targets)[number], scenario);
-
-  it("sweeps every reference target in chat, the small and large model in rag too, each simulated", () => {
-    expect(config.targets.map((t) => t.id)).toEqual(referenceTargets("http://127.0.0.1:9/v1").map((t) => t.id));
-    expect(config.targets.every((t) => t.label.endsWith("(simulated)"))).toBe(true);
-    expect(DEMO_RAG_TARGETS).toEqual(["ref-small-fast", "ref-large-slow"]);
-    expect(pairs.filter(([, s]) => s === "rag").map(([id]) => id)).toEqual(DEMO_RAG_TARGETS);
-    expect(pairs.filter(([, s]) => s === "chat")).toHaveLength(10);
-    // 12 (target, scenario) pairs, 3 runs each: 36 runs.
-    expect(pairs.length * DEMO_REPEAT).toBe(36);
-  });
-
-  it("chat: 150-token prompts, levels 1 to 16, counted (24 a level) only where counts matter; rag: 2,000-token prompts at 3 short levels", () => {
-    const chat = workload("ref-ratelimited", "chat");
-    expect(chat).toMatchObject({
-      concurrency: [1, 2, 4, 8, 16],
-      promptTokens: 150,
-      maxTokens: 24,
-      requestsPerLevel: 24,
-    });
-    expect(workload("ref-gateway-beta", "chat").requestsPerLevel).toBe(24);
-    expect(workload("ref-small-fast", "chat")).toMatchObject({ levelDurationSeconds: 0.25, promptTokens: 150 });
-    expect(workload("ref-small-fast", "chat").requestsPerLevel).toBeUndefined();
-    for (const id of DEMO_RAG_TARGETS)
-      expect(workload(id, "rag")).toMatchObject({
-        concurrency: [1, 4, 16],
-        promptTokens: 2000,
-        maxTokens: 24,
-        levelDurationSeconds: 0.5,
-        warmupRequests: 0,
-        slo: { minOutputTokensPerSecond: 20, maxTtftMs: 1500 },
-      });
-  });
-
-  it("one open-loop target: Poisson arrivals at the reference rates, a fixed time a level long enough for 20 sends", () => {
-    const open = config.targets.filter((t) => workload(t.id, "chat").arrival.mode === "poisson");
-    expect(open.map((t) => t.id)).toEqual(["ref-small-open"]);
-    expect(workload("ref-small-open", "chat")).toMatchObject({
-      arrival: { mode: "poisson", ratesPerSecond: REFERENCE_OPEN_RATES },
-      levelDurationSeconds: REFERENCE_OPEN_LEVEL_SECONDS,
-    });
-    // The lowest rate's expected sends reach the open loop's minimum of requests.
-    expect((REFERENCE_OPEN_RATES[0] as number) * REFERENCE_OPEN_LEVEL_SECONDS).toBeGreaterThanOrEqual(20);
   });
 });
