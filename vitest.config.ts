@@ -41,6 +41,8 @@ const TIMED = [
   "test/stream-faults.test.ts",
   "test/listeners.test.ts",
   "test/open-loop-validity.test.ts",
+  // Conversations judged by how TTFT moves over their turns: a busy neighbour would move it.
+  "test/conversation.test.ts",
   // Runs that must come out valid (a run with no valid level fails, exit 1), and the client's health
   // is judged in them: a file beside them can make their short streams read "client limited".
   "test/requests-per-level.test.ts",

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { DEMO_RAG_TARGETS, DEMO_REPEAT, demoConfig } from "@kneeboard/cli/run";
+import { DEMO_CONVERSATION_TARGETS, DEMO_RAG_TARGETS, DEMO_REPEAT, demoConfig } from "@kneeboard/cli/run";
 import { parseConfig, scenariosOf, workloadFor } from "@kneeboard/core/config";
 import {
   REFERENCE_OPEN_LEVEL_SECONDS,
@@ -148,6 +148,23 @@ describe("kneeboard run", () => {
     expect(existsSync(data)).toBe(false);
   });
 
+  it("exits 2 on a conversation of no turns or a negative think time, naming the paths, sending nothing", async () => {
+    const data = join(dir, "bad-conversation-data");
+    const before = server.counts().requests;
+    const config = {
+      targets: [target()],
+      scenarios: { talk: { conversation: { turns: 0, sharedPrefixTokens: 100, thinkSeconds: -2 } } },
+    };
+    const result = await kneeboard(["run", "--config", writeConfig("bad-talk.json", config), "--data", data], {
+      KB_TEST_KEY: SECRET,
+    });
+    expect(result.code).toBe(2);
+    expect(result.out).toContain("scenarios.talk.conversation.turns");
+    expect(result.out).toContain("scenarios.talk.conversation.thinkSeconds");
+    expect(server.counts().requests).toBe(before);
+    expect(existsSync(data)).toBe(false);
+  });
+
   it("exits 2 when the key variable is missing or a --target is unknown, writing nothing", async () => {
     const data = join(dir, "nokey-data");
     const file = writeConfig("nokey.json", { targets: [target()], workload });
@@ -183,14 +200,16 @@ describe("the demo config (npm start)", () => {
   const workload = (id: string, scenario: string) =>
     workloadFor(config, config.targets.find((t) => t.id === id) as (typeof config.targets)[number], scenario);
 
-  it("sweeps every reference target in chat, the small and large model in rag too, each simulated", () => {
+  it("sweeps every reference target in chat but the two conversation routes, the small and large model in rag too, each simulated", () => {
     expect(config.targets.map((t) => t.id)).toEqual(referenceTargets("http://127.0.0.1:9/v1").map((t) => t.id));
     expect(config.targets.every((t) => t.label.endsWith("(simulated)"))).toBe(true);
     expect(DEMO_RAG_TARGETS).toEqual(["ref-small-fast", "ref-large-slow"]);
     expect(pairs.filter(([, s]) => s === "rag").map(([id]) => id)).toEqual(DEMO_RAG_TARGETS);
     expect(pairs.filter(([, s]) => s === "chat")).toHaveLength(10);
-    // 12 (target, scenario) pairs, 3 runs each: 36 runs.
-    expect(pairs.length * DEMO_REPEAT).toBe(36);
+    expect(DEMO_CONVERSATION_TARGETS).toEqual(["ref-small-cached", "ref-small-uncached"]);
+    expect(pairs.filter(([, s]) => s === "conversation").map(([id]) => id)).toEqual(DEMO_CONVERSATION_TARGETS);
+    // 14 (target, scenario) pairs, 3 runs each: 42 runs.
+    expect(pairs.length * DEMO_REPEAT).toBe(42);
   });
 
   it("chat: 150-token prompts, levels 1 to 16, counted (24 a level) only where counts matter; rag: 2,000-token prompts at 3 short levels", () => {
@@ -213,6 +232,24 @@ describe("the demo config (npm start)", () => {
         warmupRequests: 0,
         slo: { minOutputTokensPerSecond: 20, maxTtftMs: 1500 },
       });
+  });
+
+  it("conversation: the small model's two routes, one with a prefix cache, four-turn conversations at N = 1 and 4", () => {
+    for (const id of DEMO_CONVERSATION_TARGETS) {
+      const w = workload(id, "conversation");
+      expect(w).toMatchObject({
+        concurrency: [1, 4],
+        requestsPerLevel: 16,
+        conversation: { turns: 4, sharedPrefixTokens: 120, thinkSeconds: 0 },
+      });
+      // Every user reaches the last turn at every level.
+      expect(w.requestsPerLevel).toBeGreaterThanOrEqual(4 * Math.max(...w.concurrency));
+      expect(w.levelDurationSeconds).toBeUndefined();
+    }
+    expect(config.targets.filter((t) => DEMO_CONVERSATION_TARGETS.includes(t.id)).map((t) => t.modelKey)).toEqual([
+      "ref-small",
+      "ref-small",
+    ]);
   });
 
   it("one open-loop target: Poisson arrivals at the reference rates, a fixed time a level long enough for 20 sends", () => {

@@ -246,4 +246,28 @@ describe("kneeboard plan", () => {
     expect((await kneeboard(["plan"])).code).toBe(2);
     expect(requests).toBe(0);
   });
+
+  it("shows a conversation's prompt tokens by turn and in all, and warns when a level's users cannot reach the last turn", async () => {
+    const config = {
+      targets: [{ id: "t", label: "T", baseURL: url, model: "m", route: { gateway: "direct" } }],
+      workload: { concurrency: [1, 4], promptTokens: 40, maxTokens: 16, requestsPerLevel: 12 },
+      scenarios: {
+        chat: {},
+        conversation: { conversation: { turns: 4, sharedPrefixTokens: 120, thinkSeconds: 1 } },
+      },
+    };
+    const file = join(dir, "conversation.json");
+    writeFileSync(file, JSON.stringify(config));
+    const result = await kneeboard(["plan", "--config", file]);
+    expect(result.code).toBe(0);
+    const [chat, conversation] = result.out.split("target t [").slice(1);
+    expect(chat).not.toContain("conversation:");
+    expect(conversation).toContain("4 turns each, N users in conversation at level N, 1 s of think time");
+    // 120 + 40; + 16 + 40 per turn.
+    expect(conversation).toContain("prompt tokens by turn: 1: 160, 2: 216, 3: 272, 4: 328");
+    expect(conversation).toContain("in all, a conversation: 976 prompt tokens (up to 768 a prefix cache can serve");
+    expect(conversation).toContain("and 64 answer tokens");
+    expect(conversation).toContain("warning: requestsPerLevel 12 is under turns x N at level 4");
+    expect(requests).toBe(0);
+  });
 });

@@ -4,14 +4,12 @@ import { standingOf } from "@kneeboard/core/standing";
 import { syntheticRun } from "@kneeboard/core/synthetic";
 import { describe, expect, it } from "vitest";
 import {
-  compareSpec,
   historySpec,
+  type LevelPoint,
   latencySpec,
   levelPoints,
+  overlaySpec,
   prefillSpec,
-  rateLatencySpec,
-  rateRoutesSpec,
-  rateThroughputSpec,
   standingCurvesSpec,
   throughputCurvesSpec,
   timeAxis,
@@ -20,7 +18,6 @@ import {
 import { KNEE_COLORS, kneeLayer } from "../src/lib/charts/knee.ts";
 import { LEGEND_LINE_CHARS, SERIES_LEGEND } from "../src/lib/charts/shared.ts";
 import { niceMax, placeLabels } from "../src/lib/charts/tradeoff.ts";
-import type { RatePoint } from "../src/lib/open-loop.ts";
 import { historyPoint } from "../src/lib/site-data.ts";
 import { renderSvg } from "../src/lib/svg.ts";
 
@@ -37,6 +34,7 @@ type Loose = any;
 describe("throughputCurvesSpec", () => {
   const spec: Loose = throughputCurvesSpec({
     title: "t",
+    axis: "concurrency",
     levels: levelPoints(entry.levels),
     knee: entry.summary.kneeConcurrency,
   });
@@ -65,7 +63,12 @@ describe("throughputCurvesSpec", () => {
     const knee = spec.layer[2];
     expect(knee.data.values[0].concurrency).toBe(entry.summary.kneeConcurrency);
     expect(knee.layer[0].mark.type).toBe("rule");
-    const none: Loose = throughputCurvesSpec({ title: "t", levels: levelPoints(entry.levels), knee: null });
+    const none: Loose = throughputCurvesSpec({
+      title: "t",
+      axis: "concurrency",
+      levels: levelPoints(entry.levels),
+      knee: null,
+    });
     expect(none.layer).toHaveLength(2);
     expect(await renderSvg(spec)).toContain(`knee: ${entry.summary.kneeConcurrency}`);
   });
@@ -74,7 +77,7 @@ describe("throughputCurvesSpec", () => {
     const levels = levelPoints(entry.levels).map((l, i) =>
       i === 5 ? { ...l, aggregateOutputTokensPerSecond: null } : l,
     );
-    const s: Loose = throughputCurvesSpec({ title: "t", levels, knee: null });
+    const s: Loose = throughputCurvesSpec({ title: "t", axis: "concurrency", levels, knee: null });
     expect(s.layer[0].data.values).toHaveLength(5);
   });
 });
@@ -84,7 +87,7 @@ describe("kneeLayer", () => {
   const x = (spec: Loose) => spec.layer[0].encoding.x;
 
   it("is a dashed rule at the knee on the chart's x axis, labelled with it, and nothing without a knee", () => {
-    const axis = x(throughputCurvesSpec({ title: "t", levels: levelPoints(entry.levels), knee }));
+    const axis = x(throughputCurvesSpec({ title: "t", axis: "concurrency", levels: levelPoints(entry.levels), knee }));
     const [layer]: Loose[] = kneeLayer(knee, axis);
     expect(layer.data.values).toEqual([{ concurrency: knee, label: `knee: ${knee}` }]);
     expect(layer.layer.map((l: Loose) => l.mark.type)).toEqual(["rule", "text"]);
@@ -95,7 +98,12 @@ describe("kneeLayer", () => {
   });
 
   it("is the one knee marker of both curve charts against concurrency", () => {
-    const curves: Loose = throughputCurvesSpec({ title: "t", levels: levelPoints(entry.levels), knee });
+    const curves: Loose = throughputCurvesSpec({
+      title: "t",
+      axis: "concurrency",
+      levels: levelPoints(entry.levels),
+      knee,
+    });
     expect(curves.layer[2]).toEqual(kneeLayer(knee, x(curves), KNEE_COLORS)[0]);
     const standing = standingOf("t1", [entry, run("t1", "2026-11-01T06:00:00Z", 100)], { now: "2026-11-02T00:00:00Z" });
     expect(standing.kneeConcurrency).not.toBeNull();
@@ -107,7 +115,7 @@ describe("kneeLayer", () => {
 
 describe("latency, history and compare specs", () => {
   it("latency has TTFT and e2e panels with p50/p95/p99 per level", () => {
-    const spec: Loose = latencySpec({ title: "l", levels: levelPoints(entry.levels) });
+    const spec: Loose = latencySpec({ title: "l", axis: "concurrency", levels: levelPoints(entry.levels) });
     expect(spec.vconcat.map((p: Loose) => p.title)).toEqual(["time to first token", "end-to-end"]);
     expect(spec.vconcat[0].data.values).toHaveLength(levelPoints(entry.levels).length * 3);
     expect(spec.vconcat[0].data.values[0]).toEqual({
@@ -174,7 +182,7 @@ describe("latency, history and compare specs", () => {
 
   it("names each rendered chart and takes its colours from the page's CSS variables", async () => {
     const svg = await renderSvg(
-      throughputCurvesSpec({ title: "curves <&>", levels: levelPoints(entry.levels), knee: null }),
+      throughputCurvesSpec({ title: "curves <&>", axis: "concurrency", levels: levelPoints(entry.levels), knee: null }),
     );
     expect(svg).toMatch(/^<svg role="img" aria-label="curves &lt;&amp;&gt;" /);
     expect(svg).toContain("<desc>Aggregate output tokens per second");
@@ -184,12 +192,13 @@ describe("latency, history and compare specs", () => {
 
   it("compare overlays targets colored by label, rows tagged with the target id", () => {
     const other = run("t2", "2026-11-01T00:00:00Z", 50);
-    const spec: Loose = compareSpec({
+    const spec: Loose = overlaySpec({
+      axis: "concurrency",
       series: [
         { targetId: "t1", label: "one", levels: levelPoints(entry.levels) },
         { targetId: "t2", label: "two", levels: levelPoints(other.levels) },
       ],
-      measure: "aggregate",
+      measures: ["aggregate"],
     });
     expect(new Set(spec.data.values.map((r: Loose) => r.targetId))).toEqual(new Set(["t1", "t2"]));
     expect(spec.encoding.color.field).toBe("target");
@@ -205,7 +214,7 @@ describe("tradeoffSpec", () => {
     { targetId: "t1", label: "one", levels: levelPoints(entry.levels) },
     { targetId: "t2", label: "two", levels: levelPoints(other.levels) },
   ];
-  const spec: Loose = tradeoffSpec({ title: "t", series });
+  const spec: Loose = tradeoffSpec({ title: "t", axis: "concurrency", series });
 
   it("plots per-stream p50 (x) against aggregate (y), both from zero, one point per valid level and target", () => {
     const [line, text] = spec.layer;
@@ -231,14 +240,18 @@ describe("tradeoffSpec", () => {
 
   it("leaves invalid levels out", () => {
     const levels = levelPoints(entry.levels).map((l, i) => (i === 2 ? { ...l, valid: false } : l));
-    const one: Loose = tradeoffSpec({ title: "t", series: [{ targetId: "t1", label: "one", levels }] });
-    expect(one.data.values.map((r: Loose) => r.concurrency)).not.toContain(levelPoints(entry.levels)[2]?.concurrency);
+    const one: Loose = tradeoffSpec({
+      title: "t",
+      axis: "concurrency",
+      series: [{ targetId: "t1", label: "one", levels }],
+    });
+    expect(one.data.values.map((r: Loose) => r.concurrency)).not.toContain(levelPoints(entry.levels)[2]?.position);
     expect(one.data.values).toHaveLength(levelPoints(entry.levels).length - 1);
   });
 
   it("renders each point's concurrency as a text mark", async () => {
     const svg = await renderSvg(spec);
-    for (const l of levelPoints(entry.levels)) expect(svg).toContain(`>N=${l.concurrency}<`);
+    for (const l of levelPoints(entry.levels)) expect(svg).toContain(`>N=${l.position}<`);
   });
 });
 
@@ -263,7 +276,7 @@ describe("labels that fit", () => {
       { targetId: "a", label: "a", levels: levelPoints(entry.levels) },
       { targetId: "b", label: "b", levels: levelPoints(entry.levels) },
     ];
-    const spec: Loose = tradeoffSpec({ title: "t", series: twin });
+    const spec: Loose = tradeoffSpec({ title: "t", axis: "concurrency", series: twin });
     const n8 = spec.data.values.filter((r: Loose) => r.label === "N=8");
     expect(n8).toHaveLength(2);
     expect(new Set(n8.map((r: Loose) => r.placement)).size).toBe(2);
@@ -273,12 +286,13 @@ describe("labels that fit", () => {
     const long = "Shared model through a gateway with a rather long route name → provider-x (simulated)";
     expect(SERIES_LEGEND.labelLimit).toBe(0);
     const svg = await renderSvg(
-      compareSpec({
+      overlaySpec({
+        axis: "concurrency",
         series: [
           { targetId: "t1", label: long, levels: levelPoints(entry.levels) },
           { targetId: "t2", label: "short", levels: levelPoints(entry.levels) },
         ],
-        measure: "aggregate",
+        measures: ["aggregate"],
       }),
     );
     expect(svg).not.toContain("…");
@@ -288,31 +302,26 @@ describe("labels that fit", () => {
   });
 
   it("keeps every chart's text at 10 px or more when a 370 px phone column scales it down", async () => {
-    const points: RatePoint[] = levelPoints(entry.levels).map((l, i) => ({
-      level: l.concurrency,
-      ratePerSecond: 2 ** i,
+    // The same levels at offered rates 1, 2, 4...: an open loop's points.
+    const points: LevelPoint[] = levelPoints(entry.levels).map((l, i) => ({
+      ...l,
+      axis: "rate",
+      position: 2 ** i,
       achievedRatePerSecond: 2 ** i,
-      inFlightMean: null,
-      inFlightMax: null,
-      scheduleLagP50Ms: null,
-      scheduleLagP99Ms: null,
-      aggregateOutputTokensPerSecond: l.aggregateOutputTokensPerSecond,
-      goodputOutputTokensPerSecond: l.goodputOutputTokensPerSecond,
-      perStreamOutputTokensPerSecondP50: l.perStreamOutputTokensPerSecondP50,
-      ttftP50Ms: l.ttftP50Ms,
-      ttftP95Ms: l.ttftP95Ms,
-      e2eP50Ms: l.e2eP50Ms,
-      e2eP95Ms: l.e2eP95Ms,
-      valid: true,
     }));
     const series = [{ targetId: "t1", label: "one", levels: levelPoints(entry.levels) }];
     const standing = standingOf("t1", [entry, run("t1", "2026-11-01T06:00:00Z", 100)], { now: "2026-11-02T00:00:00Z" });
     const specs = [
       standingCurvesSpec({ title: "t", levels: standing.levels, knee: standing.kneeConcurrency }),
-      throughputCurvesSpec({ title: "t", levels: levelPoints(entry.levels), knee: entry.summary.kneeConcurrency }),
-      latencySpec({ title: "t", levels: levelPoints(entry.levels) }),
-      tradeoffSpec({ title: "t", series }),
-      compareSpec({ series, measure: "perStream" }),
+      throughputCurvesSpec({
+        title: "t",
+        axis: "concurrency",
+        levels: levelPoints(entry.levels),
+        knee: entry.summary.kneeConcurrency,
+      }),
+      latencySpec({ title: "t", axis: "concurrency", levels: levelPoints(entry.levels) }),
+      tradeoffSpec({ title: "t", axis: "concurrency", series }),
+      overlaySpec({ axis: "concurrency", series, measures: ["perStream"] }),
       historySpec({ title: "t", points: [historyPoint(entry), historyPoint(run("t1", "2026-11-02T00:00:00Z", 90))] }),
       prefillSpec({
         title: "t",
@@ -321,13 +330,14 @@ describe("labels that fit", () => {
           { scenario: "rag", promptTokens: 4000, ttftP50Ms: 600 },
         ],
       }),
-      rateLatencySpec({ title: "t", points }),
-      rateThroughputSpec({ title: "t", points }),
-      rateRoutesSpec({
+      latencySpec({ title: "t", axis: "rate", levels: points }),
+      throughputCurvesSpec({ title: "t", axis: "rate", levels: points, knee: null }),
+      overlaySpec({
         title: "t",
-        description: "d",
-        series: [{ targetId: "t1", label: "one", points }],
-        panels: [{ title: "p", axisTitle: "a", pick: (p) => p.ttftP50Ms }],
+        axis: "rate",
+        series: [{ targetId: "t1", label: "one", levels: points }],
+        measures: ["ttftP50", "e2eP50"],
+        seriesName: "route",
       }),
     ];
     for (const [i, spec] of specs.entries()) {
@@ -341,9 +351,9 @@ describe("labels that fit", () => {
 });
 
 /** An open-loop level at a rate, its figures proportional to the rate. */
-const rate = (ratePerSecond: number, valid: boolean, ttftP50Ms: number): RatePoint => ({
-  level: ratePerSecond,
-  ratePerSecond,
+const rate = (ratePerSecond: number, valid: boolean, ttftP50Ms: number): LevelPoint => ({
+  axis: "rate",
+  position: ratePerSecond,
   achievedRatePerSecond: ratePerSecond,
   inFlightMean: null,
   inFlightMax: null,
@@ -354,27 +364,30 @@ const rate = (ratePerSecond: number, valid: boolean, ttftP50Ms: number): RatePoi
   perStreamOutputTokensPerSecondP50: 50,
   ttftP50Ms,
   ttftP95Ms: null,
+  ttftP99Ms: null,
   e2eP50Ms: 2 * ttftP50Ms,
   e2eP95Ms: null,
+  e2eP99Ms: null,
   valid,
 });
 
-describe("rateRoutesSpec", () => {
-  const spec: Loose = rateRoutesSpec({
+describe("overlaySpec of several measures (a model's routes against the offered rate)", () => {
+  const spec: Loose = overlaySpec({
     title: "t",
-    description: "d",
+    axis: "rate",
     series: [
-      { targetId: "a", label: "route a", points: [rate(0.5, true, 100), rate(1, true, 120), rate(2, true, 300)] },
-      { targetId: "b", label: "route b", points: [rate(0.5, true, 200), rate(1, true, 260), rate(2, false, 9000)] },
+      { targetId: "a", label: "route a", levels: [rate(0.5, true, 100), rate(1, true, 120), rate(2, true, 300)] },
+      { targetId: "b", label: "route b", levels: [rate(0.5, true, 200), rate(1, true, 260), rate(2, false, 9000)] },
     ],
-    panels: [
-      { title: "ttft", axisTitle: "ms", pick: (p) => p.ttftP50Ms },
-      { title: "goodput", axisTitle: "tok/s", pick: (p) => p.goodputOutputTokensPerSecond },
-    ],
+    measures: ["ttftP50", "goodput"],
+    seriesName: "route",
   });
 
   it("draws one series per route against the offered rate, in every panel, y from zero", () => {
-    expect(spec.vconcat.map((p: Loose) => p.title)).toEqual(["ttft", "goodput"]);
+    expect(spec.vconcat.map((p: Loose) => p.title)).toEqual([
+      "time to first token, p50",
+      "goodput (requests meeting the SLO)",
+    ]);
     for (const panel of spec.vconcat) {
       expect(panel.encoding.x.field).toBe("rate");
       expect(panel.encoding.x.title).toBe("offered rate (requests/s)");
@@ -396,7 +409,9 @@ describe("rateRoutesSpec", () => {
 describe("the offered-rate axis", () => {
   /** The x axis's tick labels as drawn: the SVG's texts from the x axis's start to its title. */
   const rateLabels = async (rates: number[]) => {
-    const svg = await renderSvg(rateThroughputSpec({ title: "t", points: rates.map((r) => rate(r, true, 100)) }));
+    const svg = await renderSvg(
+      throughputCurvesSpec({ title: "t", axis: "rate", levels: rates.map((r) => rate(r, true, 100)), knee: null }),
+    );
     const axis = svg.slice(svg.indexOf('aria-label="X-axis'), svg.indexOf(">offered rate (requests/s)<"));
     return [...axis.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
   };

@@ -15,6 +15,7 @@ import {
 } from "../src/lib/models.ts";
 import { ratesLeftOut } from "../src/lib/open-loop.ts";
 import { historyPoint, isOpenLoop, type TargetView } from "../src/lib/site-data.ts";
+import type { ModelCharts } from "../src/lib/site-index.ts";
 import { modelCharts } from "../src/lib/target-charts.ts";
 import { openLoopRun } from "./fixture.ts";
 
@@ -87,6 +88,10 @@ function openRoute(id: string, model: string, rates: number[], valid: boolean[])
   };
 }
 
+/** The SVG of a model's figure by id: null when it draws nothing, undefined when the model has no such figure. */
+const svgOf = (charts: ModelCharts | undefined, id: string) =>
+  charts?.flatMap((s) => s.figures).find((f) => f.id === id)?.svg;
+
 describe("models", () => {
   const a = target("a", "org/llama-8b", 100);
   const b = target("b", "other/llama-8b", 300);
@@ -128,7 +133,7 @@ describe("models", () => {
     expect(bad.latest.levels.length).toBeGreaterThan(0);
     expect(bad.latest.levels.some((l) => l.valid)).toBe(false);
     const charts = (await modelCharts([a, b, bad]))["llama-8b"];
-    for (const svg of [charts?.aggregate, charts?.perStream, charts?.tradeoff]) {
+    for (const svg of ["model-aggregate", "model-perstream", "model-tradeoff"].map((id) => svgOf(charts, id))) {
       expect(svg).toContain('aria-roledescription="line mark"');
       expect(svg).toContain(">a</text>");
       expect(svg).not.toContain(">bad</text>");
@@ -145,13 +150,13 @@ describe("models", () => {
     };
     expect(curvesLeftOut([some])).toContain("the invalid level of “a” (N=1)");
     // Only invalid routes: nothing to draw (the page says so in a sentence).
-    expect((await modelCharts([bad]))["llama-8b"]).toEqual({
-      aggregate: null,
-      perStream: null,
-      tradeoff: null,
-      rateLatency: null,
-      rateThroughput: null,
-    });
+    const none = (await modelCharts([bad]))["llama-8b"] ?? [];
+    expect(none.flatMap((s) => s.figures.map((f) => [f.id, f.svg]))).toEqual([
+      ["model-aggregate", null],
+      ["model-perstream", null],
+      ["model-tradeoff", null],
+    ]);
+    for (const f of none.flatMap((s) => s.figures)) expect(f.empty).toMatch(/^Nothing to draw: /);
   });
 
   it("draws an open-loop model's routes against the offered rate, one series per route, invalid rates left out", async () => {
@@ -162,9 +167,10 @@ describe("models", () => {
     // Act
     const charts = (await modelCharts([p, q]))["open-8b"];
     // Assess: no chart against concurrency; both rate charts drawn, naming both routes.
-    expect(charts?.aggregate).toBeNull();
-    expect(charts?.tradeoff).toBeNull();
-    for (const svg of [charts?.rateLatency, charts?.rateThroughput]) {
+    expect(charts?.map((s) => s.axis)).toEqual(["rate"]);
+    expect(svgOf(charts, "model-aggregate")).toBeUndefined();
+    expect(svgOf(charts, "model-tradeoff")).toBeUndefined();
+    for (const svg of [svgOf(charts, "model-rate-latency"), svgOf(charts, "model-rate-throughput")]) {
       expect(svg).toContain("offered rate (requests/s)");
       expect(svg).toMatch(/>p<\/(text|tspan)>/);
       expect(svg).toMatch(/>q<\/(text|tspan)>/);
@@ -176,7 +182,9 @@ describe("models", () => {
     expect(ratesLeftOut([p])).toBeNull();
     // A model none of whose rates is valid draws nothing.
     const none = openRoute("r", "org/none-8b", [1, 2], [false, false]);
-    expect((await modelCharts([none]))["none-8b"]).toMatchObject({ rateLatency: null, rateThroughput: null });
+    const noneCharts = (await modelCharts([none]))["none-8b"];
+    expect(svgOf(noneCharts, "model-rate-latency")).toBeNull();
+    expect(svgOf(noneCharts, "model-rate-throughput")).toBeNull();
     expect(ratesLeftOut([none])).toContain("“r”, whose latest run has no valid rate");
   });
 });

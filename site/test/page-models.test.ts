@@ -3,9 +3,11 @@ import { indexEntryFor } from "@kneeboard/core/run-index";
 import { standingOf } from "@kneeboard/core/standing";
 import { syntheticRun } from "@kneeboard/core/synthetic";
 import { describe, expect, it } from "vitest";
-import { historyPoint, isOpenLoop, type TargetView } from "../src/lib/site-data.ts";
+import { historyPoint, isOpenLoop, type TargetView, viewKey } from "../src/lib/site-data.ts";
 import { parseSiteIndex, type SiteIndex } from "../src/lib/site-index.ts";
+import { targetCharts } from "../src/lib/target-charts.ts";
 import { leaderboardPage } from "../src/page-models/leaderboard.ts";
+import { targetPage } from "../src/page-models/target.ts";
 import { openLoopRun } from "./fixture.ts";
 
 const NOW = "2026-11-02T00:00:00.000Z";
@@ -40,6 +42,38 @@ const run = (id: string, scenario = "chat") =>
     concurrency: [1, 2, 4],
   });
 const closedView = (id: string) => view(id, run(id));
+
+/** A conversation run: each level's turns with TTFT growing by `growth` per turn, and the cache verdict given. */
+function conversationRun(id: string, growth: number, verdict: "reported" | "no_cache_seen") {
+  const doc = run(id, "conversation");
+  return {
+    ...doc,
+    levels: doc.levels.map((l) => ({
+      ...l,
+      conversation: {
+        turns: 3,
+        thinkSeconds: 0,
+        byTurn: [1, 2, 3].map((turn) => ({
+          turn,
+          n: 8,
+          ttftMs: { p50: 200 * growth ** (turn - 1), p95: 250 * growth ** (turn - 1) },
+          promptTokensP50: 150 * turn,
+          cachedPromptTokenShare: verdict === "reported" && turn > 1 ? 0.6 : null,
+        })),
+        laterTurnsTtftMs: { p50: 200 * growth ** 1.5, p95: 300 * growth ** 2 },
+        cache: {
+          verdict,
+          fromTurn: 2,
+          toTurn: 3,
+          ttftRatio: growth,
+          promptRatio: 1.5,
+          growthThreshold: 1.125,
+          detail: `${verdict} detail`,
+        },
+      },
+    })),
+  };
+}
 const openView = (id: string) => view(id, openLoopRun(run(id), [1, 2, 4], [true, true, false]));
 
 function index(series: TargetView[]): SiteIndex {
@@ -89,6 +123,45 @@ describe("the leaderboard page model", () => {
   it("still shows the closed-loop table, empty, before any run", () => {
     const page = leaderboardPage(index([]), "chat", "");
     expect(page.rankings.map((t) => [t.axis, t.groups.length])).toEqual([["concurrency", 0]]);
+  });
+});
+
+describe("a conversation scenario", () => {
+  const cached = view("cached", conversationRun("cached", 1, "reported"));
+  const uncached = view("uncached", conversationRun("uncached", 2, "no_cache_seen"));
+  const page = leaderboardPage(index([uncached, cached]), "conversation", "");
+
+  it("ranks routes by their later turns' TTFT, lower first, at the highest level both rank", () => {
+    expect(page.rankings.map((t) => t.id)).toEqual(["conversation-leaderboard"]);
+    const table = page.rankings[0] as (typeof page.rankings)[0];
+    expect(table.groups.map((g) => g.rows[0]?.id)).toEqual(["cached", "uncached"]);
+    expect(cellsOf(table, "at N")).toEqual([
+      { kind: "number", value: 4, digits: 0 },
+      { kind: "number", value: 4, digits: 0 },
+    ]);
+    expect(cellsOf(table, "prompt cache")).toEqual([
+      { kind: "text", text: "reported" },
+      { kind: "text", text: "no prompt cache seen" },
+    ]);
+    const ttft = cellsOf(table, "later turns TTFT p50 ms") as { estimate: { median: number } }[];
+    expect(
+      (ttft[1] as { estimate: { median: number } }).estimate.median /
+        (ttft[0] as { estimate: { median: number } }).estimate.median,
+    ).toBeCloseTo(2 ** 1.5, 6);
+  });
+});
+
+describe("a conversation's target page", () => {
+  it("draws TTFT and cached share by turn, and says what the cache did beside the numbers", async () => {
+    const uncached = view("uncached", conversationRun("uncached", 2, "no_cache_seen"));
+    const site = { ...index([uncached]), charts: { [viewKey(uncached)]: await targetCharts(uncached) } };
+    const page = targetPage(parseSiteIndex(JSON.parse(JSON.stringify(site))), { id: "uncached" });
+    const turns = page.sections.find((s) => s.id === "turns");
+    expect(turns?.figures[0]?.svg).toContain("turn of the conversation");
+    const table = turns?.tables[0];
+    // Three levels of three turns each, every turn's row.
+    expect(table?.rows).toHaveLength(9);
+    expect(table?.caption).toContain("no prompt cache seen");
   });
 });
 

@@ -5,16 +5,17 @@ import { standingOf } from "@kneeboard/core/standing";
 import { syntheticRun } from "@kneeboard/core/synthetic";
 import { describe, expect, it } from "vitest";
 import {
-  compareRateSpec,
+  latencySpec,
+  levelPoints,
+  overlaySpec,
   PROMPT_TOKENS_TITLE,
   prefillSpec,
   RATE_TITLE,
-  rateLatencySpec,
-  rateThroughputSpec,
+  throughputCurvesSpec,
 } from "../src/lib/charts/index.ts";
 import { indexJson, runsCsv, standingCsv } from "../src/lib/downloads.ts";
 import { leaderboardRows } from "../src/lib/leaderboard.ts";
-import { capacityEstimate, prefillPoints, ratePoints, rateRows } from "../src/lib/open-loop.ts";
+import { capacityEstimate, prefillPoints, rateRows } from "../src/lib/open-loop.ts";
 import { modelPath, targetPath } from "../src/lib/scenarios.ts";
 import {
   historyPoint,
@@ -147,12 +148,12 @@ describe("open-loop rankings", () => {
 
   it("reads a level's rate from the run document, never its number as a concurrency", () => {
     expect(strong.openLoop).toBe(true);
-    const points = ratePoints(strong.details?.levels ?? []);
-    expect(points.map((p) => [p.level, p.ratePerSecond])).toEqual([
-      [1, 0.5],
-      [2, 1],
-      [3, 2],
-      [4, 4],
+    const points = levelPoints(strong.details?.levels ?? []);
+    expect(points.map((p) => [p.axis, p.position])).toEqual([
+      ["rate", 0.5],
+      ["rate", 1],
+      ["rate", 2],
+      ["rate", 4],
     ]);
     expect(points[0]?.achievedRatePerSecond).toBeCloseTo(0.49);
   });
@@ -173,10 +174,10 @@ describe("open-loop rankings", () => {
   });
 
   it("draws latency and throughput against the offered rate, with no concurrency axis", async () => {
-    const points = ratePoints(strong.details?.levels ?? []);
+    const points = levelPoints(strong.details?.levels ?? []);
     for (const spec of [
-      rateLatencySpec({ title: "l", points }),
-      rateThroughputSpec({ title: "t", points }),
+      latencySpec({ title: "l", axis: "rate", levels: points }),
+      throughputCurvesSpec({ title: "t", axis: "rate", levels: points, knee: null }),
     ] as Loose[]) {
       const text = JSON.stringify(spec);
       expect(text).toContain(RATE_TITLE);
@@ -184,11 +185,12 @@ describe("open-loop rankings", () => {
       const svg = await renderSvg(spec);
       expect(svg).toContain("offered rate (requests/s)");
     }
-    const throughput: Loose = rateThroughputSpec({ title: "t", points });
+    const curves: Loose = throughputCurvesSpec({ title: "t", axis: "rate", levels: points, knee: null });
+    const throughput = curves.layer[0];
     expect(throughput.encoding.x.axis.values).toEqual([0.5, 1, 2, 4]);
     expect(throughput.encoding.y.scale.zero).toBe(true);
     expect(new Set(throughput.data.values.map((v: Loose) => v.measure))).toEqual(new Set(["aggregate", "goodput"]));
-    const latency: Loose = rateLatencySpec({ title: "l", points });
+    const latency: Loose = latencySpec({ title: "l", axis: "rate", levels: points });
     expect(latency.vconcat).toHaveLength(2);
     expect(latency.vconcat[0].data.values.filter((v: Loose) => v.percentile === "p95")).toHaveLength(4);
   });
@@ -263,11 +265,11 @@ describe("an open loop's knee and peak", () => {
 describe("compare charts of an open loop", () => {
   const a = view("a", "poisson", [open("a", 0, [true, true, true, false])], 150);
   const b = view("b", "poisson", [open("b", 0, [true, true, false, false])], 150);
-  const series = [a, b].map((v) => ({ targetId: v.id, label: v.label, points: ratePoints(v.details?.levels ?? []) }));
+  const series = [a, b].map((v) => ({ targetId: v.id, label: v.label, levels: levelPoints(v.details?.levels ?? []) }));
 
   it("overlays targets against the offered rate, never concurrency: tok/s from zero, TTFT on a log axis", async () => {
     for (const measure of ["aggregate", "goodput", "ttftP95"] as const) {
-      const spec: Loose = compareRateSpec({ series, measure });
+      const spec: Loose = overlaySpec({ axis: "rate", series, measures: [measure] });
       expect(spec.encoding.x).toMatchObject({ field: "rate", title: RATE_TITLE });
       expect(spec.encoding.x.axis.values).toEqual([0.5, 1, 2, 4]);
       expect(JSON.stringify(spec)).not.toContain("concurrency");
@@ -277,8 +279,8 @@ describe("compare charts of an open loop", () => {
       if (measure === "ttftP95") expect(spec.encoding.y.scale.type).toBe("log");
       else expect(spec.encoding.y.scale.zero).toBe(true);
     }
-    const goodput: Loose = compareRateSpec({ series, measure: "goodput" });
-    const points = series[0]?.points ?? [];
+    const goodput: Loose = overlaySpec({ axis: "rate", series, measures: ["goodput"] });
+    const points = series[0]?.levels ?? [];
     expect(goodput.data.values.filter((r: Loose) => r.targetId === "a").map((r: Loose) => r.value)).toEqual(
       points.filter((p) => p.valid).map((p) => p.goodputOutputTokensPerSecond),
     );
@@ -336,6 +338,9 @@ describe("the loader and downloads, on the site fixture", () => {
       expect(data.allEntries).toHaveLength(8 + CHAT_OPEN.runs + 4 + 2);
 
       const index = JSON.parse(indexJson(data));
+      // Version 2: levels name their load, as run documents v2 do.
+      expect(index.schemaVersion).toBe(2);
+      for (const t of index.targets) expect(["closed", "open"]).toContain(t.latest.levels[0].load.kind);
       expect(index.scenarios).toEqual(data.scenarios);
       expect(index.targets.every((t: Loose) => t.scenario === "chat")).toBe(true);
       expect(index.series.map((t: Loose) => `${t.id}/${t.scenario}`).sort()).toEqual(

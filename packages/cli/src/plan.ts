@@ -79,11 +79,36 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
         ]
       : []),
     ...(perLevel.message === null ? [] : [`  ${perLevel.noValidLevel ? "error" : "warning"}: ${perLevel.message}`]),
+    ...conversationText(plan),
     `  total: ${requests} + ${plan.totalWarmupRequests} warm-up`,
     `  duration expected: ${number(plan.expectedSeconds)} s, ${fitText(plan.expected, plan)}`,
     `  duration upper bound: ${number(plan.upperBoundSeconds)} s, ${fitText(plan.upperBound, plan)}`,
     `  top level: ${topLevelText(plan)}, ${number(share * 100)} % of what one client thread is planned to carry (${number(CLIENT_CHUNKS_PER_SECOND_PER_THREAD)} chunks/s: ${number(CLIENT_PLANNED_CORE_SHARE * 100)} % of a core, which parses ${number(CLIENT_CHUNKS_PER_CPU_SECOND)} as measured); a sweep with threads "auto" (the deployed one) would run it on ${plan.topLevelThreads === 1 ? "its own thread" : `${plan.topLevelThreads} worker threads`} (${plan.cores} core${plan.cores === 1 ? "" : "s"} here)${share > plan.topLevelThreads ? ": more than those are planned to carry, so the level may be flagged client.limited here" : ""}`,
   ].join("\n");
+}
+
+/** A conversation's tokens per turn and in all, and whether each level's requests reach its last turn. */
+function conversationText(plan: TargetPlan): string[] {
+  const talk = plan.conversation;
+  if (!talk) return [];
+  const w = plan.workload;
+  const byTurn = talk.promptTokensByTurn.map((tokens, i) => `${i + 1}: ${number(tokens)}`).join(", ");
+  const lines = [
+    `  conversation: ${talk.turns} turn${talk.turns === 1 ? "" : "s"} each, N users in conversation at level N, ${talk.thinkSeconds} s of think time between an answer and the next question; a ${number(talk.sharedPrefixTokens)}-token system prompt, ${number(talk.turnPromptTokens)}-token questions, answers up to ${number(w.maxTokens)} tokens`,
+    `    prompt tokens by turn: ${byTurn}`,
+    `    in all, a conversation: ${number(talk.promptTokens)} prompt tokens (up to ${number(talk.cacheablePromptTokens)} a prefix cache can serve: the system prompt and the history) and ${number(talk.outputTokens)} answer tokens`,
+  ];
+  // A counted level's N users share its requests: below turns x N, some never reach the last turn.
+  const perLevel = w.requestsPerLevel;
+  const short =
+    perLevel === undefined
+      ? []
+      : plan.levels.filter((l) => l.ratePerSecond === null && perLevel < talk.turns * l.concurrency);
+  if (short.length)
+    lines.push(
+      `  warning: requestsPerLevel ${perLevel} is under turns x N at level${short.length === 1 ? "" : "s"} ${short.map(levelName).join(", ")}: not every user reaches turn ${talk.turns} there, so the later turns have few samples or none`,
+    );
+  return lines;
 }
 
 /** Whether a base URL names this machine (loopback or localhost), which a Lambda cannot reach. */

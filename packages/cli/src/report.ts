@@ -65,5 +65,20 @@ export function runTable(doc: RunDocument): string {
     : `single-stream ${fixed(s.singleStream?.outputTokensPerSecond)} tok/s, peak ${fixed(s.peak?.aggregateOutputTokensPerSecond)} tok/s at ${peakAt}, knee ${s.kneeConcurrency ?? (s.saturated ? "-" : "not reached")}, scaling efficiency ${fixed(s.scalingEfficiency, 2)}`;
   // The stop's words start with what happened: "rate-limited from N=8", "unreachable at N=1", "failing from N=2".
   const stopped = s.stop ? [`stopped: ${s.stop.detail}`] : [];
-  return [title, format(header), ...rows.map(format), headline, ...stopped, ""].join("\n");
+  return [title, format(header), ...rows.map(format), headline, ...conversationLines(doc), ...stopped, ""].join("\n");
+}
+
+/** A conversation level's TTFT and cached share by turn, and its cache verdict, one line a level. */
+function conversationLines(doc: RunDocument): string[] {
+  return doc.levels.flatMap((level) => {
+    const talk = level.conversation;
+    if (!talk) return [];
+    const turns = talk.byTurn
+      .map(
+        (t) =>
+          `${t.turn}: ${fixed(t.ttftMs.p50)} ms${t.cachedPromptTokenShare === null ? "" : ` (${Math.round(t.cachedPromptTokenShare * 100)} % cached)`}`,
+      )
+      .join(", ");
+    return [`${loadWords(level.load)} by turn, TTFT p50: ${turns}; ${talk.cache.detail}`];
+  });
 }

@@ -219,7 +219,20 @@ export const DEMO_WORKLOAD = {
 };
 
 /**
- * The demo's scenarios: `chat` (the workload itself) and `rag`, 2,000-token prompts (a question over
+ * The demo's `conversation` scenario: 4-turn conversations over a 120-token system prompt, 40-token
+ * questions and 16-token answers (turn 4's prompt is about 330 tokens, half again turn 2's, enough
+ * for the cache verdict), at N = 1 and 4, 16 requests a level: 4 conversations, 4 samples a turn.
+ */
+export const DEMO_CONVERSATION = {
+  concurrency: [1, 4],
+  promptTokens: 40,
+  maxTokens: 16,
+  requestsPerLevel: 16,
+  conversation: { turns: 4, sharedPrefixTokens: 120 },
+};
+
+/**
+ * The demo's scenarios: `chat` (the workload itself), `conversation` (`DEMO_CONVERSATION`) and `rag`, 2,000-token prompts (a question over
  * retrieved passages) at 3 levels for half a second each, no warm-up, judged by `REFERENCE_RAG_SLO`:
  * prefill alone is 0.5 to 0.8 s there. Only `DEMO_RAG_TARGETS` are swept in it.
  */
@@ -232,10 +245,14 @@ export const DEMO_SCENARIOS = {
     warmupRequests: 0,
     slo: REFERENCE_RAG_SLO,
   },
+  conversation: DEMO_CONVERSATION,
 };
 
 /** The targets swept in `rag` too: the small and the large model, whose TTFT the longer prompt sets apart. */
 export const DEMO_RAG_TARGETS = ["ref-small-fast", "ref-large-slow"];
+
+/** The targets swept in `conversation` only: the small model's routes with and without a prefix cache. */
+export const DEMO_CONVERSATION_TARGETS = ["ref-small-cached", "ref-small-uncached"];
 
 /** Targets whose demo levels count requests (see `DEMO_WORKLOAD`); the others run for `REFERENCE_LEVEL_SECONDS`. */
 const COUNTED_TARGETS = ["ref-ratelimited", "ref-gateway-beta"];
@@ -246,7 +263,11 @@ export function demoTargets(baseURL: string) {
     ...t,
     workload:
       t.workload ?? (COUNTED_TARGETS.includes(t.id) ? undefined : { levelDurationSeconds: REFERENCE_LEVEL_SECONDS }),
-    scenarios: DEMO_RAG_TARGETS.includes(t.id) ? ["chat", "rag"] : ["chat"],
+    scenarios: DEMO_CONVERSATION_TARGETS.includes(t.id)
+      ? ["conversation"]
+      : DEMO_RAG_TARGETS.includes(t.id)
+        ? ["chat", "rag"]
+        : ["chat"],
   }));
 }
 
@@ -270,7 +291,7 @@ export async function demo(options: { dataDir: string; io: IO }): Promise<number
   try {
     const config = parseConfig(JSON.stringify(demoConfig(server.url)), { file: "(reference targets)" });
     options.io.out.write(
-      `reference targets (simulated) at ${server.url}, ${DEMO_REPEAT} runs of each (target, scenario): chat, and rag for ${DEMO_RAG_TARGETS.join(", ")}\n`,
+      `reference targets (simulated) at ${server.url}, ${DEMO_REPEAT} runs of each (target, scenario): chat, rag for ${DEMO_RAG_TARGETS.join(", ")}, conversation for ${DEMO_CONVERSATION_TARGETS.join(", ")}\n`,
     );
     const outcome = await sweepTargets({
       config,

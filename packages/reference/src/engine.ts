@@ -21,6 +21,8 @@ export interface EngineProfile {
 /** A sequence as the engine sees it; `emit` is called once per generated token. */
 export interface Sequence {
   promptTokens: number;
+  /** Prompt tokens a prefix cache holds: prefill costs only the rest (default 0). */
+  cachedTokens?: number;
   maxTokens: number;
   generated: number;
   emit(token: number): void;
@@ -115,7 +117,9 @@ export class Engine {
       const next = this.queue[0] as Sequence;
       if (this.running.size > 0 && this.kvUsed() + next.promptTokens + next.generated + 1 > budget) break;
       this.queue.shift();
-      const prefillMs = this.profile.prefillBaseMs + this.profile.prefillPerTokenMs * next.promptTokens;
+      const prefillMs =
+        this.profile.prefillBaseMs +
+        this.profile.prefillPerTokenMs * Math.max(0, next.promptTokens - (next.cachedTokens ?? 0));
       const running: Running = { seq: next, nextAtMs: this.scheduler.now() + prefillMs };
       this.running.set(next, running);
       this.schedule(running);

@@ -11,10 +11,12 @@ export {
   expectedReaderFigures,
   expectedSaturationRequestsPerSecond,
 } from "./expected.ts";
+export { PrefixCache, type PrefixCacheOptions } from "./prefix-cache.ts";
 export * from "./profiles.ts";
 export {
   type ConnectionBehaviour,
   type ModelSpec,
+  type ReceivedRequest,
   type ReferenceServer,
   type ResponseTiming,
   reasoningTokensOf,

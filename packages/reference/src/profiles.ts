@@ -3,7 +3,8 @@
  * Prefill costs `prefillBaseMs + prefillPerTokenMs x prompt tokens` per request, so TTFT grows with the
  * prompt as on a real engine: in one stream the small models take in 4,000 prompt tokens a second,
  * the large ones 2,500 (3,300 on the dedicated endpoint), the reasoning model 3,300, and the
- * rate-limited and gateway providers (fast serving hardware) 6,700 to 10,000.
+ * rate-limited and gateway providers (fast serving hardware) 6,700 to 10,000. Two routes of the small
+ * model differ only in a prefix cache, for the conversation scenario.
  */
 import type { ModelSpec, StreamProfile } from "./server.ts";
 
@@ -78,6 +79,28 @@ export const SMALL_PRICED: StreamProfile = {
   prefillBaseMs: 5,
   prefillPerTokenMs: 0.25,
 };
+/**
+ * The small model again, on an API with a prefix cache (vLLM's automatic prefix caching, 16-token
+ * blocks): a prompt's leading blocks that an earlier request prefilled cost nothing, and usage reports
+ * them as `prompt_tokens_details.cached_tokens`. A conversation's later turns prefill only the last
+ * answer and the new question.
+ */
+export const SMALL_CACHED: StreamProfile = {
+  stepBaseMs: 2.5,
+  stepPerSeqMs: 0.3,
+  slots: 8,
+  prefillBaseMs: 4,
+  prefillPerTokenMs: 0.25,
+  prefixCache: { blockTokens: 16 },
+};
+/** The same small model on an API without a prompt cache: every prompt token is prefilled, so a conversation's TTFT grows with its history. */
+export const SMALL_UNCACHED: StreamProfile = {
+  stepBaseMs: 2.5,
+  stepPerSeqMs: 0.3,
+  slots: 8,
+  prefillBaseMs: 4,
+  prefillPerTokenMs: 0.25,
+};
 /** The large model again, on a dedicated endpoint billed by the hour: 16 slots, quick steps, 3,300 prompt tokens/s of prefill. */
 export const LARGE_DEDICATED: StreamProfile = {
   stepBaseMs: 3,
@@ -140,6 +163,8 @@ export function referenceModels(): ModelSpec[] {
     { kind: "model", id: "ref-reasoning", profile: REASONING },
     { kind: "model", id: "ref-small-priced", profile: SMALL_PRICED },
     { kind: "model", id: "ref-large-dedicated", profile: LARGE_DEDICATED },
+    { kind: "model", id: "ref-small-cached", profile: SMALL_CACHED },
+    { kind: "model", id: "ref-small-uncached", profile: SMALL_UNCACHED },
   ];
 }
 
@@ -231,6 +256,22 @@ export function referenceTargets(baseURL: string) {
         arrival: { mode: "poisson" as const, ratesPerSecond: REFERENCE_OPEN_RATES },
         levelDurationSeconds: REFERENCE_OPEN_LEVEL_SECONDS,
       },
+    },
+    {
+      id: "ref-small-cached",
+      label: "Small model on an API with a prefix cache (simulated)",
+      baseURL,
+      model: "ref-small-cached",
+      modelKey: "ref-small",
+      route: { gateway: "direct" as const },
+    },
+    {
+      id: "ref-small-uncached",
+      label: "Small model on an API without a prompt cache (simulated)",
+      baseURL,
+      model: "ref-small-uncached",
+      modelKey: "ref-small",
+      route: { gateway: "direct" as const },
     },
   ];
 }

@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { SIMULATED_HEADER } from "@kneeboard/core/client";
 import { Engine, type EngineProfile, type Sequence } from "./engine.ts";
+import { PrefixCache, type PrefixCacheOptions } from "./prefix-cache.ts";
 
 /** How one model streams, on top of its engine. */
 export interface StreamProfile extends EngineProfile {
@@ -28,6 +29,13 @@ export interface StreamProfile extends EngineProfile {
   meter?: { inputPerMillionUsd: number; outputPerMillionUsd: number };
   /** Report this share of the prompt as cached (`prompt_tokens_details.cached_tokens`, rounded down), as OpenRouter does. */
   cachedPromptShare?: number;
+  /**
+   * A prefix cache (./prefix-cache.ts): the leading whole blocks of a prompt an earlier request
+   * prefilled cost no prefill, and are reported as `prompt_tokens_details.cached_tokens` unless
+   * `report` is false (a cache the API does not report). Without it every prompt token is prefilled
+   * (`prefillPerTokenMs` each), so TTFT grows with the prompt, and no cached tokens are reported.
+   */
+  prefixCache?: PrefixCacheOptions & { report?: boolean };
   /**
    * Deterministic refusals, answered with `status` (and `retry-after` when `retryAfterSeconds` is set):
    * every `every`-th request to the model (1-based), and/or every request arriving while
@@ -53,7 +61,12 @@ export function reasoningTokensOf(profile: StreamProfile, maxTokens: number): nu
 }
 
 /** The usage object of one finished request, with the details and cost the profile reports. */
-function usageOf(profile: StreamProfile, promptTokens: number, completionTokens: number): Record<string, unknown> {
+function usageOf(
+  profile: StreamProfile,
+  promptTokens: number,
+  completionTokens: number,
+  cachedTokens: number,
+): Record<string, unknown> {
   const usage: Record<string, unknown> = {
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
@@ -64,6 +77,8 @@ function usageOf(profile: StreamProfile, promptTokens: number, completionTokens:
       (promptTokens * profile.meter.inputPerMillionUsd + completionTokens * profile.meter.outputPerMillionUsd) / 1e6;
   if (profile.cachedPromptShare !== undefined)
     usage.prompt_tokens_details = { cached_tokens: Math.floor(promptTokens * profile.cachedPromptShare) };
+  if (profile.prefixCache && profile.prefixCache.report !== false)
+    usage.prompt_tokens_details = { cached_tokens: cachedTokens };
   if (profile.reasoning)
     usage.completion_tokens_details = { reasoning_tokens: reasoningTokensOf(profile, completionTokens) };
   return usage;
@@ -82,6 +97,8 @@ export type ModelSpec =
 interface Served {
   engine: Engine;
   profile: StreamProfile;
+  /** The model's prefix cache, when its profile has one. */
+  cache?: PrefixCache;
   bucket?: { tokens: number; lastMs: number };
   /** Requests to this model so far, and those being served now. */
   arrived: number;
@@ -98,6 +115,18 @@ function refusal(served: Served): { status: number; headers: Record<string, stri
   const headers: Record<string, string> =
     refuse.retryAfterSeconds !== undefined ? { "retry-after": String(refuse.retryAfterSeconds) } : {};
   return { status: refuse.status, headers };
+}
+
+/** The messages as one text, roles included: what a prefix cache's blocks are cut from. */
+function promptText(messages: unknown): string {
+  return Array.isArray(messages)
+    ? messages
+        .map(
+          (m) =>
+            `${String((m as { role?: unknown }).role ?? "")}\n${String((m as { content?: unknown }).content ?? "")}`,
+        )
+        .join("\n")
+    : "";
 }
 
 /** Prompt tokens of the messages as this model counts them: one per `charsPerPromptToken` characters (default 4). */
@@ -169,11 +198,23 @@ export interface ReferenceServer {
   fallbacks: { model: string; pinned: string; served: string }[];
   /** With `recordPrompts`: how many times each user message arrived (a request sent twice counts 2). */
   prompts: Map<string, number>;
+  /** With `recordPrompts`: every chat request's messages as they arrived, in arrival order, with the model's counts. */
+  requests: ReceivedRequest[];
   /** Returns the timing record of every streamed response since the last call, and clears it. */
   takeTimings(): ResponseTiming[];
   /** Requests read (every path, counted as they arrive) and TCP connections accepted, since the start. */
   counts(): ServerCounts;
   close(): Promise<void>;
+}
+
+/** One chat request as the server received it (with `recordPrompts`). */
+export interface ReceivedRequest {
+  model: string;
+  messages: { role: string; content: string }[];
+  /** Prompt tokens as the model counted them; null when the request was not served (refused, unknown model). */
+  promptTokens: number | null;
+  /** Prompt tokens its prefix cache served; null without one or when not served. */
+  cachedTokens: number | null;
 }
 
 /** What a server saw of its clients: requests read and connections accepted. */
@@ -204,25 +245,29 @@ export async function startReferenceServer(options: {
   const counts: ServerCounts = { requests: 0, connections: 0 };
   const closeAfterResponse = options.connections === "close-after-response";
   const prompts = new Map<string, number>();
+  const requests: ReceivedRequest[] = [];
   const served = new Map<string, Served>();
   const gateways = new Map<string, Extract<ModelSpec, { kind: "gateway" }>>();
   const counters = new Map<string, number>();
+  const serve = (profile: StreamProfile): Served => ({
+    engine: new Engine(profile),
+    profile,
+    ...(profile.prefixCache ? { cache: new PrefixCache(profile.prefixCache, profile.charsPerPromptToken) } : {}),
+    arrived: 0,
+    serving: 0,
+  });
   for (const spec of options.models) {
-    if (spec.kind === "model")
-      served.set(spec.id, { engine: new Engine(spec.profile), profile: spec.profile, arrived: 0, serving: 0 });
+    if (spec.kind === "model") served.set(spec.id, serve(spec.profile));
     else {
       gateways.set(spec.id, spec);
-      for (const p of spec.providers)
-        served.set(`${spec.id}/${p.name}`, {
-          engine: new Engine(p.profile),
-          profile: p.profile,
-          arrived: 0,
-          serving: 0,
-        });
+      for (const p of spec.providers) served.set(`${spec.id}/${p.name}`, serve(p.profile));
     }
   }
-  /** Counts a chat request's user message in `prompts` (with `recordPrompts`); `body` parsed or not. */
-  const recordPrompt = (body: unknown) => {
+  /**
+   * Counts a chat request's user message in `prompts` and keeps its messages in `requests` (with
+   * `recordPrompts`); `body` parsed or not. Returns the record, for the counts once it is served.
+   */
+  const recordPrompt = (body: unknown): ReceivedRequest | undefined => {
     if (!options.recordPrompts) return;
     let parsed = body;
     if (typeof body === "string")
@@ -235,12 +280,29 @@ export async function startReferenceServer(options: {
     if (!Array.isArray(messages)) return;
     const prompt = messages.map((m) => String((m as { content?: unknown }).content ?? "")).join("\n");
     prompts.set(prompt, (prompts.get(prompt) ?? 0) + 1);
+    const record: ReceivedRequest = {
+      model: String((parsed as { model?: unknown }).model ?? ""),
+      messages: messages.map((m) => ({
+        role: String((m as { role?: unknown }).role ?? ""),
+        content: String((m as { content?: unknown }).content ?? ""),
+      })),
+      promptTokens: null,
+      cachedTokens: null,
+    };
+    if (requests.length < MAX_TIMINGS) requests.push(record);
+    return record;
   };
   const fallbacks: ReferenceServer["fallbacks"] = [];
   const open = new Set<ServerResponse>();
   let timings: ResponseTiming[] = [];
 
-  const handle = (_req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>, arrivedAtMs: number) => {
+  const handle = (
+    _req: IncomingMessage,
+    res: ServerResponse,
+    body: Record<string, unknown>,
+    arrivedAtMs: number,
+    record?: ReceivedRequest,
+  ) => {
     const model = String(body.model ?? "");
     let target = served.get(model);
     let provider: string | null = null;
@@ -283,6 +345,15 @@ export async function startReferenceServer(options: {
     let broken = false;
     const maxTokens = Math.max(1, Number(body.max_tokens ?? body.max_completion_tokens ?? 128) | 0);
     const promptTokens = promptTokensOf(body.messages, profile.charsPerPromptToken);
+    // The cache is looked up as the request arrives and filled once its prefill is done (its first token).
+    const text = target.cache ? promptText(body.messages) : "";
+    const cachedTokens = target.cache?.lookup(text, promptTokens) ?? 0;
+    const cache = target.cache;
+    let prefilled = false;
+    if (record) {
+      record.promptTokens = promptTokens;
+      record.cachedTokens = cache ? cachedTokens : null;
+    }
     const stream = body.stream === true;
     const includeUsage =
       (profile.sendUsage ?? true) &&
@@ -311,9 +382,14 @@ export async function startReferenceServer(options: {
     let pending = 0;
     const seq: Sequence = {
       promptTokens,
+      cachedTokens,
       maxTokens,
       generated: 0,
       emit(token) {
+        if (!prefilled) {
+          prefilled = true;
+          cache?.insert(text);
+        }
         if (!stream || broken) return;
         pending++;
         // A chunk never mixes reasoning and answer: the last reasoning token closes its chunk.
@@ -343,7 +419,7 @@ export async function startReferenceServer(options: {
         }
         finished = true;
         engine.stats.change(-1);
-        const usage = usageOf(profile, promptTokens, maxTokens);
+        const usage = usageOf(profile, promptTokens, maxTokens, cachedTokens);
         if (!stream) {
           return res.end(
             JSON.stringify({
@@ -453,8 +529,7 @@ export async function startReferenceServer(options: {
       } catch {
         return error(res, 400, "body is not JSON");
       }
-      recordPrompt(body);
-      handle(req, res, body, arrivedAtMs);
+      handle(req, res, body, arrivedAtMs, recordPrompt(body));
     });
   });
   server.on("connection", () => counts.connections++);
@@ -466,6 +541,7 @@ export async function startReferenceServer(options: {
     port,
     fallbacks,
     prompts,
+    requests,
     counts: () => ({ ...counts }),
     takeTimings() {
       const taken = timings;

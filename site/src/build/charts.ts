@@ -4,14 +4,14 @@
  * staged alongside (`stage.ts`) keep the file system busy meanwhile.
  */
 
-import { type SiteData, viewKey, viewsOf } from "../lib/site-data.ts";
+import { type SiteData, viewAxis, viewKey, viewsOf } from "../lib/site-data.ts";
 import type { SiteIndex } from "../lib/site-index.ts";
 import { compareTradeoff, modelCharts, prefillChart, targetCharts } from "../lib/target-charts.ts";
 
-/** The payload's charts. */
+/** The site index's figures and charts. */
 export type SiteCharts = Pick<SiteIndex, "charts" | "prefill" | "modelCharts" | "compareTradeoff">;
 
-/** Renders every chart of the site: each series', each target's prefill curve, each model's, the compare page's. */
+/** Renders every figure of the site: each series' sections, each target's prefill curve, each model's, the compare page's trade-off. */
 export async function siteCharts(data: SiteData): Promise<SiteCharts> {
   const prefill: SiteIndex["prefill"] = {};
   for (const id of new Set(data.series.map((v) => v.id))) {
@@ -24,10 +24,10 @@ export async function siteCharts(data: SiteData): Promise<SiteCharts> {
   const tradeoffs: SiteIndex["compareTradeoff"] = {};
   for (const s of data.scenarios) {
     const views = viewsOf(data.series, s);
-    // An open-loop model's charts are against the offered rate (see `modelCharts`).
+    // Each model's figures on the load axes of its routes (see `modelCharts`).
     models[s] = await modelCharts(views);
-    // One trade-off chart per closed-loop scenario: an open loop's levels are rates, not concurrency.
-    const closed = views.filter((t) => !t.openLoop);
+    // One trade-off chart per scenario with views on the concurrency axis: what each user gets at each N.
+    const closed = views.filter((t) => viewAxis(t) === "concurrency");
     if (closed.length > 0) tradeoffs[s] = await compareTradeoff(closed);
   }
   return { charts, prefill, modelCharts: models, compareTradeoff: tradeoffs };

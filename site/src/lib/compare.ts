@@ -4,15 +4,10 @@
  * trade-off chart draws.
  */
 import type { TopLevelSpec } from "vega-lite";
-import {
-  type CompareMeasure,
-  type CompareRateMeasure,
-  compareRateSpec,
-  compareSpec,
-  levelPoints,
-} from "./charts/index.ts";
-import { rateOf, ratePoints } from "./open-loop.ts";
-import type { TargetView } from "./site-data.ts";
+import { type LoadAxis, type MeasureKey, overlaySpec } from "./charts/index.ts";
+import { viewPoints } from "./charts/views.ts";
+import { rateOf } from "./open-loop.ts";
+import { type TargetView, viewAxis } from "./site-data.ts";
 
 /** The trade-off chart draws at most this many targets: every point is labelled, so 100 targets would make a page of megabytes. */
 export const COMPARE_TRADEOFF_TARGETS = 12;
@@ -31,57 +26,50 @@ export interface CompareChart {
   caption: string;
 }
 
-/** The open loop's overlay charts, against the offered rate, with their captions. */
-const RATE_CHARTS: readonly { measure: CompareRateMeasure; caption: string }[] = [
-  {
-    measure: "aggregate",
-    caption:
-      "Aggregate tok/s of the picked targets against the offered request rate, y axis from zero; each target has its own colour and marker shape.",
-  },
-  {
-    measure: "goodput",
-    caption:
-      "Goodput tok/s (the output of requests that each met the SLO) of the picked targets against the offered request rate, y axis from zero.",
-  },
-  {
-    measure: "ttftP95",
-    caption: "Time to first token p95 of the picked targets against the offered request rate, ms on a log axis.",
-  },
-];
-
-/** The closed loop's overlay charts, against concurrency, with their captions. */
-const CONCURRENCY_CHARTS: readonly { measure: CompareMeasure; caption: string }[] = [
-  {
-    measure: "aggregate",
-    caption:
-      "Aggregate tok/s of the picked targets against concurrency, y axis from zero; each target has its own colour and marker shape.",
-  },
-  {
-    measure: "perStream",
-    caption: "Per-stream tok/s (p50) of the picked targets against concurrency, y axis from zero.",
-  },
-];
+/** The overlay charts of each load axis, with their captions: what a compare page of that axis draws. */
+const COMPARE_CHARTS: Record<LoadAxis, readonly { measure: MeasureKey; caption: string }[]> = {
+  concurrency: [
+    {
+      measure: "aggregate",
+      caption:
+        "Aggregate tok/s of the picked targets against concurrency, y axis from zero; each target has its own colour and marker shape.",
+    },
+    {
+      measure: "perStream",
+      caption: "Per-stream tok/s (p50) of the picked targets against concurrency, y axis from zero.",
+    },
+  ],
+  rate: [
+    {
+      measure: "aggregate",
+      caption:
+        "Aggregate tok/s of the picked targets against the offered request rate, y axis from zero; each target has its own colour and marker shape.",
+    },
+    {
+      measure: "goodput",
+      caption:
+        "Goodput tok/s (the output of requests that each met the SLO) of the picked targets against the offered request rate, y axis from zero.",
+    },
+    {
+      measure: "ttftP95",
+      caption: "Time to first token p95 of the picked targets against the offered request rate, ms on a log axis.",
+    },
+  ],
+};
 
 /**
- * The overlay charts of one scenario's views, every view's rows in each. A closed loop: aggregate and
- * per-stream tok/s against concurrency. An open loop: aggregate and goodput tok/s and TTFT p95 against
- * the offered rate (as its target pages draw them), since its level numbers are not a concurrency.
+ * The overlay charts of one scenario's views, every view's rows in each, against the views' load axis
+ * (an open loop's offered rate when any view is one, as its level numbers are not a concurrency): the
+ * axis's measures (`COMPARE_CHARTS`), as its target pages draw them.
  */
 export function compareCharts(views: readonly TargetView[]): CompareChart[] {
-  if (views.some((v) => v.openLoop)) {
-    const series = views
-      .filter((v) => v.openLoop)
-      .map((v) => ({ targetId: v.id, label: v.label, points: ratePoints(v.details?.levels ?? []) }));
-    return RATE_CHARTS.map(({ measure, caption }) => ({
-      measure,
-      spec: compareRateSpec({ series, measure }),
-      caption,
-    }));
-  }
-  const series = views.map((t) => ({ targetId: t.id, label: t.label, levels: levelPoints(t.latest.levels) }));
-  return CONCURRENCY_CHARTS.map(({ measure, caption }) => ({
+  const axis: LoadAxis = views.some((v) => viewAxis(v) === "rate") ? "rate" : "concurrency";
+  const series = views
+    .filter((v) => viewAxis(v) === axis)
+    .map((v) => ({ targetId: v.id, label: v.label, levels: viewPoints(v) }));
+  return COMPARE_CHARTS[axis].map(({ measure, caption }) => ({
     measure,
-    spec: compareSpec({ series, measure }),
+    spec: overlaySpec({ axis, series, measures: [measure] }),
     caption,
   }));
 }

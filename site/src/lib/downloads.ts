@@ -34,7 +34,8 @@ export function indexJson(data: SiteData): string {
     history: t.history,
   });
   return JSON.stringify({
-    schemaVersion: 1,
+    /** 2: levels, peaks and standing levels name their `load`, as run documents of version 2 do (1 had `concurrency`). */
+    schemaVersion: 2,
     generatedAt: data.generatedAt,
     simulated: data.series.some((t) => t.simulated),
     /** Every scenario, the site's first (ranked at `/`) first. */

@@ -1,34 +1,13 @@
 /**
  * @module Open-loop scenarios (requests sent on a Poisson schedule at set rates): their levels are
  * request rates, so they are ranked by capacity in requests/s (the highest offered rate whose level
- * meets the SLO) and drawn against the offered rate (their `load`'s `ratePerSecond`).
+ * meets the SLO) and drawn against the offered rate (the `rate` axis of `charts/axis.ts`).
  */
 import type { Load } from "@kneeboard/core/run";
 import { type Estimate, estimate, rankLabel, ranksBy } from "@kneeboard/core/standing";
+import { levelPoints } from "./charts/axis.ts";
 import { targetModelKey } from "./models.ts";
 import type { TargetView } from "./site-data.ts";
-
-type DetailLevel = NonNullable<TargetView["details"]>["levels"][number];
-
-/** One open-loop level as the rate charts and tables take it: the index's figures with the document's rates. */
-export interface RatePoint {
-  /** The level's number (1, 2, ...): never shown as a concurrency. */
-  level: number;
-  ratePerSecond: number;
-  achievedRatePerSecond: number | null;
-  inFlightMean: number | null;
-  inFlightMax: number | null;
-  scheduleLagP50Ms: number | null;
-  scheduleLagP99Ms: number | null;
-  aggregateOutputTokensPerSecond: number | null;
-  goodputOutputTokensPerSecond: number | null;
-  perStreamOutputTokensPerSecondP50: number | null;
-  ttftP50Ms: number | null;
-  ttftP95Ms: number | null;
-  e2eP50Ms: number | null;
-  e2eP95Ms: number | null;
-  valid: boolean;
-}
 
 /** The offered rate of a figure's level (a peak, of a run or a standing); null without a figure or an open load. */
 export function rateOf(figure: { load: Load } | null | undefined): number | null {
@@ -37,30 +16,6 @@ export function rateOf(figure: { load: Load } | null | undefined): number | null
 
 /** True when a load is an open loop's at `rate` requests/s. */
 const atRate = (load: Load, rate: number) => load.kind === "open" && load.ratePerSecond === rate;
-
-/** The latest readable run's levels with a rate, in order of rate. */
-export function ratePoints(levels: readonly DetailLevel[]): RatePoint[] {
-  return levels
-    .flatMap((l) => (l.load.kind === "open" ? [{ l, ratePerSecond: l.load.ratePerSecond }] : []))
-    .map(({ l, ratePerSecond }) => ({
-      level: l.level,
-      ratePerSecond,
-      achievedRatePerSecond: l.achievedRatePerSecond,
-      inFlightMean: l.inFlightMean,
-      inFlightMax: l.inFlightMax,
-      scheduleLagP50Ms: l.scheduleLagMs?.p50 ?? null,
-      scheduleLagP99Ms: l.scheduleLagMs?.p99 ?? null,
-      aggregateOutputTokensPerSecond: l.aggregateOutputTokensPerSecond,
-      goodputOutputTokensPerSecond: l.goodputOutputTokensPerSecond,
-      perStreamOutputTokensPerSecondP50: l.perStream.outputTokensPerSecond.p50,
-      ttftP50Ms: l.ttftMs.p50,
-      ttftP95Ms: l.ttftMs.p95,
-      e2eP50Ms: l.e2eMs.p50,
-      e2eP95Ms: l.e2eMs.p95,
-      valid: l.valid,
-    }))
-    .sort((a, b) => a.ratePerSecond - b.ratePerSecond);
-}
 
 /**
  * Capacity in requests/s over the standing's runs: the median (and interval) of each run's
@@ -177,8 +132,8 @@ export function prefillPoints(views: readonly TargetView[]): PrefillPoint[] {
  */
 export function ratesLeftOut(routes: readonly TargetView[]): string | null {
   const parts = routes.flatMap((t) => {
-    const points = ratePoints(t.details?.levels ?? []);
-    const invalid = points.filter((p) => !p.valid).map((p) => p.ratePerSecond);
+    const points = levelPoints(t.details?.levels ?? []);
+    const invalid = points.filter((p) => !p.valid).map((p) => p.position);
     if (invalid.length === 0 && points.length > 0) return [];
     if (invalid.length === points.length) return [`“${t.label}”, whose latest run has no valid rate`];
     return [

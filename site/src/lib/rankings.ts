@@ -7,11 +7,12 @@
  */
 
 import { DEFAULT_SLO } from "@kneeboard/core/config";
-import type { LoadAxis } from "@kneeboard/core/run";
+import { type CacheVerdict, concurrencyOf, type LoadAxis, sameLoad } from "@kneeboard/core/run";
 import type { Estimate, Slo } from "@kneeboard/core/standing";
+import { rankLabel, ranksBy } from "@kneeboard/core/standing";
 import { pct, when } from "./format.ts";
 import { leaderboardRows, type RankedGroup, rankedGroups, TREND_RUNS } from "./leaderboard.ts";
-import { sloWords } from "./models.ts";
+import { sloWords, targetModelKey } from "./models.ts";
 import { rateRows } from "./open-loop.ts";
 import { type TargetView, viewAxis } from "./site-data.ts";
 import { sparkline } from "./sparkline.ts";
@@ -23,7 +24,8 @@ export type Cell =
   | { kind: "estimate"; estimate: Estimate | null; digits: number; tooltip: boolean }
   | { kind: "number"; value: number | null; digits: number }
   | { kind: "cost"; metered: number | null; declared: number | null; note: string | null }
-  | { kind: "trend"; svg: string; title?: string };
+  | { kind: "trend"; svg: string; title?: string }
+  | { kind: "text"; text: string };
 
 /** The name cell: the target's link and what a reader must know before trusting its figures. */
 export interface TargetCell {
@@ -314,6 +316,123 @@ function rateRanking(views: readonly TargetView[], ctx: RankingContext): Ranking
   };
 }
 
+/** Short words for a conversation level's prompt-cache verdict, in a ranking's cell. */
+const CACHE_CELL: Record<CacheVerdict, string> = {
+  reported: "reported",
+  no_cache_seen: "no prompt cache seen",
+  not_reported: "cache not reported",
+  undetermined: "too little to tell",
+};
+
+/**
+ * The level a conversation ranking compares routes at: the highest concurrency every route ranks (valid
+ * in most runs), so each is judged with as many users in conversation; else each route's own highest.
+ */
+function conversationLevel(views: readonly TargetView[]): number | null {
+  const ranked = views.map(
+    (v) =>
+      new Set(v.standing.levels.filter((l) => l.ranked && l.laterTurnsTtftP50Ms).map((l) => concurrencyOf(l.load))),
+  );
+  const common = [...(ranked[0] ?? [])].filter((n): n is number => n !== null && ranked.every((r) => r.has(n)));
+  return common.length > 0 ? Math.max(...common) : null;
+}
+
+/**
+ * Conversations: ranked by the later turns' TTFT p50 (turn 2 on, where a prompt cache tells), lower
+ * first, at one level for every route; per-stream tok/s beside it, and what the route's cache did.
+ */
+function conversationRanking(views: readonly TargetView[], ctx: RankingContext): RankingTable {
+  const common = conversationLevel(views);
+  const rows = views.map((v) => {
+    const candidates = v.standing.levels.filter((l) => l.ranked && l.laterTurnsTtftP50Ms);
+    const level = common === null ? candidates.at(-1) : candidates.find((l) => concurrencyOf(l.load) === common);
+    const firstTurn = v.latest.levels
+      .find((l) => level && sameLoad(l.load, level.load))
+      ?.conversation?.byTurn.find((t) => t.turn === 1);
+    return { v, level, firstTurn };
+  });
+  const ranks = ranksBy(
+    rows.map((r) => ({ id: r.v.id, estimate: r.level?.laterTurnsTtftP50Ms ?? null })),
+    "lower",
+  );
+  const all = [...ranks.values()];
+  const { windowHours, maxRuns } = ctx.window;
+  const sorted = rows
+    .map((r) => ({ ...r, rank: ranks.get(r.v.id) ?? null }))
+    .sort(
+      (a, b) =>
+        (a.rank ?? Number.POSITIVE_INFINITY) - (b.rank ?? Number.POSITIVE_INFINITY) ||
+        (a.level?.laterTurnsTtftP50Ms?.median ?? Number.POSITIVE_INFINITY) -
+          (b.level?.laterTurnsTtftP50Ms?.median ?? Number.POSITIVE_INFINITY) ||
+        a.v.id.localeCompare(b.v.id),
+    );
+  return {
+    axis: "concurrency",
+    id: "conversation-leaderboard",
+    heading: `LLM conversations: what a chat's later turns wait${ctx.named ? ` (${ctx.scenario})` : ""}`,
+    sectionHeading: `Conversations: later turns' TTFT${ctx.named ? ` (${ctx.scenario})` : ""}`,
+    anchor: "conversations",
+    lead: "Users in conversation re-send the whole history every turn. A route's prompt cache decides what a later turn waits for its first token: with a cache the history costs almost nothing to prefill, without one every turn pays for the whole conversation again. Ranked by the later turns' TTFT p50 (turn 2 on), lower first.",
+    label: `Leaderboard of scenario ${ctx.scenario}, one row per target, ranked by the later turns' time to first token`,
+    caption: [
+      `Later-turn TTFT p50 and per-stream tok/s are medians over the target's valid runs of the last ${windowHours} hours (at most ${maxRuns} runs), the interval bounding each in brackets (`,
+      `), at ${common === null ? "each route's highest level valid in most runs" : `N=${common}, the highest level every route ranks`}. Routes whose intervals overlap share a rank (=2). Turn 1's TTFT is the latest run's. Prompt cache: what the latest runs say of the route's cache (reported cached tokens; or, when none are reported, whether later turns' TTFT grows with the history).`,
+    ],
+    columns: [
+      {
+        heading: "rank",
+        type: "num",
+        title: "1 + targets whose later-turn TTFT interval lies wholly below; = marks a shared rank",
+      },
+      { heading: "target", type: "text", className: "text" },
+      {
+        heading: "later turns TTFT p50 ms",
+        type: "num",
+        sorted: true,
+        title: "time to first token p50 of turns 2 and later",
+      },
+      { heading: "at N", type: "num", title: "the users in conversation at once" },
+      { heading: "turn 1 TTFT p50 ms", type: "num", title: "time to first token p50 of the first turn, latest run" },
+      { heading: "per-stream tok/s", type: "num", title: "per-stream output tok/s (p50) at that level" },
+      { heading: "prompt cache", type: "text", className: "text" },
+    ],
+    groups: sorted.map(({ v, level, firstTurn, rank }) => ({
+      modelKey: targetModelKey(v),
+      header: null,
+      rows: [
+        {
+          id: v.id,
+          modelKey: targetModelKey(v),
+          cells: [
+            { kind: "rank", label: rankLabel(rank, all), value: rank },
+            {
+              kind: "target",
+              target: {
+                label: v.label,
+                href: ctx.targetHref(v.id),
+                simulated: v.simulated,
+                problem: null,
+                model: { key: targetModelKey(v), href: ctx.modelHref(targetModelKey(v)) },
+                notes: lastRunNote(v.latest.summary.errorRate, v.latest.summary.rateLimitRate),
+                invalid: null,
+              },
+            },
+            { kind: "estimate", estimate: level?.laterTurnsTtftP50Ms ?? null, digits: 0, tooltip: true },
+            { kind: "number", value: level ? concurrencyOf(level.load) : null, digits: 0 },
+            { kind: "number", value: firstTurn?.ttftP50Ms ?? null, digits: 0 },
+            { kind: "estimate", estimate: level?.perStreamOutputTokensPerSecondP50 ?? null, digits: 1, tooltip: false },
+            { kind: "text", text: level?.cacheVerdict ? CACHE_CELL[level.cacheVerdict] : "—" },
+          ],
+        },
+      ],
+    })),
+    grouped: false,
+    empty: "No runs yet.",
+    footnote: "Each level's TTFT and cached share turn by turn are on each target's page.",
+    levelLinks: [],
+  };
+}
+
 /** The levels of a view's runs on an axis (the latest run's and the standing's): what at-level pages exist for. */
 function levelsOfAxis(view: TargetView, axis: LoadAxis): number[] {
   if (viewAxis(view) !== axis || axis !== "concurrency") return [];
@@ -322,9 +441,20 @@ function levelsOfAxis(view: TargetView, axis: LoadAxis): number[] {
   );
 }
 
-/** The ranking of each load axis, in the order they stand on a page: closed loops first. */
-export const RANKINGS: Record<LoadAxis, (views: readonly TargetView[], ctx: RankingContext) => RankingTable> = {
+/**
+ * What a view is ranked as: by its load axis, except conversations (closed loops whose levels carry
+ * figures by turn), which rank by what their later turns wait.
+ */
+export type RankingKind = LoadAxis | "conversation";
+
+export function rankingKindOf(view: TargetView): RankingKind {
+  return view.latest.levels.some((l) => l.conversation !== null) ? "conversation" : viewAxis(view);
+}
+
+/** The ranking of each kind, in the order they stand on a page: closed loops first. */
+export const RANKINGS: Record<RankingKind, (views: readonly TargetView[], ctx: RankingContext) => RankingTable> = {
   concurrency: concurrencyRanking,
+  conversation: conversationRanking,
   rate: rateRanking,
 };
 
@@ -333,11 +463,11 @@ export const RANKINGS: Record<LoadAxis, (views: readonly TargetView[], ctx: Rank
  * target yet still shows the (empty) closed-loop table, which says how to make a run.
  */
 export function scenarioRankings(views: readonly TargetView[], ctx: Omit<RankingContext, "section">): RankingTable[] {
-  const axes = (Object.keys(RANKINGS) as LoadAxis[]).filter((axis) => views.some((v) => viewAxis(v) === axis));
-  const present = axes.length > 0 ? axes : (["concurrency"] as LoadAxis[]);
-  return present.map((axis, i) =>
-    RANKINGS[axis](
-      views.filter((v) => viewAxis(v) === axis),
+  const kinds = (Object.keys(RANKINGS) as RankingKind[]).filter((kind) => views.some((v) => rankingKindOf(v) === kind));
+  const present = kinds.length > 0 ? kinds : (["concurrency"] as RankingKind[]);
+  return present.map((kind, i) =>
+    RANKINGS[kind](
+      views.filter((v) => rankingKindOf(v) === kind),
       { ...ctx, section: i > 0 },
     ),
   );

@@ -65,29 +65,35 @@ export type TargetView = z.infer<typeof TargetView>;
 export const Download = z.object({ path: z.string(), holds: z.string(), bytes: z.number().int().nonnegative() });
 export type Download = z.infer<typeof Download>;
 
-/** An SVG chart, or null where it would have nothing to draw (the page then says so in a sentence). */
-const Svg = z.string().nullable();
-
-/** A target page's charts (see `target-charts.ts`). */
-export const TargetCharts = z.object({
-  standing: Svg,
-  curves: Svg,
-  latency: Svg,
-  history: Svg,
-  tradeoff: Svg,
-  rateLatency: Svg,
-  rateThroughput: Svg,
+/**
+ * One chart of a page: its SVG, or null where it would have nothing to draw (no empty axes anywhere),
+ * and then `empty`, the sentence the page says instead.
+ */
+export const Figure = z.object({
+  /** The figure element's id. */
+  id: z.string(),
+  title: z.string(),
+  svg: z.string().nullable(),
+  caption: z.string(),
+  empty: z.string(),
 });
+export type Figure = z.infer<typeof Figure>;
+
+/** Figures under one heading (none where the page needs none), with the load axis they are drawn against (null for history). */
+export const FigureSection = z.object({
+  id: z.string(),
+  heading: z.string().nullable(),
+  axis: z.enum(["concurrency", "rate"]).nullable(),
+  figures: z.array(Figure),
+});
+export type FigureSection = z.infer<typeof FigureSection>;
+
+/** A target page's figures, section by section in the page's order (see `target-charts.ts`). */
+export const TargetCharts = z.array(FigureSection);
 export type TargetCharts = z.infer<typeof TargetCharts>;
 
-/** A model page's charts (see `target-charts.ts`). */
-export const ModelCharts = z.object({
-  aggregate: Svg,
-  perStream: Svg,
-  tradeoff: Svg,
-  rateLatency: Svg,
-  rateThroughput: Svg,
-});
+/** A model page's figures: the sections of each load axis its routes are on (see `target-charts.ts`). */
+export const ModelCharts = z.array(FigureSection);
 export type ModelCharts = z.infer<typeof ModelCharts>;
 
 /** What the build writes for the pages. */
@@ -97,11 +103,11 @@ export const SiteIndex = z.object({
   series: z.array(TargetView),
   /** Every scenario with runs, in the site's order (`chat` first when present): `/` ranks the first. */
   scenarios: z.array(z.string()),
-  /** SVG charts per series key (`seriesKey`: the target id for chat, `<id>/<scenario>` else). */
+  /** Figures per series key (`seriesKey`: the target id for chat, `<id>/<scenario>` else). */
   charts: z.record(z.string(), TargetCharts),
   /** The prefill curve per target id, where it has one. */
-  prefill: z.record(z.string(), z.string()),
-  /** SVG charts per scenario, then per model key. */
+  prefill: z.record(z.string(), Figure),
+  /** Figures per scenario, then per model key. */
   modelCharts: z.record(z.string(), z.record(z.string(), ModelCharts)),
   /** The compare pages' trade-off chart per closed-loop scenario. */
   compareTradeoff: z.record(z.string(), z.string()),

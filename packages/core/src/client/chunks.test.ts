@@ -1,6 +1,6 @@
 /** @module Chunks into the result and failed responses into outcomes, alone: no server, parsed chunks and bodies given. */
 import { describe, expect, it } from "vitest";
-import { type ChunkFields, ChunkReader, failedResponse, type GatewayChunk } from "./chunks.ts";
+import { type ChunkFields, ChunkReader, cachedTokensOf, failedResponse, type GatewayChunk } from "./chunks.ts";
 
 const emptyFields = (): ChunkFields => ({
   contentChunks: [],
@@ -32,6 +32,29 @@ function reader() {
   });
   return { fields, broken, told, chunks };
 }
+
+describe("cached prompt tokens", () => {
+  it("are read in OpenAI's, Anthropic's and DeepSeek's spellings, OpenAI's first; null when none is reported", () => {
+    expect(cachedTokensOf({ prompt_tokens_details: { cached_tokens: 12 }, cache_read_input_tokens: 5 })).toBe(12);
+    expect(cachedTokensOf({ cache_read_input_tokens: 5 })).toBe(5);
+    expect(cachedTokensOf({ prompt_tokens_details: { cached_tokens: null }, prompt_cache_hit_tokens: 7 })).toBe(7);
+    expect(cachedTokensOf({ prompt_tokens: 10 })).toBeNull();
+  });
+
+  it("come from the usage chunk; the answer's text is kept only when asked, reasoning left out", () => {
+    const { fields, chunks } = reader();
+    fields.answerText = "";
+    chunks.apply(chunk({ reasoning_content: "hmm" }));
+    chunks.apply(chunk({ content: "Hello" }));
+    chunks.apply(chunk({ content: ", world" }, {}, "stop"));
+    chunks.apply({ id: "c1", choices: [], usage: { prompt_tokens: 40, prompt_cache_hit_tokens: 32 } } as never);
+    expect(fields.answerText).toBe("Hello, world");
+    expect(fields.cachedPromptTokens).toBe(32);
+    const plain = reader();
+    plain.chunks.apply(chunk({ content: "Hello" }));
+    expect(plain.fields.answerText).toBeUndefined();
+  });
+});
 
 describe("ChunkReader", () => {
   it("reports data that is not a JSON object (data: null, a bare number) as malformed, never throws", () => {

@@ -12,7 +12,22 @@ interface GatewayUsage {
   completion_tokens?: number;
   completion_tokens_details?: { reasoning_tokens?: number | null } | null;
   prompt_tokens_details?: { cached_tokens?: number | null } | null;
+  /** Anthropic's spelling of cached prompt tokens, passed through by some gateways (LiteLLM). */
+  cache_read_input_tokens?: number | null;
+  /** DeepSeek's spelling of cached prompt tokens. */
+  prompt_cache_hit_tokens?: number | null;
   cost?: number | null;
+}
+
+/** The cached prompt tokens a usage reports, in whichever spelling its API uses; null when none. */
+export function cachedTokensOf(usage: GatewayUsage): number | null {
+  for (const value of [
+    usage.prompt_tokens_details?.cached_tokens,
+    usage.cache_read_input_tokens,
+    usage.prompt_cache_hit_tokens,
+  ])
+    if (typeof value === "number" && Number.isFinite(value) && value >= 0) return value;
+  return null;
 }
 
 /** Chunks as gateways send them: OpenRouter adds a top-level `provider`; a mid-stream failure comes as `error`. */
@@ -38,6 +53,7 @@ export type ChunkFields = Pick<
   | "promptTokens"
   | "reasoningTokens"
   | "cachedPromptTokens"
+  | "answerText"
   | "costUsd"
   | "finishReason"
   | "responseId"
@@ -95,6 +111,7 @@ export class ChunkReader implements SseSink {
           result.contentChunks.push({ tMs: this.readAtMs, chars });
         }
         if (answer > 0 && result.firstAnswerMs === null) result.firstAnswerMs = this.readAtMs;
+        if (answer > 0 && result.answerText !== undefined) result.answerText += delta.content;
       }
       if (choice.finish_reason) result.finishReason = choice.finish_reason;
     }
@@ -103,7 +120,7 @@ export class ChunkReader implements SseSink {
       result.completionTokens = usage.completion_tokens ?? null;
       result.promptTokens = usage.prompt_tokens ?? null;
       result.reasoningTokens = usage.completion_tokens_details?.reasoning_tokens ?? null;
-      result.cachedPromptTokens = usage.prompt_tokens_details?.cached_tokens ?? null;
+      result.cachedPromptTokens = cachedTokensOf(usage);
       result.costUsd = typeof usage.cost === "number" ? usage.cost : null;
     }
   }

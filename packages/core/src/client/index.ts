@@ -31,8 +31,21 @@ export interface Endpoint {
   ca?: string;
 }
 
+/** One earlier message of a conversation, re-sent with every later turn. */
+export interface ChatMessage {
+  role: "user" | "assistant";
+  content: string;
+}
+
 export interface ChatRequest {
+  /** The user message the request ends with (a conversation's new question). */
   prompt: string;
+  /** A system message first (a conversation's shared system prompt); none when absent or empty. */
+  system?: string;
+  /** A conversation's earlier questions and answers, in order, between the system message and `prompt`. */
+  history?: ChatMessage[];
+  /** Keep the answer's text in `RawResult.answerText`: a conversation re-sends it with the next turn. */
+  keepAnswer?: boolean;
   maxTokens: number;
   temperature: number;
   ignoreEos?: boolean;
@@ -74,7 +87,11 @@ function compose(endpoint: Endpoint, request: ChatRequest): { payload: string; h
   const body: StreamBody = {
     ...pin.body,
     model: endpoint.model,
-    messages: [{ role: "user", content: request.prompt }],
+    messages: [
+      ...(request.system ? [{ role: "system" as const, content: request.system }] : []),
+      ...(request.history ?? []),
+      { role: "user", content: request.prompt },
+    ],
     max_tokens: request.maxTokens,
     temperature: request.temperature,
     stream: true,
@@ -159,6 +176,7 @@ class Exchange implements CallListener {
     private readonly resolve: (result: RawResult) => void,
   ) {
     this.result = emptyResult(clock.now());
+    if (request.keepAnswer) this.result.answerText = "";
     this.chunks = new ChunkReader(this.result, (error) => this.fail("incomplete", error), request.firstToken);
     this.events = new SseDecoder(this.chunks);
     this.lines = new LineDecoder(this.events);

@@ -16,8 +16,14 @@ export interface RawResult {
   promptTokens: number | null;
   /** `usage.completion_tokens_details.reasoning_tokens`; null when not reported. */
   reasoningTokens: number | null;
-  /** `usage.prompt_tokens_details.cached_tokens`; null when not reported. */
+  /**
+   * Prompt tokens the endpoint served from its prompt cache, as its usage reports them
+   * (`prompt_tokens_details.cached_tokens`, Anthropic-style `cache_read_input_tokens`, DeepSeek's
+   * `prompt_cache_hit_tokens`); null when not reported.
+   */
   cachedPromptTokens: number | null;
+  /** The answer's text (content, not reasoning), kept only when the request asked (`ChatRequest.keepAnswer`). */
+  answerText?: string;
   /** `usage.cost` in USD where the gateway meters it (OpenRouter); null when not reported. */
   costUsd: number | null;
   finishReason: string | null;

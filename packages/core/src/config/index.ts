@@ -68,6 +68,31 @@ export const Arrival = z.discriminatedUnion(
 );
 export type Arrival = z.infer<typeof Arrival>;
 
+/**
+ * Conversations (docs/config.md#conversation): each closed-loop worker is one user holding
+ * conversations of `turns` turns; each turn re-sends the run's system prompt and the conversation so
+ * far (the questions and the answers received), then a new question.
+ */
+export const Conversation = z.strictObject({
+  /** Turns of each conversation, at least 1. */
+  turns: z
+    .number({ error: "must be a whole number of turns, at least 1" })
+    .int("must be a whole number of turns, at least 1")
+    .min(1, "must be at least 1: a conversation has at least one turn")
+    .max(64),
+  /** Tokens of the system prompt every conversation of the run begins with (0: none). */
+  sharedPrefixTokens: z.number().int().nonnegative(),
+  /** Tokens of each turn's new question (default: the workload's `promptTokens`). */
+  turnPromptTokens: z.number().int().positive().optional(),
+  /** Seconds between a turn's answer and the next question, as a reader takes (default 0). */
+  thinkSeconds: z
+    .number({ error: "must be a number of seconds, 0 or more" })
+    .nonnegative("must not be negative: a think time is 0 seconds or more")
+    .max(3600)
+    .default(0),
+});
+export type Conversation = z.infer<typeof Conversation>;
+
 const workloadFields = {
   /** Concurrency levels, strictly ascending. */
   concurrency: z.array(z.number().int().positive().max(1024)).min(1).superRefine(strictlyAscending("levels")),
@@ -93,6 +118,8 @@ const workloadFields = {
   slo: Slo.partial(),
   /** How requests arrive (default a closed loop). */
   arrival: Arrival,
+  /** Closed loop only: each worker holds conversations of several turns instead of single prompts (default none). */
+  conversation: Conversation,
 };
 
 /** Run a check even where its value has other problems (a wrong type, say), so all are reported together. */
@@ -251,8 +278,49 @@ export const Config = z
       if (at === undefined) first.set(id, i);
       else problem(ctx, ["targets", i, "id"], `duplicate id ${id} (also targets[${at}].id)`);
     });
+    conversationsInClosedLoops(config, ctx);
   }, ALWAYS);
 export type Config = z.infer<typeof Config>;
+
+/**
+ * A conversation's next turn follows its answer, so each user is a worker of a closed loop: a
+ * (target, scenario) whose merged workload sets `conversation` with other arrivals is a problem at
+ * the `conversation` of the layer that set it (the scenario's, else the target's, else the global one).
+ */
+function conversationsInClosedLoops(config: unknown, ctx: z.RefinementCtx): void {
+  if (!isObject(config)) return;
+  const global = config.workload;
+  const scenarios = isObject(config.scenarios) ? config.scenarios : undefined;
+  const reported = new Set<string>();
+  targetsOf(config).forEach((target, i) => {
+    const own = (target as { workload?: unknown }).workload;
+    const names = Array.isArray(target.scenarios)
+      ? target.scenarios.filter((name): name is string => typeof name === "string")
+      : scenarios
+        ? Object.keys(scenarios)
+        : [DEFAULT_SCENARIO];
+    for (const name of names) {
+      let at: PropertyKey[] | null = null;
+      let mode: unknown = "closed";
+      for (const [path, layer] of [
+        [["workload"], global],
+        [["targets", i, "workload"], own],
+        [["scenarios", name], scenarios?.[name]],
+      ] as const) {
+        if (!isObject(layer)) continue;
+        if (layer.conversation !== undefined) at = [...path, "conversation"];
+        if (isObject(layer.arrival) && layer.arrival.mode !== undefined) mode = layer.arrival.mode;
+      }
+      if (at === null || mode === "closed" || reported.has(at.join("."))) continue;
+      reported.add(at.join("."));
+      problem(
+        ctx,
+        at,
+        `conversations run in a closed loop (each user waits for the answer before the next turn), not with ${String(mode)} arrivals`,
+      );
+    }
+  });
+}
 
 /** The targets of a config being checked, each an object whatever else is wrong with it (a non-object as `{}`). */
 function targetsOf(config: unknown): { id?: unknown; apiKeyEnv?: unknown; scenarios?: unknown }[] {

@@ -3,6 +3,14 @@
  * no clock. This file only re-exports them: distributions (`distribution.ts`), a request's figures
  * (`sample.ts`), validity (`validity.ts`), cost and SLO (`cost.ts`), a level (`level.ts`), a run (`run.ts`).
  */
+export {
+  CACHE_PREFILL_SHARE_DIVISOR,
+  type ConversationInput,
+  cacheVerdict,
+  conversationFigures,
+  MIN_PROMPT_RATIO,
+  MIN_TURN_SAMPLES,
+} from "./conversation.ts";
 export { DEFAULT_SLO } from "./cost.ts";
 export { distribution } from "./distribution.ts";
 export { type LevelInput, summarizeLevel } from "./level.ts";

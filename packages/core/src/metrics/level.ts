@@ -1,6 +1,7 @@
 /** @module The figures of one level of a sweep (docs/methodology.md, per level): `summarizeLevel`; pure. */
 import type { ClientHealth } from "../client/health.ts";
 import type { InvalidReason, Level, Load, PricingRecord, RequestCounts, Sample, SloRecord } from "../run/index.ts";
+import { type ConversationInput, cachedShare, conversationFigures } from "./conversation.ts";
 import { DEFAULT_SLO, goodputTokens, levelCost } from "./cost.ts";
 import { distribution } from "./distribution.ts";
 import {
@@ -72,6 +73,8 @@ export interface LevelInput {
   openLoop?: OpenLoopInput;
   /** A closed loop's start spread, ms (see the run document's `startSpreadMs`); absent: null. */
   startSpreadMs?: number;
+  /** The level's workers held conversations (samples carry `turn`): figures by turn, and a cache is expected, not a flaw. */
+  conversation?: ConversationInput;
 }
 
 const COUNT_KEY = {
@@ -217,7 +220,8 @@ export function summarizeLevel(input: LevelInput): Level {
       });
   }
   const cachedPromptTokenShare = cachedShare(ok);
-  if (cachedPromptTokenShare !== null && cachedPromptTokenShare > MAX_CACHED_PROMPT_SHARE)
+  // A conversation re-sends its history: what a cache serves of it is the measure, not a flaw.
+  if (!input.conversation && cachedPromptTokenShare !== null && cachedPromptTokenShare > MAX_CACHED_PROMPT_SHARE)
     invalid.push({
       code: "cached_prompt",
       detail: { share: cachedPromptTokenShare, limitShare: MAX_CACHED_PROMPT_SHARE },
@@ -264,6 +268,7 @@ export function summarizeLevel(input: LevelInput): Level {
     rateLimitWaitMs: input.rateLimitWaitMs ?? 0,
     tokensFromChunks: ok.some((s) => s.tokenSource === "chunks"),
     cachedPromptTokenShare,
+    conversation: input.conversation ? conversationFigures(ok, input.conversation) : null,
     cost: levelCost(ok, aggregateOutputTokensPerSecond, input.pricing ?? null),
     meetsSlo:
       perStreamOutput.p50 !== null &&
@@ -301,18 +306,4 @@ function connectionFigures(samples: Sample[]): {
     if (s.staleSockets !== null) stale = (stale ?? 0) + s.staleSockets;
   }
   return { newConnectionShare: recorded > 0 ? opened / recorded : null, staleSockets: stale, requestsSentTwice: twice };
-}
-
-/** Cached prompt tokens / prompt tokens over the ok samples that report both; null when none does. */
-function cachedShare(ok: Sample[]): number | null {
-  let cached = 0;
-  let prompt = 0;
-  let reported = false;
-  for (const s of ok) {
-    if (s.cachedPromptTokens === null || s.promptTokens === null) continue;
-    reported = true;
-    cached += s.cachedPromptTokens;
-    prompt += s.promptTokens;
-  }
-  return reported && prompt > 0 ? cached / prompt : null;
 }

@@ -7,6 +7,7 @@ export function sample(over: Partial<Sample> = {}): Sample {
   return {
     level: 1,
     index: 0,
+    turn: null,
     outcome: "ok",
     startMs: 0,
     ttftMs: 100,

@@ -5,6 +5,7 @@ import { MAX_LOOP_UTILIZATION } from "../metrics/index.ts";
 import {
   CLIENT_CHUNKS_PER_SECOND_PER_THREAD,
   CLIENT_PLANNED_CORE_SHARE,
+  conversationPlan,
   DEFAULT_PLAN_ASSUMPTIONS,
   expectedTtftSeconds,
   fitInvocations,
@@ -221,5 +222,34 @@ describe("planLevels", () => {
     ]);
     // (1 warm-up + the last request) x 2 s, and 10 sends at 5/s.
     expect(levels[1]?.expectedSeconds).toBe(6);
+  });
+});
+
+describe("a conversation's plan", () => {
+  const workload = (conversation: Record<string, unknown>) =>
+    workloadFor(
+      { workload: { concurrency: [1, 2], promptTokens: 40, maxTokens: 16, requestsPerLevel: 8, warmupRequests: 0 } },
+      target({ conversation } as Target["workload"]),
+    );
+
+  it("gives each turn's prompt tokens (system prompt, history, question) and a conversation's in all", () => {
+    const plan = conversationPlan(workload({ turns: 3, sharedPrefixTokens: 100, turnPromptTokens: 50 }));
+    expect(plan).toMatchObject({
+      turns: 3,
+      // 100 + 50; + 16 + 50; + 16 + 50.
+      promptTokensByTurn: [150, 216, 282],
+      promptTokens: 648,
+      outputTokens: 48,
+      // 100; 100 + 50; 100 + 2 x 50 + 16: all but the last answer and the new question.
+      cacheablePromptTokens: 466,
+    });
+    expect(conversationPlan(workload({ turns: 1, sharedPrefixTokens: 0 }))?.promptTokensByTurn).toEqual([40]);
+  });
+
+  it("adds the think time of every turn but the last to a level's expected time", () => {
+    const quick = planLevels(workload({ turns: 4, sharedPrefixTokens: 0, thinkSeconds: 0 }), 1);
+    const thinking = planLevels(workload({ turns: 4, sharedPrefixTokens: 0, thinkSeconds: 2 }), 1);
+    // 8 requests at N = 1, each 3/4 of 2 s more; at N = 2, 4 rounds.
+    expect(thinking.map((l, i) => l.expectedSeconds - (quick[i]?.expectedSeconds ?? 0))).toEqual([12, 6]);
   });
 });

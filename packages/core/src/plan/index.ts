@@ -89,7 +89,12 @@ export function expectedTtftSeconds(
  * N requests in flight, or an open loop's seeded Poisson arrivals at a rate, at most `maxInFlight` at once.
  */
 export type LevelLoad =
-  | { kind: "closed"; concurrency: number }
+  | {
+      kind: "closed";
+      concurrency: number;
+      /** Each of the N workers holds conversations of `turns` turns, thinking `thinkSeconds` between them. */
+      conversation?: { turns: number; thinkSeconds: number };
+    }
   | { kind: "open"; arrival: "poisson"; ratePerSecond: number; seed: number; maxInFlight: number };
 
 /** One level as the sweep will run it, expanded once from the workload (`planLevels`) for the sweep and the plan alike. */
@@ -112,6 +117,61 @@ export interface LevelPlan {
   upperBoundSeconds: number;
   /** The level's duration at the assumed per-stream rate and TTFT, seconds. */
   expectedSeconds: number;
+}
+
+/** A conversation's tokens turn by turn, as the plan expects them: every answer `maxTokens` long. */
+export interface ConversationPlan {
+  turns: number;
+  thinkSeconds: number;
+  /** Tokens of the system prompt every conversation begins with. */
+  sharedPrefixTokens: number;
+  /** Tokens of each turn's new question. */
+  turnPromptTokens: number;
+  /** Prompt tokens of each turn: the system prompt, the earlier questions and answers, the new question. */
+  promptTokensByTurn: number[];
+  /** Prompt tokens over one conversation's turns. */
+  promptTokens: number;
+  /** Output tokens over one conversation (`maxTokens` a turn). */
+  outputTokens: number;
+  /**
+   * Of `promptTokens`, the most a prefix cache can serve: every turn's system prompt and history up to
+   * the last answer (the last answer and the new question are prefilled; turn 1's system prompt is
+   * another conversation's).
+   */
+  cacheablePromptTokens: number;
+}
+
+/** The tokens of a workload's conversations (null without one). */
+export function conversationPlan(workload: Workload): ConversationPlan | null {
+  const talk = workload.conversation;
+  if (!talk) return null;
+  const question = talk.turnPromptTokens ?? workload.promptTokens;
+  const answer = workload.maxTokens;
+  const turns = Array.from({ length: talk.turns }, (_, i) => i + 1);
+  const promptTokensByTurn = turns.map((t) => talk.sharedPrefixTokens + t * question + (t - 1) * answer);
+  const cacheable = turns.map((t) =>
+    t === 1 ? talk.sharedPrefixTokens : talk.sharedPrefixTokens + (t - 1) * question + (t - 2) * answer,
+  );
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  return {
+    turns: talk.turns,
+    thinkSeconds: talk.thinkSeconds,
+    sharedPrefixTokens: talk.sharedPrefixTokens,
+    turnPromptTokens: question,
+    promptTokensByTurn,
+    promptTokens: sum(promptTokensByTurn),
+    outputTokens: talk.turns * answer,
+    cacheablePromptTokens: sum(cacheable),
+  };
+}
+
+/**
+ * The prompt tokens a workload's request carries on average: `promptTokens`, or a conversation's mean
+ * over its turns (the history makes later turns longer).
+ */
+export function meanPromptTokens(workload: Workload): number {
+  const talk = conversationPlan(workload);
+  return talk ? talk.promptTokens / talk.turns : workload.promptTokens;
 }
 
 /** How a sweep of a given duration fits into Lambda invocations of `invocationBudgetSeconds` each. */
@@ -151,6 +211,8 @@ export interface TargetPlan {
   topLevelChunksPerSecond: number;
   /** topLevelChunksPerSecond / CLIENT_CHUNKS_PER_SECOND_PER_THREAD. */
   clientCoreShare: number;
+  /** A conversation's tokens turn by turn and in all; null without one. */
+  conversation: ConversationPlan | null;
   /** Worker threads a sweep with `threads: "auto"` would run the top level on, on `cores` cores. */
   topLevelThreads: number;
   /** The cores that thread count assumed (the planning machine's available parallelism by default). */
@@ -164,9 +226,13 @@ type LevelTiming = Omit<LevelPlan, "load" | "name" | "concurrency" | "ratePerSec
 
 /**
  * A closed level's time: warm-up rounds, then either ceil(requests / N) rounds or the fixed duration
- * plus one more request (the requests in flight when the time is up run to their end).
+ * plus one more request (the requests in flight when the time is up run to their end). In a
+ * conversation a worker thinks after every turn but the last: each measured request takes that share
+ * of the think time more.
  */
 function closedLevelTiming(concurrency: number, workload: Workload, requestSeconds: number): LevelTiming {
+  const talk = workload.conversation;
+  const thinkSeconds = talk ? (talk.thinkSeconds * (talk.turns - 1)) / talk.turns : 0;
   const timeout = workload.requestTimeoutSeconds;
   const warmupRounds = rounds(workload.warmupRequests, concurrency);
   const duration = workload.levelDurationSeconds;
@@ -177,8 +243,8 @@ function closedLevelTiming(concurrency: number, workload: Workload, requestSecon
     warmupRequests: workload.warmupRequests,
     requests,
     levelDurationSeconds: duration ?? null,
-    upperBoundSeconds: warmupRounds * timeout + measured(timeout),
-    expectedSeconds: warmupRounds * requestSeconds + measured(requestSeconds),
+    upperBoundSeconds: warmupRounds * timeout + measured(timeout + thinkSeconds),
+    expectedSeconds: warmupRounds * requestSeconds + measured(requestSeconds + thinkSeconds),
   };
 }
 
@@ -216,9 +282,14 @@ export function planLevels(workload: Workload, requestSeconds: number): LevelPla
       ratePerSecond,
       ...openLevelTiming(ratePerSecond, workload, requestSeconds),
     }));
+  const talk = workload.conversation;
   return workload.concurrency.map((concurrency) => ({
-    load: { kind: "closed", concurrency },
-    name: `concurrency ${concurrency}`,
+    load: {
+      kind: "closed",
+      concurrency,
+      ...(talk ? { conversation: { turns: talk.turns, thinkSeconds: talk.thinkSeconds } } : {}),
+    },
+    name: talk ? `concurrency ${concurrency} (${concurrency} in conversation)` : `concurrency ${concurrency}`,
     concurrency,
     ratePerSecond: null,
     ...closedLevelTiming(concurrency, workload, requestSeconds),
@@ -255,7 +326,7 @@ export function expectedRequestSeconds(
 ): number {
   return Math.min(
     workload.requestTimeoutSeconds,
-    expectedTtftSeconds(workload.promptTokens, assumptions) + workload.maxTokens / outputTokensPerSecondPerStream,
+    expectedTtftSeconds(meanPromptTokens(workload), assumptions) + workload.maxTokens / outputTokensPerSecondPerStream,
   );
 }
 
@@ -322,6 +393,7 @@ export function planTarget(
       budget,
     ),
     topLevelChunksPerSecond,
+    conversation: conversationPlan(workload),
     clientCoreShare: topLevelChunksPerSecond / CLIENT_CHUNKS_PER_SECOND_PER_THREAD,
     topLevelThreads: threadsForChunkRate(topLevelChunksPerSecond, cores, loadThreadBound(top)),
     cores,

@@ -6,7 +6,15 @@
 import { z } from "zod";
 import { DEFAULT_SCENARIO, modelKeyOf } from "../config/index.ts";
 import { isOpenLoopRun, summarizeRun } from "../metrics/index.ts";
-import { Load, RouteRecord, type RunDocument, SloRecord, Summary, upgradeLevelsV1 } from "../run/index.ts";
+import {
+  CacheVerdict,
+  Load,
+  RouteRecord,
+  type RunDocument,
+  SloRecord,
+  Summary,
+  upgradeLevelsV1,
+} from "../run/index.ts";
 import { listRunKeys, putRun, readRun, type Store } from "../store/index.ts";
 
 /** The figures of one level that history and comparison need. Units in the names. */
@@ -39,6 +47,24 @@ export const LevelFigures = z.object({
   invalidReasons: z.array(z.string()).default([]),
   /** Output tok/s of the ok requests that each met the SLO, over the wall time; null when not recorded. */
   goodputOutputTokensPerSecond: z.number().nullable().default(null),
+  /** A conversation level: TTFT p50 of its turns 2 and later, ms; null otherwise (and in entries recorded before conversations). */
+  laterTurnsTtftP50Ms: z.number().nullable().default(null),
+  /** A conversation level: TTFT and cached share by turn, and the cache verdict; null otherwise. */
+  conversation: z
+    .object({
+      byTurn: z.array(
+        z.object({
+          turn: z.number().int().positive(),
+          n: z.number().int().nonnegative(),
+          ttftP50Ms: z.number().nullable(),
+          ttftP95Ms: z.number().nullable(),
+          cachedPromptTokenShare: z.number().nullable(),
+        }),
+      ),
+      cacheVerdict: CacheVerdict,
+    })
+    .nullable()
+    .default(null),
 });
 export type LevelFigures = z.infer<typeof LevelFigures>;
 
@@ -163,6 +189,19 @@ export function indexEntryFor(key: string, doc: RunDocument): RunIndexEntry {
       // Read tolerantly: run documents written before goodput was recorded have no such field.
       goodputOutputTokensPerSecond:
         (l as { goodputOutputTokensPerSecond?: number | null }).goodputOutputTokensPerSecond ?? null,
+      laterTurnsTtftP50Ms: l.conversation?.laterTurnsTtftMs.p50 ?? null,
+      conversation: l.conversation
+        ? {
+            byTurn: l.conversation.byTurn.map((t) => ({
+              turn: t.turn,
+              n: t.n,
+              ttftP50Ms: t.ttftMs.p50,
+              ttftP95Ms: t.ttftMs.p95,
+              cachedPromptTokenShare: t.cachedPromptTokenShare,
+            })),
+            cacheVerdict: l.conversation.cache.verdict,
+          }
+        : null,
     })),
     servedProviders: [...served.entries()].sort((a, b) => b[1] - a[1]).map(([p]) => p),
   };

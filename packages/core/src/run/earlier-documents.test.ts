@@ -7,6 +7,7 @@ import { RunDocument, type Sample } from "./index.ts";
 const sample: Sample = {
   level: 1,
   index: 0,
+  turn: null,
   outcome: "ok",
   startMs: 0,
   ttftMs: 100,
@@ -86,12 +87,14 @@ function earlierDocument(): Record<string, unknown> {
         "staleSockets",
         "requestsSentTwice",
         "invalid",
+        "conversation",
       ]),
     ),
     summary: strip(doc.summary, ["capacity", "goodputPeak"]),
     samples: doc.samples.map((s) =>
       strip(s, [
         "ttftAnswerMs",
+        "turn",
         "reasoningTokens",
         "cachedPromptTokens",
         "costUsd",
@@ -125,9 +128,11 @@ describe("documents stored before the reader's figures", () => {
       staleSockets: null,
       requestsSentTwice: null,
       invalid: [],
+      conversation: null,
     });
     expect(doc.samples[0]).toMatchObject({
       ttftAnswerMs: null,
+      turn: null,
       reasoningTokens: null,
       cachedPromptTokens: null,
       costUsd: null,

@@ -107,6 +107,8 @@ export const Sample = z.object({
   level: z.number().int().positive(),
   /** Index of the request within its level, 0-based, measured requests only. */
   index: z.number().int().nonnegative(),
+  /** A conversation's turn the request was, 1-based (docs/methodology.md#conversations); null outside conversations. */
+  turn: z.number().int().positive().nullable().default(null),
   outcome: Outcome,
   /** Request start, ms since run start. */
   startMs: z.number(),
@@ -119,7 +121,12 @@ export const Sample = z.object({
   ttftAnswerMs: z.number().nullable().default(null),
   /** usage.completion_tokens_details.reasoning_tokens; null when not reported. */
   reasoningTokens: z.number().int().nonnegative().nullable().default(null),
-  /** usage.prompt_tokens_details.cached_tokens; null when not reported. The unique prompt prefix should keep it 0. */
+  /**
+   * Prompt tokens the route served from its prompt cache, as its usage reports them:
+   * `prompt_tokens_details.cached_tokens`, else `cache_read_input_tokens` (Anthropic's spelling), else
+   * `prompt_cache_hit_tokens` (DeepSeek's); null when not reported. A unique prompt prefix should keep
+   * it 0; a conversation's later turns are what a cache serves.
+   */
   cachedPromptTokens: z.number().int().nonnegative().nullable().default(null),
   /** usage.cost in USD where the gateway meters it (OpenRouter); null otherwise. */
   costUsd: z.number().nonnegative().nullable().default(null),
@@ -293,6 +300,61 @@ export const InvalidReason = z.discriminatedUnion("code", [
 ]);
 export type InvalidReason = z.infer<typeof InvalidReason>;
 
+/** One turn of a level's conversations: its ok samples' TTFT and what the route said it cached. */
+export const TurnFigures = z.object({
+  /** 1-based. */
+  turn: z.number().int().positive(),
+  /** Ok samples of this turn. */
+  n: z.number().int().nonnegative(),
+  /** TTFT p50 and p95 of the turn's ok samples, ms; null without one. */
+  ttftMs: z.object({ p50: z.number().nullable(), p95: z.number().nullable() }),
+  /** Median prompt tokens of the turn as the route counted them (`usage.prompt_tokens`); null when not reported. */
+  promptTokensP50: z.number().nullable(),
+  /** Cached prompt tokens / prompt tokens of the turn's ok samples that report both (0..1); null when none reports. */
+  cachedPromptTokenShare: z.number().nonnegative().nullable(),
+});
+export type TurnFigures = z.infer<typeof TurnFigures>;
+
+/**
+ * What a level's conversations say of the route's prompt cache (docs/methodology.md#the-prompt-cache-verdict):
+ * `reported`, a later turn reported cached prompt tokens; when none did, by what TTFT did over the
+ * turns, `no_cache_seen` (it grew with the history) or `not_reported` (it stayed flat); `undetermined`
+ * when the turns cannot tell (too few turns or samples, or too little prompt growth).
+ */
+export const CacheVerdict = z.enum(["reported", "no_cache_seen", "not_reported", "undetermined"]);
+export type CacheVerdict = z.infer<typeof CacheVerdict>;
+
+/** A conversation level's figures by turn and its cache verdict. */
+export const ConversationFigures = z.object({
+  /** Turns of each conversation, as configured. */
+  turns: z.number().int().positive(),
+  /** Think time between an answer and the next question, seconds, as configured. */
+  thinkSeconds: z.number().nonnegative(),
+  /** One entry per turn 1 .. turns, in order (a turn no sample reached has n 0). */
+  byTurn: z.array(TurnFigures),
+  /** TTFT p50 and p95 over the ok samples of turns 2 and later, ms (what the conversation leaderboard ranks by); null without one. */
+  laterTurnsTtftMs: z.object({ p50: z.number().nullable(), p95: z.number().nullable() }),
+  cache: z.object({
+    verdict: CacheVerdict,
+    /** The turns compared: the last turn with samples against turn 2 (turn 1 when only two turns); null when undetermined for want of them. */
+    fromTurn: z.number().int().positive().nullable(),
+    toTurn: z.number().int().positive().nullable(),
+    /**
+     * TTFT of `toTurn` over `fromTurn`'s, read off a robust (Theil-Sen) line of TTFT against prompt
+     * tokens through the ok samples of turns `fromTurn` to `toTurn`, at each turn's `promptTokensP50`;
+     * null when not compared.
+     */
+    ttftRatio: z.number().nullable(),
+    /** Prompt tokens p50 of `toTurn` over `fromTurn`'s; null when not compared. */
+    promptRatio: z.number().nullable(),
+    /** The TTFT ratio at or over which the TTFT grew with the history: 1 + (promptRatio - 1) / 4; null when not compared. */
+    growthThreshold: z.number().nullable(),
+    /** The verdict in words. */
+    detail: z.string(),
+  }),
+});
+export type ConversationFigures = z.infer<typeof ConversationFigures>;
+
 /** One level of a sweep: one load, held while its requests are measured. */
 export const Level = z.object({
   ...LevelRef,
@@ -347,6 +409,8 @@ export const Level = z.object({
   tokensFromChunks: z.boolean(),
   /** Cached prompt tokens / prompt tokens of the ok samples that report both (0..1); null when none reports. */
   cachedPromptTokenShare: z.number().nonnegative().nullable().default(null),
+  /** A conversation level's figures by turn and what they say of the prompt cache; null outside conversations (and in documents stored before them). */
+  conversation: ConversationFigures.nullable().default(null),
   /** USD per million output tokens: metered by the gateway, and declared from the target's pricing. */
   cost: LevelCost.default({ meteredUsdPerMillionOutputTokens: null, declaredUsdPerMillionOutputTokens: null }),
   /** Per-stream output tok/s p50 >= slo.minOutputTokensPerSecond and TTFT p95 <= slo.maxTtftMs; null when not judged. */

@@ -140,6 +140,8 @@ function run(shape: RunShape): RunIndexEntry {
     meetsSlo: null,
     meteredUsdPerMillionOutputTokens: null,
     declaredUsdPerMillionOutputTokens: null,
+    laterTurnsTtftP50Ms: null,
+    conversation: null,
   }));
   return {
     key: `runs/${targetId}/${startedAt}-${runId}.json`,
@@ -383,5 +385,33 @@ describe("ranks", () => {
       "lower",
     );
     expect([ttft.get("fast"), ttft.get("slow")]).toEqual([1, 2]);
+  });
+});
+
+describe("a conversation level's standing", () => {
+  /** A run whose level N = 4 is a conversation level with this verdict and later-turn TTFT p50. */
+  const talk = (hoursAgo: number, verdict: "no_cache_seen" | "not_reported", laterTurnsTtftP50Ms: number) => {
+    const entry = run({ hoursAgo, aggregate: { 4: 100 } });
+    const level = entry.levels[0] as LevelFigures;
+    level.laterTurnsTtftP50Ms = laterTurnsTtftP50Ms;
+    level.conversation = { byTurn: [], cacheVerdict: verdict };
+    return entry;
+  };
+
+  it("estimates the later turns' TTFT p50 and takes the verdict most runs gave, a tie to the newest", () => {
+    const s = standingOf(
+      "t",
+      [talk(1, "not_reported", 90), talk(2, "no_cache_seen", 80), talk(3, "no_cache_seen", 70)],
+      {
+        now: NOW,
+      },
+    );
+    expect(s.levels[0]?.laterTurnsTtftP50Ms).toMatchObject({ median: 80, n: 3 });
+    expect(s.levels[0]?.cacheVerdict).toBe("no_cache_seen");
+    const tie = standingOf("t", [talk(1, "not_reported", 90), talk(2, "no_cache_seen", 80)], { now: NOW });
+    expect(tie.levels[0]?.cacheVerdict).toBe("not_reported");
+    // Other levels have neither.
+    const chat = standingOf("t", [run({ hoursAgo: 1, aggregate: { 4: 100 } })], { now: NOW });
+    expect(chat.levels[0]).toMatchObject({ laterTurnsTtftP50Ms: null, cacheVerdict: null });
   });
 });

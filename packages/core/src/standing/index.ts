@@ -9,7 +9,7 @@
 import { z } from "zod";
 import { DEFAULT_STANDING, type StandingConfig } from "../config/index.ts";
 import { DEFAULT_SLO, isOpenLoopRun, kneeIndex } from "../metrics/index.ts";
-import { Load, loadPosition, sameLoad } from "../run/index.ts";
+import { CacheVerdict, Load, loadPosition, sameLoad } from "../run/index.ts";
 import { bySeries, type LevelFigures, type RunIndexEntry } from "../run-index/index.ts";
 
 /** The confidence the median's interval aims for (a share, 0..1). */
@@ -60,6 +60,13 @@ export const StandingLevel = z.object({
   ttftP50Ms: Estimate.nullable(),
   ttftP95Ms: Estimate.nullable(),
   goodputOutputTokensPerSecond: Estimate.nullable(),
+  /** A conversation level: TTFT p50 of turns 2 and later (what its leaderboard ranks by); null otherwise. */
+  laterTurnsTtftP50Ms: Estimate.nullable().default(null),
+  /**
+   * A conversation level: the prompt-cache verdict most of its valid runs gave (a tie: the newest
+   * run's among the tied); null otherwise.
+   */
+  cacheVerdict: CacheVerdict.nullable().default(null),
 });
 export type StandingLevel = z.infer<typeof StandingLevel>;
 
@@ -191,6 +198,7 @@ const LEVEL_FIGURES = [
   "ttftP50Ms",
   "ttftP95Ms",
   "goodputOutputTokensPerSecond",
+  "laterTurnsTtftP50Ms",
 ] as const satisfies readonly (keyof LevelFigures)[];
 
 function levelOf(load: Load, runs: readonly RunIndexEntry[]): StandingLevel {
@@ -224,7 +232,18 @@ function levelOf(load: Load, runs: readonly RunIndexEntry[]): StandingLevel {
     ttftP50Ms: values("ttftP50Ms"),
     ttftP95Ms: values("ttftP95Ms"),
     goodputOutputTokensPerSecond: values("goodputOutputTokensPerSecond"),
+    laterTurnsTtftP50Ms: values("laterTurnsTtftP50Ms"),
+    cacheVerdict: mostGiven(valid.flatMap((l) => (l.conversation ? [l.conversation.cacheVerdict] : []))),
   };
+}
+
+/** The value given most often, newest first (a tie goes to the one met first); null for none. */
+function mostGiven<T>(newestFirst: readonly T[]): T | null {
+  const counts = new Map<T, number>();
+  for (const v of newestFirst) counts.set(v, (counts.get(v) ?? 0) + 1);
+  let best: T | null = null;
+  for (const [v, n] of counts) if (best === null || n > (counts.get(best) ?? 0)) best = v;
+  return best;
 }
 
 /**

@@ -1,8 +1,10 @@
 /**
  * @module The closed-loop driver: N workers, each sends its next request when its last one ended
  * (after the wait a 429 owes); their first sends spread evenly over one expected request duration.
+ * With a conversation, each worker is one user holding conversations turn by turn (./conversation.ts).
  */
 import type { LevelLoad } from "../plan/index.ts";
+import { conversations } from "./conversation.ts";
 import type { DriveSpec, LevelDriver } from "./driver.ts";
 import { newDebts, runWorkers, type WorkerDebt } from "./loop.ts";
 
@@ -20,6 +22,9 @@ export const closedLoop: LevelDriver<ClosedLoad, ClosedSpec> = {
     startSpreadMs: load.concurrency < 2 ? 0 : facts.expectedRequestMs,
     firstWorker: 0,
     workers: load.concurrency,
+    ...(load.conversation
+      ? { conversation: { turns: load.conversation.turns, thinkMs: load.conversation.thinkSeconds * 1000 } }
+      : {}),
   }),
 
   async drive(spec, loop) {
@@ -37,6 +42,7 @@ export const closedLoop: LevelDriver<ClosedLoad, ClosedSpec> = {
       onResult: loop.onResult,
       onWait: loop.onWait,
       firstSendDelayMs: (worker) => (spec.startSpreadMs * (spec.firstWorker + worker)) / spec.concurrency,
+      ...(spec.conversation ? { session: conversations(spec.conversation) } : {}),
     });
     return { scheduleLagsMs: [], maxInFlightHit: false };
   },

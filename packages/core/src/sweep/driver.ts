@@ -13,8 +13,9 @@ import type { RawResult } from "../client/index.ts";
 import type { LevelInput } from "../metrics/index.ts";
 import type { LevelLoad } from "../plan/index.ts";
 import type { Scheduler } from "../scheduler/index.ts";
+import type { ConversationSpec, Turn } from "./conversation.ts";
 import type { InFlightTracker } from "./in-flight.ts";
-import type { LevelCounters, LoopResult, WorkerDebt } from "./loop.ts";
+import type { LevelCounters, LoopResult, WaitKind, WorkerDebt } from "./loop.ts";
 
 /**
  * One level's sends as a driver runs them, serializable (a worker thread is given one): a closed loop's
@@ -30,6 +31,8 @@ export type DriveSpec =
       /** The workers this spec runs: `firstWorker` .. `firstWorker + workers - 1` of the level's N. */
       firstWorker: number;
       workers: number;
+      /** Each worker holds conversations of this many turns (absent: every request stands alone). */
+      conversation?: ConversationSpec;
     }
   | {
       kind: "open";
@@ -54,11 +57,12 @@ export interface DriveLoop {
    * now; returns its end on the scheduler's clock (Infinity for a counted level), after which nothing is sent.
    */
   start(): number;
-  send(index: number): Promise<RawResult>;
+  /** Sends request `index`; in a conversation, as `turn`. */
+  send(index: number, turn?: Turn): Promise<RawResult>;
   /** Each result as it comes; false stops the worker that sent it. */
   onResult(result: LoopResult): boolean;
-  /** A wait served after a 429, from and to on the scheduler's clock. */
-  onWait(fromMs: number, toMs: number): void;
+  /** A wait served (after a 429, or a conversation's think time), from and to on the scheduler's clock. */
+  onWait(fromMs: number, toMs: number, kind: WaitKind): void;
   /** The level's workers' 429 debts by worker, carried from its warm-up; absent on a worker thread (nothing owed). */
   debts?: WorkerDebt[];
 }

@@ -10,12 +10,13 @@ import { distribution, EARLY_FAILURE_REQUESTS, type EarlyResult, summarizeLevel 
 import type { LevelLoad } from "../plan/index.ts";
 import type { Level, Load, Sample } from "../run/index.ts";
 import type { Scheduler, Timer } from "../scheduler/index.ts";
-import { PromptSizer, promptFor } from "../workload/index.ts";
+import { PromptSizer } from "../workload/index.ts";
+import type { Turn } from "./conversation.ts";
 import type { LevelWindow, LoadFigures } from "./driver.ts";
 import { driverOf } from "./drivers.ts";
 import { trackIntervals } from "./in-flight.ts";
-import { type LevelCounters, type LoopResult, newDebts, runWorkers, type WorkerDebt } from "./loop.ts";
-import { chatRequest, type RequestPlace, type RequestSender } from "./request.ts";
+import { type LevelCounters, type LoopResult, newDebts, runWorkers, type WaitKind, type WorkerDebt } from "./loop.ts";
+import { chatRequest, type RequestPlace, type RequestSender, requestChars } from "./request.ts";
 import { toSample } from "./sample.ts";
 import { type ThreadHost, threaded } from "./threads.ts";
 
@@ -44,6 +45,8 @@ export class LevelRunner implements LevelCounters {
   readonly results: LoopResult[] = [];
   /** Waits served after 429s, [from, to] on the scheduler's clock. */
   readonly waits: [number, number][] = [];
+  /** Think times served between a conversation's turns, [from, to] on the scheduler's clock. */
+  readonly thinks: [number, number][] = [];
   /** The first requests' outcomes in send order, warm-up included. */
   readonly early: EarlyResult[] = [];
   endedEarly = false;
@@ -116,9 +119,9 @@ export class LevelRunner implements LevelCounters {
     return true;
   }
 
-  /** A worker served a wait after a 429 from `fromMs` to `toMs`. */
-  waited(fromMs: number, toMs: number): void {
-    this.waits.push([fromMs, toMs]);
+  /** A worker served a wait (after a 429, or a think time) from `fromMs` to `toMs`. */
+  waited(fromMs: number, toMs: number, kind: WaitKind = "rate_limit"): void {
+    (kind === "think" ? this.thinks : this.waits).push([fromMs, toMs]);
   }
 
   /** The sweep stops: the level sends nothing more, its requests in flight end, and it is not kept. */
@@ -211,16 +214,17 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
   // Prompts are sized with what the endpoint's counts taught so far: the warm-up's teach the measured loop's.
   let place = { ...ctx.place, charsPerToken: sizer.charsPerToken };
   let chars = promptChars(place);
+  // A conversation's first turn stands for its prompts (later ones carry answers of their own size).
   const sized = (r: LoopResult) => {
-    if (r.raw.outcome === "ok") sizer.observe(chars, r.raw.promptTokens);
+    if (r.raw.outcome === "ok" && (r.turn ?? 1) === 1) sizer.observe(chars, r.raw.promptTokens);
   };
   const total = workload.requestsPerLevel ?? null;
   const runner = new LevelRunner(concurrency, workload.warmupRequests, total, ctx.stopReason);
   const { signal } = runner.abort;
   const disarm = runner.stopOn(scheduler, ctx.signal, ctx.deadlineMs);
   let watch: HealthWatch | undefined;
-  const send = (index: number, warmup: boolean) =>
-    ctx.client.send(chatRequest(place, index, warmup, signal, warmup ? undefined : watch));
+  const send = (index: number, warmup: boolean, turn?: Turn) =>
+    ctx.client.send(chatRequest(place, index, warmup, signal, warmup ? undefined : watch, turn));
   const warmupMs: number[] = [];
   try {
     // Warm-up: not measured; its workers are the driver's, so a cold endpoint is warm before timing starts.
@@ -237,7 +241,7 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
         if (r.raw.outcome === "ok") warmupMs.push(r.endMs - r.raw.startMs);
         return runner.accept(r) && !runner.ended();
       },
-      onWait: (fromMs, toMs) => runner.waited(fromMs, toMs),
+      onWait: (fromMs, toMs, kind) => runner.waited(fromMs, toMs, kind),
     });
     if (runner.stopped) throw new Stopped(runner.stopped);
     place = { ...place, charsPerToken: sizer.charsPerToken };
@@ -286,9 +290,9 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
       scheduler,
       signal,
       start: startClock,
-      send: (index) => send(index, false),
+      send: (index, turn) => send(index, false, turn),
       onResult: onMeasured,
-      onWait: (fromMs, toMs) => runner.waited(fromMs, toMs),
+      onWait: (fromMs, toMs, kind) => runner.waited(fromMs, toMs, kind),
       debts: runner.debts,
     });
     if (runner.stopped) throw new Stopped(runner.stopped);
@@ -307,13 +311,14 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
   }
 }
 
-/** Characters of this place's prompts (they differ by a few characters of prefix only). */
+/** Characters of this place's prompts, a conversation's first turn (they differ by a few characters of prefix only). */
 function promptChars(place: RequestPlace): number {
-  return promptFor({ ...place, level: place.concurrency, index: 0, promptTokens: place.workload.promptTokens }).length;
+  return requestChars(chatRequest(place, 0, false, new AbortController().signal));
 }
 
 /** How the run document names what a level sent: its load, without the driver's own settings (seed, maxInFlight). */
 function documentLoad(load: LevelLoad): Load {
+  // A conversation is the level's workload (its samples' turns, its `conversation` figures), not another load.
   return load.kind === "open"
     ? { kind: "open", arrival: "poisson", ratePerSecond: load.ratePerSecond }
     : { kind: "closed", concurrency: load.concurrency };
@@ -334,14 +339,15 @@ function summarize(
   const lastSendMs = Math.max(firstSendMs, ...results.map((r) => r.raw.startMs));
   const samples = [...results]
     .sort((a, b) => a.index - b.index)
-    .map((r) => toSample(r.raw, ctx.levelNumber, r.index, ctx.origin));
+    .map((r) => toSample(r.raw, ctx.levelNumber, r.index, ctx.origin, r.turn));
   // The judged window opens once the first N requests are out: sending them one after another
   // is the ramp of the method.
   const sendTimes = results.map((r) => r.raw.startMs).sort((a, b) => a - b);
   const rampEndMs = sendTimes[Math.min(concurrency, sendTimes.length) - 1] ?? firstSendMs;
   const measured = lastSendMs > rampEndMs;
   const inFlight = trackIntervals(results.map((r) => [r.raw.startMs, r.endMs]));
-  const waiting = trackIntervals(runner.waits);
+  // A worker waiting by design (a 429's wait, a reader's think time) is not a client falling behind.
+  const waiting = trackIntervals([...runner.waits, ...runner.thinks]);
   const level = summarizeLevel({
     level: ctx.levelNumber,
     load: documentLoad(ctx.load),
@@ -358,6 +364,7 @@ function summarize(
     endedEarly: runner.endedEarly,
     earlyRequests: runner.earlyNeeded,
     requestsPerLevel: workload.requestsPerLevel,
+    ...(workload.conversation ? { conversation: workload.conversation } : {}),
   });
   // Gaps between chunks are summarized in the level; keeping them per sample would bloat the document.
   for (const s of samples) delete s.interChunkMs;

@@ -5,6 +5,7 @@
  */
 import type { RawResult } from "../client/index.ts";
 import type { Scheduler } from "../scheduler/index.ts";
+import type { Turn, WorkerSession } from "./conversation.ts";
 
 /** A worker's first wait after a 429 without `retry-after`, ms; it doubles per consecutive 429 of that worker. */
 export const RATE_LIMIT_FIRST_WAIT_MS = 1000;
@@ -49,7 +50,12 @@ export interface LoopResult {
   seq: number;
   raw: RawResult;
   endMs: number;
+  /** A conversation's turn, 1-based; absent outside conversations. */
+  turn?: number;
 }
+
+/** Why a worker waited before its next send: a 429's wait, or a reader's think time in a conversation. */
+export type WaitKind = "rate_limit" | "think";
 
 export interface WorkerLoop {
   /** One per worker: the loop runs `debts.length` workers, never more requests at once. */
@@ -60,45 +66,57 @@ export interface WorkerLoop {
   signal: AbortSignal;
   /** The end of a timed level on the scheduler's clock (Infinity for a counted one): no send after it. */
   endMs(): number;
-  send(index: number): Promise<RawResult>;
+  /** Sends request `index`; in a conversation, as `turn`. */
+  send(index: number, turn?: Turn): Promise<RawResult>;
   /** Each result as it comes; false stops this worker. */
   onResult(result: LoopResult): boolean;
-  /** A wait served after a 429, from and to on the scheduler's clock. */
-  onWait(fromMs: number, toMs: number): void;
+  /** A wait served (after a 429, or a reader's think time), from and to on the scheduler's clock. */
+  onWait(fromMs: number, toMs: number, kind: WaitKind): void;
   /** How long worker `i` (0-based) waits before its first send, ms (default none): the closed loop's start spread. */
   firstSendDelayMs?: (worker: number) => number;
+  /** Each worker's own state across its sends (a closed loop's conversations); none: every send stands alone. */
+  session?: WorkerSession;
 }
 
 /**
  * Runs the loop's workers until the counters are exhausted. A worker that got a 429 serves its wait
- * (`rateLimitWaitMs`) before it takes its next index, so the others take what is left meanwhile; it
- * skips the wait when nothing is left. The first error thrown stops every worker and is rethrown.
+ * (`rateLimitWaitMs`) before it takes its next index, so the others take what is left meanwhile; a
+ * worker in a conversation serves its think time the same way. It skips a wait when nothing is left.
+ * The first error thrown stops every worker and is rethrown.
  */
 export async function runWorkers(loop: WorkerLoop): Promise<void> {
-  const { counters, scheduler, signal } = loop;
+  const { counters, scheduler, signal, session } = loop;
   let failure: { error: unknown } | undefined;
   const worker = async (debt: WorkerDebt, i: number) => {
     const delayMs = loop.firstSendDelayMs?.(i) ?? 0;
     if (delayMs > 0) await scheduler.sleep(delayMs, signal);
+    let thinkMs = 0;
     while (failure === undefined && !counters.exhausted()) {
       try {
-        if (debt.owedMs > 0) {
+        for (const [kind, ms] of [
+          ["rate_limit", debt.owedMs],
+          ["think", thinkMs],
+        ] as const) {
+          if (ms <= 0) continue;
           const fromMs = scheduler.now();
-          await scheduler.sleep(debt.owedMs, signal);
-          debt.owedMs = 0;
-          loop.onWait(fromMs, scheduler.now());
+          await scheduler.sleep(ms, signal);
+          loop.onWait(fromMs, scheduler.now(), kind);
         }
+        debt.owedMs = 0;
+        thinkMs = 0;
         if (signal.aborted || scheduler.now() >= loop.endMs()) return;
         const index = counters.takeIndex();
         if (index === null) return;
         const seq = counters.takeSeq();
-        const raw = await loop.send(index);
+        const turn = session?.next(i, index);
+        const raw = await loop.send(index, turn);
         const endMs = scheduler.now();
         if (raw.outcome === "rate_limited") {
           debt.streak++;
           debt.owedMs = rateLimitWaitMs(raw.retryAfterSeconds, debt.streak);
         } else debt.streak = 0;
-        if (!loop.onResult({ index, seq, raw, endMs })) return;
+        if (session) thinkMs = session.after(i, raw);
+        if (!loop.onResult({ index, seq, raw, endMs, ...(turn ? { turn: turn.turn } : {}) })) return;
       } catch (error) {
         failure ??= { error };
       }

@@ -1,13 +1,20 @@
 /** @module The chat request of one index of a level, built alike on the main thread and in worker threads. */
 import type { FirstTokenWatch } from "../client/health.ts";
-import type { ChatRequest, RawResult } from "../client/index.ts";
+import type { ChatMessage, ChatRequest, RawResult } from "../client/index.ts";
 import type { Workload } from "../config/index.ts";
-import { promptFor } from "../workload/index.ts";
+import { promptFor, questionFor, systemPromptFor } from "../workload/index.ts";
+import type { Turn } from "./conversation.ts";
 
 /** The workload fields a request is built from. */
 export type RequestWorkload = Pick<
   Workload,
-  "promptTokens" | "maxTokens" | "temperature" | "ignoreEos" | "requestTimeoutSeconds" | "streamIdleTimeoutSeconds"
+  | "promptTokens"
+  | "maxTokens"
+  | "temperature"
+  | "ignoreEos"
+  | "requestTimeoutSeconds"
+  | "streamIdleTimeoutSeconds"
+  | "conversation"
 >;
 
 /** What sends one request: the streaming client, or a test's stand-in. */
@@ -24,23 +31,21 @@ export interface RequestPlace {
   charsPerToken?: number;
 }
 
+/**
+ * The request of index `index`. In a conversation it is `turn` (a warm-up request, or one sent
+ * without a turn: turn 1 of a conversation of its own): the run's system prompt, the earlier
+ * questions (rebuilt as first sent) each followed by the answer received, and the turn's question.
+ */
 export function chatRequest(
   place: RequestPlace,
   index: number,
   warmup: boolean,
   signal: AbortSignal,
   firstToken?: FirstTokenWatch,
+  turn?: Turn,
 ): ChatRequest {
   const { workload } = place;
-  return {
-    prompt: promptFor({
-      runId: place.runId,
-      level: place.concurrency,
-      index,
-      warmup,
-      promptTokens: workload.promptTokens,
-      charsPerToken: place.charsPerToken,
-    }),
+  const common = {
     maxTokens: workload.maxTokens,
     temperature: workload.temperature,
     ignoreEos: workload.ignoreEos,
@@ -49,4 +54,52 @@ export function chatRequest(
     signal,
     firstToken,
   };
+  const conversation = workload.conversation;
+  if (!conversation)
+    return {
+      prompt: promptFor({
+        runId: place.runId,
+        level: place.concurrency,
+        index,
+        warmup,
+        promptTokens: workload.promptTokens,
+        charsPerToken: place.charsPerToken,
+      }),
+      ...common,
+    };
+  const { conversation: number, turn: at, answers } = turn ?? { conversation: index, turn: 1, answers: [] };
+  const question = (t: number) =>
+    questionFor({
+      runId: place.runId,
+      level: place.concurrency,
+      conversation: number,
+      turn: t,
+      warmup,
+      promptTokens: conversation.turnPromptTokens ?? workload.promptTokens,
+      charsPerToken: place.charsPerToken,
+    });
+  const history: ChatMessage[] = answers.flatMap((answer, i) => [
+    { role: "user" as const, content: question(i + 1) },
+    { role: "assistant" as const, content: answer },
+  ]);
+  return {
+    system: systemPromptFor({
+      runId: place.runId,
+      tokens: conversation.sharedPrefixTokens,
+      charsPerToken: place.charsPerToken,
+    }),
+    history,
+    prompt: question(at),
+    keepAnswer: true,
+    ...common,
+  };
+}
+
+/** Characters of a request's prompt: its system message, history and question. */
+export function requestChars(request: ChatRequest): number {
+  return (
+    (request.system?.length ?? 0) +
+    (request.history ?? []).reduce((sum, m) => sum + m.content.length, 0) +
+    request.prompt.length
+  );
 }

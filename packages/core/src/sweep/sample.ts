@@ -3,8 +3,8 @@ import type { RawResult } from "../client/index.ts";
 import { deriveSampleFigures } from "../metrics/index.ts";
 import type { Sample } from "../run/index.ts";
 
-/** Turns a raw client result into a sample with the per-request figures of docs/methodology.md. */
-export function toSample(raw: RawResult, level: number, index: number, origin: number): Sample {
+/** Turns a raw client result into a sample with the per-request figures of docs/methodology.md; `turn` in a conversation. */
+export function toSample(raw: RawResult, level: number, index: number, origin: number, turn?: number): Sample {
   const fromUsage = raw.completionTokens !== null;
   const completionTokens = fromUsage
     ? raw.completionTokens
@@ -20,6 +20,7 @@ export function toSample(raw: RawResult, level: number, index: number, origin: n
   return {
     level,
     index,
+    turn: turn ?? null,
     outcome: raw.outcome,
     startMs: raw.startMs - origin,
     ttftMs: figures.ttftMs,

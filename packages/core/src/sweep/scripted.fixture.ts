@@ -14,7 +14,13 @@ export type Script = (arrival: number) => {
 };
 
 /** A result as the client would give it: `TOKENS` chunks evenly over the request for an ok one. */
-function result(outcome: RawResult["outcome"], startMs: number, endMs: number, retryAfterSeconds?: number): RawResult {
+function result(
+  outcome: RawResult["outcome"],
+  startMs: number,
+  endMs: number,
+  retryAfterSeconds?: number,
+  keepAnswer?: boolean,
+): RawResult {
   const ok = outcome === "ok";
   const stepMs = (endMs - startMs) / TOKENS;
   const contentChunks = ok
@@ -42,12 +48,13 @@ function result(outcome: RawResult["outcome"], startMs: number, endMs: number, r
     staleSocketMs: null,
     connectMs: null,
     tlsMs: null,
+    ...(keepAnswer ? { answerText: ok ? " tok".repeat(TOKENS) : "" } : {}),
   };
 }
 
 /** An endpoint in scheduler time: each request lasts as the script says; an aborted one ends at once as `network`. */
 export function scriptedEndpoint(scheduler: ManualScheduler, script: Script) {
-  const arrivals: { prompt: string; atMs: number }[] = [];
+  const arrivals: { prompt: string; atMs: number; request: ChatRequest }[] = [];
   let inFlight = 0;
   const inFlightLog: [number, number][] = [];
   return {
@@ -56,12 +63,12 @@ export function scriptedEndpoint(scheduler: ManualScheduler, script: Script) {
     async send(request: ChatRequest): Promise<RawResult> {
       const startMs = scheduler.now();
       const step = script(arrivals.length);
-      arrivals.push({ prompt: request.prompt, atMs: startMs });
+      arrivals.push({ prompt: request.prompt, atMs: startMs, request });
       inFlightLog.push([startMs, ++inFlight]);
       await scheduler.sleep(step.durationMs, request.signal);
       inFlightLog.push([scheduler.now(), --inFlight]);
-      if (request.signal?.aborted) return result("network", startMs, scheduler.now());
-      return result(step.outcome, startMs, scheduler.now(), step.retryAfterSeconds);
+      if (request.signal?.aborted) return result("network", startMs, scheduler.now(), undefined, request.keepAnswer);
+      return result(step.outcome, startMs, scheduler.now(), step.retryAfterSeconds, request.keepAnswer);
     },
   };
 }

@@ -44,7 +44,14 @@ export interface ThreadEnv {
 export type ThreadMessage =
   | { type: "ready" }
   | ({ type: "result" } & LoopResult)
-  | { type: "done"; health: ClientHealth; waits: [number, number][]; record: DriveRecord }
+  | {
+      type: "done";
+      health: ClientHealth;
+      /** Waits after 429s and think times, [from, to] on the scheduler's clock. */
+      waits: [number, number][];
+      thinks: [number, number][];
+      record: DriveRecord;
+    }
   | { type: "error"; message: string };
 
 /**
@@ -59,6 +66,7 @@ export async function runThreadJob(
   env: ThreadEnv,
 ): Promise<void> {
   const waits: [number, number][] = [];
+  const thinks: [number, number][] = [];
   post({ type: "ready" });
   const levelEndMs = await go;
   const health = env.watchHealth();
@@ -67,14 +75,14 @@ export async function runThreadJob(
     scheduler: env.scheduler,
     signal: abort,
     start: () => levelEndMs,
-    send: (index) => env.client.send(chatRequest(job.place, index, false, abort, health)),
+    send: (index, turn) => env.client.send(chatRequest(job.place, index, false, abort, health, turn)),
     onResult: (result) => {
       post({ type: "result", ...result });
       return true;
     },
-    onWait: (fromMs, toMs) => waits.push([fromMs, toMs]),
+    onWait: (fromMs, toMs, kind) => (kind === "think" ? thinks : waits).push([fromMs, toMs]),
   });
-  post({ type: "done", health: health.stop(), waits, record });
+  post({ type: "done", health: health.stop(), waits, thinks, record });
 }
 
 /** A worker thread's environment: the main thread's clock rebuilt, a StreamingClient of its own, the real event loop's health. */

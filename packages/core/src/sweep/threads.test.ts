@@ -56,6 +56,29 @@ describe("a closed-loop level on 2 threads", () => {
   });
 });
 
+describe("a conversation level on 2 threads", () => {
+  it("holds each user's conversation in its thread, thinks there, and measures as on one thread", async () => {
+    const workload = {
+      concurrency: [4],
+      requestsPerLevel: 24,
+      warmupRequests: 0,
+      conversation: { turns: 3, sharedPrefixTokens: 20, thinkSeconds: 0.5 },
+    };
+    const one = await sweepOn(1, workload, 100);
+    const two = await sweepOn(2, workload, 100);
+    const level = two.doc.levels[0] as RunDocument["levels"][number];
+    expect(level.client.threads).toBe(2);
+    // 4 users, 6 turns each: 2 conversations of 3 turns, thinking 0.5 s between turns.
+    expect(level.conversation?.byTurn.map((t) => t.n)).toEqual([8, 8, 8]);
+    expect(two.endpoint.arrivals.map((a) => a.request.history?.length)).toEqual(
+      one.endpoint.arrivals.map((a) => a.request.history?.length),
+    );
+    expect(two.sends).toEqual(one.sends);
+    expect(two.doc.samples).toEqual(one.doc.samples);
+    expect(apartFromThreads(two.doc)).toEqual(apartFromThreads(one.doc));
+  });
+});
+
 describe("a threaded level's waits, stops and early ends", () => {
   it("serves a 429's retry-after in the thread that got it: exactly 1 s of waits, as on one thread", async () => {
     // N = 2, 6 requests of 100 ms; the 2nd arrival is refused with retry-after: 1.

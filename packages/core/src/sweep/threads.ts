@@ -71,7 +71,8 @@ export function threaded(driver: LevelDriver, threading: Threading): LevelDriver
         } else if (m.type === "result") loop.onResult(m);
         else if (m.type === "done") {
           healths.push(m.health);
-          for (const [fromMs, toMs] of m.waits) loop.onWait(fromMs, toMs);
+          for (const [fromMs, toMs] of m.waits) loop.onWait(fromMs, toMs, "rate_limit");
+          for (const [fromMs, toMs] of m.thinks) loop.onWait(fromMs, toMs, "think");
           lagsMs.push(...m.record.scheduleLagsMs);
           maxInFlightHit ||= m.record.maxInFlightHit;
         } else if (m.type === "error") failure ??= m.message;

@@ -88,6 +88,7 @@ export function syntheticRun(options: SyntheticRunOptions): RunDocument {
           : {
               level: number,
               index: i,
+              turn: null,
               outcome: "ok",
               startMs: clock,
               ttftMs: ttft,
@@ -182,6 +183,7 @@ function failedSample(level: number, index: number, startMs: number, rateLimited
   return {
     level,
     index,
+    turn: null,
     outcome: rateLimited ? "rate_limited" : "http_error",
     startMs,
     ttftMs: null,

@@ -58,3 +58,57 @@ export function promptFor(options: {
   }
   return parts.join(" ") + instruction;
 }
+
+/** Deterministic words after `prefix`, about `tokens` tokens in all with `suffix`, the words starting at `offset`. */
+function filled(prefix: string, suffix: string, tokens: number, offset: number, charsPerToken: number): string {
+  const targetChars = tokens * charsPerToken - suffix.length;
+  const parts: string[] = [prefix];
+  let length = prefix.length;
+  for (let i = offset; length < targetChars; i++) {
+    const word = WORDS[i % WORDS.length] as string;
+    parts.push(word);
+    length += word.length + 1;
+  }
+  return parts.join(" ") + suffix;
+}
+
+/**
+ * The system prompt of a run's conversations: about `tokens` tokens, the same for every conversation
+ * of the run (as an app's system prompt is), so a prefix cache may serve it from the second
+ * conversation on; it names the run, so one run's cache never serves the next. Empty when `tokens` is 0.
+ * Its words do not depend on the size, so two sizes of it (levels sized apart) share their leading text.
+ */
+export function systemPromptFor(options: { runId: string; tokens: number; charsPerToken?: number }): string {
+  if (options.tokens <= 0) return "";
+  return filled(
+    `You are the assistant of run ${options.runId}. Keep this background in mind:`,
+    " Answer every question at length.",
+    options.tokens,
+    0,
+    options.charsPerToken ?? CHARS_PER_TOKEN,
+  );
+}
+
+/**
+ * The new question of one turn of a conversation, about `promptTokens` tokens: like `promptFor`'s
+ * prompt, it begins with what is unique to it (the conversation, numbered by the index of its first
+ * turn's request, then the turn, level and run id), so no two conversations share a question; a
+ * warm-up conversation's number carries a `w`.
+ */
+export function questionFor(options: {
+  runId: string;
+  level: number;
+  conversation: number;
+  turn: number;
+  promptTokens: number;
+  warmup?: boolean;
+  charsPerToken?: number;
+}): string {
+  return filled(
+    `${options.warmup ? "w" : ""}${options.conversation} turn ${options.turn} at level ${options.level} of run ${options.runId}: question.`,
+    " Continue the story at length.",
+    options.promptTokens,
+    options.conversation + options.turn,
+    options.charsPerToken ?? CHARS_PER_TOKEN,
+  );
+}

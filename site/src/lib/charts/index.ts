@@ -1,7 +1,10 @@
 /** @module Chart specs (vega-lite) by chart family, built by pure functions from run figures: what pages and `target-charts.ts` import. */
 
 // Pages render these specs to SVG at build time (see `../svg.ts`); the compare page renders
-// `compareSpec` (closed loop) or `compareRateSpec` (open loop) in the browser.
+// `overlaySpec` in the browser.
+//
+// Every chart of levels is drawn against the levels' load axis (`axis.ts`: concurrency on a log-2
+// axis, the offered rate linear from zero); what differs by axis is data in `AXES`, not a second spec.
 //
 // Honesty rules every spec follows: measured points are drawn as marks and joined by straight
 // segments only (no smoothing that invents values between them); throughput axes start at zero, so
@@ -11,23 +14,26 @@
 // every series also differs by marker shape, so colour never carries meaning alone.
 
 export {
-  type CompareMeasure,
-  type CompareRateMeasure,
-  compareRateSpec,
-  compareSpec,
-} from "./compare.ts";
-export { standingCurvesSpec, throughputCurvesSpec } from "./concurrency.ts";
-export { type BandPoint, type HistoryBands, historySpec, timeAxis } from "./history.ts";
-export { latencySpec } from "./latency.ts";
-export { PROMPT_TOKENS_TITLE, prefillSpec } from "./prefill.ts";
-export {
+  AGGREGATE_TITLE,
+  AXES,
+  type AxisEntry,
+  CONCURRENCY_TITLE,
+  type LevelFigure,
+  type LevelPoint,
+  type LevelSeries,
+  type LoadAxis,
+  levelPoint,
+  levelPoints,
+  loadAxisEncoding,
+  MEASURES,
+  type MeasureKey,
+  PER_STREAM_TITLE,
   RATE_TITLE,
-  type RatePanel,
-  type RateSeries,
-  rateAxis,
-  rateLatencySpec,
-  rateRoutesSpec,
-  rateThroughputSpec,
-} from "./rate.ts";
-export { CHART_COLORS, CONFIG, type LevelPoint, levelPoints } from "./shared.ts";
+  type SourceLevel,
+} from "./axis.ts";
+export { type BandPoint, type HistoryBands, historySpec, timeAxis } from "./history.ts";
+export { latencySpec, overlaySpec, standingCurvesSpec, throughputCurvesSpec } from "./levels.ts";
+export { PROMPT_TOKENS_TITLE, prefillSpec } from "./prefill.ts";
+export { CHART_COLORS, CONFIG } from "./shared.ts";
 export { tradeoffSpec } from "./tradeoff.ts";
+export { type TurnPoint, turnsSpec } from "./turns.ts";

@@ -1,5 +1,6 @@
-/** @module The knee marker, one layer for every chart against concurrency that shows it: a dashed rule at the knee, labelled `knee: N`. */
-import { CHART_COLORS, type concurrencyAxis, FONT_SIZE, PLOT_HEIGHT } from "./shared.ts";
+/** @module The knee marker, one layer for every chart against a load axis that shows it: a dashed rule at the knee, labelled `knee: N`. */
+import type { AxisEncoding } from "./axis.ts";
+import { CHART_COLORS, FONT_SIZE, PLOT_HEIGHT } from "./shared.ts";
 
 /** The knee marker's colours: the rule's, and its label's. */
 export interface KneeColors {
@@ -12,18 +13,14 @@ export const KNEE_COLORS: KneeColors = { rule: CHART_COLORS.muted, label: CHART_
 
 /**
  * The knee layer to spread into a chart's `layer`: none without a knee, else a dashed rule at the
- * knee's concurrency on the chart's own x axis, and its label just right of the rule near the top.
+ * knee's position on the chart's own x axis (its load axis), and its label just right of the rule near the top.
  */
-export function kneeLayer(
-  knee: number | null,
-  x: ReturnType<typeof concurrencyAxis>,
-  colors: KneeColors = KNEE_COLORS,
-) {
+export function kneeLayer(knee: number | null, x: AxisEncoding, colors: KneeColors = KNEE_COLORS) {
   return knee === null
     ? []
     : [
         {
-          data: { values: [{ concurrency: knee, label: `knee: ${knee}` }] },
+          data: { values: [{ [x.field]: knee, label: `knee: ${knee}` }] },
           layer: [
             { mark: { type: "rule" as const, strokeDash: [4, 4], color: colors.rule }, encoding: { x } },
             {

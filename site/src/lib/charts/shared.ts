@@ -1,39 +1,4 @@
-/** @module What every chart family shares: the schema, the theme and series colours, axis titles, the zero-based tok/s scale, the concurrency axis. */
-import { figureHeading } from "@kneeboard/core/labels";
-import type { Load } from "@kneeboard/core/run";
-
-/** Axis titles from the core's one table of figure labels, with what each figure counts. */
-export const AGGREGATE_TITLE = `${figureHeading("aggregateOutputTokensPerSecond")} (all streams)`;
-export const PER_STREAM_TITLE = `${figureHeading("perStreamOutputTokensPerSecondP50")} (one user)`;
-
-/** The per-level figures a chart needs (a subset of the index's LevelFigures). */
-export interface LevelPoint {
-  concurrency: number;
-  aggregateOutputTokensPerSecond: number | null;
-  perStreamOutputTokensPerSecondP50: number | null;
-  ttftP50Ms: number | null;
-  ttftP95Ms: number | null;
-  ttftP99Ms: number | null;
-  e2eP50Ms: number | null;
-  e2eP95Ms: number | null;
-  e2eP99Ms: number | null;
-  valid: boolean;
-}
-
-/**
- * A run's closed-loop levels as points of the concurrency charts, each at its load's concurrency; an
- * open loop's levels are drawn against the offered rate instead (`ratePoints`, lib/open-loop.ts).
- */
-export function levelPoints<L extends { load: Load }>(levels: readonly L[]): (L & { concurrency: number })[] {
-  return levels.flatMap((l) => (l.load.kind === "closed" ? [{ ...l, concurrency: l.load.concurrency }] : []));
-}
-
-/** One target's levels, as the charts that overlay several targets take them. */
-export interface TargetSeries {
-  targetId: string;
-  label: string;
-  levels: LevelPoint[];
-}
+/** @module What every chart family shares: the schema, the theme and series colours, axis titles, the zero-based tok/s scale (the load axes are in `axis.ts`). */
 
 export const SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json";
 /** Series colours and chart ink: CSS variables, so one SVG follows the page's light or dark scheme. */
@@ -90,17 +55,6 @@ export const CONFIG = {
 
 /** A tok/s axis from zero (see the module note in `index.ts`): the bar a wobble is measured against is all of it. */
 export const THROUGHPUT_SCALE = { zero: true, nice: true } as const;
-
-/** Concurrency on a log-2 axis, ticks at the measured levels. */
-export function concurrencyAxis(levels: number[]) {
-  return {
-    field: "concurrency",
-    type: "quantitative" as const,
-    title: "concurrency (requests in flight)",
-    scale: { type: "log" as const, base: 2 },
-    axis: { values: levels, format: "d" },
-  };
-}
 
 /** The rows with a finite value: a level with no figure is left out, never plotted as zero. */
 export function present<T>(rows: (T & { value: number | null })[]): (T & { value: number })[] {

@@ -1,28 +1,27 @@
 /** @module The throughput-interactivity trade-off chart: per-stream against aggregate tok/s, one line per target through its levels. */
 import type { TopLevelSpec } from "vega-lite";
+import { AGGREGATE_TITLE, AXES, type LevelSeries, type LoadAxis, PER_STREAM_TITLE } from "./axis.ts";
 import {
   AGGREGATE_COLOR,
   AGGREGATE_SHAPE,
-  AGGREGATE_TITLE,
   CHART_COLORS,
   CONFIG,
-  PER_STREAM_TITLE,
   PLOT_HEIGHT,
   PLOT_WIDTH,
   SCHEMA,
   SERIES_LEGEND,
   SMALL_FONT_SIZE,
-  type TargetSeries,
   THROUGHPUT_SCALE,
 } from "./shared.ts";
 
 /**
  * The throughput-interactivity trade-off: per-stream tok/s p50 (x, what one user gets) against
- * aggregate tok/s (y, what the fleet gets), one line per target through its levels in order of
- * concurrency, points labelled with their concurrency where a label has room (see `placeLabels`); both
+ * aggregate tok/s (y, what the fleet gets), one line per target through its levels in order along
+ * their load axis, points labelled with their position ("N=8") where a label has room (see `placeLabels`); both
  * axes from zero. Invalid levels are left out.
  */
-export function tradeoffSpec(input: { title: string; series: TargetSeries[] }): TopLevelSpec {
+export function tradeoffSpec(input: { title: string; axis: LoadAxis; series: LevelSeries[] }): TopLevelSpec {
+  const a = AXES[input.axis];
   const values = input.series.flatMap((s) =>
     s.levels
       .filter(
@@ -36,10 +35,10 @@ export function tradeoffSpec(input: { title: string; series: TargetSeries[] }): 
       .map((l) => ({
         targetId: s.targetId,
         target: s.label,
-        concurrency: l.concurrency,
+        [input.axis]: l.position,
         perStream: l.perStreamOutputTokensPerSecondP50 as number,
         aggregate: l.aggregateOutputTokensPerSecond as number,
-        label: `N=${l.concurrency}`,
+        label: a.label(l.position),
       })),
   );
   const placed = placeLabels(values);
@@ -56,7 +55,7 @@ export function tradeoffSpec(input: { title: string; series: TargetSeries[] }): 
   return {
     $schema: SCHEMA,
     title: input.title,
-    description: `Aggregate output tokens per second (y) against per-stream output tokens per second, median (x), both axes from zero; ${several ? "one line per target (colour and marker shape per target)" : "one line"} through its concurrency levels, points labelled with their concurrency N where the labels do not overlap.`,
+    description: `Aggregate output tokens per second (y) against per-stream output tokens per second, median (x), both axes from zero; ${several ? "one line per target (colour and marker shape per target)" : "one line"} through its levels in order along the load axis, points labelled with their ${a.name} where the labels do not overlap.`,
     width: PLOT_WIDTH,
     height: PLOT_HEIGHT,
     config: CONFIG,
@@ -69,7 +68,7 @@ export function tradeoffSpec(input: { title: string; series: TargetSeries[] }): 
           ...(several ? {} : { color: AGGREGATE_COLOR }),
           point: { filled: true, size: 50, ...(several ? {} : { color: AGGREGATE_COLOR, shape: AGGREGATE_SHAPE }) },
         },
-        encoding: { x, y, order: { field: "concurrency", type: "quantitative" }, ...byTarget },
+        encoding: { x, y, order: { field: input.axis, type: "quantitative" }, ...byTarget },
       },
       ...PLACEMENTS.map((p) => ({
         transform: [{ filter: { field: "placement", equal: p.name } }],
