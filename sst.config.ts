@@ -44,7 +44,9 @@ export default $config({
     const configFile = process.env.KNEEBOARD_CONFIG ?? "kneeboard.config.json";
     // Validated as `kneeboard plan` does: a bad config stops the deploy, every problem named. Keys are secrets.
     const config = parseConfig(readFileSync(configFile, "utf8"), { file: configFile, requireKeys: false });
-    const copyConfig = [{ from: configFile, to: "kneeboard.config.json" }];
+    // The traces the config replays travel beside it, at the paths it names them by (refused outside its folder or over 50 MB).
+    const { deployedTraceFiles, loadTraces } = await import("@kneeboard/core/trace");
+    const copyConfig = [{ from: configFile, to: "kneeboard.config.json" }, ...deployedTraceFiles(config, configFile)];
     // The bundling that `npm run bench` measures (bench/aws.ts).
     const { lambdaEsbuild } = await import("./functions/bundle.ts");
     const nodejs = { esbuild: lambdaEsbuild };
@@ -148,7 +150,7 @@ export default $config({
         timeout: "15 minutes",
         // A full vCPU per core of client the busiest top level is expected to need, at least one (Lambda
         // gives CPU in proportion to memory): the client must not be the bottleneck it measures.
-        memory: `${sweepMemoryMb(planConfig(config))} MB`,
+        memory: `${sweepMemoryMb(planConfig(config, undefined, loadTraces(config, configFile)))} MB`,
         // The sweep queue too: a sweep near its deadline continues in a message to its own queue.
         link: [table, results, sweepQueue, publishQueue, ...secrets],
         environment: sweepEnvironment,

@@ -41,6 +41,8 @@ const TIMED = [
   "test/stream-faults.test.ts",
   "test/listeners.test.ts",
   "test/open-loop-validity.test.ts",
+  // Replayed traces and gamma arrivals: the server's arrival times against the schedule.
+  "test/trace-replay.test.ts",
   // Conversations judged by how TTFT moves over their turns: a busy neighbour would move it.
   "test/conversation.test.ts",
   // Runs that must come out valid (a run with no valid level fails, exit 1), and the client's health

@@ -38,6 +38,8 @@ function entry(index: number, cov: number, random: () => number, scale = 1): Run
     declaredUsdPerMillionOutputTokens: null,
     invalidReasons: [],
     goodputOutputTokensPerSecond: null,
+    cachedPromptTokenShare: null,
+    reusablePromptTokenShare: null,
     laterTurnsTtftP50Ms: null,
     conversation: null,
   });

@@ -40,12 +40,13 @@ afterAll(() => new Promise<void>((done) => server.close(() => done())));
 describe("kneeboard plan", () => {
   const examples = readdirSync(EXAMPLES).filter((f) => f.endsWith(".json"));
 
-  it("has the five example configs", () => {
+  it("has the six example configs", () => {
     expect(examples.sort()).toEqual([
       "litellm.json",
       "llama-server.json",
       "ollama.json",
       "openrouter.json",
+      "trace.json",
       "vllm.json",
     ]);
   });

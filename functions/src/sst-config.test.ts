@@ -3,7 +3,7 @@
  * (the sst CLI cannot run here): every component exists and every function is linked to what it uses.
  * Component arguments and nodes are checked against sst 4.17.1, the version package.json pins.
  */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLIENT_CHUNKS_PER_SECOND_PER_THREAD } from "@kneeboard/core/plan";
@@ -240,5 +240,26 @@ describe("sst.config.ts", () => {
     await expect(loadSstConfig({ KNEEBOARD_CONFIG: configFile, KNEEBOARD_SWEEP_MAX_INVOCATIONS: "0" })).rejects.toThrow(
       /KNEEBOARD_SWEEP_MAX_INVOCATIONS must be a whole number/,
     );
+  });
+
+  it("deploys the traces a config replays beside it, at the paths it names them by, and refuses one outside its folder", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kneeboard-sst-trace-"));
+    mkdirSync(join(dir, "traces"));
+    writeFileSync(join(dir, "traces", "t.jsonl"), '{"timestamp": 0, "input_length": 10, "output_length": 5}\n');
+    const file = join(dir, "config.json");
+    const replaying = (trace: string) =>
+      JSON.stringify({
+        targets: [target("a")],
+        workload: { arrival: { mode: "trace", file: trace, format: "mooncake" } },
+      });
+    writeFileSync(file, replaying("traces/t.jsonl"));
+    const set = await loadSstConfig({ KNEEBOARD_CONFIG: file });
+    const sweep = set.byName("SweepQueue").subscriptions[0]?.fn as { copyFiles: unknown[] };
+    expect(sweep.copyFiles).toEqual([
+      { from: file, to: "kneeboard.config.json" },
+      { from: join(dir, "traces", "t.jsonl"), to: "traces/t.jsonl" },
+    ]);
+    writeFileSync(file, replaying("../t.jsonl"));
+    await expect(loadSstConfig({ KNEEBOARD_CONFIG: file })).rejects.toThrow(/outside the config's folder/);
   });
 });

@@ -165,6 +165,61 @@ describe("a conversation's target page", () => {
   });
 });
 
+describe("a trace replay", () => {
+  /** The synthetic run's three levels as a trace replayed at x1, x2 and x4. */
+  function traceRun(id: string, ttftScale: number) {
+    const doc = run(id, "trace");
+    return {
+      ...doc,
+      workload: { ...doc.workload, arrival: { mode: "trace", file: "t.jsonl", format: "mooncake" } },
+      trace: {
+        name: "t.jsonl",
+        format: "mooncake" as const,
+        sha256: "0".repeat(64),
+        start: 0,
+        limit: null,
+        requests: 40,
+        durationSeconds: 12,
+        skipped: 0,
+        blockSize: 512,
+        inputTokens: 40_000,
+        outputTokens: 4_000,
+        reusablePromptTokenShare: 0.587,
+      },
+      levels: doc.levels.map((l, i) => ({
+        ...l,
+        load: { kind: "trace" as const, speedup: 2 ** i },
+        ttftMs: { ...l.ttftMs, p95: (l.ttftMs.p95 ?? 100) * ttftScale },
+        reusablePromptTokenShare: 0.587,
+        cachedPromptTokenShare: 0.5,
+      })),
+    };
+  }
+  const fast = view("fast", traceRun("fast", 1));
+  const slow = view("slow", traceRun("slow", 3));
+
+  it("ranks by TTFT p95 at the trace's own pace, lower first, with what the trace allowed from a cache and what the route reported", () => {
+    const page = leaderboardPage(index([slow, fast]), "trace", "");
+    expect(page.rankings.map((t) => [t.axis, t.id])).toEqual([["speedup", "trace-leaderboard"]]);
+    const table = page.rankings[0] as (typeof page.rankings)[0];
+    expect(table.groups.map((g) => g.rows[0]?.id)).toEqual(["fast", "slow"]);
+    expect(cellsOf(table, "at speedup")[0]).toMatchObject({ value: 1 });
+    expect((cellsOf(table, "reusable %")[0] as { value: number }).value).toBeCloseTo(58.7, 9);
+    expect(cellsOf(table, "cached %")[0]).toMatchObject({ value: 50 });
+  });
+
+  it("draws latency against the speedup on its target page, with both shares among its headlines", async () => {
+    const site = { ...index([fast]), charts: { [viewKey(fast)]: await targetCharts(fast) } };
+    const page = targetPage(parseSiteIndex(JSON.parse(JSON.stringify(site))), { id: "fast" });
+    const section = page.sections.find((s) => s.id === "speedup");
+    expect(section?.figures.map((f) => f.id)).toEqual(["speedup-latency", "speedup-throughput"]);
+    expect(section?.figures[0]?.svg).toContain("speedup of the replayed trace");
+    expect(page.headlines.find((h) => h.id === "reusable-share")?.value).toBe("59 %");
+    expect(page.headlines.find((h) => h.id === "cached-share")?.value).toBe("50 %");
+    expect(page.title).toContain("replaying t.jsonl");
+  });
+});
+
 describe("the site index", () => {
   it("reads back what the build writes", () => {
     const written = index([closedView("a"), openView("o")]);

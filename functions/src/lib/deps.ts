@@ -22,6 +22,7 @@ import {
 import { type Config, parseConfig, type Target } from "@kneeboard/core/config";
 import { type Channel, webhookChannel } from "@kneeboard/core/notify";
 import { DEFAULT_MAX_INVOCATIONS, type SweepDeps } from "@kneeboard/core/scheduled";
+import { loadTraces } from "@kneeboard/core/trace";
 
 type Env = NodeJS.ProcessEnv;
 
@@ -32,9 +33,11 @@ export function link(name: string, env: Env = process.env): Record<string, strin
   return JSON.parse(raw) as Record<string, string>;
 }
 
+const configFile = (env: Env) => env.KNEEBOARD_CONFIG_FILE ?? "kneeboard.config.json";
+
 /** The config deployed with the functions (copied beside the bundle as `kneeboard.config.json`). */
 export function deployedConfig(env: Env = process.env): Config {
-  const file = env.KNEEBOARD_CONFIG_FILE ?? "kneeboard.config.json";
+  const file = configFile(env);
   // Keys are SST secrets read per target by `apiKeyFor`, not plain variables: parsing does not ask for them.
   return parseConfig(readFileSync(file, "utf8"), { file, requireKeys: false });
 }
@@ -77,6 +80,8 @@ export function sweepDeps(env: Env = process.env): Omit<SweepDeps, "owner" | "re
   const { store, index, claims } = stores(env);
   return {
     config: deployedConfig(env),
+    // The traces were copied beside the config at their relative paths (deployedTraceFiles in sst.config.ts).
+    traces: loadTraces(deployedConfig(env), configFile(env)),
     store,
     index,
     claims,

@@ -16,6 +16,7 @@ import {
   sweepMemoryMb,
   type TargetPlan,
 } from "@kneeboard/core/plan";
+import { loadTraces, type TraceWindow } from "@kneeboard/core/trace";
 
 const number = (n: number, digits = 0) =>
   n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -29,8 +30,23 @@ function fitText(fit: InvocationFit, plan: TargetPlan): string {
     : `needs ${fit.invocations} invocations (${fit.continuations} continuation${fit.continuations === 1 ? "" : "s"})`;
 }
 
-/** A level as the table names it: N, or an open loop's rate. */
-const levelName = (l: LevelPlan) => (l.ratePerSecond === null ? String(l.concurrency) : `${l.ratePerSecond}/s`);
+/** A level as the table names it: N, an open loop's rate, or a trace replay's speedup. */
+const levelName = (l: LevelPlan) =>
+  l.load.kind === "trace"
+    ? `x${l.load.speedup}`
+    : l.ratePerSecond === null
+      ? String(l.concurrency)
+      : `${l.ratePerSecond}/s`;
+
+/** A replayed window in words: its requests, tokens, reusable share, and its duration at each speedup. */
+function traceText(trace: TraceWindow, speedups: number[]): string[] {
+  const window = `from ${trace.start} s${trace.limit === null ? "" : `, at most ${trace.limit} requests`}`;
+  return [
+    `  trace: ${trace.name} (${trace.format}, sha256 ${trace.sha256.slice(0, 12)}..., ${number(trace.bytes / 1024 / 1024, 1)} MB), window ${window}: ${trace.requests.length} requests over ${number(trace.durationSeconds, 1)} s${trace.skipped ? ` (${trace.skipped} rows with 0 response tokens skipped)` : ""}`,
+    `  trace tokens: ${number(trace.inputTokens)} prompt, ${number(trace.outputTokens)} output; its hash_ids allow ${number(trace.reusablePromptTokenShare * 100, 1)} % of prompt tokens from a cache (blocks of ${trace.blockSize})`,
+    `  trace duration: ${speedups.map((s) => `x${s} ${number(trace.durationSeconds / s, 1)} s`).join(", ")}`,
+  ];
+}
 
 function keyText(name: string | null, env: Record<string, string | undefined>): string {
   if (name === null) return "none (the endpoint takes no key)";
@@ -45,6 +61,10 @@ function topLevelText(plan: TargetPlan): string {
   const top = plan.levels.at(-1);
   const w = plan.workload;
   const chunks = `${number(plan.topLevelChunksPerSecond)} chunks/s`;
+  if (top?.load.kind === "trace") {
+    const { trace, speedup } = top.load;
+    return `the window's ${number(trace.outputTokens)} output tokens over ${number(trace.durationSeconds / speedup, 1)} s at x${speedup} = ${chunks}`;
+  }
   return top?.ratePerSecond == null
     ? `${top?.concurrency ?? 1} streams x ${number(plan.topLevelChunksPerSecond / (top?.concurrency ?? 1))} chunks/s = ${chunks}`
     : `${top.ratePerSecond} requests/s x ${w.maxTokens} tokens = ${chunks} (about ${number(top.ratePerSecond * plan.expectedRequestSeconds, 1)} in flight)`;
@@ -53,12 +73,21 @@ function topLevelText(plan: TargetPlan): string {
 function targetText(plan: TargetPlan, env: Record<string, string | undefined>): string {
   const w = plan.workload;
   // Little's law: a rate keeps rate x request-duration requests in flight; at maxInFlight sends wait.
-  const maxInFlight = w.arrival.mode === "poisson" ? w.arrival.maxInFlight : null;
+  const maxInFlight = w.arrival.mode === "closed" ? null : w.arrival.maxInFlight;
+  const traceLoads = plan.levels.flatMap((l) => (l.load.kind === "trace" ? [l.load] : []));
+  const trace = traceLoads[0]?.trace;
   const rows = plan.levels.map(
     (l) =>
       `  ${levelName(l).padStart(7)}  ${String(l.warmupRequests).padStart(7)}  ${(l.requests === null ? `${l.levelDurationSeconds} s` : String(l.requests)).padStart(8)}  ${number(l.expectedSeconds, 1).padStart(10)}  ${number(l.upperBoundSeconds).padStart(13)}`,
   );
-  const loop = maxInFlight !== null ? "open loop (Poisson arrivals, warm-up one at a time)" : "closed loop";
+  const loop =
+    w.arrival.mode === "trace"
+      ? "trace replay (warm-up one at a time)"
+      : w.arrival.mode === "gamma"
+        ? "open loop (gamma arrivals, warm-up one at a time)"
+        : maxInFlight !== null
+          ? "open loop (Poisson arrivals, warm-up one at a time)"
+          : "closed loop";
   const requests =
     plan.totalRequests === null
       ? `${loop} for ${w.levelDurationSeconds} s per level`
@@ -70,8 +99,14 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
   return [
     `target ${plan.targetId} [${plan.scenario}]: ${plan.label} (model ${plan.model}, gateway ${plan.gateway})`,
     `  key: ${keyText(plan.apiKeyEnv, env)}`,
-    `  workload: promptTokens ${w.promptTokens}, maxTokens ${w.maxTokens}, requestTimeoutSeconds ${w.requestTimeoutSeconds}, ignoreEos ${w.ignoreEos}${w.arrival.mode === "poisson" ? `, arrival poisson (seed ${w.arrival.seed}, maxInFlight ${maxInFlight})` : ""}`,
-    `  ${(maxInFlight !== null ? "rate" : "level").padStart(7)}  warm-up  requests  expected s  upper bound s`,
+    `  workload: promptTokens ${w.promptTokens}, maxTokens ${w.maxTokens}, requestTimeoutSeconds ${w.requestTimeoutSeconds}, ignoreEos ${w.ignoreEos}${arrivalText(w.arrival)}`,
+    ...(trace
+      ? traceText(
+          trace,
+          traceLoads.map((l) => l.speedup),
+        )
+      : []),
+    `  ${(trace ? "speedup" : maxInFlight !== null ? "rate" : "level").padStart(7)}  warm-up  requests  expected s  upper bound s`,
     ...rows,
     ...(crowded.length
       ? [
@@ -85,6 +120,20 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
     `  duration upper bound: ${number(plan.upperBoundSeconds)} s, ${fitText(plan.upperBound, plan)}`,
     `  top level: ${topLevelText(plan)}, ${number(share * 100)} % of what one client thread is planned to carry (${number(CLIENT_CHUNKS_PER_SECOND_PER_THREAD)} chunks/s: ${number(CLIENT_PLANNED_CORE_SHARE * 100)} % of a core, which parses ${number(CLIENT_CHUNKS_PER_CPU_SECOND)} as measured); a sweep with threads "auto" (the deployed one) would run it on ${plan.topLevelThreads === 1 ? "its own thread" : `${plan.topLevelThreads} worker threads`} (${plan.cores} core${plan.cores === 1 ? "" : "s"} here)${share > plan.topLevelThreads ? ": more than those are planned to carry, so the level may be flagged client.limited here" : ""}`,
   ].join("\n");
+}
+
+/** A workload's arrival, after its other fields, in words (nothing for a closed loop). */
+function arrivalText(arrival: TargetPlan["workload"]["arrival"]): string {
+  switch (arrival.mode) {
+    case "closed":
+      return "";
+    case "poisson":
+      return `, arrival poisson (seed ${arrival.seed}, maxInFlight ${arrival.maxInFlight})`;
+    case "gamma":
+      return `, arrival gamma (burstiness ${arrival.burstiness}, seed ${arrival.seed}, maxInFlight ${arrival.maxInFlight})`;
+    case "trace":
+      return `, arrival trace (a replay sends each request's own prompt length and max_tokens; maxInFlight ${arrival.maxInFlight})`;
+  }
 }
 
 /** A conversation's tokens per turn and in all, and whether each level's requests reach its last turn. */
@@ -133,7 +182,8 @@ export async function plan(options: {
   const config = await loadConfig(options.configFile, { requireKeys: false, env });
   const a = DEFAULT_PLAN_ASSUMPTIONS;
   const budget = LAMBDA_INVOCATION_SECONDS - LAMBDA_DEADLINE_MARGIN_SECONDS;
-  const plans = planConfig(config);
+  // Each trace is read and checked now (bad lines, an empty window, a file over 50 MB stop the plan, exit 2).
+  const plans = planConfig(config, a, loadTraces(config, options.configFile));
   const sweeps = plans.length;
   const header = [
     `${options.configFile} is valid: ${config.targets.length} target${config.targets.length === 1 ? "" : "s"}, ${sweeps} sweep${sweeps === 1 ? "" : "s"} per slot (one per target and scenario), schedule ${config.schedule}. Nothing is sent; API keys are not needed to plan.`,

@@ -42,4 +42,32 @@ describe("runTable", () => {
     Object.assign(doc.summary, { kneeRequestsPerSecond: null, saturated: false });
     expect(runTable(doc)).toContain("knee not reached,");
   });
+
+  it("names a trace replay's levels by speedup and sets the reuse its trace allows beside the cached share reported", () => {
+    const doc = run();
+    doc.levels.forEach((l, i) => {
+      l.load = { kind: "trace", speedup: [1, 2, 4][i] as number };
+      l.cachedPromptTokenShare = [0.12, 0.1, 0.05][i] as number;
+    });
+    doc.trace = {
+      name: "conversation.jsonl",
+      format: "mooncake",
+      sha256: "0".repeat(64),
+      start: 0,
+      limit: 600,
+      requests: 600,
+      durationSeconds: 180,
+      skipped: 0,
+      blockSize: 512,
+      inputTokens: 1000,
+      outputTokens: 100,
+      reusablePromptTokenShare: 0.17,
+    };
+    const table = runTable(doc);
+    expect(table).toMatch(/^ *trace x4 /m);
+    expect(table).toContain("trace replay of conversation.jsonl (600 requests): peak");
+    expect(table).toContain(
+      "the trace allows 17.0 % of prompt tokens from a cache, the route reported 12.0 % cached at trace x1, 10.0 % cached at trace x2, 5.0 % cached at trace x4",
+    );
+  });
 });

@@ -9,7 +9,7 @@ type Write = (text: string) => void;
 export function progressPrinter(write: Write, isTTY: boolean): (p: SweepProgress & { scenario?: string }) => void {
   return (p) => {
     const total = p.total === null ? "" : `/${p.total}`;
-    const line = `${p.targetId} [${p.scenario ?? "chat"}]  level ${p.levelIndex + 1}/${p.levelCount} (${p.ratePerSecond === undefined ? `concurrency ${p.concurrency}` : `rate ${p.ratePerSecond} req/s`}${p.threads > 1 ? `, ${p.threads} threads` : ""})  requests ${p.done}${total}  ${p.liveTokensPerSecond.toFixed(1)} tok/s`;
+    const line = `${p.targetId} [${p.scenario ?? "chat"}]  level ${p.levelIndex + 1}/${p.levelCount} (${p.speedup !== undefined ? `trace x${p.speedup}` : p.ratePerSecond === undefined ? `concurrency ${p.concurrency}` : `rate ${p.ratePerSecond} req/s`}${p.threads > 1 ? `, ${p.threads} threads` : ""})  requests ${p.done}${total}  ${p.liveTokensPerSecond.toFixed(1)} tok/s`;
     if (isTTY) write(`\r\x1b[2K${line}${p.levelDone ? "\n" : ""}`);
     else if (p.levelDone) write(`${line}\n`);
   };
@@ -60,9 +60,14 @@ export function runTable(doc: RunDocument): string {
   const peakAt = s.peak ? loadWords(s.peak.load) : "-";
   const kneeRate = s.kneeRequestsPerSecond;
   // An open loop's levels are rates: its headline is what it sustains and its knee in req/s, not single-stream and N.
-  const headline = openLoop
-    ? `open loop: peak ${fixed(s.peak?.aggregateOutputTokensPerSecond)} tok/s at ${peakAt}, knee ${kneeRate != null ? `${kneeRate} req/s` : s.saturated || kneeRate === undefined ? "-" : "not reached"}, sustains ${s.capacityRequestsPerSecond ?? "-"} req/s at the SLO`
-    : `single-stream ${fixed(s.singleStream?.outputTokensPerSecond)} tok/s, peak ${fixed(s.peak?.aggregateOutputTokensPerSecond)} tok/s at ${peakAt}, knee ${s.kneeConcurrency ?? (s.saturated ? "-" : "not reached")}, scaling efficiency ${fixed(s.scalingEfficiency, 2)}`;
+  const percent = (share: number | null) => (share === null ? "-" : `${(share * 100).toFixed(1)} %`);
+  const replay = doc.levels.some((l) => l.load.kind === "trace");
+  // A replay's headline: its peak along the speedups, and how much of the reuse its trace allows the route delivered.
+  const headline = replay
+    ? `trace replay${doc.trace ? ` of ${doc.trace.name} (${doc.trace.requests} requests)` : ""}: peak ${fixed(s.peak?.aggregateOutputTokensPerSecond)} tok/s at ${peakAt}; the trace allows ${percent(doc.trace?.reusablePromptTokenShare ?? null)} of prompt tokens from a cache, the route reported ${doc.levels.map((l) => `${percent(l.cachedPromptTokenShare)} cached at ${loadWords(l.load)}`).join(", ")}`
+    : openLoop
+      ? `open loop: peak ${fixed(s.peak?.aggregateOutputTokensPerSecond)} tok/s at ${peakAt}, knee ${kneeRate != null ? `${kneeRate} req/s` : s.saturated || kneeRate === undefined ? "-" : "not reached"}, sustains ${s.capacityRequestsPerSecond ?? "-"} req/s at the SLO`
+      : `single-stream ${fixed(s.singleStream?.outputTokensPerSecond)} tok/s, peak ${fixed(s.peak?.aggregateOutputTokensPerSecond)} tok/s at ${peakAt}, knee ${s.kneeConcurrency ?? (s.saturated ? "-" : "not reached")}, scaling efficiency ${fixed(s.scalingEfficiency, 2)}`;
   // The stop's words start with what happened: "rate-limited from N=8", "unreachable at N=1", "failing from N=2".
   const stopped = s.stop ? [`stopped: ${s.stop.detail}`] : [];
   return [title, format(header), ...rows.map(format), headline, ...conversationLines(doc), ...stopped, ""].join("\n");

@@ -9,6 +9,7 @@ import { type RunIndexEntry, saveRun } from "@kneeboard/core/run-index";
 import { StoreRunIndex } from "@kneeboard/core/run-index/store";
 import { FolderStore } from "@kneeboard/core/store/folder";
 import { runSweep } from "@kneeboard/core/sweep";
+import { loadTraces, type Traces } from "@kneeboard/core/trace";
 import {
   REFERENCE_LEVEL_SECONDS,
   REFERENCE_RAG_SLO,
@@ -73,6 +74,8 @@ export async function sweepTargets(options: {
   simulated: boolean;
   repeat?: number;
   env?: Record<string, string | undefined>;
+  /** The windows of the traces the config replays (`loadTraces`), read before anything is sent. */
+  traces?: Traces;
   io: IO;
 }): Promise<SweepOutcome> {
   const env = options.env ?? process.env;
@@ -96,6 +99,7 @@ export async function sweepTargets(options: {
         target,
         workload: workloadFor(options.config, target, scenario),
         scenario,
+        traces: options.traces,
         apiKey: target.apiKeyEnv ? env[target.apiKeyEnv] : undefined,
         simulated: options.simulated,
         signal: stop.signal,
@@ -182,6 +186,8 @@ export async function run(options: {
   io: IO;
 }): Promise<number> {
   const config = await loadConfig(options.configFile);
+  // Every trace is read and checked before anything is sent: a bad line is a config error (exit 2).
+  const traces = loadTraces(config, options.configFile);
   const unknown = options.targetIds.filter((id) => !config.targets.some((t) => t.id === id));
   if (unknown.length) throw new UsageError(`--target names no target of ${options.configFile}: ${unknown.join(", ")}`);
   const targets = options.targetIds.length
@@ -193,6 +199,7 @@ export async function run(options: {
     dataDir: options.dataDir,
     simulated: false,
     repeat: options.repeat,
+    traces,
     io: options.io,
   });
   // A run that found no valid level measured nothing: the command failed, whatever it stored.

@@ -174,6 +174,13 @@ export interface ResponseTiming {
   lastTokenAtMs: number | null;
   /** Tokens written. */
   tokens: number;
+  /** The request's `max_tokens`, and its prompt tokens as the model counted them. */
+  maxTokens: number;
+  promptTokens: number;
+  /** Prompt tokens its prefix cache served (`cached_tokens`); null without `prefixCache`. */
+  cachedTokens: number | null;
+  /** The prompt's text (its messages' contents joined), with `recordPrompts`; null otherwise. */
+  prompt: string | null;
 }
 
 /** Records beyond this many are dropped (the oldest stay) until taken: a bound for long-running servers. */
@@ -377,6 +384,10 @@ export async function startReferenceServer(options: {
       firstTokenAtMs: null,
       lastTokenAtMs: null,
       tokens: 0,
+      maxTokens,
+      promptTokens,
+      cachedTokens: cache ? cachedTokens : null,
+      prompt: options.recordPrompts ? promptText(body.messages) : null,
     };
     if (stream && timings.length < MAX_TIMINGS) timings.push(timing);
     let pending = 0;

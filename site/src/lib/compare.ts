@@ -55,15 +55,27 @@ const COMPARE_CHARTS: Record<LoadAxis, readonly { measure: MeasureKey; caption: 
       caption: "Time to first token p95 of the picked targets against the offered request rate, ms on a log axis.",
     },
   ],
+  speedup: [
+    {
+      measure: "ttftP95",
+      caption:
+        "Time to first token p95 of the picked targets against the speedup of the replayed trace, ms on a log axis; each target has its own colour and marker shape.",
+    },
+    {
+      measure: "goodput",
+      caption:
+        "Goodput tok/s (the output of requests that each met the SLO) of the picked targets against the speedup of the replayed trace, y axis from zero.",
+    },
+  ],
 };
 
 /**
  * The overlay charts of one scenario's views, every view's rows in each, against the views' load axis
- * (an open loop's offered rate when any view is one, as its level numbers are not a concurrency): the
+ * (the first view's; the page passes views of one axis): the
  * axis's measures (`COMPARE_CHARTS`), as its target pages draw them.
  */
 export function compareCharts(views: readonly TargetView[]): CompareChart[] {
-  const axis: LoadAxis = views.some((v) => viewAxis(v) === "rate") ? "rate" : "concurrency";
+  const axis: LoadAxis = views[0] ? viewAxis(views[0]) : "concurrency";
   const series = views
     .filter((v) => viewAxis(v) === axis)
     .map((v) => ({ targetId: v.id, label: v.label, levels: viewPoints(v) }));

@@ -63,6 +63,8 @@ const CSV_COLUMNS = [
   "loadKind",
   "concurrency",
   "ratePerSecond",
+  "burstiness",
+  "speedup",
   "levelValid",
   "aggregateOutputTokensPerSecond",
   "perStreamOutputTokensPerSecondP50",
@@ -76,6 +78,9 @@ const CSV_COLUMNS = [
   "ok",
   "rateLimited",
   "goodputOutputTokensPerSecond",
+  "cachedPromptTokenShare",
+  "reusablePromptTokenShare",
+  "laterTurnsTtftP50Ms",
   "invalidReasons",
   "inStanding",
 ] as const;
@@ -129,6 +134,9 @@ export function runsCsv(entries: Iterable<RunIndexEntry>, standings: Iterable<St
         ok: l.ok,
         rateLimited: l.rateLimited,
         goodputOutputTokensPerSecond: l.goodputOutputTokensPerSecond,
+        cachedPromptTokenShare: l.cachedPromptTokenShare,
+        reusablePromptTokenShare: l.reusablePromptTokenShare,
+        laterTurnsTtftP50Ms: l.laterTurnsTtftP50Ms,
         invalidReasons: l.invalidReasons.join("; "),
         inStanding: inStanding && l.valid,
       };
@@ -155,6 +163,8 @@ const STANDING_COLUMNS = [
   "loadKind",
   "concurrency",
   "ratePerSecond",
+  "burstiness",
+  "speedup",
   "validRuns",
   "invalidRuns",
   "ranked",
@@ -166,14 +176,23 @@ const STANDING_COLUMNS = [
 ];
 
 /**
- * A load as CSV cells: its kind, a closed loop's N (`concurrency`) and an open loop's offered rate
- * (`ratePerSecond`), each empty where the kind has none.
+ * A load as CSV cells: its kind, a closed loop's N (`concurrency`), an open loop's offered rate
+ * (`ratePerSecond`) and gamma arrivals' `burstiness`, a trace replay's `speedup`, each empty where the
+ * kind has none.
  */
-function loadCells(load: Load): { loadKind: Load["kind"]; concurrency: number | null; ratePerSecond: number | null } {
+function loadCells(load: Load): {
+  loadKind: Load["kind"];
+  concurrency: number | null;
+  ratePerSecond: number | null;
+  burstiness: number | null;
+  speedup: number | null;
+} {
   return {
     loadKind: load.kind,
     concurrency: concurrencyOf(load),
     ratePerSecond: load.kind === "open" ? load.ratePerSecond : null,
+    burstiness: load.kind === "open" ? (load.burstiness ?? null) : null,
+    speedup: load.kind === "trace" ? load.speedup : null,
   };
 }
 
@@ -206,7 +225,11 @@ export function standingCsv(standings: Iterable<Standing>): string {
         l.invalidRuns,
         l.ranked,
         isAt(s.peak, l),
-        (l.load.kind === "open" ? (s.kneeRequestsPerSecond ?? null) : s.kneeConcurrency) === loadPosition(l.load),
+        (l.load.kind === "open"
+          ? (s.kneeRequestsPerSecond ?? null)
+          : l.load.kind === "closed"
+            ? s.kneeConcurrency
+            : null) === loadPosition(l.load),
         isAt(s.capacity, l),
         ...estimateCells,
         l.invalidReasons.join("; "),

@@ -7,7 +7,7 @@
  */
 
 import { DEFAULT_SLO } from "@kneeboard/core/config";
-import { type CacheVerdict, concurrencyOf, type LoadAxis, sameLoad } from "@kneeboard/core/run";
+import { type CacheVerdict, concurrencyOf, type LoadAxis, loadPosition, sameLoad } from "@kneeboard/core/run";
 import type { Estimate, Slo } from "@kneeboard/core/standing";
 import { rankLabel, ranksBy } from "@kneeboard/core/standing";
 import { pct, when } from "./format.ts";
@@ -433,6 +433,102 @@ function conversationRanking(views: readonly TargetView[], ctx: RankingContext):
   };
 }
 
+/**
+ * Trace replays: the same recorded traffic sent at each speedup. Ranked by TTFT p95 at the lowest
+ * speedup (the trace's own pace or nearest it), lower first, over the standing's runs; beside it what
+ * the trace allowed from a prompt cache and what the route reported cached, and the fastest speedup
+ * still valid.
+ */
+function speedupRanking(views: readonly TargetView[], ctx: RankingContext): RankingTable {
+  const rows = views.map((v) => {
+    const ranked = v.standing.levels
+      .filter((l) => l.ranked)
+      .sort((a, b) => loadPosition(a.load) - loadPosition(b.load));
+    const first = ranked[0];
+    const latestFirst = first ? v.latest.levels.find((l) => sameLoad(l.load, first.load)) : undefined;
+    return { v, first, latestFirst, fastest: ranked.at(-1) };
+  });
+  const ranks = ranksBy(
+    rows.map((r) => ({ id: r.v.id, estimate: r.first?.ttftP95Ms ?? null })),
+    "lower",
+  );
+  const all = [...ranks.values()];
+  const { windowHours, maxRuns } = ctx.window;
+  const sorted = rows
+    .map((r) => ({ ...r, rank: ranks.get(r.v.id) ?? null }))
+    .sort(
+      (a, b) =>
+        (a.rank ?? Number.POSITIVE_INFINITY) - (b.rank ?? Number.POSITIVE_INFINITY) ||
+        (a.first?.ttftP95Ms?.median ?? Number.POSITIVE_INFINITY) -
+          (b.first?.ttftP95Ms?.median ?? Number.POSITIVE_INFINITY) ||
+        a.v.id.localeCompare(b.v.id),
+    );
+  return {
+    axis: "speedup",
+    id: "trace-leaderboard",
+    heading: `LLM routes replaying recorded traffic${ctx.named ? ` (${ctx.scenario})` : ""}`,
+    sectionHeading: `Replayed traffic${ctx.named ? ` (${ctx.scenario})` : ""}`,
+    anchor: "trace",
+    lead: "A recorded trace sent as it was recorded, each request at its own time with its own prompt and answer lengths, then the same traffic faster. Requests that shared a prompt prefix in the trace share it here, so a route's prompt cache sees the reuse the trace recorded. Ranked by TTFT p95 at the trace's own pace, lower first.",
+    label: `Leaderboard of scenario ${ctx.scenario}, one row per target, ranked by time to first token p95 of the replayed trace`,
+    caption: [
+      `TTFT p95 and per-stream tok/s are medians over the target's valid runs of the last ${windowHours} hours (at most ${maxRuns} runs), the interval bounding each in brackets (`,
+      "), at the lowest speedup valid in most runs. Routes whose intervals overlap share a rank (=2). Reusable: the share of prompt tokens a perfect prefix cache could serve, from the trace's hash_ids; cached: the share the route reported cached (latest run). Fastest: the highest speedup valid in most runs.",
+    ],
+    columns: [
+      {
+        heading: "rank",
+        type: "num",
+        title: "1 + targets whose TTFT p95 interval lies wholly below; = marks a shared rank",
+      },
+      { heading: "target", type: "text", className: "text" },
+      { heading: "TTFT p95 ms", type: "num", sorted: true, title: "time to first token p95 at the lowest speedup" },
+      { heading: "at speedup", type: "num", title: "the speedup of those figures (1: as recorded)" },
+      { heading: "per-stream tok/s", type: "num", title: "per-stream output tok/s (p50) there" },
+      { heading: "reusable %", type: "num", title: "prompt tokens the trace allows from a cache, latest run" },
+      { heading: "cached %", type: "num", title: "prompt tokens the route reported cached, latest run" },
+      { heading: "fastest valid", type: "num", title: "the highest speedup valid in most runs" },
+    ],
+    groups: sorted.map(({ v, first, latestFirst, fastest, rank }) => ({
+      modelKey: targetModelKey(v),
+      header: null,
+      rows: [
+        {
+          id: v.id,
+          modelKey: targetModelKey(v),
+          cells: [
+            { kind: "rank", label: rankLabel(rank, all), value: rank },
+            {
+              kind: "target",
+              target: {
+                label: v.label,
+                href: ctx.targetHref(v.id),
+                simulated: v.simulated,
+                problem: null,
+                model: { key: targetModelKey(v), href: ctx.modelHref(targetModelKey(v)) },
+                notes: lastRunNote(v.latest.summary.errorRate, v.latest.summary.rateLimitRate),
+                invalid: null,
+              },
+            },
+            { kind: "estimate", estimate: first?.ttftP95Ms ?? null, digits: 0, tooltip: true },
+            { kind: "number", value: first ? loadPosition(first.load) : null, digits: 2 },
+            { kind: "estimate", estimate: first?.perStreamOutputTokensPerSecondP50 ?? null, digits: 1, tooltip: false },
+            { kind: "number", value: percent(latestFirst?.reusablePromptTokenShare), digits: 0 },
+            { kind: "number", value: percent(latestFirst?.cachedPromptTokenShare), digits: 0 },
+            { kind: "number", value: fastest ? loadPosition(fastest.load) : null, digits: 2 },
+          ],
+        },
+      ],
+    })),
+    grouped: false,
+    empty: "No runs yet.",
+    footnote: "Each speedup's TTFT and end-to-end percentiles, with both shares, are on each target's page.",
+    levelLinks: [],
+  };
+}
+
+const percent = (share: number | null | undefined) => (share === null || share === undefined ? null : share * 100);
+
 /** The levels of a view's runs on an axis (the latest run's and the standing's): what at-level pages exist for. */
 function levelsOfAxis(view: TargetView, axis: LoadAxis): number[] {
   if (viewAxis(view) !== axis || axis !== "concurrency") return [];
@@ -456,6 +552,7 @@ export const RANKINGS: Record<RankingKind, (views: readonly TargetView[], ctx: R
   concurrency: concurrencyRanking,
   conversation: conversationRanking,
   rate: rateRanking,
+  speedup: speedupRanking,
 };
 
 /**

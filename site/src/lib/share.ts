@@ -3,9 +3,10 @@
  * with the concurrency they were measured at ("X: 410 tok/s alone, 1,261 tok/s at 8 users").
  */
 import type { Alert } from "@kneeboard/core/alerts";
+import { loadWords } from "@kneeboard/core/run";
 import { fmt } from "./format.ts";
 import { fmtRate, rateOf, rateRows } from "./open-loop.ts";
-import { closedLoopViews, type TargetView } from "./site-data.ts";
+import { closedLoopViews, type TargetView, viewAxis } from "./site-data.ts";
 
 /** The figures a headline states, in tok/s, with the concurrency of the concurrent one. */
 export interface HeadlineFigures {
@@ -67,13 +68,29 @@ export function rateHeadline(target: TargetView): string {
 
 /** A target page's title: its headline, and its scenario where that tells the page apart (`nameScenario`). */
 export function targetTitle(target: TargetView, nameScenario: boolean): string {
-  const head = target.openLoop ? rateHeadline(target) : headline(headlineFigures(target));
+  const axis = viewAxis(target);
+  const head =
+    axis === "speedup"
+      ? `${simulatedLabel(target.label, target.simulated)}: replaying ${target.details?.trace?.name ?? "a trace"}`
+      : axis === "rate"
+        ? rateHeadline(target)
+        : headline(headlineFigures(target));
   return nameScenario ? `${head} · scenario ${target.scenario}` : head;
 }
 
 /** An open-loop target page's description. */
 export function rateDescription(target: TargetView): string {
   return `${rateHeadline(target)}. Scenario ${target.scenario}: requests on an open loop; throughput, goodput, TTFT and end-to-end latency against the offered request rate, measured ${target.latest.startedAt.slice(0, 10)}.`;
+}
+
+/** A trace replay's page description: the trace, and its figures at the recorded pace. */
+export function traceDescription(target: TargetView): string {
+  const trace = target.details?.trace;
+  const first = [...target.latest.levels].sort((a, b) => a.level - b.level)[0];
+  const figures = first
+    ? ` At ${loadWords(first.load)}: TTFT p95 ${fmt(first.ttftP95Ms)} ms, e2e p95 ${fmt(first.e2eP95Ms)} ms; the trace allows ${first.reusablePromptTokenShare === null ? "—" : `${fmt(first.reusablePromptTokenShare * 100)} %`} of prompt tokens from a cache, the route reported ${first.cachedPromptTokenShare === null ? "none" : `${fmt(first.cachedPromptTokenShare * 100)} %`} cached.`
+    : "";
+  return `${simulatedLabel(target.label, target.simulated)} replaying ${trace ? `the trace ${trace.name} (${trace.requests} requests)` : "a trace"}, scenario ${target.scenario}.${figures} Measured ${target.latest.startedAt.slice(0, 10)}.`;
 }
 
 /** The target with the highest figure by pick, or null. */

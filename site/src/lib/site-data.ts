@@ -6,7 +6,7 @@
  */
 import { ALERTS_KEY, type Alert, AlertsFile } from "@kneeboard/core/alerts";
 import { DEFAULT_STANDING, type StandingConfig } from "@kneeboard/core/config";
-import type { LoadAxis, RunDocument } from "@kneeboard/core/run";
+import { type LoadAxis, loadAxis, type RunDocument } from "@kneeboard/core/run";
 import { bySeries, type RunIndex, type RunIndexEntry, seriesKey } from "@kneeboard/core/run-index";
 import { type Slo, standingOf } from "@kneeboard/core/standing";
 import { readRun, type Store } from "@kneeboard/core/store";
@@ -56,9 +56,10 @@ export function viewsOf(series: readonly TargetView[], scenario: string): Target
   return series.filter((v) => v.scenario === scenario);
 }
 
-/** The axis a view's levels stand on: concurrency for a closed loop, the offered rate for an open one. */
-export function viewAxis(view: Pick<TargetView, "openLoop">): LoadAxis {
-  return view.openLoop ? "rate" : "concurrency";
+/** The axis a view's levels stand on (`loadAxis` of its latest run's loads): concurrency for a closed loop, the offered rate for an open one, the speedup for a trace replay. */
+export function viewAxis(view: Pick<TargetView, "openLoop" | "latest" | "details">): LoadAxis {
+  const load = view.latest.levels[0]?.load ?? view.details?.levels[0]?.load;
+  return load ? loadAxis(load) : view.openLoop ? "rate" : "concurrency";
 }
 
 /**
@@ -66,14 +67,14 @@ export function viewAxis(view: Pick<TargetView, "openLoop">): LoadAxis {
  * targets, which are ranked apart by capacity in requests/s.
  */
 export function closedLoopViews(views: readonly TargetView[]): TargetView[] {
-  return views.filter((v) => !v.openLoop);
+  return views.filter((v) => viewAxis(v) === "concurrency");
 }
 
 /** The scenarios whose every target runs an open loop: their pages are ranked in requests/s alone. */
 export function openLoopScenarios(series: readonly TargetView[], scenarios: readonly string[]): string[] {
   return scenarios.filter((s) => {
     const views = viewsOf(series, s);
-    return views.length > 0 && closedLoopViews(views).length === 0;
+    return views.length > 0 && views.every((v) => viewAxis(v) === "rate");
   });
 }
 
@@ -89,7 +90,7 @@ export function targetCounts(series: readonly TargetView[]): { targets: number; 
 /** True for a run document that swept request rates on an open loop (`workload.arrival.mode` is `poisson`). */
 export function isOpenLoop(doc: Pick<RunDocument, "workload" | "levels">): boolean {
   const arrival = doc.workload.arrival as { mode?: unknown } | undefined;
-  return arrival?.mode === "poisson" || doc.levels.some((l) => l.load.kind === "open");
+  return arrival?.mode === "poisson" || arrival?.mode === "gamma" || doc.levels.some((l) => l.load.kind === "open");
 }
 
 /** The run's prompt tokens: the median over its ok samples that report them, else `workload.promptTokens`. */

@@ -83,7 +83,7 @@ export type Figure = z.infer<typeof Figure>;
 export const FigureSection = z.object({
   id: z.string(),
   heading: z.string().nullable(),
-  axis: z.enum(["concurrency", "rate"]).nullable(),
+  axis: z.enum(["concurrency", "rate", "speedup"]).nullable(),
   figures: z.array(Figure),
 });
 export type FigureSection = z.infer<typeof FigureSection>;

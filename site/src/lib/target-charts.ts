@@ -198,6 +198,31 @@ const TARGET_SECTIONS: Record<LoadAxis, SectionDef<TargetContext>[]> = {
       ],
     },
   ],
+  speedup: [
+    {
+      id: "speedup",
+      heading: "The trace replayed faster, latest run",
+      figures: [
+        latencyFigure({
+          id: "speedup-latency",
+          title: "latency against speedup",
+          caption:
+            "TTFT and end-to-end latency p50 (circles, solid), p95 (squares, dashed) and p99 (triangles, dotted), in ms on a log axis, against the speedup of the replayed trace (x1: as recorded), one panel above the other. Invalid speedups are left out.",
+          empty: "Nothing to draw: the latest run has no valid speedup; its latencies are in the tables below.",
+        }),
+        curvesFigure(
+          {
+            id: "speedup-throughput",
+            title: "aggregate and goodput tok/s against speedup",
+            caption:
+              "Aggregate output tok/s (circles) and goodput, the tok/s of requests that each met the SLO (squares), against the speedup of the replayed trace; y axis from zero. Invalid speedups are left out.",
+            empty: "Nothing to draw: the latest run has no valid speedup; its figures are in the tables below.",
+          },
+          () => null,
+        ),
+      ],
+    },
+  ],
 };
 
 /** A conversation's TTFT and cached share by turn, per level of the latest run: what its prompt cache does. */
@@ -406,6 +431,23 @@ const MODEL_SECTIONS: Record<LoadAxis, SectionDef<ModelContext>[]> = {
             ratesLeftOut,
           ),
           empty: NO_VALID_RATE,
+        }),
+      ],
+    },
+  ],
+  speedup: [
+    {
+      id: "model-speedup",
+      heading: "The trace replayed faster, latest runs",
+      figures: [
+        overlayFigure({
+          id: "model-speedup-latency",
+          title: "latency against speedup",
+          measures: ["ttftP95", "e2eP50"],
+          seriesName: "route",
+          caption:
+            "Time to first token p95 (top) and end-to-end latency p50 (bottom) of each route, in ms, against the speedup of the replayed trace (latest runs); each route has its own colour and marker shape. Invalid speedups are left out.",
+          empty: "Nothing to draw: no route's latest run has a valid speedup; the table below has their figures.",
         }),
       ],
     },

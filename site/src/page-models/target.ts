@@ -20,7 +20,7 @@ import { estimateTitle, fmt, fmtEstimate, pct, rootFrom, when } from "../lib/for
 import { costNote, targetModelKey, usd } from "../lib/models.ts";
 import { fmtRate, rateOf } from "../lib/open-loop.ts";
 import { modelPath, targetPath, targetScenarios } from "../lib/scenarios.ts";
-import { rateDescription, targetDescription, targetTitle } from "../lib/share.ts";
+import { rateDescription, targetDescription, targetTitle, traceDescription } from "../lib/share.ts";
 import { type TargetView, viewAxis, viewKey } from "../lib/site-data.ts";
 import type { SiteIndex } from "../lib/site-index.ts";
 import { type Headline, num, type PageSection, type Table, text } from "./table.ts";
@@ -95,6 +95,13 @@ const AXIS_WORDS: Record<LoadAxis, AxisWords> = {
     run: { head: "capacity req/s", cell: (h) => fmt(h.capacityRequestsPerSecond, 2) },
     description: rateDescription,
   },
+  speedup: {
+    head: "speedup",
+    cell: (x) => `x${fmt(x, x % 1 === 0 ? 0 : 2)}`,
+    inFlight: "in flight mean",
+    run: { head: "peak aggregate tok/s", cell: (h) => fmt(h.peakAggregateOutputTokensPerSecond) },
+    description: traceDescription,
+  },
 };
 
 interface Context {
@@ -104,6 +111,47 @@ interface Context {
 
 /** The headline figures of each axis. */
 const HEADLINES: Record<LoadAxis, (c: Context) => Headline[]> = {
+  speedup: ({ view }) => {
+    const s = view.latest.summary;
+    const levels = [...view.latest.levels].sort((a, b) => loadPosition(a.load) - loadPosition(b.load));
+    const first = levels[0];
+    const trace = view.details?.trace ?? null;
+    const at = first ? ` at ${loadWords(first.load)}` : "";
+    return [
+      ...(trace
+        ? [
+            {
+              label: "trace",
+              value: trace.name,
+              note: `${trace.format}, ${fmt(trace.requests)} requests over ${fmt(trace.durationSeconds)} s`,
+            },
+          ]
+        : []),
+      {
+        label: `reusable prompt tokens${at}`,
+        id: "reusable-share",
+        title:
+          "prompt tokens of leading hash_ids blocks already sent earlier in the replay: what a perfect prefix cache could serve",
+        value: pct(first?.reusablePromptTokenShare ?? null, 0),
+        note: "what the trace allows from a cache",
+      },
+      {
+        label: `reported cached${at}`,
+        id: "cached-share",
+        title: "cached prompt tokens the route reported (usage.prompt_tokens_details.cached_tokens or its kin)",
+        value: pct(first?.cachedPromptTokenShare ?? null, 0),
+        note: "what the route says it served from one",
+      },
+      { label: `TTFT p95${at}`, value: first?.ttftP95Ms != null ? `${fmt(first.ttftP95Ms)} ms` : "—" },
+      { label: `e2e p95${at}`, value: first?.e2eP95Ms != null ? `${fmt(first.e2eP95Ms)} ms` : "—" },
+      {
+        label: "peak aggregate tok/s (last run)",
+        value: fmt(s.peak?.aggregateOutputTokensPerSecond),
+        ...(s.peak ? { note: `at ${loadWords(s.peak.load)}` } : {}),
+      },
+      { label: "errors / 429s (last run)", value: `${pct(s.errorRate)} / ${pct(s.rateLimitRate)}` },
+    ];
+  },
   concurrency: ({ view }) => {
     const { standing } = view;
     const s = view.latest.summary;

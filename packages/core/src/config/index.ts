@@ -47,9 +47,26 @@ const RatesPerSecond = z
   .min(1)
   .superRefine(strictlyAscending("rates"));
 
+/** Seed of an open loop's gaps: the same seed gives the same schedule. */
+const Seed = z.number().int().nonnegative().default(1);
+/** Requests in flight at most; a send due past it waits, and the level is invalid. */
+const MaxInFlight = z.number().int().positive().max(4096).default(256);
+
+/** Trace formats a replay reads (docs/config.md#trace-replay). */
+export const TraceFormat = z.enum(["mooncake", "burstgpt"]);
+export type TraceFormat = z.infer<typeof TraceFormat>;
+
+/** Speedups of a trace replay, each a level: one number, or a strictly ascending list. */
+const Speedups = z.union([
+  Positive.transform((speedup) => [speedup]),
+  z.array(Positive).min(1).superRefine(strictlyAscending("speedups")),
+]);
+
 /**
- * How requests arrive: a closed loop (N in flight, each end sending the next) or an open loop whose
- * levels are request rates, sends on a seeded Poisson schedule that never waits on completions.
+ * How requests arrive: a closed loop (N in flight, each end sending the next); an open loop whose
+ * levels are request rates, sends on a seeded schedule (Poisson: exponential gaps; gamma: gaps of
+ * shape `burstiness`) that never waits on completions; or the replay of a recorded trace, whose
+ * levels are speedups of its timestamps.
  */
 export const Arrival = z.discriminatedUnion(
   "mode",
@@ -58,13 +75,37 @@ export const Arrival = z.discriminatedUnion(
     z.strictObject({
       mode: z.literal("poisson"),
       ratesPerSecond: RatesPerSecond,
-      /** Seed of the exponential gaps: the same seed gives the same schedule. */
-      seed: z.number().int().nonnegative().default(1),
-      /** Requests in flight at most; a send due past it waits, and the level is invalid. */
-      maxInFlight: z.number().int().positive().max(4096).default(256),
+      seed: Seed,
+      maxInFlight: MaxInFlight,
+    }),
+    z.strictObject({
+      mode: z.literal("gamma"),
+      ratesPerSecond: RatesPerSecond,
+      /** Shape of the gamma gaps (mean 1/rate): 1 is Poisson, smaller is burstier (a gap's CV is 1/sqrt(burstiness)). */
+      burstiness: z.number({ error: "gamma arrivals need burstiness: a positive number (1 is Poisson)" }).positive(),
+      seed: Seed,
+      maxInFlight: MaxInFlight,
+    }),
+    z.strictObject({
+      mode: z.literal("trace"),
+      /** The trace file, relative to the config file. */
+      file: z.string().min(1),
+      format: TraceFormat,
+      /** Each request is sent at its timestamp / speedup; a list makes each speedup a level (default 1). */
+      speedup: Speedups.default([1]),
+      /** Seconds into the trace the replayed window starts (default 0). */
+      start: z.number().nonnegative().default(0),
+      /** Requests of the window at most (default: all from `start`). */
+      limit: z.number().int().positive().optional(),
+      /** Prompt tokens one `hash_ids` entry stands for (default 512, Mooncake's). */
+      blockSize: z.number().int().positive().max(65_536).default(512),
+      maxInFlight: MaxInFlight,
     }),
   ],
-  { error: 'must be { "mode": "closed" } or { "mode": "poisson", "ratesPerSecond": [...] }' },
+  {
+    error:
+      'must be { "mode": "closed" }, { "mode": "poisson" | "gamma", "ratesPerSecond": [...] } or { "mode": "trace", "file": ..., "format": "mooncake" | "burstgpt" }',
+  },
 );
 export type Arrival = z.infer<typeof Arrival>;
 

@@ -22,8 +22,13 @@ import {
   sentShare,
 } from "./validity.ts";
 
-/** What an open-loop level observed of its arrivals (absent for a closed loop); its rate is the level's `load`. */
+/**
+ * What an open-loop or trace-replay level observed of its arrivals (absent for a closed loop); an open
+ * loop's rate is the level's `load`, a replay's is `ratePerSecond`.
+ */
 export interface OpenLoopInput {
+  /** A trace replay's rate: its window's requests over their span at the level's speedup, requests/s (an open loop's is its load's). */
+  ratePerSecond?: number;
   achievedRatePerSecond: number | null;
   inFlightMean: number;
   inFlightMax: number;
@@ -135,8 +140,13 @@ export function summarizeLevel(input: LevelInput): Level {
   // Without the finer signals (older callers), the coarse p99 rule stands.
   const lagLimited = streamed && (delay ? delay.reason !== null : eventLoopLagP99Ms > CLIENT_LAG_LIMIT_MS);
   // Fewer requests than N never put N in flight: the workload's doing, not the client's.
+  // A trace replay keeps a schedule as an open loop does, at the rate its window makes at the speedup.
+  const openRate =
+    load.kind === "open" ? load.ratePerSecond : load.kind === "trace" ? input.openLoop?.ratePerSecond : undefined;
   const open =
-    input.openLoop && load.kind === "open" ? { ...input.openLoop, ratePerSecond: load.ratePerSecond } : undefined;
+    input.openLoop && openRate !== undefined && openRate > 0
+      ? { ...input.openLoop, ratePerSecond: openRate }
+      : undefined;
   // At N or fewer, every worker sends one request, spread over the start: N are never in flight at once.
   const tooFewRequests =
     load.kind === "closed" &&
@@ -220,8 +230,14 @@ export function summarizeLevel(input: LevelInput): Level {
       });
   }
   const cachedPromptTokenShare = cachedShare(ok);
-  // A conversation re-sends its history: what a cache serves of it is the measure, not a flaw.
-  if (!input.conversation && cachedPromptTokenShare !== null && cachedPromptTokenShare > MAX_CACHED_PROMPT_SHARE)
+  // A trace replay shares prefixes on purpose (its hash_ids), and a conversation re-sends its history:
+  // what a cache serves of them is the measure, not a flaw.
+  if (
+    load.kind !== "trace" &&
+    !input.conversation &&
+    cachedPromptTokenShare !== null &&
+    cachedPromptTokenShare > MAX_CACHED_PROMPT_SHARE
+  )
     invalid.push({
       code: "cached_prompt",
       detail: { share: cachedPromptTokenShare, limitShare: MAX_CACHED_PROMPT_SHARE },
@@ -268,6 +284,7 @@ export function summarizeLevel(input: LevelInput): Level {
     rateLimitWaitMs: input.rateLimitWaitMs ?? 0,
     tokensFromChunks: ok.some((s) => s.tokenSource === "chunks"),
     cachedPromptTokenShare,
+    reusablePromptTokenShare: reusableShare(ok),
     conversation: input.conversation ? conversationFigures(ok, input.conversation) : null,
     cost: levelCost(ok, aggregateOutputTokensPerSecond, input.pricing ?? null),
     meetsSlo:
@@ -306,4 +323,18 @@ function connectionFigures(samples: Sample[]): {
     if (s.staleSockets !== null) stale = (stale ?? 0) + s.staleSockets;
   }
   return { newConnectionShare: recorded > 0 ? opened / recorded : null, staleSockets: stale, requestsSentTwice: twice };
+}
+
+/** Reusable prompt tokens (a trace replay's) / prompt tokens of the ok samples that record both; null when none does. */
+function reusableShare(ok: Sample[]): number | null {
+  let reusable = 0;
+  let prompt = 0;
+  let recorded = false;
+  for (const s of ok) {
+    if (s.reusablePromptTokens === null || s.promptTokens === null) continue;
+    recorded = true;
+    reusable += s.reusablePromptTokens;
+    prompt += s.promptTokens;
+  }
+  return recorded && prompt > 0 ? reusable / prompt : null;
 }

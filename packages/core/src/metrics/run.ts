@@ -147,7 +147,7 @@ export function summarizeRun(levels: Level[], options: { stop?: Stop | null } = 
 
   const openLoop = isOpenLoopRun(levels);
   // The curve runs along the run's load axis (concurrency, or an open loop's offered rate); a level off it (none is written so) is left out.
-  const axis = openLoop ? "rate" : "concurrency";
+  const axis = levels[0] ? loadAxis(levels[0].load) : "concurrency";
   const ranked = levels
     .filter(
       (l): l is Level & { aggregateOutputTokensPerSecond: number } =>

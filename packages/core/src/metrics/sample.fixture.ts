@@ -25,6 +25,8 @@ export function sample(over: Partial<Sample> = {}): Sample {
     tpotMs: 9,
     interChunkMs: [10, 20],
     chunks: 3,
+    scheduledMs: null,
+    reusablePromptTokens: null,
     responseId: "r",
     servedProvider: "p",
     httpStatus: 200,
@@ -55,6 +57,8 @@ export function failed(outcome: Sample["outcome"]): Sample {
     tpotMs: null,
     interChunkMs: [],
     chunks: 0,
+    scheduledMs: null,
+    reusablePromptTokens: null,
   });
 }
 

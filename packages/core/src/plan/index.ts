@@ -5,6 +5,7 @@
  */
 import { availableParallelism } from "node:os";
 import { type Config, scenariosOf, type Target, type Workload, workloadFor } from "../config/index.ts";
+import { type Traces, type TraceWindow, traceOf } from "../trace/index.ts";
 
 /**
  * Stream chunks one core of client parses per CPU-second: the low end of what npm run bench measured
@@ -85,8 +86,15 @@ export function expectedTtftSeconds(
 }
 
 /**
+ * How an open loop's gaps are drawn: exponential (`poisson`), or gamma of shape `burstiness` and mean
+ * 1 / rate (`gamma`; burstiness 1 is Poisson, smaller is burstier).
+ */
+export type OpenArrival = { arrival: "poisson" } | { arrival: "gamma"; burstiness: number };
+
+/**
  * A level's load as the sweep drives it (one `LevelDriver` per kind, packages/core/src/sweep/drivers.ts):
- * N requests in flight, or an open loop's seeded Poisson arrivals at a rate, at most `maxInFlight` at once.
+ * N requests in flight; an open loop's seeded arrivals at a rate, at most `maxInFlight` at once; or a
+ * trace window's requests at their timestamps divided by `speedup`, at most `maxInFlight` at once.
  */
 export type LevelLoad =
   | {
@@ -95,7 +103,8 @@ export type LevelLoad =
       /** Each of the N workers holds conversations of `turns` turns, thinking `thinkSeconds` between them. */
       conversation?: { turns: number; thinkSeconds: number };
     }
-  | { kind: "open"; arrival: "poisson"; ratePerSecond: number; seed: number; maxInFlight: number };
+  | ({ kind: "open"; ratePerSecond: number; seed: number; maxInFlight: number } & OpenArrival)
+  | { kind: "trace"; speedup: number; maxInFlight: number; trace: TraceWindow };
 
 /** One level as the sweep will run it, expanded once from the workload (`planLevels`) for the sweep and the plan alike. */
 export interface LevelPlan {
@@ -267,21 +276,55 @@ function openLevelTiming(ratePerSecond: number, workload: Workload, requestSecon
 }
 
 /**
+ * A trace replay's time: its warm-up one request at a time, then the window's span at the speedup,
+ * then the last request's end. It sends the window's requests, whatever `requestsPerLevel` says.
+ */
+function traceLevelTiming(
+  trace: TraceWindow,
+  speedup: number,
+  workload: Workload,
+  requestSeconds: number,
+): LevelTiming {
+  const sending = trace.durationSeconds / speedup;
+  const warmup = workload.warmupRequests;
+  return {
+    warmupRequests: warmup,
+    requests: trace.requests.length,
+    levelDurationSeconds: null,
+    upperBoundSeconds: (warmup + 1) * workload.requestTimeoutSeconds + sending,
+    expectedSeconds: (warmup + 1) * requestSeconds + sending,
+  };
+}
+
+/**
  * The levels a workload sweeps, low to high, each with its load, its name and its time at
  * `requestSeconds` a request: the one place a workload's levels are expanded (the sweep runs these,
  * `kneeboard plan` reports them). The expansion of each load kind is here; what runs it is the
- * kind's driver.
+ * kind's driver. A trace replay's window comes from `traces` (`loadTraces`).
  */
-export function planLevels(workload: Workload, requestSeconds: number): LevelPlan[] {
+export function planLevels(workload: Workload, requestSeconds: number, traces?: Traces): LevelPlan[] {
   const { arrival } = workload;
-  if (arrival.mode === "poisson")
+  if (arrival.mode === "poisson" || arrival.mode === "gamma") {
+    const spacing: OpenArrival =
+      arrival.mode === "gamma" ? { arrival: "gamma", burstiness: arrival.burstiness } : { arrival: "poisson" };
     return arrival.ratesPerSecond.map((ratePerSecond, i) => ({
-      load: { kind: "open", arrival: "poisson", ratePerSecond, seed: arrival.seed, maxInFlight: arrival.maxInFlight },
-      name: `rate ${ratePerSecond} requests/s`,
+      load: { kind: "open", ...spacing, ratePerSecond, seed: arrival.seed, maxInFlight: arrival.maxInFlight },
+      name: `rate ${ratePerSecond} requests/s${arrival.mode === "gamma" ? ` (gamma, burstiness ${arrival.burstiness})` : ""}`,
       concurrency: i + 1,
       ratePerSecond,
       ...openLevelTiming(ratePerSecond, workload, requestSeconds),
     }));
+  }
+  if (arrival.mode === "trace") {
+    const trace = traceOf(traces, arrival);
+    return arrival.speedup.map((speedup, i) => ({
+      load: { kind: "trace", speedup, maxInFlight: arrival.maxInFlight, trace },
+      name: `trace ${trace.name} at speedup ${speedup}`,
+      concurrency: i + 1,
+      ratePerSecond: null,
+      ...traceLevelTiming(trace, speedup, workload, requestSeconds),
+    }));
+  }
   const talk = workload.conversation;
   return workload.concurrency.map((concurrency) => ({
     load: {
@@ -307,14 +350,23 @@ export function loadChunksPerSecond(
   chunksPerToken = DEFAULT_PLAN_ASSUMPTIONS.chunksPerToken,
 ): number {
   if (load.kind === "open") return openLoopChunksPerSecond(load.ratePerSecond, maxTokens, chunksPerToken);
+  if (load.kind === "trace") {
+    // Every request's answer once per send, over the window's span at the speedup.
+    const seconds = load.trace.durationSeconds / load.speedup;
+    return seconds > 0
+      ? (load.trace.outputTokens / seconds) * chunksPerToken
+      : load.trace.outputTokens * chunksPerToken;
+  }
   return load.concurrency * outputTokensPerSecondPerStream * chunksPerToken;
 }
 
 /**
  * The most threads a level's load can use: a closed loop's N (a thread runs at least one stream); an
- * open loop's streams are as many as its rate keeps in flight, so no bound.
+ * open loop's streams are as many as its rate keeps in flight, so no bound; a trace replay runs on
+ * one thread (each request is its own recorded one, sent by its place in the window).
  */
 export function loadThreadBound(load: LevelLoad): number {
+  if (load.kind === "trace") return 1;
   return load.kind === "open" ? Number.POSITIVE_INFINITY : load.concurrency;
 }
 
@@ -359,11 +411,12 @@ export function planTarget(
   assumptions: PlanAssumptions = DEFAULT_PLAN_ASSUMPTIONS,
   cores: number = availableParallelism(),
   scenario = "chat",
+  traces?: Traces,
 ): TargetPlan {
   const workload = workloadFor(config, target, scenario);
   const perStream = target.expectedOutputTokensPerSecond ?? assumptions.outputTokensPerSecondPerStream;
   const requestSeconds = expectedRequestSeconds(workload, perStream, assumptions);
-  const levels = planLevels(workload, requestSeconds);
+  const levels = planLevels(workload, requestSeconds, traces);
   const budget = LAMBDA_INVOCATION_SECONDS - LAMBDA_DEADLINE_MARGIN_SECONDS;
   const sum = (pick: (l: LevelPlan) => number) => levels.reduce((total, l) => total + pick(l), 0);
   const top: LevelLoad = levels.at(-1)?.load ?? { kind: "closed", concurrency: 1 };
@@ -400,11 +453,18 @@ export function planTarget(
   };
 }
 
-/** The plan of every (target, scenario) of a config: target by target, each in its scenarios' order. */
-export function planConfig(config: Config, assumptions: PlanAssumptions = DEFAULT_PLAN_ASSUMPTIONS): TargetPlan[] {
+/**
+ * The plan of every (target, scenario) of a config: target by target, each in its scenarios' order;
+ * `traces` holds the windows its trace replays send (`loadTraces`).
+ */
+export function planConfig(
+  config: Config,
+  assumptions: PlanAssumptions = DEFAULT_PLAN_ASSUMPTIONS,
+  traces?: Traces,
+): TargetPlan[] {
   const cores = availableParallelism();
   return config.targets.flatMap((target) =>
-    scenariosOf(config, target).map((scenario) => planTarget(config, target, assumptions, cores, scenario)),
+    scenariosOf(config, target).map((scenario) => planTarget(config, target, assumptions, cores, scenario, traces)),
   );
 }
 

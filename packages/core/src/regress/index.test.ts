@@ -51,6 +51,8 @@ function entry(i: number, r: () => number, f: Figures = {}, cov = 0.05, targetId
     declaredUsdPerMillionOutputTokens: null,
     invalidReasons: f.stopped ? ["no ok sample"] : [],
     goodputOutputTokensPerSecond: null,
+    cachedPromptTokenShare: null,
+    reusablePromptTokenShare: null,
     laterTurnsTtftP50Ms: null,
     conversation: null,
   });

@@ -25,6 +25,8 @@ function level(concurrency: number, valid: boolean): LevelFigures {
     declaredUsdPerMillionOutputTokens: null,
     invalidReasons: valid ? [] : ["rate-limited (429) 10 of 20 sent"],
     goodputOutputTokensPerSecond: null,
+    cachedPromptTokenShare: null,
+    reusablePromptTokenShare: null,
     laterTurnsTtftP50Ms: null,
     conversation: null,
   };

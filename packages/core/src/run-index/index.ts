@@ -47,6 +47,10 @@ export const LevelFigures = z.object({
   invalidReasons: z.array(z.string()).default([]),
   /** Output tok/s of the ok requests that each met the SLO, over the wall time; null when not recorded. */
   goodputOutputTokensPerSecond: z.number().nullable().default(null),
+  /** Cached prompt tokens the route reported over prompt tokens (the run document's level figure); null when none reported, and in entries recorded before it was. */
+  cachedPromptTokenShare: z.number().nullable().default(null),
+  /** A trace replay's reusable prompt tokens over prompt tokens: what its hash_ids allow from a cache; null for other loads and in entries recorded before it was. */
+  reusablePromptTokenShare: z.number().nullable().default(null),
   /** A conversation level: TTFT p50 of its turns 2 and later, ms; null otherwise (and in entries recorded before conversations). */
   laterTurnsTtftP50Ms: z.number().nullable().default(null),
   /** A conversation level: TTFT and cached share by turn, and the cache verdict; null otherwise. */
@@ -189,6 +193,8 @@ export function indexEntryFor(key: string, doc: RunDocument): RunIndexEntry {
       // Read tolerantly: run documents written before goodput was recorded have no such field.
       goodputOutputTokensPerSecond:
         (l as { goodputOutputTokensPerSecond?: number | null }).goodputOutputTokensPerSecond ?? null,
+      cachedPromptTokenShare: l.cachedPromptTokenShare,
+      reusablePromptTokenShare: l.reusablePromptTokenShare,
       laterTurnsTtftP50Ms: l.conversation?.laterTurnsTtftMs.p50 ?? null,
       conversation: l.conversation
         ? {

@@ -24,6 +24,8 @@ const sample: Sample = {
   decodeTokensPerSecond: 110,
   tpotMs: 9,
   chunks: 3,
+  scheduledMs: null,
+  reusablePromptTokens: null,
   responseId: "r",
   servedProvider: null,
   httpStatus: 200,
@@ -65,6 +67,7 @@ function earlierDocument(): Record<string, unknown> {
     simulated: true,
     harness: { version: "0.1.0", node: "v20", host: "h", region: null },
     workload: { concurrency: [1] },
+    trace: null,
     levels: [level],
     summary: summarizeRun([level]),
     samples: [sample],
@@ -75,7 +78,7 @@ function earlierDocument(): Record<string, unknown> {
     return copy;
   };
   return {
-    ...strip(doc, ["modelKey", "pricing", "scenario"]),
+    ...strip(doc, ["modelKey", "pricing", "scenario", "trace"]),
     levels: doc.levels.map((l) =>
       strip(l, [
         "ttftAnswerMs",
@@ -87,6 +90,7 @@ function earlierDocument(): Record<string, unknown> {
         "staleSockets",
         "requestsSentTwice",
         "invalid",
+        "reusablePromptTokenShare",
         "conversation",
       ]),
     ),
@@ -104,6 +108,8 @@ function earlierDocument(): Record<string, unknown> {
         "staleSocketMs",
         "connectMs",
         "tlsMs",
+        "scheduledMs",
+        "reusablePromptTokens",
       ]),
     ),
   };
@@ -116,6 +122,7 @@ describe("documents stored before the reader's figures", () => {
       scenario: "chat",
       modelKey: null,
       pricing: null,
+      trace: null,
       summary: { capacity: null, goodputPeak: null },
     });
     expect(doc.levels[0]).toMatchObject({
@@ -128,6 +135,7 @@ describe("documents stored before the reader's figures", () => {
       staleSockets: null,
       requestsSentTwice: null,
       invalid: [],
+      reusablePromptTokenShare: null,
       conversation: null,
     });
     expect(doc.samples[0]).toMatchObject({
@@ -142,6 +150,8 @@ describe("documents stored before the reader's figures", () => {
       staleSocketMs: null,
       connectMs: null,
       tlsMs: null,
+      scheduledMs: null,
+      reusablePromptTokens: null,
     });
   });
 

@@ -32,7 +32,8 @@ export type Distribution = z.infer<typeof Distribution>;
 /**
  * What a level offers the endpoint, one member per kind (docs/run-document.md#load): `closed`, N
  * requests kept in flight (each one's end starts the next); `open`, requests sent on a schedule of
- * arrivals at `ratePerSecond`, whatever is in flight. A new traffic shape is a new member.
+ * arrivals at `ratePerSecond`, whatever is in flight; `trace`, a recorded trace's requests sent at
+ * their timestamps divided by `speedup`. A new traffic shape is a new member.
  */
 export const Load = z.discriminatedUnion("kind", [
   z.object({
@@ -42,16 +43,26 @@ export const Load = z.discriminatedUnion("kind", [
   }),
   z.object({
     kind: z.literal("open"),
-    /** How sends are spaced: `poisson`, exponential gaps from a seeded generator. */
-    arrival: z.literal("poisson"),
+    /**
+     * How sends are spaced: `poisson`, exponential gaps from a seeded generator; `gamma`, gamma gaps
+     * of shape `burstiness` and mean 1 / rate from a seeded generator.
+     */
+    arrival: z.enum(["poisson", "gamma"]),
     /** The offered rate, requests/s. */
     ratePerSecond: z.number().positive(),
+    /** Gamma arrivals: the gaps' shape (1 is Poisson, smaller is burstier; a gap's CV is 1 / sqrt(burstiness)). Absent for Poisson. */
+    burstiness: z.number().positive().optional(),
+  }),
+  z.object({
+    kind: z.literal("trace"),
+    /** The trace's timestamps were divided by this: 2 sends the same requests twice as fast. */
+    speedup: z.number().positive(),
   }),
 ]);
 export type Load = z.infer<typeof Load>;
 
-/** The axis a load is placed on: a closed loop's concurrency, an open loop's offered rate. */
-export type LoadAxis = "concurrency" | "rate";
+/** The axis a load is placed on: a closed loop's concurrency, an open loop's offered rate, a trace replay's speedup. */
+export type LoadAxis = "concurrency" | "rate" | "speedup";
 
 /** The axis of a load's kind. */
 export function loadAxis(load: Load): LoadAxis {
@@ -60,16 +71,20 @@ export function loadAxis(load: Load): LoadAxis {
       return "concurrency";
     case "open":
       return "rate";
+    case "trace":
+      return "speedup";
   }
 }
 
-/** A load's place on its axis (`loadAxis`): N for a closed loop, requests/s for an open one; what ranks and charts read. */
+/** A load's place on its axis (`loadAxis`): N for a closed loop, requests/s for an open one, a replay's speedup; what ranks and charts read. */
 export function loadPosition(load: Load): number {
   switch (load.kind) {
     case "closed":
       return load.concurrency;
     case "open":
       return load.ratePerSecond;
+    case "trace":
+      return load.speedup;
   }
 }
 
@@ -78,18 +93,27 @@ export function concurrencyOf(load: Load): number | null {
   return load.kind === "closed" ? load.concurrency : null;
 }
 
-/** True when two loads are the same: the same kind at the same place on its axis. */
+/** True when two loads are the same: the same kind at the same place on its axis (an open loop's: with the same arrivals). */
 export function sameLoad(a: Load, b: Load): boolean {
-  return a.kind === b.kind && loadPosition(a) === loadPosition(b);
+  if (a.kind !== b.kind || loadPosition(a) !== loadPosition(b)) return false;
+  // Poisson and gamma arrivals at one rate, or gamma at two burstinesses, are different traffic.
+  return a.kind !== "open" || b.kind !== "open" || (a.arrival === b.arrival && a.burstiness === b.burstiness);
 }
 
-/** A load in words, the same in tables, pages and the CLI: `N=8`, or an open loop's `4 req/s`. */
+/**
+ * A load in words, the same in tables, pages and the CLI: `N=8`, an open loop's `4 req/s` (gamma
+ * arrivals: `4 req/s, burstiness 0.25`), a trace replay's `trace x2`.
+ */
 export function loadWords(load: Load): string {
   switch (load.kind) {
     case "closed":
       return `N=${load.concurrency}`;
     case "open":
-      return `${load.ratePerSecond} req/s`;
+      return load.arrival === "gamma" && load.burstiness !== undefined
+        ? `${load.ratePerSecond} req/s, burstiness ${load.burstiness}`
+        : `${load.ratePerSecond} req/s`;
+    case "trace":
+      return `trace x${load.speedup}`;
   }
 }
 
@@ -149,6 +173,18 @@ export const Sample = z.object({
   interChunkMs: z.array(z.number()).optional(),
   /** Content chunks received. */
   chunks: z.number().int().nonnegative(),
+  /**
+   * Open loop and trace replay: when the request's send was due, ms from the level's start (its first
+   * send's due time); compare with `startMs` to check the schedule was kept. Null for a closed loop
+   * and in documents stored before it was recorded.
+   */
+  scheduledMs: z.number().nullable().default(null),
+  /**
+   * Trace replay: the prompt tokens of the request's leading `hash_ids` blocks already sent earlier in
+   * the level's replay, what a perfect prefix cache could serve. Null for other loads and in documents
+   * stored before it was recorded.
+   */
+  reusablePromptTokens: z.number().int().nonnegative().nullable().default(null),
   responseId: z.string().nullable(),
   /** The provider that served the request, as the response says (gateway field, header or model). */
   servedProvider: z.string().nullable(),
@@ -409,6 +445,12 @@ export const Level = z.object({
   tokensFromChunks: z.boolean(),
   /** Cached prompt tokens / prompt tokens of the ok samples that report both (0..1); null when none reports. */
   cachedPromptTokenShare: z.number().nonnegative().nullable().default(null),
+  /**
+   * Trace replay: `reusablePromptTokens` / prompt tokens of the ok samples that report prompt tokens
+   * (0..1), what the trace's `hash_ids` allow from a cache, beside `cachedPromptTokenShare`, what the
+   * route reported; null for other loads and in documents stored before it was recorded.
+   */
+  reusablePromptTokenShare: z.number().nonnegative().nullable().default(null),
   /** A conversation level's figures by turn and what they say of the prompt cache; null outside conversations (and in documents stored before them). */
   conversation: ConversationFigures.nullable().default(null),
   /** USD per million output tokens: metered by the gateway, and declared from the target's pricing. */
@@ -508,6 +550,30 @@ export const RouteRecord = z.object({
   deployment: z.string().optional(),
 });
 
+/** A replayed trace as the run document records it: which file, which window, and its digest. */
+export const TraceRecord = z.object({
+  /** The trace file's name (its base name, without the folders it sat in). */
+  name: z.string(),
+  format: z.enum(["mooncake", "burstgpt"]),
+  /** SHA-256 of the whole file, hex: the same digest is the same trace. */
+  sha256: z.string(),
+  /** The window replayed: `start` seconds into the trace, at most `limit` requests (null: all from `start`). */
+  start: z.number().nonnegative(),
+  limit: z.number().int().positive().nullable(),
+  /** Requests in the window, and the span of their timestamps at speedup 1, seconds. */
+  requests: z.number().int().positive(),
+  durationSeconds: z.number().nonnegative(),
+  /** Rows of the window skipped as failures in the source (BurstGPT: 0 response tokens). */
+  skipped: z.number().int().nonnegative(),
+  /** Prompt tokens one `hash_ids` entry stands for. */
+  blockSize: z.number().int().positive(),
+  /** Prompt and output tokens of the window's requests, and the share of prompt tokens its `hash_ids` allow from a cache. */
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  reusablePromptTokenShare: z.number().nonnegative(),
+});
+export type TraceRecord = z.infer<typeof TraceRecord>;
+
 /** The run document as written today (version 2); `RunDocument` reads version 1 too. */
 export const RunDocumentV2 = z.object({
   schemaVersion: z.literal(2),
@@ -533,6 +599,8 @@ export const RunDocumentV2 = z.object({
   simulated: z.boolean(),
   harness: z.object({ version: z.string(), node: z.string(), host: z.string(), region: z.string().nullable() }),
   workload: z.record(z.string(), z.unknown()),
+  /** The trace a trace-replay run replayed; null for other runs and in documents stored before it was recorded. */
+  trace: TraceRecord.nullable().default(null),
   levels: z.array(Level),
   summary: Summary,
   samples: z.array(Sample),

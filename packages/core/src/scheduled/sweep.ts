@@ -11,6 +11,7 @@ import { type RunIndex, saveRun } from "../run-index/index.ts";
 import { type Scheduler, systemScheduler } from "../scheduler/index.ts";
 import type { Store } from "../store/index.ts";
 import { runSweep } from "../sweep/index.ts";
+import type { Traces } from "../trace/index.ts";
 import {
   type BatchItemFailure,
   excerpt,
@@ -37,6 +38,8 @@ export const DEFAULT_HANDOVER_LEASE_MS = 15 * 60_000;
 
 export interface SweepDeps {
   config: Config;
+  /** The windows of the traces the config replays (`loadTraces`, from the files deployed beside it). */
+  traces?: Traces;
   store: Store;
   index: RunIndex;
   claims: RunClaims;
@@ -209,6 +212,7 @@ async function sweepClaimed(c: Claimed): Promise<Outcome> {
     target,
     workload: workloadFor(deps.config, target, scenario),
     scenario,
+    traces: deps.traces,
     apiKey: deps.apiKeyFor?.(target),
     runId,
     scheduler: clock,

@@ -140,6 +140,8 @@ function run(shape: RunShape): RunIndexEntry {
     meetsSlo: null,
     meteredUsdPerMillionOutputTokens: null,
     declaredUsdPerMillionOutputTokens: null,
+    cachedPromptTokenShare: null,
+    reusablePromptTokenShare: null,
     laterTurnsTtftP50Ms: null,
     conversation: null,
   }));
@@ -351,6 +353,32 @@ describe("an open loop's standing", () => {
     expect(s.levels.every((l) => l.load.kind === "closed")).toBe(true);
     expect(s.peak?.load.kind).toBe("closed");
     expect(Object.keys(s.capacity ?? {})).toEqual(["level", "load"]);
+  });
+});
+
+describe("a trace replay's standing", () => {
+  /** A run of a replay at speedups 1, 2 and 4 (levels 1-3). */
+  const replay = (hoursAgo: number, aggregate: Record<number, number>) => {
+    const entry = run({ hoursAgo, aggregate });
+    for (const l of entry.levels) l.load = { kind: "trace", speedup: [1, 2, 4][l.level - 1] as number };
+    return entry;
+  };
+
+  it("keys its levels by speedup, reads its peak there, and gives no knee in users or requests/s", () => {
+    const s = standingOf("t", [replay(1, { 1: 100, 2: 150, 3: 160 }), replay(2, { 1: 110, 2: 160, 3: 170 })], {
+      now: NOW,
+    });
+    expect(s.levels.map((l) => l.load)).toEqual([1, 2, 4].map((speedup) => ({ kind: "trace", speedup })));
+    expect(s.peak?.load).toEqual({ kind: "trace", speedup: 4 });
+    expect(s.kneeConcurrency).toBeNull();
+    expect(Object.keys(s)).not.toContain("kneeRequestsPerSecond");
+    expect(s.singleStream).toBeNull();
+  });
+
+  it("takes only runs on the newest run's axis: a closed loop's runs before the replay do not enter", () => {
+    const closed = run({ hoursAgo: 3, aggregate: { 1: 1000, 2: 1000 } });
+    const s = standingOf("t", [replay(1, { 1: 100, 2: 150, 3: 160 }), closed], { now: NOW });
+    expect(s.runIds).not.toContain(closed.runId);
   });
 });
 

@@ -8,8 +8,8 @@
  */
 import { z } from "zod";
 import { DEFAULT_STANDING, type StandingConfig } from "../config/index.ts";
-import { DEFAULT_SLO, isOpenLoopRun, kneeIndex } from "../metrics/index.ts";
-import { CacheVerdict, Load, loadPosition, sameLoad } from "../run/index.ts";
+import { DEFAULT_SLO, kneeIndex } from "../metrics/index.ts";
+import { CacheVerdict, Load, loadAxis, loadPosition, sameLoad } from "../run/index.ts";
 import { bySeries, type LevelFigures, type RunIndexEntry } from "../run-index/index.ts";
 
 /** The confidence the median's interval aims for (a share, 0..1). */
@@ -273,16 +273,19 @@ export interface StandingOptions {
  *
  * Levels are keyed by load and laid along its axis (`loadPosition`). An open loop (its newest run's
  * levels are open) is keyed by rate: its knee is `kneeRequestsPerSecond` (`kneeConcurrency` null), and
- * it has no single stream or scaling efficiency. Only runs of the newest run's kind enter (a scenario
- * that changed its arrivals starts its standing again).
+ * it has no single stream or scaling efficiency; a trace replay is keyed by speedup, with no knee.
+ * Only runs on the newest run's axis enter (a scenario that changed its arrivals starts its standing again).
  */
 export function standingOf(targetId: string, entries: readonly RunIndexEntry[], options: StandingOptions): Standing {
   const config = options.config ?? DEFAULT_STANDING;
   const slo = options.slo ?? DEFAULT_SLO;
   const window = standingRuns(entries, options.now, config);
   const { beyondWindow } = window;
-  const openLoop = window.runs[0] !== undefined && isOpenLoopRun(window.runs[0].levels);
-  const runs = window.runs.filter((r) => isOpenLoopRun(r.levels) === openLoop);
+  // A run's axis is its levels' (a run's levels share one kind): concurrency, rate, or a replay's speedup.
+  const axisOf = (r: RunIndexEntry) => (r.levels[0] ? loadAxis(r.levels[0].load) : "concurrency");
+  const axis = window.runs[0] !== undefined ? axisOf(window.runs[0]) : "concurrency";
+  const openLoop = axis === "rate";
+  const runs = window.runs.filter((r) => axisOf(r) === axis);
   const ladder = new Map<string, Load>();
   for (const r of runs) for (const l of r.levels) ladder.set(`${l.load.kind} ${loadPosition(l.load)}`, l.load);
   const levels = [...ladder.values()]
@@ -339,7 +342,8 @@ export function standingOf(targetId: string, entries: readonly RunIndexEntry[], 
           perStreamOutputTokensPerSecond: peakLevel.perStreamOutputTokensPerSecondP50,
         }
       : null,
-    kneeConcurrency: openLoop ? null : knee,
+    // A knee is in users (closed) or requests/s (open); a replay's speedup knee is neither.
+    kneeConcurrency: axis === "concurrency" ? knee : null,
     ...(openLoop ? { kneeRequestsPerSecond: knee } : {}),
     saturated,
     scalingEfficiency,

@@ -11,7 +11,7 @@
 import type { ClientHealth } from "../client/health.ts";
 import type { RawResult } from "../client/index.ts";
 import type { LevelInput } from "../metrics/index.ts";
-import type { LevelLoad } from "../plan/index.ts";
+import type { LevelLoad, OpenArrival } from "../plan/index.ts";
 import type { Scheduler } from "../scheduler/index.ts";
 import type { ConversationSpec, Turn } from "./conversation.ts";
 import type { InFlightTracker } from "./in-flight.ts";
@@ -36,13 +36,25 @@ export type DriveSpec =
     }
   | {
       kind: "open";
-      /** This stream's rate, requests/s (the level's, or its share on a thread). */
+      /** How the gaps are drawn (see `arrivalGapsMs`). */
+      spacing: OpenArrival;
+      /** This stream's rate, requests/s (the level's, or a Poisson stream's share on a thread). */
       ratePerSecond: number;
       seed: number;
       /** The level's number: each level draws its own schedule. */
       level: number;
-      /** Which of the level's independent streams (see `poissonGapsMs`). */
+      /** Which of the level's independent streams (see `arrivalGapsMs`). */
       stream: number;
+      /** On threads, gamma arrivals: this spec sends arrivals `at`, `at + every`, ... of the one schedule (null: all). */
+      deal: { every: number; at: number } | null;
+      maxInFlight: number;
+    }
+  | {
+      kind: "trace";
+      /** Each request's send time, ms from the level's start: the window's timestamps divided by the speedup. */
+      offsetsMs: number[];
+      /** The window's rate at the speedup: its requests after the first over its span, requests/s (0 for a single request). */
+      ratePerSecond: number;
       maxInFlight: number;
     };
 

@@ -44,10 +44,12 @@ describe("the open-loop driver", () => {
     expect(driver.warmupWorkers(load, 0)).toBe(0);
     expect(driver.prepare(load, { level: 2, expectedRequestMs: 0 })).toEqual({
       kind: "open",
+      spacing: { arrival: "poisson" },
       ratePerSecond: 30,
       seed: 7,
       level: 2,
       stream: 0,
+      deal: null,
       maxInFlight: 64,
     });
   });
@@ -55,7 +57,33 @@ describe("the open-loop driver", () => {
   it("splits into independent streams at rate / T, maxInFlight / T each", () => {
     const spec = driver.prepare(load, { level: 2, expectedRequestMs: 0 });
     expect(driver.split(spec, 3)).toEqual(
-      [0, 1, 2].map((stream) => ({ kind: "open", ratePerSecond: 10, seed: 7, level: 2, stream, maxInFlight: 21 })),
+      [0, 1, 2].map((stream) => ({
+        kind: "open",
+        spacing: { arrival: "poisson" },
+        ratePerSecond: 10,
+        seed: 7,
+        level: 2,
+        stream,
+        deal: null,
+        maxInFlight: 21,
+      })),
     );
+  });
+
+  it("deals one gamma schedule's arrivals round to T threads, each at the level's rate", () => {
+    const gamma = {
+      kind: "open",
+      arrival: "gamma",
+      burstiness: 0.25,
+      ratePerSecond: 30,
+      seed: 7,
+      maxInFlight: 64,
+    } as const;
+    const spec = driver.prepare(gamma, { level: 2, expectedRequestMs: 0 });
+    expect(driver.split(spec, 3).map((s) => (s.kind === "open" ? [s.ratePerSecond, s.stream, s.deal] : null))).toEqual([
+      [30, 0, { every: 3, at: 0 }],
+      [30, 0, { every: 3, at: 1 }],
+      [30, 0, { every: 3, at: 2 }],
+    ]);
   });
 });

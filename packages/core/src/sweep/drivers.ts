@@ -6,12 +6,14 @@ import type { LevelLoad } from "../plan/index.ts";
 import { closedLoop } from "./closed-loop.ts";
 import type { DriveSpec, LevelDriver } from "./driver.ts";
 import { openLoop } from "./open-loop.ts";
+import { traceReplay } from "./trace-replay.ts";
 
 const DRIVERS: {
   [K in LevelLoad["kind"]]: LevelDriver<Extract<LevelLoad, { kind: K }>, Extract<DriveSpec, { kind: K }>>;
 } = {
   closed: closedLoop,
   open: openLoop,
+  trace: traceReplay,
 };
 
 /** The driver of a load kind. */

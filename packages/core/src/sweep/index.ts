@@ -22,6 +22,7 @@ import {
 } from "../plan/index.ts";
 import type { Level, RunDocument, Sample, Stop } from "../run/index.ts";
 import { type Scheduler, systemScheduler } from "../scheduler/index.ts";
+import { type Traces, traceOf, traceRecord } from "../trace/index.ts";
 import { PromptSizer } from "../workload/index.ts";
 import { type RequestSender, runLevel, Stopped } from "./level.ts";
 import { type ThreadHost, workerThreads } from "./threads.ts";
@@ -54,6 +55,8 @@ export interface SweepProgress {
   threads: number;
   /** An open-loop level's request rate, requests/s (its `concurrency` is then the level's number). */
   ratePerSecond?: number;
+  /** A trace replay's speedup (its `concurrency` is then the level's number). */
+  speedup?: number;
 }
 
 export interface SweepOptions {
@@ -61,6 +64,8 @@ export interface SweepOptions {
   workload: Workload;
   /** The scenario the workload is (default `chat`), written into the run document. */
   scenario?: string;
+  /** The windows of the traces the config replays (`loadTraces`); needed when the workload's arrival is a trace. */
+  traces?: Traces;
   /** The key read from `target.apiKeyEnv`; never stored or logged. */
   apiKey?: string;
   /** Defaults to a random id; the AWS deployment derives it from the schedule slot. */
@@ -180,17 +185,18 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
       region: process.env.AWS_REGION ?? null,
     },
     workload: { ...workload },
+    trace: workload.arrival.mode === "trace" ? traceRecord(traceOf(options.traces, workload.arrival)) : null,
     levels,
     summary: summarizeRun(levels, { stop }),
     samples,
   });
 
   const perStream = target.expectedOutputTokensPerSecond ?? DEFAULT_PLAN_ASSUMPTIONS.outputTokensPerSecondPerStream;
-  const plan = planLevels(workload, expectedRequestSeconds(workload, perStream));
+  const plan = planLevels(workload, expectedRequestSeconds(workload, perStream), options.traces);
   const threadHost =
     options.threadHost ?? (clock.threadable ? workerThreads(clock.threadable.timeOriginMs) : undefined);
   for (let levelIndex = options.startLevelIndex ?? 0; levelIndex < plan.length && !stop; levelIndex++) {
-    const { concurrency, load, name, ratePerSecond } = plan[levelIndex] as LevelPlan;
+    const { concurrency, load, name, ratePerSecond, requests, levelDurationSeconds } = plan[levelIndex] as LevelPlan;
     try {
       const threads = levelThreads(options, load, levels.at(-1));
       const result = await runLevel({
@@ -206,6 +212,8 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
         stopReason,
         sizer,
         load,
+        requests,
+        levelDurationSeconds,
         watchHealth: options.watchHealth,
         expectedRequestMs: levels.at(-1)?.e2eMs.p50,
         signal: options.signal,
@@ -219,6 +227,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
             levelCount: plan.length,
             threads,
             ...(ratePerSecond !== null ? { ratePerSecond } : {}),
+            ...(load.kind === "trace" ? { speedup: load.speedup } : {}),
           }),
       });
       if (result.simulated) simulated = true;

@@ -186,6 +186,10 @@ export interface LevelContext {
   deadlineMs?: number;
   /** What the level sends (its `LevelPlan`'s load), run by that kind's driver. */
   load: LevelLoad;
+  /** Its `LevelPlan`'s measured requests (null: it runs for `levelDurationSeconds`). */
+  requests: number | null;
+  /** Its `LevelPlan`'s time of sends, seconds; null with a request count. */
+  levelDurationSeconds: number | null;
   /** Watches the client process's own load through the measured loop (default `watchClientHealth`). */
   watchHealth?: () => HealthWatch;
   /** The previous level's e2e p50, ms: how long a request is expected to take (else the warm-up's). */
@@ -218,7 +222,7 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
   const sized = (r: LoopResult) => {
     if (r.raw.outcome === "ok" && (r.turn ?? 1) === 1) sizer.observe(chars, r.raw.promptTokens);
   };
-  const total = workload.requestsPerLevel ?? null;
+  const total = ctx.requests;
   const runner = new LevelRunner(concurrency, workload.warmupRequests, total, ctx.stopReason);
   const { signal } = runner.abort;
   const disarm = runner.stopOn(scheduler, ctx.signal, ctx.deadlineMs);
@@ -246,6 +250,18 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
     if (runner.stopped) throw new Stopped(runner.stopped);
     place = { ...place, charsPerToken: sizer.charsPerToken };
     chars = promptChars(place);
+    // A replay's blocks are sized once, after the warm-up, so each id is the same text all through the level.
+    const replay = ctx.load.kind === "trace" ? ctx.load.trace : null;
+    if (replay)
+      place.replay = {
+        requests: replay.requests,
+        place: {
+          runId: place.runId,
+          level: ctx.levelNumber,
+          blockSize: replay.blockSize,
+          charsPerToken: sizer.charsPerToken,
+        },
+      };
 
     runner.begin(total ?? Number.POSITIVE_INFINITY, true);
     const spec = driver.prepare(ctx.load, {
@@ -255,14 +271,14 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
     let firstSendMs = scheduler.now();
     const startClock = () => {
       firstSendMs = scheduler.now();
-      if (workload.levelDurationSeconds !== undefined)
-        runner.endMs = firstSendMs + workload.levelDurationSeconds * 1000;
+      if (ctx.levelDurationSeconds !== null) runner.endMs = firstSendMs + ctx.levelDurationSeconds * 1000;
       return runner.endMs;
     };
     let okTokens = 0;
     const onMeasured = (r: LoopResult): boolean => {
       if (!runner.accept(r)) return false;
-      sized(r);
+      // A replayed prompt's size is its recorded request's, not the workload's: it teaches the sizer nothing.
+      if (!replay) sized(r);
       if (r.raw.outcome === "ok") okTokens += r.raw.completionTokens ?? r.raw.contentChunks.length;
       ctx.progress({
         done: runner.results.length,
@@ -316,12 +332,19 @@ function promptChars(place: RequestPlace): number {
   return requestChars(chatRequest(place, 0, false, new AbortController().signal));
 }
 
-/** How the run document names what a level sent: its load, without the driver's own settings (seed, maxInFlight). */
+/** How the run document names what a level sent: its load, without the driver's own settings (seed, maxInFlight, the window). */
 function documentLoad(load: LevelLoad): Load {
   // A conversation is the level's workload (its samples' turns, its `conversation` figures), not another load.
-  return load.kind === "open"
-    ? { kind: "open", arrival: "poisson", ratePerSecond: load.ratePerSecond }
-    : { kind: "closed", concurrency: load.concurrency };
+  switch (load.kind) {
+    case "open":
+      return load.arrival === "gamma"
+        ? { kind: "open", arrival: "gamma", ratePerSecond: load.ratePerSecond, burstiness: load.burstiness }
+        : { kind: "open", arrival: "poisson", ratePerSecond: load.ratePerSecond };
+    case "trace":
+      return { kind: "trace", speedup: load.speedup };
+    case "closed":
+      return { kind: "closed", concurrency: load.concurrency };
+  }
 }
 
 function summarize(
@@ -339,7 +362,13 @@ function summarize(
   const lastSendMs = Math.max(firstSendMs, ...results.map((r) => r.raw.startMs));
   const samples = [...results]
     .sort((a, b) => a.index - b.index)
-    .map((r) => toSample(r.raw, ctx.levelNumber, r.index, ctx.origin, r.turn));
+    .map((r) =>
+      toSample(r.raw, ctx.levelNumber, r.index, ctx.origin, {
+        turn: r.turn,
+        scheduledMs: r.scheduledMs,
+        reusablePromptTokens: ctx.load.kind === "trace" ? ctx.load.trace.reusablePromptTokens[r.index] : null,
+      }),
+    );
   // The judged window opens once the first N requests are out: sending them one after another
   // is the ramp of the method.
   const sendTimes = results.map((r) => r.raw.startMs).sort((a, b) => a - b);

@@ -50,6 +50,8 @@ export interface LoopResult {
   seq: number;
   raw: RawResult;
   endMs: number;
+  /** An open loop's or trace replay's: when the send was due, ms from the loop's start (absent for a closed loop). */
+  scheduledMs?: number;
   /** A conversation's turn, 1-based; absent outside conversations. */
   turn?: number;
 }

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { loadPosition } from "../run/index.ts";
 import { runSweep } from "./index.ts";
-import { poissonGapsMs } from "./open-loop.ts";
+import { arrivalGapsMs, dealtGapsMs, poissonGapsMs } from "./open-loop.ts";
 import { setup } from "./scripted.fixture.ts";
 
 /** The first `count` send offsets of a schedule, ms. */
@@ -98,5 +98,73 @@ describe("an open-loop level", () => {
     await scheduler.run(runSweep(options));
     const due = schedule(20, 7, 1, 200).filter((t) => t < 3000);
     expect(endpoint.arrivals.map((a) => a.atMs)).toEqual(due);
+  });
+});
+
+describe("arrivalGapsMs, gamma", () => {
+  // 100,000 seeded draws at 20 requests/s (mean gap 50 ms). A gap's CV is c = 1 / sqrt(burstiness),
+  // so the mean's standard error is c / sqrt(1e5): 0.63 % of the mean at c = 2, and 2 % is over 3
+  // standard errors. The CV's standard error is about c * sqrt((2 + 6 / burstiness) / 4e5): 0.8 % of
+  // it at burstiness 0.25 and 0.3 % at 4, so 5 % is over 6 standard errors. Seeded: the same numbers every run.
+  const DRAWS = 100_000;
+  for (const burstiness of [0.25, 1, 4]) {
+    it(`has gaps of mean 1 / rate and CV 1 / sqrt(burstiness) at burstiness ${burstiness}`, () => {
+      const gaps = arrivalGapsMs({ arrival: "gamma", burstiness }, 20, 11, 1);
+      const drawn = Array.from({ length: DRAWS }, gaps);
+      const mean = drawn.reduce((a, b) => a + b, 0) / DRAWS;
+      const sd = Math.sqrt(drawn.reduce((a, b) => a + (b - mean) ** 2, 0) / (DRAWS - 1));
+      const cv = 1 / Math.sqrt(burstiness);
+      const meanStandardError = (50 * cv) / Math.sqrt(DRAWS);
+      expect(Math.abs(mean - 50)).toBeLessThan(0.02 * 50);
+      expect(Math.abs(mean - 50)).toBeLessThan(4 * meanStandardError);
+      expect(Math.abs(sd / mean / cv - 1)).toBeLessThan(0.05);
+      expect(drawn.every((g) => g >= 0)).toBe(true);
+    });
+  }
+
+  it("gives the same schedule for the same seed and level, another for another level", () => {
+    const draw = (level: number) =>
+      Array.from({ length: 50 }, arrivalGapsMs({ arrival: "gamma", burstiness: 0.5 }, 5, 7, level));
+    expect(draw(1)).toEqual(draw(1));
+    expect(draw(2)).not.toEqual(draw(1));
+  });
+
+  it("dealt to 3 threads, sends each arrival of the one schedule once", () => {
+    const one = arrivalGapsMs({ arrival: "gamma", burstiness: 0.25 }, 20, 3, 1);
+    const offsets = [0];
+    for (let i = 1; i < 30; i++) offsets.push((offsets.at(-1) as number) + one());
+    const dealt = [0, 1, 2].flatMap((at) => {
+      const gaps = dealtGapsMs(arrivalGapsMs({ arrival: "gamma", burstiness: 0.25 }, 20, 3, 1), 3, at);
+      const own = [gaps()];
+      for (let i = 1; i < 10; i++) own.push((own.at(-1) as number) + gaps());
+      return own;
+    });
+    const sorted = [...dealt].sort((a, b) => a - b);
+    expect(sorted).toEqual(offsets.map((ms) => expect.closeTo(ms, 6)));
+  });
+});
+
+describe("a gamma open-loop level", () => {
+  it("sends on the gamma schedule, records its load with the burstiness, and every sample's scheduledMs", async () => {
+    const { scheduler, endpoint, options } = setup(
+      {
+        arrival: { mode: "gamma", ratesPerSecond: [10], burstiness: 0.25, seed: 7 },
+        warmupRequests: 0,
+        requestsPerLevel: 60,
+      },
+      () => ({ outcome: "ok", durationMs: 500 }),
+    );
+    const doc = await scheduler.run(runSweep(options));
+    const gaps = arrivalGapsMs({ arrival: "gamma", burstiness: 0.25 }, 10, 7, 1);
+    const expected = [0];
+    while (expected.length < 60) expected.push((expected.at(-1) as number) + gaps());
+    expect(endpoint.arrivals.map((a) => a.atMs)).toEqual(expected);
+    const level = doc.levels[0] as (typeof doc.levels)[number];
+    expect(level.load).toEqual({ kind: "open", arrival: "gamma", ratePerSecond: 10, burstiness: 0.25 });
+    expect(level.scheduleLagMs).toEqual({ p50: 0, p99: 0 });
+    // On the manual scheduler every send leaves on time: its start is its due time.
+    const first = Math.min(...doc.samples.map((s) => s.startMs));
+    for (const s of doc.samples) expect(s.scheduledMs).toBeCloseTo(s.startMs - first, 9);
+    expect(doc.samples.map((s) => s.scheduledMs)).toEqual(expected.map((ms) => expect.closeTo(ms, 9)));
   });
 });

@@ -2,6 +2,7 @@
 import type { FirstTokenWatch } from "../client/health.ts";
 import type { ChatMessage, ChatRequest, RawResult } from "../client/index.ts";
 import type { Workload } from "../config/index.ts";
+import { type ReplayPlace, replayPrompt, type TraceRequest } from "../trace/index.ts";
 import { promptFor, questionFor, systemPromptFor } from "../workload/index.ts";
 import type { Turn } from "./conversation.ts";
 
@@ -29,6 +30,12 @@ export interface RequestPlace {
   workload: RequestWorkload;
   /** Characters per prompt token the prompts are sized with (`PromptSizer`); default `CHARS_PER_TOKEN`. */
   charsPerToken?: number;
+  /**
+   * A trace replay's measured requests: request k is the window's k-th, its prompt built from its
+   * `hash_ids` blocks (`replayPrompt`) and its `max_tokens` its output length. Warm-up requests are
+   * the workload's own.
+   */
+  replay?: { requests: readonly TraceRequest[]; place: ReplayPlace };
 }
 
 /**
@@ -45,8 +52,9 @@ export function chatRequest(
   turn?: Turn,
 ): ChatRequest {
   const { workload } = place;
+  const replayed = warmup ? undefined : place.replay?.requests[index];
   const common = {
-    maxTokens: workload.maxTokens,
+    maxTokens: replayed ? replayed.outputTokens : workload.maxTokens,
     temperature: workload.temperature,
     ignoreEos: workload.ignoreEos,
     timeoutMs: workload.requestTimeoutSeconds * 1000,
@@ -57,14 +65,17 @@ export function chatRequest(
   const conversation = workload.conversation;
   if (!conversation)
     return {
-      prompt: promptFor({
-        runId: place.runId,
-        level: place.concurrency,
-        index,
-        warmup,
-        promptTokens: workload.promptTokens,
-        charsPerToken: place.charsPerToken,
-      }),
+      prompt:
+        replayed && place.replay
+          ? replayPrompt(replayed, index, place.replay.place)
+          : promptFor({
+              runId: place.runId,
+              level: place.concurrency,
+              index,
+              warmup,
+              promptTokens: workload.promptTokens,
+              charsPerToken: place.charsPerToken,
+            }),
       ...common,
     };
   const { conversation: number, turn: at, answers } = turn ?? { conversation: index, turn: 1, answers: [] };

@@ -3,8 +3,24 @@ import type { RawResult } from "../client/index.ts";
 import { deriveSampleFigures } from "../metrics/index.ts";
 import type { Sample } from "../run/index.ts";
 
-/** Turns a raw client result into a sample with the per-request figures of docs/methodology.md; `turn` in a conversation. */
-export function toSample(raw: RawResult, level: number, index: number, origin: number, turn?: number): Sample {
+/** What a sample records beyond the client's result: its conversation turn, its schedule (open loop, trace replay), its reusable tokens. */
+export interface SampleExtras {
+  /** A conversation's turn, 1-based; absent outside conversations. */
+  turn?: number;
+  /** When the send was due, ms from the level's start; null for a closed loop. */
+  scheduledMs?: number | null;
+  /** A trace replay's reusable prompt tokens (its leading hash_ids blocks already sent); null otherwise. */
+  reusablePromptTokens?: number | null;
+}
+
+/** Turns a raw client result into a sample with the per-request figures of docs/methodology.md. */
+export function toSample(
+  raw: RawResult,
+  level: number,
+  index: number,
+  origin: number,
+  extras: SampleExtras = {},
+): Sample {
   const fromUsage = raw.completionTokens !== null;
   const completionTokens = fromUsage
     ? raw.completionTokens
@@ -20,7 +36,7 @@ export function toSample(raw: RawResult, level: number, index: number, origin: n
   return {
     level,
     index,
-    turn: turn ?? null,
+    turn: extras.turn ?? null,
     outcome: raw.outcome,
     startMs: raw.startMs - origin,
     ttftMs: figures.ttftMs,
@@ -41,6 +57,8 @@ export function toSample(raw: RawResult, level: number, index: number, origin: n
     tpotMs: figures.tpotMs,
     interChunkMs: figures.interChunkMs,
     chunks: raw.contentChunks.length,
+    scheduledMs: extras.scheduledMs ?? null,
+    reusablePromptTokens: extras.reusablePromptTokens ?? null,
     responseId: raw.responseId,
     servedProvider: raw.servedProvider,
     httpStatus: raw.httpStatus,

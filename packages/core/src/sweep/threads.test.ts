@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { loadPosition, type RunDocument } from "../run/index.ts";
 import { runSweep } from "./index.ts";
-import { poissonGapsMs } from "./open-loop.ts";
+import { arrivalGapsMs, poissonGapsMs } from "./open-loop.ts";
 import { type Script, setup, TOKENS } from "./scripted.fixture.ts";
 import { inProcessThreads } from "./threads.ts";
 
@@ -151,5 +151,28 @@ describe("an open-loop level on 2 threads", () => {
     expect(level.scheduleLagMs).toEqual({ p50: 0, p99: 0 });
     // From the first measured send (50 ms) to the last one's end (+50 ms).
     expect(level.wallTimeMs).toBe(expected.at(-1));
+  });
+});
+
+describe("a gamma open-loop level on 2 threads", () => {
+  it("sends the one gamma schedule, its arrivals dealt round to the threads, as one thread sends it", async () => {
+    const workload = {
+      arrival: { mode: "gamma", ratesPerSecond: [20], burstiness: 0.25, seed: 7 },
+      levelDurationSeconds: 1,
+      warmupRequests: 1,
+    };
+    const one = await sweepOn(1, workload, 50);
+    const two = await sweepOn(2, workload, 50);
+    const gaps = arrivalGapsMs({ arrival: "gamma", burstiness: 0.25 }, 20, 7, 1);
+    const expected: number[] = [];
+    for (let dueMs = 50; dueMs - 50 < 1000; dueMs += gaps()) expected.push(dueMs);
+    expect(one.sends.slice(1)).toEqual(expected);
+    expect(two.sends.slice(1).sort((a, b) => a - b)).toEqual(expected.map((ms) => expect.closeTo(ms, 6)));
+    const level = two.doc.levels[0] as RunDocument["levels"][number];
+    expect(level.client.threads).toBe(2);
+    expect(level.load).toEqual({ kind: "open", arrival: "gamma", ratePerSecond: 20, burstiness: 0.25 });
+    expect(two.doc.samples.map((s) => s.scheduledMs).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(
+      expected.map((ms) => expect.closeTo(ms - 50, 6)),
+    );
   });
 });

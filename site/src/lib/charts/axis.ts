@@ -15,6 +15,7 @@ export type { LoadAxis };
 export const AGGREGATE_TITLE = `${figureHeading("aggregateOutputTokensPerSecond")} (all streams)`;
 export const PER_STREAM_TITLE = `${figureHeading("perStreamOutputTokensPerSecondP50")} (one user)`;
 export const CONCURRENCY_TITLE = "concurrency (requests in flight)";
+export const SPEEDUP_TITLE = "speedup of the replayed trace (x)";
 export const RATE_TITLE = "offered rate (requests/s)";
 
 /** The per-level figures a chart draws, each null where the level has none. */
@@ -236,6 +237,19 @@ export const AXES: Record<LoadAxis, AxisEntry> = {
     // Goodput is part of aggregate: one axis.
     throughput: { measures: ["aggregate", "goodput"], sharedY: true, legend: "output tok/s" },
     percentiles: ["p50", "p95"],
+  },
+  speedup: {
+    title: SPEEDUP_TITLE,
+    scale: { zero: true, nice: false },
+    format: ",.6~r",
+    name: "trace speedup",
+    against: "against the speedup of the replayed trace (x1: as recorded)",
+    label: (x) => `x${x}`,
+    needsDocument: true,
+    drawsInvalid: false,
+    // The same traffic coming faster: what it all gets, and what met the SLO.
+    throughput: { measures: ["aggregate", "goodput"], sharedY: true, legend: "output tok/s" },
+    percentiles: ["p50", "p95", "p99"],
   },
 };
 
