@@ -54,7 +54,7 @@ const TIMED = [
 ];
 
 /** Files that read the one shared fixture site, built by the `site` project's global setup. */
-const SHARED_SITE = ["site/test/site.test.ts", "site/test/chart-text.test.ts"];
+const SHARED_SITE = ["site/test/site.test.ts", "site/test/chart-text.test.ts", "site/test/compare.test.ts"];
 
 /** Side by side, one per core (Vitest's default is one worker fewer than the cores: one, on two). */
 const maxWorkers = Math.max(2, availableParallelism());

@@ -137,9 +137,9 @@ describe("kneeboard run against a target that never serves", () => {
     expect(out).toContain("stopped: failing from N=1");
   });
 
-  it("a hanging endpoint at N=1 with a 5 s timeout: the server got 4 requests, stop unreachable, the run failed: exit 1", async () => {
+  it("a hanging endpoint at N=1 with a 1 s timeout: the server got 4 requests, stop unreachable, the run failed: exit 1", async () => {
     const before = [...open.prompts.values()].reduce((a, b) => a + b, 0);
-    const { code, runs } = await sweepOne("hang", { baseURL: open.url, model: "hang" }, { requestTimeoutSeconds: 5 });
+    const { code, runs } = await sweepOne("hang", { baseURL: open.url, model: "hang" }, { requestTimeoutSeconds: 1 });
     expect(code).toBe(1);
     expect(runs[0]?.status).toBe("failed");
     const doc = runs[0] as RunDocument;

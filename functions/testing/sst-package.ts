@@ -6,7 +6,18 @@
  * but `external`, `target` and a few others: `functions/bundle.ts`'s plugin and banner do not reach it.
  */
 import { execFile } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { promisify } from "node:util";
 import { build } from "esbuild";
@@ -87,15 +98,34 @@ export function copyInstalled(dir: string, install: Record<string, string>, root
     for (const d of Object.keys({ ...pkg.optionalDependencies, ...pkg.peerDependencies }))
       queue.push([d, found, false]);
   }
-  for (const src of seen) {
-    const nested = join(src, "node_modules");
-    cpSync(src, join(dir, relative(root, src)), {
-      recursive: true,
-      verbatimSymlinks: true,
-      filter: (path) => path !== nested,
-    });
-  }
+  for (const src of seen) linkTree(src, join(dir, relative(root, src)), join(src, "node_modules"));
   return seen.size;
+}
+
+/**
+ * `to` made a copy of the tree `from` (but `skip`), each file a hard link to the original where the
+ * file system allows (else a copy), symbolic links as they are. A hard link is a name of its own at
+ * its own path: node resolves and reads it from `to`, as it would a copy. Linking, not copying, is what
+ * keeps this quick on a disk mounted with `discard`: a few hundred MB of copies took seconds to write
+ * and tens of seconds to remove, links neither. The package must be read-only to the code run from it
+ * (as Lambda's task root is): a write through a link would change the original.
+ */
+function linkTree(from: string, to: string, skip?: string): void {
+  mkdirSync(to, { recursive: true });
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    const source = join(from, entry.name);
+    const target = join(to, entry.name);
+    if (source === skip) continue;
+    if (entry.isDirectory()) linkTree(source, target);
+    else if (entry.isSymbolicLink()) symlinkSync(readlinkSync(source), target);
+    else {
+      try {
+        linkSync(source, target);
+      } catch {
+        copyFileSync(source, target);
+      }
+    }
+  }
 }
 
 /** SST's `copyFiles`: each `from` (relative to the repository) at `to` in the package. */

@@ -1,22 +1,13 @@
 /** The compare pages per scenario and the alerts page across scenarios, read from the built HTML (no browser). */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { evaluateStore } from "@kneeboard/core/regress/check";
-import { saveRun } from "@kneeboard/core/run-index";
-import { syntheticRun } from "@kneeboard/core/synthetic";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSite } from "../src/build.ts";
+import { beforeAll, describe, expect, inject, it } from "vitest";
 import { RATE_TITLE } from "../src/lib/charts/index.ts";
 import { fmt } from "../src/lib/format.ts";
-import { fixtureStore, OPEN_LOOP, RAG } from "./fixture.ts";
-
-const BUILT_AT = "2026-11-01T18:00:00.000Z";
-/** The rag target that stops answering in its last run: a non-chat alert, raised by the core's own detection. */
-const STOPPED = "slow-large";
+import { OPEN_LOOP, RAG } from "./fixture.ts";
+import { STOPPED, sharedSite } from "./shared-site.ts";
 
 let outDir: string;
-let cleanup: () => void;
 
 const html = (path: string) => readFileSync(join(outDir, path, "index.html"), "utf8");
 /** The element `<tag ... id="id">...</tag>` (no nesting of the same tag inside). */
@@ -40,35 +31,10 @@ const specsOf = (page: string) =>
   >;
 
 beforeAll(async () => {
-  const fixture = await fixtureStore(3);
-  // A rag run of one target that answers nothing: the core opens a "stopped answering" alert for (target, rag).
-  await saveRun(
-    fixture.store,
-    fixture.index,
-    syntheticRun({
-      targetId: STOPPED,
-      scenario: RAG.scenario,
-      label: "Slow large model",
-      runId: `${STOPPED}-rag-stopped`,
-      startedAt: "2026-11-01T14:00:00.000Z",
-      singleStreamTokensPerSecond: 40,
-      ttftMs: 3600,
-      saturationStreams: 16,
-      concurrency: [1, 2, 4],
-      errorRate: 1,
-    }),
-  );
-  await evaluateStore({ store: fixture.store, index: fixture.index, now: BUILT_AT });
-  const work = mkdtempSync(join(tmpdir(), "kneeboard-compare-"));
-  outDir = join(work, "dist");
-  await buildSite({ store: fixture.store, index: fixture.index, outDir, warn: () => {}, now: BUILT_AT });
-  cleanup = () => {
-    rmSync(work, { recursive: true, force: true });
-    rmSync(fixture.root, { recursive: true, force: true });
-  };
-}, 240_000);
-
-afterAll(() => cleanup?.());
+  // The fixture store of three runs a target, with slow-large's last rag run answering nothing (an alert),
+  // built at BUILT_AT once for the files that share it: see shared-site.ts.
+  ({ outDir } = await sharedSite(inject("sharedSiteDir")));
+}, 300_000);
 
 describe("compare pages per scenario", () => {
   it("lists a closed-loop scenario's series with that scenario's figures, linking its target pages", () => {

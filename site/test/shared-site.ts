@@ -1,6 +1,6 @@
 /**
  * @module One fixture site for the site tests that read the same fixture (`site.test.ts`,
- * `chart-text.test.ts`), built once a run: vitest's global setup of the `site` project starts the build
+ * `chart-text.test.ts`, `compare.test.ts`), built once a run: vitest's global setup of the `site` project starts the build
  * in a child process and goes on, so other files run while it builds; each test file waits for it in
  * its `beforeAll` (`sharedSite`). Run as a script, this file is that child.
  */
@@ -23,6 +23,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 /** Three runs per target (6 hours apart from 2026-11-01 00:00 UTC), built 6 hours after the last: all in the window. */
 export const RUNS_PER_TARGET = 3;
 export const BUILT_AT = "2026-11-01T18:00:00.000Z";
+/**
+ * The rag target that stops answering in its last run (at 14:00, before `BUILT_AT`): a non-chat alert,
+ * raised by the core's own detection (read by `compare.test.ts`'s alerts page tests).
+ */
+export const STOPPED = "slow-large";
 
 /** What the build left for the tests, in `result.json` of its folder. */
 export interface SharedSite {
@@ -90,11 +95,31 @@ export async function sharedSite(dir: string, timeoutMs = 240_000): Promise<Shar
 
 /** The child: builds the fixture store and its site in `dir`, as `kneeboard site` does, and writes `result.json`. */
 async function build(dir: string): Promise<void> {
-  const { syncIndex } = await import("@kneeboard/core/run-index");
+  const { saveRun, syncIndex } = await import("@kneeboard/core/run-index");
+  const { evaluateStore } = await import("@kneeboard/core/regress/check");
+  const { syntheticRun } = await import("@kneeboard/core/synthetic");
   const { buildSite } = await import("../src/build.ts");
-  const { fixtureStore } = await import("./fixture.ts");
+  const { fixtureStore, RAG } = await import("./fixture.ts");
   const sourcesBefore = sourcesState();
   const fixture = await fixtureStore(RUNS_PER_TARGET);
+  // A rag run of one target that answers nothing: the core opens a "stopped answering" alert for (target, rag).
+  await saveRun(
+    fixture.store,
+    fixture.index,
+    syntheticRun({
+      targetId: STOPPED,
+      scenario: RAG.scenario,
+      label: "Slow large model",
+      runId: `${STOPPED}-rag-stopped`,
+      startedAt: "2026-11-01T14:00:00.000Z",
+      singleStreamTokensPerSecond: 40,
+      ttftMs: 3600,
+      saturationStreams: 16,
+      concurrency: [1, 2, 4],
+      errorRate: 1,
+    }),
+  );
+  await evaluateStore({ store: fixture.store, index: fixture.index, now: BUILT_AT });
   const outDir = join(dir, "site", "prefix", "dist");
   let warnings = "";
   // Documents copied in by hand join the index, then the build; both warn.

@@ -23,7 +23,7 @@ export interface StoreContractOptions {
 }
 
 /** Runs `worker` over items with at most `limit` in flight. */
-async function pool<T>(items: T[], limit: number, worker: (item: T) => Promise<void>): Promise<void> {
+export async function pool<T>(items: T[], limit: number, worker: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const run = async () => {
     for (let i = next++; i < items.length; i = next++) await worker(items[i] as T);

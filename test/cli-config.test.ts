@@ -1,0 +1,282 @@
+/**
+ * @module `kneeboard run` and `kneeboard site` end to end where nothing is measured: exit 2 on a bad
+ * config (each path named, nothing written), exit 1 on a wrong key (every request a 401), and the demo
+ * config. Beside the other files (project `parallel`); the sweeps that must come out valid are in
+ * `cli.test.ts` (project `timed`).
+ */
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import {
+  DEMO_CANARY,
+  DEMO_CANARY_TARGETS,
+  DEMO_CONVERSATION_TARGETS,
+  DEMO_RAG_TARGETS,
+  DEMO_REPEAT,
+  demoConfig,
+} from "@kneeboard/cli/run";
+import { canaryFor, parseConfig, scenariosOf, workloadFor } from "@kneeboard/core/config";
+import {
+  REFERENCE_OPEN_LEVEL_SECONDS,
+  REFERENCE_OPEN_RATES,
+  type ReferenceServer,
+  referenceTargets,
+  startReferenceServer,
+} from "@kneeboard/reference";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const BIN = new URL("../packages/cli/bin/kneeboard.js", import.meta.url).pathname;
+const SECRET = "sk-test-4f9c2a7e1b8d";
+let server: ReferenceServer;
+const dir = mkdtempSync(join(tmpdir(), "kneeboard-cli-config-"));
+
+async function kneeboard(args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
+    return { code: 0, out: stdout + stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, out: e.stdout + e.stderr };
+  }
+}
+const writeConfig = (name: string, config: unknown) => {
+  const file = join(dir, name);
+  writeFileSync(file, typeof config === "string" ? config : JSON.stringify(config));
+  return file;
+};
+const filesUnder = (root: string): string[] =>
+  existsSync(root)
+    ? readdirSync(root, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => join(e.parentPath, e.name))
+    : [];
+
+beforeAll(async () => {
+  server = await startReferenceServer({
+    models: [
+      {
+        kind: "model",
+        id: "m",
+        // The server of cli.test.ts; here it only answers the wrong key (401): nothing is measured.
+        profile: { stepBaseMs: 40, stepPerSeqMs: 0.1, slots: 8, prefillBaseMs: 2, prefillPerTokenMs: 0 },
+      },
+    ],
+    apiKey: SECRET,
+  });
+});
+afterAll(() => server.close());
+
+describe("kneeboard run", () => {
+  const target = () => ({
+    id: "ref-m",
+    label: "m (simulated)",
+    baseURL: server.url,
+    apiKeyEnv: "KB_TEST_KEY",
+    model: "m",
+    route: { gateway: "direct" },
+  });
+  // No canary: these runs count what they send (the canary has tests of its own, test/same-model.test.ts).
+  const workload = { concurrency: [1, 2], maxTokens: 8, requestsPerLevel: 4, warmupRequests: 0, canary: false };
+
+  it("exits 2 on invalid scenarios, naming each path, and writes nothing", async () => {
+    const data = join(dir, "bad-scenario-data");
+    const config = {
+      targets: [{ ...target(), scenarios: ["chat", "nope"] }],
+      workload,
+      scenarios: {
+        chat: {},
+        Rag: {},
+        rag: { maxTokens: 0 },
+        open: { arrival: { mode: "poisson" } },
+        still: { arrival: { mode: "poisson", ratesPerSecond: [2, 0] } },
+      },
+    };
+    const result = await kneeboard(["run", "--config", writeConfig("bad-scenarios.json", config), "--data", data], {
+      KB_TEST_KEY: SECRET,
+    });
+    expect(result.code).toBe(2);
+    expect(result.out).toContain("scenarios.Rag: must be a slug");
+    expect(result.out).toContain("scenarios.rag.maxTokens");
+    expect(result.out).toContain("scenarios.open.arrival.ratesPerSecond");
+    expect(result.out).toContain("scenarios.still.arrival.ratesPerSecond[1]");
+    expect(result.out).toMatch(
+      /targets\[0\]\.scenarios\[1\]: unknown scenario "nope"; the config's scenarios are chat, Rag, rag, open, still/,
+    );
+    const empty = await kneeboard(
+      [
+        "run",
+        "--config",
+        writeConfig("empty-scenarios.json", { targets: [target()], workload, scenarios: {} }),
+        "--data",
+        data,
+      ],
+      { KB_TEST_KEY: SECRET },
+    );
+    expect(empty.code).toBe(2);
+    expect(empty.out).toContain("scenarios: must name at least one scenario");
+    expect(existsSync(data)).toBe(false);
+  });
+
+  it("records a wrong key as http_error per request; the run failed: exit 1, the key's variable named", async () => {
+    const data = join(dir, "badkey-data");
+    const result = await kneeboard(
+      ["run", "--config", writeConfig("badkey.json", { targets: [target()], workload }), "--data", data],
+      { KB_TEST_KEY: "wrong" },
+    );
+    expect(result.code).toBe(1);
+    expect(result.out).toContain("is KB_TEST_KEY set to a valid key");
+    expect(result.out).not.toContain("wrong");
+    const doc = JSON.parse(readFileSync(filesUnder(join(data, "runs"))[0] as string, "utf8"));
+    expect(
+      doc.samples.every(
+        (s: { outcome: string; httpStatus: number }) => s.outcome === "http_error" && s.httpStatus === 401,
+      ),
+    ).toBe(true);
+  });
+
+  it("exits 2 on an invalid config, names each path, and writes nothing", async () => {
+    const data = join(dir, "bad-data");
+    const config = {
+      targets: [
+        { ...target(), id: "Bad Id" },
+        { ...target(), route: { gateway: "openrouter" } },
+      ],
+      workload: { concurrency: [4, 2] },
+    };
+    const result = await kneeboard(["run", "--config", writeConfig("bad.json", config), "--data", data], {
+      KB_TEST_KEY: SECRET,
+    });
+    expect(result.code).toBe(2);
+    expect(result.out).toContain("targets[0].id");
+    expect(result.out).toContain("targets[1].route.provider");
+    expect(result.out).toContain("workload.concurrency");
+    expect(existsSync(data)).toBe(false);
+  });
+
+  it("exits 2 on a conversation of no turns or a negative think time, naming the paths, sending nothing", async () => {
+    const data = join(dir, "bad-conversation-data");
+    const before = server.counts().requests;
+    const config = {
+      targets: [target()],
+      scenarios: { talk: { conversation: { turns: 0, sharedPrefixTokens: 100, thinkSeconds: -2 } } },
+    };
+    const result = await kneeboard(["run", "--config", writeConfig("bad-talk.json", config), "--data", data], {
+      KB_TEST_KEY: SECRET,
+    });
+    expect(result.code).toBe(2);
+    expect(result.out).toContain("scenarios.talk.conversation.turns");
+    expect(result.out).toContain("scenarios.talk.conversation.thinkSeconds");
+    expect(server.counts().requests).toBe(before);
+    expect(existsSync(data)).toBe(false);
+  });
+
+  it("exits 2 when the key variable is missing or a --target is unknown, writing nothing", async () => {
+    const data = join(dir, "nokey-data");
+    const file = writeConfig("nokey.json", { targets: [target()], workload });
+    const missing = await kneeboard(["run", "--config", file, "--data", data], { KB_TEST_KEY: "" });
+    expect(missing.code).toBe(2);
+    expect(missing.out).toContain("targets[0].apiKeyEnv");
+    const unknown = await kneeboard(["run", "--config", file, "--data", data, "--target", "nope"], {
+      KB_TEST_KEY: SECRET,
+    });
+    expect(unknown.code).toBe(2);
+    expect((await kneeboard(["run", "--bogus"])).code).toBe(2);
+    expect(existsSync(data)).toBe(false);
+  });
+});
+
+describe("kneeboard site --config", () => {
+  it("exits 2 naming a bad standing window, building nothing", async () => {
+    const out = join(dir, "bad-standing-site");
+    const file = writeConfig("bad-standing.json", {
+      targets: [{ id: "a", label: "a", baseURL: "http://127.0.0.1:9/v1", model: "m", route: { gateway: "direct" } }],
+      standing: { windowHours: 0, maxRuns: 24 },
+    });
+    const result = await kneeboard(["site", "--config", file, "--data", join(dir, "no-data"), "--out", out]);
+    expect(result.code).toBe(2);
+    expect(result.out).toContain("standing.windowHours");
+    expect(existsSync(out)).toBe(false);
+  });
+});
+
+describe("the demo config (npm start)", () => {
+  const config = parseConfig(JSON.stringify(demoConfig("http://127.0.0.1:9/v1")));
+  const pairs = config.targets.flatMap((t) => scenariosOf(config, t).map((s) => [t.id, s] as const));
+  const workload = (id: string, scenario: string) =>
+    workloadFor(config, config.targets.find((t) => t.id === id) as (typeof config.targets)[number], scenario);
+
+  it("sweeps every reference target in chat but the two conversation routes, the small and large model in rag too, each simulated", () => {
+    expect(config.targets.map((t) => t.id)).toEqual(referenceTargets("http://127.0.0.1:9/v1").map((t) => t.id));
+    expect(config.targets.every((t) => t.label.endsWith("(simulated)"))).toBe(true);
+    expect(DEMO_RAG_TARGETS).toEqual(["ref-small-fast", "ref-large-slow"]);
+    expect(pairs.filter(([, s]) => s === "rag").map(([id]) => id)).toEqual(DEMO_RAG_TARGETS);
+    expect(pairs.filter(([, s]) => s === "chat")).toHaveLength(11);
+    expect(DEMO_CONVERSATION_TARGETS).toEqual(["ref-small-cached", "ref-small-uncached"]);
+    expect(pairs.filter(([, s]) => s === "conversation").map(([id]) => id)).toEqual(DEMO_CONVERSATION_TARGETS);
+    // 15 (target, scenario) pairs, 3 runs each: 45 runs.
+    expect(pairs.length * DEMO_REPEAT).toBe(45);
+  });
+
+  it("runs the canary in chat on every route of the models with a reference route, one reference each", () => {
+    const canaried = pairs.filter(([id, s]) => canaryFor(workload(id, s)) !== null);
+    expect(canaried.map(([id]) => id).sort()).toEqual([...DEMO_CANARY_TARGETS].sort());
+    expect(canaried.every(([, s]) => s === "chat")).toBe(true);
+    expect(canaryFor(workload("ref-small-quantized", "chat"))).toEqual({ ...DEMO_CANARY, temperature: 1 });
+    const references = config.targets.filter((t) => t.reference).map((t) => t.modelKey ?? t.model);
+    expect(references.sort()).toEqual(["ref-large", "ref-small"]);
+  });
+
+  it("chat: 150-token prompts, levels 1 to 16, counted (24 a level) only where counts matter; rag: 2,000-token prompts at 3 short levels", () => {
+    const chat = workload("ref-ratelimited", "chat");
+    expect(chat).toMatchObject({
+      concurrency: [1, 2, 4, 8, 16],
+      promptTokens: 150,
+      maxTokens: 24,
+      requestsPerLevel: 24,
+    });
+    expect(workload("ref-gateway-beta", "chat").requestsPerLevel).toBe(24);
+    expect(workload("ref-small-fast", "chat")).toMatchObject({ levelDurationSeconds: 0.25, promptTokens: 150 });
+    expect(workload("ref-small-fast", "chat").requestsPerLevel).toBeUndefined();
+    for (const id of DEMO_RAG_TARGETS)
+      expect(workload(id, "rag")).toMatchObject({
+        concurrency: [1, 4, 16],
+        promptTokens: 2000,
+        maxTokens: 24,
+        levelDurationSeconds: 0.5,
+        warmupRequests: 0,
+        slo: { minOutputTokensPerSecond: 20, maxTtftMs: 1500 },
+      });
+  });
+
+  it("conversation: the small model's two routes, one with a prefix cache, four-turn conversations at N = 1 and 4", () => {
+    for (const id of DEMO_CONVERSATION_TARGETS) {
+      const w = workload(id, "conversation");
+      expect(w).toMatchObject({
+        concurrency: [1, 4],
+        requestsPerLevel: 16,
+        conversation: { turns: 4, sharedPrefixTokens: 120, thinkSeconds: 0 },
+      });
+      // Every user reaches the last turn at every level.
+      expect(w.requestsPerLevel).toBeGreaterThanOrEqual(4 * Math.max(...w.concurrency));
+      expect(w.levelDurationSeconds).toBeUndefined();
+    }
+    expect(config.targets.filter((t) => DEMO_CONVERSATION_TARGETS.includes(t.id)).map((t) => t.modelKey)).toEqual([
+      "ref-small",
+      "ref-small",
+    ]);
+  });
+
+  it("one open-loop target: Poisson arrivals at the reference rates, a fixed time a level long enough for 20 sends", () => {
+    const open = config.targets.filter((t) => workload(t.id, "chat").arrival.mode === "poisson");
+    expect(open.map((t) => t.id)).toEqual(["ref-small-open"]);
+    expect(workload("ref-small-open", "chat")).toMatchObject({
+      arrival: { mode: "poisson", ratesPerSecond: REFERENCE_OPEN_RATES },
+      levelDurationSeconds: REFERENCE_OPEN_LEVEL_SECONDS,
+    });
+    // The lowest rate's expected sends reach the open loop's minimum of requests.
+    expect((REFERENCE_OPEN_RATES[0] as number) * REFERENCE_OPEN_LEVEL_SECONDS).toBeGreaterThanOrEqual(20);
+  });
+});
