@@ -50,6 +50,7 @@ function view(stop: Stop | null, valid = stop === null): TargetView {
     details: null,
     openLoop: false,
     promptTokens: null,
+    sameModel: null,
     history: [],
     standing: standingOf("t", [latest], { now: latest.finishedAt }),
   };

@@ -7,6 +7,7 @@ import { historyPoint, isOpenLoop, type TargetView, viewKey } from "../src/lib/s
 import { parseSiteIndex, type SiteIndex } from "../src/lib/site-index.ts";
 import { targetCharts } from "../src/lib/target-charts.ts";
 import { leaderboardPage } from "../src/page-models/leaderboard.ts";
+import { modelPage } from "../src/page-models/model.ts";
 import { targetPage } from "../src/page-models/target.ts";
 import { openLoopRun } from "./fixture.ts";
 
@@ -27,6 +28,7 @@ function view(id: string, doc: ReturnType<typeof syntheticRun>): TargetView {
     standing: standingOf(id, [entry], { now: NOW, scenario: doc.scenario }),
     openLoop: isOpenLoop(details),
     promptTokens: null,
+    sameModel: null,
   };
 }
 
@@ -217,6 +219,49 @@ describe("a trace replay", () => {
     expect(page.headlines.find((h) => h.id === "reusable-share")?.value).toBe("59 %");
     expect(page.headlines.find((h) => h.id === "cached-share")?.value).toBe("50 %");
     expect(page.title).toContain("replaying t.jsonl");
+  });
+});
+
+describe("same model?", () => {
+  const verdict = (v: "same" | "differs", cause: "no_difference" | "distribution" | "reference") => ({
+    reference: "a",
+    verdict: v,
+    pValue: v === "differs" ? 0.0005 : 0.42,
+    reason: `${cause} in words`,
+    samples: 100,
+    cause,
+    rawPValue: v === "differs" ? 0.00025 : 0.42,
+    referenceSamples: 100,
+    runId: "r",
+    referenceRunId: "ra",
+  });
+  /** Three routes of one model. */
+  const route = (id: string, sameModel: ReturnType<typeof verdict>): TargetView => {
+    const v = closedView(id);
+    return { ...v, latest: { ...v.latest, modelKey: "m" }, sameModel };
+  };
+  const reference = route("a", verdict("same", "reference"));
+  const twin = route("b", verdict("same", "no_difference"));
+  const quantized = route("c", verdict("differs", "distribution"));
+
+  it("marks a route that differs beside its speed on the leaderboard, and notes the others", () => {
+    const page = leaderboardPage(index([reference, twin, quantized]), "chat", "");
+    const cells = cellsOf(page.rankings[0] as (typeof page.rankings)[0], "target") as {
+      target: { label: string; sameModel: { badge: string | null; note: string | null } | null };
+    }[];
+    const byLabel = Object.fromEntries(cells.map((c) => [c.target.label, c.target.sameModel]));
+    expect(byLabel.c).toMatchObject({ badge: "differs from the reference", note: null });
+    expect(byLabel.b).toMatchObject({ badge: null, note: "no difference from a detected" });
+    expect(byLabel.a).toMatchObject({ badge: null, note: "the model's reference route" });
+  });
+
+  it("tables each route's verdict, p-value and completions on the model page", () => {
+    const page = modelPage(index([reference, twin, quantized]), { modelKey: "m" });
+    expect(page.sameModel?.rows.map((r) => [r.data?.["data-target"], r.cells[1]?.text, r.cells[2]?.text])).toEqual([
+      ["a", "reference", "0.420"],
+      ["b", "no difference detected", "0.420"],
+      ["c", "differs", "< 0.001"],
+    ]);
   });
 });
 

@@ -55,6 +55,7 @@ function view(
     standing: standingOf(id, entries, { now: NOW, scenario }),
     openLoop: isOpenLoop(details),
     promptTokens,
+    sameModel: null,
   };
 }
 

@@ -57,6 +57,7 @@ function view(targetId: string, entries: RunIndexEntry[]): TargetView {
     details: null,
     openLoop: false,
     promptTokens: null,
+    sameModel: null,
     history: entries.map(historyPoint),
     standing: standingOf(targetId, entries, { now: NOW }),
   };

@@ -21,6 +21,8 @@ export function indexJson(data: SiteData): string {
     route: t.latest.route,
     simulated: t.simulated,
     standing: t.standing,
+    /** Same model as the reference route? `{ reference, verdict, pValue, reason, samples, ... }`; null before a judged canary. */
+    sameModel: t.sameModel,
     latest: {
       key: t.latest.key,
       runId: t.latest.runId,

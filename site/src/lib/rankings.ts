@@ -14,6 +14,7 @@ import { pct, when } from "./format.ts";
 import { leaderboardRows, type RankedGroup, rankedGroups, TREND_RUNS } from "./leaderboard.ts";
 import { sloWords, targetModelKey } from "./models.ts";
 import { rateRows } from "./open-loop.ts";
+import { type SameModelWords, sameModelWords } from "./same-model.ts";
 import { type TargetView, viewAxis } from "./site-data.ts";
 import { sparkline } from "./sparkline.ts";
 
@@ -41,6 +42,8 @@ export interface TargetCell {
   notes: string[];
   /** Levels invalid in some runs, with their reasons as a tooltip and a link to why (from the site root). */
   invalid: { text: string; title: string; href: string } | null;
+  /** Same model as the reference route? A badge when it differs, a note when no difference was detected. */
+  sameModel: SameModelWords | null;
 }
 
 /** A column: its header and how its cells sort. */
@@ -121,6 +124,10 @@ export function groupNote(g: RankedGroup<unknown>): string {
   const where = g.routesAbove > 0 && below > 0 ? "above and below" : g.routesAbove > 0 ? "above" : "below";
   return `${g.rows.length} of its ${g.modelRoutes} routes; the ${g.modelRoutes - g.rows.length === 1 ? "other ranks" : "others rank"} ${where}, past another model`;
 }
+
+/** The same-model verdict of the view with this id, in words. */
+const sameModelOf = (views: readonly TargetView[], id: string) =>
+  sameModelWords(views.find((v) => v.id === id)?.sameModel ?? null);
 
 const problemOf = (text: string | null) => (text ? { text, partial: text.startsWith("partial") } : null);
 const lastRunNote = (errorRate: number, rateLimitRate: number) =>
@@ -214,6 +221,7 @@ function concurrencyRanking(views: readonly TargetView[], ctx: RankingContext): 
                       href: `${ctx.targetHref(r.id)}#standing-levels`,
                     }
                   : null,
+              sameModel: sameModelOf(views, r.id),
             },
           },
           { kind: "estimate", estimate: r.singleStreamTokensPerSecond, digits: 1, tooltip: false },
@@ -296,6 +304,7 @@ function rateRanking(views: readonly TargetView[], ctx: RankingContext): Ranking
                 model: { key: r.modelKey, href: ctx.modelHref(r.modelKey) },
                 notes: lastRunNote(r.errorRate, r.rateLimitRate),
                 invalid: null,
+                sameModel: sameModelOf(views, r.id),
               },
             },
             { kind: "estimate", estimate: r.capacity, digits: 2, tooltip: true },
@@ -415,6 +424,7 @@ function conversationRanking(views: readonly TargetView[], ctx: RankingContext):
                 model: { key: targetModelKey(v), href: ctx.modelHref(targetModelKey(v)) },
                 notes: lastRunNote(v.latest.summary.errorRate, v.latest.summary.rateLimitRate),
                 invalid: null,
+                sameModel: sameModelWords(v.sameModel),
               },
             },
             { kind: "estimate", estimate: level?.laterTurnsTtftP50Ms ?? null, digits: 0, tooltip: true },
@@ -508,6 +518,7 @@ function speedupRanking(views: readonly TargetView[], ctx: RankingContext): Rank
                 model: { key: targetModelKey(v), href: ctx.modelHref(targetModelKey(v)) },
                 notes: lastRunNote(v.latest.summary.errorRate, v.latest.summary.rateLimitRate),
                 invalid: null,
+                sameModel: sameModelWords(v.sameModel),
               },
             },
             { kind: "estimate", estimate: first?.ttftP95Ms ?? null, digits: 0, tooltip: true },

@@ -159,6 +159,12 @@ export async function loadSiteData(options: {
       (a as RunIndexEntry).scenario.localeCompare((b as RunIndexEntry).scenario),
   );
 
+  // The same-model verdict is the route's, whatever scenario its canary ran in: the newest judged one per target.
+  const sameModel = new Map<string, { startedAt: string; verdict: NonNullable<RunIndexEntry["sameModel"]> }>();
+  for (const entries of groups)
+    for (const e of entries)
+      if (e.sameModel && (sameModel.get(e.targetId)?.startedAt ?? "") < e.startedAt)
+        sameModel.set(e.targetId, { startedAt: e.startedAt, verdict: e.sameModel });
   const series: TargetView[] = [];
   const all: RunIndexEntry[] = [];
   const chat: RunIndexEntry[] = [];
@@ -199,6 +205,7 @@ export async function loadSiteData(options: {
       }),
       openLoop: details !== null && isOpenLoop(details),
       promptTokens,
+      sameModel: sameModel.get(id)?.verdict ?? null,
     });
   }
   return {

@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { Alert } from "@kneeboard/core/alerts";
 import { RunDocumentV2 } from "@kneeboard/core/run";
 import { RunIndexEntry } from "@kneeboard/core/run-index";
+import { SameModel } from "@kneeboard/core/same-model";
 import { Standing } from "@kneeboard/core/standing";
 import { z } from "zod";
 
@@ -58,6 +59,11 @@ export const TargetView = z.object({
   openLoop: z.boolean(),
   /** Prompt tokens of the latest readable run: the median of its ok samples', else `workload.promptTokens`; null when neither. */
   promptTokens: z.number().nullable(),
+  /**
+   * Whether the target serves the same model as its model's reference route: the verdict on its
+   * newest judged canary, in any scenario (the canary tests the route, not the workload); null before one.
+   */
+  sameModel: SameModel.nullable(),
 });
 export type TargetView = z.infer<typeof TargetView>;
 

@@ -74,6 +74,8 @@ export interface ModelPage {
   } | null;
   /** The routes on an open loop: ranked by capacity in requests/s, and their figures; null when none. */
   open: { rows: RateRow[]; hrefs: Record<string, string>; sections: PageSection[] } | null;
+  /** Same model? Each route's canary tested against the model's reference route; null when no route has a verdict yet. */
+  sameModel: Table | null;
 }
 
 interface Context {
@@ -233,5 +235,47 @@ export function modelPage(index: SiteIndex, params: ModelParams): ModelPage {
             hrefs: Object.fromEntries(openRoutes.map((t) => [t.id, href(t.id)])),
             sections: sectionsOf("rate", { routes: openRoutes }),
           },
+    sameModel: sameModelTable(routes, href),
+  };
+}
+
+const VERDICT_WORDS = {
+  same: "no difference detected",
+  differs: "differs",
+  "no-reference": "no reference route",
+  "too-few-samples": "too few completions",
+} as const;
+
+/** Each route's same-model verdict beside its test's figures; null when none of them has one yet. */
+function sameModelTable(routes: TargetView[], href: (id: string) => string): Table | null {
+  const judged = routes.filter((t) => t.sameModel !== null);
+  if (judged.length === 0) return null;
+  return {
+    id: "same-model",
+    label: "Same model? Each route's canary completions tested against the reference route's",
+    caption:
+      "Same model? Each route's canary completions, tested against the model's reference route: MMD with a Hamming kernel, a permutation p-value stratified by prompt, Holm-corrected across the model's routes; differs at p < 0.01, or when the route reports other prompt token counts for the same prompts (another tokenizer or template). No difference detected is not proof of the same weights: it means none showed at this sample size (see the methodology).",
+    columns: [
+      { head: "route", class: "text" },
+      { head: "verdict", class: "text" },
+      { head: "p (Holm)" },
+      { head: "completions" },
+      { head: "why", class: "text" },
+    ],
+    rows: judged.map((t) => {
+      const sm = t.sameModel as NonNullable<TargetView["sameModel"]>;
+      return {
+        data: { "data-target": t.id, "data-verdict": sm.verdict },
+        cells: [
+          text(t.label, { href: href(t.id) }),
+          text(sm.cause === "reference" ? "reference" : VERDICT_WORDS[sm.verdict], {
+            ...(sm.verdict === "differs" ? { class: "bad" } : {}),
+          }),
+          num(sm.pValue === null ? "—" : sm.pValue < 0.001 ? "< 0.001" : fmt(sm.pValue, 3)),
+          num(fmt(sm.samples)),
+          text(sm.reason),
+        ],
+      };
+    }),
   };
 }
