@@ -274,7 +274,8 @@ const SECTION_TABLES: Record<string, (c: Context) => Table[]> = {
           .map((l) => {
             const verdict = l.conversation?.cacheVerdict ?? "undetermined";
             const why = detail(l);
-            return `${loadWords(l.load)}: ${CACHE_WORDS[verdict]}${why ? ` (${why})` : ""}`;
+            // The level's own sentence where the run document has it, else the verdict in words.
+            return `${loadWords(l.load)}: ${why ?? CACHE_WORDS[verdict]}`;
           })
           .join("; ")}.`,
         columns: [
