@@ -70,7 +70,10 @@ function conversationRun(id: string, growth: number, verdict: "reported" | "no_c
           ttftRatio: growth,
           promptRatio: 1.5,
           growthThreshold: 1.125,
-          detail: `${verdict} detail`,
+          detail:
+            verdict === "reported"
+              ? "the route reported cached prompt tokens"
+              : "no prompt cache seen: TTFT grows with the history",
         },
       },
     })),
