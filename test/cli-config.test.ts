@@ -4,11 +4,8 @@
  * config. Beside the other files (project `parallel`); the sweeps that must come out valid are in
  * `cli.test.ts` (project `timed`).
  */
-import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import {
   DEMO_CANARY,
   DEMO_CANARY_TARGETS,
@@ -23,49 +20,15 @@ import {
   REFERENCE_OPEN_RATES,
   type ReferenceServer,
   referenceTargets,
-  startReferenceServer,
 } from "@kneeboard/reference";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { configFolder, filesUnder, kneeboard, SECRET, startCliServer } from "./cli-harness.ts";
 
-const run = promisify(execFile);
-const BIN = new URL("../packages/cli/bin/kneeboard.js", import.meta.url).pathname;
-const SECRET = "sk-test-4f9c2a7e1b8d";
 let server: ReferenceServer;
-const dir = mkdtempSync(join(tmpdir(), "kneeboard-cli-config-"));
-
-async function kneeboard(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
-    return { code: 0, out: stdout + stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, out: e.stdout + e.stderr };
-  }
-}
-const writeConfig = (name: string, config: unknown) => {
-  const file = join(dir, name);
-  writeFileSync(file, typeof config === "string" ? config : JSON.stringify(config));
-  return file;
-};
-const filesUnder = (root: string): string[] =>
-  existsSync(root)
-    ? readdirSync(root, { recursive: true, withFileTypes: true })
-        .filter((e) => e.isFile())
-        .map((e) => join(e.parentPath, e.name))
-    : [];
+const { dir, writeConfig } = configFolder("kneeboard-cli-config-");
 
 beforeAll(async () => {
-  server = await startReferenceServer({
-    models: [
-      {
-        kind: "model",
-        id: "m",
-        // The server of cli.test.ts; here it only answers the wrong key (401): nothing is measured.
-        profile: { stepBaseMs: 40, stepPerSeqMs: 0.1, slots: 8, prefillBaseMs: 2, prefillPerTokenMs: 0 },
-      },
-    ],
-    apiKey: SECRET,
-  });
+  server = await startCliServer();
 });
 afterAll(() => server.close());
 

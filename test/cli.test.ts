@@ -3,54 +3,17 @@
  * per (target, scenario), exit 0, no secret anywhere. The exit codes of bad configs and a wrong key,
  * where nothing is measured, are in `cli-config.test.ts`.
  */
-import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
-import { type ReferenceServer, startReferenceServer } from "@kneeboard/reference";
+import type { ReferenceServer } from "@kneeboard/reference";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { configFolder, filesUnder, kneeboard, SECRET, startCliServer } from "./cli-harness.ts";
 
-const run = promisify(execFile);
-const BIN = new URL("../packages/cli/bin/kneeboard.js", import.meta.url).pathname;
-const SECRET = "sk-test-4f9c2a7e1b8d";
 let server: ReferenceServer;
-const dir = mkdtempSync(join(tmpdir(), "kneeboard-cli-"));
-
-async function kneeboard(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
-    return { code: 0, out: stdout + stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, out: e.stdout + e.stderr };
-  }
-}
-const writeConfig = (name: string, config: unknown) => {
-  const file = join(dir, name);
-  writeFileSync(file, typeof config === "string" ? config : JSON.stringify(config));
-  return file;
-};
-const filesUnder = (root: string): string[] =>
-  existsSync(root)
-    ? readdirSync(root, { recursive: true, withFileTypes: true })
-        .filter((e) => e.isFile())
-        .map((e) => join(e.parentPath, e.name))
-    : [];
+const { dir, writeConfig } = configFolder("kneeboard-cli-");
 
 beforeAll(async () => {
-  server = await startReferenceServer({
-    models: [
-      {
-        kind: "model",
-        id: "m",
-        // Streams of about 320 ms: a loaded machine's client delay stays within 3 % of them, so the
-        // levels are valid and the run complete (a run with no valid level fails, exit 1).
-        profile: { stepBaseMs: 40, stepPerSeqMs: 0.1, slots: 8, prefillBaseMs: 2, prefillPerTokenMs: 0 },
-      },
-    ],
-    apiKey: SECRET,
-  });
+  server = await startCliServer();
 });
 afterAll(() => server.close());
 

@@ -325,6 +325,67 @@ function rateRanking(views: readonly TargetView[], ctx: RankingContext): Ranking
   };
 }
 
+/**
+ * Rows ranked lower-first by an estimate (shared ranks where intervals overlap), in rank order, then
+ * by the estimate's median, then by id; each row with its rank and its rank's label.
+ */
+function rankedLowerFirst<R extends { v: TargetView }>(
+  rows: R[],
+  estimate: (row: R) => Estimate | null,
+): (R & { rank: number | null; rankLabel: string })[] {
+  const ranks = ranksBy(
+    rows.map((r) => ({ id: r.v.id, estimate: estimate(r) })),
+    "lower",
+  );
+  const all = [...ranks.values()];
+  const last = Number.POSITIVE_INFINITY;
+  return rows
+    .map((r) => ({ ...r, rank: ranks.get(r.v.id) ?? null, rankLabel: rankLabel(ranks.get(r.v.id) ?? null, all) }))
+    .sort(
+      (a, b) =>
+        (a.rank ?? last) - (b.rank ?? last) ||
+        (estimate(a)?.median ?? last) - (estimate(b)?.median ?? last) ||
+        a.v.id.localeCompare(b.v.id),
+    );
+}
+
+/** A view's own row, one to a group (rankings that do not group routes by model): its rank, its name cell, then `cells`. */
+function viewGroup(
+  r: { v: TargetView; rank: number | null; rankLabel: string },
+  ctx: RankingContext,
+  cells: Cell[],
+): RankingGroup {
+  const { v } = r;
+  const modelKey = targetModelKey(v);
+  return {
+    modelKey,
+    header: null,
+    rows: [
+      {
+        id: v.id,
+        modelKey,
+        cells: [
+          { kind: "rank", label: r.rankLabel, value: r.rank },
+          {
+            kind: "target",
+            target: {
+              label: v.label,
+              href: ctx.targetHref(v.id),
+              simulated: v.simulated,
+              problem: null,
+              model: { key: modelKey, href: ctx.modelHref(modelKey) },
+              notes: lastRunNote(v.latest.summary.errorRate, v.latest.summary.rateLimitRate),
+              invalid: null,
+              sameModel: sameModelWords(v.sameModel),
+            },
+          },
+          ...cells,
+        ],
+      },
+    ],
+  };
+}
+
 /** Short words for a conversation level's prompt-cache verdict, in a ranking's cell. */
 const CACHE_CELL: Record<CacheVerdict, string> = {
   reported: "reported",
@@ -360,21 +421,8 @@ function conversationRanking(views: readonly TargetView[], ctx: RankingContext):
       ?.conversation?.byTurn.find((t) => t.turn === 1);
     return { v, level, firstTurn };
   });
-  const ranks = ranksBy(
-    rows.map((r) => ({ id: r.v.id, estimate: r.level?.laterTurnsTtftP50Ms ?? null })),
-    "lower",
-  );
-  const all = [...ranks.values()];
+  const sorted = rankedLowerFirst(rows, (r) => r.level?.laterTurnsTtftP50Ms ?? null);
   const { windowHours, maxRuns } = ctx.window;
-  const sorted = rows
-    .map((r) => ({ ...r, rank: ranks.get(r.v.id) ?? null }))
-    .sort(
-      (a, b) =>
-        (a.rank ?? Number.POSITIVE_INFINITY) - (b.rank ?? Number.POSITIVE_INFINITY) ||
-        (a.level?.laterTurnsTtftP50Ms?.median ?? Number.POSITIVE_INFINITY) -
-          (b.level?.laterTurnsTtftP50Ms?.median ?? Number.POSITIVE_INFINITY) ||
-        a.v.id.localeCompare(b.v.id),
-    );
   return {
     axis: "concurrency",
     id: "conversation-leaderboard",
@@ -405,37 +453,15 @@ function conversationRanking(views: readonly TargetView[], ctx: RankingContext):
       { heading: "per-stream tok/s", type: "num", title: "per-stream output tok/s (p50) at that level" },
       { heading: "prompt cache", type: "text", className: "text" },
     ],
-    groups: sorted.map(({ v, level, firstTurn, rank }) => ({
-      modelKey: targetModelKey(v),
-      header: null,
-      rows: [
-        {
-          id: v.id,
-          modelKey: targetModelKey(v),
-          cells: [
-            { kind: "rank", label: rankLabel(rank, all), value: rank },
-            {
-              kind: "target",
-              target: {
-                label: v.label,
-                href: ctx.targetHref(v.id),
-                simulated: v.simulated,
-                problem: null,
-                model: { key: targetModelKey(v), href: ctx.modelHref(targetModelKey(v)) },
-                notes: lastRunNote(v.latest.summary.errorRate, v.latest.summary.rateLimitRate),
-                invalid: null,
-                sameModel: sameModelWords(v.sameModel),
-              },
-            },
-            { kind: "estimate", estimate: level?.laterTurnsTtftP50Ms ?? null, digits: 0, tooltip: true },
-            { kind: "number", value: level ? concurrencyOf(level.load) : null, digits: 0 },
-            { kind: "number", value: firstTurn?.ttftP50Ms ?? null, digits: 0 },
-            { kind: "estimate", estimate: level?.perStreamOutputTokensPerSecondP50 ?? null, digits: 1, tooltip: false },
-            { kind: "text", text: level?.cacheVerdict ? CACHE_CELL[level.cacheVerdict] : "—" },
-          ],
-        },
-      ],
-    })),
+    groups: sorted.map((r) =>
+      viewGroup(r, ctx, [
+        { kind: "estimate", estimate: r.level?.laterTurnsTtftP50Ms ?? null, digits: 0, tooltip: true },
+        { kind: "number", value: r.level ? concurrencyOf(r.level.load) : null, digits: 0 },
+        { kind: "number", value: r.firstTurn?.ttftP50Ms ?? null, digits: 0 },
+        { kind: "estimate", estimate: r.level?.perStreamOutputTokensPerSecondP50 ?? null, digits: 1, tooltip: false },
+        { kind: "text", text: r.level?.cacheVerdict ? CACHE_CELL[r.level.cacheVerdict] : "—" },
+      ]),
+    ),
     grouped: false,
     empty: "No runs yet.",
     footnote: "Each level's TTFT and cached share turn by turn are on each target's page.",
@@ -458,21 +484,8 @@ function speedupRanking(views: readonly TargetView[], ctx: RankingContext): Rank
     const latestFirst = first ? v.latest.levels.find((l) => sameLoad(l.load, first.load)) : undefined;
     return { v, first, latestFirst, fastest: ranked.at(-1) };
   });
-  const ranks = ranksBy(
-    rows.map((r) => ({ id: r.v.id, estimate: r.first?.ttftP95Ms ?? null })),
-    "lower",
-  );
-  const all = [...ranks.values()];
+  const sorted = rankedLowerFirst(rows, (r) => r.first?.ttftP95Ms ?? null);
   const { windowHours, maxRuns } = ctx.window;
-  const sorted = rows
-    .map((r) => ({ ...r, rank: ranks.get(r.v.id) ?? null }))
-    .sort(
-      (a, b) =>
-        (a.rank ?? Number.POSITIVE_INFINITY) - (b.rank ?? Number.POSITIVE_INFINITY) ||
-        (a.first?.ttftP95Ms?.median ?? Number.POSITIVE_INFINITY) -
-          (b.first?.ttftP95Ms?.median ?? Number.POSITIVE_INFINITY) ||
-        a.v.id.localeCompare(b.v.id),
-    );
   return {
     axis: "speedup",
     id: "trace-leaderboard",
@@ -499,38 +512,16 @@ function speedupRanking(views: readonly TargetView[], ctx: RankingContext): Rank
       { heading: "cached %", type: "num", title: "prompt tokens the route reported cached, latest run" },
       { heading: "fastest valid", type: "num", title: "the highest speedup valid in most runs" },
     ],
-    groups: sorted.map(({ v, first, latestFirst, fastest, rank }) => ({
-      modelKey: targetModelKey(v),
-      header: null,
-      rows: [
-        {
-          id: v.id,
-          modelKey: targetModelKey(v),
-          cells: [
-            { kind: "rank", label: rankLabel(rank, all), value: rank },
-            {
-              kind: "target",
-              target: {
-                label: v.label,
-                href: ctx.targetHref(v.id),
-                simulated: v.simulated,
-                problem: null,
-                model: { key: targetModelKey(v), href: ctx.modelHref(targetModelKey(v)) },
-                notes: lastRunNote(v.latest.summary.errorRate, v.latest.summary.rateLimitRate),
-                invalid: null,
-                sameModel: sameModelWords(v.sameModel),
-              },
-            },
-            { kind: "estimate", estimate: first?.ttftP95Ms ?? null, digits: 0, tooltip: true },
-            { kind: "number", value: first ? loadPosition(first.load) : null, digits: 2 },
-            { kind: "estimate", estimate: first?.perStreamOutputTokensPerSecondP50 ?? null, digits: 1, tooltip: false },
-            { kind: "number", value: percent(latestFirst?.reusablePromptTokenShare), digits: 0 },
-            { kind: "number", value: percent(latestFirst?.cachedPromptTokenShare), digits: 0 },
-            { kind: "number", value: fastest ? loadPosition(fastest.load) : null, digits: 2 },
-          ],
-        },
-      ],
-    })),
+    groups: sorted.map((r) =>
+      viewGroup(r, ctx, [
+        { kind: "estimate", estimate: r.first?.ttftP95Ms ?? null, digits: 0, tooltip: true },
+        { kind: "number", value: r.first ? loadPosition(r.first.load) : null, digits: 2 },
+        { kind: "estimate", estimate: r.first?.perStreamOutputTokensPerSecondP50 ?? null, digits: 1, tooltip: false },
+        { kind: "number", value: percent(r.latestFirst?.reusablePromptTokenShare), digits: 0 },
+        { kind: "number", value: percent(r.latestFirst?.cachedPromptTokenShare), digits: 0 },
+        { kind: "number", value: r.fastest ? loadPosition(r.fastest.load) : null, digits: 2 },
+      ]),
+    ),
     grouped: false,
     empty: "No runs yet.",
     footnote: "Each speedup's TTFT and end-to-end percentiles, with both shares, are on each target's page.",

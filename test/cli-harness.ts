@@ -1,0 +1,60 @@
+/** @module What the CLI's end-to-end tests share: the `kneeboard` command run as a process, a config folder, the reference server they sweep. */
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { type ReferenceServer, startReferenceServer } from "@kneeboard/reference";
+
+const run = promisify(execFile);
+const BIN = new URL("../packages/cli/bin/kneeboard.js", import.meta.url).pathname;
+/** The key the test server wants: it must never reach a file, a log line or a page. */
+export const SECRET = "sk-test-4f9c2a7e1b8d";
+
+/** Runs `kneeboard` with args (and env added), returning its exit code and everything it printed. */
+export async function kneeboard(args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
+    return { code: 0, out: stdout + stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, out: e.stdout + e.stderr };
+  }
+}
+
+/** A fresh folder, and a writer of config files into it (a string as is, anything else as JSON). */
+export function configFolder(prefix: string) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const writeConfig = (name: string, config: unknown) => {
+    const file = join(dir, name);
+    writeFileSync(file, typeof config === "string" ? config : JSON.stringify(config));
+    return file;
+  };
+  return { dir, writeConfig };
+}
+
+/** Every file under root (none when it does not exist). */
+export const filesUnder = (root: string): string[] =>
+  existsSync(root)
+    ? readdirSync(root, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => join(e.parentPath, e.name))
+    : [];
+
+/**
+ * The reference server the CLI tests sweep: model `m` with streams of about 320 ms, so a loaded
+ * machine's client delay stays within 3 % of them and the levels are valid (a run with no valid level
+ * fails, exit 1); it wants `SECRET`.
+ */
+export function startCliServer(): Promise<ReferenceServer> {
+  return startReferenceServer({
+    models: [
+      {
+        kind: "model",
+        id: "m",
+        profile: { stepBaseMs: 40, stepPerSeqMs: 0.1, slots: 8, prefillBaseMs: 2, prefillPerTokenMs: 0 },
+      },
+    ],
+    apiKey: SECRET,
+  });
+}
