@@ -1,5 +1,5 @@
 /**
- * @module The build's second job: run Astro on a copy of the site's sources, with the payload file
+ * @module The build's second job: run Astro on a copy of the site's sources, with the site index file (`lib/site-index.ts`)
  * the pages read (named by an environment variable), writing only under `outDir` and the work folder.
  */
 import { cp, mkdir, symlink } from "node:fs/promises";
@@ -38,7 +38,7 @@ export interface RunAstroOptions {
   siteRoot: string;
   /** A scratch folder the caller removes afterwards. */
   work: string;
-  /** The JSON payload the pages read. */
+  /** The site index the pages read (`lib/site-index.ts`). */
   payloadFile: string;
   /** An absolute path; Astro replaces what is there. */
   outDir: string;
