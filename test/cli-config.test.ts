@@ -22,7 +22,7 @@ import {
   referenceTargets,
 } from "@kneeboard/reference";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { configFolder, filesUnder, kneeboard, SECRET, startCliServer } from "./cli-harness.ts";
+import { CLI_WORKLOAD, cliTarget, configFolder, filesUnder, kneeboard, SECRET, startCliServer } from "./cli-harness.ts";
 
 let server: ReferenceServer;
 const { dir, writeConfig } = configFolder("kneeboard-cli-config-");
@@ -33,16 +33,8 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe("kneeboard run", () => {
-  const target = () => ({
-    id: "ref-m",
-    label: "m (simulated)",
-    baseURL: server.url,
-    apiKeyEnv: "KB_TEST_KEY",
-    model: "m",
-    route: { gateway: "direct" },
-  });
-  // No canary: these runs count what they send (the canary has tests of its own, test/same-model.test.ts).
-  const workload = { concurrency: [1, 2], maxTokens: 8, requestsPerLevel: 4, warmupRequests: 0, canary: false };
+  const target = () => cliTarget(server);
+  const workload = CLI_WORKLOAD;
 
   it("exits 2 on invalid scenarios, naming each path, and writes nothing", async () => {
     const data = join(dir, "bad-scenario-data");

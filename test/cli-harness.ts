@@ -58,3 +58,22 @@ export function startCliServer(): Promise<ReferenceServer> {
     apiKey: SECRET,
   });
 }
+
+/** The one target the CLI tests sweep: model `m` of the test server, its key in `KB_TEST_KEY`. */
+export const cliTarget = (server: ReferenceServer) => ({
+  id: "ref-m",
+  label: "m (simulated)",
+  baseURL: server.url,
+  apiKeyEnv: "KB_TEST_KEY",
+  model: "m",
+  route: { gateway: "direct" },
+});
+
+/** No canary: these runs count what they send (the canary has tests of its own, test/same-model.test.ts). */
+export const CLI_WORKLOAD = {
+  concurrency: [1, 2],
+  maxTokens: 8,
+  requestsPerLevel: 4,
+  warmupRequests: 0,
+  canary: false,
+};

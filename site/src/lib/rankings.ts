@@ -125,9 +125,8 @@ export function groupNote(g: RankedGroup<unknown>): string {
   return `${g.rows.length} of its ${g.modelRoutes} routes; the ${g.modelRoutes - g.rows.length === 1 ? "other ranks" : "others rank"} ${where}, past another model`;
 }
 
-/** The same-model verdict of the view with this id, in words. */
-const sameModelOf = (views: readonly TargetView[], id: string) =>
-  sameModelWords(views.find((v) => v.id === id)?.sameModel ?? null);
+/** Each view's same-model verdict in words, by id: looked up once per ranking, not per row. */
+const sameModelById = (views: readonly TargetView[]) => new Map(views.map((v) => [v.id, sameModelWords(v.sameModel)]));
 
 const problemOf = (text: string | null) => (text ? { text, partial: text.startsWith("partial") } : null);
 const lastRunNote = (errorRate: number, rateLimitRate: number) =>
@@ -137,6 +136,7 @@ const lastRunNote = (errorRate: number, rateLimitRate: number) =>
 function concurrencyRanking(views: readonly TargetView[], ctx: RankingContext): RankingTable {
   const rows = leaderboardRows([...views]);
   const groups = rankedGroups(rows);
+  const sameModel = sameModelById(views);
   const sloText = sloWords(slo(views));
   const { windowHours, maxRuns } = ctx.window;
   const levels = [...new Set(views.flatMap((v) => levelsOfAxis(v, "concurrency")))].sort((a, b) => a - b);
@@ -221,7 +221,7 @@ function concurrencyRanking(views: readonly TargetView[], ctx: RankingContext): 
                       href: `${ctx.targetHref(r.id)}#standing-levels`,
                     }
                   : null,
-              sameModel: sameModelOf(views, r.id),
+              sameModel: sameModel.get(r.id) ?? null,
             },
           },
           { kind: "estimate", estimate: r.singleStreamTokensPerSecond, digits: 1, tooltip: false },
@@ -249,6 +249,7 @@ function concurrencyRanking(views: readonly TargetView[], ctx: RankingContext): 
 /** Open loops: ranked by capacity in requests/s at the SLO, with the rate achieved there. */
 function rateRanking(views: readonly TargetView[], ctx: RankingContext): RankingTable {
   const rows = rateRows(views);
+  const sameModel = sameModelById(views);
   const sloText = sloWords(slo(views));
   const { windowHours, maxRuns } = ctx.window;
   return {
@@ -304,7 +305,7 @@ function rateRanking(views: readonly TargetView[], ctx: RankingContext): Ranking
                 model: { key: r.modelKey, href: ctx.modelHref(r.modelKey) },
                 notes: lastRunNote(r.errorRate, r.rateLimitRate),
                 invalid: null,
-                sameModel: sameModelOf(views, r.id),
+                sameModel: sameModel.get(r.id) ?? null,
               },
             },
             { kind: "estimate", estimate: r.capacity, digits: 2, tooltip: true },
