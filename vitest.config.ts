@@ -1,9 +1,10 @@
 /**
- * @module Two groups of test files. First the files that measure nothing against the clock run side by
- * side, one per core (projects `parallel` and `site`, the latter sharing one fixture site build); then,
- * with the machine to themselves, the files that hold measured times to a server's truth or to the wall
- * clock run one at a time (project `timed`): files running beside them would bend the very numbers they
- * check. `npx vitest run --project timed` runs that group alone.
+ * @module Three groups of test files, one after the other. First the files that measure nothing against
+ * the clock run side by side, one per core (projects `parallel` and `site`, the latter sharing one
+ * fixture site build); then the files that hold measured times to a server's truth or to the wall
+ * clock, two at a time (project `timed`); last, one at a time, the timed files that keep both cores busy
+ * themselves (project `alone`). A build or a browser beside a timed file would bend the very numbers it
+ * checks. `npx vitest run --project timed --project alone` runs the timed files alone.
  */
 import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
@@ -17,17 +18,19 @@ const ALL = [
 ];
 
 /**
- * Files that compare what the client measured (TTFT, gaps, rates, stalls, connection reuse) with what a
- * real server on this machine did, in real time, and the end-to-end scheduled path, whose simulated
- * invocations end on the wall clock (3 s each: on a busy machine a level no longer fits in one): alone,
- * after the parallel group.
+ * Files that compare what the client measured (TTFT, gaps, rates, stalls, connection reuse, a run's
+ * validity, which judges the client's health) with what a real server on this machine did, in real
+ * time, and the end-to-end scheduled path, whose simulated invocations end on the wall clock (3 s
+ * each: on a busy machine a level no longer fits in one): after the parallel group, two at a time.
+ * They spend their time waiting on their servers' clocks (a sixth of a core or less each), so two of
+ * them leave each other a core; what would bend their numbers is the parallel group's builds and
+ * browsers beside them.
  */
 const TIMED = [
   "packages/core/src/client/connections.test.ts",
   "packages/core/src/client/health.test.ts",
   "packages/core/src/client/index.test.ts",
   "packages/core/src/client/reader-fields.test.ts",
-  "test/client-health.test.ts",
   "test/e2e-aws-local.test.ts",
   "test/early-stop.test.ts",
   "test/open-loop.test.ts",
@@ -35,7 +38,6 @@ const TIMED = [
   "test/reference-reader.test.ts",
   "test/reference.test.ts",
   "test/sweep-connections.test.ts",
-  "test/sweep-threads.test.ts",
   "test/sweep.test.ts",
   // Stalls ended by the idle timeout, 128 streams, open-loop rates held to their Poisson margin.
   "test/stream-faults.test.ts",
@@ -45,13 +47,18 @@ const TIMED = [
   "test/trace-replay.test.ts",
   // Conversations judged by how TTFT moves over their turns: a busy neighbour would move it.
   "test/conversation.test.ts",
-  // Runs that must come out valid (a run with no valid level fails, exit 1), and the client's health
-  // is judged in them: a file beside them can make their short streams read "client limited".
+  // Runs that must come out valid (a run with no valid level fails, exit 1).
   "test/requests-per-level.test.ts",
   "test/cli.test.ts",
   "test/cli-stop.test.ts",
   "test/cli-crash.test.ts",
 ];
+
+/**
+ * Timed files that keep both cores busy themselves, last and one at a time: the client's own delay
+ * raised until it bends TTFT (a neighbour would move the bend), and sweeps on worker threads.
+ */
+const ALONE = ["test/client-health.test.ts", "test/sweep-threads.test.ts"];
 
 /** Files that read the one shared fixture site, built by the `site` project's global setup. */
 const SHARED_SITE = ["site/test/site.test.ts", "site/test/chart-text.test.ts", "site/test/compare.test.ts"];
@@ -70,7 +77,7 @@ export default defineConfig({
         test: {
           name: "parallel",
           include: ALL,
-          exclude: [...configDefaults.exclude, ...TIMED, ...SHARED_SITE],
+          exclude: [...configDefaults.exclude, ...TIMED, ...ALONE, ...SHARED_SITE],
           maxWorkers,
           sequence: { groupOrder: 0 },
         },
@@ -91,8 +98,17 @@ export default defineConfig({
         test: {
           name: "timed",
           include: TIMED,
-          fileParallelism: false,
+          maxWorkers: 2,
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "alone",
+          include: ALONE,
+          fileParallelism: false,
+          sequence: { groupOrder: 2 },
         },
       },
     ],
