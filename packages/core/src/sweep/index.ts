@@ -207,7 +207,10 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
   const threadHost =
     options.threadHost ?? (clock.threadable ? workerThreads(clock.threadable.timeOriginMs) : undefined);
   for (let levelIndex = options.startLevelIndex ?? 0; levelIndex < plan.length && !stop; levelIndex++) {
-    const { concurrency, load, name, ratePerSecond, requests, levelDurationSeconds } = plan[levelIndex] as LevelPlan;
+    const { level, load, name, requests, levelDurationSeconds } = plan[levelIndex] as LevelPlan;
+    // What `RequestPlace.concurrency` carries: a closed loop's N, any other level's number (its
+    // prompts are tagged with it, an open loop's arrival stream seeded by it).
+    const concurrency = load.kind === "closed" ? load.concurrency : level;
     try {
       const threads = levelThreads(options, load, levels.at(-1));
       const result = await runLevel({
@@ -218,7 +221,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
         scheduler: clock,
         origin,
         place: { runId, concurrency, workload },
-        levelNumber: levelIndex + 1,
+        levelNumber: level,
         pricing: target.pricing ?? null,
         stopReason,
         sizer,
@@ -237,7 +240,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
             levelIndex,
             levelCount: plan.length,
             threads,
-            ...(ratePerSecond !== null ? { ratePerSecond } : {}),
+            ...(load.kind === "open" ? { ratePerSecond: load.ratePerSecond } : {}),
             ...(load.kind === "trace" ? { speedup: load.speedup } : {}),
           }),
       });
