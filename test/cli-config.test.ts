@@ -2,7 +2,8 @@
  * @module `kneeboard run` and `kneeboard site` end to end where nothing is measured: exit 2 on a bad
  * config (each path named, nothing written), exit 1 on a wrong key (every request a 401), and the demo
  * config. Beside the other files (project `parallel`); the sweeps that must come out valid are in
- * `cli.test.ts` (project `timed`).
+ * `cli.test.ts` (project `timed`). The command runs in this process (no start-up of tsx per call), but
+ * for the wrong key, run as a process.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -22,7 +23,16 @@ import {
   referenceTargets,
 } from "@kneeboard/reference";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLI_WORKLOAD, cliTarget, configFolder, filesUnder, kneeboard, SECRET, startCliServer } from "./cli-harness.ts";
+import {
+  CLI_WORKLOAD,
+  cliTarget,
+  configFolder,
+  filesUnder,
+  kneeboard,
+  kneeboardHere,
+  SECRET,
+  startCliServer,
+} from "./cli-harness.ts";
 
 let server: ReferenceServer;
 const { dir, writeConfig } = configFolder("kneeboard-cli-config-");
@@ -49,7 +59,7 @@ describe("kneeboard run", () => {
         still: { arrival: { mode: "poisson", ratesPerSecond: [2, 0] } },
       },
     };
-    const result = await kneeboard(["run", "--config", writeConfig("bad-scenarios.json", config), "--data", data], {
+    const result = await kneeboardHere(["run", "--config", writeConfig("bad-scenarios.json", config), "--data", data], {
       KB_TEST_KEY: SECRET,
     });
     expect(result.code).toBe(2);
@@ -60,7 +70,7 @@ describe("kneeboard run", () => {
     expect(result.out).toMatch(
       /targets\[0\]\.scenarios\[1\]: unknown scenario "nope"; the config's scenarios are chat, Rag, rag, open, still/,
     );
-    const empty = await kneeboard(
+    const empty = await kneeboardHere(
       [
         "run",
         "--config",
@@ -75,6 +85,8 @@ describe("kneeboard run", () => {
     expect(existsSync(data)).toBe(false);
   });
 
+  // As a process, the one test of this file that is: the key must not reach anything the real process
+  // prints, stdout or stderr, whoever writes it; and bin/kneeboard.js exits 1 for a failed run.
   it("records a wrong key as http_error per request; the run failed: exit 1, the key's variable named", async () => {
     const data = join(dir, "badkey-data");
     const result = await kneeboard(
@@ -101,7 +113,7 @@ describe("kneeboard run", () => {
       ],
       workload: { concurrency: [4, 2] },
     };
-    const result = await kneeboard(["run", "--config", writeConfig("bad.json", config), "--data", data], {
+    const result = await kneeboardHere(["run", "--config", writeConfig("bad.json", config), "--data", data], {
       KB_TEST_KEY: SECRET,
     });
     expect(result.code).toBe(2);
@@ -118,7 +130,7 @@ describe("kneeboard run", () => {
       targets: [target()],
       scenarios: { talk: { conversation: { turns: 0, sharedPrefixTokens: 100, thinkSeconds: -2 } } },
     };
-    const result = await kneeboard(["run", "--config", writeConfig("bad-talk.json", config), "--data", data], {
+    const result = await kneeboardHere(["run", "--config", writeConfig("bad-talk.json", config), "--data", data], {
       KB_TEST_KEY: SECRET,
     });
     expect(result.code).toBe(2);
@@ -131,14 +143,14 @@ describe("kneeboard run", () => {
   it("exits 2 when the key variable is missing or a --target is unknown, writing nothing", async () => {
     const data = join(dir, "nokey-data");
     const file = writeConfig("nokey.json", { targets: [target()], workload });
-    const missing = await kneeboard(["run", "--config", file, "--data", data], { KB_TEST_KEY: "" });
+    const missing = await kneeboardHere(["run", "--config", file, "--data", data], { KB_TEST_KEY: "" });
     expect(missing.code).toBe(2);
     expect(missing.out).toContain("targets[0].apiKeyEnv");
-    const unknown = await kneeboard(["run", "--config", file, "--data", data, "--target", "nope"], {
+    const unknown = await kneeboardHere(["run", "--config", file, "--data", data, "--target", "nope"], {
       KB_TEST_KEY: SECRET,
     });
     expect(unknown.code).toBe(2);
-    expect((await kneeboard(["run", "--bogus"])).code).toBe(2);
+    expect((await kneeboardHere(["run", "--bogus"])).code).toBe(2);
     expect(existsSync(data)).toBe(false);
   });
 });
@@ -150,7 +162,7 @@ describe("kneeboard site --config", () => {
       targets: [{ id: "a", label: "a", baseURL: "http://127.0.0.1:9/v1", model: "m", route: { gateway: "direct" } }],
       standing: { windowHours: 0, maxRuns: 24 },
     });
-    const result = await kneeboard(["site", "--config", file, "--data", join(dir, "no-data"), "--out", out]);
+    const result = await kneeboardHere(["site", "--config", file, "--data", join(dir, "no-data"), "--out", out]);
     expect(result.code).toBe(2);
     expect(result.out).toContain("standing.windowHours");
     expect(existsSync(out)).toBe(false);

@@ -1,9 +1,14 @@
-/** @module What the CLI's end-to-end tests share: the `kneeboard` command run as a process, a config folder, the reference server they sweep. */
+/**
+ * @module What the CLI's end-to-end tests share: the `kneeboard` command run as a process or in this
+ * process, a config folder, the reference server they sweep.
+ */
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Writable } from "node:stream";
 import { promisify } from "node:util";
+import { main } from "@kneeboard/cli/main";
 import { type ReferenceServer, startReferenceServer } from "@kneeboard/reference";
 
 const run = promisify(execFile);
@@ -19,6 +24,35 @@ export async function kneeboard(args: string[], env: Record<string, string> = {}
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
     return { code: e.code, out: e.stdout + e.stderr };
+  }
+}
+
+/**
+ * `kneeboard ARGS` in this process (no second start-up of tsx on a loaded machine): its exit code and
+ * everything it printed. `env` is set on process.env for the call and put back after it (a variable
+ * that was unset is deleted again), so the command reads it as a spawned one would read its own.
+ */
+export async function kneeboardHere(args: string[], env: Record<string, string> = {}) {
+  let text = "";
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      text += String(chunk);
+      done();
+    },
+  });
+  const saved = Object.keys(env).map((name) => [name, process.env[name]] as const);
+  Object.assign(process.env, env);
+  try {
+    const code = await main(args, {
+      out: sink as unknown as typeof process.stdout,
+      err: sink as unknown as typeof process.stderr,
+    });
+    return { code, out: text };
+  } finally {
+    for (const [name, value] of saved) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
   }
 }
 

@@ -2,51 +2,20 @@
  * @module `kneeboard run` end to end against targets that never serve (nothing listening, a wrong key,
  * a hanging endpoint) and with `--repeat`: a dead target costs a few requests, not a sweep of timeouts.
  */
-import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
-import { promisify } from "node:util";
-import { main } from "@kneeboard/cli/main";
 import type { RunDocument } from "@kneeboard/core/run";
 import { loadPosition } from "@kneeboard/core/run";
 import { type ReferenceServer, type StreamProfile, startReferenceServer } from "@kneeboard/reference";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { kneeboard, kneeboardHere } from "./cli-harness.ts";
 
-const exec = promisify(execFile);
-const BIN = new URL("../packages/cli/bin/kneeboard.js", import.meta.url).pathname;
 const QUICK: StreamProfile = { stepBaseMs: 1, stepPerSeqMs: 0.05, slots: 32, prefillBaseMs: 2, prefillPerTokenMs: 0 };
 const dir = mkdtempSync(join(tmpdir(), "kneeboard-stop-"));
 let open: ReferenceServer;
 let keyed: ReferenceServer;
 let deadUrl: string;
-
-async function kneeboard(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
-    return { code: 0, out: stdout + stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, out: e.stdout + e.stderr };
-  }
-}
-
-/** `kneeboard ARGS` in this process (no second start-up of tsx on a loaded machine): exit code and output. */
-async function kneeboardHere(args: string[]) {
-  let text = "";
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      text += String(chunk);
-      done();
-    },
-  });
-  const code = await main(args, {
-    out: sink as unknown as typeof process.stdout,
-    err: sink as unknown as typeof process.stderr,
-  });
-  return { code, out: text };
-}
 
 function runsUnder(data: string): RunDocument[] {
   const root = join(data, "runs");
