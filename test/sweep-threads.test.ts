@@ -102,7 +102,7 @@ describe("a level on two worker threads", () => {
       ...setup({ concurrency: [1, 4], maxTokens: 8, requestsPerLevel: 16, warmupRequests: 0 }),
       threads: 2,
       onProgress: (p) => {
-        if (p.concurrency === 4 && p.done === 3) stop.abort();
+        if (loadPosition(p.load) === 4 && p.done === 3) stop.abort();
       },
       signal: stop.signal,
     });

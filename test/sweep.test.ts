@@ -168,7 +168,7 @@ describe("sweep against a reference target", () => {
     const doc = await runSweep({
       ...setup("fast", { concurrency: [1, 2, 4], maxTokens: 8, requestsPerLevel: 8, warmupRequests: 0 }),
       onProgress: (p) => {
-        if (p.concurrency === 2 && p.done === 3) stop.abort();
+        if (loadPosition(p.load) === 2 && p.done === 3) stop.abort();
       },
       signal: stop.signal,
     });

@@ -31,12 +31,16 @@ function fitText(fit: InvocationFit, plan: TargetPlan): string {
 }
 
 /** A level as the table names it: N, an open loop's rate, or a trace replay's speedup. */
-const levelName = (l: LevelPlan) =>
-  l.load.kind === "trace"
-    ? `x${l.load.speedup}`
-    : l.ratePerSecond === null
-      ? String(l.concurrency)
-      : `${l.ratePerSecond}/s`;
+function levelName({ load }: LevelPlan): string {
+  switch (load.kind) {
+    case "closed":
+      return String(load.concurrency);
+    case "open":
+      return `${load.ratePerSecond}/s`;
+    case "trace":
+      return `x${load.speedup}`;
+  }
+}
 
 /** A replayed window in words: its requests, tokens, reusable share, and its duration at each speedup. */
 function traceText(trace: TraceWindow, speedups: number[]): string[] {
@@ -65,9 +69,12 @@ function topLevelText(plan: TargetPlan): string {
     const { trace, speedup } = top.load;
     return `the window's ${number(trace.outputTokens)} output tokens over ${number(trace.durationSeconds / speedup, 1)} s at x${speedup} = ${chunks}`;
   }
-  return top?.ratePerSecond == null
-    ? `${top?.concurrency ?? 1} streams x ${number(plan.topLevelChunksPerSecond / (top?.concurrency ?? 1))} chunks/s = ${chunks}`
-    : `${top.ratePerSecond} requests/s x ${w.maxTokens} tokens = ${chunks} (about ${number(top.ratePerSecond * plan.expectedRequestSeconds, 1)} in flight)`;
+  if (top?.load.kind === "open") {
+    const rate = top.load.ratePerSecond;
+    return `${rate} requests/s x ${w.maxTokens} tokens = ${chunks} (about ${number(rate * plan.expectedRequestSeconds, 1)} in flight)`;
+  }
+  const n = top?.load.concurrency ?? 1;
+  return `${n} streams x ${number(plan.topLevelChunksPerSecond / n)} chunks/s = ${chunks}`;
 }
 
 function targetText(plan: TargetPlan, env: Record<string, string | undefined>): string {
@@ -93,7 +100,7 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
       ? `${loop} for ${w.levelDurationSeconds} s per level`
       : `${plan.totalRequests} measured requests${maxInFlight === null ? "" : `, ${loop}`}`;
   const share = plan.clientCoreShare;
-  const inFlight = (l: LevelPlan) => (l.ratePerSecond ?? 0) * plan.expectedRequestSeconds;
+  const inFlight = (l: LevelPlan) => (l.load.kind === "open" ? l.load.ratePerSecond : 0) * plan.expectedRequestSeconds;
   const crowded = maxInFlight === null ? [] : plan.levels.filter((l) => inFlight(l) >= maxInFlight);
   const perLevel = checkRequestsPerLevel(w);
   return [
@@ -162,7 +169,7 @@ function conversationText(plan: TargetPlan): string[] {
   const short =
     perLevel === undefined
       ? []
-      : plan.levels.filter((l) => l.ratePerSecond === null && perLevel < talk.turns * l.concurrency);
+      : plan.levels.filter((l) => l.load.kind === "closed" && perLevel < talk.turns * l.load.concurrency);
   if (short.length)
     lines.push(
       `  warning: requestsPerLevel ${perLevel} is under turns x N at level${short.length === 1 ? "" : "s"} ${short.map(levelName).join(", ")}: not every user reaches turn ${talk.turns} there, so the later turns have few samples or none`,

@@ -1,7 +1,7 @@
-/** @module The closing table: closed-loop levels by N, open-loop levels by their rate with what the run sustains. */
+/** @module The progress line and the closing table: closed-loop levels by N, open-loop levels by their rate with what the run sustains. */
 import { syntheticRun } from "@kneeboard/core/synthetic";
 import { describe, expect, it } from "vitest";
-import { runTable } from "./report.ts";
+import { progressPrinter, runTable } from "./report.ts";
 
 const run = () =>
   syntheticRun({
@@ -69,5 +69,44 @@ describe("runTable", () => {
     expect(table).toContain(
       "the trace allows 17.0 % of prompt tokens from a cache, the route reported 12.0 % cached at trace x1, 10.0 % cached at trace x2, 5.0 % cached at trace x4",
     );
+  });
+});
+
+describe("progressPrinter", () => {
+  const progress = { targetId: "t", levelIndex: 1, level: 2, levelCount: 3, liveTokensPerSecond: 12.34, threads: 1 };
+
+  it("names the level by its load, in the table's words, and writes a line per finished level off a TTY", () => {
+    const lines: string[] = [];
+    const print = progressPrinter((t) => lines.push(t), false);
+    print({ ...progress, load: { kind: "closed", concurrency: 4 }, done: 3, total: 8, levelDone: false });
+    print({ ...progress, load: { kind: "closed", concurrency: 4 }, done: 8, total: 8, levelDone: true });
+    print({
+      ...progress,
+      scenario: "rag",
+      load: { kind: "open", arrival: "gamma", ratePerSecond: 2, burstiness: 0.5 },
+      done: 5,
+      total: null,
+      threads: 2,
+      levelDone: true,
+    });
+    print({ ...progress, load: { kind: "trace", speedup: 4 }, done: 9, total: 9, levelDone: true });
+    expect(lines).toEqual([
+      "t [chat]  level 2/3 (N=4)  requests 8/8  12.3 tok/s\n",
+      "t [rag]  level 2/3 (2 req/s, burstiness 0.5, 2 threads)  requests 5  12.3 tok/s\n",
+      "t [chat]  level 2/3 (trace x4)  requests 9/9  12.3 tok/s\n",
+    ]);
+  });
+
+  it("rewrites one line on a TTY", () => {
+    const lines: string[] = [];
+    const print = progressPrinter((t) => lines.push(t), true);
+    print({
+      ...progress,
+      load: { kind: "open", arrival: "poisson", ratePerSecond: 3 },
+      done: 1,
+      total: 4,
+      levelDone: false,
+    });
+    expect(lines).toEqual(["\r\x1b[2Kt [chat]  level 2/3 (3 req/s)  requests 1/4  12.3 tok/s"]);
   });
 });

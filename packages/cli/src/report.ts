@@ -9,7 +9,7 @@ type Write = (text: string) => void;
 export function progressPrinter(write: Write, isTTY: boolean): (p: SweepProgress & { scenario?: string }) => void {
   return (p) => {
     const total = p.total === null ? "" : `/${p.total}`;
-    const line = `${p.targetId} [${p.scenario ?? "chat"}]  level ${p.levelIndex + 1}/${p.levelCount} (${p.speedup !== undefined ? `trace x${p.speedup}` : p.ratePerSecond === undefined ? `concurrency ${p.concurrency}` : `rate ${p.ratePerSecond} req/s`}${p.threads > 1 ? `, ${p.threads} threads` : ""})  requests ${p.done}${total}  ${p.liveTokensPerSecond.toFixed(1)} tok/s`;
+    const line = `${p.targetId} [${p.scenario ?? "chat"}]  level ${p.level}/${p.levelCount} (${loadWords(p.load)}${p.threads > 1 ? `, ${p.threads} threads` : ""})  requests ${p.done}${total}  ${p.liveTokensPerSecond.toFixed(1)} tok/s`;
     if (isTTY) write(`\r\x1b[2K${line}${p.levelDone ? "\n" : ""}`);
     else if (p.levelDone) write(`${line}\n`);
   };

@@ -32,7 +32,9 @@ const target = (workload?: Target["workload"]): Target => ({
 describe("planTarget", () => {
   it("counts closed-loop rounds: the default workload is 132 rounds of one request each", () => {
     const plan = planTarget({}, target());
-    expect(plan.levels.map((l) => l.concurrency)).toEqual([1, 2, 4, 8, 16, 32]);
+    expect(plan.levels.map((l) => l.load)).toEqual(
+      [1, 2, 4, 8, 16, 32].map((n) => ({ kind: "closed", concurrency: n })),
+    );
     expect(plan.totalRequests).toBe(6 * 64);
     expect(plan.totalWarmupRequests).toBe(6);
     // 64 + 32 + 16 + 8 + 4 + 2 measured rounds and one warm-up round per level.
@@ -165,7 +167,7 @@ describe("planConfig with scenarios", () => {
     const [chat, rag, long] = plans;
     expect(chat?.expectedSeconds).toBeCloseTo(planTarget({}, target()).expectedSeconds, 9);
     expect(rag?.workload).toMatchObject({ promptTokens: 4000, maxTokens: 256 });
-    expect(long?.levels.map((l) => l.concurrency)).toEqual([1, 2, 4, 8]);
+    expect(long?.levels.map((l) => l.load)).toEqual([1, 2, 4, 8].map((n) => ({ kind: "closed", concurrency: n })));
   });
 
   it("makes a long prompt's sweep longer: TTFT grows with the prompt past what the base TTFT covers", () => {
@@ -223,11 +225,11 @@ describe("planLevels", () => {
     return workloadFor(config, config.targets[0] as Target);
   };
 
-  it("expands a closed loop's levels once: each its load, its name and its time", () => {
+  it("expands a closed loop's levels once: each its load, its name, its number and its time", () => {
     const levels = planLevels(workloadOf({ concurrency: [1, 4], requestsPerLevel: 8, warmupRequests: 2 }), 2);
-    expect(levels.map((l) => [l.load, l.name, l.concurrency, l.ratePerSecond])).toEqual([
-      [{ kind: "closed", concurrency: 1 }, "concurrency 1", 1, null],
-      [{ kind: "closed", concurrency: 4 }, "concurrency 4", 4, null],
+    expect(levels.map((l) => [l.load, l.name, l.level])).toEqual([
+      [{ kind: "closed", concurrency: 1 }, "concurrency 1", 1],
+      [{ kind: "closed", concurrency: 4 }, "concurrency 4", 2],
     ]);
     // N = 4: 1 warm-up round and 2 measured rounds of 2 s.
     expect(levels[1]?.expectedSeconds).toBe(6);
@@ -240,9 +242,9 @@ describe("planLevels", () => {
       warmupRequests: 1,
     });
     const levels = planLevels(workload, 2);
-    expect(levels.map((l) => [l.load, l.name, l.concurrency, l.ratePerSecond])).toEqual([
-      [{ kind: "open", arrival: "poisson", ratePerSecond: 2, seed: 9, maxInFlight: 32 }, "rate 2 requests/s", 1, 2],
-      [{ kind: "open", arrival: "poisson", ratePerSecond: 5, seed: 9, maxInFlight: 32 }, "rate 5 requests/s", 2, 5],
+    expect(levels.map((l) => [l.load, l.name, l.level])).toEqual([
+      [{ kind: "open", arrival: "poisson", ratePerSecond: 2, seed: 9, maxInFlight: 32 }, "rate 2 requests/s", 1],
+      [{ kind: "open", arrival: "poisson", ratePerSecond: 5, seed: 9, maxInFlight: 32 }, "rate 5 requests/s", 2],
     ]);
     // (1 warm-up + the last request) x 2 s, and 10 sends at 5/s.
     expect(levels[1]?.expectedSeconds).toBe(6);

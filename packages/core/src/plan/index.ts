@@ -121,11 +121,12 @@ export interface LevelPlan {
   load: LevelLoad;
   /** The level in words: `concurrency 8`, or `rate 2 requests/s`. */
   name: string;
-  /** N in flight; an open loop's level number (1, 2, ...), as its run document records it. */
-  concurrency: number;
-  /** An open loop's offered rate, requests/s; null for a closed loop. */
-  ratePerSecond: number | null;
-  /** Unmeasured requests sent before the level, at up to `concurrency` at once (an open loop: one at a time). */
+  /**
+   * The level's number in its sweep, 1-based, whatever its load: its run document's `levels[].level`
+   * and its samples' `level`. N, a rate or a speedup is its `load`'s.
+   */
+  level: number;
+  /** Unmeasured requests sent before the level, at up to N at once (an open loop, a trace replay: one at a time). */
   warmupRequests: number;
   /** Measured requests; null when the level runs for `levelDurationSeconds` instead. */
   requests: number | null;
@@ -297,7 +298,7 @@ export interface TargetPlan {
 /** Sequential rounds of `count` requests run by `workers` workers that each take one at a time. */
 const rounds = (count: number, workers: number) => (count <= 0 ? 0 : Math.ceil(count / Math.min(workers, count)));
 
-type LevelTiming = Omit<LevelPlan, "load" | "name" | "concurrency" | "ratePerSecond">;
+type LevelTiming = Omit<LevelPlan, "load" | "name" | "level">;
 
 /**
  * A closed level's time: warm-up rounds, then either ceil(requests / N) rounds or the fixed duration
@@ -376,8 +377,7 @@ export function planLevels(workload: Workload, requestSeconds: number, traces?: 
     return arrival.ratesPerSecond.map((ratePerSecond, i) => ({
       load: { kind: "open", ...spacing, ratePerSecond, seed: arrival.seed, maxInFlight: arrival.maxInFlight },
       name: `rate ${ratePerSecond} requests/s${arrival.mode === "gamma" ? ` (gamma, burstiness ${arrival.burstiness})` : ""}`,
-      concurrency: i + 1,
-      ratePerSecond,
+      level: i + 1,
       ...openLevelTiming(ratePerSecond, workload, requestSeconds),
     }));
   }
@@ -386,21 +386,19 @@ export function planLevels(workload: Workload, requestSeconds: number, traces?: 
     return arrival.speedup.map((speedup, i) => ({
       load: { kind: "trace", speedup, maxInFlight: arrival.maxInFlight, trace },
       name: `trace ${trace.name} at speedup ${speedup}`,
-      concurrency: i + 1,
-      ratePerSecond: null,
+      level: i + 1,
       ...traceLevelTiming(trace, speedup, workload, requestSeconds),
     }));
   }
   const talk = workload.conversation;
-  return workload.concurrency.map((concurrency) => ({
+  return workload.concurrency.map((concurrency, i) => ({
     load: {
       kind: "closed",
       concurrency,
       ...(talk ? { conversation: { turns: talk.turns, thinkSeconds: talk.thinkSeconds } } : {}),
     },
     name: talk ? `concurrency ${concurrency} (${concurrency} in conversation)` : `concurrency ${concurrency}`,
-    concurrency,
-    ratePerSecond: null,
+    level: i + 1,
     ...closedLevelTiming(concurrency, workload, requestSeconds),
   }));
 }

@@ -20,12 +20,12 @@ import {
   planLevels,
   threadsForChunkRate,
 } from "../plan/index.ts";
-import type { Canary, Level, RunDocument, Sample, Stop } from "../run/index.ts";
+import type { Canary, Level, Load, RunDocument, Sample, Stop } from "../run/index.ts";
 import { type Scheduler, systemScheduler } from "../scheduler/index.ts";
 import { type Traces, traceOf, traceRecord } from "../trace/index.ts";
 import { PromptSizer } from "../workload/index.ts";
 import { runCanary } from "./canary.ts";
-import { type RequestSender, runLevel, Stopped } from "./level.ts";
+import { documentLoad, type RequestSender, runLevel, Stopped } from "./level.ts";
 import { type ThreadHost, workerThreads } from "./threads.ts";
 
 export { type CanaryOptions, runCanary } from "./canary.ts";
@@ -42,7 +42,10 @@ export const HARNESS_VERSION = "0.1.0";
 /** Live progress of a sweep, for a TTY line or a log line. */
 export interface SweepProgress {
   targetId: string;
-  concurrency: number;
+  /** The level's number in its sweep, 1-based: its run document's `levels[].level`. */
+  level: number;
+  /** What the level offers, as its run document will record it (`levels[].load`). */
+  load: Load;
   levelIndex: number;
   levelCount: number;
   /** Measured requests finished in this level. */
@@ -55,10 +58,6 @@ export interface SweepProgress {
   levelDone: boolean;
   /** Worker threads the level's measured requests run on (1: this thread). */
   threads: number;
-  /** An open-loop level's request rate, requests/s (its `concurrency` is then the level's number). */
-  ratePerSecond?: number;
-  /** A trace replay's speedup (its `concurrency` is then the level's number). */
-  speedup?: number;
 }
 
 export interface SweepOptions {
@@ -207,7 +206,11 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
   const threadHost =
     options.threadHost ?? (clock.threadable ? workerThreads(clock.threadable.timeOriginMs) : undefined);
   for (let levelIndex = options.startLevelIndex ?? 0; levelIndex < plan.length && !stop; levelIndex++) {
-    const { concurrency, load, name, ratePerSecond, requests, levelDurationSeconds } = plan[levelIndex] as LevelPlan;
+    const { level, load, name, requests, levelDurationSeconds } = plan[levelIndex] as LevelPlan;
+    // What `RequestPlace.concurrency` carries: a closed loop's N, any other level's number (its
+    // prompts are tagged with it, an open loop's arrival stream seeded by it).
+    const concurrency = load.kind === "closed" ? load.concurrency : level;
+    const documented = documentLoad(load);
     try {
       const threads = levelThreads(options, load, levels.at(-1));
       const result = await runLevel({
@@ -218,7 +221,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
         scheduler: clock,
         origin,
         place: { runId, concurrency, workload },
-        levelNumber: levelIndex + 1,
+        levelNumber: level,
         pricing: target.pricing ?? null,
         stopReason,
         sizer,
@@ -232,13 +235,12 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
         progress: (p) =>
           options.onProgress?.({
             ...p,
-            concurrency,
             targetId: target.id,
+            level,
+            load: documented,
             levelIndex,
             levelCount: plan.length,
             threads,
-            ...(ratePerSecond !== null ? { ratePerSecond } : {}),
-            ...(load.kind === "trace" ? { speedup: load.speedup } : {}),
           }),
       });
       if (result.simulated) simulated = true;

@@ -333,7 +333,7 @@ function promptChars(place: RequestPlace): number {
 }
 
 /** How the run document names what a level sent: its load, without the driver's own settings (seed, maxInFlight, the window). */
-function documentLoad(load: LevelLoad): Load {
+export function documentLoad(load: LevelLoad): Load {
   // A conversation is the level's workload (its samples' turns, its `conversation` figures), not another load.
   switch (load.kind) {
     case "open":
