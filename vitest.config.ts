@@ -1,13 +1,14 @@
 /**
  * @module Three groups of test files, one after the other. First the files that measure nothing against
- * the clock run side by side, one per core (projects `parallel` and `site`, the latter sharing one
- * fixture site build); then the files that hold measured times to a server's truth or to the wall
- * clock, two at a time (project `timed`); last, one at a time, the timed files that keep both cores busy
- * themselves (project `alone`). A build or a browser beside a timed file would bend the very numbers it
+ * the clock run side by side, one per core, the longest first (project `parallel`); then the files that
+ * hold measured times to a server's truth or to the wall clock, two at a time (project `timed`); last,
+ * one at a time, the timed files that keep both cores busy themselves (project `alone`). A build or a browser beside a timed file would bend the very numbers it
  * checks. `npx vitest run --project timed --project alone` runs the timed files alone.
  */
 import { availableParallelism } from "node:os";
+import { relative } from "node:path";
 import { configDefaults, defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /** Every test file of the repo. */
 const ALL = [
@@ -60,8 +61,40 @@ const TIMED = [
  */
 const ALONE = ["test/client-health.test.ts", "test/sweep-threads.test.ts"];
 
-/** Files that read the one shared fixture site, built by the `site` project's global setup. */
-const SHARED_SITE = ["site/test/site.test.ts", "site/test/chart-text.test.ts", "site/test/compare.test.ts"];
+/**
+ * The longest files of the parallel group (most of a minute or more each on two cores), started first so
+ * that the two workers end together rather than one finishing a long file alone at the end. Vitest
+ * would order by the durations it recorded last time, but a fresh clone has none and falls back to file
+ * size.
+ */
+const LONGEST_FIRST = [
+  "site/test/layout.test.ts",
+  "site/test/site.test.ts",
+  "functions/src/publish-package.test.ts",
+  "site/test/chart-text.test.ts",
+  "packages/core/src/aws/store.contract.test.ts",
+  "packages/core/src/same-model/index.test.ts",
+  "packages/core/src/aws/scheduled.contract.test.ts",
+  "test/architecture.test.ts",
+];
+
+/** Within a group, `LONGEST_FIRST` in its order, then the other files as Vitest orders them. */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (f: TestSpecification) => {
+      const i = LONGEST_FIRST.indexOf(relative(import.meta.dirname, f.moduleId));
+      return i === -1 ? LONGEST_FIRST.length : i;
+    };
+    const sorted = await super.sort(files);
+    const order = new Map(sorted.map((f, i) => [f, i]));
+    return sorted.sort(
+      (a, b) =>
+        a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder ||
+        rank(a) - rank(b) ||
+        (order.get(a) ?? 0) - (order.get(b) ?? 0),
+    );
+  }
+}
 
 /** Side by side, one per core (Vitest's default is one worker fewer than the cores: one, on two). */
 const maxWorkers = Math.max(2, availableParallelism());
@@ -71,23 +104,16 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         extends: true,
         test: {
           name: "parallel",
           include: ALL,
-          exclude: [...configDefaults.exclude, ...TIMED, ...ALONE, ...SHARED_SITE],
-          maxWorkers,
-          sequence: { groupOrder: 0 },
-        },
-      },
-      {
-        extends: true,
-        test: {
-          name: "site",
-          include: SHARED_SITE,
-          // Starts the shared build and goes on: the other files run while it builds.
+          exclude: [...configDefaults.exclude, ...TIMED, ...ALONE],
+          // The folder of the one fixture site that site.test, chart-text.test and compare.test share,
+          // built by the first of them to run (`site/test/shared-site.ts`).
           globalSetup: ["site/test/shared-site.ts"],
           maxWorkers,
           sequence: { groupOrder: 0 },

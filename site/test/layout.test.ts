@@ -6,19 +6,15 @@
  * the time, runs on one page of each template and each variant of it (see `AXE_PAGES`), not on every
  * page: pages of one template differ in their data, not in their markup.
  */
-import { mkdtempSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readdirSync } from "node:fs";
 import { AxeBuilder } from "@axe-core/playwright";
-import { saveRun, syncIndex } from "@kneeboard/core/run-index";
-import { seededRandom, syntheticRun } from "@kneeboard/reference";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSite } from "../src/build.ts";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { fmt } from "../src/lib/format.ts";
 import { type StaticServer, serveStatic } from "../src/serve.ts";
 import { launchChromium } from "./browser.ts";
-import { CHAT_OPEN, fixtureStore, OPEN_LOOP, RAG, SHARED_MODEL_KEY } from "./fixture.ts";
+import { CHAT_OPEN, OPEN_LOOP, RAG, SHARED_MODEL_KEY } from "./fixture.ts";
+import { NO_VALID, sharedSite, THREE } from "./shared-site.ts";
 
 /**
  * The pages axe reads: one of each template, and of each variant of a template that draws other
@@ -56,14 +52,6 @@ const VIEWPORTS = [
   { width: 1366, height: 900 },
 ];
 const SCHEMES = ["light", "dark"] as const;
-/** A target with exactly three runs, a few percent apart (as in the report that asked for honest charts). */
-const THREE = { id: "three-runs", label: "Three runs", single: [745, 740, 750] };
-/**
- * A target none of whose runs has a valid level (half its requests fail): its page must draw no empty chart.
- * Its label says it is simulated, as the reference targets' labels do.
- */
-const NO_VALID = { id: "no-valid-run", label: "Half of every level failing (simulated)", runs: 2 };
-
 let browser: Browser;
 let server: StaticServer;
 let base: string;
@@ -243,44 +231,8 @@ function everyPage(finding: (f: PageFacts, path: string, pass: Walk) => string[]
 }
 
 beforeAll(async () => {
-  const fixture = await fixtureStore(4);
-  const random = seededRandom(3);
-  for (const [r, single] of THREE.single.entries()) {
-    await saveRun(
-      fixture.store,
-      fixture.index,
-      syntheticRun({
-        targetId: THREE.id,
-        label: THREE.label,
-        runId: `${THREE.id}-r${r}`,
-        startedAt: new Date(Date.UTC(2026, 10, 20, 10, 45 + 10 * r)).toISOString(),
-        singleStreamTokensPerSecond: single,
-        ttftMs: 150,
-        saturationStreams: 8,
-        random,
-      }),
-    );
-  }
-  for (let r = 0; r < NO_VALID.runs; r++) {
-    await saveRun(
-      fixture.store,
-      fixture.index,
-      syntheticRun({
-        targetId: NO_VALID.id,
-        label: NO_VALID.label,
-        runId: `${NO_VALID.id}-r${r}`,
-        startedAt: new Date(Date.UTC(2026, 10, 20, 12, 10 * r)).toISOString(),
-        singleStreamTokensPerSecond: 300,
-        ttftMs: 100,
-        saturationStreams: 4,
-        errorRate: 0.5,
-        random,
-      }),
-    );
-  }
-  const outDir = join(mkdtempSync(join(tmpdir(), "kneeboard-layout-")), "dist");
-  await syncIndex(fixture.store, fixture.index);
-  await buildSite({ store: fixture.store, index: fixture.index, outDir, warn: () => {} });
+  // The fixture site the site tests share (see shared-site.ts), built once a run.
+  const { outDir } = await sharedSite(inject("sharedSiteDir"));
   // Beside every built page, compare pages whose picked targets have nothing to draw (a sentence, no empty chart).
   pages = [
     ...builtPages(outDir),
@@ -390,7 +342,7 @@ describe("the target page", () => {
       expect(panel.lines).toHaveLength(1);
       expect((panel.lines[0] ?? "").split("L")).toHaveLength(3);
       expect(panel.labels).toContain("0");
-      expect(panel.labels.some((l) => l.startsWith("2026-11-20"))).toBe(true);
+      expect(panel.labels.some((l) => l.startsWith(THREE.day))).toBe(true);
     }
     // The chart names itself and describes what it shows.
     expect(await page.getAttribute("#history svg", "role")).toBe("img");

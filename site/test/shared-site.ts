@@ -1,12 +1,14 @@
 /**
  * @module One fixture site for the site tests that read the same fixture (`site.test.ts`,
- * `chart-text.test.ts`, `compare.test.ts`), built once a run: vitest's global setup of the `site` project starts the build
- * in a child process and goes on, so other files run while it builds; each test file waits for it in
- * its `beforeAll` (`sharedSite`). Run as a script, this file is that child.
+ * `chart-text.test.ts`, `compare.test.ts`), built once a run: the first of them to ask for it
+ * (`sharedSite`) starts the build in a child process, and each waits for it in its `beforeAll`. Vitest's
+ * global setup only provides the folder and removes it at the end, so a run of other files builds
+ * nothing. Run as a script, this file is that child.
  */
 import { spawn } from "node:child_process";
 import {
   existsSync,
+  mkdirSync,
   mkdtempSync,
   openSync,
   readdirSync,
@@ -28,6 +30,17 @@ export const BUILT_AT = "2026-11-01T18:00:00.000Z";
  * raised by the core's own detection (read by `compare.test.ts`'s alerts page tests).
  */
 export const STOPPED = "slow-large";
+
+/**
+ * A target with exactly three runs, a few percent apart (as in the report that asked for honest charts):
+ * its history chart draws three points a panel (`layout.test.ts`).
+ */
+export const THREE = { id: "three-runs", label: "Three runs", single: [745, 740, 750], day: "2026-11-01" } as const;
+/**
+ * A target none of whose runs has a valid level (half its requests fail): its page must draw no empty chart.
+ * Its label says it is simulated, as the reference targets' labels do.
+ */
+export const NO_VALID = { id: "no-valid-run", label: "Half of every level failing (simulated)", runs: 2 } as const;
 
 /** What the build left for the tests, in `result.json` of its folder. */
 export interface SharedSite {
@@ -61,15 +74,17 @@ export const sourcesState = () =>
     .sort()
     .map((p) => `${p} ${statSync(join(SOURCES, p)).mtimeMs}`);
 
-/** Vitest global setup: starts the build, provides its folder, and stops it and removes the folder at the end. */
+/** Vitest global setup: provides the build's folder, and stops a build still running and removes the folder at the end. */
 export default function setup(project: { provide(key: "sharedSiteDir", value: string): void }) {
   const dir = mkdtempSync(join(tmpdir(), "kneeboard-shared-site-"));
-  const output = openSync(join(dir, "output.txt"), "w");
-  const child = spawn(process.execPath, ["--import", "tsx", SELF, dir], { stdio: ["ignore", output, output] });
-  child.on("exit", (code, signal) => writeFileSync(join(dir, "exit.json"), JSON.stringify({ code, signal })));
   project.provide("sharedSiteDir", dir);
   return () => {
-    if (child.exitCode === null) child.kill();
+    const pid = join(dir, "pid");
+    // A build still running when the run ends (the run was stopped): stop it (gone already is fine).
+    if (existsSync(pid) && !existsSync(join(dir, "exit.json")))
+      try {
+        process.kill(Number(readFileSync(pid, "utf8")));
+      } catch {}
     const result = join(dir, "result.json");
     if (existsSync(result)) {
       const { storeRoot } = JSON.parse(readFileSync(result, "utf8")) as SharedSite;
@@ -79,8 +94,27 @@ export default function setup(project: { provide(key: "sharedSiteDir", value: st
   };
 }
 
-/** Waits for the shared build (up to `timeoutMs`) and returns what it left; throws with its output when it failed. */
+/** Starts the build in `dir` unless a test file already did (creating a folder is the one atomic claim). */
+function startBuild(dir: string): void {
+  try {
+    mkdirSync(join(dir, "started"));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return;
+    throw error;
+  }
+  const output = openSync(join(dir, "output.txt"), "w");
+  const child = spawn(process.execPath, ["--import", "tsx", SELF, dir], { stdio: ["ignore", output, output] });
+  writeFileSync(join(dir, "pid"), String(child.pid));
+  child.on("exit", (code, signal) => writeFileSync(join(dir, "exit.json"), JSON.stringify({ code, signal })));
+}
+
+/**
+ * Starts the shared build if no file has yet, waits for it (up to `timeoutMs`) and returns what it
+ * left; throws with its output when it failed. The file that started it waits too, so the child's exit
+ * is always seen.
+ */
 export async function sharedSite(dir: string, timeoutMs = 240_000): Promise<SharedSite> {
+  startBuild(dir);
   const deadline = Date.now() + timeoutMs;
   while (!existsSync(join(dir, "exit.json"))) {
     if (Date.now() > deadline) throw new Error(`the shared fixture site was not built in ${timeoutMs} ms (${dir})`);
@@ -98,6 +132,7 @@ async function build(dir: string): Promise<void> {
   const { saveRun, syncIndex } = await import("@kneeboard/core/run-index");
   const { evaluateStore } = await import("@kneeboard/core/regress/check");
   const { syntheticRun } = await import("@kneeboard/core/synthetic");
+  const { seededRandom } = await import("@kneeboard/core/random");
   const { buildSite } = await import("../src/build.ts");
   const { fixtureStore, RAG } = await import("./fixture.ts");
   const sourcesBefore = sourcesState();
@@ -119,6 +154,38 @@ async function build(dir: string): Promise<void> {
       errorRate: 1,
     }),
   );
+  const random = seededRandom(3);
+  for (const [r, single] of THREE.single.entries())
+    await saveRun(
+      fixture.store,
+      fixture.index,
+      syntheticRun({
+        targetId: THREE.id,
+        label: THREE.label,
+        runId: `${THREE.id}-r${r}`,
+        startedAt: new Date(Date.UTC(2026, 10, 1, 10, 45 + 10 * r)).toISOString(),
+        singleStreamTokensPerSecond: single,
+        ttftMs: 150,
+        saturationStreams: 8,
+        random,
+      }),
+    );
+  for (let r = 0; r < NO_VALID.runs; r++)
+    await saveRun(
+      fixture.store,
+      fixture.index,
+      syntheticRun({
+        targetId: NO_VALID.id,
+        label: NO_VALID.label,
+        runId: `${NO_VALID.id}-r${r}`,
+        startedAt: new Date(Date.UTC(2026, 10, 1, 12, 10 * r + 5)).toISOString(),
+        singleStreamTokensPerSecond: 300,
+        ttftMs: 100,
+        saturationStreams: 4,
+        errorRate: 0.5,
+        random,
+      }),
+    );
   await evaluateStore({ store: fixture.store, index: fixture.index, now: BUILT_AT });
   const outDir = join(dir, "site", "prefix", "dist");
   let warnings = "";

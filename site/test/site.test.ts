@@ -12,12 +12,14 @@ import { fmt, fmtEstimate } from "../src/lib/format.ts";
 import { type StaticServer, serveStatic } from "../src/serve.ts";
 import { launchChromium } from "./browser.ts";
 import { CHAT_OPEN, FIXTURE_TARGETS, HOSTILE_LABEL, MALFORMED_KEY, SHARED_MODEL_KEY } from "./fixture.ts";
-import { RUNS_PER_TARGET, sharedSite, sourcesState } from "./shared-site.ts";
+import { NO_VALID, RUNS_PER_TARGET, sharedSite, sourcesState, THREE } from "./shared-site.ts";
 
 let browser: Browser;
 let server: StaticServer;
 let base: string;
 let latest: Map<string, RunIndexEntry>;
+/** The chat scenario's closed-loop targets: the fixture's, one of three runs, and one with no valid run. */
+const CLOSED_LOOP_IDS = [...FIXTURE_TARGETS.map((t) => t.id), THREE.id, NO_VALID.id];
 /** Each target's standing as `/data/index.json` publishes it. */
 let standingOf: Map<string, Standing>;
 let storeRoot: string;
@@ -101,8 +103,9 @@ describe("the built site", () => {
   it("lists every closed-loop target on the leaderboard with the medians and intervals of index.json's standing", async () => {
     const page = await open("./");
     const ids = await rowOrder(page);
-    // The open-loop target of the same scenario takes no row here, and takes no row away.
-    expect(ids.sort()).toEqual(FIXTURE_TARGETS.map((t) => t.id).sort());
+    // The open-loop target of the same scenario takes no row here, and takes no row away; a target with
+    // no valid run has a row of dashes.
+    expect(ids.sort()).toEqual(CLOSED_LOOP_IDS.sort());
     const headers = await page.$$eval("#leaderboard thead th", (ths) => ths.map((th) => th.textContent?.trim() ?? ""));
     expect(headers[2]).toContain("single-stream");
     expect(headers[4]).toContain("peak aggregate");
@@ -196,16 +199,22 @@ describe("the built site", () => {
 
   it("sorts by peak aggregate and by single-stream tok/s", async () => {
     const page = await open("./");
-    const by = (pick: (s: Standing) => number) =>
-      [...standingOf.values()].sort((a, b) => pick(b) - pick(a)).map((s) => s.targetId);
-    const aggregate = (s: Standing) => s.peak?.aggregateOutputTokensPerSecond.median ?? -1;
-    const single = (s: Standing) => s.singleStream?.outputTokensPerSecond?.median ?? -1;
+    // Highest first (or lowest, `up`); a target with no figure stays last either way.
+    const by = (pick: (s: Standing) => number | undefined, up = false) => {
+      const all = [...standingOf.values()];
+      const figured = all.filter((s) => pick(s) !== undefined);
+      figured.sort((a, b) => ((pick(b) as number) - (pick(a) as number)) * (up ? -1 : 1));
+      return [...figured, ...all.filter((s) => pick(s) === undefined)].map((s) => s.targetId);
+    };
+    const aggregate = (s: Standing) => s.peak?.aggregateOutputTokensPerSecond.median;
+    const single = (s: Standing) => s.singleStream?.outputTokensPerSecond?.median;
     expect(by(aggregate)).not.toEqual(by(single));
+    expect(standingOf.get(NO_VALID.id)?.singleStream).toBeNull();
 
     await page.click('th:has-text("single-stream tok/s") button');
     expect(await rowOrder(page)).toEqual(by(single));
     await page.click('th:has-text("single-stream tok/s") button');
-    expect(await rowOrder(page)).toEqual(by(single).reverse());
+    expect(await rowOrder(page)).toEqual(by(single, true));
     await page.click('th:has-text("peak aggregate tok/s") button');
     expect(await rowOrder(page)).toEqual(by(aggregate));
     await page.close();
@@ -247,7 +256,7 @@ describe("the built site", () => {
       if (key.startsWith("runs/")) expect(await response.text()).toBe(readFileSync(join(storeRoot, key), "utf8"));
     }
     const index = (await (await fetch(`${base}data/index.json`)).json()) as { targets: { id: string }[] };
-    expect(index.targets.map((t) => t.id).sort()).toEqual([...FIXTURE_TARGETS.map((t) => t.id), CHAT_OPEN.id].sort());
+    expect(index.targets.map((t) => t.id).sort()).toEqual([...CLOSED_LOOP_IDS, CHAT_OPEN.id].sort());
     await page.close();
   });
 
@@ -307,9 +316,12 @@ describe("the built site", () => {
     const shown = await page.$$eval("#at-level tbody tr", (rows) =>
       rows.map((r) => [(r as HTMLElement).dataset.target ?? "", r.querySelector("td")?.textContent?.trim() ?? ""]),
     );
+    // A target with no standing at 16 but a latest run that measured it (no valid run) is shown, unranked.
     const at16 = [...standingOf.values()].flatMap((s) => {
       const level = s.levels.find((l) => concurrencyOf(l.load) === 16);
-      return level ? [{ id: s.targetId, e: level.ranked ? level.perStreamOutputTokensPerSecondP50 : null }] : [];
+      if (level) return [{ id: s.targetId, e: level.ranked ? level.perStreamOutputTokensPerSecondP50 : null }];
+      const measured = latest.get(s.targetId)?.levels.some((l) => concurrencyOf(l.load) === 16);
+      return measured ? [{ id: s.targetId, e: null }] : [];
     });
     expect(shown.map(([id]) => id).sort()).toEqual(at16.map((t) => t.id).sort());
     const expected = new Map(
@@ -368,11 +380,11 @@ describe("the built site", () => {
     expect(await page.$$("#tradeoff-numbers tbody tr")).toHaveLength(entry.levels.length);
     await page.close();
     const compare = await open("compare/");
-    expect(await compare.$$("#compare-tradeoff svg path[aria-roledescription='line mark']")).toHaveLength(
-      FIXTURE_TARGETS.length,
-    );
+    // One line per closed-loop target with a valid level (the one with none draws nothing).
+    const drawnTargets = CLOSED_LOOP_IDS.length - 1;
+    expect(await compare.$$("#compare-tradeoff svg path[aria-roledescription='line mark']")).toHaveLength(drawnTargets);
     expect(await compare.$$eval("#compare-tradeoff svg g.mark-text.role-mark text", (ts) => ts.length)).toBeGreaterThan(
-      FIXTURE_TARGETS.length,
+      drawnTargets,
     );
     await compare.close();
   });
