@@ -1,7 +1,7 @@
 /**
  * @module Three groups of test files, one after the other. First the files that measure nothing against
  * the clock run side by side, one per core, the longest first (project `parallel`); then the files that
- * hold measured times to a server's truth or to the wall clock, two at a time (project `timed`); last,
+ * hold measured times to a server's truth or to the wall clock, three at a time (project `timed`); last,
  * one at a time, the timed files that keep both cores busy themselves (project `alone`). A build or a browser beside a timed file would bend the very numbers it
  * checks. `npx vitest run --project timed --project alone` runs the timed files alone.
  */
@@ -22,10 +22,10 @@ const ALL = [
  * Files that compare what the client measured (TTFT, gaps, rates, stalls, connection reuse, a run's
  * validity, which judges the client's health) with what a real server on this machine did, in real
  * time, and the end-to-end scheduled path, whose simulated invocations end on the wall clock (3 s
- * each: on a busy machine a level no longer fits in one): after the parallel group, two at a time.
- * They spend their time waiting on their servers' clocks (a sixth of a core or less each), so two of
- * them leave each other a core; what would bend their numbers is the parallel group's builds and
- * browsers beside them.
+ * each: on a busy machine a level no longer fits in one): after the parallel group, three at a time.
+ * They spend their time waiting on their servers' clocks (a sixth of a core or less each, but for the
+ * scheduled path's site builds), so three of them seldom want a core at once; what would bend their
+ * numbers is the parallel group's builds and browsers beside them.
  */
 const TIMED = [
   "packages/core/src/client/connections.test.ts",
@@ -68,13 +68,14 @@ const ALONE = ["test/client-health.test.ts", "test/sweep-threads.test.ts"];
  * size.
  */
 const LONGEST_FIRST = [
-  "site/test/layout.test.ts",
-  "site/test/site.test.ts",
   "functions/src/publish-package.test.ts",
-  "site/test/chart-text.test.ts",
   "packages/core/src/aws/store.contract.test.ts",
+  // The readers of the shared fixture site, once it is likely built.
+  "site/test/layout.test.ts",
   "packages/core/src/same-model/index.test.ts",
+  "site/test/site.test.ts",
   "packages/core/src/aws/scheduled.contract.test.ts",
+  "site/test/chart-text.test.ts",
   "test/architecture.test.ts",
 ];
 
@@ -111,6 +112,9 @@ export default defineConfig({
         test: {
           name: "parallel",
           include: ALL,
+          // One process per worker for all its files: modules load once, not once a file (about a
+          // second each, most of a minute over the group's small files).
+          isolate: false,
           exclude: [...configDefaults.exclude, ...TIMED, ...ALONE],
           // The folder of the one fixture site that site.test, chart-text.test and compare.test share,
           // built by the first of them to run (`site/test/shared-site.ts`).
@@ -124,7 +128,7 @@ export default defineConfig({
         test: {
           name: "timed",
           include: TIMED,
-          maxWorkers: 2,
+          maxWorkers: 3,
           sequence: { groupOrder: 1 },
         },
       },

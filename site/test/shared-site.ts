@@ -1,9 +1,9 @@
 /**
- * @module One fixture site for the site tests that read the same fixture (`site.test.ts`,
- * `chart-text.test.ts`, `compare.test.ts`), built once a run: the first of them to ask for it
- * (`sharedSite`) starts the build in a child process, and each waits for it in its `beforeAll`. Vitest's
- * global setup only provides the folder and removes it at the end, so a run of other files builds
- * nothing. Run as a script, this file is that child.
+ * @module One fixture site for the site tests that read the same fixture (`READERS`), built once a run
+ * in a child process: Vitest's global setup starts it at once when the run may include one of them (no
+ * file named, or one of them named), so the other files run while it builds; otherwise the first of them
+ * to ask for it (`sharedSite`) starts it. Each waits for it in its `beforeAll`. Run as a script, this
+ * file is that child.
  */
 import { spawn } from "node:child_process";
 import {
@@ -74,10 +74,26 @@ export const sourcesState = () =>
     .sort()
     .map((p) => `${p} ${statSync(join(SOURCES, p)).mtimeMs}`);
 
-/** Vitest global setup: provides the build's folder, and stops a build still running and removes the folder at the end. */
+/** The test files that read the shared site. */
+export const READERS = ["site.test.ts", "chart-text.test.ts", "compare.test.ts", "layout.test.ts"];
+
+/**
+ * Whether a `vitest` command line may run a reader: it names no test file (every argument an option
+ * or an option's value: none holds a slash or ends in .ts), or it names a reader.
+ */
+export function mayReadSharedSite(argv: readonly string[]): boolean {
+  const named = argv.filter((a) => !a.startsWith("-") && (a.includes("/") || a.endsWith(".ts")));
+  return named.length === 0 || named.some((a) => READERS.some((r) => a.endsWith(r)));
+}
+
+/**
+ * Vitest global setup: provides the build's folder, starts the build when the run may read it, and
+ * stops a build still running and removes the folder at the end.
+ */
 export default function setup(project: { provide(key: "sharedSiteDir", value: string): void }) {
   const dir = mkdtempSync(join(tmpdir(), "kneeboard-shared-site-"));
   project.provide("sharedSiteDir", dir);
+  if (mayReadSharedSite(process.argv.slice(2))) startBuild(dir);
   return () => {
     const pid = join(dir, "pid");
     // A build still running when the run ends (the run was stopped): stop it (gone already is fine).
