@@ -2,8 +2,9 @@
  * @module Three groups of test files, one after the other. First the files that measure nothing against
  * the clock run side by side, one per core, the longest first (project `parallel`); then the files that
  * hold measured times to a server's truth or to the wall clock, three at a time (project `timed`); last,
- * one at a time, the timed files that keep both cores busy themselves (project `alone`). A build or a browser beside a timed file would bend the very numbers it
- * checks. `npx vitest run --project timed --project alone` runs the timed files alone.
+ * one at a time, the timed files that keep both cores busy themselves (project `alone`). A build or a
+ * browser beside a timed file would bend the very numbers it checks. `npx vitest run --project timed
+ * --project alone` runs the timed files alone.
  */
 import { availableParallelism } from "node:os";
 import { relative } from "node:path";
@@ -62,7 +63,7 @@ const TIMED = [
 const ALONE = ["test/client-health.test.ts", "test/sweep-threads.test.ts"];
 
 /**
- * The longest files of the parallel group (most of a minute or more each on two cores), started first so
+ * The longest files of the parallel group (10 s to over a minute each on two cores), started first so
  * that the two workers end together rather than one finishing a long file alone at the end. Vitest
  * would order by the durations it recorded last time, but a fresh clone has none and falls back to file
  * size.
@@ -116,8 +117,8 @@ export default defineConfig({
           // second each, most of a minute over the group's small files).
           isolate: false,
           exclude: [...configDefaults.exclude, ...TIMED, ...ALONE],
-          // The folder of the one fixture site that site.test, chart-text.test and compare.test share,
-          // built by the first of them to run (`site/test/shared-site.ts`).
+          // The one fixture site that site.test, chart-text.test, compare.test and layout.test share,
+          // built once a run beside the other files (`site/test/shared-site.ts`).
           globalSetup: ["site/test/shared-site.ts"],
           maxWorkers,
           sequence: { groupOrder: 0 },
