@@ -29,9 +29,11 @@ beforeAll(async () => {
     recordPrompts: true,
     models: [
       { kind: "model", id: "slow", profile: SLOW },
-      // Streams of about 100 ms: valid levels on a loaded machine, so the runs complete (exit 0).
-      { kind: "model", id: "a", profile: { ...QUICK, stepBaseMs: 25 } },
-      { kind: "model", id: "b", profile: { ...QUICK, stepBaseMs: 25 } },
+      // Streams of about 400 ms: 3 % of them (12 ms) holds a loaded machine's client delay, so the
+      // levels are valid and the runs complete (exit 0). At 100 ms two runs beside other timed files
+      // once read "client limited" and exited 1.
+      { kind: "model", id: "a", profile: { ...QUICK, stepBaseMs: 100 } },
+      { kind: "model", id: "b", profile: { ...QUICK, stepBaseMs: 100 } },
     ],
   });
 });

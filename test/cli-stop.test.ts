@@ -62,9 +62,11 @@ beforeAll(async () => {
     recordPrompts: true,
     models: [
       { kind: "model", id: "hang", profile: { ...QUICK, stall: true } },
-      // Streams of about 100 ms: valid levels on a loaded machine, so the runs complete (exit 0).
-      { kind: "model", id: "a", profile: { ...QUICK, stepBaseMs: 25 } },
-      { kind: "model", id: "b", profile: { ...QUICK, stepBaseMs: 25 } },
+      // Streams of about 600 ms (12 tokens): 3 % of them (18 ms) holds a loaded machine's client
+      // delay, so the levels are valid and the runs complete (exit 0). At 300 ms a run on a busy
+      // machine once read "client limited" and exited 1.
+      { kind: "model", id: "a", profile: { ...QUICK, stepBaseMs: 50 } },
+      { kind: "model", id: "b", profile: { ...QUICK, stepBaseMs: 50 } },
     ],
   });
   keyed = await startReferenceServer({ models: [{ kind: "model", id: "m", profile: QUICK }], apiKey: "right" });
