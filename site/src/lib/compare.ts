@@ -5,9 +5,9 @@
  */
 import type { TopLevelSpec } from "vega-lite";
 import { type LoadAxis, type MeasureKey, overlaySpec } from "./charts/index.ts";
-import { viewPoints } from "./charts/views.ts";
 import { rateOf } from "./open-loop.ts";
 import { type TargetView, viewAxis } from "./site-data.ts";
+import { viewPoints } from "./view-points.ts";
 
 /** The trade-off chart draws at most this many targets: every point is labelled, so 100 targets would make a page of megabytes. */
 export const COMPARE_TRADEOFF_TARGETS = 12;

@@ -6,6 +6,7 @@
 import type { Load } from "@kneeboard/core/run";
 import { type Estimate, estimate, rankLabel, ranksBy } from "@kneeboard/core/standing";
 import { levelPoints } from "./charts/axis.ts";
+import type { PrefillPoint } from "./charts/prefill.ts";
 import { targetModelKey } from "./models.ts";
 import type { TargetView } from "./site-data.ts";
 
@@ -102,13 +103,6 @@ export function rateRows(views: readonly TargetView[], trendRuns = 20): RateRow[
 export function fmtRate(rate: number | null | undefined): string {
   if (rate === null || rate === undefined || !Number.isFinite(rate)) return "—";
   return `${rate.toLocaleString("en-US", { maximumFractionDigits: rate < 10 ? 2 : 1 })} req/s`;
-}
-
-/** One point of a target's prefill curve: one closed-loop scenario's prompt tokens and its TTFT p50 at level 1. */
-export interface PrefillPoint {
-  scenario: string;
-  promptTokens: number;
-  ttftP50Ms: number;
 }
 
 /**

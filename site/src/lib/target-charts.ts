@@ -28,13 +28,13 @@ import {
   tradeoffSpec,
   turnsSpec,
 } from "./charts/index.ts";
-import { viewPoints } from "./charts/views.ts";
 import { tradeoffTargets } from "./compare.ts";
 import { curvesLeftOut, modelGroups } from "./models.ts";
 import { prefillPoints, ratesLeftOut } from "./open-loop.ts";
 import { viewAxis } from "./site-data.ts";
 import type { Figure, FigureSection, ModelCharts, TargetCharts, TargetView } from "./site-index.ts";
 import { renderSvg } from "./svg.ts";
+import { viewPoints } from "./view-points.ts";
 
 const finite = (v: number | null | undefined) => v !== null && v !== undefined && Number.isFinite(v);
 /** A valid level with one of `figures`: what a chart of the latest run needs to be worth drawing. */

@@ -8,7 +8,6 @@
 import { DEFAULT_SLO } from "@kneeboard/core/config";
 import { type LoadAxis, loadWords } from "@kneeboard/core/run";
 import { levelPoints } from "../lib/charts/index.ts";
-import { viewPoints } from "../lib/charts/views.ts";
 import { fmt, rootFrom } from "../lib/format.ts";
 import { type LeaderboardRow, leaderboardRows } from "../lib/leaderboard.ts";
 import { type AtLevelRow, atLevelRows, levelsRun, modelGroups, sloWords } from "../lib/models.ts";
@@ -17,6 +16,7 @@ import { modelPath, modelScenarios, rankingPath, targetPath } from "../lib/scena
 import { headline, headlineFigures, rateHeadline } from "../lib/share.ts";
 import { type TargetView, viewAxis, viewsOf } from "../lib/site-data.ts";
 import type { SiteIndex } from "../lib/site-index.ts";
+import { viewPoints } from "../lib/view-points.ts";
 import { num, type PageSection, type Table, text } from "./table.ts";
 
 /** The route's params: `models/<key>/` (the model's first scenario) or `models/<key>/s/<scenario>/`. */

@@ -15,7 +15,6 @@ import {
   sameLoad,
 } from "@kneeboard/core/run";
 import type { Estimate } from "@kneeboard/core/standing";
-import { viewPoints } from "../lib/charts/views.ts";
 import { estimateTitle, fmt, fmtEstimate, pct, rootFrom, when } from "../lib/format.ts";
 import { costNote, targetModelKey, usd } from "../lib/models.ts";
 import { fmtRate, rateOf } from "../lib/open-loop.ts";
@@ -23,6 +22,7 @@ import { modelPath, targetPath, targetScenarios } from "../lib/scenarios.ts";
 import { rateDescription, targetDescription, targetTitle, traceDescription } from "../lib/share.ts";
 import { type TargetView, viewAxis, viewKey } from "../lib/site-data.ts";
 import type { SiteIndex } from "../lib/site-index.ts";
+import { viewPoints } from "../lib/view-points.ts";
 import { type Headline, num, type PageSection, type Table, text } from "./table.ts";
 
 /** The route's params: `targets/<id>/` (the target's first scenario) or `targets/<id>/s/<scenario>/`. */

@@ -6,7 +6,7 @@
 import { ALERTS_KEY, type Alert, AlertsFile } from "../alerts/index.ts";
 import { writeAlerts } from "../feeds/index.ts";
 import { type RunIndex, syncIndex } from "../run-index/index.ts";
-import { judgeCanaryRuns } from "../same-model/judge.ts";
+import { judgeCanaryRuns } from "../run-index/judge.ts";
 import type { Store } from "../store/index.ts";
 import { detectAlerts } from "./index.ts";
 

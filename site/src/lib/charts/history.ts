@@ -1,7 +1,6 @@
 /** @module The history chart: every run's headline figures over UTC time, with the standing interval as an optional band. */
 import { figureHeading } from "@kneeboard/core/labels";
 import type { TopLevelSpec } from "vega-lite";
-import type { HistoryPoint } from "../site-data.ts";
 import {
   AGGREGATE_COLOR,
   CHART_COLORS,
@@ -24,6 +23,18 @@ export interface BandPoint {
 export interface HistoryBands {
   peakAggregate?: BandPoint[];
   singleStream?: BandPoint[];
+}
+
+/**
+ * One run as the history chart draws it: the fields of the site index's `HistoryPoint` that the chart
+ * reads, declared here so the chart family depends on nothing in `lib/` (which depends on it).
+ */
+export interface HistoryRun {
+  startedAt: string;
+  status: "complete" | "partial" | "failed";
+  valid: boolean;
+  singleStreamOutputTokensPerSecond: number | null;
+  peakAggregateOutputTokensPerSecond: number | null;
 }
 
 const DAY_MS = 86_400_000;
@@ -56,8 +67,8 @@ const RUN_STATES = ["complete and valid", "partial or invalid"] as const;
  * Headline figures over time, one panel each: every run a point, joined by straight segments, on a
  * zero-based axis, with an optional band (the standing interval) behind the points.
  */
-export function historySpec(input: { title: string; points: HistoryPoint[]; bands?: HistoryBands }): TopLevelSpec {
-  const rows = (pick: (p: HistoryPoint) => number | null) =>
+export function historySpec(input: { title: string; points: HistoryRun[]; bands?: HistoryBands }): TopLevelSpec {
+  const rows = (pick: (p: HistoryRun) => number | null) =>
     present(
       input.points.map((p) => ({
         startedAt: p.startedAt,
@@ -74,7 +85,7 @@ export function historySpec(input: { title: string; points: HistoryPoint[]; band
   const panel = (
     title: string,
     color: string,
-    pick: (p: HistoryPoint) => number | null,
+    pick: (p: HistoryRun) => number | null,
     band: BandPoint[] | undefined,
   ) => {
     const y = { field: "value", type: "quantitative" as const, title: "tok/s", scale: THROUGHPUT_SCALE };
@@ -127,14 +138,14 @@ export function historySpec(input: { title: string; points: HistoryPoint[]; band
       words: "peak aggregate output tokens per second",
       heading: figureHeading("peakAggregateOutputTokensPerSecond"),
       color: AGGREGATE_COLOR,
-      pick: (p: HistoryPoint) => p.peakAggregateOutputTokensPerSecond,
+      pick: (p: HistoryRun) => p.peakAggregateOutputTokensPerSecond,
       band: input.bands?.peakAggregate,
     },
     {
       words: "single-stream output tokens per second",
       heading: figureHeading("singleStreamOutputTokensPerSecond"),
       color: PER_STREAM_COLOR,
-      pick: (p: HistoryPoint) => p.singleStreamOutputTokensPerSecond,
+      pick: (p: HistoryRun) => p.singleStreamOutputTokensPerSecond,
       band: input.bands?.singleStream,
     },
   ].filter((f) => rows(f.pick).length > 0);

@@ -1,6 +1,5 @@
 /** @module The prefill curve: how TTFT grows with the prompt, one point per closed-loop scenario of one target. */
 import type { TopLevelSpec } from "vega-lite";
-import type { PrefillPoint } from "../open-loop.ts";
 import {
   AGGREGATE_COLOR,
   AGGREGATE_SHAPE,
@@ -11,6 +10,13 @@ import {
   SCHEMA,
   SMALL_FONT_SIZE,
 } from "./shared.ts";
+
+/** One point of a target's prefill curve: one closed-loop scenario's prompt tokens and its TTFT p50 at level 1. */
+export interface PrefillPoint {
+  scenario: string;
+  promptTokens: number;
+  ttftP50Ms: number;
+}
 
 export const PROMPT_TOKENS_TITLE = "prompt tokens";
 

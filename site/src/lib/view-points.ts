@@ -1,7 +1,8 @@
 /** @module A target view's levels as chart points: which run they come from (their axis is `viewAxis`, site-data.ts). */
-import { viewAxis } from "../site-data.ts";
-import type { TargetView } from "../site-index.ts";
-import { AXES, type LevelPoint, levelPoints } from "./axis.ts";
+
+import { AXES, type LevelPoint, levelPoints } from "./charts/axis.ts";
+import { viewAxis } from "./site-data.ts";
+import type { TargetView } from "./site-index.ts";
 
 /**
  * The latest run's levels as points: from its run document when it could be read (every figure,

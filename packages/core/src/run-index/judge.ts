@@ -7,9 +7,9 @@
  */
 import { modelKeyOf } from "../config/index.ts";
 import type { RunDocument } from "../run/index.ts";
-import type { RunIndex, RunIndexEntry } from "../run-index/index.ts";
+import { type SameModelOptions, sameModelVerdicts } from "../same-model/index.ts";
 import { readRun, type Store } from "../store/index.ts";
-import { type SameModelOptions, sameModelVerdicts } from "./index.ts";
+import type { RunIndex, RunIndexEntry } from "./index.ts";
 
 const byStart = (a: RunIndexEntry, b: RunIndexEntry) =>
   a.startedAt.localeCompare(b.startedAt) || a.key.localeCompare(b.key);
