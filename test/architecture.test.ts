@@ -1,6 +1,7 @@
 /**
  * @module The architecture check: dependency-cruiser with the repo's rules (`.dependency-cruiser.cjs`)
- * over every package, and over a small tree that breaks each rule once, so the check is seen to fail.
+ * over every package, the cycles between folders in its module graph, and the same over a small tree
+ * that breaks each rule once, so the check is seen to fail.
  */
 import { execFile } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -18,15 +19,103 @@ interface Violation {
   to: string;
 }
 
-/** The rules' violations over `paths`, cruised from `cwd` with the repo's config. */
-async function violations(cwd: string, paths: string[]): Promise<{ violations: Violation[]; modules: number }> {
+/** A module of dependency-cruiser's JSON report: its path from the cruise's root and what it imports. */
+interface CruisedModule {
+  source: string;
+  coreModule?: boolean;
+  couldNotResolve?: boolean;
+  dependencies: { resolved: string; coreModule: boolean; couldNotResolve: boolean }[];
+}
+
+/** The rules' violations over `paths`, cruised from `cwd` with the repo's config, and the module graph. */
+async function cruise(
+  cwd: string,
+  paths: string[],
+): Promise<{ violations: Violation[]; modules: CruisedModule[]; cruised: number }> {
   const args = [...paths, "--config", join(ROOT, ".dependency-cruiser.cjs"), "--output-type", "json"];
   // depcruise exits non-zero when it finds violations; the JSON report is on stdout either way.
   const out = await promisify(execFile)(DEPCRUISE, args, { cwd, maxBuffer: 64 * 1024 * 1024 }).catch(
     (e: { stdout?: string }) => ({ stdout: e.stdout ?? "" }),
   );
-  const report = JSON.parse(out.stdout) as { summary: { violations: Violation[]; totalCruised: number } };
-  return { violations: report.summary.violations, modules: report.summary.totalCruised };
+  const report = JSON.parse(out.stdout) as {
+    modules: CruisedModule[];
+    summary: { violations: Violation[]; totalCruised: number };
+  };
+  return { violations: report.summary.violations, modules: report.modules, cruised: report.summary.totalCruised };
+}
+
+/**
+ * Test files sit beside their code and import helpers (`testing/`) that import that code back: a test
+ * is a leaf of the graph, never a reason for one folder to depend on another.
+ */
+const TEST_FILE = /\.test\.ts$/;
+
+/**
+ * The cycles between folders: each module collapsed to its own directory (a subfolder is a folder of
+ * its own, so `lib` ↔ `lib/charts` is a cycle), test files left out. `no-circular` sees only cycles
+ * between files, and dependency-cruiser's folder scope counts a subfolder's modules as its parent's
+ * and cannot leave tests out, so the graph is collapsed here. One cycle per strongly connected set of
+ * two or more folders, the shortest through its first folder, each step named by one file edge:
+ * `a → b → a (a/x.ts → b/y.ts; b/z.ts → a/w.ts)`. Sorted.
+ */
+function folderCycles(modules: CruisedModule[]): string[] {
+  const edges = new Map<string, Map<string, string>>();
+  for (const m of modules) {
+    if (m.coreModule || m.couldNotResolve || TEST_FILE.test(m.source)) continue;
+    for (const d of m.dependencies) {
+      if (d.coreModule || d.couldNotResolve || d.resolved.includes("node_modules/") || TEST_FILE.test(d.resolved))
+        continue;
+      const [from, to] = [dirname(m.source), dirname(d.resolved)];
+      if (from === to) continue;
+      const out = edges.get(from) ?? new Map<string, string>();
+      edges.set(from, out);
+      if (!out.has(to)) out.set(to, `${m.source} → ${d.resolved}`);
+    }
+  }
+  // Tarjan's strongly connected components.
+  const order = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const components: string[][] = [];
+  const visit = (v: string) => {
+    order.set(v, order.size);
+    low.set(v, order.get(v) as number);
+    stack.push(v);
+    for (const w of edges.get(v)?.keys() ?? []) {
+      if (!order.has(w)) visit(w);
+      if (stack.includes(w)) low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
+    }
+    if (low.get(v) === order.get(v)) {
+      const component = stack.splice(stack.indexOf(v));
+      if (component.length > 1) components.push(component);
+    }
+  };
+  for (const v of [...edges.keys()].sort()) if (!order.has(v)) visit(v);
+  return components
+    .map((component) => {
+      // The shortest way round from the component's first folder back to it, breadth first.
+      const start = [...component].sort()[0] as string;
+      const cameFrom = new Map<string, string>();
+      const queue = [start];
+      let last: string | undefined;
+      while (last === undefined) {
+        const v = queue.shift() as string;
+        for (const w of edges.get(v)?.keys() ?? []) {
+          if (w === start) last = v;
+          else if (component.includes(w) && !cameFrom.has(w)) {
+            cameFrom.set(w, v);
+            queue.push(w);
+          }
+          if (last !== undefined) break;
+        }
+      }
+      const path = [start];
+      for (let v = last; v !== start; v = cameFrom.get(v) as string) path.splice(1, 0, v);
+      path.push(start);
+      const files = path.slice(1).map((to, i) => edges.get(path[i] as string)?.get(to));
+      return `no-folder-cycle: ${path.join(" → ")} (${files.join("; ")})`;
+    })
+    .sort();
 }
 
 /**
@@ -86,18 +175,24 @@ afterAll(() => {
   for (const dir of temp) rmSync(dir, { recursive: true, force: true });
 });
 
+/** The repo's cruise, read once by the tests that need it. */
+let repo: ReturnType<typeof cruise> | undefined;
+const cruiseRepo = () => {
+  repo ??= cruise(ROOT, ["packages", "functions", "site/src", "test", "bench"]);
+  return repo;
+};
+
 describe("the architecture", () => {
   it("has no cycle, no relative import across packages, and dependencies pointing inward", async () => {
-    const { violations: found, modules } = await violations(ROOT, [
-      "packages",
-      "functions",
-      "site/src",
-      "test",
-      "bench",
-    ]);
+    const { violations: found, cruised } = await cruiseRepo();
     expect(found.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`)).toEqual([]);
     // Not vacuous: the whole tree was read.
-    expect(modules).toBeGreaterThan(200);
+    expect(cruised).toBeGreaterThan(200);
+  });
+
+  it("has no cycle between folders", async () => {
+    const { modules } = await cruiseRepo();
+    expect(folderCycles(modules)).toEqual([]);
   });
 
   it("keeps the site's Astro components to rendering what they are given", () => {
@@ -123,7 +218,20 @@ describe("the architecture", () => {
       "site/src/components/x.ts",
       'import { store } from "../../../packages/core/src/store/index.ts";\nexport const x = store;\n',
     );
-    const { violations: found } = await violations(dir, ["packages", "site"]);
+    // Two folders that import each other, with no cycle between their files; likewise a folder and its
+    // subfolder; and a cycle through a test file, which is not one.
+    write("packages/core/src/d/index.ts", 'import { e } from "../e/leaf.ts";\nexport const d = e;\n');
+    write("packages/core/src/d/leaf.ts", "export const d = 1;\n");
+    write("packages/core/src/e/index.ts", 'import { d } from "../d/leaf.ts";\nexport const e = d;\n');
+    write("packages/core/src/e/leaf.ts", "export const e = 1;\n");
+    write("site/src/lib/views.ts", 'import { axis } from "./charts/axis.ts";\nexport const views = axis;\n');
+    write("site/src/lib/data.ts", "export const data = 1;\n");
+    write("site/src/lib/charts/axis.ts", "export const axis = 1;\n");
+    write("site/src/lib/charts/history.ts", 'import { data } from "../data.ts";\nexport const history = data;\n');
+    write("packages/core/src/f/index.ts", 'import { g } from "../g/index.ts";\nexport const f = g;\n');
+    write("packages/core/src/g/index.ts", "export const g = 1;\n");
+    write("packages/core/src/g/index.test.ts", 'import { f } from "../f/index.ts";\nexport const t = f;\n');
+    const { violations: found, modules } = await cruise(dir, ["packages", "site"]);
     expect(new Set(found.map((v) => v.rule.name))).toEqual(
       new Set([
         "no-circular",
@@ -132,6 +240,18 @@ describe("the architecture", () => {
         "components-do-not-read-the-store",
       ]),
     );
+    // The only cycle between files is a/ ↔ b/: the folder cycles below are not cycles between files.
+    expect(found.filter((v) => v.rule.name === "no-circular").map((v) => `${v.from} → ${v.to}`)).toEqual([
+      "packages/core/src/a/index.ts → packages/core/src/b/index.ts",
+    ]);
+    expect(folderCycles(modules)).toEqual([
+      "no-folder-cycle: packages/core/src/a → packages/core/src/b → packages/core/src/a" +
+        " (packages/core/src/a/index.ts → packages/core/src/b/index.ts; packages/core/src/b/index.ts → packages/core/src/a/index.ts)",
+      "no-folder-cycle: packages/core/src/d → packages/core/src/e → packages/core/src/d" +
+        " (packages/core/src/d/index.ts → packages/core/src/e/leaf.ts; packages/core/src/e/index.ts → packages/core/src/d/leaf.ts)",
+      "no-folder-cycle: site/src/lib → site/src/lib/charts → site/src/lib" +
+        " (site/src/lib/views.ts → site/src/lib/charts/axis.ts; site/src/lib/charts/history.ts → site/src/lib/data.ts)",
+    ]);
     write("site/src/components/Reads.astro", '---\nimport { siteIndex } from "../lib/site-index.ts";\n---\n');
     write("site/src/components/Types.astro", '---\nimport type { SiteIndex } from "../lib/site-index.ts";\n---\n');
     write("site/src/pages/store.astro", '---\nimport { readRun } from "@kneeboard/core/store";\n---\n');
