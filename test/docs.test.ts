@@ -1,8 +1,15 @@
-/** @module The docs stay in step with the code: every config field is documented, and nothing points outside the repository. */
-import { readdirSync, readFileSync } from "node:fs";
-import { configJsonSchema } from "@kneeboard/core/config";
+/**
+ * @module The docs stay in step with the code: every config field is documented, the deployment's
+ * figures are the wiring's, and nothing points outside the repository.
+ */
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { configJsonSchema, parseConfig } from "@kneeboard/core/config";
+import { fanOutSlot, MemoryQueue, SweepMessage, slotSweeps } from "@kneeboard/core/scheduled";
 import { markdownHtml, methodologyHtml } from "@kneeboard/site/lib/methodology.ts";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type LoadedSstConfig, loadSstConfig } from "../functions/testing/sst.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, ROOT), "utf8");
@@ -94,5 +101,63 @@ describe("docs/methodology.md is the site's methodology page", () => {
     );
     expect(markdownHtml("| a |\n|---|\n| 1 |")).toContain("<table>");
     expect(markdown).not.toMatch(/!\[[^\]]*\]\(https?:/);
+  });
+});
+
+describe("docs/deploying.md states what sst.config.ts and functions/ do", () => {
+  const doc = read("docs/deploying.md");
+  /** Target a sweeps in chat and rag, b in rag only: three sweeps a slot for two targets. */
+  const config = JSON.stringify({
+    targets: ["a", "b"].map((id) => ({
+      id,
+      label: id,
+      baseURL: "https://example.com/v1",
+      model: "m",
+      route: { gateway: "direct" },
+      ...(id === "b" ? { scenarios: ["rag"] } : {}),
+    })),
+    scenarios: { chat: {}, rag: { promptTokens: 4000 } },
+  });
+  let wiring: LoadedSstConfig;
+
+  beforeAll(async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "kneeboard-docs-")), "kneeboard.config.json");
+    writeFileSync(file, config);
+    wiring = await loadSstConfig({ KNEEBOARD_CONFIG: file });
+  });
+
+  it("gives the deliveries before a dead letter as `dlq.retry` makes them (SQS's maxReceiveCount counts the first)", () => {
+    const [, retry] = /`dlq\.retry: (\d+)`/.exec(doc) ?? [];
+    const [, times] = /delivered at most (once|twice|\w+ times)/.exec(doc) ?? [];
+    for (const queue of ["SweepQueue", "PublishQueue"])
+      expect(wiring.byName(queue).args.dlq).toMatchObject({ retry: Number(retry) });
+    const deliveries: Record<string, number> = { once: 1, twice: 2, "three times": 3, "four times": 4 };
+    expect(deliveries[times as string]).toBe(Number(retry));
+  });
+
+  it("lists the results bucket's public paths as its policy opens them, and the site's /data/", () => {
+    const policy = wiring.byName("Results").args.policy as { paths: string[] }[];
+    const opened = policy.flatMap((p) => p.paths.map((path) => path.replace(/\*$/, ""))).sort();
+    const lists = [...doc.matchAll(/(?:publicly readable under|made) ((?:`[^`]+`(?:, | and )?)+) (?:only|public)/g)];
+    expect(lists).toHaveLength(2);
+    for (const [, list] of lists)
+      expect([...(list as string).matchAll(/`([^`]+)`/g)].map((m) => m[1]).sort()).toEqual(opened);
+    // The store's keys under /data/ are the site's (publish uploads them there), not the bucket's.
+    expect(opened).not.toContain("data/");
+    expect(String(wiring.outputs.data)).toBe("Site.url/data/");
+    expect(doc).toContain("- `data`: the site's `/data/`");
+  });
+
+  it("counts one message per (target, scenario) a slot, as plan sends them, and gives the schedule's event", async () => {
+    const phrases = [...doc.matchAll(/\bone (?:sweep )?message per (\([^)]*\)|\w+)/g)].map((m) => m[1]);
+    expect(phrases.length).toBeGreaterThan(2);
+    expect(new Set(phrases)).toEqual(new Set(["(target, scenario)"]));
+    const queue = new MemoryQueue();
+    const { planned } = await fanOutSlot(slotSweeps(parseConfig(config)), "2026-12-03T06:00:00Z", queue);
+    const sent = queue.sent.map((m) => SweepMessage.parse(JSON.parse(m.body)));
+    expect(sent.map((m) => `${m.targetId}/${m.scenario ?? "chat"}`)).toEqual(["a/chat", "a/rag", "b/rag"]);
+    expect(planned).toBe(3);
+    const [, event] = /`(\{ "time": [^`]+\})`/.exec(doc) ?? [];
+    expect(JSON.parse(event as string)).toEqual(wiring.byName("Schedule").args.event);
   });
 });
