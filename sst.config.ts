@@ -171,6 +171,8 @@ export default $config({
         environment: {
           KNEEBOARD_SITE_BUCKET: siteBucket.name,
           KNEEBOARD_DISTRIBUTION_ID: distribution.id,
+          // The feeds' `self` links and entry links are absolute under it (a custom domain's, when set).
+          KNEEBOARD_SITE_URL: site.url,
           ...webhook,
         },
         permissions: [

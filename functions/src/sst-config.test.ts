@@ -146,6 +146,7 @@ describe("sst.config.ts", () => {
     expect(environment).toEqual({
       KNEEBOARD_SITE_BUCKET: "Site.nodes.assets.name",
       KNEEBOARD_DISTRIBUTION_ID: "Site.nodes.cdn.nodes.distribution.id",
+      KNEEBOARD_SITE_URL: "Site.url",
     });
     const permissions = (fn.permissions as { actions: string[]; resources: unknown[] }[]).map((p) => ({
       actions: p.actions,
