@@ -2,11 +2,15 @@
  * @module The docs stay in step with the code: every config field is documented, the deployment's
  * figures are the wiring's, and nothing points outside the repository.
  */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ALERTS_KEY, Alert, AlertsFile, MetricChange, SeriesLevel } from "@kneeboard/core/alerts";
 import { configJsonSchema, parseConfig } from "@kneeboard/core/config";
+import { targetFeedKey, writeAlerts } from "@kneeboard/core/feeds";
+import { notifies, slackMessage } from "@kneeboard/core/notify";
 import { fanOutSlot, MemoryQueue, SweepMessage, slotSweeps } from "@kneeboard/core/scheduled";
+import { FolderStore } from "@kneeboard/core/store/folder";
 import { markdownHtml, methodologyHtml } from "@kneeboard/site/lib/methodology.ts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type LoadedSstConfig, loadSstConfig } from "../functions/testing/sst.ts";
@@ -121,9 +125,10 @@ describe("docs/deploying.md states what sst.config.ts and functions/ do", () => 
   let wiring: LoadedSstConfig;
 
   beforeAll(async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "kneeboard-docs-")), "kneeboard.config.json");
-    writeFileSync(file, config);
-    wiring = await loadSstConfig({ KNEEBOARD_CONFIG: file });
+    const dir = mkdtempSync(join(tmpdir(), "kneeboard-docs-"));
+    writeFileSync(join(dir, "kneeboard.config.json"), config);
+    wiring = await loadSstConfig({ KNEEBOARD_CONFIG: join(dir, "kneeboard.config.json") });
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it("gives the deliveries before a dead letter as `dlq.retry` makes them (SQS's maxReceiveCount counts the first)", () => {
@@ -159,5 +164,45 @@ describe("docs/deploying.md states what sst.config.ts and functions/ do", () => 
     expect(planned).toBe(3);
     const [, event] = /`(\{ "time": [^`]+\})`/.exec(doc) ?? [];
     expect(JSON.parse(event as string)).toEqual(wiring.byName("Schedule").args.event);
+  });
+});
+
+describe("docs/alerts.md: its examples are what the code writes for its example alert", () => {
+  const doc = read("docs/alerts.md");
+  /** The first fenced block in `lang` of the section headed `## <heading>`. */
+  const block = (heading: string, lang: string): string => {
+    const section = doc.split(/^## /m).find((s) => s.startsWith(`${heading}\n`)) ?? "";
+    const [, body] = new RegExp(`\`\`\`${lang}\n([\\s\\S]*?)\n\`\`\``).exec(section) ?? [];
+    if (body === undefined) throw new Error(`docs/alerts.md has no ${lang} block under "## ${heading}"`);
+    return body;
+  };
+  const example = JSON.parse(block("`alerts.json`", "json")) as unknown;
+  const file = AlertsFile.parse(example);
+  const alert = file.alerts[0] as Alert;
+
+  it("gives an alerts.json the schema reads back unchanged, and names every field of it", () => {
+    expect(file).toEqual(example);
+    expect(notifies(alert)).toBe(true);
+    const fields = [AlertsFile, Alert, MetricChange, SeriesLevel].flatMap((schema) => Object.keys(schema.shape));
+    for (const field of fields) expect(doc).toMatch(new RegExp(`\`${field}(\\[\\])?\``));
+  });
+
+  it("gives the alerts.json and the target's Atom feed that writeAlerts writes, under a known site URL", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kneeboard-docs-alerts-"));
+    const store = new FolderStore(dir);
+    const site = "https://kneeboard.example";
+    expect(doc).toContain(`for a site at \`${site}\``);
+    await writeAlerts(store, file.alerts, {
+      now: "2030-01-01T00:00:00.000Z",
+      targetIds: [alert.targetId],
+      siteUrl: site,
+    });
+    expect(JSON.parse((await store.get(ALERTS_KEY)) as string)).toEqual(example);
+    expect(((await store.get(targetFeedKey(alert.targetId))) as string).trimEnd()).toBe(block("Atom feeds", "xml"));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("gives the webhook body that is posted for it", () => {
+    expect(JSON.parse(block("Webhook", "json"))).toEqual(slackMessage(alert));
   });
 });
