@@ -1,10 +1,11 @@
 /// <reference path="./.sst/platform/config.d.ts" />
 /**
- * The AWS deployment (docs/deploying.md): CronV2 -> plan -> FIFO queue (one message per target, grouped
- * by target) -> sweep (one target per invocation; a sweep near its deadline saves its finished levels
- * under `pending/` in the results bucket and continues in a message to its own queue) -> results
- * bucket + table -> publish queue (batched, so a burst of sweeps rebuilds once) -> publish (alerts to
- * SNS, site rebuild to the site's bucket). Bad messages are reported back and end in a dead-letter queue.
+ * The AWS deployment (docs/deploying.md): CronV2 -> plan -> FIFO queue (one message per (target,
+ * scenario), grouped by target) -> sweep (one target per invocation; a sweep near its deadline saves
+ * its finished levels under `pending/` in the results bucket and continues in a message to its own
+ * queue) -> results bucket + table -> publish queue (batched, so a burst of sweeps rebuilds once) ->
+ * publish (alerts to SNS, site rebuild to the site's bucket). Bad messages are reported back and end
+ * in a dead-letter queue.
  * The config is read at deploy time from KNEEBOARD_CONFIG (default `kneeboard.config.json`).
  */
 /** The results bucket's keys anyone may read: the store's run documents, alerts and feeds. */
@@ -170,6 +171,8 @@ export default $config({
         environment: {
           KNEEBOARD_SITE_BUCKET: siteBucket.name,
           KNEEBOARD_DISTRIBUTION_ID: distribution.id,
+          // The feeds' `self` links and entry links are absolute under it (a custom domain's, when set).
+          KNEEBOARD_SITE_URL: site.url,
           ...webhook,
         },
         permissions: [
@@ -194,6 +197,10 @@ export default $config({
 
     new sst.aws.CronV2("Schedule", {
       schedule: config.schedule,
+      // The slot is the time the schedule was due, which EventBridge Scheduler writes in here (SST sends
+      // `{}` unless told), not the moment plan runs: the Scheduler delivers at least once, and a
+      // duplicate invocation must plan the same slot, with the same deduplication and run ids.
+      event: { time: "<aws.scheduler.scheduled-time>" },
       function: {
         handler: "functions/src/plan.handler",
         timeout: "1 minute",

@@ -1,8 +1,19 @@
-/** @module The docs stay in step with the code: every config field is documented, and nothing points outside the repository. */
-import { readdirSync, readFileSync } from "node:fs";
-import { configJsonSchema } from "@kneeboard/core/config";
+/**
+ * @module The docs stay in step with the code: every config field is documented, the deployment's
+ * figures are the wiring's, and nothing points outside the repository.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ALERTS_KEY, Alert, AlertsFile, MetricChange, SeriesLevel } from "@kneeboard/core/alerts";
+import { configJsonSchema, parseConfig } from "@kneeboard/core/config";
+import { targetFeedKey, writeAlerts } from "@kneeboard/core/feeds";
+import { notifies, slackMessage } from "@kneeboard/core/notify";
+import { fanOutSlot, MemoryQueue, SweepMessage, slotSweeps } from "@kneeboard/core/scheduled";
+import { FolderStore } from "@kneeboard/core/store/folder";
 import { markdownHtml, methodologyHtml } from "@kneeboard/site/lib/methodology.ts";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type LoadedSstConfig, loadSstConfig } from "../functions/testing/sst.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, ROOT), "utf8");
@@ -94,5 +105,104 @@ describe("docs/methodology.md is the site's methodology page", () => {
     );
     expect(markdownHtml("| a |\n|---|\n| 1 |")).toContain("<table>");
     expect(markdown).not.toMatch(/!\[[^\]]*\]\(https?:/);
+  });
+});
+
+describe("docs/deploying.md states what sst.config.ts and functions/ do", () => {
+  const doc = read("docs/deploying.md");
+  /** Target a sweeps in chat and rag, b in rag only: three sweeps a slot for two targets. */
+  const config = JSON.stringify({
+    targets: ["a", "b"].map((id) => ({
+      id,
+      label: id,
+      baseURL: "https://example.com/v1",
+      model: "m",
+      route: { gateway: "direct" },
+      ...(id === "b" ? { scenarios: ["rag"] } : {}),
+    })),
+    scenarios: { chat: {}, rag: { promptTokens: 4000 } },
+  });
+  let wiring: LoadedSstConfig;
+
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kneeboard-docs-"));
+    writeFileSync(join(dir, "kneeboard.config.json"), config);
+    wiring = await loadSstConfig({ KNEEBOARD_CONFIG: join(dir, "kneeboard.config.json") });
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("gives the deliveries before a dead letter as `dlq.retry` makes them (SQS's maxReceiveCount counts the first)", () => {
+    const [, retry] = /`dlq\.retry: (\d+)`/.exec(doc) ?? [];
+    const [, times] = /delivered at most (once|twice|\w+ times)/.exec(doc) ?? [];
+    for (const queue of ["SweepQueue", "PublishQueue"])
+      expect(wiring.byName(queue).args.dlq).toMatchObject({ retry: Number(retry) });
+    const deliveries: Record<string, number> = { once: 1, twice: 2, "three times": 3, "four times": 4 };
+    expect(deliveries[times as string]).toBe(Number(retry));
+  });
+
+  it("lists the results bucket's public paths as its policy opens them, and the site's /data/", () => {
+    const policy = wiring.byName("Results").args.policy as { paths: string[] }[];
+    const opened = policy.flatMap((p) => p.paths.map((path) => path.replace(/\*$/, ""))).sort();
+    const lists = [...doc.matchAll(/(?:publicly readable under|made) ((?:`[^`]+`(?:, | and )?)+) (?:only|public)/g)];
+    expect(lists).toHaveLength(2);
+    for (const [, list] of lists)
+      expect([...(list as string).matchAll(/`([^`]+)`/g)].map((m) => m[1]).sort()).toEqual(opened);
+    // The store's keys under /data/ are the site's (publish uploads them there), not the bucket's.
+    expect(opened).not.toContain("data/");
+    expect(String(wiring.outputs.data)).toBe("Site.url/data/");
+    expect(doc).toContain("- `data`: the site's `/data/`");
+  });
+
+  it("counts one message per (target, scenario) a slot, as plan sends them, and gives the schedule's event", async () => {
+    const phrases = [...doc.matchAll(/\bone (?:sweep )?message per (\([^)]*\)|\w+)/g)].map((m) => m[1]);
+    expect(phrases.length).toBeGreaterThan(2);
+    expect(new Set(phrases)).toEqual(new Set(["(target, scenario)"]));
+    const queue = new MemoryQueue();
+    const { planned } = await fanOutSlot(slotSweeps(parseConfig(config)), "2026-12-03T06:00:00Z", queue);
+    const sent = queue.sent.map((m) => SweepMessage.parse(JSON.parse(m.body)));
+    expect(sent.map((m) => `${m.targetId}/${m.scenario ?? "chat"}`)).toEqual(["a/chat", "a/rag", "b/rag"]);
+    expect(planned).toBe(3);
+    const [, event] = /`(\{ "time": [^`]+\})`/.exec(doc) ?? [];
+    expect(JSON.parse(event as string)).toEqual(wiring.byName("Schedule").args.event);
+  });
+});
+
+describe("docs/alerts.md: its examples are what the code writes for its example alert", () => {
+  const doc = read("docs/alerts.md");
+  /** The first fenced block in `lang` of the section headed `## <heading>`. */
+  const block = (heading: string, lang: string): string => {
+    const section = doc.split(/^## /m).find((s) => s.startsWith(`${heading}\n`)) ?? "";
+    const [, body] = new RegExp(`\`\`\`${lang}\n([\\s\\S]*?)\n\`\`\``).exec(section) ?? [];
+    if (body === undefined) throw new Error(`docs/alerts.md has no ${lang} block under "## ${heading}"`);
+    return body;
+  };
+  const example = JSON.parse(block("`alerts.json`", "json")) as unknown;
+  const file = AlertsFile.parse(example);
+  const alert = file.alerts[0] as Alert;
+
+  it("gives an alerts.json the schema reads back unchanged, and names every field of it", () => {
+    expect(file).toEqual(example);
+    expect(notifies(alert)).toBe(true);
+    const fields = [AlertsFile, Alert, MetricChange, SeriesLevel].flatMap((schema) => Object.keys(schema.shape));
+    for (const field of fields) expect(doc).toMatch(new RegExp(`\`${field}(\\[\\])?\``));
+  });
+
+  it("gives the alerts.json and the target's Atom feed that writeAlerts writes, under a known site URL", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kneeboard-docs-alerts-"));
+    const store = new FolderStore(dir);
+    const site = "https://kneeboard.example";
+    expect(doc).toContain(`for a site at \`${site}\``);
+    await writeAlerts(store, file.alerts, {
+      now: "2030-01-01T00:00:00.000Z",
+      targetIds: [alert.targetId],
+      siteUrl: site,
+    });
+    expect(JSON.parse((await store.get(ALERTS_KEY)) as string)).toEqual(example);
+    expect(((await store.get(targetFeedKey(alert.targetId))) as string).trimEnd()).toBe(block("Atom feeds", "xml"));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("gives the webhook body that is posted for it", () => {
+    expect(JSON.parse(block("Webhook", "json"))).toEqual(slackMessage(alert));
   });
 });

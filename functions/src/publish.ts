@@ -9,7 +9,7 @@ import { records, type SqsEvent } from "./lib/sqs.ts";
 
 export async function handler(event?: SqsEvent): Promise<PublishSummary> {
   const { store, index, ledger } = stores();
-  const { outDir, siteBucket, cdn, subscribeUrl, standing, siteRoot } = siteDeps();
+  const { outDir, siteBucket, cdn, siteUrl, subscribeUrl, standing, siteRoot } = siteDeps();
   const warn = (m: string) => console.warn(m);
   const summary = await publishBatch(records(event), {
     store,
@@ -20,6 +20,7 @@ export async function handler(event?: SqsEvent): Promise<PublishSummary> {
     outDir,
     siteBucket,
     cdn,
+    siteUrl,
     now: new Date().toISOString(),
   });
   const { batchItemFailures, ...counts } = summary;

@@ -74,6 +74,13 @@ describe("sst.config.ts", () => {
     expect(linkNames(cron.function)).toEqual(["SweepQueue"]);
   });
 
+  it("sends plan the slot's scheduled time, which a duplicate invocation repeats (plan.test.ts invokes plan with it)", () => {
+    // SST writes `event` as the schedule target's input (JSON); EventBridge Scheduler substitutes its
+    // context attribute there on each invocation. Without `event`, plan would get `{}` and take its own clock.
+    const cron = byName("Schedule").args as { event?: unknown };
+    expect(cron.event).toEqual({ time: "<aws.scheduler.scheduled-time>" });
+  });
+
   it("runs sweep one message at a time within 15 minutes, from a FIFO queue with a dead-letter queue, continuing on it", () => {
     const queue = byName("SweepQueue");
     expect(queue.args.fifo).toBe(true);
@@ -139,6 +146,7 @@ describe("sst.config.ts", () => {
     expect(environment).toEqual({
       KNEEBOARD_SITE_BUCKET: "Site.nodes.assets.name",
       KNEEBOARD_DISTRIBUTION_ID: "Site.nodes.cdn.nodes.distribution.id",
+      KNEEBOARD_SITE_URL: "Site.url",
     });
     const permissions = (fn.permissions as { actions: string[]; resources: unknown[] }[]).map((p) => ({
       actions: p.actions,

@@ -100,7 +100,7 @@ export function alertChannels(env: Env = process.env): Channel[] {
   return channels;
 }
 
-/** Where the site is built, the site's bucket and, when the site has one, its CDN. */
+/** Where the site is built, the site's bucket, its URL and, when the site has one, its CDN. */
 export function siteDeps(env: Env = process.env) {
   const bucketName = env.KNEEBOARD_SITE_BUCKET;
   if (!bucketName) throw new Error("KNEEBOARD_SITE_BUCKET is not set");
@@ -110,6 +110,8 @@ export function siteDeps(env: Env = process.env) {
     outDir: join(tmpdir(), "kneeboard-site"),
     siteBucket: new S3SiteBucket({ bucketName }),
     cdn: distributionId ? new CloudFrontCdn({ distributionId }) : undefined,
+    /** The site's URL (`KNEEBOARD_SITE_URL`), under which the feeds link themselves and their entries. */
+    siteUrl: env.KNEEBOARD_SITE_URL || undefined,
     subscribeUrl: link("Subscribe", env).url as string,
     /** Which runs the published figures are taken over (the config's `standing`). */
     standing: deployedConfig(env).standing,

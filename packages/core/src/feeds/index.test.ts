@@ -93,7 +93,7 @@ describe("atomFeed", () => {
       id: "urn:kneeboard:feed:alerts",
       title: `alerts & ${HOSTILE}`,
       alerts,
-      updated: feedUpdated(alerts),
+      updated: feedUpdated(alerts, "2025-02-01T00:00:00.000Z"),
       selfHref: "alerts.xml",
     });
     expect(xml).not.toContain("<img");
@@ -156,6 +156,22 @@ describe("writeAlerts", () => {
     const first = new Map(store.data);
     await writeAlerts(store, [alert()], { now: "2025-02-02T00:00:00.000Z", targetIds: ["t1", "t2"] });
     expect(store.data).toEqual(first);
+  });
+
+  it("dates an empty feed by the build time when there is no alert at all, and links itself absolutely under the site URL", async () => {
+    const store = new MemoryStore();
+    const now = "2025-02-01T00:00:00.000Z";
+    await writeAlerts(store, [], { now, targetIds: ["t1"], siteUrl: "https://kneeboard.example/" });
+    for (const key of ["feeds/alerts.xml", "feeds/t1.xml"]) {
+      const feed = parse(store.data.get(key) as string);
+      expect(feed.entry).toBeUndefined();
+      expect(feed.updated).toBe(now);
+      expect(feed.link?.find((l) => l["@rel"] === "self")?.["@href"]).toBe(`https://kneeboard.example/${key}`);
+    }
+    // With alerts elsewhere, an empty feed is dated like alerts.json: by their newest update, stable on a re-run.
+    await writeAlerts(store, [alert()], { now, targetIds: ["t1", "t2"] });
+    expect(parse(store.data.get("feeds/t2.xml") as string).updated).toBe(alert().updatedAt);
+    expect(AlertsFile.parse(JSON.parse(store.data.get(ALERTS_KEY) as string)).generatedAt).toBe(alert().updatedAt);
   });
 
   it("keeps the entry id and changes updated when the state changes, without duplicating the entry", async () => {

@@ -5,9 +5,6 @@
 import { ALERTS_KEY, type Alert, type AlertsFile } from "../alerts/index.ts";
 import type { Store } from "../store/index.ts";
 
-/** `updated` of a feed with no entry: a fixed instant, so an empty feed is byte-identical on every run. */
-const EMPTY_FEED_UPDATED = "1970-01-01T00:00:00.000Z";
-
 /** Escapes text for XML element content and attribute values. */
 export function escapeXml(text: string): string {
   return text
@@ -55,9 +52,9 @@ export interface AtomFeedOptions {
   id: string;
   title: string;
   alerts: Alert[];
-  /** The feed's `updated`; pass `feedUpdated(alerts)` for byte-stable output. */
+  /** The feed's `updated`; pass `feedUpdated(alerts, whenEmpty)` for byte-stable output. */
   updated: string;
-  /** Absolute or relative URL of the feed itself (`rel="self"`). */
+  /** URL of the feed itself (`rel="self"`): absolute when the site's URL is known, as Atom readers expect. */
   selfHref?: string;
   /** The page the feed mirrors (`rel="alternate"`). */
   alternateHref?: string;
@@ -65,13 +62,13 @@ export interface AtomFeedOptions {
   siteUrl?: string;
 }
 
-/** The newest `updatedAt` of the alerts, or a fixed instant when there is none. */
-export function feedUpdated(alerts: readonly Alert[]): string {
+/** The newest `updatedAt` of the alerts, or `whenEmpty` (ISO 8601) when there is none. */
+export function feedUpdated(alerts: readonly Alert[], whenEmpty: string): string {
   return (
     alerts
       .map((a) => a.updatedAt)
       .sort()
-      .at(-1) ?? EMPTY_FEED_UPDATED
+      .at(-1) ?? whenEmpty
   );
 }
 
@@ -121,8 +118,9 @@ export const ALL_ALERTS_FEED_KEY = "feeds/alerts.xml";
  * Writes `alerts.json`, `feeds/alerts.xml` (every alert, improvements included: the feed is the
  * record of changes; notifying only regressions is delivery's choice) and one feed per target id
  * (empty for a target without alerts, so its link never 404s). Nothing but the alerts decides the
- * bytes: re-running with nothing new writes identical files (`generatedAt` is the newest update;
- * `now` only when there is no alert at all).
+ * bytes: re-running with nothing new writes identical files. `generatedAt`, and a feed's `updated`,
+ * are the newest update of its alerts; an empty feed's is `generatedAt`, which is `now` (the build
+ * time) when there is no alert at all. With `siteUrl`, each feed's `self` link is absolute.
  * Returns the keys written.
  */
 export async function writeAlerts(
@@ -130,7 +128,8 @@ export async function writeAlerts(
   alerts: Alert[],
   options: { now: string; targetIds: string[]; siteUrl?: string },
 ): Promise<string[]> {
-  const file: AlertsFile = { schemaVersion: 1, generatedAt: alerts.length ? feedUpdated(alerts) : options.now, alerts };
+  const generatedAt = feedUpdated(alerts, options.now);
+  const file: AlertsFile = { schemaVersion: 1, generatedAt, alerts };
   const written: string[] = [];
   const put = async (key: string, body: string, contentType: string) => {
     await store.put(key, body, { contentType });
@@ -145,7 +144,7 @@ export async function writeAlerts(
         id,
         title,
         alerts: subset,
-        updated: feedUpdated(subset),
+        updated: feedUpdated(subset, generatedAt),
         selfHref: site ? `${site}/${key}` : key.slice("feeds/".length),
         alternateHref: site ? `${site}/alerts/` : "../alerts/",
         siteUrl: options.siteUrl,

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { slotRunId } from "../claims/index.ts";
 import { parseConfig } from "../config/index.ts";
 import { KneeboardError } from "../errors/index.ts";
-import { fanOutSlot, MemoryQueue, SweepMessage, slotSweeps } from "./index.ts";
+import { fanOutSlot, MemoryQueue, planTime, SweepMessage, slotSweeps } from "./index.ts";
 
 describe("fanOutSlot", () => {
   it("sends one message per target, grouped by target, deduplicated by the slot's run", async () => {
@@ -58,5 +58,15 @@ describe("fanOutSlot", () => {
     const queue = new MemoryQueue();
     await expect(fanOutSlot(["a"], "later", queue)).rejects.toBeInstanceOf(KneeboardError);
     expect(queue.sent).toEqual([]);
+  });
+});
+
+describe("planTime", () => {
+  it("takes the schedule's time, the current moment without one, and refuses a time that is not one", () => {
+    expect(planTime({ time: "2026-12-03T06:00:00Z" }, 5)).toBe("2026-12-03T06:00:00Z");
+    expect(planTime({}, 5)).toBe(5);
+    expect(planTime(undefined, 5)).toBe(5);
+    expect(() => planTime({ time: "<aws.scheduler.scheduled-time>" }, 5)).toThrow(KneeboardError);
+    expect(() => planTime({ time: 7 }, 5)).toThrow(/plan's event must be/);
   });
 });

@@ -5,7 +5,7 @@
 import { slotRunId } from "../claims/index.ts";
 import { type Config, DEFAULT_SCENARIO, scenariosOf } from "../config/index.ts";
 import { KneeboardError } from "../errors/index.ts";
-import type { MessageQueue, OutgoingMessage, SweepMessage } from "./messages.ts";
+import { type MessageQueue, type OutgoingMessage, PlanEvent, type SweepMessage } from "./messages.ts";
 
 /** One sweep of a slot: a target in one scenario. */
 export interface SlotSweep {
@@ -28,6 +28,17 @@ export function sweepMessageFor(targetId: string, slot: string, scenario: string
     groupId: targetId,
     deduplicationId: slotRunId(targetId, slot, scenario),
   };
+}
+
+/**
+ * The slot a `plan` invocation fans out: the schedule's `time`, or `now` (epoch ms) for an event without
+ * one (a manual invoke). An event whose `time` is not an ISO 8601 time stops it, sending nothing.
+ */
+export function planTime(event: unknown, now: number): string | number {
+  const parsed = PlanEvent.safeParse(event ?? {});
+  if (!parsed.success)
+    throw new KneeboardError(`plan's event must be {} or { "time": <ISO 8601 time> }, got ${JSON.stringify(event)}`);
+  return parsed.data.time ?? now;
 }
 
 /**

@@ -1,16 +1,17 @@
 /**
  * @module The scheduled use cases of the AWS deployment, behind ports so they run and test without
- * AWS: fan a slot out (one sweep message per target), sweep one slot (continuing past an invocation's
+ * AWS: fan a slot out (one sweep message per (target, scenario)), sweep one slot (continuing past an invocation's
  * end), publish (alerts, site upload, CDN). The handlers in `functions/` only wire these.
  */
 
-export { fanOutSlot, type SlotSweep, slotSweeps, sweepMessageFor } from "./fanout.ts";
+export { fanOutSlot, planTime, type SlotSweep, slotSweeps, sweepMessageFor } from "./fanout.ts";
 export {
   type BatchItemFailure,
   excerpt,
   type MessageQueue,
   type OutgoingMessage,
   type Parsed,
+  PlanEvent,
   PublishMessage,
   parseMessage,
   type QueueRecord,

@@ -29,6 +29,16 @@ export const SweepMessage = z.strictObject({
 });
 export type SweepMessage = z.infer<typeof SweepMessage>;
 
+/**
+ * What the schedule invokes `plan` with. `time` is the slot: the moment the schedule was due (ISO 8601),
+ * which EventBridge Scheduler writes in for its `<aws.scheduler.scheduled-time>` context attribute
+ * (sst.config.ts) and repeats on every delivery of that slot. A manual invoke may leave it out.
+ */
+export const PlanEvent = z.object({
+  time: z.iso.datetime({ offset: true }).optional(),
+});
+export type PlanEvent = z.infer<typeof PlanEvent>;
+
 /** Runs stored by a sweep invocation: the publish function rebuilds after them. */
 export const PublishMessage = z.strictObject({
   runs: z.array(z.string().min(1)).min(1),

@@ -120,4 +120,14 @@ describe("publishBatch", () => {
     expect(summary.files).toBeGreaterThan(0);
     expect(lines.filter((l) => l.startsWith("WARN rejected publish message"))).toHaveLength(2);
   });
+
+  it("writes the feeds into the store dated by the publish on an empty store, linking themselves under the site URL", async () => {
+    const { d } = deps({ siteUrl: "https://kneeboard.example" });
+    await publishBatch([], d);
+    const feed = (await d.store.get("feeds/alerts.xml")) as string;
+    expect(feed).toContain(`<updated>${d.now}</updated>`);
+    expect(feed).toContain(
+      '<link rel="self" type="application/atom+xml" href="https://kneeboard.example/feeds/alerts.xml"/>',
+    );
+  });
 });

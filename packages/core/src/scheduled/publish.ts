@@ -30,6 +30,8 @@ export interface PublishDeps {
   siteBucket: SiteBucket;
   /** Absent when no CDN fronts the bucket (nothing to invalidate). */
   cdn?: Cdn;
+  /** The site's URL: the feeds' `self` and entry links are absolute under it; relative without it. */
+  siteUrl?: string;
   /** The publish time, ISO 8601 UTC. */
   now: string;
   log?: Log;
@@ -83,7 +85,13 @@ export async function publish(
 ): Promise<{ alerts: number; files: number; deleted: number; invalidated: boolean }> {
   const log = deps.log ?? consoleLog;
   const warn = (m: string) => log.warn(m);
-  const { alerts } = await evaluateStore({ store: deps.store, index: deps.index, now: deps.now, warn });
+  const { alerts } = await evaluateStore({
+    store: deps.store,
+    index: deps.index,
+    now: deps.now,
+    siteUrl: deps.siteUrl,
+    warn,
+  });
   await deliver(alerts, { ledger: deps.ledger, channels: deps.channels, warn });
   await deps.buildSite(deps.outDir, deps.now);
   const { files, deleted } = await uploadSite(deps.outDir, deps.siteBucket);
