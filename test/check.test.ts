@@ -1,5 +1,8 @@
-/** @module `kneeboard check` on a folder store holding a synthetic history with a regression. */
-import { mkdtempSync, readFileSync } from "node:fs";
+/**
+ * @module `kneeboard check` on a folder store holding a synthetic history with a regression, and on a
+ * --data that is no store (a file, a missing folder, a folder of something else): exit 2, one sentence.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -11,6 +14,7 @@ import { FolderStore } from "@kneeboard/core/store/folder";
 import { normal, seededRandom, syntheticRun } from "@kneeboard/reference";
 import { XMLParser } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
+import { kneeboardHere } from "./cli-harness.ts";
 
 function io() {
   const out = new PassThrough();
@@ -76,5 +80,35 @@ describe("kneeboard check", () => {
       ["feeds/alerts.xml", "feeds/slow.xml", "feeds/steady.xml"].map((k) => readFileSync(join(dataDir, k), "utf8")),
     ).toEqual(feeds);
     expect(second.text()).toMatch(/since the last check: 0 new or changed/);
+  });
+});
+
+describe("kneeboard check --data that is no store", () => {
+  const root = mkdtempSync(join(tmpdir(), "kneeboard-check-nostore-"));
+  const file = join(root, "runs.json");
+  writeFileSync(file, "{}");
+  const other = join(root, "photos");
+  mkdirSync(other);
+  writeFileSync(join(other, "cat.jpg"), "");
+
+  it.each([
+    ["a file", file, `--data ${file} is a file, not a store folder`],
+    [
+      "a missing folder",
+      join(root, "typo/"),
+      `--data ${join(root, "typo/")} does not exist: give the store folder \`kneeboard run\` wrote to`,
+    ],
+    [
+      "a folder with neither runs/ nor alerts.json",
+      other,
+      `--data ${other} is not a store: it holds neither runs/ nor alerts.json (\`kneeboard run\` makes one)`,
+    ],
+  ])("%s: exit 2, one sentence, no stack trace, nothing written", async (_what, data, sentence) => {
+    const result = await kneeboardHere(["check", "--data", data]);
+    expect(result).toEqual({ code: 2, out: `${sentence}\n` });
+    expect(readdirSync(root).sort()).toEqual(["photos", "runs.json"]);
+    expect(readdirSync(other)).toEqual(["cat.jpg"]);
+    expect(readFileSync(file, "utf8")).toBe("{}");
+    expect(existsSync(join(root, "typo"))).toBe(false);
   });
 });

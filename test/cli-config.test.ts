@@ -149,8 +149,50 @@ describe("kneeboard run", () => {
     const unknown = await kneeboardHere(["run", "--config", file, "--data", data, "--target", "nope"], {
       KB_TEST_KEY: SECRET,
     });
-    expect(unknown.code).toBe(2);
+    expect(unknown).toEqual({
+      code: 2,
+      out: `--target nope: ${file} has no such target; its targets are ref-m\n`,
+    });
     expect((await kneeboardHere(["run", "--bogus"])).code).toBe(2);
+    expect(existsSync(data)).toBe(false);
+  });
+
+  it("exits 2 on a config file that is not there or is a folder, in one sentence, writing nothing", async () => {
+    const data = join(dir, "missing-config-data");
+    for (const [config, sentence] of [
+      [join(dir, "nope.json"), `config file ${join(dir, "nope.json")} does not exist`],
+      [dir, `config file ${dir} is a folder, not a file`],
+    ] as const)
+      for (const command of ["run", "plan"]) {
+        const args = command === "run" ? ["run", "--config", config, "--data", data] : ["plan", "--config", config];
+        expect(await kneeboardHere(args)).toEqual({ code: 2, out: `${sentence}\n` });
+      }
+    expect(existsSync(data)).toBe(false);
+    expect(existsSync(join(dir, "nope.json"))).toBe(false);
+  });
+
+  it("exits 2 on an invalid config with every problem in kneeboard's words, none of zod's", async () => {
+    const data = join(dir, "zod-words-data");
+    const config = {
+      $schema: "../schemas/config.schema.json",
+      targets: [{ ...target(), label: "", model: undefined }],
+      workload: { ...workload, temperature: 3, maxTokens: 1.5, arrival: { mode: "trace", file: "t", format: "csv" } },
+    };
+    const file = writeConfig("zod-words.json", config);
+    const result = await kneeboardHere(["run", "--config", file, "--data", data], { KB_TEST_KEY: SECRET });
+    expect(result.code).toBe(2);
+    expect(result.out).toBe(
+      [
+        `${file} is invalid:`,
+        "  targets[0].label: must not be empty",
+        "  targets[0].model: is required (a string)",
+        "  workload.maxTokens: must be a whole number, not 1.5",
+        "  workload.temperature: must be at most 2",
+        "  workload.arrival.format: must be one of mooncake, burstgpt",
+        "nothing was written.",
+        "",
+      ].join("\n"),
+    );
     expect(existsSync(data)).toBe(false);
   });
 });

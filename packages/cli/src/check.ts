@@ -1,12 +1,36 @@
 /** @module `kneeboard check`: evaluate the folder store for regressions, write alerts.json and the Atom feeds, print a summary. */
-import { resolve } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { UsageError } from "@kneeboard/core/errors";
 import { StoreAlertLedger } from "@kneeboard/core/ledger/store";
 import { deliver, webhookChannel } from "@kneeboard/core/notify";
 import { evaluateStore } from "@kneeboard/core/regress/check";
 import { StoreRunIndex } from "@kneeboard/core/run-index/store";
 import { FolderStore } from "@kneeboard/core/store/folder";
 
-/** Evaluates the store at dataDir; exit code 0 (alerts are findings, not failures). */
+/** What marks a folder as a store: a run (`kneeboard run` writes `runs/`) or a check before (`alerts.json`). */
+const STORE_MARKS = ["runs", "alerts.json"];
+
+/**
+ * Throws a UsageError (exit 2), before anything is written, when dataDir is not a store: missing, a
+ * file, or a folder with none of `STORE_MARKS` (a typo would otherwise become an empty store).
+ */
+export function checkStoreFolder(dataDir: string): void {
+  const path = resolve(dataDir);
+  let isFolder: boolean;
+  try {
+    isFolder = statSync(path).isDirectory();
+  } catch {
+    throw new UsageError(`--data ${dataDir} does not exist: give the store folder \`kneeboard run\` wrote to`);
+  }
+  if (!isFolder) throw new UsageError(`--data ${dataDir} is a file, not a store folder`);
+  if (!STORE_MARKS.some((mark) => existsSync(join(path, mark))))
+    throw new UsageError(
+      `--data ${dataDir} is not a store: it holds neither runs/ nor alerts.json (\`kneeboard run\` makes one)`,
+    );
+}
+
+/** Evaluates the store at dataDir; exit code 0 (alerts are findings, not failures); a UsageError when it is no store. */
 export async function check(options: {
   dataDir: string;
   io: { out: NodeJS.WritableStream; err: NodeJS.WritableStream };
@@ -16,6 +40,7 @@ export async function check(options: {
   /** A Slack-compatible webhook to notify (secret: read from KNEEBOARD_WEBHOOK_URL, never printed). */
   webhookUrl?: string;
 }): Promise<number> {
+  checkStoreFolder(options.dataDir);
   const store = new FolderStore(options.dataDir);
   const result = await evaluateStore({
     store,

@@ -199,7 +199,10 @@ export async function run(options: {
   // Every trace is read and checked before anything is sent: a bad line is a config error (exit 2).
   const traces = loadTraces(config, options.configFile);
   const unknown = options.targetIds.filter((id) => !config.targets.some((t) => t.id === id));
-  if (unknown.length) throw new UsageError(`--target names no target of ${options.configFile}: ${unknown.join(", ")}`);
+  if (unknown.length)
+    throw new UsageError(
+      `--target ${unknown.join(", ")}: ${options.configFile} has no such target; its targets are ${config.targets.map((t) => t.id).join(", ")}`,
+    );
   const targets = options.targetIds.length
     ? config.targets.filter((t) => options.targetIds.includes(t.id))
     : config.targets;

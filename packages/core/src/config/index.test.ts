@@ -131,6 +131,52 @@ describe("parseConfig", () => {
     expect(problemsOf(config).map((p) => p.path)).toContain(path);
   });
 
+  it("says every problem in its own words, never zod's, as the case list above and more", () => {
+    const messages = cases
+      .filter(([, config]) => typeof config !== "string")
+      .flatMap(([, config]) => problemsOf(config).map((p) => p.message));
+    for (const message of messages) {
+      expect(message).not.toMatch(/Invalid|expected \w+, received|Too (big|small)|Unrecognized/);
+      expect(message).toMatch(/^[a-z"$]/);
+    }
+  });
+
+  it.each([
+    ["workload.maxTokens", { maxTokens: 1.5 }, "must be a whole number, not 1.5"],
+    ["workload.temperature", { temperature: 3 }, "must be at most 2"],
+    ["workload.temperature", { temperature: -1 }, "must be at least 0"],
+    ["workload.requestsPerLevel", { requestsPerLevel: 0 }, "must be a positive number"],
+    ["workload.ignoreEos", { ignoreEos: "yes" }, 'must be true or false, not "yes"'],
+    ["workload.concurrency", { concurrency: [] }, "must have at least 1 entry"],
+    [
+      "workload.arrival.format",
+      { arrival: { mode: "trace", file: "t", format: "csv" } },
+      "must be one of mooncake, burstgpt",
+    ],
+    [
+      "workload.arrival.speedup[1]",
+      { arrival: { mode: "trace", file: "t", format: "mooncake", speedup: [2, 1] } },
+      "speedups must be strictly ascending: 1 follows 2",
+    ],
+    ["workload.canary.maxTokens", { canary: { maxTokens: 2048 } }, "must be at most 1024"],
+  ])("says %s: %s in the project's words", (path, workload, message) => {
+    expect(problemsOf({ targets: [target()], workload })).toContainEqual({ path, message });
+  });
+
+  it("names a missing field as required, and a string too long by its characters", () => {
+    const problems = problemsOf({ targets: [{ ...target({ id: "a".repeat(65) }), model: undefined }] });
+    expect(problems).toContainEqual({ path: "targets[0].model", message: "is required (a string)" });
+    expect(problems).toContainEqual({ path: "targets[0].id", message: "must be at most 64 characters" });
+  });
+
+  it("accepts and ignores a $schema key", () => {
+    const config = parse({ $schema: "../schemas/config.schema.json", targets: [target()] });
+    expect(config.targets).toHaveLength(1);
+    expect(problemsOf({ $schema: 5, targets: [target()] })).toEqual([
+      { path: "$schema", message: "must be a string, not 5" },
+    ]);
+  });
+
   it("lists every problem, not just the first, and never the key's value", () => {
     const problems = problemsOf({
       targets: [target({ id: "BAD" }), target({ id: "x", route: { gateway: "openrouter" } })],

@@ -4,9 +4,10 @@
  */
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import { ConfigError, type ConfigProblem } from "../errors/index.ts";
+import { ConfigError } from "../errors/index.ts";
 import { DEFAULT_SLO } from "../metrics/index.ts";
 import { Route } from "../route/index.ts";
+import { issueMessage, problemsOf } from "./issues.ts";
 
 const Name = z.string().min(1).max(200);
 
@@ -341,6 +342,8 @@ const SCHEDULE = /^(rate\(\d+ (minute|minutes|hour|hours|day|days)\)|cron\(\S+( 
 /** The config file; target ids are unique. */
 export const Config = z
   .strictObject({
+    /** The JSON Schema an editor checks the file against (`../schemas/config.schema.json`); kneeboard ignores it. */
+    $schema: z.string().optional(),
     targets: z.array(Target).min(1),
     workload: WorkloadOverride.optional(),
     /** Named workload overrides; each (target, scenario) is swept as its own run (default: `chat`, the workload). */
@@ -437,16 +440,6 @@ export function modelKeyOf(target: { model: string; modelKey?: string | null }):
   return slug || "model";
 }
 
-/** `targets[1].route.provider` from a zod path. */
-function formatPath(path: readonly PropertyKey[]): string {
-  return (
-    path.reduce<string>(
-      (out, part) => (typeof part === "number" ? `${out}[${part}]` : out ? `${out}.${String(part)}` : String(part)),
-      "",
-    ) || "(root)"
-  );
-}
-
 /** The config's scenario names, in its order (`chat` when it names none). */
 export function scenarioNames(config: Pick<Config, "scenarios">): string[] {
   return config.scenarios ? Object.keys(config.scenarios) : [DEFAULT_SCENARIO];
@@ -511,8 +504,12 @@ export function parseConfig(text: string, options: ParseOptions = {}): Config {
       options.file,
     );
   }
-  const parsed = schemaFor(json, options).safeParse(json);
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.flatMap(problemsOf), options.file);
+  const parsed = schemaFor(json, options).safeParse(json, { error: issueMessage });
+  if (!parsed.success)
+    throw new ConfigError(
+      parsed.error.issues.flatMap((issue) => problemsOf(issue)),
+      options.file,
+    );
   return parsed.data;
 }
 
@@ -566,19 +563,6 @@ function schemaFor(json: unknown, { env = process.env, requireKeys = true }: Par
   }, ALWAYS);
 }
 
-/** One problem per zod issue; an unknown key is named in the path, so typos point at themselves. */
-function problemsOf(issue: z.core.$ZodIssue): ConfigProblem[] {
-  if (issue.code === "unrecognized_keys")
-    return issue.keys.map((key) => ({
-      path: formatPath([...issue.path, key]),
-      message: `unknown key ${JSON.stringify(key)}`,
-    }));
-  // A record key (a scenario name) that breaks its rule: the key's own messages, at the key.
-  if (issue.code === "invalid_key")
-    return [{ path: formatPath(issue.path), message: issue.issues.map((inner) => inner.message).join("; ") }];
-  return [{ path: formatPath(issue.path), message: issue.message }];
-}
-
 /** " at line L, column C" from a JSON.parse error, when V8 gave a position. */
 function jsonLocation(text: string, error: unknown): string {
   const match = /position (\d+)/.exec(String((error as Error).message));
@@ -598,10 +582,16 @@ export async function loadConfig(file: string, options: Omit<ParseOptions, "file
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    throw new ConfigError(
-      [{ path: "(file)", message: `cannot read: ${(error as NodeJS.ErrnoException).code ?? error}` }],
-      file,
-    );
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === "ENOENT"
+        ? "does not exist"
+        : code === "EISDIR"
+          ? "is a folder, not a file"
+          : code === "EACCES"
+            ? "cannot be read: permission denied"
+            : `cannot be read (${code ?? String(error)})`;
+    throw new ConfigError([{ path: "(file)", message: why }], file, `config file ${file} ${why}`);
   }
   return parseConfig(text, { ...options, file });
 }

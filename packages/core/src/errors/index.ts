@@ -14,14 +14,18 @@ export interface ConfigProblem {
   message: string;
 }
 
-/** The config is invalid; `problems` lists every problem found, not just the first. */
+/**
+ * The config is invalid; `problems` lists every problem found, not just the first. The message lists
+ * them under the file's name, unless `summary` says it in one sentence (a file that is not there).
+ */
 export class ConfigError extends KneeboardError {
   override name = "ConfigError";
   constructor(
     readonly problems: ConfigProblem[],
     readonly file?: string,
+    readonly summary?: string,
   ) {
-    super(`${file ?? "config"} is invalid:\n${problems.map((p) => `  ${p.path}: ${p.message}`).join("\n")}`);
+    super(summary ?? `${file ?? "config"} is invalid:\n${problems.map((p) => `  ${p.path}: ${p.message}`).join("\n")}`);
   }
 }
 
