@@ -1,5 +1,6 @@
 /** @module `kneeboard plan`: checks a config and prints what each (target, scenario)'s sweep will do, sending nothing. */
-import { loadConfig } from "@kneeboard/core/config";
+import { loadConfig, type Workload } from "@kneeboard/core/config";
+import { type LevelLoad, type PlanWords, planWords } from "@kneeboard/core/kinds";
 import {
   CLIENT_CHUNKS_PER_CPU_SECOND,
   CLIENT_CHUNKS_PER_SECOND_PER_THREAD,
@@ -16,40 +17,17 @@ import {
   sweepMemoryMb,
   type TargetPlan,
 } from "@kneeboard/core/plan";
-import { loadTraces, type TraceWindow } from "@kneeboard/core/trace";
+import { loadTraces } from "@kneeboard/core/trace";
 
-const number = (n: number, digits = 0) =>
-  n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+import { number } from "@kneeboard/core/words";
 
-function fitText(fit: InvocationFit, plan: TargetPlan): string {
-  const oversized = fit.oversizedLevels.map((i) => levelName(plan.levels[i] as LevelPlan));
+function fitText(fit: InvocationFit, plan: TargetPlan, words: PlanWords<Workload, LevelLoad>): string {
+  const oversized = fit.oversizedLevels.map((i) => words.label((plan.levels[i] as LevelPlan).load));
   if (oversized.length)
     return `not sure to fit: level${oversized.length === 1 ? "" : "s"} ${oversized.join(", ")} alone may take over one invocation (${plan.invocationBudgetSeconds} s), and a deployed run that slow ends partial there`;
   return fit.invocations === 1
     ? "fits one invocation"
     : `needs ${fit.invocations} invocations (${fit.continuations} continuation${fit.continuations === 1 ? "" : "s"})`;
-}
-
-/** A level as the table names it: N, an open loop's rate, or a trace replay's speedup. */
-function levelName({ load }: LevelPlan): string {
-  switch (load.kind) {
-    case "closed":
-      return String(load.concurrency);
-    case "open":
-      return `${load.ratePerSecond}/s`;
-    case "trace":
-      return `x${load.speedup}`;
-  }
-}
-
-/** A replayed window in words: its requests, tokens, reusable share, and its duration at each speedup. */
-function traceText(trace: TraceWindow, speedups: number[]): string[] {
-  const window = `from ${trace.start} s${trace.limit === null ? "" : `, at most ${trace.limit} requests`}`;
-  return [
-    `  trace: ${trace.name} (${trace.format}, sha256 ${trace.sha256.slice(0, 12)}..., ${number(trace.bytes / 1024 / 1024, 1)} MB), window ${window}: ${trace.requests.length} requests over ${number(trace.durationSeconds, 1)} s${trace.skipped ? ` (${trace.skipped} rows with 0 response tokens skipped)` : ""}`,
-    `  trace tokens: ${number(trace.inputTokens)} prompt, ${number(trace.outputTokens)} output; its hash_ids allow ${number(trace.reusablePromptTokenShare * 100, 1)} % of prompt tokens from a cache (blocks of ${trace.blockSize})`,
-    `  trace duration: ${speedups.map((s) => `x${s} ${number(trace.durationSeconds / s, 1)} s`).join(", ")}`,
-  ];
 }
 
 function keyText(name: string | null, env: Record<string, string | undefined>): string {
@@ -61,72 +39,45 @@ function keyText(name: string | null, env: Record<string, string | undefined>): 
 }
 
 /** What the top level asks of the client, in words. */
-function topLevelText(plan: TargetPlan): string {
+function topLevelText(plan: TargetPlan, words: PlanWords<Workload, LevelLoad>): string {
   const top = plan.levels.at(-1);
-  const w = plan.workload;
-  const chunks = `${number(plan.topLevelChunksPerSecond)} chunks/s`;
-  if (top?.load.kind === "trace") {
-    const { trace, speedup } = top.load;
-    return `the window's ${number(trace.outputTokens)} output tokens over ${number(trace.durationSeconds / speedup, 1)} s at x${speedup} = ${chunks}`;
-  }
-  if (top?.load.kind === "open") {
-    const rate = top.load.ratePerSecond;
-    return `${rate} requests/s x ${w.maxTokens} tokens = ${chunks} (about ${number(rate * plan.expectedRequestSeconds, 1)} in flight)`;
-  }
-  const n = top?.load.concurrency ?? 1;
-  return `${n} streams x ${number(plan.topLevelChunksPerSecond / n)} chunks/s = ${chunks}`;
+  const figures = {
+    chunks: `${number(plan.topLevelChunksPerSecond)} chunks/s`,
+    chunksPerSecond: plan.topLevelChunksPerSecond,
+    maxTokens: plan.workload.maxTokens,
+    expectedRequestSeconds: plan.expectedRequestSeconds,
+  };
+  return top ? words.topLevel(top.load, figures) : figures.chunks;
 }
 
 function targetText(plan: TargetPlan, env: Record<string, string | undefined>): string {
   const w = plan.workload;
-  // Little's law: a rate keeps rate x request-duration requests in flight; at maxInFlight sends wait.
-  const maxInFlight = w.arrival.mode === "closed" ? null : w.arrival.maxInFlight;
-  const traceLoads = plan.levels.flatMap((l) => (l.load.kind === "trace" ? [l.load] : []));
-  const trace = traceLoads[0]?.trace;
+  const words = planWords(w);
   const rows = plan.levels.map(
     (l) =>
-      `  ${levelName(l).padStart(7)}  ${String(l.warmupRequests).padStart(7)}  ${(l.requests === null ? `${l.levelDurationSeconds} s` : String(l.requests)).padStart(8)}  ${number(l.expectedSeconds, 1).padStart(10)}  ${number(l.upperBoundSeconds).padStart(13)}`,
+      `  ${words.label(l.load).padStart(7)}  ${String(l.warmupRequests).padStart(7)}  ${(l.requests === null ? `${l.levelDurationSeconds} s` : String(l.requests)).padStart(8)}  ${number(l.expectedSeconds, 1).padStart(10)}  ${number(l.upperBoundSeconds).padStart(13)}`,
   );
-  const loop =
-    w.arrival.mode === "trace"
-      ? "trace replay (warm-up one at a time)"
-      : w.arrival.mode === "gamma"
-        ? "open loop (gamma arrivals, warm-up one at a time)"
-        : maxInFlight !== null
-          ? "open loop (Poisson arrivals, warm-up one at a time)"
-          : "closed loop";
+  const loop = words.loop(w);
   const requests =
     plan.totalRequests === null
       ? `${loop} for ${w.levelDurationSeconds} s per level`
-      : `${plan.totalRequests} measured requests${maxInFlight === null ? "" : `, ${loop}`}`;
+      : `${plan.totalRequests} measured requests, ${loop}`;
   const share = plan.clientCoreShare;
-  const inFlight = (l: LevelPlan) => (l.load.kind === "open" ? l.load.ratePerSecond : 0) * plan.expectedRequestSeconds;
-  const crowded = maxInFlight === null ? [] : plan.levels.filter((l) => inFlight(l) >= maxInFlight);
   const perLevel = checkRequestsPerLevel(w);
   return [
     `target ${plan.targetId} [${plan.scenario}]: ${plan.label} (model ${plan.model}, gateway ${plan.gateway})`,
     `  key: ${keyText(plan.apiKeyEnv, env)}`,
-    `  workload: promptTokens ${w.promptTokens}, maxTokens ${w.maxTokens}, requestTimeoutSeconds ${w.requestTimeoutSeconds}, ignoreEos ${w.ignoreEos}${arrivalText(w.arrival)}`,
-    ...(trace
-      ? traceText(
-          trace,
-          traceLoads.map((l) => l.speedup),
-        )
-      : []),
-    `  ${(trace ? "speedup" : maxInFlight !== null ? "rate" : "level").padStart(7)}  warm-up  requests  expected s  upper bound s`,
+    `  workload: promptTokens ${w.promptTokens}, maxTokens ${w.maxTokens}, requestTimeoutSeconds ${w.requestTimeoutSeconds}, ignoreEos ${w.ignoreEos}${words.arrival(w)}`,
+    ...words.before(plan.levels),
+    `  ${words.column.padStart(7)}  warm-up  requests  expected s  upper bound s`,
     ...rows,
-    ...(crowded.length
-      ? [
-          `  maxInFlight: at ${crowded.map(levelName).join(", ")} about ${crowded.map((l) => number(inFlight(l))).join(", ")} requests would be in flight, at or over ${maxInFlight}: expect those levels invalid (max_in_flight)`,
-        ]
-      : []),
+    ...words.after(plan.levels, w, plan.expectedRequestSeconds),
     ...(perLevel.message === null ? [] : [`  ${perLevel.noValidLevel ? "error" : "warning"}: ${perLevel.message}`]),
-    ...conversationText(plan),
     `  total: ${requests} + ${plan.totalWarmupRequests} warm-up`,
-    `  duration expected: ${number(plan.expectedSeconds)} s, ${fitText(plan.expected, plan)}`,
-    `  duration upper bound: ${number(plan.upperBoundSeconds)} s, ${fitText(plan.upperBound, plan)}`,
+    `  duration expected: ${number(plan.expectedSeconds)} s, ${fitText(plan.expected, plan, words)}`,
+    `  duration upper bound: ${number(plan.upperBoundSeconds)} s, ${fitText(plan.upperBound, plan, words)}`,
     canaryText(plan),
-    `  top level: ${topLevelText(plan)}, ${number(share * 100)} % of what one client thread is planned to carry (${number(CLIENT_CHUNKS_PER_SECOND_PER_THREAD)} chunks/s: ${number(CLIENT_PLANNED_CORE_SHARE * 100)} % of a core, which parses ${number(CLIENT_CHUNKS_PER_CPU_SECOND)} as measured); a sweep with threads "auto" (the deployed one) would run it on ${plan.topLevelThreads === 1 ? "its own thread" : `${plan.topLevelThreads} worker threads`} (${plan.cores} core${plan.cores === 1 ? "" : "s"} here)${share > plan.topLevelThreads ? ": more than those are planned to carry, so the level may be flagged client.limited here" : ""}`,
+    `  top level: ${topLevelText(plan, words)}, ${number(share * 100)} % of what one client thread is planned to carry (${number(CLIENT_CHUNKS_PER_SECOND_PER_THREAD)} chunks/s: ${number(CLIENT_PLANNED_CORE_SHARE * 100)} % of a core, which parses ${number(CLIENT_CHUNKS_PER_CPU_SECOND)} as measured); a sweep with threads "auto" (the deployed one) would run it on ${plan.topLevelThreads === 1 ? "its own thread" : `${plan.topLevelThreads} worker threads`} (${plan.cores} core${plan.cores === 1 ? "" : "s"} here)${share > plan.topLevelThreads ? ": more than those are planned to carry, so the level may be flagged client.limited here" : ""}`,
   ].join("\n");
 }
 
@@ -137,44 +88,6 @@ function canaryText(plan: TargetPlan): string {
   const s = c.settings;
   const usd = c.usd === null ? "" : `, about $${c.usd < 0.01 ? c.usd.toFixed(4) : c.usd.toFixed(2)} at the list prices`;
   return `  canary (same model?): ${c.requests} requests after the levels (${c.requests / s.samplesPerPrompt} prompts x ${s.samplesPerPrompt}, temperature ${s.temperature}, maxTokens ${s.maxTokens}, ${s.concurrency} at once): about ${number(c.promptTokens)} prompt and at most ${number(c.outputTokens)} output tokens${usd}; expected ${number(c.expectedSeconds, 1)} s, upper bound ${number(c.upperBoundSeconds)} s, on top of the durations above`;
-}
-
-/** A workload's arrival, after its other fields, in words (nothing for a closed loop). */
-function arrivalText(arrival: TargetPlan["workload"]["arrival"]): string {
-  switch (arrival.mode) {
-    case "closed":
-      return "";
-    case "poisson":
-      return `, arrival poisson (seed ${arrival.seed}, maxInFlight ${arrival.maxInFlight})`;
-    case "gamma":
-      return `, arrival gamma (burstiness ${arrival.burstiness}, seed ${arrival.seed}, maxInFlight ${arrival.maxInFlight})`;
-    case "trace":
-      return `, arrival trace (a replay sends each request's own prompt length and max_tokens; maxInFlight ${arrival.maxInFlight})`;
-  }
-}
-
-/** A conversation's tokens per turn and in all, and whether each level's requests reach its last turn. */
-function conversationText(plan: TargetPlan): string[] {
-  const talk = plan.conversation;
-  if (!talk) return [];
-  const w = plan.workload;
-  const byTurn = talk.promptTokensByTurn.map((tokens, i) => `${i + 1}: ${number(tokens)}`).join(", ");
-  const lines = [
-    `  conversation: ${talk.turns} turn${talk.turns === 1 ? "" : "s"} each, N users in conversation at level N, ${talk.thinkSeconds} s of think time between an answer and the next question; a ${number(talk.sharedPrefixTokens)}-token system prompt, ${number(talk.turnPromptTokens)}-token questions, answers up to ${number(w.maxTokens)} tokens`,
-    `    prompt tokens by turn: ${byTurn}`,
-    `    in all, a conversation: ${number(talk.promptTokens)} prompt tokens (up to ${number(talk.cacheablePromptTokens)} a prefix cache can serve: the system prompt and the history) and ${number(talk.outputTokens)} answer tokens`,
-  ];
-  // A counted level's N users share its requests: below turns x N, some never reach the last turn.
-  const perLevel = w.requestsPerLevel;
-  const short =
-    perLevel === undefined
-      ? []
-      : plan.levels.filter((l) => l.load.kind === "closed" && perLevel < talk.turns * l.load.concurrency);
-  if (short.length)
-    lines.push(
-      `  warning: requestsPerLevel ${perLevel} is under turns x N at level${short.length === 1 ? "" : "s"} ${short.map(levelName).join(", ")}: not every user reaches turn ${talk.turns} there, so the later turns have few samples or none`,
-    );
-  return lines;
 }
 
 /** Whether a base URL names this machine (loopback or localhost), which a Lambda cannot reach. */

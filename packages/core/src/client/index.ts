@@ -2,11 +2,10 @@
 import type { Agent as HttpAgent, IncomingMessage } from "node:http";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import type { Route } from "../route/index.ts";
-import type { Outcome } from "../run/index.ts";
 import { onAbort, type Scheduler, systemScheduler, type Timer } from "../scheduler/index.ts";
 import { ChunkReader, type FailedResponse, readFailedResponse } from "./chunks.ts";
 import type { FirstTokenWatch } from "./health.ts";
-import type { RawResult } from "./result.ts";
+import type { Outcome, RawResult } from "./result.ts";
 import { headerReader, pinning, verifyRoute } from "./route.ts";
 import { LineDecoder, SseDecoder } from "./sse.ts";
 import { type Call, type CallListener, type CallStage, Transport } from "./transport.ts";

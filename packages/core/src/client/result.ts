@@ -2,7 +2,19 @@
  * @module What one request produced: the record the client fills and its parts (the chunk reader, the
  * transport) write into. Its own module so those parts need not import the client that uses them.
  */
-import type { Outcome } from "../run/index.ts";
+import { z } from "zod";
+
+/** Why a request ended the way it did (docs/methodology.md). */
+export const Outcome = z.enum([
+  "ok",
+  "rate_limited",
+  "route_mismatch",
+  "http_error",
+  "timeout",
+  "network",
+  "incomplete",
+]);
+export type Outcome = z.infer<typeof Outcome>;
 
 /** What one request produced, before the per-sample figures are derived. Times are clock ms. */
 export interface RawResult {

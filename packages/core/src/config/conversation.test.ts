@@ -33,11 +33,12 @@ describe("workload.conversation", () => {
     const talk = workloadFor(config, t, "conversation");
     expect(talk.conversation).toEqual({ turns: 4, sharedPrefixTokens: 500, thinkSeconds: 0 });
     expect(workloadFor(config, t, "chat").conversation).toBeUndefined();
-    // Each closed-loop level's N workers hold conversations.
+    // Each level's N users hold conversations: the conversation kind's levels.
     expect(planLevels(talk, 1).map((l) => l.load)).toContainEqual({
-      kind: "closed",
+      kind: "conversation",
       concurrency: 1,
-      conversation: { turns: 4, thinkSeconds: 0 },
+      turns: 4,
+      thinkSeconds: 0,
     });
   });
 

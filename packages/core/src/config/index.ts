@@ -4,7 +4,9 @@
  */
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
+import { Positive, strictlyAscending } from "../drive/fields.ts";
 import { ConfigError } from "../errors/index.ts";
+import { Arrival, Conversation, TraceFormat } from "../kinds/index.ts";
 import { DEFAULT_SLO } from "../metrics/index.ts";
 import { Route } from "../route/index.ts";
 import { issueMessage, problemsOf } from "./issues.ts";
@@ -13,9 +15,6 @@ const Name = z.string().min(1).max(200);
 
 /** A target's route lives in route/, below the client that follows it; re-exported as part of the config. */
 export { Route };
-
-/** A price, a rate or a time that must be above zero. */
-const Positive = z.number({ error: "must be a number" }).positive("must be a positive number");
 
 /** What one interactive user needs; either figure may be set alone, the other keeps its default. */
 export const Slo = z.strictObject({
@@ -26,89 +25,8 @@ export const Slo = z.strictObject({
 });
 export type Slo = z.infer<typeof Slo>;
 
-export { DEFAULT_SLO };
-
-/** A refinement naming every entry of a list of `what` that does not rise above the one before it. */
-const strictlyAscending = (what: string) => (values: number[], ctx: z.RefinementCtx) => {
-  values.forEach((value, i) => {
-    const previous = values[i - 1];
-    if (previous !== undefined && value <= previous)
-      ctx.addIssue({
-        code: "custom",
-        path: [i],
-        input: value,
-        message: `${what} must be strictly ascending: ${value} follows ${previous}`,
-      });
-  });
-};
-
-/** Request rates of an open loop, requests/s, strictly ascending. */
-const RatesPerSecond = z
-  .array(Positive, { error: "poisson arrivals need ratesPerSecond: an array of request rates, e.g. [1, 2, 4]" })
-  .min(1)
-  .superRefine(strictlyAscending("rates"));
-
-/** Seed of an open loop's gaps: the same seed gives the same schedule. */
-const Seed = z.number().int().nonnegative().default(1);
-/** Requests in flight at most; a send due past it waits, and the level is invalid. */
-const MaxInFlight = z.number().int().positive().max(4096).default(256);
-
-/** Trace formats a replay reads (docs/config.md#trace-replay). */
-export const TraceFormat = z.enum(["mooncake", "burstgpt"]);
-export type TraceFormat = z.infer<typeof TraceFormat>;
-
-/** Speedups of a trace replay, each a level: one number, or a strictly ascending list. */
-const Speedups = z.union([
-  Positive.transform((speedup) => [speedup]),
-  z.array(Positive).min(1).superRefine(strictlyAscending("speedups")),
-]);
-
-/**
- * How requests arrive: a closed loop (N in flight, each end sending the next); an open loop whose
- * levels are request rates, sends on a seeded schedule (Poisson: exponential gaps; gamma: gaps of
- * shape `burstiness`) that never waits on completions; or the replay of a recorded trace, whose
- * levels are speedups of its timestamps.
- */
-export const Arrival = z.discriminatedUnion(
-  "mode",
-  [
-    z.strictObject({ mode: z.literal("closed") }),
-    z.strictObject({
-      mode: z.literal("poisson"),
-      ratesPerSecond: RatesPerSecond,
-      seed: Seed,
-      maxInFlight: MaxInFlight,
-    }),
-    z.strictObject({
-      mode: z.literal("gamma"),
-      ratesPerSecond: RatesPerSecond,
-      /** Shape of the gamma gaps (mean 1/rate): 1 is Poisson, smaller is burstier (a gap's CV is 1/sqrt(burstiness)). */
-      burstiness: z.number({ error: "gamma arrivals need burstiness: a positive number (1 is Poisson)" }).positive(),
-      seed: Seed,
-      maxInFlight: MaxInFlight,
-    }),
-    z.strictObject({
-      mode: z.literal("trace"),
-      /** The trace file, relative to the config file. */
-      file: z.string().min(1),
-      format: TraceFormat,
-      /** Each request is sent at its timestamp / speedup; a list makes each speedup a level (default 1). */
-      speedup: Speedups.default([1]),
-      /** Seconds into the trace the replayed window starts (default 0). */
-      start: z.number().nonnegative().default(0),
-      /** Requests of the window at most (default: all from `start`). */
-      limit: z.number().int().positive().optional(),
-      /** Prompt tokens one `hash_ids` entry stands for (default 512, Mooncake's). */
-      blockSize: z.number().int().positive().max(65_536).default(512),
-      maxInFlight: MaxInFlight,
-    }),
-  ],
-  {
-    error:
-      'must be { "mode": "closed" }, { "mode": "poisson" | "gamma", "ratesPerSecond": [...] } or { "mode": "trace", "file": ..., "format": "mooncake" | "burstgpt" }',
-  },
-);
-export type Arrival = z.infer<typeof Arrival>;
+/** How requests arrive: each member is a load kind's (kinds/index.ts). */
+export { Arrival, DEFAULT_SLO, TraceFormat };
 
 /** The canary phase's own settings (docs/config.md#canary); each defaults as `DEFAULT_CANARY`. */
 export const CanaryOverride = z.strictObject({
@@ -143,30 +61,8 @@ export function canaryFor(workload: Pick<Workload, "canary">): CanarySettings | 
   return { ...DEFAULT_CANARY, ...(typeof c === "object" ? c : {}) };
 }
 
-/**
- * Conversations (docs/config.md#conversation): each closed-loop worker is one user holding
- * conversations of `turns` turns; each turn re-sends the run's system prompt and the conversation so
- * far (the questions and the answers received), then a new question.
- */
-export const Conversation = z.strictObject({
-  /** Turns of each conversation, at least 1. */
-  turns: z
-    .number({ error: "must be a whole number of turns, at least 1" })
-    .int("must be a whole number of turns, at least 1")
-    .min(1, "must be at least 1: a conversation has at least one turn")
-    .max(64),
-  /** Tokens of the system prompt every conversation of the run begins with (0: none). */
-  sharedPrefixTokens: z.number().int().nonnegative(),
-  /** Tokens of each turn's new question (default: the workload's `promptTokens`). */
-  turnPromptTokens: z.number().int().positive().optional(),
-  /** Seconds between a turn's answer and the next question, as a reader takes (default 0). */
-  thinkSeconds: z
-    .number({ error: "must be a number of seconds, 0 or more" })
-    .nonnegative("must not be negative: a think time is 0 seconds or more")
-    .max(3600)
-    .default(0),
-});
-export type Conversation = z.infer<typeof Conversation>;
+/** Conversations (docs/config.md#conversation): the conversation kind's config member. */
+export { Conversation };
 
 const workloadFields = {
   /** Concurrency levels, strictly ascending. */

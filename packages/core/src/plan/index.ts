@@ -13,8 +13,32 @@ import {
   type Workload,
   workloadFor,
 } from "../config/index.ts";
+import { rounds } from "../drive/plan.ts";
+import type { ConversationPlan } from "../kinds/conversation/index.ts";
+import { conversationPlan } from "../kinds/conversation/index.ts";
+import {
+  type LevelLoad,
+  type LevelPlan,
+  loadChunksPerSecond,
+  loadThreadBound,
+  planLevels as planKindLevels,
+  userLevels,
+} from "../kinds/index.ts";
 import { CANARY_PROMPTS } from "../same-model/prompts.ts";
-import { type Traces, type TraceWindow, traceOf } from "../trace/index.ts";
+import type { Traces } from "../trace/index.ts";
+
+export type { ConversationPlan } from "../kinds/conversation/index.ts";
+export type { OpenArrival } from "../kinds/open/index.ts";
+export { openLoopChunksPerSecond } from "../kinds/open/index.ts";
+export { conversationPlan, type LevelLoad, type LevelPlan, loadChunksPerSecond, loadThreadBound };
+
+/**
+ * The levels a workload sweeps, low to high, each with its load, name and time at `requestSeconds` a
+ * request (its kind's expansion, kinds/); a trace replay's window comes from `traces` (`loadTraces`).
+ */
+export function planLevels(workload: Workload, requestSeconds: number, traces?: Traces): LevelPlan[] {
+  return planKindLevels(workload, { requestSeconds, ...(traces ? { traces } : {}) });
+}
 
 /**
  * Stream chunks one core of client parses per CPU-second: the low end of what npm run bench measured
@@ -41,18 +65,6 @@ export const CLIENT_CHUNKS_PER_SECOND_PER_THREAD = CLIENT_CHUNKS_PER_CPU_SECOND 
 export function threadsForChunkRate(chunksPerSecond: number, cores: number, concurrency: number): number {
   const needed = Math.ceil(chunksPerSecond / CLIENT_CHUNKS_PER_SECOND_PER_THREAD);
   return Math.max(1, Math.min(needed, Math.floor(cores), Math.floor(concurrency)));
-}
-
-/**
- * Stream chunks per second an open loop asks of the client at `ratePerSecond`: in steady state every
- * request's answer (`maxTokens`) arrives once per send, whatever the per-stream rate.
- */
-export function openLoopChunksPerSecond(
-  ratePerSecond: number,
-  maxTokens: number,
-  chunksPerToken = DEFAULT_PLAN_ASSUMPTIONS.chunksPerToken,
-): number {
-  return ratePerSecond * maxTokens * chunksPerToken;
 }
 
 /** Lambda's longest invocation, seconds. */
@@ -92,96 +104,6 @@ export function expectedTtftSeconds(
     assumptions.ttftSeconds +
     Math.max(0, promptTokens - assumptions.ttftPromptTokens) / assumptions.prefillTokensPerSecond
   );
-}
-
-/**
- * How an open loop's gaps are drawn: exponential (`poisson`), or gamma of shape `burstiness` and mean
- * 1 / rate (`gamma`; burstiness 1 is Poisson, smaller is burstier).
- */
-export type OpenArrival = { arrival: "poisson" } | { arrival: "gamma"; burstiness: number };
-
-/**
- * A level's load as the sweep drives it (one `LevelDriver` per kind, packages/core/src/sweep/drivers.ts):
- * N requests in flight; an open loop's seeded arrivals at a rate, at most `maxInFlight` at once; or a
- * trace window's requests at their timestamps divided by `speedup`, at most `maxInFlight` at once.
- */
-export type LevelLoad =
-  | {
-      kind: "closed";
-      concurrency: number;
-      /** Each of the N workers holds conversations of `turns` turns, thinking `thinkSeconds` between them. */
-      conversation?: { turns: number; thinkSeconds: number };
-    }
-  | ({ kind: "open"; ratePerSecond: number; seed: number; maxInFlight: number } & OpenArrival)
-  | { kind: "trace"; speedup: number; maxInFlight: number; trace: TraceWindow };
-
-/** One level as the sweep will run it, expanded once from the workload (`planLevels`) for the sweep and the plan alike. */
-export interface LevelPlan {
-  /** What the level sends. */
-  load: LevelLoad;
-  /** The level in words: `concurrency 8`, or `rate 2 requests/s`. */
-  name: string;
-  /**
-   * The level's number in its sweep, 1-based, whatever its load: its run document's `levels[].level`
-   * and its samples' `level`. N, a rate or a speedup is its `load`'s.
-   */
-  level: number;
-  /** Unmeasured requests sent before the level, at up to N at once (an open loop, a trace replay: one at a time). */
-  warmupRequests: number;
-  /** Measured requests; null when the level runs for `levelDurationSeconds` instead. */
-  requests: number | null;
-  /** Sends for this long instead of a request count, seconds; null with a request count. */
-  levelDurationSeconds: number | null;
-  /** The level can take no longer than this, every request running to its timeout, seconds. */
-  upperBoundSeconds: number;
-  /** The level's duration at the assumed per-stream rate and TTFT, seconds. */
-  expectedSeconds: number;
-}
-
-/** A conversation's tokens turn by turn, as the plan expects them: every answer `maxTokens` long. */
-export interface ConversationPlan {
-  turns: number;
-  thinkSeconds: number;
-  /** Tokens of the system prompt every conversation begins with. */
-  sharedPrefixTokens: number;
-  /** Tokens of each turn's new question. */
-  turnPromptTokens: number;
-  /** Prompt tokens of each turn: the system prompt, the earlier questions and answers, the new question. */
-  promptTokensByTurn: number[];
-  /** Prompt tokens over one conversation's turns. */
-  promptTokens: number;
-  /** Output tokens over one conversation (`maxTokens` a turn). */
-  outputTokens: number;
-  /**
-   * Of `promptTokens`, the most a prefix cache can serve: every turn's system prompt and history up to
-   * the last answer (the last answer and the new question are prefilled; turn 1's system prompt is
-   * another conversation's).
-   */
-  cacheablePromptTokens: number;
-}
-
-/** The tokens of a workload's conversations (null without one). */
-export function conversationPlan(workload: Workload): ConversationPlan | null {
-  const talk = workload.conversation;
-  if (!talk) return null;
-  const question = talk.turnPromptTokens ?? workload.promptTokens;
-  const answer = workload.maxTokens;
-  const turns = Array.from({ length: talk.turns }, (_, i) => i + 1);
-  const promptTokensByTurn = turns.map((t) => talk.sharedPrefixTokens + t * question + (t - 1) * answer);
-  const cacheable = turns.map((t) =>
-    t === 1 ? talk.sharedPrefixTokens : talk.sharedPrefixTokens + (t - 1) * question + (t - 2) * answer,
-  );
-  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-  return {
-    turns: talk.turns,
-    thinkSeconds: talk.thinkSeconds,
-    sharedPrefixTokens: talk.sharedPrefixTokens,
-    turnPromptTokens: question,
-    promptTokensByTurn,
-    promptTokens: sum(promptTokensByTurn),
-    outputTokens: talk.turns * answer,
-    cacheablePromptTokens: sum(cacheable),
-  };
 }
 
 /**
@@ -295,145 +217,6 @@ export interface TargetPlan {
   canary: CanaryPlan | null;
 }
 
-/** Sequential rounds of `count` requests run by `workers` workers that each take one at a time. */
-const rounds = (count: number, workers: number) => (count <= 0 ? 0 : Math.ceil(count / Math.min(workers, count)));
-
-type LevelTiming = Omit<LevelPlan, "load" | "name" | "level">;
-
-/**
- * A closed level's time: warm-up rounds, then either ceil(requests / N) rounds or the fixed duration
- * plus one more request (the requests in flight when the time is up run to their end). In a
- * conversation a worker thinks after every turn but the last: each measured request takes that share
- * of the think time more.
- */
-function closedLevelTiming(concurrency: number, workload: Workload, requestSeconds: number): LevelTiming {
-  const talk = workload.conversation;
-  const thinkSeconds = talk ? (talk.thinkSeconds * (talk.turns - 1)) / talk.turns : 0;
-  const timeout = workload.requestTimeoutSeconds;
-  const warmupRounds = rounds(workload.warmupRequests, concurrency);
-  const duration = workload.levelDurationSeconds;
-  const requests = duration === undefined ? (workload.requestsPerLevel ?? 0) : null;
-  const measured = (oneRequest: number) =>
-    duration === undefined ? rounds(requests ?? 0, concurrency) * oneRequest : duration + oneRequest;
-  return {
-    warmupRequests: workload.warmupRequests,
-    requests,
-    levelDurationSeconds: duration ?? null,
-    upperBoundSeconds: warmupRounds * timeout + measured(timeout + thinkSeconds),
-    expectedSeconds: warmupRounds * requestSeconds + measured(requestSeconds + thinkSeconds),
-  };
-}
-
-/**
- * An open-loop level's time: its warm-up one request at a time, then sends for the fixed duration (or
- * as long as `requestsPerLevel` take at the rate), then the last request's end.
- */
-function openLevelTiming(ratePerSecond: number, workload: Workload, requestSeconds: number): LevelTiming {
-  const duration = workload.levelDurationSeconds;
-  const requests = duration === undefined ? (workload.requestsPerLevel ?? 0) : null;
-  const sending = duration ?? (requests ?? 0) / ratePerSecond;
-  const warmup = workload.warmupRequests;
-  return {
-    warmupRequests: warmup,
-    requests,
-    levelDurationSeconds: duration ?? null,
-    upperBoundSeconds: (warmup + 1) * workload.requestTimeoutSeconds + sending,
-    expectedSeconds: (warmup + 1) * requestSeconds + sending,
-  };
-}
-
-/**
- * A trace replay's time: its warm-up one request at a time, then the window's span at the speedup,
- * then the last request's end. It sends the window's requests, whatever `requestsPerLevel` says.
- */
-function traceLevelTiming(
-  trace: TraceWindow,
-  speedup: number,
-  workload: Workload,
-  requestSeconds: number,
-): LevelTiming {
-  const sending = trace.durationSeconds / speedup;
-  const warmup = workload.warmupRequests;
-  return {
-    warmupRequests: warmup,
-    requests: trace.requests.length,
-    levelDurationSeconds: null,
-    upperBoundSeconds: (warmup + 1) * workload.requestTimeoutSeconds + sending,
-    expectedSeconds: (warmup + 1) * requestSeconds + sending,
-  };
-}
-
-/**
- * The levels a workload sweeps, low to high, each with its load, its name and its time at
- * `requestSeconds` a request: the one place a workload's levels are expanded (the sweep runs these,
- * `kneeboard plan` reports them). The expansion of each load kind is here; what runs it is the
- * kind's driver. A trace replay's window comes from `traces` (`loadTraces`).
- */
-export function planLevels(workload: Workload, requestSeconds: number, traces?: Traces): LevelPlan[] {
-  const { arrival } = workload;
-  if (arrival.mode === "poisson" || arrival.mode === "gamma") {
-    const spacing: OpenArrival =
-      arrival.mode === "gamma" ? { arrival: "gamma", burstiness: arrival.burstiness } : { arrival: "poisson" };
-    return arrival.ratesPerSecond.map((ratePerSecond, i) => ({
-      load: { kind: "open", ...spacing, ratePerSecond, seed: arrival.seed, maxInFlight: arrival.maxInFlight },
-      name: `rate ${ratePerSecond} requests/s${arrival.mode === "gamma" ? ` (gamma, burstiness ${arrival.burstiness})` : ""}`,
-      level: i + 1,
-      ...openLevelTiming(ratePerSecond, workload, requestSeconds),
-    }));
-  }
-  if (arrival.mode === "trace") {
-    const trace = traceOf(traces, arrival);
-    return arrival.speedup.map((speedup, i) => ({
-      load: { kind: "trace", speedup, maxInFlight: arrival.maxInFlight, trace },
-      name: `trace ${trace.name} at speedup ${speedup}`,
-      level: i + 1,
-      ...traceLevelTiming(trace, speedup, workload, requestSeconds),
-    }));
-  }
-  const talk = workload.conversation;
-  return workload.concurrency.map((concurrency, i) => ({
-    load: {
-      kind: "closed",
-      concurrency,
-      ...(talk ? { conversation: { turns: talk.turns, thinkSeconds: talk.thinkSeconds } } : {}),
-    },
-    name: talk ? `concurrency ${concurrency} (${concurrency} in conversation)` : `concurrency ${concurrency}`,
-    level: i + 1,
-    ...closedLevelTiming(concurrency, workload, requestSeconds),
-  }));
-}
-
-/**
- * Stream chunks per second a level's load asks of the client: N x the per-stream rate for a closed
- * loop; for an open loop every request's answer (`maxTokens`) once per send, whatever the per-stream rate.
- */
-export function loadChunksPerSecond(
-  load: LevelLoad,
-  outputTokensPerSecondPerStream: number,
-  maxTokens: number,
-  chunksPerToken = DEFAULT_PLAN_ASSUMPTIONS.chunksPerToken,
-): number {
-  if (load.kind === "open") return openLoopChunksPerSecond(load.ratePerSecond, maxTokens, chunksPerToken);
-  if (load.kind === "trace") {
-    // Every request's answer once per send, over the window's span at the speedup.
-    const seconds = load.trace.durationSeconds / load.speedup;
-    return seconds > 0
-      ? (load.trace.outputTokens / seconds) * chunksPerToken
-      : load.trace.outputTokens * chunksPerToken;
-  }
-  return load.concurrency * outputTokensPerSecondPerStream * chunksPerToken;
-}
-
-/**
- * The most threads a level's load can use: a closed loop's N (a thread runs at least one stream); an
- * open loop's streams are as many as its rate keeps in flight, so no bound; a trace replay runs on
- * one thread (each request is its own recorded one, sent by its place in the window).
- */
-export function loadThreadBound(load: LevelLoad): number {
-  if (load.kind === "trace") return 1;
-  return load.kind === "open" ? Number.POSITIVE_INFINITY : load.concurrency;
-}
-
 /** One request's expected duration at the assumed rates (TTFT, longer for a long prompt, then maxTokens), never past its timeout, seconds. */
 export function expectedRequestSeconds(
   workload: Workload,
@@ -483,6 +266,7 @@ export function planTarget(
   const levels = planLevels(workload, requestSeconds, traces);
   const budget = LAMBDA_INVOCATION_SECONDS - LAMBDA_DEADLINE_MARGIN_SECONDS;
   const sum = (pick: (l: LevelPlan) => number) => levels.reduce((total, l) => total + pick(l), 0);
+  // No level (the config never allows an empty list) asks for one stream.
   const top: LevelLoad = levels.at(-1)?.load ?? { kind: "closed", concurrency: 1 };
   const topLevelChunksPerSecond = loadChunksPerSecond(top, perStream, workload.maxTokens, assumptions.chunksPerToken);
   return {
@@ -618,11 +402,12 @@ export interface RequestsPerLevelCheck {
  */
 export function checkRequestsPerLevel(workload: Workload): RequestsPerLevelCheck {
   const perLevel = workload.requestsPerLevel;
-  if (workload.arrival.mode !== "closed" || perLevel === undefined || workload.levelDurationSeconds !== undefined)
+  const users = userLevels(workload);
+  if (users === null || perLevel === undefined || workload.levelDurationSeconds !== undefined)
     return { levels: [], noValidLevel: false, message: null };
-  const levels = workload.concurrency.filter((n) => n > 1 && perLevel >= 1 && perLevel <= n);
+  const levels = users.filter((n) => n > 1 && perLevel >= 1 && perLevel <= n);
   if (levels.length === 0) return { levels, noValidLevel: false, message: null };
-  const noValidLevel = levels.length === workload.concurrency.length;
+  const noValidLevel = levels.length === users.length;
   const message = `requestsPerLevel ${perLevel} is at most N at level${levels.length === 1 ? "" : "s"} ${levels.join(", ")}: each worker sends at most one request, so N are never in flight at once and ${noValidLevel ? "no level can be valid" : levels.length === 1 ? "that level will be invalid" : "those levels will be invalid"} (too_few_requests); set requestsPerLevel above the highest N (say 4 x N), or use levelDurationSeconds`;
   return { levels, noValidLevel, message };
 }

@@ -50,7 +50,7 @@ function earlierDocument(): Record<string, unknown> {
     eventLoopLagP99Ms: 1,
   });
   const doc: RunDocument = {
-    schemaVersion: 2,
+    schemaVersion: 3,
     runId: "r1",
     targetId: "t",
     scenario: "chat",

@@ -4,17 +4,11 @@
  */
 import { z } from "zod";
 
-/** Why a request ended the way it did (docs/methodology.md). */
-export const Outcome = z.enum([
-  "ok",
-  "rate_limited",
-  "route_mismatch",
-  "http_error",
-  "timeout",
-  "network",
-  "incomplete",
-]);
-export type Outcome = z.infer<typeof Outcome>;
+import { Outcome } from "../client/result.ts";
+import { Load, loadWords } from "../kinds/index.ts";
+
+/** Why a request ended the way it did (docs/methodology.md): the client says it, the document records it. */
+export { Outcome };
 
 /** A distribution over the ok samples of a level: `{ n, mean, min, p50, p90, p95, p99, max }`. */
 export const Distribution = z.object({
@@ -29,93 +23,16 @@ export const Distribution = z.object({
 });
 export type Distribution = z.infer<typeof Distribution>;
 
-/**
- * What a level offers the endpoint, one member per kind (docs/run-document.md#load): `closed`, N
- * requests kept in flight (each one's end starts the next); `open`, requests sent on a schedule of
- * arrivals at `ratePerSecond`, whatever is in flight; `trace`, a recorded trace's requests sent at
- * their timestamps divided by `speedup`. A new traffic shape is a new member.
- */
-export const Load = z.discriminatedUnion("kind", [
-  z.object({
-    kind: z.literal("closed"),
-    /** N, the requests kept in flight. */
-    concurrency: z.number().int().positive(),
-  }),
-  z.object({
-    kind: z.literal("open"),
-    /**
-     * How sends are spaced: `poisson`, exponential gaps from a seeded generator; `gamma`, gamma gaps
-     * of shape `burstiness` and mean 1 / rate from a seeded generator.
-     */
-    arrival: z.enum(["poisson", "gamma"]),
-    /** The offered rate, requests/s. */
-    ratePerSecond: z.number().positive(),
-    /** Gamma arrivals: the gaps' shape (1 is Poisson, smaller is burstier; a gap's CV is 1 / sqrt(burstiness)). Absent for Poisson. */
-    burstiness: z.number().positive().optional(),
-  }),
-  z.object({
-    kind: z.literal("trace"),
-    /** The trace's timestamps were divided by this: 2 sends the same requests twice as fast. */
-    speedup: z.number().positive(),
-  }),
-]);
-export type Load = z.infer<typeof Load>;
-
-/** The axis a load is placed on: a closed loop's concurrency, an open loop's offered rate, a trace replay's speedup. */
-export type LoadAxis = "concurrency" | "rate" | "speedup";
-
-/** The axis of a load's kind. */
-export function loadAxis(load: Load): LoadAxis {
-  switch (load.kind) {
-    case "closed":
-      return "concurrency";
-    case "open":
-      return "rate";
-    case "trace":
-      return "speedup";
-  }
-}
-
-/** A load's place on its axis (`loadAxis`): N for a closed loop, requests/s for an open one, a replay's speedup; what ranks and charts read. */
-export function loadPosition(load: Load): number {
-  switch (load.kind) {
-    case "closed":
-      return load.concurrency;
-    case "open":
-      return load.ratePerSecond;
-    case "trace":
-      return load.speedup;
-  }
-}
-
-/** A closed loop's N; null for any other kind of load. */
-export function concurrencyOf(load: Load): number | null {
-  return load.kind === "closed" ? load.concurrency : null;
-}
-
-/** True when two loads are the same: the same kind at the same place on its axis (an open loop's: with the same arrivals). */
-export function sameLoad(a: Load, b: Load): boolean {
-  if (a.kind !== b.kind || loadPosition(a) !== loadPosition(b)) return false;
-  // Poisson and gamma arrivals at one rate, or gamma at two burstinesses, are different traffic.
-  return a.kind !== "open" || b.kind !== "open" || (a.arrival === b.arrival && a.burstiness === b.burstiness);
-}
-
-/**
- * A load in words, the same in tables, pages and the CLI: `N=8`, an open loop's `4 req/s` (gamma
- * arrivals: `4 req/s, burstiness 0.25`), a trace replay's `trace x2`.
- */
-export function loadWords(load: Load): string {
-  switch (load.kind) {
-    case "closed":
-      return `N=${load.concurrency}`;
-    case "open":
-      return load.arrival === "gamma" && load.burstiness !== undefined
-        ? `${load.ratePerSecond} req/s, burstiness ${load.burstiness}`
-        : `${load.ratePerSecond} req/s`;
-    case "trace":
-      return `trace x${load.speedup}`;
-  }
-}
+/** A level's load (one member per kind), its axis, place and words: the kinds' registry's (kinds/index.ts). */
+export {
+  concurrencyOf,
+  Load,
+  type LoadAxis,
+  loadAxis,
+  loadPosition,
+  loadWords,
+  sameLoad,
+} from "../kinds/index.ts";
 
 /** A level as figures, stops and peaks name it: its number in the sweep and its load. */
 const LevelRef = {
@@ -624,9 +541,9 @@ export const TraceRecord = z.object({
 });
 export type TraceRecord = z.infer<typeof TraceRecord>;
 
-/** The run document as written today (version 2); `RunDocument` reads version 1 too. */
-export const RunDocumentV2 = z.object({
-  schemaVersion: z.literal(2),
+/** The run document as written today (version 3); `RunDocument` reads versions 1 and 2 too. */
+export const RunDocumentV3 = z.object({
+  schemaVersion: z.literal(3),
   runId: z.string(),
   targetId: z.string(),
   /** The scenario (named workload) the run swept; `chat` in documents stored before scenarios. */
@@ -667,7 +584,7 @@ export const RunDocumentV2 = z.object({
  * A run document, version 2, read from any version: a version 1 document (every one written before
  * loads) is upgraded first (`upgradeRunDocument`), so every reader of a document sees version 2.
  */
-export const RunDocument = z.preprocess(upgradeRunDocument, RunDocumentV2);
+export const RunDocument = z.preprocess(upgradeRunDocument, RunDocumentV3);
 export type RunDocument = z.infer<typeof RunDocument>;
 
 /** `YYYYMMDDTHHMMSSZ` from an ISO 8601 time, as used in store keys. */
@@ -752,15 +669,42 @@ export function upgradeLevelsV1(
 }
 
 /**
- * A run document of any version as version 2, before it is validated: a version 1 document's levels,
- * summary and samples are upgraded (`upgradeLevelsV1`; samples name their level's number), its
- * `schemaVersion` set to 2; anything else is returned as it is, for the schema to judge.
+ * A version 2 document's conversation levels as version 3 names them: a level that held conversations
+ * (its `conversation` figures set) offered a conversation load of its N and turns, not a closed one;
+ * the summary's peaks and stop name the same loads.
+ */
+export function upgradeLevelsV2(levels: unknown[], summary: unknown): { levels: unknown[]; summary: unknown } {
+  const talks = new Map<unknown, unknown>();
+  const upgraded = levels.map((l) => {
+    if (!isJson(l) || !isJson(l.load) || l.load.kind !== "closed" || !isJson(l.conversation)) return l;
+    const load = { kind: "conversation", concurrency: l.load.concurrency, turns: l.conversation.turns };
+    talks.set(l.level, load);
+    return { ...l, load };
+  });
+  const ref = (x: unknown) => (isJson(x) && talks.has(x.level) ? { ...x, load: talks.get(x.level) } : x);
+  const upgradedSummary = isJson(summary)
+    ? { ...summary, peak: ref(summary.peak), goodputPeak: ref(summary.goodputPeak), stop: ref(summary.stop) }
+    : summary;
+  return { levels: upgraded, summary: upgradedSummary };
+}
+
+/**
+ * A run document of any version as version 3, before it is validated: a version 1 document's levels,
+ * summary and samples are upgraded to version 2 (`upgradeLevelsV1`; samples name their level's
+ * number), a version 2 document's conversation levels to version 3 (`upgradeLevelsV2`), and its
+ * `schemaVersion` set to 3; anything else is returned as it is, for the schema to judge.
  */
 export function upgradeRunDocument(input: unknown): unknown {
-  if (!isJson(input) || input.schemaVersion !== 1 || !Array.isArray(input.levels)) return input;
-  const { levels, summary, numberOf } = upgradeLevelsV1(input.levels, input.summary);
-  const samples = Array.isArray(input.samples)
-    ? input.samples.map((s) => (isJson(s) ? { ...s, level: numberOf(s.level) } : s))
-    : input.samples;
-  return { ...input, schemaVersion: 2, levels, summary, samples };
+  if (!isJson(input) || !Array.isArray(input.levels)) return input;
+  let doc = input;
+  if (doc.schemaVersion === 1) {
+    const { levels, summary, numberOf } = upgradeLevelsV1(doc.levels as unknown[], doc.summary);
+    const samples = Array.isArray(doc.samples)
+      ? doc.samples.map((s) => (isJson(s) ? { ...s, level: numberOf(s.level) } : s))
+      : doc.samples;
+    doc = { ...doc, schemaVersion: 2, levels, summary, samples };
+  }
+  if (doc.schemaVersion !== 2) return doc;
+  const { levels, summary } = upgradeLevelsV2(doc.levels as unknown[], doc.summary);
+  return { ...doc, schemaVersion: 3, levels, summary };
 }

@@ -9,6 +9,7 @@ import { availableParallelism, hostname } from "node:os";
 import type { HealthWatch } from "../client/health.ts";
 import { type Endpoint, StreamingClient } from "../client/index.ts";
 import { type CanarySettings, modelKeyOf, type Target, type Workload } from "../config/index.ts";
+import { concurrencyOf, documentLoad, replayedWindow } from "../kinds/index.ts";
 import { levelStop, summarizeRun } from "../metrics/index.ts";
 import {
   DEFAULT_PLAN_ASSUMPTIONS,
@@ -22,15 +23,15 @@ import {
 } from "../plan/index.ts";
 import type { Canary, Level, Load, RunDocument, Sample, Stop } from "../run/index.ts";
 import { type Scheduler, systemScheduler } from "../scheduler/index.ts";
-import { type Traces, traceOf, traceRecord } from "../trace/index.ts";
+import { type Traces, traceRecord } from "../trace/index.ts";
 import { PromptSizer } from "../workload/index.ts";
 import { runCanary } from "./canary.ts";
-import { documentLoad, type RequestSender, runLevel, Stopped } from "./level.ts";
+import { type RequestSender, runLevel, Stopped } from "./level.ts";
 import { type ThreadHost, workerThreads } from "./threads.ts";
 
+export type { DriveLoop, DriveRecord, DriveSpec, LevelDriver } from "../drive/driver.ts";
+export { RATE_LIMIT_FIRST_WAIT_MS, RATE_LIMIT_MAX_WAIT_MS, rateLimitWaitMs } from "../drive/loop.ts";
 export { type CanaryOptions, runCanary } from "./canary.ts";
-export type { DriveLoop, DriveRecord, DriveSpec, LevelDriver } from "./driver.ts";
-export { RATE_LIMIT_FIRST_WAIT_MS, RATE_LIMIT_MAX_WAIT_MS, rateLimitWaitMs } from "./loop.ts";
 export type { RequestSender } from "./request.ts";
 export { toSample } from "./sample.ts";
 export type { ThreadEnv } from "./thread.ts";
@@ -171,7 +172,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
 
   let canary: Canary | undefined;
   const document = (status: RunDocument["status"], reason = partialReason): RunDocument => ({
-    schemaVersion: 2,
+    schemaVersion: 3,
     runId,
     targetId: target.id,
     scenario: options.scenario ?? "chat",
@@ -193,7 +194,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
       region: process.env.AWS_REGION ?? null,
     },
     workload: { ...workload },
-    trace: workload.arrival.mode === "trace" ? traceRecord(traceOf(options.traces, workload.arrival)) : null,
+    trace: replayed ? traceRecord(replayed) : null,
     levels,
     summary: summarizeRun(levels, { stop }),
     samples,
@@ -203,14 +204,15 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
 
   const perStream = target.expectedOutputTokensPerSecond ?? DEFAULT_PLAN_ASSUMPTIONS.outputTokensPerSecondPerStream;
   const plan = planLevels(workload, expectedRequestSeconds(workload, perStream), options.traces);
+  const replayed = plan[0] ? replayedWindow(plan[0].load) : null;
   const threadHost =
     options.threadHost ?? (clock.threadable ? workerThreads(clock.threadable.timeOriginMs) : undefined);
   for (let levelIndex = options.startLevelIndex ?? 0; levelIndex < plan.length && !stop; levelIndex++) {
     const { level, load, name, requests, levelDurationSeconds } = plan[levelIndex] as LevelPlan;
     // What `RequestPlace.concurrency` carries: a closed loop's N, any other level's number (its
     // prompts are tagged with it, an open loop's arrival stream seeded by it).
-    const concurrency = load.kind === "closed" ? load.concurrency : level;
     const documented = documentLoad(load);
+    const concurrency = concurrencyOf(documented) ?? level;
     try {
       const threads = levelThreads(options, load, levels.at(-1));
       const result = await runLevel({

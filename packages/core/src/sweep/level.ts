@@ -6,16 +6,23 @@
 import { type ClientHealth, type HealthWatch, watchClientHealth } from "../client/health.ts";
 import type { Endpoint, RawResult } from "../client/index.ts";
 import type { Target, Workload } from "../config/index.ts";
+import type { LevelWindow, LoadFigures } from "../drive/driver.ts";
+import { trackIntervals } from "../drive/in-flight.ts";
+import {
+  type LevelCounters,
+  type LoopResult,
+  newDebts,
+  runWorkers,
+  type WaitKind,
+  type WorkerDebt,
+} from "../drive/loop.ts";
+import type { Turn } from "../drive/session.ts";
+import { documentLoad, driverOf, recordedRequests } from "../kinds/index.ts";
 import { distribution, EARLY_FAILURE_REQUESTS, type EarlyResult, summarizeLevel } from "../metrics/index.ts";
 import type { LevelLoad } from "../plan/index.ts";
-import type { Level, Load, Sample } from "../run/index.ts";
+import type { Level, Sample } from "../run/index.ts";
 import type { Scheduler, Timer } from "../scheduler/index.ts";
 import { PromptSizer } from "../workload/index.ts";
-import type { Turn } from "./conversation.ts";
-import type { LevelWindow, LoadFigures } from "./driver.ts";
-import { driverOf } from "./drivers.ts";
-import { trackIntervals } from "./in-flight.ts";
-import { type LevelCounters, type LoopResult, newDebts, runWorkers, type WaitKind, type WorkerDebt } from "./loop.ts";
 import { chatRequest, type RequestPlace, type RequestSender, requestChars } from "./request.ts";
 import { toSample } from "./sample.ts";
 import { type ThreadHost, threaded } from "./threads.ts";
@@ -251,7 +258,7 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
     place = { ...place, charsPerToken: sizer.charsPerToken };
     chars = promptChars(place);
     // A replay's blocks are sized once, after the warm-up, so each id is the same text all through the level.
-    const replay = ctx.load.kind === "trace" ? ctx.load.trace : null;
+    const replay = recordedRequests(ctx.load);
     if (replay)
       place.replay = {
         requests: replay.requests,
@@ -332,21 +339,6 @@ function promptChars(place: RequestPlace): number {
   return requestChars(chatRequest(place, 0, false, new AbortController().signal));
 }
 
-/** How the run document names what a level sent: its load, without the driver's own settings (seed, maxInFlight, the window). */
-export function documentLoad(load: LevelLoad): Load {
-  // A conversation is the level's workload (its samples' turns, its `conversation` figures), not another load.
-  switch (load.kind) {
-    case "open":
-      return load.arrival === "gamma"
-        ? { kind: "open", arrival: "gamma", ratePerSecond: load.ratePerSecond, burstiness: load.burstiness }
-        : { kind: "open", arrival: "poisson", ratePerSecond: load.ratePerSecond };
-    case "trace":
-      return { kind: "trace", speedup: load.speedup };
-    case "closed":
-      return { kind: "closed", concurrency: load.concurrency };
-  }
-}
-
 function summarize(
   ctx: LevelContext,
   runner: LevelRunner,
@@ -357,6 +349,7 @@ function summarize(
   describe: (window: LevelWindow) => LoadFigures,
 ): LevelOutcome {
   const { workload, concurrency } = ctx.place;
+  const replay = recordedRequests(ctx.load);
   const results = runner.results;
   const lastEndMs = Math.max(firstSendMs, ...results.map((r) => r.endMs));
   const lastSendMs = Math.max(firstSendMs, ...results.map((r) => r.raw.startMs));
@@ -366,7 +359,7 @@ function summarize(
       toSample(r.raw, ctx.levelNumber, r.index, ctx.origin, {
         turn: r.turn,
         scheduledMs: r.scheduledMs,
-        reusablePromptTokens: ctx.load.kind === "trace" ? ctx.load.trace.reusablePromptTokens[r.index] : null,
+        reusablePromptTokens: replay?.reusablePromptTokens[r.index] ?? null,
       }),
     );
   // The judged window opens once the first N requests are out: sending them one after another

@@ -4,9 +4,9 @@
  */
 
 import { describe, expect, it } from "vitest";
+import { arrivalGapsMs, dealtGapsMs, poissonGapsMs } from "../kinds/open/index.ts";
 import { loadPosition } from "../run/index.ts";
 import { runSweep } from "./index.ts";
-import { arrivalGapsMs, dealtGapsMs, poissonGapsMs } from "./open-loop.ts";
 import { setup } from "./scripted.fixture.ts";
 
 /** The first `count` send offsets of a schedule, ms. */

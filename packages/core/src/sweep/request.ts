@@ -2,9 +2,9 @@
 import type { FirstTokenWatch } from "../client/health.ts";
 import type { ChatMessage, ChatRequest, RawResult } from "../client/index.ts";
 import type { Workload } from "../config/index.ts";
+import type { Turn } from "../drive/session.ts";
 import { type ReplayPlace, replayPrompt, type TraceRequest } from "../trace/index.ts";
 import { promptFor, questionFor, systemPromptFor } from "../workload/index.ts";
-import type { Turn } from "./conversation.ts";
 
 /** The workload fields a request is built from. */
 export type RequestWorkload = Pick<

@@ -3,7 +3,7 @@
  * and written with `Atomics`): the next request index, the send order and a stop flag, so every
  * index is sent once whichever thread takes it.
  */
-import type { LevelCounters } from "./loop.ts";
+import type { LevelCounters } from "../drive/loop.ts";
 
 const NEXT_INDEX = 0;
 const SEND_SEQ = 1;

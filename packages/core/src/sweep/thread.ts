@@ -8,10 +8,10 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { type ClientHealth, type HealthWatch, watchClientHealth } from "../client/health.ts";
 import { type Endpoint, StreamingClient } from "../client/index.ts";
+import type { DriveRecord, DriveSpec } from "../drive/driver.ts";
+import type { LoopResult } from "../drive/loop.ts";
+import { driverOf, type Kind } from "../kinds/index.ts";
 import { performanceScheduler, type Scheduler } from "../scheduler/index.ts";
-import type { DriveRecord, DriveSpec } from "./driver.ts";
-import { driverOf } from "./drivers.ts";
-import type { LoopResult } from "./loop.ts";
 import { chatRequest, type RequestPlace, type RequestSender } from "./request.ts";
 import { SharedCounters } from "./shared-counters.ts";
 
@@ -70,7 +70,7 @@ export async function runThreadJob(
   post({ type: "ready" });
   const levelEndMs = await go;
   const health = env.watchHealth();
-  const record = await driverOf(job.spec.kind).drive(job.spec, {
+  const record = await driverOf(job.spec.kind as Kind).drive(job.spec, {
     counters: new SharedCounters(job.counters, job.count, abort),
     scheduler: env.scheduler,
     signal: abort,

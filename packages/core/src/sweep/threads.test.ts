@@ -4,9 +4,9 @@
  * level on 2 threads is measured in exact numbers, against the same level on one thread.
  */
 import { describe, expect, it } from "vitest";
+import { arrivalGapsMs, poissonGapsMs } from "../kinds/open/index.ts";
 import { loadPosition, type RunDocument } from "../run/index.ts";
 import { runSweep } from "./index.ts";
-import { arrivalGapsMs, poissonGapsMs } from "./open-loop.ts";
 import { type Script, setup, TOKENS } from "./scripted.fixture.ts";
 import { inProcessThreads } from "./threads.ts";
 

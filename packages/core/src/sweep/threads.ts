@@ -11,7 +11,7 @@ import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { ClientHealth } from "../client/health.ts";
 import type { Endpoint } from "../client/index.ts";
-import type { DriveRecord, DriveSpec, LevelDriver } from "./driver.ts";
+import type { DriveRecord, DriveSpec, LevelDriver } from "../drive/driver.ts";
 import type { RequestPlace } from "./request.ts";
 import { SharedCounters, sharedCountersBuffer } from "./shared-counters.ts";
 import { runThreadJob, THREAD_JOB_KIND, type ThreadEnv, type ThreadJob, type ThreadMessage } from "./thread.ts";

@@ -6,78 +6,26 @@
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
-import { type Arrival, type Config, scenariosOf, type TraceFormat, workloadFor } from "../config/index.ts";
+import { type Config, scenariosOf, workloadFor } from "../config/index.ts";
 import { ConfigError, type ConfigProblem } from "../errors/index.ts";
+import {
+  type ParsedTrace,
+  type TraceArrival,
+  type TraceFormat,
+  type TraceRequest,
+  type Traces,
+  type TraceWindow,
+  traceKey,
+} from "../kinds/trace/index.ts";
+
+export { traceKey, traceOf } from "../kinds/trace/index.ts";
+export type { ParsedTrace, TraceArrival, TraceRequest, Traces, TraceWindow };
 
 /** The largest trace kneeboard reads, bytes: deployed, the trace travels with the config to the sweep function. */
 export const MAX_TRACE_BYTES = 50 * 1024 * 1024;
 
 /** Problems of one trace file reported at most; the rest are counted. */
 const MAX_PROBLEMS = 20;
-
-/** A trace arrival as the config gives it (defaults applied). */
-export type TraceArrival = Extract<Arrival, { mode: "trace" }>;
-
-/** One recorded request. */
-export interface TraceRequest {
-  /** When it arrived, ms from the trace's start. */
-  timestampMs: number;
-  /** Prompt tokens. */
-  inputTokens: number;
-  /** Output tokens: the request's `max_tokens`. */
-  outputTokens: number;
-  /** Mooncake's block ids (each `blockSize` prompt tokens), in prompt order; null when the trace has none. */
-  hashIds: number[] | null;
-}
-
-/** A trace file's requests in time order, and the rows skipped as failures in the source. */
-export interface ParsedTrace {
-  requests: TraceRequest[];
-  /** Timestamps of rows skipped (BurstGPT: 0 response tokens), ms: a window counts its own. */
-  skippedMs: number[];
-}
-
-/** The window of a trace a run replays, with what a plan and the run document say of it. */
-export interface TraceWindow {
-  /** The file's base name. */
-  name: string;
-  format: TraceFormat;
-  /** SHA-256 of the whole file, hex. */
-  sha256: string;
-  bytes: number;
-  start: number;
-  limit: number | null;
-  blockSize: number;
-  /** The window's requests in time order; `timestampMs` kept as in the file. */
-  requests: TraceRequest[];
-  /** Each request's send time at speedup 1, ms from the window's first request. */
-  offsetsMs: number[];
-  /** Each request's prompt tokens of leading blocks already sent earlier in the window (`reusableTokens`). */
-  reusablePromptTokens: number[];
-  /** Span of the window's timestamps at speedup 1, seconds. */
-  durationSeconds: number;
-  inputTokens: number;
-  outputTokens: number;
-  /** Reusable prompt tokens over all prompt tokens of the window. */
-  reusablePromptTokenShare: number;
-  /** Rows of the window skipped as failures in the source. */
-  skipped: number;
-}
-
-/** Loaded trace windows, by `traceKey` of their arrival. */
-export type Traces = ReadonlyMap<string, TraceWindow>;
-
-/** What identifies a window: the file and format and which part of it (speedups replay the same window). */
-export function traceKey(arrival: Pick<TraceArrival, "file" | "format" | "start" | "limit" | "blockSize">): string {
-  return JSON.stringify([arrival.file, arrival.format, arrival.start, arrival.limit ?? null, arrival.blockSize]);
-}
-
-/** The loaded window of a trace arrival; throws when it was not loaded (a caller forgot `loadTraces`). */
-export function traceOf(traces: Traces | undefined, arrival: TraceArrival): TraceWindow {
-  const window = traces?.get(traceKey(arrival));
-  if (!window) throw new Error(`the trace ${arrival.file} was not loaded (loadTraces) before the sweep was planned`);
-  return window;
-}
 
 const problemAt = (line: number, field: string, message: string): ConfigProblem => ({
   path: `line ${line}, field ${field}`,

@@ -1,10 +1,9 @@
 /** @module Each load kind's driver on its own: the warm-up it asks for, its spec, and how it splits across threads. */
 import { describe, expect, it } from "vitest";
-import type { DriveSpec } from "./driver.ts";
-import { driverOf } from "./drivers.ts";
+import { KINDS } from "./index.ts";
 
 describe("the closed-loop driver", () => {
-  const driver = driverOf("closed");
+  const driver = KINDS.closed.driver;
   const load = { kind: "closed", concurrency: 5 } as const;
 
   it("warms up at up to N and spreads the first sends over one expected request", () => {
@@ -25,7 +24,7 @@ describe("the closed-loop driver", () => {
 
   it("splits N into runs of consecutive workers, the first parts one more", () => {
     const spec = driver.prepare(load, { level: 5, expectedRequestMs: 200 });
-    const parts = driver.split(spec, 2) as Extract<DriveSpec, { kind: "closed" }>[];
+    const parts = driver.split(spec, 2);
     expect(parts.map((p) => [p.firstWorker, p.workers])).toEqual([
       [0, 3],
       [3, 2],
@@ -36,7 +35,7 @@ describe("the closed-loop driver", () => {
 });
 
 describe("the open-loop driver", () => {
-  const driver = driverOf("open");
+  const driver = KINDS.open.driver;
   const load = { kind: "open", arrival: "poisson", ratePerSecond: 30, seed: 7, maxInFlight: 64 } as const;
 
   it("warms up one request at a time, whatever the level number", () => {
@@ -80,7 +79,7 @@ describe("the open-loop driver", () => {
       maxInFlight: 64,
     } as const;
     const spec = driver.prepare(gamma, { level: 2, expectedRequestMs: 0 });
-    expect(driver.split(spec, 3).map((s) => (s.kind === "open" ? [s.ratePerSecond, s.stream, s.deal] : null))).toEqual([
+    expect(driver.split(spec, 3).map((s) => [s.ratePerSecond, s.stream, s.deal])).toEqual([
       [30, 0, { every: 3, at: 0 }],
       [30, 0, { every: 3, at: 1 }],
       [30, 0, { every: 3, at: 2 }],

@@ -1,11 +1,11 @@
 /**
  * @module The worker loop of a level, one for the main thread and worker threads alike: take an
  * index, send, hand the result on, serve the wait a 429 left before taking the next; and the 429
- * wait rule. Kept apart from the sweep so a thread loads it without the sweep (no import cycle).
+ * wait rule. Below the sweep and the kinds: each kind's driver runs its sends on it.
  */
 import type { RawResult } from "../client/index.ts";
 import type { Scheduler } from "../scheduler/index.ts";
-import type { Turn, WorkerSession } from "./conversation.ts";
+import type { Turn, WorkerSession } from "./session.ts";
 
 /** A worker's first wait after a 429 without `retry-after`, ms; it doubles per consecutive 429 of that worker. */
 export const RATE_LIMIT_FIRST_WAIT_MS = 1000;

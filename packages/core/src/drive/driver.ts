@@ -1,62 +1,23 @@
 /**
  * @module The `LevelDriver` interface: what runs one load kind's measured sends (closed loop, open
- * loop, ...), on this thread or, split by the threading wrapper (./threads.ts), on worker threads.
- * Everything a driver reads its time from is the level's injected scheduler.
- *
- * A new load kind (bursty arrivals, trace replay, ...) is: its member of `LevelLoad` and its
- * expansion, time and chunk rate in plan/index.ts, its `DriveSpec` member here, its driver in a file
- * of its own, and one entry in ./drivers.ts. The level runner, the threads and the summary take it as
- * they are.
+ * loop, ...), on this thread or, split by the threading wrapper (sweep/threads.ts), on worker threads.
+ * Everything a driver reads its time from is the level's injected scheduler. Each kind's driver is
+ * part of its module (kinds/<kind>/); the level runner, the threads and the summary take it as it is.
  */
 import type { ClientHealth } from "../client/health.ts";
 import type { RawResult } from "../client/index.ts";
-import type { LevelInput } from "../metrics/index.ts";
-import type { LevelLoad, OpenArrival } from "../plan/index.ts";
 import type { Scheduler } from "../scheduler/index.ts";
-import type { ConversationSpec, Turn } from "./conversation.ts";
 import type { InFlightTracker } from "./in-flight.ts";
 import type { LevelCounters, LoopResult, WaitKind, WorkerDebt } from "./loop.ts";
+import type { Turn } from "./session.ts";
 
 /**
- * One level's sends as a driver runs them, serializable (a worker thread is given one): a closed loop's
- * workers and their first-send delays, an open loop's stream of the arrival schedule.
+ * One level's sends as a driver runs them, serializable (a worker thread is given one): each kind's
+ * own (a closed loop's workers and their first-send delays, an open loop's stream of its schedule, ...).
  */
-export type DriveSpec =
-  | {
-      kind: "closed";
-      /** N of the level (the start spread is over N workers, whatever share this spec runs). */
-      concurrency: number;
-      /** The first sends of the level's N workers leave evenly over this long, ms. */
-      startSpreadMs: number;
-      /** The workers this spec runs: `firstWorker` .. `firstWorker + workers - 1` of the level's N. */
-      firstWorker: number;
-      workers: number;
-      /** Each worker holds conversations of this many turns (absent: every request stands alone). */
-      conversation?: ConversationSpec;
-    }
-  | {
-      kind: "open";
-      /** How the gaps are drawn (see `arrivalGapsMs`). */
-      spacing: OpenArrival;
-      /** This stream's rate, requests/s (the level's, or a Poisson stream's share on a thread). */
-      ratePerSecond: number;
-      seed: number;
-      /** The level's number: each level draws its own schedule. */
-      level: number;
-      /** Which of the level's independent streams (see `arrivalGapsMs`). */
-      stream: number;
-      /** On threads, gamma arrivals: this spec sends arrivals `at`, `at + every`, ... of the one schedule (null: all). */
-      deal: { every: number; at: number } | null;
-      maxInFlight: number;
-    }
-  | {
-      kind: "trace";
-      /** Each request's send time, ms from the level's start: the window's timestamps divided by the speedup. */
-      offsetsMs: number[];
-      /** The window's rate at the speedup: its requests after the first over its span, requests/s (0 for a single request). */
-      ratePerSecond: number;
-      maxInFlight: number;
-    };
+export interface DriveSpec {
+  kind: string;
+}
 
 /** What a driver's sends run on: the level's counters and time, and where results and waits go. */
 export interface DriveLoop {
@@ -103,8 +64,32 @@ export interface LevelWindow {
   measured: boolean;
 }
 
-/** What the level's summary says of its load. */
-export type LoadFigures = Pick<LevelInput, "achievedConcurrency" | "openLoop" | "startSpreadMs">;
+/**
+ * What a level sent on a schedule (an open loop, a trace replay) shows: its rates, what was in flight
+ * and how late sends left; its validity rests on the schedule, not on N in flight.
+ */
+export interface OpenLoopInput {
+  /** A trace replay's rate: its window's requests over their span at the level's speedup, requests/s (an open loop's is its load's). */
+  ratePerSecond?: number;
+  achievedRatePerSecond: number | null;
+  inFlightMean: number;
+  inFlightMax: number;
+  /** How late each send left against its schedule, ms. */
+  scheduleLagsMs: number[];
+  /** The most requests allowed in flight, and whether a due send found them all in flight. */
+  maxInFlight: number;
+  maxInFlightHit: boolean;
+}
+
+/** What the level's summary says of its load: requests in flight, and a schedule's or a start spread's figures. */
+export interface LoadFigures {
+  /** Time-weighted mean of requests in flight over the judged window. */
+  achievedConcurrency: number;
+  /** A level sent on a schedule: its arrivals. */
+  openLoop?: OpenLoopInput;
+  /** A closed loop's start spread, ms. */
+  startSpreadMs?: number;
+}
 
 /** What the level runner knows when it prepares a driver's spec: after the warm-up. */
 export interface LevelFacts {
@@ -114,8 +99,8 @@ export interface LevelFacts {
   expectedRequestMs: number;
 }
 
-/** One load kind: everything the sweep does differently for it, and nothing else. */
-export interface LevelDriver<L extends LevelLoad = LevelLoad, S extends DriveSpec = DriveSpec> {
+/** One load kind's sends: everything the sweep does differently for it, and nothing else. */
+export interface LevelDriver<L extends { kind: string } = { kind: string }, S extends DriveSpec = DriveSpec> {
   /** Workers of the unmeasured warm-up (a closed loop: up to N; an open loop: one, its level number is no count of users). */
   warmupWorkers(load: L, warmupRequests: number): number;
   /** The level's spec once the warm-up is over. */

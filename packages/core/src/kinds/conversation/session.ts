@@ -1,22 +1,9 @@
 /**
- * @module Conversations in the closed loop (docs/methodology.md#conversations): each worker is one
+ * @module A conversation level's sessions (docs/methodology.md#conversations): each worker is one
  * user who holds conversations of `turns` turns, one after another. A turn's request re-sends the
  * conversation so far; after its answer the user thinks for `thinkMs` before the next question.
  */
-import type { RawResult } from "../client/index.ts";
-
-/** What a worker's send of one turn carries: which conversation, which turn, and the answers so far. */
-export interface Turn {
-  /** The conversation's number: the level's index of its first turn's request (unique in the level). */
-  conversation: number;
-  /** 1-based. */
-  turn: number;
-  /**
-   * The answers received to turns 1 .. turn - 1, in order: the request re-sends them between the
-   * earlier questions (which are rebuilt from the conversation and turn, as they were first sent).
-   */
-  answers: string[];
-}
+import type { WorkerSession } from "../../drive/session.ts";
 
 /** A closed loop's conversations, as its driver spec carries them. */
 export interface ConversationSpec {
@@ -24,14 +11,6 @@ export interface ConversationSpec {
   turns: number;
   /** A reader's pause between an answer and the next question of the same conversation, ms. */
   thinkMs: number;
-}
-
-/** What the worker loop asks of a worker's own state across its sends (see `runWorkers`). */
-export interface WorkerSession {
-  /** The turn worker `worker` sends as request `index`. */
-  next(worker: number, index: number): Turn;
-  /** Worker `worker`'s turn ended with `raw`: the pause before its next send, ms. */
-  after(worker: number, raw: RawResult): number;
 }
 
 /**

@@ -1,0 +1,97 @@
+/**
+ * @module What a load kind is (docs/architecture.md#load-kinds): one module under kinds/<kind>/ that
+ * owns everything about its traffic, and one entry in the registry (kinds/index.ts). Code outside
+ * asks the registry; it never branches on a kind.
+ */
+import type { z } from "zod";
+import type { DriveSpec, LevelDriver } from "./driver.ts";
+import type { LevelBudget, LevelPlanOf } from "./plan.ts";
+
+/** The axis a load is placed on: a closed loop's concurrency, an open loop's offered rate, a trace replay's speedup. */
+export type LoadAxis = "concurrency" | "rate" | "speedup";
+
+/** What a kind's expansion is given besides the workload: the trace windows a replay sends (`loadTraces`). */
+export interface ExpandContext {
+  /** One request's expected duration at the assumed rates, seconds. */
+  requestSeconds: number;
+  /** Trace windows by their key (`traceKey`), loaded before the sweep; absent where none is loaded. */
+  traces?: ReadonlyMap<string, unknown>;
+}
+
+/** Recorded requests a level sends one for one, in order: a trace replay's window. */
+export interface RecordedRequests {
+  /** The requests, in send order: their prompt and answer sizes, and Mooncake's block ids. */
+  requests: readonly { timestampMs: number; inputTokens: number; outputTokens: number; hashIds: number[] | null }[];
+  /** Prompt tokens one block id stands for. */
+  blockSize: number;
+  /** Each request's prompt tokens of leading blocks already sent earlier in the window. */
+  reusablePromptTokens: readonly number[];
+}
+
+/** What the top level of a plan asks of the client, for a kind to put in words. */
+export interface TopLevelFigures {
+  /** The chunk rate in words: `12,800 chunks/s`. */
+  chunks: string;
+  chunksPerSecond: number;
+  maxTokens: number;
+  /** One request's expected duration, seconds. */
+  expectedRequestSeconds: number;
+}
+
+/** What `kneeboard plan` says of a kind's sweep. */
+export interface PlanWords<W, L> {
+  /** The plan table's heading for its levels: `level`, `rate`, `speedup`. */
+  column: string;
+  /** A level in the plan table: N, `2/s`, `x2`. */
+  label(load: L): string;
+  /** How it sends, for the totals; null for the plain closed loop, which needs no words. */
+  loop(workload: W): string | null;
+  /** Its arrival after the workload's other fields (`, arrival poisson (seed 1, ...)`); empty for a closed loop. */
+  arrival(workload: W): string;
+  /** What the top level asks of the client. */
+  topLevel(load: L, figures: TopLevelFigures): string;
+  /** Lines after the workload line: what the levels send (a replayed window). */
+  before(levels: readonly LevelPlanOf<L>[]): string[];
+  /** Lines after the level table: what to expect of the levels (warnings). */
+  after(levels: readonly LevelPlanOf<L>[], workload: W & LevelBudget, expectedRequestSeconds: number): string[];
+}
+
+/**
+ * One load kind. `W` is the workload it reads (its config member among it), `L` a level's load as the
+ * sweep drives it, `D` the run document's record of that load, `S` its driver's spec.
+ */
+export interface LoadKind<W, L extends { kind: string }, D extends { kind: string }, S extends DriveSpec = DriveSpec> {
+  /** The kind's name: its run document loads' `kind`. */
+  kind: D["kind"];
+  /** The run document's member for this kind (docs/run-document.md#load). */
+  document: z.ZodType<D>;
+  /** Where its levels sit on a chart and a ranking. */
+  axis: LoadAxis;
+  /** The levels a workload of this kind sweeps, low to high, each with its load, name and time. */
+  levels(workload: W & LevelBudget, context: ExpandContext): LevelPlanOf<L>[];
+  /** How the run document names what a level sent: its load, without the driver's own settings (seed, maxInFlight, the window). */
+  record(load: L): D;
+  /** A load's place on its axis: N, requests/s, a replay's speedup. */
+  position(load: D): number;
+  /** A load in words, the same in tables, pages and the CLI: `N=8`, `4 req/s`, `trace x2`. */
+  words(load: D): string;
+  /** True when two loads of this kind are the same traffic (the position is already equal). */
+  same(a: D, b: D): boolean;
+  /** A closed loop's N: the users a level holds at once; null where the kind has no N. */
+  users(load: D): number | null;
+  /**
+   * Stream chunks per second a level asks of the client: N x the per-stream rate for a closed loop;
+   * every request's answer once per send for loads sent on a schedule.
+   */
+  chunksPerSecond(load: L, outputTokensPerSecondPerStream: number, maxTokens: number, chunksPerToken: number): number;
+  /** The recorded requests a level sends one for one; null where it builds its own prompts. */
+  recorded(load: L): RecordedRequests | null;
+  /** The N of each level of a workload, for kinds whose levels hold N users; null for the others. */
+  userLevels(workload: W): number[] | null;
+  /** The most worker threads a level can use (a thread runs at least one stream). */
+  threadBound(load: L): number;
+  /** What `kneeboard plan` says of it. */
+  plan: PlanWords<W, L>;
+  /** Runs a level's measured sends. */
+  driver: LevelDriver<L, S>;
+}

@@ -1,0 +1,86 @@
+/**
+ * @module The driver of N workers, each sending its next request when its last one ended (after the
+ * wait a 429 owes), their first sends spread evenly over one expected request duration: a closed
+ * loop's, and a conversation's, whose workers each hold a session.
+ */
+import type { LevelDriver } from "./driver.ts";
+import { newDebts, runWorkers, type WorkerDebt } from "./loop.ts";
+import type { WorkerSession } from "./session.ts";
+
+/** N workers' sends, serializable: the level's N, its start spread and the run of workers a thread runs. */
+export interface WorkersSpec<K extends string> {
+  kind: K;
+  /** N of the level (the start spread is over N workers, whatever share this spec runs). */
+  concurrency: number;
+  /** The first sends of the level's N workers leave evenly over this long, ms. */
+  startSpreadMs: number;
+  /** The workers this spec runs: `firstWorker` .. `firstWorker + workers - 1` of the level's N. */
+  firstWorker: number;
+  workers: number;
+}
+
+/**
+ * The driver of a load of N workers: `extra` adds a kind's own fields to the spec, `session` gives
+ * each worker's state across its sends (none: every request stands alone).
+ */
+export function workersDriver<L extends { kind: K; concurrency: number }, K extends string, X extends object>(
+  kind: K,
+  extra: (load: L) => X,
+  session?: (spec: WorkersSpec<K> & X) => WorkerSession,
+): LevelDriver<L, WorkersSpec<K> & X> {
+  return {
+    warmupWorkers: (load, warmupRequests) => Math.min(load.concurrency, warmupRequests),
+
+    // No lock-step: the first N sends leave evenly over one expected request duration, so
+    // completions, and the sends after them, spread out as independent users' would.
+    prepare: (load, facts) => ({
+      kind,
+      concurrency: load.concurrency,
+      startSpreadMs: load.concurrency < 2 ? 0 : facts.expectedRequestMs,
+      firstWorker: 0,
+      workers: load.concurrency,
+      ...extra(load),
+    }),
+
+    async drive(spec, loop) {
+      const endMs = loop.start();
+      await runWorkers({
+        debts: Array.from(
+          { length: spec.workers },
+          (_, w) => loop.debts?.[spec.firstWorker + w] ?? (newDebts(1)[0] as WorkerDebt),
+        ),
+        counters: loop.counters,
+        scheduler: loop.scheduler,
+        signal: loop.signal,
+        endMs: () => endMs,
+        send: loop.send,
+        onResult: loop.onResult,
+        onWait: loop.onWait,
+        firstSendDelayMs: (worker) => (spec.startSpreadMs * (spec.firstWorker + worker)) / spec.concurrency,
+        ...(session ? { session: session(spec) } : {}),
+      });
+      return { scheduleLagsMs: [], maxInFlightHit: false };
+    },
+
+    // Each part a run of consecutive workers, the first parts one more when N does not divide.
+    split(spec, parts) {
+      let first = spec.firstWorker;
+      return Array.from({ length: parts }, (_, i) => {
+        const workers = Math.floor(spec.workers / parts) + (i < spec.workers % parts ? 1 : 0);
+        const part = { ...spec, firstWorker: first, workers };
+        first += workers;
+        return part;
+      });
+    },
+
+    // Achieved concurrency is judged from the ramp's end up to the last send: the loop holds N until
+    // then by design, and the drain after it belongs to the method, not to a client falling behind. A
+    // level whose requests all left in the ramp has no refill to judge: its most in flight stands for it.
+    describe: (spec, _record, window) => ({
+      startSpreadMs: spec.startSpreadMs,
+      achievedConcurrency: window.measured
+        ? window.inFlight.timeWeightedMean(window.rampEndMs, window.lastSendMs)
+        : window.inFlight.maxInFlight,
+    }),
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * @module The closed loop (docs/config.md#arrivals): N requests kept in flight, each one's end sending
+ * the next; a level per N of `workload.concurrency`. Its config member, levels, run-document load,
+ * words and driver.
+ */
+import { z } from "zod";
+import type { LoadKind } from "../../drive/kind.ts";
+import { closedLevelTiming } from "../../drive/plan.ts";
+import { number } from "../../drive/words.ts";
+import { type WorkersSpec, workersDriver } from "../../drive/workers.ts";
+
+/** `arrival: { "mode": "closed" }`, the default: N in flight. */
+export const ClosedArrival = z.strictObject({ mode: z.literal("closed") });
+export type ClosedArrival = z.infer<typeof ClosedArrival>;
+
+/** The run document's closed load: N, the requests kept in flight. */
+export const ClosedLoad = z.object({
+  kind: z.literal("closed"),
+  /** N, the requests kept in flight. */
+  concurrency: z.number().int().positive(),
+});
+export type ClosedLoad = z.infer<typeof ClosedLoad>;
+
+export const closed: LoadKind<{ concurrency: number[] }, ClosedLoad, ClosedLoad, WorkersSpec<"closed">> = {
+  kind: "closed",
+  document: ClosedLoad,
+  axis: "concurrency",
+  levels: (workload, { requestSeconds }) =>
+    workload.concurrency.map((concurrency, i) => ({
+      load: { kind: "closed", concurrency },
+      name: `concurrency ${concurrency}`,
+      level: i + 1,
+      ...closedLevelTiming(concurrency, workload, requestSeconds),
+    })),
+  record: (load) => ({ kind: "closed", concurrency: load.concurrency }),
+  position: (load) => load.concurrency,
+  words: (load) => `N=${load.concurrency}`,
+  same: () => true,
+  users: (load) => load.concurrency,
+  chunksPerSecond: (load, perStream, _maxTokens, chunksPerToken) => load.concurrency * perStream * chunksPerToken,
+  recorded: () => null,
+  userLevels: (workload) => workload.concurrency,
+  threadBound: (load) => load.concurrency,
+  plan: {
+    column: "level",
+    label: (load) => String(load.concurrency),
+    loop: () => "closed loop",
+    arrival: () => "",
+    topLevel: (load, f) =>
+      `${load.concurrency} streams x ${number(f.chunksPerSecond / load.concurrency)} chunks/s = ${f.chunks}`,
+    before: () => [],
+    after: () => [],
+  },
+  driver: workersDriver("closed", () => ({})),
+};

@@ -1,0 +1,168 @@
+/**
+ * @module Conversations (docs/config.md#conversation): each of N workers is one user holding
+ * conversations of `turns` turns; each turn re-sends the run's system prompt and the conversation so
+ * far, then a new question. Its config member, levels, run-document load, words and driver.
+ */
+import { z } from "zod";
+import type { LoadKind } from "../../drive/kind.ts";
+import { closedLevelTiming } from "../../drive/plan.ts";
+import { number } from "../../drive/words.ts";
+import { type WorkersSpec, workersDriver } from "../../drive/workers.ts";
+import { type ConversationSpec, conversations } from "./session.ts";
+
+/**
+ * Conversations (docs/config.md#conversation): each closed-loop worker is one user holding
+ * conversations of `turns` turns; each turn re-sends the run's system prompt and the conversation so
+ * far (the questions and the answers received), then a new question.
+ */
+export const Conversation = z.strictObject({
+  /** Turns of each conversation, at least 1. */
+  turns: z
+    .number({ error: "must be a whole number of turns, at least 1" })
+    .int("must be a whole number of turns, at least 1")
+    .min(1, "must be at least 1: a conversation has at least one turn")
+    .max(64),
+  /** Tokens of the system prompt every conversation of the run begins with (0: none). */
+  sharedPrefixTokens: z.number().int().nonnegative(),
+  /** Tokens of each turn's new question (default: the workload's `promptTokens`). */
+  turnPromptTokens: z.number().int().positive().optional(),
+  /** Seconds between a turn's answer and the next question, as a reader takes (default 0). */
+  thinkSeconds: z
+    .number({ error: "must be a number of seconds, 0 or more" })
+    .nonnegative("must not be negative: a think time is 0 seconds or more")
+    .max(3600)
+    .default(0),
+});
+export type Conversation = z.infer<typeof Conversation>;
+
+/** A conversation level's load as the sweep drives it: N users, each holding conversations of `turns` turns. */
+export interface ConversationLevelLoad {
+  kind: "conversation";
+  concurrency: number;
+  turns: number;
+  thinkSeconds: number;
+}
+
+/** The run document's conversation load: N users in conversation, each conversation `turns` turns. */
+export const ConversationLoad = z.object({
+  kind: z.literal("conversation"),
+  /** N, the users (each one request in flight, or thinking) held at once. */
+  concurrency: z.number().int().positive(),
+  /** Turns of each conversation. */
+  turns: z.number().int().positive(),
+});
+export type ConversationLoad = z.infer<typeof ConversationLoad>;
+
+/** A conversation's tokens turn by turn, as the plan expects them: every answer `maxTokens` long. */
+export interface ConversationPlan {
+  turns: number;
+  thinkSeconds: number;
+  /** Tokens of the system prompt every conversation begins with. */
+  sharedPrefixTokens: number;
+  /** Tokens of each turn's new question. */
+  turnPromptTokens: number;
+  /** Prompt tokens of each turn: the system prompt, the earlier questions and answers, the new question. */
+  promptTokensByTurn: number[];
+  /** Prompt tokens over one conversation's turns. */
+  promptTokens: number;
+  /** Output tokens over one conversation (`maxTokens` a turn). */
+  outputTokens: number;
+  /**
+   * Of `promptTokens`, the most a prefix cache can serve: every turn's system prompt and history up to
+   * the last answer (the last answer and the new question are prefilled; turn 1's system prompt is
+   * another conversation's).
+   */
+  cacheablePromptTokens: number;
+}
+
+/** The tokens of a workload's conversations (null without one). */
+export function conversationPlan(workload: {
+  conversation?: Conversation;
+  promptTokens: number;
+  maxTokens: number;
+}): ConversationPlan | null {
+  const talk = workload.conversation;
+  if (!talk) return null;
+  const question = talk.turnPromptTokens ?? workload.promptTokens;
+  const answer = workload.maxTokens;
+  const turns = Array.from({ length: talk.turns }, (_, i) => i + 1);
+  const promptTokensByTurn = turns.map((t) => talk.sharedPrefixTokens + t * question + (t - 1) * answer);
+  const cacheable = turns.map((t) =>
+    t === 1 ? talk.sharedPrefixTokens : talk.sharedPrefixTokens + (t - 1) * question + (t - 2) * answer,
+  );
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  return {
+    turns: talk.turns,
+    thinkSeconds: talk.thinkSeconds,
+    sharedPrefixTokens: talk.sharedPrefixTokens,
+    turnPromptTokens: question,
+    promptTokensByTurn,
+    promptTokens: sum(promptTokensByTurn),
+    outputTokens: talk.turns * answer,
+    cacheablePromptTokens: sum(cacheable),
+  };
+}
+
+export const conversation: LoadKind<
+  { concurrency: number[]; conversation: Conversation },
+  ConversationLevelLoad,
+  ConversationLoad,
+  WorkersSpec<"conversation"> & { conversation: ConversationSpec }
+> = {
+  kind: "conversation",
+  document: ConversationLoad,
+  axis: "concurrency",
+  levels: (workload, { requestSeconds }) => {
+    const talk = workload.conversation;
+    // A worker thinks after every turn but the last: each measured request takes that share of it more.
+    const pauseSeconds = (talk.thinkSeconds * (talk.turns - 1)) / talk.turns;
+    return workload.concurrency.map((concurrency, i) => ({
+      load: { kind: "conversation", concurrency, turns: talk.turns, thinkSeconds: talk.thinkSeconds },
+      name: `concurrency ${concurrency} (${concurrency} in conversation)`,
+      level: i + 1,
+      ...closedLevelTiming(concurrency, workload, requestSeconds, pauseSeconds),
+    }));
+  },
+  record: (load) => ({ kind: "conversation", concurrency: load.concurrency, turns: load.turns }),
+  position: (load) => load.concurrency,
+  words: (load) => `N=${load.concurrency}, ${load.turns}-turn conversations`,
+  same: (a, b) => a.turns === b.turns,
+  users: (load) => load.concurrency,
+  chunksPerSecond: (load, perStream, _maxTokens, chunksPerToken) => load.concurrency * perStream * chunksPerToken,
+  recorded: () => null,
+  userLevels: (workload) => workload.concurrency,
+  threadBound: (load) => load.concurrency,
+  plan: {
+    column: "level",
+    label: (load) => String(load.concurrency),
+    loop: () => "closed loop of conversations",
+    arrival: () => "",
+    topLevel: (load, f) =>
+      `${load.concurrency} streams x ${number(f.chunksPerSecond / load.concurrency)} chunks/s = ${f.chunks}`,
+    before: () => [],
+    // Its tokens per turn and in all, and whether each level's requests reach its last turn.
+    after: (levels, workload) => {
+      const talk = conversationPlan(workload);
+      if (!talk) return [];
+      const byTurn = talk.promptTokensByTurn.map((tokens, i) => `${i + 1}: ${number(tokens)}`).join(", ");
+      const lines = [
+        `  conversation: ${talk.turns} turn${talk.turns === 1 ? "" : "s"} each, N users in conversation at level N, ${talk.thinkSeconds} s of think time between an answer and the next question; a ${number(talk.sharedPrefixTokens)}-token system prompt, ${number(talk.turnPromptTokens)}-token questions, answers up to ${number(workload.maxTokens)} tokens`,
+        `    prompt tokens by turn: ${byTurn}`,
+        `    in all, a conversation: ${number(talk.promptTokens)} prompt tokens (up to ${number(talk.cacheablePromptTokens)} a prefix cache can serve: the system prompt and the history) and ${number(talk.outputTokens)} answer tokens`,
+      ];
+      // A counted level's N users share its requests: below turns x N, some never reach the last turn.
+      const perLevel = workload.requestsPerLevel;
+      const short = perLevel === undefined ? [] : levels.filter((l) => perLevel < talk.turns * l.load.concurrency);
+      if (short.length)
+        lines.push(
+          `  warning: requestsPerLevel ${perLevel} is under turns x N at level${short.length === 1 ? "" : "s"} ${short.map((l) => l.load.concurrency).join(", ")}: not every user reaches turn ${talk.turns} there, so the later turns have few samples or none`,
+        );
+      return lines;
+    },
+  },
+  driver: workersDriver(
+    "conversation",
+    (load: ConversationLevelLoad) => ({ conversation: { turns: load.turns, thinkMs: load.thinkSeconds * 1000 } }),
+    (spec) => conversations(spec.conversation),
+  ),
+};

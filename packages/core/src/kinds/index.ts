@@ -1,0 +1,154 @@
+/**
+ * @module The load kinds (docs/architecture.md#load-kinds), one module each under kinds/<kind>/, listed
+ * once here: the one place that says which kind a workload or a load is. Everything outside asks this
+ * registry (a load's words, axis and place, a workload's levels, a level's driver); nothing else
+ * branches on a kind. A new kind is a folder beside these and one line in `KINDS`.
+ */
+import { z } from "zod";
+import type { DriveSpec, LevelDriver } from "../drive/driver.ts";
+import type { ExpandContext, LoadAxis, LoadKind, PlanWords, RecordedRequests } from "../drive/kind.ts";
+import type { LevelBudget, LevelPlanOf } from "../drive/plan.ts";
+import { ClosedArrival, ClosedLoad, closed } from "./closed/index.ts";
+import { type Conversation, type ConversationLevelLoad, ConversationLoad, conversation } from "./conversation/index.ts";
+import { GammaArrival, type OpenLevelLoad, OpenLoad, open, PoissonArrival } from "./open/index.ts";
+import { TraceArrival, type TraceLevelLoad, TraceLoad, type TraceWindow, trace } from "./trace/index.ts";
+
+export { Conversation } from "./conversation/index.ts";
+export { TraceFormat } from "./trace/index.ts";
+export type { ExpandContext, LoadAxis, PlanWords };
+
+/** Every load kind by its name. */
+export const KINDS = { closed, open, trace, conversation } as const;
+export type Kind = keyof typeof KINDS;
+
+/** The kinds in the order pages list them. */
+export const KIND_NAMES = Object.keys(KINDS) as Kind[];
+
+/**
+ * How requests arrive (the config's `workload.arrival`, docs/config.md#arrivals): each member is its
+ * kind's (`closed`; `poisson` and `gamma`, the open loop's; `trace`).
+ */
+export const Arrival = z.discriminatedUnion("mode", [ClosedArrival, PoissonArrival, GammaArrival, TraceArrival], {
+  error:
+    'must be { "mode": "closed" }, { "mode": "poisson" | "gamma", "ratesPerSecond": [...] } or { "mode": "trace", "file": ..., "format": "mooncake" | "burstgpt" }',
+});
+export type Arrival = z.infer<typeof Arrival>;
+
+/** The kind of each `arrival.mode`. */
+const MODE_KIND = { closed: "closed", poisson: "open", gamma: "open", trace: "trace" } as const satisfies Record<
+  Arrival["mode"],
+  Kind
+>;
+
+/**
+ * What a level offers the endpoint, one member per kind (docs/run-document.md#load): `closed`, N
+ * requests kept in flight; `open`, requests sent on a schedule of arrivals at `ratePerSecond`;
+ * `trace`, a recorded trace's requests at their timestamps divided by `speedup`; `conversation`, N
+ * users each holding conversations of `turns` turns.
+ */
+export const Load = z.discriminatedUnion("kind", [ClosedLoad, OpenLoad, TraceLoad, ConversationLoad]);
+export type Load = z.infer<typeof Load>;
+
+/** A level's load as the sweep drives it (with the driver's own settings: seed, maxInFlight, the window). */
+export type LevelLoad = ClosedLoad | OpenLevelLoad | TraceLevelLoad | ConversationLevelLoad;
+
+/** One level as the sweep will run it. */
+export type LevelPlan = LevelPlanOf<LevelLoad>;
+
+/** The workload fields the kinds read (config's `Workload` has them all). */
+export interface KindWorkload extends LevelBudget {
+  concurrency: number[];
+  arrival: Arrival;
+  conversation?: Conversation;
+}
+
+type AnyKind = LoadKind<unknown, LevelLoad, Load, DriveSpec>;
+
+/** The registry entry of a kind, with its types erased: callers pass a load of that kind. */
+function entry(kind: Kind): AnyKind {
+  return KINDS[kind] as unknown as AnyKind;
+}
+
+/** The kind of a workload: a conversation when it holds one, else its arrival's. */
+export function kindOfWorkload(workload: Pick<KindWorkload, "arrival" | "conversation">): Kind {
+  return workload.conversation ? "conversation" : MODE_KIND[workload.arrival.mode];
+}
+
+/**
+ * The levels a workload sweeps, low to high, each with its load, its name and its time at
+ * `context.requestSeconds` a request: the one place a workload's levels are expanded (the sweep runs
+ * these, `kneeboard plan` reports them). A trace replay's window comes from `context.traces`.
+ */
+export function planLevels(workload: KindWorkload, context: ExpandContext): LevelPlan[] {
+  return entry(kindOfWorkload(workload)).levels(workload, context);
+}
+
+/** How the run document names what a level sent: its load, without the driver's own settings. */
+export function documentLoad(load: LevelLoad): Load {
+  return entry(load.kind).record(load);
+}
+
+/** The axis of a load's kind. */
+export function loadAxis(load: Load): LoadAxis {
+  return entry(load.kind).axis;
+}
+
+/** A load's place on its axis (`loadAxis`): N, requests/s, a replay's speedup; what ranks and charts read. */
+export function loadPosition(load: Load): number {
+  return entry(load.kind).position(load);
+}
+
+/** A load in words, the same in tables, pages and the CLI: `N=8`, `4 req/s`, `trace x2`, `N=8, 4-turn conversations`. */
+export function loadWords(load: Load): string {
+  return entry(load.kind).words(load);
+}
+
+/** The users a level holds at once (a closed loop's or a conversation's N); null for kinds without one. */
+export function concurrencyOf(load: Load): number | null {
+  return entry(load.kind).users(load);
+}
+
+/** True when two loads are the same: the same kind at the same place on its axis, the same traffic. */
+export function sameLoad(a: Load, b: Load): boolean {
+  return a.kind === b.kind && loadPosition(a) === loadPosition(b) && entry(a.kind).same(a, b);
+}
+
+/** Stream chunks per second a level's load asks of the client at the assumed per-stream rate. */
+export function loadChunksPerSecond(
+  load: LevelLoad,
+  outputTokensPerSecondPerStream: number,
+  maxTokens: number,
+  chunksPerToken = 1,
+): number {
+  return entry(load.kind).chunksPerSecond(load, outputTokensPerSecondPerStream, maxTokens, chunksPerToken);
+}
+
+/** The most threads a level's load can use (a trace replay: one; an open loop: no bound; else N). */
+export function loadThreadBound(load: LevelLoad): number {
+  return entry(load.kind).threadBound(load);
+}
+
+/** The recorded requests a level sends one for one (a trace replay's window); null for the other kinds. */
+export function recordedRequests(load: LevelLoad): RecordedRequests | null {
+  return entry(load.kind).recorded(load);
+}
+
+/** The trace window a level replays, for the run document's `trace` record; null for the other kinds. */
+export function replayedWindow(load: LevelLoad): TraceWindow | null {
+  return load.kind === "trace" ? load.trace : null;
+}
+
+/** The N of each level of a workload whose levels hold N users (a closed loop, conversations); null for the others. */
+export function userLevels(workload: KindWorkload): number[] | null {
+  return entry(kindOfWorkload(workload)).userLevels(workload);
+}
+
+/** What `kneeboard plan` says of a workload's kind: its table column, level labels, loop, arrival and notes. */
+export function planWords(workload: KindWorkload): PlanWords<KindWorkload, LevelLoad> {
+  return entry(kindOfWorkload(workload)).plan as PlanWords<KindWorkload, LevelLoad>;
+}
+
+/** The driver of a load kind, on the main thread and in worker threads alike. */
+export function driverOf(kind: Kind): LevelDriver<LevelLoad, DriveSpec> {
+  return entry(kind).driver;
+}
