@@ -1,6 +1,6 @@
 /** @module The prefill curve: how TTFT grows with the prompt, one point per closed-loop scenario of one target. */
 import type { TopLevelSpec } from "vega-lite";
-import type { PrefillPoint } from "../open-loop.ts";
+import type { PrefillPoint } from "../prefill.ts";
 import {
   AGGREGATE_COLOR,
   AGGREGATE_SHAPE,
