@@ -117,7 +117,7 @@ export default defineConfig({
           // second each, most of a minute over the group's small files).
           isolate: false,
           exclude: [...configDefaults.exclude, ...TIMED, ...ALONE],
-          // The one fixture site that site.test, chart-text.test, compare.test and layout.test share,
+          // The one fixture site that site.test, chart-text.test, compare.test, layout.test and kinds.test share,
           // built once a run beside the other files (`site/test/shared-site.ts`).
           globalSetup: ["site/test/shared-site.ts"],
           maxWorkers,

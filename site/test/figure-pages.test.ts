@@ -3,10 +3,10 @@ import { indexEntryFor } from "@kneeboard/core/run-index";
 import { standingOf } from "@kneeboard/core/standing";
 import { syntheticRun } from "@kneeboard/core/synthetic";
 import { beforeAll, describe, expect, it } from "vitest";
+import { modelCharts, targetCharts } from "../src/build/charts.ts";
 import { targetModelKey } from "../src/lib/models.ts";
-import { historyPoint, isOpenLoop, type TargetView, viewKey } from "../src/lib/site-data.ts";
+import { historyPoint, type TargetView, viewKey } from "../src/lib/site-data.ts";
 import { parseSiteIndex, type SiteIndex } from "../src/lib/site-index.ts";
-import { modelCharts, targetCharts } from "../src/lib/target-charts.ts";
 import { modelPage } from "../src/page-models/model.ts";
 import { targetPage } from "../src/page-models/target.ts";
 import { openLoopRun } from "./fixture.ts";
@@ -27,7 +27,6 @@ function view(id: string, model: string, doc: ReturnType<typeof syntheticRun>): 
     details: { ...details, key: entry.key },
     history: [historyPoint(entry)],
     standing: standingOf(id, [entry], { now: NOW, scenario: doc.scenario }),
-    openLoop: isOpenLoop(details),
     promptTokens: null,
     sameModel: null,
   };
@@ -112,12 +111,15 @@ describe("the model page model", () => {
     expect(targetModelKey(open)).toBe(modelKey);
     const page = modelPage(index, { modelKey });
     expect(page.routeCount).toBe(2);
-    expect(ids(page.closed?.sections ?? [])).toEqual(["model-aggregate", "model-perstream", "model-tradeoff"]);
-    expect(tables(page.closed?.sections ?? [])).toEqual(["model-tradeoff-numbers"]);
-    expect(page.closed?.levels.map((l) => l.n)).toEqual([1, 2, 4]);
-    expect(ids(page.open?.sections ?? [])).toEqual(["model-rate-latency", "model-rate-throughput"]);
-    expect(tables(page.open?.sections ?? [])).toEqual(["model-rate-numbers"]);
+    const [closedPart, openPart] = page.kinds;
+    expect(page.kinds.map((k) => k.kind)).toEqual(["closed", "open"]);
+    expect(ids(closedPart?.sections ?? [])).toEqual(["model-aggregate", "model-perstream", "model-tradeoff"]);
+    expect(tables(closedPart?.sections ?? [])).toEqual(["model-tradeoff-numbers"]);
+    expect(closedPart?.levels.map((l) => l.n)).toEqual([1, 2, 4]);
+    expect(ids(openPart?.sections ?? [])).toEqual(["model-rate-latency", "model-rate-throughput"]);
+    expect(tables(openPart?.sections ?? [])).toEqual(["model-rate-numbers"]);
+    expect(openPart?.levels).toEqual([]);
     // The open route's invalid rate is said under its charts.
-    for (const f of page.open?.sections.flatMap((s) => s.figures) ?? []) expect(f.caption).toContain("4 req/s");
+    for (const f of openPart?.sections.flatMap((s) => s.figures) ?? []) expect(f.caption).toContain("4 req/s");
   });
 });

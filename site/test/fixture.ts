@@ -194,3 +194,80 @@ export async function fixtureStore(runsPerTarget = 12) {
   await evaluateStore({ store, index, now: "2026-12-01T00:00:00.000Z" });
   return { store, index, root };
 }
+
+/** A simulated target replaying a recorded trace, in a scenario of its own: the trace kind's pages. */
+export const TRACE = {
+  id: "trace-route",
+  label: "Trace replay route",
+  model: "acme/trace-model-8b",
+  scenario: "trace",
+  speedups: [1, 2],
+} as const;
+
+/** A simulated target of users in conversation, in a scenario of its own: the conversation kind's pages. */
+export const CONVERSATION = {
+  id: "conversation-route",
+  label: "Conversation route",
+  model: "acme/conversation-model-8b",
+  scenario: "conversation",
+  concurrency: [1, 2],
+} as const;
+
+/** A trace replay built from a synthetic run: level n is the trace sent at `speedups[n-1]`, with both cache shares. */
+export function traceRun(doc: RunDocument, speedups: readonly number[]): RunDocument {
+  const levels = doc.levels.map((l, i) => ({
+    ...l,
+    load: { kind: "trace" as const, speedup: speedups[i] as number },
+    reusablePromptTokenShare: 0.5,
+    cachedPromptTokenShare: 0.4,
+  }));
+  return {
+    ...doc,
+    workload: { ...doc.workload, arrival: { mode: "trace", file: "mooncake.jsonl", format: "mooncake" } },
+    trace: {
+      name: "mooncake.jsonl",
+      format: "mooncake",
+      sha256: "0".repeat(64),
+      start: 0,
+      limit: null,
+      requests: 40,
+      durationSeconds: 12,
+      skipped: 0,
+      blockSize: 512,
+      inputTokens: 40_000,
+      outputTokens: 4_000,
+      reusablePromptTokenShare: 0.5,
+    },
+    levels,
+    summary: summarizeRun(levels),
+  };
+}
+
+/** A conversation run built from a synthetic closed loop: each level's three turns, later turns' TTFT flat (a prompt cache). */
+export function conversationRun(doc: RunDocument): RunDocument {
+  const levels = doc.levels.map((l) => ({
+    ...l,
+    conversation: {
+      turns: 3,
+      thinkSeconds: 0,
+      byTurn: [1, 2, 3].map((turn) => ({
+        turn,
+        n: 4,
+        ttftMs: { p50: 200, p95: 250 },
+        promptTokensP50: 150 * turn,
+        cachedPromptTokenShare: turn > 1 ? 0.6 : null,
+      })),
+      laterTurnsTtftMs: { p50: 200, p95: 250 },
+      cache: {
+        verdict: "reported" as const,
+        fromTurn: 2,
+        toTurn: 3,
+        ttftRatio: 1,
+        promptRatio: 1.5,
+        growthThreshold: 1.125,
+        detail: "the route reported cached prompt tokens",
+      },
+    },
+  }));
+  return { ...doc, workload: { ...doc.workload, conversation: { turns: 3, sharedPrefixTokens: 100 } }, levels };
+}

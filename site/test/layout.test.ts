@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { fmt } from "../src/lib/format.ts";
 import { type StaticServer, serveStatic } from "../src/serve.ts";
 import { launchChromium } from "./browser.ts";
-import { CHAT_OPEN, OPEN_LOOP, RAG, SHARED_MODEL_KEY } from "./fixture.ts";
+import { CHAT_OPEN, CONVERSATION, OPEN_LOOP, RAG, SHARED_MODEL_KEY, TRACE } from "./fixture.ts";
 import { NO_VALID, sharedSite, THREE } from "./shared-site.ts";
 
 /**
@@ -545,7 +545,12 @@ describe("scenarios", () => {
     const context = await browser.newContext({ javaScriptEnabled: false });
     const board = await visit(context, "");
     const links = await board.$$eval("nav.scenarios a", (as) => as.map((a) => a.getAttribute("href")));
-    expect(links).toEqual([`s/${RAG.scenario}/`, `s/${OPEN_LOOP.scenario}/`]);
+    expect(links).toEqual([
+      `s/${RAG.scenario}/`,
+      `s/${OPEN_LOOP.scenario}/`,
+      `s/${CONVERSATION.scenario}/`,
+      `s/${TRACE.scenario}/`,
+    ]);
     expect(await board.textContent("nav.scenarios [aria-current=page]")).toBe("chat");
     await board.click(`nav.scenarios a[href="s/${RAG.scenario}/"]`);
     await board.waitForURL(`**/s/${RAG.scenario}/`);

@@ -48,7 +48,6 @@ function view(stop: Stop | null, valid = stop === null): TargetView {
     simulated: true,
     latest,
     details: null,
-    openLoop: false,
     promptTokens: null,
     sameModel: null,
     history: [],

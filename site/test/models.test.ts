@@ -4,6 +4,8 @@ import { indexEntryFor } from "@kneeboard/core/run-index";
 import { standingOf } from "@kneeboard/core/standing";
 import { syntheticRun } from "@kneeboard/core/synthetic";
 import { describe, expect, it } from "vitest";
+import { modelCharts } from "../src/build/charts.ts";
+import { ratesLeftOut } from "../src/kinds/open.ts";
 import {
   atLevelRows,
   capacityTitle,
@@ -13,10 +15,8 @@ import {
   modelGroups,
   sloWords,
 } from "../src/lib/models.ts";
-import { ratesLeftOut } from "../src/lib/open-loop.ts";
-import { historyPoint, isOpenLoop, type TargetView } from "../src/lib/site-data.ts";
+import { historyPoint, type TargetView } from "../src/lib/site-data.ts";
 import type { ModelCharts } from "../src/lib/site-index.ts";
-import { modelCharts } from "../src/lib/target-charts.ts";
 import { openLoopRun } from "./fixture.ts";
 
 const NOW = "2026-11-02T00:00:00.000Z";
@@ -46,7 +46,6 @@ function target(id: string, model: string, single: number, runs = 3, errorRate =
     simulated: true,
     latest,
     details: null,
-    openLoop: false,
     promptTokens: null,
     sameModel: null,
     history: entries.map(historyPoint),
@@ -84,7 +83,6 @@ function openRoute(id: string, model: string, rates: number[], valid: boolean[])
     details: { ...details, key: entry.key },
     history: [historyPoint(entry)],
     standing: standingOf(id, [entry], { now: NOW, config: DEFAULT_STANDING }),
-    openLoop: isOpenLoop(details),
     promptTokens: null,
     sameModel: null,
   };
@@ -165,11 +163,10 @@ describe("models", () => {
     // Prepare: two routes of one model; route q's highest rate is invalid.
     const p = openRoute("p", "org/open-8b", [0.5, 1, 2], [true, true, true]);
     const q = openRoute("q", "other/open-8b", [0.5, 1, 2, 4], [true, true, true, false]);
-    expect(p.openLoop).toBe(true);
     // Act
     const charts = (await modelCharts([p, q]))["open-8b"];
     // Assess: no chart against concurrency; both rate charts drawn, naming both routes.
-    expect(charts?.map((s) => s.axis)).toEqual(["rate"]);
+    expect(charts?.map((s) => s.kind)).toEqual(["open"]);
     expect(svgOf(charts, "model-aggregate")).toBeUndefined();
     expect(svgOf(charts, "model-tradeoff")).toBeUndefined();
     for (const svg of [svgOf(charts, "model-rate-latency"), svgOf(charts, "model-rate-throughput")]) {

@@ -3,9 +3,9 @@ import { indexEntryFor } from "@kneeboard/core/run-index";
 import { standingOf } from "@kneeboard/core/standing";
 import { syntheticRun } from "@kneeboard/core/synthetic";
 import { describe, expect, it } from "vitest";
-import { historyPoint, isOpenLoop, type TargetView, viewKey } from "../src/lib/site-data.ts";
+import { targetCharts } from "../src/build/charts.ts";
+import { historyPoint, type TargetView, viewKey } from "../src/lib/site-data.ts";
 import { parseSiteIndex, type SiteIndex } from "../src/lib/site-index.ts";
-import { targetCharts } from "../src/lib/target-charts.ts";
 import { leaderboardPage } from "../src/page-models/leaderboard.ts";
 import { modelPage } from "../src/page-models/model.ts";
 import { targetPage } from "../src/page-models/target.ts";
@@ -26,7 +26,6 @@ function view(id: string, doc: ReturnType<typeof syntheticRun>): TargetView {
     details: { ...details, key: entry.key },
     history: [historyPoint(entry)],
     standing: standingOf(id, [entry], { now: NOW, scenario: doc.scenario }),
-    openLoop: isOpenLoop(details),
     promptTokens: null,
     sameModel: null,
   };
@@ -107,7 +106,7 @@ const cellsOf = (table: ReturnType<typeof leaderboardPage>["rankings"][number], 
 describe("the leaderboard page model", () => {
   it("leads with single-stream and concurrent figures for every closed-loop target, an open loop beside them in a section of its own", () => {
     const page = leaderboardPage(index([closedView("a"), closedView("b"), openView("o")]), "chat", "");
-    expect(page.rankings.map((t) => t.axis)).toEqual(["concurrency", "rate"]);
+    expect(page.rankings.map((t) => t.kind)).toEqual(["closed", "open"]);
     const [closed, open] = page.rankings as [(typeof page.rankings)[0], (typeof page.rankings)[0]];
     expect(closed.groups.flatMap((g) => g.rows.map((r) => r.id)).sort()).toEqual(["a", "b"]);
     for (const cell of cellsOf(closed, "single-stream tok/s"))
@@ -120,14 +119,14 @@ describe("the leaderboard page model", () => {
 
   it("leads with the capacity table where every target runs an open loop", () => {
     const page = leaderboardPage(index([openView("o")]), "chat", "s/chat/");
-    expect(page.rankings.map((t) => t.axis)).toEqual(["rate"]);
+    expect(page.rankings.map((t) => t.kind)).toEqual(["open"]);
     expect(page.title).toContain("requests/s");
     expect(page.root).toBe("../../");
   });
 
   it("still shows the closed-loop table, empty, before any run", () => {
     const page = leaderboardPage(index([]), "chat", "");
-    expect(page.rankings.map((t) => [t.axis, t.groups.length])).toEqual([["concurrency", 0]]);
+    expect(page.rankings.map((t) => [t.kind, t.groups.length])).toEqual([["closed", 0]]);
   });
 });
 
@@ -205,7 +204,7 @@ describe("a trace replay", () => {
 
   it("ranks by TTFT p95 at the trace's own pace, lower first, with what the trace allowed from a cache and what the route reported", () => {
     const page = leaderboardPage(index([slow, fast]), "trace", "");
-    expect(page.rankings.map((t) => [t.axis, t.id])).toEqual([["speedup", "trace-leaderboard"]]);
+    expect(page.rankings.map((t) => [t.kind, t.id])).toEqual([["trace", "trace-leaderboard"]]);
     const table = page.rankings[0] as (typeof page.rankings)[0];
     expect(table.groups.map((g) => g.rows[0]?.id)).toEqual(["fast", "slow"]);
     expect(cellsOf(table, "at speedup")[0]).toMatchObject({ value: 1 });

@@ -4,6 +4,9 @@ import { indexEntryFor } from "@kneeboard/core/run-index";
 import { standingOf } from "@kneeboard/core/standing";
 import { syntheticRun } from "@kneeboard/core/synthetic";
 import { describe, expect, it } from "vitest";
+import { indexJson, runsCsv, standingCsv } from "../src/build/downloads.ts";
+import { scenarioNotes, viewKind } from "../src/kinds/index.ts";
+import { capacityEstimate, rateRows } from "../src/kinds/open.ts";
 import {
   latencySpec,
   levelPoints,
@@ -13,15 +16,12 @@ import {
   RATE_TITLE,
   throughputCurvesSpec,
 } from "../src/lib/charts/index.ts";
-import { indexJson, runsCsv, standingCsv } from "../src/lib/downloads.ts";
 import { leaderboardRows } from "../src/lib/leaderboard.ts";
-import { capacityEstimate, prefillPoints, rateRows } from "../src/lib/open-loop.ts";
+import { prefillPoints } from "../src/lib/prefill.ts";
 import { modelPath, targetPath } from "../src/lib/scenarios.ts";
 import {
   historyPoint,
-  isOpenLoop,
   loadSiteData,
-  openLoopScenarios,
   promptTokensOf,
   scenarioOrder,
   type TargetView,
@@ -53,7 +53,6 @@ function view(
     details: { ...details, key: latest.key },
     history: entries.map(historyPoint),
     standing: standingOf(id, entries, { now: NOW, scenario }),
-    openLoop: isOpenLoop(details),
     promptTokens,
     sameModel: null,
   };
@@ -148,7 +147,7 @@ describe("open-loop rankings", () => {
   );
 
   it("reads a level's rate from the run document, never its number as a concurrency", () => {
-    expect(strong.openLoop).toBe(true);
+    expect(viewKind(strong)).toBe("open");
     const points = levelPoints(strong.details?.levels ?? []);
     expect(points.map((p) => [p.axis, p.position])).toEqual([
       ["rate", 0.5],
@@ -324,17 +323,18 @@ describe("the loader and downloads, on the site fixture", () => {
       expect(data.scenarios).toEqual(["chat", RAG.scenario, OPEN_LOOP.scenario]);
       expect(viewsOf(data.series, RAG.scenario).map((v) => v.id)).toEqual([...RAG.targets].sort());
       const [openView] = viewsOf(data.series, OPEN_LOOP.scenario);
-      expect(openView).toMatchObject({ id: OPEN_LOOP.id, openLoop: true });
+      expect(openView).toMatchObject({ id: OPEN_LOOP.id });
+      expect(openView && viewKind(openView)).toBe("open");
       expect(openView?.latest.summary.capacityRequestsPerSecond).toBe(2);
       expect(viewsOf(data.series, RAG.scenario).map((v) => v.promptTokens)).toEqual([4000, 4000]);
       // chat holds closed loops and one open loop side by side.
       expect(
         viewsOf(data.series, "chat")
-          .filter((v) => v.openLoop)
+          .filter((v) => viewKind(v) === "open")
           .map((v) => v.id),
       ).toEqual([CHAT_OPEN.id]);
       // Only a scenario of open loops alone is marked "request rates" in the scenario links.
-      expect(openLoopScenarios(data.series, data.scenarios)).toEqual([OPEN_LOOP.scenario]);
+      expect(scenarioNotes(data.series, data.scenarios)).toEqual({ [OPEN_LOOP.scenario]: "request rates" });
       // Every scenario's runs: 2 chat runs of 4 targets and of the open loop in chat, 2 rag runs of 2, 2 open-loop runs.
       expect(data.allEntries).toHaveLength(8 + CHAT_OPEN.runs + 4 + 2);
 

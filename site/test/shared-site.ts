@@ -75,7 +75,7 @@ export const sourcesState = () =>
     .map((p) => `${p} ${statSync(join(SOURCES, p)).mtimeMs}`);
 
 /** The test files that read the shared site. */
-export const READERS = ["site.test.ts", "chart-text.test.ts", "compare.test.ts", "layout.test.ts"];
+export const READERS = ["site.test.ts", "chart-text.test.ts", "compare.test.ts", "layout.test.ts", "kinds.test.ts"];
 
 /**
  * Whether a `vitest` command line may run a reader: it names no test file (every argument an option
@@ -150,7 +150,7 @@ async function build(dir: string): Promise<void> {
   const { syntheticRun } = await import("@kneeboard/core/synthetic");
   const { seededRandom } = await import("@kneeboard/core/random");
   const { buildSite } = await import("../src/build.ts");
-  const { fixtureStore, RAG } = await import("./fixture.ts");
+  const { CONVERSATION, conversationRun, fixtureStore, RAG, TRACE, traceRun } = await import("./fixture.ts");
   const sourcesBefore = sourcesState();
   const fixture = await fixtureStore(RUNS_PER_TARGET);
   // A rag run of one target that answers nothing: the core opens a "stopped answering" alert for (target, rag).
@@ -202,6 +202,23 @@ async function build(dir: string): Promise<void> {
         random,
       }),
     );
+  // One run of each kind the fixture store lacks, each in a scenario of its own (the registry test reads their pages).
+  const kindRun = (t: { id: string; label: string; model: string; scenario: string }, levels: number) =>
+    syntheticRun({
+      targetId: t.id,
+      scenario: t.scenario,
+      label: t.label,
+      model: t.model,
+      runId: `${t.id}-r0`,
+      startedAt: "2026-11-01T13:00:00.000Z",
+      singleStreamTokensPerSecond: 100,
+      ttftMs: 200,
+      saturationStreams: 4,
+      concurrency: Array.from({ length: levels }, (_, i) => i + 1),
+      random,
+    });
+  await saveRun(fixture.store, fixture.index, traceRun(kindRun(TRACE, TRACE.speedups.length), TRACE.speedups));
+  await saveRun(fixture.store, fixture.index, conversationRun(kindRun(CONVERSATION, CONVERSATION.concurrency.length)));
   await evaluateStore({ store: fixture.store, index: fixture.index, now: BUILT_AT });
   const outDir = join(dir, "site", "prefix", "dist");
   let warnings = "";

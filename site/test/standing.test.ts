@@ -10,8 +10,8 @@ import { standingOf } from "@kneeboard/core/standing";
 import { FolderStore } from "@kneeboard/core/store/folder";
 import { seededRandom, syntheticRun } from "@kneeboard/reference";
 import { describe, expect, it } from "vitest";
+import { runsCsv, standingCsv } from "../src/build/downloads.ts";
 import { standingCurvesSpec } from "../src/lib/charts/index.ts";
-import { runsCsv, standingCsv } from "../src/lib/downloads.ts";
 import { fmtEstimate } from "../src/lib/format.ts";
 import { leaderboardRows } from "../src/lib/leaderboard.ts";
 import { historyPoint, loadSiteData, type TargetView } from "../src/lib/site-data.ts";
@@ -55,7 +55,6 @@ function view(targetId: string, entries: RunIndexEntry[]): TargetView {
     simulated: true,
     latest,
     details: null,
-    openLoop: false,
     promptTokens: null,
     sameModel: null,
     history: entries.map(historyPoint),

@@ -9,9 +9,9 @@ import { dirname, join } from "node:path";
 import { schemaFiles } from "@kneeboard/core/config/schemas";
 import { mapBounded } from "@kneeboard/core/pool";
 import type { Store } from "@kneeboard/core/store";
-import { indexJson, runsCsv, standingCsv } from "../lib/downloads.ts";
 import type { SiteData } from "../lib/site-data.ts";
 import type { Download } from "../lib/site-index.ts";
+import { indexJson, runsCsv, standingCsv } from "./downloads.ts";
 
 /** The browser builds of vega and vega-lite (UMD), beside each package's main file, for the compare page. */
 const BROWSER_BUNDLES = [

@@ -1,13 +1,12 @@
 /**
- * @module What a scenario's compare page draws: its overlay charts (against concurrency, or against the
- * offered request rate for an open loop), the open loop's numbers, and which targets the build-time
- * trade-off chart draws.
+ * @module What a scenario's compare page draws, whatever the load kind: overlay charts of measures
+ * against the kind's axis, a table of one row per target, and which targets the build-time trade-off
+ * chart draws. Which measures and which columns are the kind's (`src/kinds/`).
  */
 import type { TopLevelSpec } from "vega-lite";
 import { type LoadAxis, type MeasureKey, overlaySpec } from "./charts/index.ts";
-import { rateOf } from "./open-loop.ts";
-import { type TargetView, viewAxis } from "./site-data.ts";
 import { viewPoints } from "./view-points.ts";
+import type { TargetView } from "./site-data.ts";
 
 /** The trade-off chart draws at most this many targets: every point is labelled, so 100 targets would make a page of megabytes. */
 export const COMPARE_TRADEOFF_TARGETS = 12;
@@ -26,91 +25,38 @@ export interface CompareChart {
   caption: string;
 }
 
-/** The overlay charts of each load axis, with their captions: what a compare page of that axis draws. */
-const COMPARE_CHARTS: Record<LoadAxis, readonly { measure: MeasureKey; caption: string }[]> = {
-  concurrency: [
-    {
-      measure: "aggregate",
-      caption:
-        "Aggregate tok/s of the picked targets against concurrency, y axis from zero; each target has its own colour and marker shape.",
-    },
-    {
-      measure: "perStream",
-      caption: "Per-stream tok/s (p50) of the picked targets against concurrency, y axis from zero.",
-    },
-  ],
-  rate: [
-    {
-      measure: "aggregate",
-      caption:
-        "Aggregate tok/s of the picked targets against the offered request rate, y axis from zero; each target has its own colour and marker shape.",
-    },
-    {
-      measure: "goodput",
-      caption:
-        "Goodput tok/s (the output of requests that each met the SLO) of the picked targets against the offered request rate, y axis from zero.",
-    },
-    {
-      measure: "ttftP95",
-      caption: "Time to first token p95 of the picked targets against the offered request rate, ms on a log axis.",
-    },
-  ],
-  speedup: [
-    {
-      measure: "ttftP95",
-      caption:
-        "Time to first token p95 of the picked targets against the speedup of the replayed trace, ms on a log axis; each target has its own colour and marker shape.",
-    },
-    {
-      measure: "goodput",
-      caption:
-        "Goodput tok/s (the output of requests that each met the SLO) of the picked targets against the speedup of the replayed trace, y axis from zero.",
-    },
-  ],
-};
+/** A measure a compare page overlays, with its caption. */
+export interface CompareMeasure {
+  measure: MeasureKey;
+  caption: string;
+}
 
-/**
- * The overlay charts of one scenario's views, every view's rows in each, against the views' load axis
- * (the first view's; the page passes views of one axis): the
- * axis's measures (`COMPARE_CHARTS`), as its target pages draw them.
- */
-export function compareCharts(views: readonly TargetView[]): CompareChart[] {
-  const axis: LoadAxis = views[0] ? viewAxis(views[0]) : "concurrency";
-  const series = views
-    .filter((v) => viewAxis(v) === axis)
-    .map((v) => ({ targetId: v.id, label: v.label, levels: viewPoints(v) }));
-  return COMPARE_CHARTS[axis].map(({ measure, caption }) => ({
+/** The overlay charts of views of one kind: each measure, every view's rows in it, against the kind's axis. */
+export function compareCharts(
+  views: readonly TargetView[],
+  axis: LoadAxis,
+  measures: readonly CompareMeasure[],
+): CompareChart[] {
+  const series = views.map((v) => ({ targetId: v.id, label: v.label, levels: viewPoints(v) }));
+  return measures.map(({ measure, caption }) => ({
     measure,
     spec: overlaySpec({ axis, series, measures: [measure] }),
     caption,
   }));
 }
 
-/** An open-loop target's row of the compare table: its latest run's figures, as the overlaid curves are its latest run's. */
-export interface RateCompareRow {
-  /** The highest offered rate whose level met the SLO, requests/s; null when none did. */
-  capacityRequestsPerSecond: number | null;
-  /** Requests sent per second at that rate. */
-  achievedRequestsPerSecond: number | null;
-  ttftP95AtCapacityMs: number | null;
-  peakAggregateOutputTokensPerSecond: number | null;
-  /** The offered rate of the peak, requests/s. */
-  peakRatePerSecond: number | null;
+/** A number cell: its value, decimals, and a tooltip. */
+export interface NumberCell {
+  value: number | null | undefined;
+  digits: number;
+  title?: string;
 }
 
-/** The latest run's capacity in requests/s and what it achieved there, and its peak with the peak's rate. */
-export function rateCompareRow(view: TargetView): RateCompareRow {
-  const s = view.latest.summary;
-  const capacity = s.capacityRequestsPerSecond ?? null;
-  const level =
-    capacity === null
-      ? undefined
-      : view.details?.levels.find((l) => l.load.kind === "open" && l.load.ratePerSecond === capacity);
-  return {
-    capacityRequestsPerSecond: capacity,
-    achievedRequestsPerSecond: level?.achievedRatePerSecond ?? null,
-    ttftP95AtCapacityMs: level?.ttftMs.p95 ?? null,
-    peakAggregateOutputTokensPerSecond: s.peak?.aggregateOutputTokensPerSecond ?? null,
-    peakRatePerSecond: rateOf(s.peak),
-  };
+/** A table of one row per target: its name linked, then numbers. */
+export interface TargetTable {
+  label: string;
+  /** Text before a link to the scenario's leaderboard, and after it; null for no caption. */
+  caption: { before: string; link: string; after: string } | null;
+  columns: string[];
+  rows: { id: string; label: string; href: string; cells: NumberCell[] }[];
 }

@@ -6,7 +6,7 @@
  */
 import { ALERTS_KEY, type Alert, AlertsFile } from "@kneeboard/core/alerts";
 import { DEFAULT_STANDING, type StandingConfig } from "@kneeboard/core/config";
-import { type LoadAxis, loadAxis, type RunDocument } from "@kneeboard/core/run";
+import { concurrencyOf, type RunDocument } from "@kneeboard/core/run";
 import { bySeries, type RunIndex, type RunIndexEntry, seriesKey } from "@kneeboard/core/run-index";
 import { type Slo, standingOf } from "@kneeboard/core/standing";
 import { readRun, type Store } from "@kneeboard/core/store";
@@ -56,28 +56,6 @@ export function viewsOf(series: readonly TargetView[], scenario: string): Target
   return series.filter((v) => v.scenario === scenario);
 }
 
-/** The axis a view's levels stand on (`loadAxis` of its latest run's loads): concurrency for a closed loop, the offered rate for an open one, the speedup for a trace replay. */
-export function viewAxis(view: Pick<TargetView, "openLoop" | "latest" | "details">): LoadAxis {
-  const load = view.latest.levels[0]?.load ?? view.details?.levels[0]?.load;
-  return load ? loadAxis(load) : view.openLoop ? "rate" : "concurrency";
-}
-
-/**
- * The closed-loop views among these (ranked by concurrency); a scenario may also hold open-loop
- * targets, which are ranked apart by capacity in requests/s.
- */
-export function closedLoopViews(views: readonly TargetView[]): TargetView[] {
-  return views.filter((v) => viewAxis(v) === "concurrency");
-}
-
-/** The scenarios whose every target runs an open loop: their pages are ranked in requests/s alone. */
-export function openLoopScenarios(series: readonly TargetView[], scenarios: readonly string[]): string[] {
-  return scenarios.filter((s) => {
-    const views = viewsOf(series, s);
-    return views.length > 0 && views.every((v) => viewAxis(v) === "rate");
-  });
-}
-
 /**
  * How many targets the site shows and how many of them are simulated, counted by id over every
  * scenario: a target that ran only a later scenario is on the site too.
@@ -85,12 +63,6 @@ export function openLoopScenarios(series: readonly TargetView[], scenarios: read
 export function targetCounts(series: readonly TargetView[]): { targets: number; simulated: number } {
   const ids = (views: readonly TargetView[]) => new Set(views.map((v) => v.id)).size;
   return { targets: ids(series), simulated: ids(series.filter((v) => v.simulated)) };
-}
-
-/** True for a run document that swept request rates on an open loop (`workload.arrival.mode` is `poisson`). */
-export function isOpenLoop(doc: Pick<RunDocument, "workload" | "levels">): boolean {
-  const arrival = doc.workload.arrival as { mode?: unknown } | undefined;
-  return arrival?.mode === "poisson" || arrival?.mode === "gamma" || doc.levels.some((l) => l.load.kind === "open");
 }
 
 /** The run's prompt tokens: the median over its ok samples that report them, else `workload.promptTokens`. */
@@ -117,7 +89,7 @@ export function historyPoint(e: RunIndexEntry): HistoryPoint {
     singleStreamOutputTokensPerSecond: e.summary.singleStream?.outputTokensPerSecond ?? null,
     singleStreamTtftP50Ms: e.summary.singleStream?.ttftP50Ms ?? null,
     peakAggregateOutputTokensPerSecond: e.summary.peak?.aggregateOutputTokensPerSecond ?? null,
-    peakConcurrency: e.summary.peak?.load.kind === "closed" ? e.summary.peak.load.concurrency : null,
+    peakConcurrency: e.summary.peak ? concurrencyOf(e.summary.peak.load) : null,
     kneeConcurrency: e.summary.kneeConcurrency,
     capacityRequestsPerSecond: e.summary.capacityRequestsPerSecond ?? null,
     errorRate: e.summary.errorRate,
@@ -203,7 +175,6 @@ export async function loadSiteData(options: {
         // The SLO the runs were judged by (the config's `workload.slo`), unless the build names one.
         slo: options.slo ?? latest.slo ?? undefined,
       }),
-      openLoop: details !== null && isOpenLoop(details),
       promptTokens,
       sameModel: sameModel.get(id)?.verdict ?? null,
     });

@@ -52,11 +52,6 @@ export const TargetView = z.object({
   history: z.array(HistoryPoint),
   /** The figures the site ranks by: medians with intervals over the standing window. */
   standing: Standing,
-  /**
-   * True when the latest readable run is open loop: its levels are request rates
-   * (`details.levels[].load` is `open`).
-   */
-  openLoop: z.boolean(),
   /** Prompt tokens of the latest readable run: the median of its ok samples', else `workload.promptTokens`; null when neither. */
   promptTokens: z.number().nullable(),
   /**
@@ -85,11 +80,14 @@ export const Figure = z.object({
 });
 export type Figure = z.infer<typeof Figure>;
 
-/** Figures under one heading (none where the page needs none), with the load axis they are drawn against (null for history). */
+/**
+ * Figures under one heading (none where the page needs none), with the load kind whose section they are
+ * (`src/kinds/index.ts`; null for what every kind's page has, the history).
+ */
 export const FigureSection = z.object({
   id: z.string(),
   heading: z.string().nullable(),
-  axis: z.enum(["concurrency", "rate", "speedup"]).nullable(),
+  kind: z.string().nullable(),
   figures: z.array(Figure),
 });
 export type FigureSection = z.infer<typeof FigureSection>;
@@ -98,7 +96,7 @@ export type FigureSection = z.infer<typeof FigureSection>;
 export const TargetCharts = z.array(FigureSection);
 export type TargetCharts = z.infer<typeof TargetCharts>;
 
-/** A model page's figures: the sections of each load axis its routes are on (see `target-charts.ts`). */
+/** A model page's figures: the sections of each load kind its routes are on (see `src/kinds/`). */
 export const ModelCharts = z.array(FigureSection);
 export type ModelCharts = z.infer<typeof ModelCharts>;
 
@@ -115,7 +113,7 @@ export const SiteIndex = z.object({
   prefill: z.record(z.string(), Figure),
   /** Figures per scenario, then per model key. */
   modelCharts: z.record(z.string(), z.record(z.string(), ModelCharts)),
-  /** The compare pages' trade-off chart per closed-loop scenario. */
+  /** The compare pages' trade-off chart per scenario whose leading kind draws one. */
   compareTradeoff: z.record(z.string(), z.string()),
   alerts: z.array(Alert),
   downloads: z.array(Download),

@@ -1,7 +1,6 @@
-/** @module A target view's levels as chart points: which run they come from (their axis is `viewAxis`, site-data.ts). */
-
+/** @module A target view's levels as chart points: which run they come from. */
+import { loadAxis } from "@kneeboard/core/run";
 import { AXES, type LevelPoint, levelPoints } from "./charts/axis.ts";
-import { viewAxis } from "./site-data.ts";
 import type { TargetView } from "./site-index.ts";
 
 /**
@@ -10,8 +9,10 @@ import type { TargetView } from "./site-index.ts";
  * axis whose figures need the document (`AxisEntry.needsDocument`), an unreadable latest run falls back
  * to the latest readable one.
  */
-export function viewPoints(view: Pick<TargetView, "details" | "latest" | "openLoop">): LevelPoint[] {
+export function viewPoints(view: Pick<TargetView, "details" | "latest">): LevelPoint[] {
   const { details, latest } = view;
-  if (details && (details.key === latest.key || AXES[viewAxis(view)].needsDocument)) return levelPoints(details.levels);
+  const load = latest.levels[0]?.load ?? details?.levels[0]?.load;
+  const needsDocument = load !== undefined && AXES[loadAxis(load)].needsDocument;
+  if (details && (details.key === latest.key || needsDocument)) return levelPoints(details.levels);
   return levelPoints(latest.levels);
 }

@@ -1,13 +1,14 @@
 /**
  * @module The page model of the leaderboard at one concurrency (`/at/<N>/` for the site's first
- * scenario, `/s/<scenario>/at/<N>/` for each): every closed-loop target that ran N, ranked by what
- * each user gets there. Open-loop levels are request rates, not concurrency: they have no such page.
+ * scenario, `/s/<scenario>/at/<N>/` for each): every target that ran N, of the kinds whose levels are a
+ * concurrency N (`KindView.atN`), ranked by what each user gets there. Other kinds have no such page.
  */
 import { DEFAULT_STANDING } from "@kneeboard/core/config";
+import { KINDS, type KindName, viewKind } from "../kinds/index.ts";
 import { fmt, rootFrom } from "../lib/format.ts";
 import { type AtLevelRow, atLevelRows, levelsRun } from "../lib/models.ts";
 import { simulatedLabel } from "../lib/share.ts";
-import { closedLoopViews, viewsOf } from "../lib/site-data.ts";
+import { type TargetView, viewsOf } from "../lib/site-data.ts";
 import type { SiteIndex } from "../lib/site-index.ts";
 
 export interface AtLevelPage {
@@ -19,7 +20,8 @@ export interface AtLevelPage {
   /** ` (scenario)` where the site has several scenarios, else empty. */
   named: string;
   users: string;
-  rows: AtLevelRow[];
+  /** Each row with its target's kind (`src/kinds/index.ts`): the row's `data-kind`. */
+  rows: (AtLevelRow & { kind: KindName })[];
   /** The other levels' pages, relative to this one. */
   levels: { n: number; href: string; current: boolean }[];
   /** The scenario's leaderboard, relative to this page. */
@@ -27,16 +29,20 @@ export interface AtLevelPage {
   window: { windowHours: number; maxRuns: number };
 }
 
+/** The views of a scenario whose kind's levels are a concurrency N. */
+const withN = (views: TargetView[]) => views.filter((v) => KINDS[viewKind(v)].atN);
+
 /** The concurrency levels of a scenario that have a page. */
 export function atLevels(index: SiteIndex, scenario: string): number[] {
-  return levelsRun(closedLoopViews(viewsOf(index.series, scenario)));
+  return levelsRun(withN(viewsOf(index.series, scenario)));
 }
 
 /** The leaderboard at N of one scenario, at `path`; `board` is the scenario's leaderboard from the site root. */
 export function atLevelPage(index: SiteIndex, scenario: string, n: number, path: string, board: string): AtLevelPage {
   const { series, scenarios } = index;
-  const targets = closedLoopViews(viewsOf(series, scenario));
-  const rows = atLevelRows(targets, n);
+  const targets = withN(viewsOf(series, scenario));
+  const kinds = new Map(targets.map((t) => [t.id, viewKind(t)]));
+  const rows = atLevelRows(targets, n).map((r) => ({ ...r, kind: kinds.get(r.id) as KindName }));
   const root = rootFrom(path);
   const named = scenarios.length > 1 ? ` (${scenario})` : "";
   const users = `${n} ${n === 1 ? "user" : "users"}`;

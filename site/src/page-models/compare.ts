@@ -1,40 +1,26 @@
 /**
  * @module The page model of a scenario's compare page (`/compare/` for the first scenario,
  * `/s/<scenario>/compare/` for each): the targets to pick, the overlay specs the browser draws, the
- * build-time trade-off chart, and every target's headline figures as one table whose columns follow
- * the load axis the compared targets run on.
+ * build-time trade-off chart, and every target's headline figures as one table. The kind that leads
+ * the scenario (the registry's order) is compared, in its view's words and columns; targets of other
+ * kinds are named apart.
  */
 import { concurrencyOf } from "@kneeboard/core/run";
+import { KIND_NAMES, KINDS, type KindName, kindsAmong, scenarioNotes, viewsOfKind } from "../kinds/index.ts";
 import {
   COMPARE_TRADEOFF_TARGETS,
   type CompareChart,
   compareCharts,
-  rateCompareRow,
+  type TargetTable,
   tradeoffTargets,
 } from "../lib/compare.ts";
 import { rootFrom } from "../lib/format.ts";
-import { fmtRate } from "../lib/open-loop.ts";
 import { targetPath } from "../lib/scenarios.ts";
-import { headline, headlineFigures, rateHeadline } from "../lib/share.ts";
-import { closedLoopViews, openLoopScenarios, type TargetView, viewAxis, viewsOf } from "../lib/site-data.ts";
+import { viewsOf } from "../lib/site-data.ts";
 import type { SiteIndex } from "../lib/site-index.ts";
 import type { ScenarioLinks } from "./leaderboard.ts";
 
-/** A number cell: its value, decimals, and a tooltip. */
-export interface NumberCell {
-  value: number | null | undefined;
-  digits: number;
-  title?: string;
-}
-
-/** A table of one row per target: its name linked, then numbers. */
-export interface TargetTable {
-  label: string;
-  /** Text before a link to the scenario's leaderboard, and after it; null for no caption. */
-  caption: { before: string; link: string; after: string } | null;
-  columns: string[];
-  rows: { id: string; label: string; href: string; cells: NumberCell[] }[];
-}
+export type { NumberCell, TargetTable } from "../lib/compare.ts";
 
 export interface ComparePage {
   title: string;
@@ -62,13 +48,13 @@ export interface ComparePage {
       valid: boolean;
     }[];
   } | null;
-  /** Targets of another axis in this scenario, named with links rather than overlaid. */
+  /** The compared kind (`src/kinds/index.ts`): the page's `data-kind`. */
+  kind: KindName;
+  /** Targets of another kind in this scenario, named with links rather than overlaid. */
   apart: { label: string; href: string }[];
   leaderboardHref: string;
   numbers: TargetTable;
 }
-
-const peakN = (t: TargetView) => (t.latest.summary.peak ? concurrencyOf(t.latest.summary.peak.load) : null);
 
 /** The compare page of one scenario at `path`. */
 export function comparePage(index: SiteIndex, scenario: string, path: string): ComparePage {
@@ -76,46 +62,36 @@ export function comparePage(index: SiteIndex, scenario: string, path: string): C
   const root = rootFrom(path);
   // In target-id order, which no column shows: no header of the sortable table carries `aria-sort`.
   const views = viewsOf(series, scenario);
-  // The closed-loop targets are compared whenever there are any; open-loop ones beside them are named, not overlaid.
-  const closed = closedLoopViews(views);
-  const open = closed.length === 0 && views.length > 0;
-  const targets = open ? views : closed;
+  // The kind that leads the scenario is compared; targets of other kinds beside them are named, not overlaid.
+  const kind = kindsAmong(views)[0] ?? (KIND_NAMES[0] as KindName);
+  const view = KINDS[kind];
+  const targets = viewsOfKind(views, kind);
   const targetHref = (id: string) => `${root}${targetPath(series, scenarios, id, scenario)}`;
   const named = scenarios.length > 1 ? ` (${scenario})` : "";
   const endpoints = `${targets.length} LLM ${targets.length === 1 ? "endpoint" : "endpoints"}`;
   const inScenario = scenarios.length > 1 ? ` in scenario ${scenario}` : "";
-  const charts = compareCharts(targets);
+  const charts = compareCharts(targets, view.axis, view.compare.charts);
   const tradeoffSvg = index.compareTradeoff[scenario] ?? null;
   const leaderboardHref = scenarios[0] === scenario ? root : `${root}s/${scenario}/`;
   return {
-    title: open ? `Compare LLM serving capacity${named}` : `Compare LLM throughput curves${named}`,
-    description: open
-      ? `Capacity in requests/s and throughput against the offered request rate of ${endpoints}${inScenario}, overlaid. ${targets
-          .slice(0, 3)
-          .map((t) => rateHeadline(t))
-          .join("; ")}.`
-      : `Throughput against concurrency of ${endpoints}${inScenario}, overlaid. ${targets
-          .slice(0, 3)
-          .map((t) => headline(headlineFigures(t)))
-          .join("; ")}.`,
+    title: `${view.compare.title}${named}`,
+    description: view.compare.description(targets, endpoints, inScenario),
     path,
     root,
     heading: `Compare targets${named}`,
-    loadNote: open
-      ? ", against the offered request rate: requests in this scenario arrive on an open loop (Poisson, at set rates)"
-      : "",
+    loadNote: view.compare.loadNote,
     scenarios: {
       scenarios,
       current: scenario,
       href: (s) => `${root}${s === scenarios[0] ? "compare/" : `s/${s}/compare/`}`,
       label: "The compare page of another scenario",
-      openLoop: openLoopScenarios(series, scenarios),
+      notes: scenarioNotes(series, scenarios),
     },
     picks: targets.map((t, i) => ({ id: t.id, label: t.label, simulated: t.simulated, checked: i < 3 })),
     charts,
     specs: Object.fromEntries(charts.map((c) => [c.measure, c.spec])),
     tradeoff:
-      tradeoffSvg !== null && !open
+      tradeoffSvg !== null && view.compare.tradeoff
         ? {
             svg: tradeoffSvg,
             caption: `The ${COMPARE_TRADEOFF_TARGETS} targets with the highest median peak (or every target, when there are fewer): what each user gets (per-stream tok/s p50, x) against what all get (aggregate tok/s, y), points labelled with their concurrency N where the labels do not overlap; both axes from zero. Drawn when the site was built, whatever is picked above; every target's own trade-off is on its page.`,
@@ -131,60 +107,9 @@ export function comparePage(index: SiteIndex, scenario: string, path: string): C
             ),
           }
         : null,
-    apart: open
-      ? []
-      : views.filter((t) => viewAxis(t) !== "concurrency").map((t) => ({ label: t.label, href: targetHref(t.id) })),
+    kind,
+    apart: views.filter((t) => !targets.includes(t)).map((t) => ({ label: t.label, href: targetHref(t.id) })),
     leaderboardHref,
-    numbers: open ? rateNumbers(targets, targetHref, `${root}s/${scenario}/`) : concurrencyNumbers(targets, targetHref),
-  };
-}
-
-function concurrencyNumbers(targets: TargetView[], href: (id: string) => string): TargetTable {
-  return {
-    label: "Headline figures of every target",
-    caption: null,
-    columns: ["single-stream tok/s", "peak aggregate tok/s", "at N", "per-stream at peak"],
-    rows: targets.map((t) => {
-      const { singleStream, peak } = t.latest.summary;
-      return {
-        id: t.id,
-        label: t.label,
-        href: href(t.id),
-        cells: [
-          { value: singleStream?.outputTokensPerSecond, digits: 1 },
-          { value: peak?.aggregateOutputTokensPerSecond, digits: 0 },
-          { value: peakN(t), digits: 0 },
-          { value: peak?.perStreamOutputTokensPerSecond, digits: 1 },
-        ],
-      };
-    }),
-  };
-}
-
-function rateNumbers(targets: TargetView[], href: (id: string) => string, board: string): TargetTable {
-  return {
-    label: "Capacity in requests per second of every target",
-    caption: {
-      before:
-        "Each target's latest run, as the curves above: capacity is the highest offered rate whose level met the SLO; achieved is the rate the client sent at it. Medians over recent runs are on the ",
-      link: board,
-      after: ".",
-    },
-    columns: ["capacity req/s", "achieved req/s", "TTFT p95 ms at capacity", "peak aggregate tok/s", "at req/s"],
-    rows: targets.map((t) => {
-      const r = rateCompareRow(t);
-      return {
-        id: t.id,
-        label: t.label,
-        href: href(t.id),
-        cells: [
-          { value: r.capacityRequestsPerSecond, digits: 2, title: fmtRate(r.capacityRequestsPerSecond) },
-          { value: r.achievedRequestsPerSecond, digits: 2 },
-          { value: r.ttftP95AtCapacityMs, digits: 0 },
-          { value: r.peakAggregateOutputTokensPerSecond, digits: 0 },
-          { value: r.peakRatePerSecond, digits: 2 },
-        ],
-      };
-    }),
+    numbers: view.compare.numbers(targets, targetHref, `${root}s/${scenario}/`),
   };
 }

@@ -1,14 +1,14 @@
 /**
  * @module The page model of a scenario's leaderboard (`/` for the site's first scenario, `/s/<scenario>/`
- * for each): its rankings, one per load axis its targets run on (closed loops first), and the words
- * around them.
+ * for each): its rankings, one per load kind its targets run (in the registry's order: closed loops
+ * first), and the words around them.
  */
 import { DEFAULT_STANDING } from "@kneeboard/core/config";
+import { KIND_NAMES, KINDS, type KindName, kindsAmong, scenarioNotes, viewsOfKind } from "../kinds/index.ts";
 import { rootFrom } from "../lib/format.ts";
-import { type RankingTable, scenarioRankings } from "../lib/rankings.ts";
+import type { RankingContext, RankingTable } from "../lib/rankings.ts";
 import { modelPath, targetPath } from "../lib/scenarios.ts";
-import { scenarioDescription } from "../lib/share.ts";
-import { openLoopScenarios, viewsOf } from "../lib/site-data.ts";
+import { type TargetView, viewsOf } from "../lib/site-data.ts";
 import type { SiteIndex } from "../lib/site-index.ts";
 
 export interface ScenarioLinks {
@@ -16,8 +16,8 @@ export interface ScenarioLinks {
   current: string;
   href: (scenario: string) => string;
   label: string;
-  /** Scenarios whose every target runs an open loop, marked as request rates. */
-  openLoop: string[];
+  /** What to say after a scenario's name (`request rates`), by scenario. */
+  notes: Record<string, string>;
 }
 
 export interface LeaderboardPage {
@@ -30,6 +30,16 @@ export interface LeaderboardPage {
   scenarios: ScenarioLinks;
   /** The first leads the page; the others are sections below it. */
   rankings: RankingTable[];
+}
+
+/**
+ * A scenario's rankings: one per kind its targets run, in the registry's order; a scenario with no
+ * target yet still shows the (empty) first kind's table, which says how to make a run.
+ */
+export function scenarioRankings(views: readonly TargetView[], ctx: Omit<RankingContext, "section">): RankingTable[] {
+  const kinds = kindsAmong(views);
+  const present: KindName[] = kinds.length > 0 ? kinds : KIND_NAMES.slice(0, 1);
+  return present.map((kind, i) => KINDS[kind].board.ranking(viewsOfKind(views, kind), { ...ctx, section: i > 0 }));
 }
 
 /** The leaderboard of one scenario at `path` (`` for `/`, `s/<scenario>/` for each scenario's own page). */
@@ -45,16 +55,12 @@ export function leaderboardPage(index: SiteIndex, scenario: string, path: string
     modelHref: (key) => modelPath(series, scenarios, key, scenario),
     window: views[0]?.standing.window ?? DEFAULT_STANDING,
   });
-  const lead = rankings[0] as RankingTable;
+  // The page is titled and described by the kind that leads it.
+  const leadKind = kindsAmong(views)[0] ?? (KIND_NAMES[0] as KindName);
+  const lead = KINDS[leadKind];
   return {
-    // Titled by what leads the page: the closed-loop ranking whenever the scenario has a closed-loop target.
-    title:
-      path === ""
-        ? "LLM throughput leaderboard: one user and many at once"
-        : lead.axis === "rate"
-          ? `LLM serving capacity in requests/s: scenario ${scenario}`
-          : `LLM throughput leaderboard: scenario ${scenario}`,
-    description: scenarioDescription(views, scenario, scenarios.length),
+    title: path === "" ? "LLM throughput leaderboard: one user and many at once" : lead.board.title(scenario),
+    description: lead.board.description(viewsOfKind(views, leadKind), scenario, scenarios.length),
     path,
     root,
     scenarios: {
@@ -62,7 +68,7 @@ export function leaderboardPage(index: SiteIndex, scenario: string, path: string
       current: scenario,
       href: (s) => (s === scenarios[0] ? root : `${root}s/${s}/`),
       label: "The leaderboard of another scenario",
-      openLoop: openLoopScenarios(series, scenarios),
+      notes: scenarioNotes(series, scenarios),
     },
     rankings,
   };

@@ -1,23 +1,20 @@
 /**
  * @module The model page's model: everything `pages/models/[modelKey]/[...rest].astro` renders of one
  * model in one scenario, from the site index and the route's params. Its routes are grouped by load
- * axis (a route on an open loop never turns the others' curves into rates); each axis's figure
- * sections come from `modelCharts` (`target-charts.ts`) with the tables of their numbers, keyed by the
- * sections' ids here.
+ * kind (a route on an open loop never turns the others' curves into rates), each kind its part in the
+ * registry's order: its routes table, its sections (figures with their tables, `src/kinds/`), and a
+ * table per level where its levels are a concurrency N.
  */
 import { DEFAULT_SLO } from "@kneeboard/core/config";
-import { type LoadAxis, loadWords } from "@kneeboard/core/run";
-import { levelPoints } from "../lib/charts/index.ts";
+import { KINDS, type KindName, kindsAmong, viewsOfKind } from "../kinds/index.ts";
+import { modelSections } from "../kinds/sections.ts";
 import { fmt, rootFrom } from "../lib/format.ts";
-import { type LeaderboardRow, leaderboardRows } from "../lib/leaderboard.ts";
 import { type AtLevelRow, atLevelRows, levelsRun, modelGroups, sloWords } from "../lib/models.ts";
-import { type RateRow, rateRows } from "../lib/open-loop.ts";
+import type { RoutesTable } from "../lib/rankings.ts";
 import { modelPath, modelScenarios, rankingPath, targetPath } from "../lib/scenarios.ts";
-import { headline, headlineFigures, rateHeadline } from "../lib/share.ts";
-import { type TargetView, viewAxis, viewsOf } from "../lib/site-data.ts";
+import { type TargetView, viewsOf } from "../lib/site-data.ts";
 import type { SiteIndex } from "../lib/site-index.ts";
-import { viewPoints } from "../lib/view-points.ts";
-import { num, type PageSection, type Table, text } from "./table.ts";
+import { num, type PageSection, type Table, text } from "../lib/table.ts";
 
 /** The route's params: `models/<key>/` (the model's first scenario) or `models/<key>/s/<scenario>/`. */
 export interface ModelParams {
@@ -42,14 +39,15 @@ export function modelPaths(index: SiteIndex): { params: ModelParams }[] {
   });
 }
 
-/** A closed-loop route's row of the routes table. */
-export interface ClosedRouteRow {
-  row: LeaderboardRow;
-  href: string;
-  /** Gateway, and provider where pinned. */
-  via: string;
-  /** The latest run's goodput peak, and where. */
-  goodput: { value: number; at: string } | null;
+/** The model's routes of one load kind: their table, figures, and a table per concurrency level where the kind has one. */
+export interface ModelKindPart {
+  /** The kind (`src/kinds/index.ts`): the part's `data-kind`. */
+  kind: KindName;
+  heading: string;
+  note: string | null;
+  routes: RoutesTable;
+  sections: PageSection[];
+  levels: { n: number; id: string; label: string; href: string; rows: AtLevelRow[] }[];
 }
 
 export interface ModelPage {
@@ -64,91 +62,11 @@ export interface ModelPage {
   askedAs: string[];
   routeCount: number;
   scenarioNav: { scenarios: string[]; current: string; hrefs: Record<string, string> };
-  /** The routes on a closed loop: their table, figures, and a table per concurrency level; null when none. */
-  closed: {
-    label: string;
-    slo: string;
-    rows: ClosedRouteRow[];
-    sections: PageSection[];
-    levels: { n: number; id: string; label: string; href: string; rows: AtLevelRow[] }[];
-  } | null;
-  /** The routes on an open loop: ranked by capacity in requests/s, and their figures; null when none. */
-  open: { rows: RateRow[]; hrefs: Record<string, string>; sections: PageSection[] } | null;
+  /** Each load kind its routes run, in the registry's order. */
+  kinds: ModelKindPart[];
   /** Same model? Each route's canary tested against the model's reference route; null when no route has a verdict yet. */
   sameModel: Table | null;
 }
-
-interface Context {
-  routes: TargetView[];
-}
-
-/** The tables beside each model figure section, by the section's id (`target-charts.ts`). */
-const SECTION_TABLES: Record<string, (c: Context) => Table[]> = {
-  "model-tradeoff": ({ routes }) => [
-    {
-      id: "model-tradeoff-numbers",
-      label: "The curves' numbers",
-      columns: [
-        { head: "route", class: "text" },
-        { head: "N" },
-        { head: "per-stream tok/s p50" },
-        { head: "aggregate tok/s" },
-        { head: "goodput tok/s" },
-        { head: "valid", class: "text" },
-      ],
-      rows: routes.flatMap((t) =>
-        levelPoints(t.latest.levels).map((p) => ({
-          data: { "data-target": t.id },
-          cells: [
-            text(t.label),
-            num(String(p.position)),
-            num(fmt(p.perStreamOutputTokensPerSecondP50, 1)),
-            num(fmt(p.aggregateOutputTokensPerSecond)),
-            num(fmt(p.goodputOutputTokensPerSecond)),
-            text(p.valid ? "yes" : "no"),
-          ],
-        })),
-      ),
-    },
-  ],
-  "model-rate": ({ routes }) => {
-    const byId = new Map(routes.map((t) => [t.id, t]));
-    return [
-      {
-        id: "model-rate-numbers",
-        label: "The charts' numbers: each offered rate of each route",
-        caption: "Per route and offered rate, latest runs: the charts' numbers, valid or not",
-        columns: [
-          { head: "route", class: "text" },
-          { head: "offered req/s" },
-          { head: "achieved req/s" },
-          { head: "TTFT p50 ms" },
-          { head: "e2e p50 ms" },
-          { head: "goodput tok/s" },
-          { head: "aggregate tok/s" },
-          { head: "valid", class: "text" },
-        ],
-        // Every rate of every route's latest run, valid or not, routes in the routes table's order.
-        rows: rateRows(routes).flatMap((r) => {
-          const t = byId.get(r.id) as TargetView;
-          return viewPoints(t).map((p) => ({
-            data: { "data-target": t.id },
-            cells: [
-              text(t.label),
-              num(fmt(p.position, 2)),
-              num(fmt(p.achievedRatePerSecond, 2)),
-              num(fmt(p.ttftP50Ms)),
-              num(fmt(p.e2eP50Ms)),
-              num(fmt(p.goodputOutputTokensPerSecond)),
-              num(fmt(p.aggregateOutputTokensPerSecond)),
-              text(p.valid ? "yes" : "no"),
-            ],
-          }));
-        }),
-      },
-    ];
-  },
-};
 
 /** The model page of `params`, from the site index. */
 export function modelPage(index: SiteIndex, params: ModelParams): ModelPage {
@@ -168,27 +86,43 @@ export function modelPage(index: SiteIndex, params: ModelParams): ModelPage {
   const path = modelPath(series, scenarios, modelKey, scenario);
   const root = rootFrom(path);
   const href = (id: string) => `${root}${targetPath(series, scenarios, id, scenario)}`;
-  const on = (axis: LoadAxis) => routes.filter((t) => viewAxis(t) === axis);
-  const closedRoutes = on("concurrency");
-  const openRoutes = on("rate");
   const figureSections = index.modelCharts[scenario]?.[modelKey] ?? [];
-  const sectionsOf = (axis: LoadAxis, c: Context): PageSection[] =>
-    figureSections
-      .filter((s) => s.axis === axis)
-      .map((s) => ({ id: s.id, heading: s.heading, figures: s.figures, tables: SECTION_TABLES[s.id]?.(c) ?? [] }));
-  const rows = leaderboardRows(closedRoutes);
-  const rates = rateRows(openRoutes);
   /** The scenario's pages at N: `at/N/` for the site's first scenario, `s/<scenario>/at/N/` else. */
   const atBase = scenario === scenarios[0] ? "" : rankingPath(scenario);
   const named = scenarios.length > 1 ? ` (${scenario})` : "";
-  const slo = routes[0]?.standing.slo ?? DEFAULT_SLO;
+  const slo = sloWords(routes[0]?.standing.slo ?? DEFAULT_SLO);
+  const kinds = kindsAmong(routes).map((kind): ModelKindPart => {
+    const view = KINDS[kind];
+    const on = viewsOfKind(routes, kind);
+    return {
+      kind,
+      heading: view.model.heading,
+      note: view.model.note,
+      routes: view.model.routes(on, {
+        targetHref: (id) => targetPath(series, scenarios, id, scenario),
+        slo,
+        modelKey,
+      }),
+      sections: modelSections(kind, on, figureSections),
+      levels: view.atN
+        ? levelsRun(on).map((n) => ({
+            n,
+            id: `model-level-${n}`,
+            label: `Routes of ${modelKey} at concurrency ${n}`,
+            href: `${root}${atBase}at/${n}/`,
+            rows: atLevelRows(on, n),
+          }))
+        : [],
+    };
+  });
   return {
     // The page names the model by its key, as the leaderboard's group does; each route may call it otherwise.
     title: `${modelKey}: every route side by side${named}`,
-    description: `${modelKey}: ${routes.length} ${routes.length === 1 ? "route" : "routes"} side by side. ${[
-      ...rows.map((r) => headline(headlineFigures(byId.get(r.id) as TargetView))),
-      ...rates.map((r) => rateHeadline(byId.get(r.id) as TargetView)),
-    ].join("; ")}.`,
+    description: `${modelKey}: ${routes.length} ${routes.length === 1 ? "route" : "routes"} side by side. ${kinds
+      .flatMap((k) =>
+        k.routes.groups.flatMap((g) => g.rows.map((r) => KINDS[k.kind].headline(byId.get(r.id) as TargetView))),
+      )
+      .join("; ")}.`,
     path,
     root,
     heading: `${modelKey}${named}`,
@@ -202,39 +136,7 @@ export function modelPage(index: SiteIndex, params: ModelParams): ModelPage {
       current: scenario,
       hrefs: Object.fromEntries(own.map((x) => [x, `${root}${modelPath(series, scenarios, modelKey, x)}`])),
     },
-    closed:
-      closedRoutes.length === 0
-        ? null
-        : {
-            label: `Routes of ${modelKey}: capacity, goodput and cost`,
-            slo: sloWords(slo),
-            rows: rows.map((r) => {
-              const t = byId.get(r.id) as TargetView;
-              const gp = t.latest.summary.goodputPeak;
-              return {
-                row: r,
-                href: href(r.id),
-                via: `${t.latest.route.gateway}${t.latest.route.provider ? ` → ${t.latest.route.provider}` : ""}`,
-                goodput: gp ? { value: gp.goodputOutputTokensPerSecond, at: loadWords(gp.load) } : null,
-              };
-            }),
-            sections: sectionsOf("concurrency", { routes: closedRoutes }),
-            levels: levelsRun(closedRoutes).map((n) => ({
-              n,
-              id: `model-level-${n}`,
-              label: `Routes of ${modelKey} at concurrency ${n}`,
-              href: `${root}${atBase}at/${n}/`,
-              rows: atLevelRows(closedRoutes, n),
-            })),
-          },
-    open:
-      openRoutes.length === 0
-        ? null
-        : {
-            rows: rates,
-            hrefs: Object.fromEntries(openRoutes.map((t) => [t.id, href(t.id)])),
-            sections: sectionsOf("rate", { routes: openRoutes }),
-          },
+    kinds,
     sameModel: sameModelTable(routes, href),
   };
 }

@@ -11,7 +11,7 @@ import {
   SMALL_FONT_SIZE,
 } from "./shared.ts";
 
-/** One point of a target's prefill curve: one closed-loop scenario's prompt tokens and its TTFT p50 at level 1. */
+/** One point of a target's prefill curve: one scenario's prompt tokens and its TTFT p50 at concurrency 1. */
 export interface PrefillPoint {
   scenario: string;
   promptTokens: number;

@@ -3,11 +3,12 @@
  * `data/runs.csv` (every run and level, each row saying whether it entered its target's standing)
  * and `data/standing.csv` (the standing's estimates, one row per target and level).
  */
-import { concurrencyOf, type Load, loadPosition, sameLoad } from "@kneeboard/core/run";
+import { type Load, loadPosition, sameLoad } from "@kneeboard/core/run";
 import type { RunIndexEntry } from "@kneeboard/core/run-index";
 import type { Estimate, Standing } from "@kneeboard/core/standing";
-import { targetModelKey } from "./models.ts";
-import { type SiteData, type TargetView, viewsOf } from "./site-data.ts";
+import { KINDS, type KindedLevel, kindOf, type LoadCells } from "../kinds/index.ts";
+import { targetModelKey } from "../lib/models.ts";
+import { type SiteData, type TargetView, viewsOf } from "../lib/site-data.ts";
 
 /** `data/index.json`: every target with its standing, its latest run's headline and per-level figures, and its history. */
 export function indexJson(data: SiteData): string {
@@ -122,7 +123,7 @@ export function runsCsv(entries: Iterable<RunIndexEntry>, standings: Iterable<St
         servedProviders: e.servedProviders.join(" "),
         runValid: e.summary.valid,
         level: l.level,
-        ...loadCells(l.load),
+        ...loadCells(l),
         levelValid: l.valid,
         aggregateOutputTokensPerSecond: l.aggregateOutputTokensPerSecond,
         perStreamOutputTokensPerSecondP50: l.perStreamOutputTokensPerSecondP50,
@@ -178,23 +179,18 @@ const STANDING_COLUMNS = [
 ];
 
 /**
- * A load as CSV cells: its kind, a closed loop's N (`concurrency`), an open loop's offered rate
- * (`ratePerSecond`) and gamma arrivals' `burstiness`, a trace replay's `speedup`, each empty where the
- * kind has none.
+ * A level's load as CSV cells: its kind as the run document names it, then the cells its kind fills
+ * (`KindView.csv`: a closed loop's N in `concurrency`, an open loop's offered rate in `ratePerSecond`
+ * and gamma arrivals' `burstiness`, a trace replay's `speedup`), each empty where the kind has none.
  */
-function loadCells(load: Load): {
-  loadKind: Load["kind"];
-  concurrency: number | null;
-  ratePerSecond: number | null;
-  burstiness: number | null;
-  speedup: number | null;
-} {
+function loadCells(level: KindedLevel): { loadKind: Load["kind"] } & LoadCells {
+  const cells = KINDS[kindOf(level)].csv(level.load);
   return {
-    loadKind: load.kind,
-    concurrency: concurrencyOf(load),
-    ratePerSecond: load.kind === "open" ? load.ratePerSecond : null,
-    burstiness: load.kind === "open" ? (load.burstiness ?? null) : null,
-    speedup: load.kind === "trace" ? load.speedup : null,
+    loadKind: level.load.kind,
+    concurrency: cells.concurrency,
+    ratePerSecond: cells.ratePerSecond,
+    burstiness: cells.burstiness,
+    speedup: cells.speedup,
   };
 }
 
@@ -222,16 +218,12 @@ export function standingCsv(standings: Iterable<Standing>): string {
         s.window.now,
         s.runIds.length,
         l.level,
-        ...Object.values(loadCells(l.load)),
+        ...Object.values(loadCells(l)),
         l.validRuns,
         l.invalidRuns,
         l.ranked,
         isAt(s.peak, l),
-        (l.load.kind === "open"
-          ? (s.kneeRequestsPerSecond ?? null)
-          : l.load.kind === "closed"
-            ? s.kneeConcurrency
-            : null) === loadPosition(l.load),
+        KINDS[kindOf(l)].knee(s) === loadPosition(l.load),
         isAt(s.capacity, l),
         ...estimateCells,
         l.invalidReasons.join("; "),
