@@ -8,7 +8,6 @@
 import { KIND_NAMES, KINDS, kindsAmong, viewKind, viewsOfKind } from "../kinds/index.ts";
 import { modelContext, targetContext } from "../kinds/sections.ts";
 import { type LoadAxis, prefillSpec, tradeoffSpec } from "../lib/charts/index.ts";
-import { viewPoints } from "../lib/view-points.ts";
 import { tradeoffTargets } from "../lib/compare.ts";
 import { modelGroups } from "../lib/models.ts";
 import { prefillPoints } from "../lib/prefill.ts";
@@ -16,6 +15,7 @@ import { type SiteData, viewKey, viewsOf } from "../lib/site-data.ts";
 import type { Figure, FigureSection, ModelCharts, SiteIndex, TargetCharts, TargetView } from "../lib/site-index.ts";
 import { renderSvg } from "../lib/svg.ts";
 import { HISTORY_SECTION, type SectionDef, TRADEOFF_TITLE } from "../lib/target-charts.ts";
+import { viewPoints } from "../lib/view-points.ts";
 
 /** The site index's figures and charts. */
 export type SiteCharts = Pick<SiteIndex, "charts" | "prefill" | "modelCharts" | "compareTradeoff">;

@@ -7,7 +7,6 @@
 import type { Load } from "@kneeboard/core/run";
 import { type Estimate, estimate, rankLabel, ranksBy } from "@kneeboard/core/standing";
 import { levelPoints } from "../lib/charts/index.ts";
-import { viewPoints } from "../lib/view-points.ts";
 import type { TargetTable } from "../lib/compare.ts";
 import { estimateTitle, fmt, fmtEstimate, pct } from "../lib/format.ts";
 import { sloWords, targetModelKey } from "../lib/models.ts";
@@ -33,6 +32,7 @@ import {
   type TargetContext,
   withLeftOut,
 } from "../lib/target-charts.ts";
+import { viewPoints } from "../lib/view-points.ts";
 import type { KindView, RoutesContext } from "./view.ts";
 
 /** The offered rate of a figure's level (a peak, of a run or a standing); null without a figure or an open load. */

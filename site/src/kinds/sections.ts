@@ -2,10 +2,11 @@
  * @module Each kind's sections as a page shows them: the figures the build rendered (`build/charts.ts`)
  * joined with their tables, through the registry: a target's (its kind's), a model's (one kind's).
  */
-import { viewPoints } from "../lib/view-points.ts";
+
 import type { FigureSection, TargetView } from "../lib/site-index.ts";
 import type { PageSection } from "../lib/table.ts";
 import { joinSections, type ModelContext, type TargetContext, validSeries } from "../lib/target-charts.ts";
+import { viewPoints } from "../lib/view-points.ts";
 import { KINDS, type KindName, viewKind } from "./index.ts";
 
 /** What a target's sections are drawn from. */

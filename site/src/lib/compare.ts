@@ -5,8 +5,8 @@
  */
 import type { TopLevelSpec } from "vega-lite";
 import { type LoadAxis, type MeasureKey, overlaySpec } from "./charts/index.ts";
-import { viewPoints } from "./view-points.ts";
 import type { TargetView } from "./site-data.ts";
+import { viewPoints } from "./view-points.ts";
 
 /** The trade-off chart draws at most this many targets: every point is labelled, so 100 targets would make a page of megabytes. */
 export const COMPARE_TRADEOFF_TARGETS = 12;

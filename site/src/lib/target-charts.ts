@@ -22,9 +22,9 @@ import {
   overlaySpec,
   throughputCurvesSpec,
 } from "./charts/index.ts";
-import { viewPoints } from "./view-points.ts";
 import type { Figure, FigureSection, TargetView } from "./site-index.ts";
 import type { Table } from "./table.ts";
+import { viewPoints } from "./view-points.ts";
 
 export const finite = (v: number | null | undefined) => v !== null && v !== undefined && Number.isFinite(v);
 /** A valid level with one of `figures`: what a chart of the latest run needs to be worth drawing. */
