@@ -156,7 +156,7 @@ describe("kneeboard plan", () => {
     const result = await kneeboardHere(["plan", "--config", file], { KB_PLAN_KEY: "" });
     expect(result.code).toBe(0);
     expect(result.out).toContain("KB_PLAN_KEY (not set here");
-    expect(result.out).toContain("total: 20 measured requests + 2 warm-up");
+    expect(result.out).toContain("total: 20 measured requests, closed loop + 2 warm-up");
     // 1 100 s and 400 s: neither fits the 870 s left after one alone, so level 1 cannot be sure to fit.
     expect(result.out).toContain("duration upper bound: 1,500 s, not sure to fit: level 1 alone");
     expect(result.out).toContain("top level: 4 streams x 50 chunks/s = 200 chunks/s");
