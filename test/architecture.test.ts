@@ -170,6 +170,51 @@ function astroViolations(root: string): { violations: Violation[]; files: number
   return { violations: found, files: files.length };
 }
 
+/** The names of load kinds, config arrival modes and load axes: what only a kind's module may compare. */
+const KIND_WORDS = "closed|open|trace|conversation|poisson|gamma";
+const AXIS_WORDS = "concurrency|rate|speedup";
+/** A comparison with a kind's name: of a `kind` or `mode`, an `axis`, or a `case` of a switch over them. */
+const KIND_BRANCH = new RegExp(
+  [
+    `\\b(kind|mode)\\s*[!=]==?\\s*["'](${KIND_WORDS})["']`,
+    `["'](${KIND_WORDS})["']\\s*[!=]==?\\s*[\\w.?]*\\b(kind|mode)\\b`,
+    `\\baxis\\s*[!=]==?\\s*["'](${AXIS_WORDS})["']`,
+    `case\\s+["'](closed|trace|conversation|poisson|gamma|${AXIS_WORDS})["']\\s*:`,
+  ].join("|"),
+);
+
+/** Source files (not tests) under dir, relative to root. */
+function sourceFiles(root: string, dir: string): string[] {
+  let entries: import("node:fs").Dirent[];
+  try {
+    entries = readdirSync(join(root, dir), { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries.flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory())
+      return entry.name === "node_modules" || entry.name === "dist" ? [] : sourceFiles(root, path);
+    return /\.(ts|astro)$/.test(entry.name) && !TEST_FILE.test(entry.name) ? [path] : [];
+  });
+}
+
+/**
+ * Lines outside a `kinds/` folder that branch on a load kind (docs/architecture.md#load-kinds): a
+ * kind's module and the registries (`packages/core/src/kinds/`, `site/src/kinds/`) own every
+ * decision that differs by kind; the rest asks them.
+ */
+function kindBranches(root: string): string[] {
+  const files = ["packages", "functions/src", "site/src"].flatMap((dir) => sourceFiles(root, dir));
+  return files
+    .filter((file) => !file.split("/").includes("kinds"))
+    .flatMap((file) =>
+      readFileSync(join(root, file), "utf8")
+        .split("\n")
+        .flatMap((line, i) => (KIND_BRANCH.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+    );
+}
+
 const temp: string[] = [];
 afterAll(() => {
   for (const dir of temp) rmSync(dir, { recursive: true, force: true });
@@ -193,6 +238,12 @@ describe("the architecture", () => {
   it("has no cycle between folders", async () => {
     const { modules } = await cruiseRepo();
     expect(folderCycles(modules)).toEqual([]);
+  });
+
+  it("branches on a load kind only in the kinds' modules and registries", () => {
+    expect(kindBranches(ROOT)).toEqual([]);
+    // Not vacuous: the kinds' own modules do compare kinds, and the scan reads them.
+    expect(sourceFiles(ROOT, "packages/core/src/kinds").length).toBeGreaterThan(4);
   });
 
   it("keeps the site's Astro components to rendering what they are given", () => {
@@ -251,6 +302,18 @@ describe("the architecture", () => {
         " (packages/core/src/d/index.ts → packages/core/src/e/leaf.ts; packages/core/src/e/index.ts → packages/core/src/d/leaf.ts)",
       "no-folder-cycle: site/src/lib → site/src/lib/charts → site/src/lib" +
         " (site/src/lib/views.ts → site/src/lib/charts/axis.ts; site/src/lib/charts/history.ts → site/src/lib/data.ts)",
+    ]);
+    // A branch on a kind outside kinds/ trips the rule; the same inside a kind's module, or in a test, does not.
+    write("packages/core/src/h/index.ts", 'export const h = (load: { kind: string }) => load.kind === "trace";\n');
+    write("site/src/lib/axis.ts", 'export const a = (axis: string) => (axis === "rate" ? 1 : 0);\n');
+    write(
+      "packages/core/src/kinds/trace/index.ts",
+      'export const t = (load: { kind: string }) => load.kind === "trace";\n',
+    );
+    write("packages/core/src/h/index.test.ts", 'export const t = (load: { kind: string }) => load.kind === "trace";\n');
+    expect(kindBranches(dir)).toEqual([
+      'packages/core/src/h/index.ts:1: export const h = (load: { kind: string }) => load.kind === "trace";',
+      'site/src/lib/axis.ts:1: export const a = (axis: string) => (axis === "rate" ? 1 : 0);',
     ]);
     write("site/src/components/Reads.astro", '---\nimport { siteIndex } from "../lib/site-index.ts";\n---\n');
     write("site/src/components/Types.astro", '---\nimport type { SiteIndex } from "../lib/site-index.ts";\n---\n');

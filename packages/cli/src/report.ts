@@ -1,4 +1,6 @@
 /** @module What the CLI prints: live progress (a rewritten line on a TTY, plain lines otherwise) and the closing table. */
+
+import { headlineWords } from "@kneeboard/core/kinds";
 import { figureHeading } from "@kneeboard/core/labels";
 import { loadWords, type RunDocument } from "@kneeboard/core/run";
 import type { SweepProgress } from "@kneeboard/core/sweep";
@@ -56,18 +58,23 @@ export function runTable(doc: RunDocument): string {
     cells.map((c, i) => (i === cells.length - 1 ? c : c.padStart(widths[i] as number))).join("  ");
   const s = doc.summary;
   const title = `${doc.targetId} [${doc.scenario}]: ${doc.label}${doc.simulated ? "  [simulated]" : ""}  (${doc.status}${doc.partialReason ? `: ${doc.partialReason}` : ""})`;
-  const openLoop = doc.levels.some((l) => l.load.kind === "open");
   const peakAt = s.peak ? loadWords(s.peak.load) : "-";
-  const kneeRate = s.kneeRequestsPerSecond;
-  // An open loop's levels are rates: its headline is what it sustains and its knee in req/s, not single-stream and N.
   const percent = (share: number | null) => (share === null ? "-" : `${(share * 100).toFixed(1)} %`);
-  const replay = doc.levels.some((l) => l.load.kind === "trace");
-  // A replay's headline: its peak along the speedups, and how much of the reuse its trace allows the route delivered.
-  const headline = replay
-    ? `trace replay${doc.trace ? ` of ${doc.trace.name} (${doc.trace.requests} requests)` : ""}: peak ${fixed(s.peak?.aggregateOutputTokensPerSecond)} tok/s at ${peakAt}; the trace allows ${percent(doc.trace?.reusablePromptTokenShare ?? null)} of prompt tokens from a cache, the route reported ${doc.levels.map((l) => `${percent(l.cachedPromptTokenShare)} cached at ${loadWords(l.load)}`).join(", ")}`
-    : openLoop
-      ? `open loop: peak ${fixed(s.peak?.aggregateOutputTokensPerSecond)} tok/s at ${peakAt}, knee ${kneeRate != null ? `${kneeRate} req/s` : s.saturated || kneeRate === undefined ? "-" : "not reached"}, sustains ${s.capacityRequestsPerSecond ?? "-"} req/s at the SLO`
-      : `single-stream ${fixed(s.singleStream?.outputTokensPerSecond)} tok/s, peak ${fixed(s.peak?.aggregateOutputTokensPerSecond)} tok/s at ${peakAt}, knee ${s.kneeConcurrency ?? (s.saturated ? "-" : "not reached")}, scaling efficiency ${fixed(s.scalingEfficiency, 2)}`;
+  const kneeRate = s.kneeRequestsPerSecond;
+  const parts = {
+    peak: `${fixed(s.peak?.aggregateOutputTokensPerSecond)} tok/s at ${peakAt}`,
+    singleStream: fixed(s.singleStream?.outputTokensPerSecond),
+    kneeUsers: `${s.kneeConcurrency ?? (s.saturated ? "-" : "not reached")}`,
+    kneeRate: kneeRate != null ? `${kneeRate} req/s` : s.saturated || kneeRate === undefined ? "-" : "not reached",
+    scalingEfficiency: fixed(s.scalingEfficiency, 2),
+    sustainsRate: `${s.capacityRequestsPerSecond ?? "-"}`,
+    trace: doc.trace ? ` of ${doc.trace.name} (${doc.trace.requests} requests)` : "",
+    reusable: percent(doc.trace?.reusablePromptTokenShare ?? null),
+    cached: doc.levels.map((l) => `${percent(l.cachedPromptTokenShare)} cached at ${loadWords(l.load)}`).join(", "),
+  };
+  // Each kind says its headline: single-stream and N, what an open loop sustains, a replay's reuse.
+  const first = doc.levels[0];
+  const headline = first ? headlineWords(first.load, parts) : `peak ${parts.peak}`;
   // The stop's words start with what happened: "rate-limited from N=8", "unreachable at N=1", "failing from N=2".
   const stopped = s.stop ? [`stopped: ${s.stop.detail}`] : [];
   return [title, format(header), ...rows.map(format), headline, ...conversationLines(doc), ...stopped, ""].join("\n");

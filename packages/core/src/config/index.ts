@@ -6,7 +6,7 @@ import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { Positive, strictlyAscending } from "../drive/fields.ts";
 import { ConfigError } from "../errors/index.ts";
-import { Arrival, Conversation, TraceFormat } from "../kinds/index.ts";
+import { Arrival, Conversation, conversationsRunIn, TraceFormat } from "../kinds/index.ts";
 import { DEFAULT_SLO } from "../metrics/index.ts";
 import { Route } from "../route/index.ts";
 import { issueMessage, problemsOf } from "./issues.ts";
@@ -294,7 +294,7 @@ function conversationsInClosedLoops(config: unknown, ctx: z.RefinementCtx): void
         if (layer.conversation !== undefined) at = [...path, "conversation"];
         if (isObject(layer.arrival) && layer.arrival.mode !== undefined) mode = layer.arrival.mode;
       }
-      if (at === null || mode === "closed" || reported.has(at.join("."))) continue;
+      if (at === null || conversationsRunIn(mode) || reported.has(at.join("."))) continue;
       reported.add(at.join("."));
       problem(
         ctx,

@@ -57,6 +57,37 @@ export interface PlanWords<W, L> {
 }
 
 /**
+ * Where a kind's figures go in a run's summary: its knee and capacity in its own unit (a closed loop's
+ * N: `kneeConcurrency`, `capacity`; an open loop's rate: `kneeRequestsPerSecond`,
+ * `capacityRequestsPerSecond`), or nowhere (a replay's speedup is neither).
+ */
+export interface SummaryUnits {
+  knee: "kneeConcurrency" | "kneeRequestsPerSecond" | null;
+  capacity: "capacity" | "capacityRequestsPerSecond" | null;
+}
+
+/** A run's headline figures, each already in words, for a kind to say its headline with (`kneeboard run`'s report). */
+export interface HeadlineParts {
+  /** `812.3 tok/s at N=16`. */
+  peak: string;
+  /** Level 1's per-stream tok/s. */
+  singleStream: string;
+  /** The knee in users, `-` or `not reached`. */
+  kneeUsers: string;
+  /** The knee in requests/s (`4 req/s`), `-` or `not reached`. */
+  kneeRate: string;
+  scalingEfficiency: string;
+  /** The highest rate that met the SLO, or `-`. */
+  sustainsRate: string;
+  /** The replayed trace: ` of x.jsonl (120 requests)`, or empty. */
+  trace: string;
+  /** The share of prompt tokens the trace allows from a cache. */
+  reusable: string;
+  /** What the route reported cached, level by level. */
+  cached: string;
+}
+
+/**
  * One load kind. `W` is the workload it reads (its config member among it), `L` a level's load as the
  * sweep drives it, `D` the run document's record of that load, `S` its driver's spec.
  */
@@ -90,6 +121,14 @@ export interface LoadKind<W, L extends { kind: string }, D extends { kind: strin
   userLevels(workload: W): number[] | null;
   /** The most worker threads a level can use (a thread runs at least one stream). */
   threadBound(load: L): number;
+  /** Where its knee and capacity go in a run's summary. */
+  summary: SummaryUnits;
+  /** Its prompts share prefixes on purpose (a replay's blocks, a conversation's history): what a cache serves is the measure, not a flaw. */
+  expectsCache: boolean;
+  /** The rate a level offers, requests/s, where the load names one (an open loop's); null where it does not. */
+  offeredRate(load: D): number | null;
+  /** A run's headline in words, from its figures (`kneeboard run`'s report). */
+  headline(parts: HeadlineParts): string;
   /** What `kneeboard plan` says of it. */
   plan: PlanWords<W, L>;
   /** Runs a level's measured sends. */

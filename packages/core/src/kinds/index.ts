@@ -6,16 +6,24 @@
  */
 import { z } from "zod";
 import type { DriveSpec, LevelDriver } from "../drive/driver.ts";
-import type { ExpandContext, LoadAxis, LoadKind, PlanWords, RecordedRequests } from "../drive/kind.ts";
+import type {
+  ExpandContext,
+  HeadlineParts,
+  LoadAxis,
+  LoadKind,
+  PlanWords,
+  RecordedRequests,
+  SummaryUnits,
+} from "../drive/kind.ts";
 import type { LevelBudget, LevelPlanOf } from "../drive/plan.ts";
 import { ClosedArrival, ClosedLoad, closed } from "./closed/index.ts";
 import { type Conversation, type ConversationLevelLoad, ConversationLoad, conversation } from "./conversation/index.ts";
 import { GammaArrival, type OpenLevelLoad, OpenLoad, open, PoissonArrival } from "./open/index.ts";
 import { TraceArrival, type TraceLevelLoad, TraceLoad, type TraceWindow, trace } from "./trace/index.ts";
 
-export { Conversation } from "./conversation/index.ts";
+export { Conversation, conversationLoadOfV2 } from "./conversation/index.ts";
 export { TraceFormat } from "./trace/index.ts";
-export type { ExpandContext, LoadAxis, PlanWords };
+export type { ExpandContext, HeadlineParts, LoadAxis, PlanWords, SummaryUnits };
 
 /** Every load kind by its name. */
 export const KINDS = { closed, open, trace, conversation } as const;
@@ -138,6 +146,19 @@ export function replayedWindow(load: LevelLoad): TraceWindow | null {
   return load.kind === "trace" ? load.trace : null;
 }
 
+/**
+ * True when conversations can be held with this `arrival.mode`: each user waits for an answer
+ * before the next turn, so only the closed loop's workers can be its users.
+ */
+export function conversationsRunIn(mode: unknown): boolean {
+  return typeof mode === "string" && mode in MODE_KIND && MODE_KIND[mode as Arrival["mode"]] === "closed";
+}
+
+/** A workload's arrival when it replays a trace (the trace file to read); null for the other kinds. */
+export function replayedArrival(arrival: Arrival): TraceArrival | null {
+  return arrival.mode === "trace" ? arrival : null;
+}
+
 /** The N of each level of a workload whose levels hold N users (a closed loop, conversations); null for the others. */
 export function userLevels(workload: KindWorkload): number[] | null {
   return entry(kindOfWorkload(workload)).userLevels(workload);
@@ -146,6 +167,26 @@ export function userLevels(workload: KindWorkload): number[] | null {
 /** What `kneeboard plan` says of a workload's kind: its table column, level labels, loop, arrival and notes. */
 export function planWords(workload: KindWorkload): PlanWords<KindWorkload, LevelLoad> {
   return entry(kindOfWorkload(workload)).plan as PlanWords<KindWorkload, LevelLoad>;
+}
+
+/** Where a load's kind puts its knee and capacity in a run's summary. */
+export function summaryUnits(load: Load): SummaryUnits {
+  return entry(load.kind).summary;
+}
+
+/** True when a load's prompts share prefixes on purpose (a replay, a conversation): a cache serving them is no flaw. */
+export function expectsCache(load: Load): boolean {
+  return entry(load.kind).expectsCache;
+}
+
+/** The rate a load offers, requests/s, where it names one (an open loop's); null for the other kinds. */
+export function offeredRate(load: Load): number | null {
+  return entry(load.kind).offeredRate(load);
+}
+
+/** A run's headline in its load's kind's words. */
+export function headlineWords(load: Load, parts: HeadlineParts): string {
+  return entry(load.kind).headline(parts);
 }
 
 /** The driver of a load kind, on the main thread and in worker threads alike. */

@@ -1,6 +1,20 @@
 /** @module The figures of one level of a sweep (docs/methodology.md, per level): `summarizeLevel`; pure. */
 import type { ClientHealth } from "../client/health.ts";
-import type { InvalidReason, Level, Load, PricingRecord, RequestCounts, Sample, SloRecord } from "../run/index.ts";
+import type { OpenLoopInput } from "../drive/driver.ts";
+import { expectsCache, offeredRate } from "../kinds/index.ts";
+
+export type { OpenLoopInput };
+
+import {
+  concurrencyOf,
+  type InvalidReason,
+  type Level,
+  type Load,
+  type PricingRecord,
+  type RequestCounts,
+  type Sample,
+  type SloRecord,
+} from "../run/index.ts";
 import { type ConversationInput, cachedShare, conversationFigures } from "./conversation.ts";
 import { DEFAULT_SLO, goodputTokens, levelCost } from "./cost.ts";
 import { distribution } from "./distribution.ts";
@@ -21,23 +35,6 @@ import {
   SCHEDULE_LAG_TOLERANCE_SHARE,
   sentShare,
 } from "./validity.ts";
-
-/**
- * What an open-loop or trace-replay level observed of its arrivals (absent for a closed loop); an open
- * loop's rate is the level's `load`, a replay's is `ratePerSecond`.
- */
-export interface OpenLoopInput {
-  /** A trace replay's rate: its window's requests over their span at the level's speedup, requests/s (an open loop's is its load's). */
-  ratePerSecond?: number;
-  achievedRatePerSecond: number | null;
-  inFlightMean: number;
-  inFlightMax: number;
-  /** How late each send left against its schedule, ms. */
-  scheduleLagsMs: number[];
-  /** The most requests allowed in flight, and whether a due send found them all in flight. */
-  maxInFlight: number;
-  maxInFlightHit: boolean;
-}
 
 /** What `summarizeLevel` reads: the level's measured samples and what the sweep observed around them. */
 export interface LevelInput {
@@ -111,8 +108,8 @@ function values(samples: Sample[], pick: (s: Sample) => number | null): number[]
  */
 export function summarizeLevel(input: LevelInput): Level {
   const { load, samples, wallTimeMs, achievedConcurrency, eventLoopLagP99Ms } = input;
-  // The closed loop's N, for its own rules (an open loop keeps no N in flight).
-  const concurrency = load.kind === "closed" ? load.concurrency : 0;
+  // The level's N, for the rules of kinds that hold N users (an open loop keeps no N in flight).
+  const concurrency = concurrencyOf(load) ?? 0;
   const requests: RequestCounts = {
     sent: samples.length,
     ok: 0,
@@ -141,21 +138,17 @@ export function summarizeLevel(input: LevelInput): Level {
   const lagLimited = streamed && (delay ? delay.reason !== null : eventLoopLagP99Ms > CLIENT_LAG_LIMIT_MS);
   // Fewer requests than N never put N in flight: the workload's doing, not the client's.
   // A trace replay keeps a schedule as an open loop does, at the rate its window makes at the speedup.
-  const openRate =
-    load.kind === "open" ? load.ratePerSecond : load.kind === "trace" ? input.openLoop?.ratePerSecond : undefined;
+  const openRate = offeredRate(load) ?? input.openLoop?.ratePerSecond;
   const open =
     input.openLoop && openRate !== undefined && openRate > 0
       ? { ...input.openLoop, ratePerSecond: openRate }
       : undefined;
   // At N or fewer, every worker sends one request, spread over the start: N are never in flight at once.
   const tooFewRequests =
-    load.kind === "closed" &&
-    concurrency > 1 &&
-    input.requestsPerLevel !== undefined &&
-    input.requestsPerLevel <= concurrency;
+    concurrency > 1 && input.requestsPerLevel !== undefined && input.requestsPerLevel <= concurrency;
   const concurrencyLimited =
     streamed &&
-    load.kind === "closed" &&
+    concurrency > 0 &&
     !tooFewRequests &&
     achievedConcurrency + (input.waitingConcurrency ?? 0) < MIN_ACHIEVED_CONCURRENCY_RATIO * concurrency;
   // An open loop whose sends left late at p99 did not offer the rate it names: the client fell behind.
@@ -233,7 +226,7 @@ export function summarizeLevel(input: LevelInput): Level {
   // A trace replay shares prefixes on purpose (its hash_ids), and a conversation re-sends its history:
   // what a cache serves of them is the measure, not a flaw.
   if (
-    load.kind !== "trace" &&
+    !expectsCache(load) &&
     !input.conversation &&
     cachedPromptTokenShare !== null &&
     cachedPromptTokenShare > MAX_CACHED_PROMPT_SHARE

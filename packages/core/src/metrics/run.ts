@@ -1,5 +1,7 @@
 /** @module The headline figures of a run (docs/methodology.md, per run): `summarizeRun` with its knee, and `levelStop`; pure. */
+import { summaryUnits } from "../kinds/index.ts";
 import {
+  concurrencyOf,
   type Level,
   type Load,
   loadAxis,
@@ -44,9 +46,9 @@ export function kneeIndex(aggregates: readonly number[]): number | null {
   return null;
 }
 
-/** True when any level swept an open loop (its levels are read in offered rate, not concurrency). */
+/** True when any level's kind reads its knee in offered rate (an open loop's), not in users. */
 export function isOpenLoopRun(levels: readonly { load: Load }[]): boolean {
-  return levels.some((l) => l.load.kind === "open");
+  return levels.some((l) => summaryUnits(l.load).knee === "kneeRequestsPerSecond");
 }
 
 /** What one of a level's first requests ended with, for `levelStop`'s words (warm-up requests have no sample). */
@@ -133,9 +135,8 @@ function firstStop(levels: Level[]): Stop | null {
  * `stop` name their level by number and load.
  */
 export function summarizeRun(levels: Level[], options: { stop?: Stop | null } = {}): Summary {
-  const single = levels.find(
-    (l) => l.load.kind === "closed" && l.load.concurrency === 1 && l.valid && l.requests.ok > 0,
-  );
+  // One user alone: a level of N = 1 (a kind without users has no single-stream figure).
+  const single = levels.find((l) => concurrencyOf(l.load) === 1 && l.valid && l.requests.ok > 0);
   const singleStream = single
     ? {
         outputTokensPerSecond: single.perStream.outputTokensPerSecond.p50,
@@ -145,7 +146,6 @@ export function summarizeRun(levels: Level[], options: { stop?: Stop | null } = 
       }
     : null;
 
-  const openLoop = isOpenLoopRun(levels);
   // The curve runs along the run's load axis (concurrency, or an open loop's offered rate); a level off it (none is written so) is left out.
   const axis = levels[0] ? loadAxis(levels[0].load) : "concurrency";
   const ranked = levels
@@ -172,13 +172,17 @@ export function summarizeRun(levels: Level[], options: { stop?: Stop | null } = 
   const knee = kneeIndex(ranked.map((l) => l.aggregateOutputTokensPerSecond));
   const kneeLevel = knee === null ? undefined : ranked[knee];
   const saturated = kneeLevel !== undefined;
-  const kneeConcurrency = kneeLevel?.load.kind === "closed" ? kneeLevel.load.concurrency : null;
-  const kneeRequestsPerSecond = kneeLevel?.load.kind === "open" ? kneeLevel.load.ratePerSecond : null;
+  // The knee in its kind's unit (users, or an open loop's requests/s); a replay's speedup is neither.
+  const kneeUnit = levels[0] ? summaryUnits(levels[0].load).knee : "kneeConcurrency";
+  const kneeAt = kneeLevel ? loadPosition(kneeLevel.load) : null;
+  const kneeConcurrency = kneeUnit === "kneeConcurrency" ? kneeAt : null;
+  const kneeRequestsPerSecond = kneeUnit === "kneeRequestsPerSecond" ? kneeAt : null;
 
   const singleAggregate = single?.aggregateOutputTokensPerSecond ?? null;
+  const peakUsers = peak ? concurrencyOf(peak.load) : null;
   const scalingEfficiency =
-    peak?.load.kind === "closed" && singleAggregate !== null && singleAggregate > 0
-      ? peak.aggregateOutputTokensPerSecond / (peak.load.concurrency * singleAggregate)
+    peak && peakUsers !== null && singleAggregate !== null && singleAggregate > 0
+      ? peak.aggregateOutputTokensPerSecond / (peakUsers * singleAggregate)
       : null;
 
   let sent = 0;
@@ -195,9 +199,11 @@ export function summarizeRun(levels: Level[], options: { stop?: Stop | null } = 
   let goodputPeak: Summary["goodputPeak"] = null;
   for (const l of levels) {
     if (!l.valid) continue;
-    if (l.meetsSlo === true && l.load.kind === "open")
-      capacityRequestsPerSecond = Math.max(capacityRequestsPerSecond ?? 0, l.load.ratePerSecond);
-    else if (l.meetsSlo === true && l.load.kind === "closed") capacity = Math.max(capacity ?? 0, l.load.concurrency);
+    // Capacity in its kind's unit: the most users, or the highest rate, that met the SLO.
+    const unit = summaryUnits(l.load).capacity;
+    if (l.meetsSlo === true && unit === "capacityRequestsPerSecond")
+      capacityRequestsPerSecond = Math.max(capacityRequestsPerSecond ?? 0, loadPosition(l.load));
+    else if (l.meetsSlo === true && unit === "capacity") capacity = Math.max(capacity ?? 0, loadPosition(l.load));
     const goodput = l.goodputOutputTokensPerSecond ?? 0;
     if (goodput > 0 && (goodputPeak === null || goodput > goodputPeak.goodputOutputTokensPerSecond))
       goodputPeak = { level: l.level, load: l.load, goodputOutputTokensPerSecond: goodput };
@@ -207,7 +213,7 @@ export function summarizeRun(levels: Level[], options: { stop?: Stop | null } = 
     singleStream,
     peak,
     kneeConcurrency,
-    ...(openLoop ? { kneeRequestsPerSecond } : {}),
+    ...(kneeUnit === "kneeRequestsPerSecond" ? { kneeRequestsPerSecond } : {}),
     saturated,
     scalingEfficiency,
     errorRate: sent > 0 ? (sent - ok) / sent : 0,

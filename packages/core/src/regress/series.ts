@@ -1,6 +1,7 @@
 /** @module What each watched series reads from a run index entry, and the per-metric rules of detection. */
 import type { MetricName } from "../alerts/index.ts";
 import { isOpenLoopRun } from "../metrics/index.ts";
+import { concurrencyOf } from "../run/index.ts";
 import type { RunIndexEntry } from "../run-index/index.ts";
 
 /** Metrics in the order titles name them: what users feel first. */
@@ -22,7 +23,7 @@ export const METRICS: readonly MetricName[] = [
  */
 export function metricValue(entry: RunIndexEntry, metric: MetricName): number | null {
   const s = entry.summary;
-  const levelOneValid = entry.levels.some((l) => l.load.kind === "closed" && l.load.concurrency === 1 && l.valid);
+  const levelOneValid = entry.levels.some((l) => concurrencyOf(l.load) === 1 && l.valid);
   switch (metric) {
     // Level 1 counts only when it is valid, as in the standing; the peak and the knee already come from valid levels.
     case "singleStreamOutputTokensPerSecond":

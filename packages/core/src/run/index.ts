@@ -5,7 +5,7 @@
 import { z } from "zod";
 
 import { Outcome } from "../client/result.ts";
-import { Load, loadWords } from "../kinds/index.ts";
+import { conversationLoadOfV2, Load, loadWords } from "../kinds/index.ts";
 
 /** Why a request ended the way it did (docs/methodology.md): the client says it, the document records it. */
 export { Outcome };
@@ -676,8 +676,8 @@ export function upgradeLevelsV1(
 export function upgradeLevelsV2(levels: unknown[], summary: unknown): { levels: unknown[]; summary: unknown } {
   const talks = new Map<unknown, unknown>();
   const upgraded = levels.map((l) => {
-    if (!isJson(l) || !isJson(l.load) || l.load.kind !== "closed" || !isJson(l.conversation)) return l;
-    const load = { kind: "conversation", concurrency: l.load.concurrency, turns: l.conversation.turns };
+    const load = isJson(l) ? conversationLoadOfV2(l) : null;
+    if (!isJson(l) || load === null) return l;
     talks.set(l.level, load);
     return { ...l, load };
   });

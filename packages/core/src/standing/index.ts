@@ -8,8 +8,9 @@
  */
 import { z } from "zod";
 import { DEFAULT_STANDING, type StandingConfig } from "../config/index.ts";
+import { summaryUnits } from "../kinds/index.ts";
 import { DEFAULT_SLO, kneeIndex } from "../metrics/index.ts";
-import { CacheVerdict, Load, loadAxis, loadPosition, sameLoad } from "../run/index.ts";
+import { CacheVerdict, concurrencyOf, Load, loadAxis, loadPosition, sameLoad } from "../run/index.ts";
 import { bySeries, type LevelFigures, type RunIndexEntry } from "../run-index/index.ts";
 
 /** The confidence the median's interval aims for (a share, 0..1). */
@@ -284,8 +285,9 @@ export function standingOf(targetId: string, entries: readonly RunIndexEntry[], 
   // A run's axis is its levels' (a run's levels share one kind): concurrency, rate, or a replay's speedup.
   const axisOf = (r: RunIndexEntry) => (r.levels[0] ? loadAxis(r.levels[0].load) : "concurrency");
   const axis = window.runs[0] !== undefined ? axisOf(window.runs[0]) : "concurrency";
-  const openLoop = axis === "rate";
   const runs = window.runs.filter((r) => axisOf(r) === axis);
+  const first = runs[0]?.levels[0];
+  const kneeUnit = first ? summaryUnits(first.load).knee : "kneeConcurrency";
   const ladder = new Map<string, Load>();
   for (const r of runs) for (const l of r.levels) ladder.set(`${l.load.kind} ${loadPosition(l.load)}`, l.load);
   const levels = [...ladder.values()]
@@ -305,12 +307,13 @@ export function standingOf(targetId: string, entries: readonly RunIndexEntry[], 
     curve.map((l) => ({ at: load(l), aggregate: l.aggregateOutputTokensPerSecond.median })),
   );
 
-  // An open loop's first level is a rate, not one user alone.
-  const single = levels.find((l) => l.load.kind === "closed" && l.load.concurrency === 1 && l.validRuns > 0);
+  // One user alone: N = 1 (an open loop's first level is a rate, not one user).
+  const single = levels.find((l) => concurrencyOf(l.load) === 1 && l.validRuns > 0);
   const singleAggregate = single?.aggregateOutputTokensPerSecond?.median ?? null;
+  const peakUsers = peakLevel ? concurrencyOf(peakLevel.load) : null;
   const scalingEfficiency =
-    peakLevel?.load.kind === "closed" && singleAggregate !== null && singleAggregate > 0
-      ? peakLevel.aggregateOutputTokensPerSecond.median / (peakLevel.load.concurrency * singleAggregate)
+    peakLevel && peakUsers !== null && singleAggregate !== null && singleAggregate > 0
+      ? peakLevel.aggregateOutputTokensPerSecond.median / (peakUsers * singleAggregate)
       : null;
 
   let capacity: Standing["capacity"] = null;
@@ -342,9 +345,9 @@ export function standingOf(targetId: string, entries: readonly RunIndexEntry[], 
           perStreamOutputTokensPerSecond: peakLevel.perStreamOutputTokensPerSecondP50,
         }
       : null,
-    // A knee is in users (closed) or requests/s (open); a replay's speedup knee is neither.
-    kneeConcurrency: axis === "concurrency" ? knee : null,
-    ...(openLoop ? { kneeRequestsPerSecond: knee } : {}),
+    // A knee in its kind's unit: users, or an open loop's requests/s; a replay's speedup knee is neither.
+    kneeConcurrency: kneeUnit === "kneeConcurrency" ? knee : null,
+    ...(kneeUnit === "kneeRequestsPerSecond" ? { kneeRequestsPerSecond: knee } : {}),
     saturated,
     scalingEfficiency,
     capacity,

@@ -8,6 +8,7 @@ import { readFileSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { type Config, scenariosOf, workloadFor } from "../config/index.ts";
 import { ConfigError, type ConfigProblem } from "../errors/index.ts";
+import { replayedArrival } from "../kinds/index.ts";
 import {
   type ParsedTrace,
   type TraceArrival,
@@ -267,8 +268,8 @@ export function traceArrivals(config: Config): TraceArrival[] {
   const found = new Map<string, TraceArrival>();
   for (const target of config.targets)
     for (const scenario of scenariosOf(config, target)) {
-      const { arrival } = workloadFor(config, target, scenario);
-      if (arrival.mode === "trace") found.set(traceKey(arrival), arrival);
+      const replayed = replayedArrival(workloadFor(config, target, scenario).arrival);
+      if (replayed) found.set(traceKey(replayed), replayed);
     }
   return [...found.values()];
 }

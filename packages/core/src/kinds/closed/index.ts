@@ -41,6 +41,11 @@ export const closed: LoadKind<{ concurrency: number[] }, ClosedLoad, ClosedLoad,
   recorded: () => null,
   userLevels: (workload) => workload.concurrency,
   threadBound: (load) => load.concurrency,
+  summary: { knee: "kneeConcurrency", capacity: "capacity" },
+  expectsCache: false,
+  offeredRate: () => null,
+  headline: (p) =>
+    `single-stream ${p.singleStream} tok/s, peak ${p.peak}, knee ${p.kneeUsers}, scaling efficiency ${p.scalingEfficiency}`,
   plan: {
     column: "level",
     label: (load) => String(load.concurrency),

@@ -53,6 +53,17 @@ export const ConversationLoad = z.object({
 });
 export type ConversationLoad = z.infer<typeof ConversationLoad>;
 
+/**
+ * The conversation load of a run document v2's level, which named it a closed load and carried the
+ * conversation in its figures by turn (`conversation.turns`); null for any other level.
+ */
+export function conversationLoadOfV2(level: { load?: unknown; conversation?: unknown }): ConversationLoad | null {
+  const { load, conversation } = level as { load?: { kind?: unknown; concurrency?: unknown }; conversation?: unknown };
+  const turns = (conversation as { turns?: unknown } | null | undefined)?.turns;
+  if (load?.kind !== "closed" || typeof load.concurrency !== "number" || typeof turns !== "number") return null;
+  return { kind: "conversation", concurrency: load.concurrency, turns };
+}
+
 /** A conversation's tokens turn by turn, as the plan expects them: every answer `maxTokens` long. */
 export interface ConversationPlan {
   turns: number;
@@ -132,6 +143,12 @@ export const conversation: LoadKind<
   recorded: () => null,
   userLevels: (workload) => workload.concurrency,
   threadBound: (load) => load.concurrency,
+  summary: { knee: "kneeConcurrency", capacity: "capacity" },
+  // A conversation re-sends its history: a cache serving it is what the level measures.
+  expectsCache: true,
+  offeredRate: () => null,
+  headline: (p) =>
+    `single-stream ${p.singleStream} tok/s, peak ${p.peak}, knee ${p.kneeUsers}, scaling efficiency ${p.scalingEfficiency}`,
   plan: {
     column: "level",
     label: (load) => String(load.concurrency),

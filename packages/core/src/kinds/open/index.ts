@@ -243,6 +243,11 @@ export const open: LoadKind<{ arrival: OpenArrivalConfig }, OpenLevelLoad, OpenL
   recorded: () => null,
   userLevels: () => null,
   threadBound: () => Number.POSITIVE_INFINITY,
+  summary: { knee: "kneeRequestsPerSecond", capacity: "capacityRequestsPerSecond" },
+  expectsCache: false,
+  offeredRate: (load) => load.ratePerSecond,
+  // Its levels are rates: its headline is what it sustains and its knee in req/s, not single-stream and N.
+  headline: (p) => `open loop: peak ${p.peak}, knee ${p.kneeRate}, sustains ${p.sustainsRate} req/s at the SLO`,
   plan: {
     column: "rate",
     label: (load) => `${load.ratePerSecond}/s`,

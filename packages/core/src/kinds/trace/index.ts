@@ -209,6 +209,15 @@ export const trace: LoadKind<{ arrival: TraceArrival }, TraceLevelLoad, TraceLoa
   recorded: (load) => load.trace,
   userLevels: () => null,
   threadBound: () => 1,
+  // A speedup is neither users nor a rate: a replay has no knee or capacity of its own.
+  summary: { knee: null, capacity: null },
+  // Its hash_ids share prefixes on purpose.
+  expectsCache: true,
+  // Its rate is its window's at the speedup, which the level's schedule figures carry.
+  offeredRate: () => null,
+  // Its peak along the speedups, and how much of the reuse its trace allows the route delivered.
+  headline: (p) =>
+    `trace replay${p.trace}: peak ${p.peak}; the trace allows ${p.reusable} of prompt tokens from a cache, the route reported ${p.cached}`,
   plan: {
     column: "speedup",
     label: (load) => `x${load.speedup}`,
