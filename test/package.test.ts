@@ -41,9 +41,12 @@ beforeAll(async () => {
     env,
   });
   const { stdout } = await exec("npm", ["pack", built, "--json", "--pack-destination", dir], { cwd: dir, env });
-  const [{ filename }] = JSON.parse(stdout) as { filename: string }[];
+  const [packed] = JSON.parse(stdout) as { filename: string }[];
   mkdirSync(app);
-  await exec("npm", ["install", "--offline", "--no-audit", "--no-fund", join(dir, filename)], { cwd: app, env });
+  await exec("npm", ["install", "--offline", "--no-audit", "--no-fund", join(dir, packed?.filename ?? "")], {
+    cwd: app,
+    env,
+  });
 
   // The reference targets from the installed command, on a port the system picks.
   const child = spawn(BIN, ["serve-reference", "--port", "0"], { cwd: app, env, stdio: ["ignore", "pipe", "inherit"] });
