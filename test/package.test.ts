@@ -77,6 +77,7 @@ describe("the kneeboard package", () => {
     expect(manifest.name).toBe("kneeboard");
     expect(manifest.bin).toEqual({ kneeboard: "kneeboard.js" });
     expect(manifest.dependencies).toBeUndefined();
+    expect(manifest.license).toBe("Apache-2.0");
     // Nothing but the package itself was installed.
     expect(readdirSync(join(app, "node_modules")).filter((name) => !name.startsWith("."))).toEqual(["kneeboard"]);
   });
@@ -120,12 +121,15 @@ describe("the kneeboard package", () => {
   });
 
   it.each(["site", "preview", "demo", "deploy", "sweep-now"])(
-    "says in one sentence that %s is left out, exit 2",
+    "says in one sentence that %s is left out, exit 2, and answers its --help",
     async (command) => {
       const result = await installed([command]);
       expect(result.code).toBe(2);
       expect(result.stdout).toBe("");
       expect(result.stderr).toMatch(/^kneeboard \S+ needs .*, which the installed package leaves out: .*\.\n$/);
+      const help = await installed([command, "--help"]);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toContain(`kneeboard ${command}`);
     },
   );
 });

@@ -1,13 +1,10 @@
 /**
- * @module The `kneeboard` process: `--version`, the commands the installed package leaves out, then
- * `main`. Bundled with everything it imports into the package's `kneeboard.js` (`scripts/build.ts`);
- * in the repository, `kneeboard.js` beside this file runs that bundle, or this file through tsx.
+ * @module The `kneeboard` process: the commands the installed package leaves out, then `main`. Bundled
+ * with everything it imports into the package's `kneeboard.js` (`scripts/build.ts`); in the
+ * repository, `kneeboard.js` beside this file runs that bundle, or this file through tsx.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { isMainThread } from "node:worker_threads";
-
-/** The package's version, set by the build; read from package.json when this runs from the sources. */
-declare const KNEEBOARD_VERSION: string | undefined;
 
 /**
  * Commands the package leaves out, with what they need: the site's sources and Astro, or the
@@ -23,18 +20,10 @@ const LEFT_OUT: Record<string, string> = {
 
 const FROM_SOURCES = import.meta.url.endsWith(".ts");
 
-function version(): string {
-  if (typeof KNEEBOARD_VERSION === "string") return KNEEBOARD_VERSION;
-  return JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
-}
-
 async function cli(argv: string[]): Promise<number> {
-  const [command] = argv;
-  if (command === "--version") {
-    process.stdout.write(`${version()}\n`);
-    return 0;
-  }
-  if (!FROM_SOURCES && command !== undefined && Object.hasOwn(LEFT_OUT, command)) {
+  const [command, ...rest] = argv;
+  const help = rest.includes("--help") || rest.includes("-h");
+  if (!FROM_SOURCES && !help && command !== undefined && Object.hasOwn(LEFT_OUT, command)) {
     // The bundle in the repository (packages/cli/dist) has the sources beside it.
     const sources = new URL("../src/main.ts", import.meta.url);
     if (!existsSync(sources)) {

@@ -5,9 +5,10 @@
  * `npm pack dist` gives a tarball that installs without a registry. The commands the package leaves out
  * (`bin/entry.ts`'s list: the site and the deploy) are not bundled.
  */
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { lambdaEsbuild } from "@kneeboard/functions/bundle";
 import { build, type Plugin } from "esbuild";
 
 const CLI = resolve(import.meta.dirname, "..");
@@ -55,8 +56,9 @@ const result = await build({
   },
   // tsx only for the left-out commands in the repository, where it is installed.
   external: ["tsx", "tsx/*"],
-  define: { KNEEBOARD_VERSION: JSON.stringify(cliPackage.version) },
-  plugins: [leaveOut],
+  // The Lambdas' plugins: zod's error messages in English alone (its other locales are about 250 KB
+  // that every command would parse at start-up).
+  plugins: [leaveOut, ...(lambdaEsbuild.plugins ?? [])],
   absWorkingDir: ROOT,
   metafile: true,
   logLevel: "warning",
@@ -70,10 +72,11 @@ const manifest = {
   type: "module",
   bin: { kneeboard: "kneeboard.js" },
   files: ["*.js"],
-  engines: rootPackage.engines,
-  ...(rootPackage.license ? { license: rootPackage.license } : {}),
+  engines: cliPackage.engines,
+  license: cliPackage.license,
 };
 writeFileSync(join(outDir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+copyFileSync(join(ROOT, "LICENSE"), join(outDir, "LICENSE"));
 writeFileSync(
   join(outDir, "README.md"),
   `# kneeboard\n\n${rootPackage.description}\n\n\`kneeboard plan --config FILE\`, \`kneeboard run --config FILE\`, \`kneeboard check\`, \`kneeboard serve-reference\`; \`kneeboard help\` lists them. The site and the deployment run from a clone of the repository.\n`,
