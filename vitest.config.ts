@@ -78,6 +78,8 @@ const LONGEST_FIRST = [
   "packages/core/src/aws/scheduled.contract.test.ts",
   "site/test/chart-text.test.ts",
   "test/architecture.test.ts",
+  // A build of the kneeboard package, packed and installed.
+  "test/package.test.ts",
 ];
 
 /** Within a group, `LONGEST_FIRST` in its order, then the other files as Vitest orders them. */

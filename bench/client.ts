@@ -6,7 +6,7 @@
  * response (as llama.cpp's `llama-server` does).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { Agent, request } from "node:http";
+import { Agent } from "node:http";
 import { availableParallelism } from "node:os";
 import { parseConfig, workloadFor } from "@kneeboard/core/config";
 import type { Level, Sample } from "@kneeboard/core/run";
@@ -15,6 +15,8 @@ import { runSweep } from "@kneeboard/core/sweep";
 import type { ConnectionBehaviour } from "@kneeboard/reference";
 import { type ReferenceProcess, startReferenceProcess } from "@kneeboard/reference/process";
 import { type ClientError, clientError, epochClock, ttftToleranceMs } from "@kneeboard/test-support/accuracy";
+import { benchCommand } from "./command.ts";
+import { minimalLoop } from "./floor.ts";
 
 /** 100 chunks/s per stream, no batching penalty: the load grows with concurrency alone. */
 const PROFILE = { stepBaseMs: 10, stepPerSeqMs: 0, slots: 4096, prefillBaseMs: 5, prefillPerTokenMs: 0 };
@@ -23,91 +25,6 @@ const CPU_REQUESTS = 256;
 const CPU_MAX_TOKENS = 300;
 export const ACCURACY_LEVELS = [1, 16, 64, 128, 256];
 const ACCURACY_MAX_TOKENS = 200;
-
-/** One streamed request as the yardstick sees it. */
-interface MinimalResult {
-  chunks: number;
-  startMs: number;
-  firstMs: number | null;
-  /** Reused sockets found closed by the server (the request then went again on a one-off connection). */
-  stale: number;
-}
-
-/**
- * The yardstick: the least a correct streaming client does per chunk. One keep-alive agent, the
- * body read as UTF-8 text, lines split by hand, each `data:` line parsed as JSON, content counted;
- * a reused socket the server had closed (reset before any response) sends the request again once,
- * on a one-off connection, as Node's docs of `reusedSocket` advise.
- */
-function minimalSend(agent: Agent | false, url: URL, body: string, stale = 0): Promise<MinimalResult> {
-  return new Promise((resolve, reject) => {
-    const result: MinimalResult = { chunks: 0, startMs: 0, firstMs: null, stale };
-    const req = request(
-      url,
-      {
-        method: "POST",
-        agent,
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
-      },
-      (res) => {
-        res.setEncoding("utf8");
-        let rest = "";
-        res.on("data", (text: string) => {
-          const now = performance.now();
-          const buffer = rest + text;
-          let from = 0;
-          for (let nl = buffer.indexOf("\n"); nl !== -1; nl = buffer.indexOf("\n", from)) {
-            if (buffer.startsWith("data: {", from)) {
-              const chunk = JSON.parse(buffer.slice(from + 6, nl));
-              if (chunk.choices?.[0]?.delta?.content) {
-                result.chunks++;
-                result.firstMs ??= now;
-              }
-            }
-            from = nl + 1;
-          }
-          rest = buffer.slice(from);
-        });
-        res.on("end", () => resolve(result));
-        res.on("error", reject);
-      },
-    );
-    req.on("error", (error: NodeJS.ErrnoException) => {
-      if (req.reusedSocket && error.code === "ECONNRESET" && stale === 0)
-        minimalSend(false, url, body, 1).then(resolve, reject);
-      else reject(error);
-    });
-    result.startMs = performance.now();
-    req.end(body);
-  });
-}
-
-/** A closed loop of the yardstick: `concurrency` in flight until `requests` have finished. */
-async function minimalLoop(url: string, concurrency: number, requests: number, maxTokens: number) {
-  const agent = new Agent({ keepAlive: true });
-  const target = new URL(`${url}/chat/completions`);
-  let next = 0;
-  let chunks = 0;
-  let stale = 0;
-  const worker = async () => {
-    while (next < requests) {
-      const index = next++;
-      const body = JSON.stringify({
-        model: "bench",
-        messages: [{ role: "user", content: `${index} ${"lorem ".repeat(40)}` }],
-        max_tokens: maxTokens,
-        stream: true,
-        stream_options: { include_usage: true },
-      });
-      const result = await minimalSend(agent, target, body);
-      chunks += result.chunks;
-      stale += result.stale;
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  agent.destroy();
-  return { chunks, stale };
-}
 
 /** One level of kneeboard's sweep against the bench target. */
 async function kneeboardLevel(
@@ -258,6 +175,9 @@ export async function benchClient(log: (line: string) => void): Promise<void> {
       );
     }
 
+    // The same client as the command a user runs: a process of its own, its startup subtracted.
+    await benchCommand(server, log);
+
     for (const { behaviour, label } of CONNECTIONS)
       await accuracyTable(servers.get(behaviour) as ReferenceProcess, log, `${label}, on this machine as it is`);
     // The same while other processes compete for the cores: the client waits for a core, and the
@@ -274,6 +194,16 @@ export async function benchClient(log: (line: string) => void): Promise<void> {
     }
   } finally {
     for (const server of servers.values()) await server.close();
+  }
+}
+
+/** `npm run bench -- command`: the command's figures alone (`benchCommand`), against the keep-alive server. */
+export async function benchClientCommand(log: (line: string) => void): Promise<void> {
+  const server = await startReferenceProcess([{ kind: "model", id: "bench", profile: PROFILE }]);
+  try {
+    await benchCommand(server, log);
+  } finally {
+    await server.close();
   }
 }
 

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { benchAws } from "./aws.ts";
-import { benchClient } from "./client.ts";
+import { benchClient, benchClientCommand } from "./client.ts";
 import { benchOpenLoop } from "./open-loop.ts";
 import { benchRegress } from "./regress.ts";
 import { benchSameModel } from "./same-model.ts";
@@ -26,11 +26,16 @@ async function demoRunTime(): Promise<void> {
   );
 }
 
-/** `npm run bench -- client` (or `open-loop`, `demo`, `regress`, `site`, `aws`, `same-model`, several at once) runs only those parts; none named, all. */
+/**
+ * `npm run bench -- client` (or `open-loop`, `demo`, `regress`, `site`, `aws`, `same-model`, several at
+ * once) runs only those parts; none named, all. `command` (only when named) runs the client part's
+ * figures for the command as a user runs it, alone.
+ */
 const parts = process.argv.slice(2);
 const runs = (part: string) => parts.length === 0 || parts.includes(part);
 
 if (runs("client")) await benchClient(console.log);
+if (parts.includes("command")) await benchClientCommand(console.log);
 if (runs("open-loop")) await benchOpenLoop(console.log);
 if (runs("demo")) await demoRunTime();
 if (runs("regress")) benchRegress(console.log);

@@ -1,0 +1,135 @@
+/**
+ * @module The installable CLI: `npm run build -w packages/cli`'s package packed, installed into an
+ * empty folder with no registry (every dependency is bundled), and used there as a newcomer would:
+ * `--version`, `plan`, and a one-level `run` against `kneeboard serve-reference`, all from the
+ * installed bin. Slow (a build and an install) but not timed, so it runs in the parallel group.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const exec = promisify(execFile);
+const ROOT = new URL("..", import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), "kneeboard-package-"));
+const app = join(dir, "app");
+const BIN = join(app, "node_modules", ".bin", "kneeboard");
+
+/** The environment without what `npm test` sets for its scripts (`npm_config_*`), so npm sees an empty folder. */
+const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("npm_")));
+
+/** The installed `kneeboard` with args: its exit code, stdout and stderr. */
+async function installed(args: string[]) {
+  try {
+    const { stdout, stderr } = await exec(BIN, args, { cwd: app, env });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+let server: ChildProcess | undefined;
+let baseURL: string;
+
+beforeAll(async () => {
+  // Prepare: build into a folder of this test's own (the repository's dist is left alone), pack, install.
+  const built = join(dir, "kneeboard");
+  await exec(join(ROOT, "node_modules", ".bin", "tsx"), [join(ROOT, "packages/cli/scripts/build.ts"), "--out", built], {
+    env,
+  });
+  const { stdout } = await exec("npm", ["pack", built, "--json", "--pack-destination", dir], { cwd: dir, env });
+  const [packed] = JSON.parse(stdout) as { filename: string }[];
+  mkdirSync(app);
+  await exec("npm", ["install", "--offline", "--no-audit", "--no-fund", join(dir, packed?.filename ?? "")], {
+    cwd: app,
+    env,
+  });
+
+  // The reference targets from the installed command, on a port the system picks.
+  const child = spawn(BIN, ["serve-reference", "--port", "0"], { cwd: app, env, stdio: ["ignore", "pipe", "inherit"] });
+  server = child;
+  baseURL = await new Promise<string>((resolve, reject) => {
+    let text = "";
+    child.stdout?.on("data", (chunk) => {
+      text += String(chunk);
+      const url = /at (http:\/\/\S+)/.exec(text)?.[1];
+      if (url) resolve(url);
+    });
+    child.on("exit", (code) => reject(new Error(`serve-reference exited ${code}: ${text}`)));
+  });
+}, 240_000);
+
+afterAll(async () => {
+  if (server && server.exitCode === null) {
+    const exited = new Promise((resolve) => server?.once("exit", resolve));
+    server.kill("SIGTERM");
+    await exited;
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("the kneeboard package", () => {
+  it("is named kneeboard, has the bin kneeboard and no dependencies", () => {
+    const manifest = JSON.parse(readFileSync(join(app, "node_modules", "kneeboard", "package.json"), "utf8"));
+    expect(manifest.name).toBe("kneeboard");
+    expect(manifest.bin).toEqual({ kneeboard: "kneeboard.js" });
+    expect(manifest.dependencies).toBeUndefined();
+    expect(manifest.license).toBe("Apache-2.0");
+    // Nothing but the package itself was installed.
+    expect(readdirSync(join(app, "node_modules")).filter((name) => !name.startsWith("."))).toEqual(["kneeboard"]);
+  });
+
+  it("answers --version with the CLI's version", async () => {
+    const version = JSON.parse(readFileSync(join(ROOT, "packages/cli/package.json"), "utf8")).version;
+    expect(await installed(["--version"])).toEqual({ code: 0, stdout: `${version}\n`, stderr: "" });
+  });
+
+  it("plans and runs one level against serve-reference, storing the run", async () => {
+    const config = join(app, "kneeboard.json");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        targets: [
+          { id: "ref", label: "reference (simulated)", baseURL, model: "ref-large-slow", route: { gateway: "direct" } },
+        ],
+        // Streams of about 0.6 s, so a busy machine's client delay stays within 3 % of them.
+        workload: {
+          concurrency: [1],
+          maxTokens: 128,
+          promptTokens: 20,
+          requestsPerLevel: 2,
+          warmupRequests: 0,
+          canary: false,
+        },
+      }),
+    );
+
+    const plan = await installed(["plan", "--config", config]);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain("kneeboard.json is valid");
+
+    const run = await installed(["run", "--config", config, "--data", join(app, "data")]);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toContain("aggregate tok/s");
+    const runs = readdirSync(join(app, "data", "runs", "ref"));
+    expect(runs).toHaveLength(1);
+    const doc = JSON.parse(readFileSync(join(app, "data", "runs", "ref", runs[0] as string), "utf8"));
+    expect(doc.levels.map((l: { requests: { ok: number } }) => l.requests.ok)).toEqual([2]);
+  });
+
+  it.each(["site", "preview", "demo", "deploy", "sweep-now"])(
+    "says in one sentence that %s is left out, exit 2, and answers its --help",
+    async (command) => {
+      const result = await installed([command]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toMatch(/^kneeboard \S+ needs .*, which the installed package leaves out: .*\.\n$/);
+      const help = await installed([command, "--help"]);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toContain(`kneeboard ${command}`);
+    },
+  );
+});
