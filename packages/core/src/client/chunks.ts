@@ -1,6 +1,6 @@
 /** @module What a response comes to: parsed chunks applied to the result; failed responses mapped by `openai`'s errors. */
 import type { IncomingMessage } from "node:http";
-import { APIError } from "openai";
+import { APIError } from "openai/error";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import type { FirstTokenWatch } from "./health.ts";
 import type { RawResult } from "./result.ts";
