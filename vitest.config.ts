@@ -22,8 +22,9 @@ const ALL = [
 /**
  * Files that compare what the client measured (TTFT, gaps, rates, stalls, connection reuse, a run's
  * validity, which judges the client's health) with what a real server on this machine did, in real
- * time, and the end-to-end scheduled path, whose simulated invocations end on the wall clock (3 s
- * each: on a busy machine a level no longer fits in one): after the parallel group, three at a time.
+ * time, and the end-to-end scheduled path, whose simulated invocations end on the wall clock (3.9 s
+ * each, for a level of 2 s: on a busy machine a level no longer fits in one): after the parallel
+ * group, three at a time.
  * They spend their time waiting on their servers' clocks (a sixth of a core or less each, but for the
  * scheduled path's site builds), so three of them seldom want a core at once; what would bend their
  * numbers is the parallel group's builds and browsers beside them.

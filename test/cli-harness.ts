@@ -1,6 +1,7 @@
 /**
  * @module What the CLI's end-to-end tests share: the `kneeboard` command run as a process or in this
- * process, a config folder, the reference server they sweep.
+ * process, a config folder, the reference server they sweep, and how a run's exit code is judged where
+ * the test is not about the client's health.
  */
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
@@ -9,7 +10,9 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { promisify } from "node:util";
 import { main } from "@kneeboard/cli/main";
+import type { RunDocument } from "@kneeboard/core/run";
 import { type ReferenceServer, startReferenceServer } from "@kneeboard/reference";
+import { statusProblems } from "@kneeboard/test-support/accuracy";
 
 const run = promisify(execFile);
 const BIN = new URL("../packages/cli/bin/kneeboard.js", import.meta.url).pathname;
@@ -111,3 +114,17 @@ export const CLI_WORKLOAD = {
   warmupRequests: 0,
   canary: false,
 };
+
+/**
+ * Why `kneeboard run` processes that stored `runs` between them should not have exited with `codes`,
+ * in words; empty when right. With no failed run every process exits 0; a failed run makes its
+ * process exit 1, and a run may fail only because each of its levels flagged its own client
+ * (`statusProblems`): a loaded machine's doing, which a test not about the client's health accepts.
+ */
+export function exitProblems(codes: readonly number[], runs: readonly RunDocument[]): string[] {
+  const problems = runs.flatMap((doc) => statusProblems(doc, "complete").map((p) => `${doc.runId}: ${p}`));
+  const failed = runs.some((doc) => doc.status === "failed");
+  if (failed ? !codes.every((c) => c === 0 || c === 1) || !codes.includes(1) : codes.some((c) => c !== 0))
+    problems.push(`exit codes [${codes}] with ${failed ? "a failed run" : "no failed run"}`);
+  return problems;
+}

@@ -9,7 +9,7 @@ import type { RunDocument } from "@kneeboard/core/run";
 import { loadPosition } from "@kneeboard/core/run";
 import { type ReferenceServer, type StreamProfile, startReferenceServer } from "@kneeboard/reference";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kneeboard, kneeboardHere } from "./cli-harness.ts";
+import { exitProblems, kneeboard, kneeboardHere } from "./cli-harness.ts";
 
 const QUICK: StreamProfile = { stepBaseMs: 1, stepPerSeqMs: 0.05, slots: 32, prefillBaseMs: 2, prefillPerTokenMs: 0 };
 const dir = mkdtempSync(join(tmpdir(), "kneeboard-stop-"));
@@ -63,8 +63,8 @@ beforeAll(async () => {
     models: [
       { kind: "model", id: "hang", profile: { ...QUICK, stall: true } },
       // Streams of about 600 ms (12 tokens): 3 % of them (18 ms) holds a loaded machine's client
-      // delay, so the levels are valid and the runs complete (exit 0). At 300 ms a run on a busy
-      // machine once read "client limited" and exited 1.
+      // delay, so the levels are seldom flagged. At 300 ms a run on a busy machine once read "client
+      // limited" and exited 1; the test now takes that exit for what it is (`exitProblems`).
       { kind: "model", id: "a", profile: { ...QUICK, stepBaseMs: 50 } },
       { kind: "model", id: "b", profile: { ...QUICK, stepBaseMs: 50 } },
     ],
@@ -133,15 +133,15 @@ describe("kneeboard run --repeat", () => {
         targets: [target("a"), target("b")],
         // Two warm-ups: the second, on the first's kept connection, shows the client the server keeps
         // connections, so no measured request waits the reuse probe (20 ms of a 2-request level).
-        // 12 tokens of 25 ms: streams long enough that a loaded machine's read delay stays within 3 % of them (a run with no valid level fails).
+        // 12 tokens of 50 ms: streams long enough that a loaded machine's read delay mostly stays within 3 % of them.
         workload: { concurrency: [1], requestsPerLevel: 2, warmupRequests: 2, maxTokens: 12, canary: false },
       }),
     );
     const { code } = await kneeboardHere(["run", "--config", file, "--data", data, "--repeat", "3"]);
-    expect(code).toBe(0);
-    const order = runsUnder(data)
-      .sort((x, y) => x.startedAt.localeCompare(y.startedAt))
-      .map((d) => d.targetId);
+    const runs = runsUnder(data);
+    // Exit 0, or 1 for a run whose only level a loaded machine's client flagged: the order is the point.
+    expect(exitProblems([code], runs)).toEqual([]);
+    const order = runs.sort((x, y) => x.startedAt.localeCompare(y.startedAt)).map((d) => d.targetId);
     expect(order).toEqual(["a", "b", "a", "b", "a", "b"]);
     expect(
       (await kneeboardHere(["run", "--config", file, "--data", data, "--repeat", "0"])).code,

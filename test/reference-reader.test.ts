@@ -5,7 +5,7 @@
  */
 
 import { parseConfig, workloadFor } from "@kneeboard/core/config";
-import type { RunDocument } from "@kneeboard/core/run";
+import type { RunDocument, SloRecord } from "@kneeboard/core/run";
 import type { Scheduler } from "@kneeboard/core/scheduler";
 import { runSweep } from "@kneeboard/core/sweep";
 import {
@@ -22,7 +22,13 @@ import {
   type StreamProfile,
 } from "@kneeboard/reference";
 import { type ReferenceProcess, startReferenceProcess } from "@kneeboard/reference/process";
-import { clientError, epochClock, reasonsBesidesClient } from "@kneeboard/test-support/accuracy";
+import {
+  accuracyProblems,
+  clientError,
+  epochClock,
+  reasonsBesidesClient,
+  recordedSloVerdict,
+} from "@kneeboard/test-support/accuracy";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let server: ReferenceProcess;
@@ -58,6 +64,48 @@ function expected(
   const w = doc.workload as { concurrency: number[]; maxTokens: number };
   const promptTokens = doc.samples[0]?.promptTokens ?? 0;
   return expectedReaderFigures(profile, { ...w, promptTokens }, slo, pricing);
+}
+
+/**
+ * Each level's SLO verdict as the server's record gives it (`recordedSloVerdict`), null where the
+ * record sits within the client's tolerance of a bound or the level flagged its own client.
+ */
+function recordedVerdicts(
+  doc: RunDocument,
+  timings: Awaited<ReturnType<ReferenceProcess["takeTimings"]>>,
+  originMs: number,
+  slo = (doc.workload as { slo: SloRecord }).slo,
+): (boolean | null)[] {
+  return doc.levels.map((level) =>
+    level.client.limited
+      ? null
+      : recordedSloVerdict(
+          doc.samples.filter((s) => s.level === level.level),
+          timings,
+          originMs,
+          slo,
+        ),
+  );
+}
+
+/**
+ * Where the server kept to its profile (each level's recorded SLO verdict that of the profile's
+ * truth) and every level is valid, the run's capacity is the truth's. A loaded machine that slowed the
+ * server moves the truth, not the client's measure of it: then the per-level verdicts are the check.
+ */
+function expectCapacityWhereTheServerKeptItsProfile(
+  doc: RunDocument,
+  verdicts: (boolean | null)[],
+  truth: ExpectedReaderFigures,
+): boolean {
+  doc.levels.forEach((level, i) => {
+    if (verdicts[i] !== null)
+      expect(level.meetsSlo, `level ${level.level} against the server's record`).toBe(verdicts[i]);
+  });
+  const kept = verdicts.every((v, i) => v === truth.levels[i]?.meetsSlo);
+  if (!kept || !doc.levels.every((l) => l.valid)) return false;
+  expect(doc.summary.capacity).toBe(truth.capacity);
+  return true;
 }
 
 const rel = (measured: number | null | undefined, truth: number) => Math.abs((measured ?? 0) - truth) / truth;
@@ -118,7 +166,7 @@ describe("reference server fields for readers", () => {
 });
 
 describe("reference targets for readers", () => {
-  it("reasoning model: TTFT at the first reasoning token within 10 ms + 3 % of the server's record (or flagged), answer TTFT after the reasoning", async () => {
+  it("reasoning model: TTFT at the first reasoning token within 10 ms + 3 % of the server's record (or flagged for a reason its figures bear out), answer TTFT after the reasoning", async () => {
     const { doc, timings, originMs } = await sweepWithRecord("ref-reasoning", {
       concurrency: [1, 4],
       promptTokens: 150,
@@ -134,14 +182,14 @@ describe("reference targets for readers", () => {
       // Real time is the point here; what the server did is the truth, however loaded the machine.
       const error = clientError(own, timings, originMs);
       expect(error.matched).toBe(12);
-      expect(error.withinTolerance || level.client.limited, JSON.stringify(error)).toBe(true);
+      expect(accuracyProblems(level, error)).toEqual([]);
       // The answer follows 24 reasoning tokens in the same stream.
       expect(own.every((s) => (s.ttftAnswerMs as number) >= (s.ttftMs as number))).toBe(true);
       expect(level.ttftAnswerMs?.p50).toBeGreaterThan(level.ttftMs.p50 as number);
       expect(reasonsBesidesClient(level)).toEqual([]);
     }
     expect(doc.modelKey).toBe("ref-reasoning");
-    if (doc.levels.every((l) => l.valid)) expect(doc.summary.capacity).toBe(truth.capacity);
+    expectCapacityWhereTheServerKeptItsProfile(doc, recordedVerdicts(doc, timings, originMs), truth);
   });
 
   it("metered gateway: cost as metered, cached prompts over half make every level invalid, so no capacity", async () => {
@@ -190,7 +238,7 @@ describe("reference targets for readers", () => {
   });
 
   it("list-priced API: declared cost from the list prices, capacity at the SLO", async () => {
-    const doc = await sweep("ref-small-priced", {
+    const { doc, timings, originMs } = await sweepWithRecord("ref-small-priced", {
       concurrency: [1, 8],
       promptTokens: 150,
       maxTokens: 32,
@@ -210,10 +258,8 @@ describe("reference targets for readers", () => {
     expect(doc.modelKey).toBe("ref-small");
     // A loaded machine may flag the client; nothing else makes a level invalid.
     expect(doc.levels.map(reasonsBesidesClient)).toEqual([[], []]);
-    if (doc.levels.every((l) => l.valid)) {
-      expect(doc.summary.capacity).toBe(8);
-      expect(doc.summary.capacity).toBe(truth.capacity);
-    }
+    expect(truth.capacity).toBe(8);
+    expectCapacityWhereTheServerKeptItsProfile(doc, recordedVerdicts(doc, timings, originMs), truth);
   });
 
   it("dedicated endpoint: capacity at the SLO, goodput as the SLO-meeting share, the hourly price per output token", async () => {
@@ -230,14 +276,16 @@ describe("reference targets for readers", () => {
     });
     const truth = expected(doc, LARGE_DEDICATED, slo);
     expect(truth.capacity).toBe(4);
-    // Per-stream p50 is 13 % above the SLO at 4 streams (238 tok/s) and 12 % under it at 16 (186): a margin a loaded machine keeps.
-    expect(doc.levels.map((l) => l.meetsSlo)).toEqual(truth.levels.map((l) => l.meetsSlo));
+    // Per-stream p50 is 13 % above the SLO at 4 streams (238 tok/s) and 12 % under it at 16 (186) by
+    // the profile; a loaded machine may slow the server past that margin, so the verdicts are held to
+    // the server's record, and capacity and goodput peak to the profile where the server kept to it.
+    const verdicts = recordedVerdicts(doc, timings, originMs, slo);
     for (const level of doc.levels) {
       expect(reasonsBesidesClient(level)).toEqual([]);
       const ok = doc.samples.filter((x) => x.level === level.level && x.outcome === "ok");
       // Real time is the point here; what the server did is the truth, however loaded the machine.
       const error = clientError(ok, timings, originMs);
-      expect(error.withinTolerance || level.client.limited, JSON.stringify(error)).toBe(true);
+      expect(accuracyProblems(level, error)).toEqual([]);
       const aggregate = level.aggregateOutputTokensPerSecond as number;
       // The hourly price over what the level delivered.
       expect(level.cost.declaredUsdPerMillionOutputTokens).toBeCloseTo((1.2 / (aggregate * 3600)) * 1e6, 9);
@@ -249,8 +297,7 @@ describe("reference targets for readers", () => {
       const tokens = (xs: typeof ok) => xs.reduce((sum, x) => sum + (x.completionTokens ?? 0), 0);
       expect(level.goodputOutputTokensPerSecond).toBeCloseTo((aggregate * tokens(met)) / tokens(ok), 6);
     }
-    if (doc.levels.every((l) => l.valid)) {
-      expect(doc.summary.capacity).toBe(truth.capacity);
+    if (expectCapacityWhereTheServerKeptItsProfile(doc, verdicts, truth)) {
       expect(doc.summary.goodputPeak).toEqual({
         level: 1,
         load: { kind: "closed", concurrency: 4 },

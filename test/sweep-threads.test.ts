@@ -11,7 +11,7 @@ import { runSweep, type SweepProgress } from "@kneeboard/core/sweep";
 import { lambdaEsbuild } from "@kneeboard/functions/bundle";
 import { type StreamProfile, startReferenceServer } from "@kneeboard/reference";
 import { type ReferenceProcess, startReferenceProcess } from "@kneeboard/reference/process";
-import { clientError } from "@kneeboard/test-support/accuracy";
+import { accuracyProblems, clientError, clientFlagProblems, statusProblems } from "@kneeboard/test-support/accuracy";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -58,19 +58,21 @@ describe("a level on two worker threads", () => {
     const firstFull = log.find((e) => e.inFlight === 8)?.tMs as number;
     const lastSend = log.filter((e, i) => i > 0 && e.inFlight > (log[i - 1]?.inFlight ?? 0)).at(-1)?.tMs as number;
     expect(stats.meanBetween(firstFull, lastSend)).toBeGreaterThan(0.95 * 8);
-    expect(doc.status).toBe("complete");
+    expect(statusProblems(doc, "complete")).toEqual([]);
     expect(doc.levels).toHaveLength(1);
     expect(doc.samples.map((s) => s.index)).toEqual(Array.from({ length: 64 }, (_, i) => i));
     expect(doc.samples.every((s) => s.level === 1 && s.outcome === "ok")).toBe(true);
     const level = doc.levels[0] as (typeof doc.levels)[number];
     expect(level.requests.ok).toBe(64);
-    expect(level.achievedConcurrency).toBeGreaterThan(0.9 * 8);
+    // At most N; under 90 % of it only as the level's own client_concurrency flag says.
+    expect(level.achievedConcurrency).toBeLessThanOrEqual(8);
+    expect(clientFlagProblems(level)).toEqual([]);
     expect(level.client.threads).toBe(2);
     // One clock: every sample starts after the run's origin and the level's samples overlap in time.
     expect(Math.min(...doc.samples.map((s) => s.startMs))).toBeGreaterThanOrEqual(0);
   });
 
-  it("measures TTFT within 10 ms + 3 percent and per-stream tok/s within 3 percent of the server's record (or says its client bent them) at concurrency 16", async () => {
+  it("measures TTFT within 10 ms + 3 percent and per-stream tok/s within 3 percent of the server's record (or flags its client for a reason its figures bear out) at concurrency 16", async () => {
     await server.takeTimings();
     const doc = await runSweep({
       ...setup({
@@ -85,7 +87,8 @@ describe("a level on two worker threads", () => {
       simulated: true,
     });
     const level = doc.levels[0] as (typeof doc.levels)[number];
-    expect(doc.status).toBe("complete");
+    // A loaded machine may flag the client, and a run whose one level is flagged fails: that alone.
+    expect(statusProblems(doc, "complete")).toEqual([]);
     expect(level.requests.ok).toBe(96);
     expect(level.client.threads).toBe(2);
     // Threads need the system clock, whose origin is the run's start: startedAt, to the ms (the middle of it).
@@ -93,7 +96,7 @@ describe("a level on two worker threads", () => {
     // Real time is the point here; what the server did is the truth, however loaded the machine.
     const error = clientError(doc.samples, await server.takeTimings(), originMs);
     expect(error.matched).toBe(96);
-    expect(error.withinTolerance || level.client.limited, JSON.stringify(error)).toBe(true);
+    expect(accuracyProblems(level, error)).toEqual([]);
   });
 
   it("ends partial with the finished levels kept when stopped during a threaded level", async () => {

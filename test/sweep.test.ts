@@ -5,7 +5,7 @@ import { loadPosition } from "@kneeboard/core/run";
 import { runSweep } from "@kneeboard/core/sweep";
 import type { StreamProfile } from "@kneeboard/reference";
 import { type ReferenceProcess, startReferenceProcess } from "@kneeboard/reference/process";
-import { clientError, epochClock } from "@kneeboard/test-support/accuracy";
+import { accuracyProblems, clientError, epochClock, statusProblems } from "@kneeboard/test-support/accuracy";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const FAST: StreamProfile = {
@@ -55,7 +55,7 @@ describe("sweep against a reference target", () => {
     [4, 24],
     [16, 96],
   ])(
-    "measures TTFT within 10 ms + 3 percent and per-stream tok/s within 3 percent of the server's record (or says its client bent them) at concurrency $0 ($1 requests)",
+    "measures TTFT within 10 ms + 3 percent and per-stream tok/s within 3 percent of the server's record (or flags its client for a reason its figures bear out) at concurrency $0 ($1 requests)",
     async (concurrency, requests) => {
       // Long enough answers that the few ms of HTTP overhead per request stay well inside 3 %.
       const workload = {
@@ -71,12 +71,13 @@ describe("sweep against a reference target", () => {
       const clock = epochClock();
       const doc = await runSweep({ ...setup("fast", workload), simulated: true, scheduler: clock });
       const level = doc.levels[0] as (typeof doc.levels)[number];
-      expect(doc.status).toBe("complete");
+      // A loaded machine may flag the client, and a run whose one level is flagged fails: that alone.
+      expect(statusProblems(doc, "complete")).toEqual([]);
       expect(level.requests.ok).toBe(requests);
       // Real time is the point here; what the server did is the truth, however loaded the machine.
       const error = clientError(doc.samples, await server.takeTimings(), clock.originMs as number);
       expect(error.matched).toBe(requests);
-      expect(error.withinTolerance || level.client.limited, JSON.stringify(error)).toBe(true);
+      expect(accuracyProblems(level, error)).toEqual([]);
       expect(doc.simulated).toBe(true);
     },
   );

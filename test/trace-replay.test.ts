@@ -16,7 +16,19 @@ import type { RunDocument, Sample } from "@kneeboard/core/run";
 import { runSweep } from "@kneeboard/core/sweep";
 import { loadTraces, reusableTokens, type TraceWindow, traceKey } from "@kneeboard/core/trace";
 import { type ReferenceServer, type ResponseTiming, startReferenceServer } from "@kneeboard/reference";
+import { clientFlagProblems } from "@kneeboard/test-support/accuracy";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+/**
+ * Whether the level kept to its schedule by its own account: not flagged `client_schedule_lag`. A
+ * loaded machine may make the client send late, and the level then says so (rightly, its figures
+ * bear it out); only a level that kept its schedule has the server's gaps held to the trace's.
+ */
+function keptSchedule(level: RunDocument["levels"][number] | undefined): boolean {
+  if (!level?.invalid.some((r) => r.code === "client_schedule_lag")) return true;
+  expect(clientFlagProblems(level)).toEqual([]);
+  return false;
+}
 
 const FIXTURES = join(import.meta.dirname, "..", "packages", "core", "src", "trace", "fixtures");
 /** The server's cache blocks: 16 tokens, as vLLM's; the trace's blocks are 512 (Mooncake's). */
@@ -192,6 +204,7 @@ describe("a Mooncake trace replayed at speedups 1 and 2", () => {
       const traceGaps = samples.slice(1).map((s, i) => (s.scheduledMs ?? 0) - (samples[i]?.scheduledMs ?? 0));
       // The span the server saw over the span scheduled, and how closely its gaps follow the trace's.
       const span = ((arrived.at(-1) as number) - (arrived[0] as number)) / ((samples.at(-1)?.scheduledMs ?? 1) - 0);
+      if (!keptSchedule(doc.levels.find((l) => l.level === level))) continue;
       expect(span).toBeGreaterThan(0.9);
       expect(span).toBeLessThan(1.1);
       expect(correlation(serverGaps, traceGaps)).toBeGreaterThan(0.9);
@@ -212,8 +225,10 @@ describe("a BurstGPT trace replayed", () => {
     }
     const arrived = samples.map((s) => seen(s).arrivedAtMs);
     const span = ((arrived.at(-1) as number) - (arrived[0] as number)) / (samples.at(-1)?.scheduledMs ?? 1);
-    expect(span).toBeGreaterThan(0.9);
-    expect(span).toBeLessThan(1.1);
+    if (keptSchedule(doc.levels[0])) {
+      expect(span).toBeGreaterThan(0.9);
+      expect(span).toBeLessThan(1.1);
+    }
   }, 60_000);
 });
 
@@ -239,6 +254,7 @@ describe("gamma arrivals at 20 requests/s, burstiness 0.25, 300 sends", () => {
     const served = cv(samples.map((s) => seen(s).arrivedAtMs));
     expect(scheduled).toBeGreaterThan(1.6);
     expect(scheduled).toBeLessThan(2.5);
+    if (!keptSchedule(doc.levels[0])) return;
     expect(served).toBeGreaterThan(1.6);
     expect(served).toBeLessThan(2.5);
     expect(Math.abs(served / scheduled - 1)).toBeLessThan(0.1);

@@ -2,7 +2,8 @@
  * @module Sweeping a slot across invocations, on in-memory ports (queue, pending runs) and the folder
  * store, claims and index, against a small local streaming server. The measuring clock advances
  * 10 s per request the server receives, so where a deadline falls is set by request counts, not by
- * the machine's speed.
+ * the machine's speed; and the server answers after a real wait, so the client's loop is idle most of
+ * each level and a busy machine does not flag it (a run's status here is about its levels' deadlines).
  */
 import { mkdtempSync } from "node:fs";
 import { rm } from "node:fs/promises";
@@ -46,6 +47,15 @@ let ticks = 0;
  * over 90 % of it (client limited), and a run with no valid level is "failed", not "complete".
  */
 const SLEEP_SCALE = 10;
+/**
+ * Real ms the server waits before it answers each request. The client's health is read from the real
+ * process, not this clock: a level of N = 1 has no start spread to sleep, and its few ms of work (the
+ * client's and this in-process server's) filled its real time, so on a busy machine its event loop
+ * read as busy over 90 % of it and the run failed, client limited. Waiting on the server, the loop is
+ * idle most of each level however slow the machine runs its work; the clock, moved by requests
+ * received, does not see the wait.
+ */
+const ANSWER_AFTER_MS = 50;
 const clock: Scheduler = {
   ...systemScheduler,
   now: () => received * STEP_MS + ticks++ * 1e-6,
@@ -70,7 +80,7 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     received++;
     req.resume();
-    req.on("end", () => answer(res));
+    req.on("end", () => setTimeout(() => answer(res), ANSWER_AFTER_MS));
   });
   await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
   baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
