@@ -54,12 +54,14 @@ export const ConversationLoad = z.object({
 export type ConversationLoad = z.infer<typeof ConversationLoad>;
 
 /**
- * The conversation load of a run document v2's level, which named it a closed load and carried the
- * conversation in its figures by turn (`conversation.turns`); null for any other level.
+ * The conversation load of a level stored before conversations were a kind (a run document v2's, or
+ * a run index entry's recorded then), which named it a closed load and carried the conversation in
+ * its figures by turn (`conversation.turns`, an index entry's `conversation.byTurn`); null for any other level.
  */
 export function conversationLoadOfV2(level: { load?: unknown; conversation?: unknown }): ConversationLoad | null {
   const { load, conversation } = level as { load?: { kind?: unknown; concurrency?: unknown }; conversation?: unknown };
-  const turns = (conversation as { turns?: unknown } | null | undefined)?.turns;
+  const talk = conversation as { turns?: unknown; byTurn?: unknown } | null | undefined;
+  const turns = talk?.turns ?? (Array.isArray(talk?.byTurn) ? talk.byTurn.length : undefined);
   if (load?.kind !== "closed" || typeof load.concurrency !== "number" || typeof turns !== "number") return null;
   return { kind: "conversation", concurrency: load.concurrency, turns };
 }
