@@ -21,17 +21,27 @@ export const Conversation = z.strictObject({
     .number({ error: "must be a whole number of turns, at least 1" })
     .int("must be a whole number of turns, at least 1")
     .min(1, "must be at least 1: a conversation has at least one turn")
-    .max(64),
+    .max(64)
+    .meta({ description: "Turns of each conversation, a whole number from 1 to 64. Required." }),
   /** Tokens of the system prompt every conversation of the run begins with (0: none). */
-  sharedPrefixTokens: z.number().int().nonnegative(),
+  sharedPrefixTokens: z.number().int().nonnegative().meta({
+    description:
+      "Tokens of the system prompt every conversation of the run begins with, a whole number, 0 or more (0: no system message). Required.",
+  }),
   /** Tokens of each turn's new question (default: the workload's `promptTokens`). */
-  turnPromptTokens: z.number().int().positive().optional(),
+  turnPromptTokens: z.number().int().positive().optional().meta({
+    description: "Tokens of each turn's new question, a positive whole number. Default: the workload's promptTokens.",
+  }),
   /** Seconds between a turn's answer and the next question, as a reader takes (default 0). */
   thinkSeconds: z
     .number({ error: "must be a number of seconds, 0 or more" })
     .nonnegative("must not be negative: a think time is 0 seconds or more")
     .max(3600)
-    .default(0),
+    .default(0)
+    .meta({
+      description:
+        "Wait between a turn's answer and the next question, as a reader takes (a prompt cache may expire in it), seconds, 0 to 3600. Default 0.",
+    }),
 });
 export type Conversation = z.infer<typeof Conversation>;
 
