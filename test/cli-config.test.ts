@@ -229,7 +229,7 @@ describe("the demo config (npm start)", () => {
     // The trace replay, on the route with a prefix cache: every load kind is on the demo's site.
     expect(DEMO_REPLAY_TARGETS).toEqual(["ref-small-cached"]);
     expect(pairs.filter(([, s]) => s === "replay").map(([id]) => id)).toEqual(DEMO_REPLAY_TARGETS);
-    expect(workload("ref-small-cached", "replay").arrival).toMatchObject({ mode: "trace", speedup: [4, 8], limit: 12 });
+    expect(workload("ref-small-cached", "replay").arrival).toMatchObject({ mode: "trace", speedup: [16], limit: 24 });
     // 16 (target, scenario) pairs, 3 runs each: 48 runs.
     expect(pairs.length * DEMO_REPEAT).toBe(48);
   });

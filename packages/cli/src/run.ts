@@ -296,13 +296,14 @@ export const DEMO_RAG_TARGETS = ["ref-small-fast", "ref-large-slow"];
 export const DEMO_CONVERSATION_TARGETS = ["ref-small-cached", "ref-small-uncached"];
 
 /**
- * The demo's `replay` scenario: the first 12 requests of the project's synthetic Mooncake trace
- * (examples/traces/synthetic-mooncake.jsonl, written from its seed) at 4 and 8 times their pace, no
- * warm-up: a trace replay of shared prefixes on the route with a prefix cache, in a few seconds a run.
+ * The demo's `replay` scenario: the first 24 requests of the project's synthetic Mooncake trace
+ * (examples/traces/synthetic-mooncake.jsonl, written from its seed; 11 s of it) at 16 times
+ * their pace, no warm-up: a trace replay of shared prefixes on the route with a prefix cache, in a
+ * few seconds a run (a level of a schedule needs 20 requests to measure its rate).
  */
 export function demoReplay(file: string) {
   return {
-    arrival: { mode: "trace" as const, file, format: "mooncake" as const, speedup: [4, 8], limit: 12 },
+    arrival: { mode: "trace" as const, file, format: "mooncake" as const, speedup: [16], limit: 24 },
     warmupRequests: 0,
   };
 }
