@@ -49,7 +49,9 @@ beforeAll(async () => {
   docs = [];
   for (const target of config.targets) {
     const workload = workloadFor(config, target);
-    docs.push(await runSweep({ target, workload, canary: canaryFor(config.targets, target, workload), simulated: true }));
+    docs.push(
+      await runSweep({ target, workload, canary: canaryFor(config.targets, target, workload), simulated: true }),
+    );
   }
 }, 120_000);
 afterAll(() => server.close());
