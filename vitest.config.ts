@@ -53,6 +53,8 @@ const TIMED = [
   // Runs that must come out valid (a run with no valid level fails, exit 1).
   "test/requests-per-level.test.ts",
   "test/cli.test.ts",
+  // The README's own-endpoint commands: a run that must come out valid, then a site build.
+  "test/readme-endpoint.test.ts",
   "test/cli-stop.test.ts",
   "test/cli-crash.test.ts",
 ];

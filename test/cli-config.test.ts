@@ -13,6 +13,7 @@ import {
   DEMO_CONVERSATION_TARGETS,
   DEMO_RAG_TARGETS,
   DEMO_REPEAT,
+  DEMO_REPLAY_TARGETS,
   demoConfig,
 } from "@kneeboard/cli/run";
 import { canaryFor, parseConfig, scenariosOf, workloadFor } from "@kneeboard/core/config";
@@ -212,7 +213,7 @@ describe("kneeboard site --config", () => {
 });
 
 describe("the demo config (npm start)", () => {
-  const config = parseConfig(JSON.stringify(demoConfig("http://127.0.0.1:9/v1")));
+  const config = parseConfig(JSON.stringify(demoConfig("http://127.0.0.1:9/v1", "/tmp/synthetic-mooncake.jsonl")));
   const pairs = config.targets.flatMap((t) => scenariosOf(config, t).map((s) => [t.id, s] as const));
   const targetOf = (id: string) => config.targets.find((t) => t.id === id) as (typeof config.targets)[number];
   const workload = (id: string, scenario: string) => workloadFor(config, targetOf(id), scenario);
@@ -226,8 +227,12 @@ describe("the demo config (npm start)", () => {
     expect(pairs.filter(([, s]) => s === "chat")).toHaveLength(11);
     expect(DEMO_CONVERSATION_TARGETS).toEqual(["ref-small-cached", "ref-small-uncached"]);
     expect(pairs.filter(([, s]) => s === "conversation").map(([id]) => id)).toEqual(DEMO_CONVERSATION_TARGETS);
-    // 15 (target, scenario) pairs, 3 runs each: 45 runs.
-    expect(pairs.length * DEMO_REPEAT).toBe(45);
+    // The trace replay, on the route with a prefix cache: every load kind is on the demo's site.
+    expect(DEMO_REPLAY_TARGETS).toEqual(["ref-small-cached"]);
+    expect(pairs.filter(([, s]) => s === "replay").map(([id]) => id)).toEqual(DEMO_REPLAY_TARGETS);
+    expect(workload("ref-small-cached", "replay").arrival).toMatchObject({ mode: "trace", speedup: [4, 8], limit: 12 });
+    // 16 (target, scenario) pairs, 3 runs each: 48 runs.
+    expect(pairs.length * DEMO_REPEAT).toBe(48);
   });
 
   it("runs the canary in chat on every route of the models with a reference route, one reference each", () => {

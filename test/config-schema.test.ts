@@ -3,10 +3,20 @@
  * against through `$schema`) and the parser accept and reject the same configs: every example, and
  * bad configs of each kind the schema can say. Checks that need the whole file (unique ids, ascending
  * levels, scenarios a target names, the key variables) are the parser's alone, so none is sampled.
+ * Every property of the schema carries a description naming its unit and default, checked against
+ * the defaults the code applies.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { parseConfig } from "@kneeboard/core/config";
+import {
+  DEFAULT_CANARY,
+  DEFAULT_SCHEDULE,
+  DEFAULT_SLO,
+  DEFAULT_STANDING,
+  DEFAULT_WORKLOAD,
+  parseConfig,
+} from "@kneeboard/core/config";
 import { ConfigError } from "@kneeboard/core/errors";
+import { DEFAULT_PLAN_ASSUMPTIONS } from "@kneeboard/core/plan";
 import Ajv2020 from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 
@@ -80,5 +90,127 @@ describe("schemas/config.schema.json against parseConfig", () => {
       const linked = new URL($schema, new URL(`examples/${f}`, ROOT));
       expect(JSON.parse(readFileSync(linked, "utf8")).$id).toBe(schema.$id);
     }
+  });
+});
+
+type Node = Record<string, unknown>;
+
+/**
+ * Every property of a JSON Schema, by its path (`targets[].route|oneOf0.provider`): the properties of
+ * objects, of arrays' items, of a record's values (additionalProperties), of anyOf / oneOf / allOf
+ * members and of $defs, however deep.
+ */
+function properties(node: unknown, path = ""): [string, Node][] {
+  if (typeof node !== "object" || node === null) return [];
+  const n = node as Node;
+  const found: [string, Node][] = [];
+  for (const [key, property] of Object.entries((n.properties ?? {}) as Node)) {
+    found.push([`${path}.${key}`, property as Node], ...properties(property, `${path}.${key}`));
+  }
+  for (const item of [n.items].flat()) found.push(...properties(item, `${path}[]`));
+  found.push(...properties(n.additionalProperties, `${path}.<name>`));
+  for (const of of ["anyOf", "oneOf", "allOf"])
+    for (const [i, member] of ((n[of] ?? []) as unknown[]).entries())
+      found.push(...properties(member, `${path}|${of}${i}`));
+  for (const [name, def] of Object.entries((n.$defs ?? {}) as Node)) found.push(...properties(def, `$defs.${name}`));
+  return found;
+}
+
+const described = (node: Node) => typeof node.description === "string" && node.description.trim() !== "";
+
+/** The description of the property at `path`, as `properties` names it. */
+function description(path: string): string {
+  const property = properties(schema).find(([at]) => at === path)?.[1];
+  if (!property) throw new Error(`no property ${path} in the schema`);
+  return String(property.description);
+}
+
+/** A default as a description says it: `Default 120.`, `Default [1, 2, 4, 8, 16, 32].` */
+const defaultWords = (value: unknown) => `Default ${Array.isArray(value) ? `[${value.join(", ")}]` : String(value)}`;
+
+describe("schemas/config.schema.json explains every field", () => {
+  it("finds properties wherever a schema nests them, and the ones without a description", () => {
+    const nested = {
+      properties: {
+        a: { description: "a", type: "array", items: { properties: { b: { type: "number" } } } },
+        c: { anyOf: [{ type: "boolean" }, { properties: { d: { description: "d" } } }] },
+        e: { oneOf: [{ properties: { f: {} } }], additionalProperties: { properties: { g: {} } } },
+      },
+      $defs: { H: { properties: { i: { description: " " } } } },
+    };
+
+    const missing = properties(nested)
+      .filter(([, property]) => !described(property))
+      .map(([path]) => path);
+
+    expect(missing).toEqual([".a[].b", ".c", ".e", ".e.<name>.g", ".e|oneOf0.f", "$defs.H.i"]);
+  });
+
+  it("has a description on every property", () => {
+    const all = properties(schema);
+    const missing = all.filter(([, property]) => !described(property)).map(([path]) => path);
+
+    // The walk reached the nested members: targets, routes, arrivals, canary, conversations, scenarios.
+    expect(all.length).toBeGreaterThan(150);
+    expect(all.map(([path]) => path)).toEqual(
+      expect.arrayContaining([
+        ".targets[].route|oneOf3.verify|anyOf1.bodyField",
+        ".workload.arrival|oneOf3.blockSize",
+        ".workload.canary|anyOf1.samplesPerPrompt",
+        ".scenarios.<name>.conversation.thinkSeconds",
+      ]),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it("names a field's unit and its default", () => {
+    expect(description(".workload.requestTimeoutSeconds")).toMatch(/\bseconds\b.*\bDefault 120\b/);
+    expect(description(".workload.streamIdleTimeoutSeconds")).toMatch(/\bseconds\b.*\bDefault 30\b/);
+    expect(description(".workload.slo.maxTtftMs")).toMatch(/\bms\b.*\bDefault 2000\b/);
+    expect(description(".workload.slo.minOutputTokensPerSecond")).toMatch(/\btok\/s\b.*\bDefault 20\b/);
+    expect(description(".workload.maxTokens")).toMatch(/\btokens\b.*\bDefault 128\b/);
+    expect(description(".workload.conversation.thinkSeconds")).toMatch(/\bseconds\b.*\bDefault 0\b/);
+    expect(description(".workload.arrival|oneOf1.ratesPerSecond")).toMatch(/requests\/s/);
+    expect(description(".standing.windowHours")).toMatch(/\bhours\b.*\bDefault 72\b/);
+    expect(description(".targets[].pricing|anyOf1.hourlyUsd")).toMatch(/\bUSD\b/);
+  });
+
+  it("says the defaults the code applies", () => {
+    const workload = ".workload";
+    const expected: [string, unknown][] = [
+      ...(
+        [
+          "concurrency",
+          "promptTokens",
+          "maxTokens",
+          "requestsPerLevel",
+          "warmupRequests",
+          "temperature",
+          "requestTimeoutSeconds",
+          "streamIdleTimeoutSeconds",
+          "ignoreEos",
+        ] as const
+      ).map((field): [string, unknown] => [`${workload}.${field}`, DEFAULT_WORKLOAD[field]]),
+      ...(["minOutputTokensPerSecond", "maxTtftMs"] as const).map((field): [string, unknown] => [
+        `${workload}.slo.${field}`,
+        DEFAULT_SLO[field],
+      ]),
+      ...(["samplesPerPrompt", "maxTokens", "concurrency"] as const).map((field): [string, unknown] => [
+        `${workload}.canary|anyOf1.${field}`,
+        DEFAULT_CANARY[field],
+      ]),
+      ...(["windowHours", "maxRuns"] as const).map((field): [string, unknown] => [
+        `.standing.${field}`,
+        DEFAULT_STANDING[field],
+      ]),
+      [".schedule", DEFAULT_SCHEDULE],
+      [".targets[].expectedOutputTokensPerSecond", DEFAULT_PLAN_ASSUMPTIONS.outputTokensPerSecondPerStream],
+    ];
+    for (const [path, value] of expected) expect(description(path), path).toContain(defaultWords(value));
+
+    // Wherever the schema itself carries a scalar default (seed, maxInFlight, blockSize, ...), the words say it too.
+    for (const [path, property] of properties(schema))
+      if (property.default !== undefined && typeof property.default !== "object")
+        expect(String(property.description), path).toContain(defaultWords(property.default));
   });
 });

@@ -1,6 +1,7 @@
 /** @module `kneeboard run` and `kneeboard demo`: sweep targets, store one run document per (target, scenario), print tables. */
-import { statSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import {
   type Config,
   canaryFor,
@@ -18,6 +19,7 @@ import { StoreRunIndex } from "@kneeboard/core/run-index/store";
 import { FolderStore } from "@kneeboard/core/store/folder";
 import { runSweep } from "@kneeboard/core/sweep";
 import { loadTraces, type Traces } from "@kneeboard/core/trace";
+import { syntheticMooncakeTrace } from "@kneeboard/core/trace/synthetic";
 import {
   REFERENCE_LEVEL_SECONDS,
   REFERENCE_RAG_SLO,
@@ -298,6 +300,21 @@ export const DEMO_RAG_TARGETS = ["ref-small-fast", "ref-large-slow"];
 /** The targets swept in `conversation` only: the small model's routes with and without a prefix cache. */
 export const DEMO_CONVERSATION_TARGETS = ["ref-small-cached", "ref-small-uncached"];
 
+/**
+ * The demo's `replay` scenario: the first 12 requests of the project's synthetic Mooncake trace
+ * (examples/traces/synthetic-mooncake.jsonl, written from its seed) at 4 and 8 times their pace, no
+ * warm-up: a trace replay of shared prefixes on the route with a prefix cache, in a few seconds a run.
+ */
+export function demoReplay(file: string) {
+  return {
+    arrival: { mode: "trace" as const, file, format: "mooncake" as const, speedup: [4, 8], limit: 12 },
+    warmupRequests: 0,
+  };
+}
+
+/** The targets swept in `replay` too: the small model's route with a prefix cache, which the trace's shared blocks reward. */
+export const DEMO_REPLAY_TARGETS = ["ref-small-cached"];
+
 /** Targets whose demo levels count requests (see `DEMO_WORKLOAD`); the others run for `REFERENCE_LEVEL_SECONDS`. */
 const COUNTED_TARGETS = ["ref-ratelimited", "ref-gateway-beta"];
 
@@ -311,7 +328,7 @@ export function demoTargets(baseURL: string) {
       ...t,
       workload: levels || DEMO_CANARY_TARGETS.includes(t.id) ? { ...levels, ...canary } : undefined,
       scenarios: DEMO_CONVERSATION_TARGETS.includes(t.id)
-        ? ["conversation"]
+        ? ["conversation", ...(DEMO_REPLAY_TARGETS.includes(t.id) ? ["replay"] : [])]
         : DEMO_RAG_TARGETS.includes(t.id)
           ? ["chat", "rag"]
           : ["chat"],
@@ -319,13 +336,13 @@ export function demoTargets(baseURL: string) {
   });
 }
 
-/** The demo's config (the shape of docs/config.md) for the reference targets at baseURL. */
-export function demoConfig(baseURL: string) {
+/** The demo's config (the shape of docs/config.md) for the reference targets at baseURL, replaying `traceFile`. */
+export function demoConfig(baseURL: string, traceFile: string) {
   // The reference SLO is scaled to simulated speeds, so capacity tells the reference targets apart.
   return {
     targets: demoTargets(baseURL),
     workload: { ...DEMO_WORKLOAD, slo: REFERENCE_SLO, canary: false },
-    scenarios: DEMO_SCENARIOS,
+    scenarios: { ...DEMO_SCENARIOS, replay: demoReplay(traceFile) },
   };
 }
 
@@ -336,10 +353,15 @@ export const DEMO_REPEAT = 3;
 export async function demo(options: { dataDir: string; io: IO }): Promise<number> {
   const began = performance.now();
   const server = await startReferenceServer({ port: 0, models: referenceModels() });
+  // The example trace, written from its seed into a folder of its own: the demo reads no file of the repository.
+  const traceDir = mkdtempSync(join(tmpdir(), "kneeboard-demo-"));
+  const traceFile = join(traceDir, "synthetic-mooncake.jsonl");
+  writeFileSync(traceFile, syntheticMooncakeTrace());
   try {
-    const config = parseConfig(JSON.stringify(demoConfig(server.url)), { file: "(reference targets)" });
+    const configFile = "(reference targets)";
+    const config = parseConfig(JSON.stringify(demoConfig(server.url, traceFile)), { file: configFile });
     options.io.out.write(
-      `reference targets (simulated) at ${server.url}, ${DEMO_REPEAT} runs of each (target, scenario): chat, rag for ${DEMO_RAG_TARGETS.join(", ")}, conversation for ${DEMO_CONVERSATION_TARGETS.join(", ")}\n`,
+      `reference targets (simulated) at ${server.url}, ${DEMO_REPEAT} runs of each (target, scenario): chat, rag for ${DEMO_RAG_TARGETS.join(", ")}, conversation for ${DEMO_CONVERSATION_TARGETS.join(", ")}, replay (a trace) for ${DEMO_REPLAY_TARGETS.join(", ")}\n`,
     );
     const outcome = await sweepTargets({
       config,
@@ -347,6 +369,7 @@ export async function demo(options: { dataDir: string; io: IO }): Promise<number
       dataDir: options.dataDir,
       simulated: true,
       repeat: DEMO_REPEAT,
+      traces: loadTraces(config, configFile),
       io: options.io,
     });
     options.io.out.write(
@@ -355,5 +378,6 @@ export async function demo(options: { dataDir: string; io: IO }): Promise<number
     return outcome.interrupted ? INTERRUPTED_EXIT_CODE : 0;
   } finally {
     await server.close();
+    rmSync(traceDir, { recursive: true, force: true });
   }
 }

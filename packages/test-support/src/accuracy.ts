@@ -13,7 +13,15 @@ import {
   TTFT_TOLERANCE_MS,
   TTFT_TOLERANCE_SHARE,
 } from "@kneeboard/core/metrics";
-import type { InvalidCode, InvalidReason, Level, RunDocument, Sample, SloRecord } from "@kneeboard/core/run";
+import {
+  concurrencyOf,
+  type InvalidCode,
+  type InvalidReason,
+  type Level,
+  type RunDocument,
+  type Sample,
+  type SloRecord,
+} from "@kneeboard/core/run";
 import { epochScheduler, type Scheduler } from "@kneeboard/core/scheduler";
 import type { ResponseTiming } from "@kneeboard/reference";
 
@@ -88,7 +96,7 @@ function clientReasonMiss(level: Level, reason: InvalidReason): string | null {
       );
     case "client_concurrency": {
       const { achievedConcurrency, concurrency, minShare } = reason.detail;
-      if (level.load.kind !== "closed" || level.load.concurrency !== concurrency)
+      if (concurrencyOf(level.load) !== concurrency)
         return `client_concurrency: N ${concurrency} is not the level's load`;
       return (
         over("shortfall of achieved concurrency", minShare * concurrency - achievedConcurrency, 0, undefined) ??

@@ -19,9 +19,13 @@ export { Route };
 /** What one interactive user needs; either figure may be set alone, the other keeps its default. */
 export const Slo = z.strictObject({
   /** Least per-stream output tok/s a user accepts. */
-  minOutputTokensPerSecond: Positive,
+  minOutputTokensPerSecond: Positive.meta({
+    description: "Per-stream output tokens per second (p50) a level must reach, tok/s, positive. Default 20.",
+  }),
   /** Longest TTFT p95 a user accepts, ms. */
-  maxTtftMs: Positive,
+  maxTtftMs: Positive.meta({
+    description: "Time to first token (p95) a level must stay under, ms, positive. Default 2000.",
+  }),
 });
 export type Slo = z.infer<typeof Slo>;
 
@@ -31,11 +35,26 @@ export { Arrival, DEFAULT_SLO, TraceFormat };
 /** The canary phase's own settings (docs/config.md#canary); each defaults as `DEFAULT_CANARY`. */
 export const CanaryOverride = z.strictObject({
   /** Completions asked per canary prompt. */
-  samplesPerPrompt: z.number().int().positive().max(100),
+  samplesPerPrompt: z
+    .number()
+    .int()
+    .positive()
+    .max(100)
+    .meta({ description: "Completions asked per canary prompt, a whole number from 1 to 100. Default 10." }),
   /** max_tokens of each canary request. */
-  maxTokens: z.number().int().positive().max(1024),
+  maxTokens: z
+    .number()
+    .int()
+    .positive()
+    .max(1024)
+    .meta({ description: "max_tokens of each canary request, tokens, a whole number from 1 to 1024. Default 32." }),
   /** Canary requests in flight at once. */
-  concurrency: z.number().int().positive().max(64),
+  concurrency: z
+    .number()
+    .int()
+    .positive()
+    .max(64)
+    .meta({ description: "Canary requests in flight at once, a whole number from 1 to 64. Default 4." }),
 });
 export type CanaryOverride = z.infer<typeof CanaryOverride>;
 
@@ -117,35 +136,82 @@ export { Conversation };
 
 const workloadFields = {
   /** Concurrency levels, strictly ascending. */
-  concurrency: z.array(z.number().int().positive().max(1024)).min(1).superRefine(strictlyAscending("levels")),
-  /** Approximate prompt size in tokens. */
-  promptTokens: z.number().int().positive(),
-  /** max_tokens of each request. */
-  maxTokens: z.number().int().positive(),
-  /** Measured requests per level (closed loop); or use levelDurationSeconds. */
-  requestsPerLevel: z.number().int().positive(),
-  /** Closed loop for a fixed time per level instead of a request count, seconds. */
-  levelDurationSeconds: z.number().positive(),
-  /** Unmeasured requests before each level. */
-  warmupRequests: z.number().int().nonnegative(),
-  /** Sampling temperature, 0..2. */
-  temperature: z.number().min(0).max(2),
-  /** Per-request timeout, seconds. */
-  requestTimeoutSeconds: z.number().positive().max(900),
-  /** A streaming response with no byte for this long ends as `timeout` (the stream went idle), seconds. */
-  streamIdleTimeoutSeconds: z.number().positive().max(900),
-  /** Sent as ignore_eos so every request generates maxTokens (vLLM, llama.cpp). */
-  ignoreEos: z.boolean(),
-  /** What one user needs (defines capacity and goodput); fields default to `DEFAULT_SLO`. */
-  slo: Slo.partial(),
-  /** How requests arrive (default a closed loop). */
-  arrival: Arrival,
-  /** The canary phase after the levels (the same-model test's samples); by default on where it can judge (`canaryChoice`). */
-  canary: z.union([z.boolean(), CanaryOverride.partial()], {
-    error: "must be true, false or { samplesPerPrompt?, maxTokens?, concurrency? }",
+  concurrency: z.array(z.number().int().positive().max(1024)).min(1).superRefine(strictlyAscending("levels")).meta({
+    description:
+      "The levels of the sweep, run low to high: N, the requests kept in flight, whole numbers from 1 to 1024, strictly ascending. Default [1, 2, 4, 8, 16, 32].",
   }),
+  /** Approximate prompt size in tokens. */
+  promptTokens: z.number().int().positive().meta({
+    description:
+      "Approximate prompt size, tokens, a positive whole number (the real size is taken from the response's usage). Default 150.",
+  }),
+  /** max_tokens of each request. */
+  maxTokens: z
+    .number()
+    .int()
+    .positive()
+    .meta({ description: "max_tokens of each request, tokens, a positive whole number. Default 128." }),
+  /** Measured requests per level (closed loop); or use levelDurationSeconds. */
+  requestsPerLevel: z.number().int().positive().meta({
+    description:
+      "Measured requests per level, a positive whole number; set it or levelDurationSeconds, not both. Default 64.",
+  }),
+  /** Closed loop for a fixed time per level instead of a request count, seconds. */
+  levelDurationSeconds: z.number().positive().meta({
+    description:
+      "Run each level for this long instead of a request count, seconds, positive; set it or requestsPerLevel, not both. Default none (requestsPerLevel).",
+  }),
+  /** Unmeasured requests before each level. */
+  warmupRequests: z
+    .number()
+    .int()
+    .nonnegative()
+    .meta({ description: "Unmeasured requests before each level, a whole number, 0 or more. Default 1." }),
+  /** Sampling temperature, 0..2. */
+  temperature: z
+    .number()
+    .min(0)
+    .max(2)
+    .meta({ description: "Sampling temperature of each request, 0 to 2. Default 0." }),
+  /** Per-request timeout, seconds. */
+  requestTimeoutSeconds: z.number().positive().max(900).meta({
+    description:
+      "A request still running after this long is recorded as timeout, seconds, positive, at most 900. Default 120.",
+  }),
+  /** A streaming response with no byte for this long ends as `timeout` (the stream went idle), seconds. */
+  streamIdleTimeoutSeconds: z.number().positive().max(900).meta({
+    description:
+      "A streaming response with no byte for this long (after its head) ends as timeout, the stream gone idle, seconds, positive, at most 900. Default 30.",
+  }),
+  /** Sent as ignore_eos so every request generates maxTokens (vLLM, llama.cpp). */
+  ignoreEos: z.boolean().meta({
+    description:
+      "true sends ignore_eos: true, so servers that honour it (vLLM, llama.cpp's llama-server) generate exactly maxTokens every time; OpenRouter and Ollama do not honour it. Default false.",
+  }),
+  /** What one user needs (defines capacity and goodput); fields default to `DEFAULT_SLO`. */
+  slo: Slo.partial().meta({
+    description:
+      "What one interactive user needs: it defines each level's meetsSlo, goodput and the run's capacity; either figure may be set alone. Default { minOutputTokensPerSecond: 20, maxTtftMs: 2000 }.",
+  }),
+  /** How requests arrive (default a closed loop). */
+  arrival: Arrival.meta({
+    description:
+      'How requests arrive: { mode: "closed" }, N in flight (the levels of concurrency); { mode: "poisson" | "gamma", ratesPerSecond }, an open loop whose levels are request rates; { mode: "trace", file, format }, a recorded trace\'s replay whose levels are speedups. Default { mode: "closed" }.',
+  }),
+  /** The canary phase after the levels (the same-model test's samples); by default on where it can judge (`canaryChoice`). */
+  canary: z
+    .union([z.boolean(), CanaryOverride.partial()], {
+      error: "must be true, false or { samplesPerPrompt?, maxTokens?, concurrency? }",
+    })
+    .meta({
+      description:
+        "The canary phase after the levels, the same-model test's samples: true, false (off), or an object of its settings (on, with those). The nearest layer that sets it decides. Default on for the routes of a model with a reference route and another route (10 completions of each prompt, 32 tokens each, 4 at once), else off.",
+    }),
   /** Closed loop only: each worker holds conversations of several turns instead of single prompts (default none). */
-  conversation: Conversation,
+  conversation: Conversation.meta({
+    description:
+      "Closed loop only: each worker is one user holding conversations of several turns, re-sending the history each turn, instead of sending single prompts. Default none (single prompts).",
+  }),
 };
 
 /** Run a check even where its value has other problems (a wrong type, say), so all are reported together. */
@@ -208,8 +274,19 @@ const SLUG = /^[a-z0-9][a-z0-9._-]*$/;
 /** A target's declared price: list prices of an API route, or a dedicated endpoint billed by the hour. */
 export const Pricing = z.union(
   [
-    z.strictObject({ inputPerMillionUsd: Positive, outputPerMillionUsd: Positive }),
-    z.strictObject({ hourlyUsd: Positive }),
+    z.strictObject({
+      inputPerMillionUsd: Positive.meta({
+        description: "List price of a million prompt tokens, USD, positive. Required in this shape.",
+      }),
+      outputPerMillionUsd: Positive.meta({
+        description: "List price of a million output tokens, USD, positive. Required in this shape.",
+      }),
+    }),
+    z.strictObject({
+      hourlyUsd: Positive.meta({
+        description: "Price of a dedicated endpoint per hour, USD, positive. Required in this shape.",
+      }),
+    }),
   ],
   { error: "must be { inputPerMillionUsd, outputPerMillionUsd } or { hourlyUsd }, positive numbers (USD)" },
 );
@@ -235,38 +312,73 @@ export const Target = z.strictObject({
   id: z
     .string()
     .max(64)
-    .regex(/^[a-z0-9][a-z0-9._-]*$/, "must match [a-z0-9][a-z0-9._-]* (lowercase letters, digits, . _ -)"),
-  label: Name,
-  baseURL: z.url({ protocol: /^https?$/ }),
+    .regex(/^[a-z0-9][a-z0-9._-]*$/, "must match [a-z0-9][a-z0-9._-]* (lowercase letters, digits, . _ -)")
+    .meta({
+      description:
+        "Stable id, [a-z0-9][a-z0-9._-]*, at most 64 characters, unique in the file: the target's URL (/targets/<id>/) and store key forever; renaming it starts a new history. Required.",
+    }),
+  label: Name.meta({ description: "The name readers see, 1 to 200 characters. Required." }),
+  baseURL: z.url({ protocol: /^https?$/ }).meta({
+    description:
+      "An http or https URL of an OpenAI-compatible API, up to and including /v1 (or the path the provider documents, such as /v1/openai or /v1beta/openai); plan and run warn of another ending. Required.",
+  }),
   /** Name of the environment variable (or SST secret) holding the API key. */
   apiKeyEnv: z
     .string()
     .regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable name like OPENROUTER_API_KEY")
-    .optional(),
-  model: Name,
+    .optional()
+    .meta({
+      description:
+        "Name of the environment variable holding the API key, such as OPENROUTER_API_KEY (deployed: the SST secret of that name); the key never sits in the file. Required with gateway openrouter (but for a stand-in on this machine). Default none (no key sent).",
+    }),
+  model: Name.meta({
+    description: "The model of each request, as the endpoint names it, 1 to 200 characters. Required.",
+  }),
   /** The model as a reader knows it; targets sharing it are routes of one model. Default: see `modelKeyOf`. */
   modelKey: z
     .string()
     .max(64)
     .regex(SLUG, "must be a slug: [a-z0-9][a-z0-9._-]* (lowercase letters, digits, . _ -)")
-    .optional(),
+    .optional()
+    .meta({
+      description:
+        "The model as a reader knows it (llama-3.1-8b-instruct), a slug of at most 64 characters; targets sharing it are routes of one model, compared on one model page. Default: the slug of model after its last /.",
+    }),
   /** Declared price, for the declared cost per million output tokens. */
-  pricing: Pricing.optional(),
+  pricing: Pricing.optional().meta({
+    description:
+      "What the route costs, for the declared cost per million output tokens: list prices { inputPerMillionUsd, outputPerMillionUsd } or a dedicated endpoint's { hourlyUsd }, USD. Default none.",
+  }),
   /**
    * Output tok/s one stream of this target is expected to get, before it is measured: what `plan`
    * works durations and the top level's chunk rate out from (default 50), hence the sweep Lambda's
    * memory, and the first level's thread count. Measured levels take over from the second level on.
    */
-  expectedOutputTokensPerSecond: Positive.optional(),
-  route: Route,
-  workload: WorkloadOverride.optional(),
+  expectedOutputTokensPerSecond: Positive.optional().meta({
+    description:
+      "Output tokens per second one stream of this target is expected to get before it is measured, tok/s, positive: plan works durations, the top level's chunk rate, the sweep Lambda's memory and the first level's threads out from it. Default 50.",
+  }),
+  route: Route.meta({
+    description:
+      "How requests reach the provider and how the serving provider is pinned and verified; gateway is openrouter, litellm, direct or custom. Required.",
+  }),
+  workload: WorkloadOverride.optional().meta({
+    description:
+      "Workload fields overriding the config's workload for this target alone, field by field. Default none.",
+  }),
   /** The config's scenarios this target is swept in (default: all of them, in the config's order). */
-  scenarios: z.array(ScenarioName).min(1).optional(),
+  scenarios: z.array(ScenarioName).min(1).optional().meta({
+    description:
+      "Names of the config's scenarios this target is swept in, at least one, none twice. Default: all of them, in the config's order.",
+  }),
   /**
    * The target is its model's reference route (the maker's own API, or a full-precision copy): the
    * same-model test compares the model's other routes with it. At most one per model key.
    */
-  reference: z.boolean().optional(),
+  reference: z.boolean().optional().meta({
+    description:
+      "true marks the target as its model's reference route (the maker's own API, or a full-precision copy): the same-model test compares the model's other routes with it, and the canary runs by default only for a model with one. At most one per modelKey. Default false.",
+  }),
 });
 export type Target = z.infer<typeof Target>;
 
@@ -276,9 +388,14 @@ export const DEFAULT_SCHEDULE = "rate(6 hours)";
 /** Which runs the published figures are taken over: the last `windowHours`, at most `maxRuns` of them. */
 export const StandingConfig = z.strictObject({
   /** Runs started in this many hours before the build enter the standing. */
-  windowHours: z.number().int().positive().default(72),
+  windowHours: z.number().int().positive().default(72).meta({
+    description:
+      "Runs started within this many hours before the site build enter the standing, hours, a positive whole number. Default 72.",
+  }),
   /** At most this many of the newest runs in the window enter. */
-  maxRuns: z.number().int().positive().default(24),
+  maxRuns: z.number().int().positive().default(24).meta({
+    description: "At most this many of the newest runs in the window enter, a positive whole number. Default 24.",
+  }),
 });
 export type StandingConfig = z.infer<typeof StandingConfig>;
 
@@ -290,18 +407,36 @@ const SCHEDULE = /^(rate\(\d+ (minute|minutes|hour|hours|day|days)\)|cron\(\S+( 
 export const Config = z
   .strictObject({
     /** The JSON Schema an editor checks the file against (`../schemas/config.schema.json`); kneeboard ignores it. */
-    $schema: z.string().optional(),
-    targets: z.array(Target).min(1),
-    workload: WorkloadOverride.optional(),
+    $schema: z.string().optional().meta({
+      description:
+        "The JSON Schema an editor checks and completes this file against (the examples name ../schemas/config.schema.json); kneeboard ignores it. Default none.",
+    }),
+    targets: z.array(Target).min(1).meta({
+      description:
+        "The targets to sweep, at least one: each is one model behind one route (the same model through two providers is two targets). Required.",
+    }),
+    workload: WorkloadOverride.optional().meta({
+      description:
+        "The workload of every target; a target's workload, then a scenario, override it field by field. Default: each field's own default.",
+    }),
     /** Named workload overrides; each (target, scenario) is swept as its own run (default: `chat`, the workload). */
-    scenarios: Scenarios.optional(),
+    scenarios: Scenarios.optional().meta({
+      description:
+        "Named workload overrides (names are slugs, [a-z0-9][a-z0-9-]*, at most 64 characters), each swept as its own run of every target, in this order. Default: one scenario, chat, equal to the workload.",
+    }),
     /** EventBridge expression for the AWS deployment. */
     schedule: z
       .string()
       .regex(SCHEDULE, "must be rate(N minutes|hours|days) or cron(6 fields)")
-      .default(DEFAULT_SCHEDULE),
+      .default(DEFAULT_SCHEDULE)
+      .meta({
+        description: `When the AWS deployment sweeps: an EventBridge expression, rate(N minute(s)|hour(s)|day(s)) or cron(...) with 6 fields; used only by the deployment. Default ${DEFAULT_SCHEDULE}.`,
+      }),
     /** Which runs the published figures are taken over (default 72 hours, at most 24 runs). */
-    standing: StandingConfig.default(DEFAULT_STANDING),
+    standing: StandingConfig.default(DEFAULT_STANDING).meta({
+      description:
+        "Which runs the published figures are taken over: the last windowHours hours, at most maxRuns runs; a target's latest valid run always enters. Default { windowHours: 72, maxRuns: 24 }.",
+    }),
   })
   .superRefine((config, ctx) => {
     const first = new Map<string, number>();

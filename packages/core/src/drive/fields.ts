@@ -22,7 +22,13 @@ export const strictlyAscending = (what: string) => (values: number[], ctx: z.Ref
 };
 
 /** Seed of a schedule's gaps: the same seed gives the same schedule. */
-export const Seed = z.number().int().nonnegative().default(1);
+export const Seed = z.number().int().nonnegative().default(1).meta({
+  description:
+    "Seeds the gaps between sends (poisson, gamma), a whole number, 0 or more: the same seed gives the same schedule. Default 1.",
+});
 
 /** Requests in flight at most; a send due past it waits, and the level is invalid. */
-export const MaxInFlight = z.number().int().positive().max(4096).default(256);
+export const MaxInFlight = z.number().int().positive().max(4096).default(256).meta({
+  description:
+    "Requests in flight at most, a whole number from 1 to 4096; a send due past it waits, and the level is invalid (max_in_flight). Default 256.",
+});

@@ -14,6 +14,7 @@ import {
   SloRecord,
   Summary,
   upgradeLevelsV1,
+  upgradeLevelsV2,
 } from "../run/index.ts";
 import { SameModel } from "../same-model/index.ts";
 import { listRunKeys, putRun, readRun, type Store } from "../store/index.ts";
@@ -112,7 +113,9 @@ const RunIndexEntryV2 = z.object({
 /**
  * An index entry of any version as today's, before it is validated: an entry recorded from a version 1
  * document (its levels name `concurrency`, with an open loop's `ratePerSecond`) is upgraded the way the
- * document is (`upgradeLevelsV1`, docs/run-document.md#version-1); anything else is left as it is.
+ * document is (`upgradeLevelsV1`, docs/run-document.md#version-1), and an entry recorded before
+ * conversations were a kind names its conversation levels' loads as version 3 does (`upgradeLevelsV2`);
+ * anything else is left as it is.
  */
 export function upgradeRunIndexEntry(input: unknown): unknown {
   if (typeof input !== "object" || input === null || Array.isArray(input)) return input;
@@ -121,8 +124,8 @@ export function upgradeRunIndexEntry(input: unknown): unknown {
   const summary = entry.summary as Record<string, unknown> | null | undefined;
   const named = [summary?.peak, summary?.goodputPeak, summary?.stop].filter((x) => typeof x === "object" && x);
   const v1 = [...entry.levels, ...named].some((x) => typeof x === "object" && x !== null && !("load" in x));
-  if (!v1) return input;
-  const upgraded = upgradeLevelsV1(entry.levels, entry.summary);
+  const v2 = v1 ? upgradeLevelsV1(entry.levels, entry.summary) : { levels: entry.levels, summary: entry.summary };
+  const upgraded = upgradeLevelsV2(v2.levels, v2.summary);
   return { ...entry, levels: upgraded.levels, summary: upgraded.summary };
 }
 

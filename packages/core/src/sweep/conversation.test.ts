@@ -3,6 +3,8 @@
  * waited between an answer and the next question in exact numbers, a failed turn ending its conversation.
  */
 import { describe, expect, it } from "vitest";
+import { concurrencyOf, RunDocument } from "../run/index.ts";
+import { indexEntryFor, RunIndexEntry } from "../run-index/index.ts";
 import { runSweep } from "./index.ts";
 import { setup, TOKENS } from "./scripted.fixture.ts";
 
@@ -54,5 +56,33 @@ describe("a conversation level on a manual scheduler", () => {
     // Think after turn 1 (0 -> 100, send at 2100), no think after the failure (2110), then 2 s again.
     expect(endpoint.arrivals.map((a) => a.atMs)).toEqual([0, 2100, 2110, 4210, 6310]);
     expect(new Set(endpoint.arrivals.map((a) => a.prompt)).size).toBe(5);
+  });
+
+  it("names its levels' loads `conversation`, and reads a version 2 document's and index entry's closed ones as such", async () => {
+    const { scheduler, options } = setup(
+      { concurrency: [1, 2], requestsPerLevel: 6, warmupRequests: 0, conversation },
+      () => ({ outcome: "ok", durationMs: 100 }),
+    );
+    const doc = await scheduler.run(runSweep(options));
+    expect(doc.schemaVersion).toBe(3);
+    expect(doc.levels.map((l) => l.load)).toEqual([
+      { kind: "conversation", concurrency: 1, turns: 3 },
+      { kind: "conversation", concurrency: 2, turns: 3 },
+    ]);
+    // Before conversations were a kind, the same run was written as version 2 with closed loads (N users).
+    const n = (level: number) => concurrencyOf((doc.levels[level - 1] as (typeof doc.levels)[number]).load);
+    const closed = (x: { level: number; load: unknown } | null) =>
+      x && { ...x, load: { kind: "closed", concurrency: n(x.level) } };
+    const v2 = JSON.parse(JSON.stringify(doc));
+    v2.schemaVersion = 2;
+    v2.levels = v2.levels.map(closed);
+    for (const ref of ["peak", "goodputPeak", "stop"]) v2.summary[ref] = closed(v2.summary[ref]);
+    expect(v2.levels[0].load).toEqual({ kind: "closed", concurrency: 1 });
+    expect(RunDocument.parse(v2)).toEqual(RunDocument.parse(doc));
+    const entry = indexEntryFor("runs/t/x.json", doc);
+    const storedThen = JSON.parse(JSON.stringify(entry));
+    storedThen.levels = storedThen.levels.map(closed);
+    for (const ref of ["peak", "goodputPeak", "stop"]) storedThen.summary[ref] = closed(storedThen.summary[ref]);
+    expect(RunIndexEntry.parse(storedThen)).toEqual(RunIndexEntry.parse(entry));
   });
 });

@@ -10,7 +10,12 @@ import { number } from "../../drive/words.ts";
 import { type WorkersSpec, workersDriver } from "../../drive/workers.ts";
 
 /** `arrival: { "mode": "closed" }`, the default: N in flight. */
-export const ClosedArrival = z.strictObject({ mode: z.literal("closed") });
+export const ClosedArrival = z.strictObject({
+  mode: z.literal("closed").meta({
+    description:
+      "closed, the default: N requests kept in flight, each one's end sending the next; a level per N of workload.concurrency.",
+  }),
+});
 export type ClosedArrival = z.infer<typeof ClosedArrival>;
 
 /** The run document's closed load: N, the requests kept in flight. */

@@ -21,17 +21,27 @@ export const Conversation = z.strictObject({
     .number({ error: "must be a whole number of turns, at least 1" })
     .int("must be a whole number of turns, at least 1")
     .min(1, "must be at least 1: a conversation has at least one turn")
-    .max(64),
+    .max(64)
+    .meta({ description: "Turns of each conversation, a whole number from 1 to 64. Required." }),
   /** Tokens of the system prompt every conversation of the run begins with (0: none). */
-  sharedPrefixTokens: z.number().int().nonnegative(),
+  sharedPrefixTokens: z.number().int().nonnegative().meta({
+    description:
+      "Tokens of the system prompt every conversation of the run begins with, a whole number, 0 or more (0: no system message). Required.",
+  }),
   /** Tokens of each turn's new question (default: the workload's `promptTokens`). */
-  turnPromptTokens: z.number().int().positive().optional(),
+  turnPromptTokens: z.number().int().positive().optional().meta({
+    description: "Tokens of each turn's new question, a positive whole number. Default: the workload's promptTokens.",
+  }),
   /** Seconds between a turn's answer and the next question, as a reader takes (default 0). */
   thinkSeconds: z
     .number({ error: "must be a number of seconds, 0 or more" })
     .nonnegative("must not be negative: a think time is 0 seconds or more")
     .max(3600)
-    .default(0),
+    .default(0)
+    .meta({
+      description:
+        "Wait between a turn's answer and the next question, as a reader takes (a prompt cache may expire in it), seconds, 0 to 3600. Default 0.",
+    }),
 });
 export type Conversation = z.infer<typeof Conversation>;
 
@@ -54,12 +64,14 @@ export const ConversationLoad = z.object({
 export type ConversationLoad = z.infer<typeof ConversationLoad>;
 
 /**
- * The conversation load of a run document v2's level, which named it a closed load and carried the
- * conversation in its figures by turn (`conversation.turns`); null for any other level.
+ * The conversation load of a level stored before conversations were a kind (a run document v2's, or
+ * a run index entry's recorded then), which named it a closed load and carried the conversation in
+ * its figures by turn (`conversation.turns`, an index entry's `conversation.byTurn`); null for any other level.
  */
 export function conversationLoadOfV2(level: { load?: unknown; conversation?: unknown }): ConversationLoad | null {
   const { load, conversation } = level as { load?: { kind?: unknown; concurrency?: unknown }; conversation?: unknown };
-  const turns = (conversation as { turns?: unknown } | null | undefined)?.turns;
+  const talk = conversation as { turns?: unknown; byTurn?: unknown } | null | undefined;
+  const turns = talk?.turns ?? (Array.isArray(talk?.byTurn) ? talk.byTurn.length : undefined);
   if (load?.kind !== "closed" || typeof load.concurrency !== "number" || typeof turns !== "number") return null;
   return { kind: "conversation", concurrency: load.concurrency, turns };
 }

@@ -17,11 +17,18 @@ import { normal, seededRandom } from "../../random/index.ts";
 const RatesPerSecond = z
   .array(Positive, { error: "poisson arrivals need ratesPerSecond: an array of request rates, e.g. [1, 2, 4]" })
   .min(1)
-  .superRefine(strictlyAscending("rates"));
+  .superRefine(strictlyAscending("rates"))
+  .meta({
+    description:
+      "Request rates, requests/s, positive and strictly ascending: each is a level, sending at that rate for levelDurationSeconds or until requestsPerLevel were sent, never waiting on completions. Required.",
+  });
 
 /** `arrival: { "mode": "poisson", "ratesPerSecond": [...] }`: exponential gaps from a seeded generator. */
 export const PoissonArrival = z.strictObject({
-  mode: z.literal("poisson"),
+  mode: z.literal("poisson").meta({
+    description:
+      "poisson: an open loop sending on a seeded schedule of exponential gaps (mean 1 / rate), a level per rate.",
+  }),
   ratesPerSecond: RatesPerSecond,
   seed: Seed,
   maxInFlight: MaxInFlight,
@@ -29,10 +36,16 @@ export const PoissonArrival = z.strictObject({
 
 /** `arrival: { "mode": "gamma", "ratesPerSecond": [...], "burstiness": b }`: gamma gaps of shape b, mean 1 / rate. */
 export const GammaArrival = z.strictObject({
-  mode: z.literal("gamma"),
+  mode: z.literal("gamma").meta({
+    description:
+      "gamma: an open loop sending on a seeded schedule of gamma gaps of shape burstiness (mean 1 / rate), a level per rate.",
+  }),
   ratesPerSecond: RatesPerSecond,
   /** Shape of the gamma gaps (mean 1/rate): 1 is Poisson, smaller is burstier (a gap's CV is 1/sqrt(burstiness)). */
-  burstiness: z.number({ error: "gamma arrivals need burstiness: a positive number (1 is Poisson)" }).positive(),
+  burstiness: z.number({ error: "gamma arrivals need burstiness: a positive number (1 is Poisson)" }).positive().meta({
+    description:
+      "Shape of the gamma gaps between sends (mean 1 / rate), a positive number: 1 is Poisson, smaller is burstier (a gap's coefficient of variation is 1 / sqrt(burstiness): 0.25 gives 2), as vLLM bench serve's --burstiness. Required.",
+  }),
   seed: Seed,
   maxInFlight: MaxInFlight,
 });

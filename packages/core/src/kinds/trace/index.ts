@@ -25,18 +25,39 @@ const Speedups = z.union([
 
 /** `arrival: { "mode": "trace", "file": ..., "format": ... }`: the replay of a recorded trace, a level per speedup. */
 export const TraceArrival = z.strictObject({
-  mode: z.literal("trace"),
+  mode: z.literal("trace").meta({
+    description:
+      "trace: replays a recorded trace, each request sent at its recorded time divided by the level's speedup, never waiting on others.",
+  }),
   /** The trace file, relative to the config file. */
-  file: z.string().min(1),
-  format: TraceFormat,
+  file: z.string().min(1).meta({
+    description:
+      "The trace file, relative to the config file (deployed, in the config's folder or below), at most 50 MB. Required.",
+  }),
+  format: TraceFormat.meta({
+    description:
+      "mooncake: JSON lines with timestamp (ms from the trace's start), input_length, output_length and optional hash_ids; burstgpt: CSV with a header holding Timestamp (s), Request tokens, Response tokens. Required.",
+  }),
   /** Each request is sent at its timestamp / speedup; a list makes each speedup a level (default 1). */
-  speedup: Speedups.default([1]),
+  speedup: Speedups.default([1]).meta({
+    description:
+      "Each request is sent at its recorded time divided by the speedup: a positive number, or a strictly ascending list of them, each a level. Default 1.",
+  }),
   /** Seconds into the trace the replayed window starts (default 0). */
-  start: z.number().nonnegative().default(0),
+  start: z
+    .number()
+    .nonnegative()
+    .default(0)
+    .meta({ description: "Where the replayed window starts, seconds into the trace, 0 or more. Default 0." }),
   /** Requests of the window at most (default: all from `start`). */
-  limit: z.number().int().positive().optional(),
+  limit: z.number().int().positive().optional().meta({
+    description: "Requests of the window at most, a positive whole number. Default: all from start to the trace's end.",
+  }),
   /** Prompt tokens one `hash_ids` entry stands for (default 512, Mooncake's). */
-  blockSize: z.number().int().positive().max(65_536).default(512),
+  blockSize: z.number().int().positive().max(65_536).default(512).meta({
+    description:
+      "Prompt tokens one hash_ids entry stands for, a whole number from 1 to 65536. Default 512 (Mooncake's).",
+  }),
   maxInFlight: MaxInFlight,
 });
 /** A trace arrival as the config gives it (defaults applied). */
