@@ -10,7 +10,10 @@ import { build } from "esbuild";
 
 const LAMBDA_LIMIT_S = 15 * 60;
 
-/** `kneeboard plan`'s cost of n public targets at the default workload and schedule. */
+/**
+ * `kneeboard plan`'s cost of n public targets at the default workload and schedule: n routes of one
+ * model, the first its reference, so each runs the default canary.
+ */
 function costOf(n: number) {
   const targets = Array.from({ length: n }, (_, i) => ({
     id: `t${i}`,
@@ -18,6 +21,7 @@ function costOf(n: number) {
     baseURL: "https://example.com/v1",
     model: "m",
     route: { gateway: "direct" },
+    ...(i === 0 ? { reference: true } : {}),
   }));
   const config = parseConfig(JSON.stringify({ targets }), { file: "bench", requireKeys: false });
   return lambdaCostPerDay(planConfig(config), config.schedule, n);

@@ -215,8 +215,9 @@ describe("kneeboard site --config", () => {
 describe("the demo config (npm start)", () => {
   const config = parseConfig(JSON.stringify(demoConfig("http://127.0.0.1:9/v1", "/tmp/synthetic-mooncake.jsonl")));
   const pairs = config.targets.flatMap((t) => scenariosOf(config, t).map((s) => [t.id, s] as const));
-  const workload = (id: string, scenario: string) =>
-    workloadFor(config, config.targets.find((t) => t.id === id) as (typeof config.targets)[number], scenario);
+  const targetOf = (id: string) => config.targets.find((t) => t.id === id) as (typeof config.targets)[number];
+  const workload = (id: string, scenario: string) => workloadFor(config, targetOf(id), scenario);
+  const canary = (id: string, scenario: string) => canaryFor(config.targets, targetOf(id), workload(id, scenario));
 
   it("sweeps every reference target in chat but the two conversation routes, the small and large model in rag too, each simulated", () => {
     expect(config.targets.map((t) => t.id)).toEqual(referenceTargets("http://127.0.0.1:9/v1").map((t) => t.id));
@@ -235,10 +236,10 @@ describe("the demo config (npm start)", () => {
   });
 
   it("runs the canary in chat on every route of the models with a reference route, one reference each", () => {
-    const canaried = pairs.filter(([id, s]) => canaryFor(workload(id, s)) !== null);
+    const canaried = pairs.filter(([id, s]) => canary(id, s) !== null);
     expect(canaried.map(([id]) => id).sort()).toEqual([...DEMO_CANARY_TARGETS].sort());
     expect(canaried.every(([, s]) => s === "chat")).toBe(true);
-    expect(canaryFor(workload("ref-small-quantized", "chat"))).toEqual({ ...DEMO_CANARY, temperature: 1 });
+    expect(canary("ref-small-quantized", "chat")).toEqual({ ...DEMO_CANARY, temperature: 1 });
     const references = config.targets.filter((t) => t.reference).map((t) => t.modelKey ?? t.model);
     expect(references.sort()).toEqual(["ref-large", "ref-small"]);
   });

@@ -56,6 +56,16 @@ describe("kneeboard plan", () => {
     expect(result.out).toMatch(/duration expected: [\d,]+ s/);
     expect(result.out).toMatch(/duration upper bound: [\d,]+ s/);
     expect(result.out).toContain("chunks/s");
+    // The canary runs where it can judge: the routes of a model with a reference route (the OpenRouter
+    // example's three providers, Cerebras the reference); a lone route's is off, saving its requests.
+    const sections = result.out.split("\n\n").filter((part) => part.startsWith("target "));
+    for (const part of sections)
+      expect(part).toMatch(
+        file === "openrouter.json"
+          ? /\n {2}canary \(same model\?\): 100 requests/
+          : /\n {2}canary off: model \S+ has no reference route \(saves 100 requests per run\)/,
+      );
+    expect(result.out).not.toContain("warning: canary");
   });
 
   it("plans each (target, scenario) with its own bound and continuations, longer for a longer prompt", async () => {

@@ -2,7 +2,8 @@
  * @module The same-model test end to end, over real HTTP: a reference server serving one model's
  * reference route, a faithful twin, a quantized copy (each word's rank moved one place half the
  * time) and a copy with another tokenizer (1.25x the prompt tokens); each swept with its canary by
- * `runSweep`, then judged by `sameModelVerdicts`. The server's words are seeded, so the completions
+ * `runSweep` (none sets `canary`: it runs by default, the model having a reference route), then judged
+ * by `sameModelVerdicts`. The server's words are seeded, so the completions
  * (and the verdicts) are the same on every run however the requests interleave. Nothing here is
  * timed: the verdicts and the server's counts are compared.
  */
@@ -49,7 +50,9 @@ beforeAll(async () => {
   docs = [];
   for (const target of config.targets) {
     const workload = workloadFor(config, target);
-    docs.push(await runSweep({ target, workload, canary: canaryFor(workload), simulated: true }));
+    docs.push(
+      await runSweep({ target, workload, canary: canaryFor(config.targets, target, workload), simulated: true }),
+    );
   }
 }, 120_000);
 afterAll(() => server.close());

@@ -2,6 +2,7 @@
 import { loadConfig, type Workload } from "@kneeboard/core/config";
 import { type LevelLoad, type PlanWords, planWords } from "@kneeboard/core/kinds";
 import {
+  baseUrlWarning,
   CLIENT_CHUNKS_PER_CPU_SECOND,
   CLIENT_CHUNKS_PER_SECOND_PER_THREAD,
   CLIENT_PLANNED_CORE_SHARE,
@@ -14,9 +15,11 @@ import {
   type LevelPlan,
   lambdaCostPerDay,
   planConfig,
+  smallCanaryWarning,
   sweepMemoryMb,
   type TargetPlan,
 } from "@kneeboard/core/plan";
+import { isLocalOnly } from "@kneeboard/core/route";
 import { loadTraces } from "@kneeboard/core/trace";
 
 import { number } from "@kneeboard/core/words";
@@ -81,21 +84,24 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
   ].join("\n");
 }
 
-/** The canary phase in words: requests, tokens, dollars where list-priced, time. */
+/** The canary phase in words: requests, tokens, dollars where list-priced, time; or why it is off and what that saves. */
 function canaryText(plan: TargetPlan): string {
   const c = plan.canary;
-  if (c === null) return "  canary: off (workload canary false)";
+  const { cause, modelKey } = plan.canaryChoice;
+  const saves = `saves ${plan.canarySavedRequests} requests per run`;
+  if (c === null)
+    return cause === "no-reference"
+      ? `  canary off: model ${modelKey} has no reference route (${saves}): give it one ("reference": true on a route of that model), or set "canary": true to sample this route anyway`
+      : cause === "alone"
+        ? `  canary off: model ${modelKey} has no other route to compare with this reference one (${saves})`
+        : "  canary: off (workload canary false)";
   const s = c.settings;
   const usd = c.usd === null ? "" : `, about $${c.usd < 0.01 ? c.usd.toFixed(4) : c.usd.toFixed(2)} at the list prices`;
-  return `  canary (same model?): ${c.requests} requests after the levels (${c.requests / s.samplesPerPrompt} prompts x ${s.samplesPerPrompt}, temperature ${s.temperature}, maxTokens ${s.maxTokens}, ${s.concurrency} at once): about ${number(c.promptTokens)} prompt and at most ${number(c.outputTokens)} output tokens${usd}; expected ${number(c.expectedSeconds, 1)} s, upper bound ${number(c.upperBoundSeconds)} s, on top of the durations above`;
-}
-
-/** Whether a base URL names this machine (loopback or localhost), which a Lambda cannot reach. */
-export function isLocalOnly(baseURL: string): boolean {
-  const host = new URL(baseURL).hostname.replace(/^\[|\]$/g, "");
-  return (
-    host === "localhost" || host.endsWith(".localhost") || /^127\./.test(host) || host === "::1" || host === "0.0.0.0"
-  );
+  const small = smallCanaryWarning(s);
+  return [
+    `  canary (same model?): ${c.requests} requests after the levels (${c.requests / s.samplesPerPrompt} prompts x ${s.samplesPerPrompt}, temperature ${s.temperature}, maxTokens ${s.maxTokens}, ${s.concurrency} at once): about ${number(c.promptTokens)} prompt and at most ${number(c.outputTokens)} output tokens${usd}; expected ${number(c.expectedSeconds, 1)} s, upper bound ${number(c.upperBoundSeconds)} s, on top of the durations above`,
+    ...(small === null ? [] : [`  warning: ${small}`]),
+  ].join("\n");
 }
 
 /**
@@ -125,6 +131,7 @@ export async function plan(options: {
   const busiest = Math.max(...plans.map((p) => p.topLevelChunksPerSecond));
   const cost = lambdaCostPerDay(plans, config.schedule, config.targets.length);
   const local = config.targets.filter((t) => isLocalOnly(t.baseURL)).map((t) => t.id);
+  const paths = config.targets.flatMap((t) => baseUrlWarning(t) ?? []);
   const deployed = [
     `deployed: the sweep Lambda gets ${number(memory)} MB, about ${number(memory / LAMBDA_MB_PER_VCPU, 1)} vCPU: one per client thread the busiest top level (${number(busiest)} chunks/s) is expected to need, at least one.`,
     cost === null
@@ -135,6 +142,7 @@ export async function plan(options: {
           `warning: ${local.join(", ")} ${local.length === 1 ? "is" : "are"} on this machine (127.0.0.1 or localhost): AWS cannot reach ${local.length === 1 ? "it" : "them"}, so deployed, every sweep of ${local.length === 1 ? "it" : "them"} fails as unreachable. The sizing above counts ${local.length === 1 ? "it" : "them"} anyway; deploy targets with public URLs.`,
         ]
       : []),
+    ...paths.map((warning) => `warning: ${warning}`),
   ].join("\n");
   options.io.out.write(`${[header.join("\n"), ...plans.map((p) => targetText(p, env)), deployed].join("\n\n")}\n`);
   return plans.some((p) => checkRequestsPerLevel(p.workload).noValidLevel) ? 2 : 0;

@@ -12,7 +12,7 @@ import {
   workloadFor,
 } from "@kneeboard/core/config";
 import { ConfigError, UsageError } from "@kneeboard/core/errors";
-import { checkRequestsPerLevel } from "@kneeboard/core/plan";
+import { baseUrlWarning, checkRequestsPerLevel } from "@kneeboard/core/plan";
 import type { RunDocument } from "@kneeboard/core/run";
 import { type RunIndexEntry, saveRun } from "@kneeboard/core/run-index";
 import { StoreRunIndex } from "@kneeboard/core/run-index/store";
@@ -109,7 +109,7 @@ export async function sweepTargets(options: {
       const doc = await runSweep({
         target,
         workload,
-        canary: canaryFor(workload),
+        canary: canaryFor(options.config.targets, target, workload),
         scenario,
         traces: options.traces,
         apiKey: target.apiKeyEnv ? env[target.apiKeyEnv] : undefined,
@@ -171,10 +171,15 @@ export function checkDataFolder(dataDir: string): void {
 
 /**
  * Says before anything is sent where a closed loop's `requestsPerLevel` is at most N (those levels
- * cannot be valid): a warning per sweep, or a `ConfigError` (exit 2) when no level of a sweep can be.
+ * cannot be valid): a warning per sweep, or a `ConfigError` (exit 2) when no level of a sweep can be;
+ * and warns of a target's `baseURL` that likely misses its API (`baseUrlWarning`), as `plan` does.
  */
 function checkWorkloads(config: Config, targets: Target[], io: IO): void {
   const problems: { path: string; message: string }[] = [];
+  for (const target of targets) {
+    const path = baseUrlWarning(target);
+    if (path !== null) io.err.write(`warning: ${path}\n`);
+  }
   for (const target of targets)
     for (const scenario of scenariosOf(config, target)) {
       const check = checkRequestsPerLevel(workloadFor(config, target, scenario));

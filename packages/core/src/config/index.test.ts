@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../errors/index.ts";
-import { canaryFor, DEFAULT_CANARY, parseConfig, workloadFor } from "./index.ts";
+import { canaryChoice, canaryFor, DEFAULT_CANARY, parseConfig, workloadFor } from "./index.ts";
 import { schemaFiles } from "./schemas.ts";
 
 const target = (extra: Record<string, unknown> = {}) => ({
@@ -337,21 +337,65 @@ describe("reference routes and the canary", () => {
     ]);
   });
 
-  it("runs the canary by default; false turns it off, the nearest layer deciding; its fields are checked", () => {
+  it("runs the canary where a layer sets it: false turns it off, true or an object on, the nearest layer deciding; its fields are checked", () => {
     const config = parse({
       targets: [target({ id: "a" }), target({ id: "b", workload: { canary: { concurrency: 8 } } })],
       workload: { canary: false },
       scenarios: { chat: {}, rag: { canary: { samplesPerPrompt: 5 } } },
     });
     const [a, b] = config.targets as [never, never];
-    expect(canaryFor(workloadFor(parse({ targets: [target()] }), {}))).toEqual(DEFAULT_CANARY);
-    expect(canaryFor(workloadFor(config, a, "chat"))).toBeNull();
-    expect(canaryFor(workloadFor(config, b, "chat"))).toEqual({ ...DEFAULT_CANARY, concurrency: 8 });
-    expect(canaryFor(workloadFor(config, b, "rag"))).toEqual({ ...DEFAULT_CANARY, samplesPerPrompt: 5 });
+    const canary = (t: never, scenario: string) => canaryFor(config.targets, t, workloadFor(config, t, scenario));
+    expect(canary(a, "chat")).toBeNull();
+    expect(canary(b, "chat")).toEqual({ ...DEFAULT_CANARY, concurrency: 8 });
+    expect(canary(b, "rag")).toEqual({ ...DEFAULT_CANARY, samplesPerPrompt: 5 });
+    // `true` on a lone route with no reference: set, so on.
+    const lone = parse({ targets: [target({ workload: { canary: true } })] });
+    expect(canaryChoice(lone.targets, lone.targets[0] as never, workloadFor(lone, lone.targets[0] as never))).toEqual({
+      settings: DEFAULT_CANARY,
+      cause: "set",
+      modelKey: "llama-3.1-8b-instruct",
+    });
     expect(DEFAULT_CANARY).toEqual({ samplesPerPrompt: 10, maxTokens: 32, concurrency: 4, temperature: 1 });
     const at = (canary: unknown) => problemsOf({ targets: [target()], workload: { canary } }).map((p) => p.path);
     expect(at({ samplesPerPrompt: 0 })).toEqual(["workload.canary.samplesPerPrompt"]);
     expect(at({ temperature: 0.5 })).toEqual(["workload.canary.temperature"]);
     expect(at("on")).toEqual(["workload.canary"]);
+  });
+
+  it("runs the canary by default only on the routes of a model with a reference route and another route", () => {
+    const config = parse({
+      targets: [
+        target({ id: "ref", model: "org/m", reference: true }),
+        target({ id: "gateway", model: "gw/m" }),
+        target({ id: "solo", model: "org/solo" }),
+        target({ id: "solo-ref", model: "org/alone", reference: true }),
+        target({ id: "pair-a", model: "org/pair" }),
+        target({ id: "pair-b", model: "org/pair" }),
+      ],
+    });
+    const choice = (id: string) => {
+      const t = config.targets.find((x) => x.id === id) as never;
+      const { settings, cause, modelKey } = canaryChoice(config.targets, t, workloadFor(config, t));
+      return [settings === null ? "off" : "on", cause, modelKey];
+    };
+    expect(choice("ref")).toEqual(["on", "judged", "m"]);
+    expect(choice("gateway")).toEqual(["on", "judged", "m"]);
+    expect(choice("solo")).toEqual(["off", "no-reference", "solo"]);
+    expect(choice("solo-ref")).toEqual(["off", "alone", "alone"]);
+    expect(choice("pair-a")).toEqual(["off", "no-reference", "pair"]);
+    expect(canaryFor(config.targets, config.targets[0] as never, {})).toEqual(DEFAULT_CANARY);
+  });
+
+  it("refuses an OpenRouter route without apiKeyEnv, at the target's apiKeyEnv", () => {
+    const { apiKeyEnv: _, ...keyless } = target();
+    expect(problemsOf({ targets: [target({ id: "keyed" }), keyless] })).toEqual([
+      {
+        path: "targets[1].apiKeyEnv",
+        message:
+          "is required with gateway openrouter, which answers no request without a key: name the variable that holds it, such as OPENROUTER_API_KEY",
+      },
+    ]);
+    const direct = { ...keyless, route: { gateway: "direct" } };
+    expect(parse({ targets: [direct] }).targets[0]?.apiKeyEnv).toBeUndefined();
   });
 });

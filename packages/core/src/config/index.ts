@@ -8,7 +8,7 @@ import { Positive, strictlyAscending } from "../drive/fields.ts";
 import { ConfigError } from "../errors/index.ts";
 import { Arrival, Conversation, conversationsRunIn, TraceFormat } from "../kinds/index.ts";
 import { DEFAULT_SLO } from "../metrics/index.ts";
-import { Route } from "../route/index.ts";
+import { isLocalOnly, Route } from "../route/index.ts";
 import { issueMessage, problemsOf } from "./issues.ts";
 
 const Name = z.string().min(1).max(200);
@@ -71,13 +71,64 @@ export interface CanarySettings {
 export const DEFAULT_CANARY: CanarySettings = { samplesPerPrompt: 10, maxTokens: 32, concurrency: 4, temperature: 1 };
 
 /**
- * The canary a workload runs, or null when its `canary` is false. The nearest layer that sets
- * `canary` decides (a target's `true` or object turns on what the config's `false` turned off).
+ * Why a (target, scenario) runs the canary or not (docs/config.md#canary). `set`: a layer of its
+ * workload sets `canary`, and the nearest one decides (`false` off; `true` or an object on, with or
+ * without a reference route). Otherwise the model's routes in the config decide, since a canary is
+ * paid for and only a verdict against a reference makes it worth it: `judged` (on: the model has a
+ * reference route and at least one other route, the reference being the other side of each test),
+ * `no-reference` (off: no route of the model is `reference: true`, so every verdict would be
+ * `no-reference`), `alone` (off: the target is its model's reference and its only route).
  */
-export function canaryFor(workload: Pick<Workload, "canary">): CanarySettings | null {
+export type CanaryCause = "set" | "judged" | "no-reference" | "alone";
+
+/** What `canaryChoice` decides for a (target, scenario). */
+export interface CanaryChoice {
+  /** The canary the sweep runs; null when off. */
+  settings: CanarySettings | null;
+  cause: CanaryCause;
+  /** The target's model key (`modelKeyOf`), whose routes the default went by. */
+  modelKey: string;
+}
+
+/** What `canaryChoice` reads of a target: its id, its model and whether it is the reference. */
+export type CanaryRoute = Pick<Target, "id" | "model" | "modelKey" | "reference">;
+
+/**
+ * The one decision whether a (target, scenario) runs the canary, and with which settings: its
+ * workload's `canary` when a layer sets it, else on only where a verdict can come of it (`CanaryCause`).
+ * `targets` are the config's, the target among them: its model's other routes are those sharing its
+ * model key. Every reader (the sweeps, `plan`) asks this, through `canaryFor` or directly.
+ */
+export function canaryChoice(
+  targets: readonly CanaryRoute[],
+  target: CanaryRoute,
+  workload: Pick<Workload, "canary">,
+): CanaryChoice {
+  const modelKey = modelKeyOf(target);
   const c = workload.canary;
-  if (c === false) return null;
-  return { ...DEFAULT_CANARY, ...(typeof c === "object" ? c : {}) };
+  if (c !== undefined)
+    return {
+      settings: c === false ? null : { ...DEFAULT_CANARY, ...(typeof c === "object" ? c : {}) },
+      cause: "set",
+      modelKey,
+    };
+  const others = targets.filter((t) => t.id !== target.id && modelKeyOf(t) === modelKey);
+  const cause =
+    target.reference !== true && !others.some((t) => t.reference === true)
+      ? "no-reference"
+      : others.length === 0
+        ? "alone"
+        : "judged";
+  return { settings: cause === "judged" ? { ...DEFAULT_CANARY } : null, cause, modelKey };
+}
+
+/** The canary a (target, scenario) runs, or null when it is off: `canaryChoice`'s settings. */
+export function canaryFor(
+  targets: readonly CanaryRoute[],
+  target: CanaryRoute,
+  workload: Pick<Workload, "canary">,
+): CanarySettings | null {
+  return canaryChoice(targets, target, workload).settings;
 }
 
 /** Conversations (docs/config.md#conversation): the conversation kind's config member. */
@@ -147,14 +198,14 @@ const workloadFields = {
     description:
       'How requests arrive: { mode: "closed" }, N in flight (the levels of concurrency); { mode: "poisson" | "gamma", ratesPerSecond }, an open loop whose levels are request rates; { mode: "trace", file, format }, a recorded trace\'s replay whose levels are speedups. Default { mode: "closed" }.',
   }),
-  /** The canary phase after the levels (the same-model test's samples): on by default, `false` turns it off. */
+  /** The canary phase after the levels (the same-model test's samples); by default on where it can judge (`canaryChoice`). */
   canary: z
     .union([z.boolean(), CanaryOverride.partial()], {
       error: "must be true, false or { samplesPerPrompt?, maxTokens?, concurrency? }",
     })
     .meta({
       description:
-        "The canary phase after the levels, the same-model test's samples: true, false (off), or an object of its settings (on, with those). The nearest layer that sets it decides. Default true (10 completions of each prompt, 32 tokens each, 4 at once).",
+        "The canary phase after the levels, the same-model test's samples: true, false (off), or an object of its settings (on, with those). The nearest layer that sets it decides. Default on for the routes of a model with a reference route and another route (10 completions of each prompt, 32 tokens each, 4 at once), else off.",
     }),
   /** Closed loop only: each worker holds conversations of several turns instead of single prompts (default none). */
   conversation: Conversation.meta({
@@ -268,7 +319,8 @@ export const Target = z.strictObject({
     }),
   label: Name.meta({ description: "The name readers see, 1 to 200 characters. Required." }),
   baseURL: z.url({ protocol: /^https?$/ }).meta({
-    description: "An http or https URL of an OpenAI-compatible API, up to and including /v1. Required.",
+    description:
+      "An http or https URL of an OpenAI-compatible API, up to and including /v1 (or the path the provider documents, such as /v1/openai or /v1beta/openai); plan and run warn of another ending. Required.",
   }),
   /** Name of the environment variable (or SST secret) holding the API key. */
   apiKeyEnv: z
@@ -277,7 +329,7 @@ export const Target = z.strictObject({
     .optional()
     .meta({
       description:
-        "Name of the environment variable holding the API key, such as OPENROUTER_API_KEY (deployed: the SST secret of that name); the key never sits in the file. Default none (no key sent).",
+        "Name of the environment variable holding the API key, such as OPENROUTER_API_KEY (deployed: the SST secret of that name); the key never sits in the file. Required with gateway openrouter (but for a stand-in on this machine). Default none (no key sent).",
     }),
   model: Name.meta({
     description: "The model of each request, as the endpoint names it, 1 to 200 characters. Required.",
@@ -325,7 +377,7 @@ export const Target = z.strictObject({
    */
   reference: z.boolean().optional().meta({
     description:
-      "true marks the target as its model's reference route (the maker's own API, or a full-precision copy): the same-model test compares the model's other routes with it. At most one per modelKey. Default false.",
+      "true marks the target as its model's reference route (the maker's own API, or a full-precision copy): the same-model test compares the model's other routes with it, and the canary runs by default only for a model with one. At most one per modelKey. Default false.",
   }),
 });
 export type Target = z.infer<typeof Target>;
@@ -396,6 +448,7 @@ export const Config = z
     });
     conversationsInClosedLoops(config, ctx);
     referencesPerModel(config, ctx);
+    openRouterKeys(config, ctx);
   }, ALWAYS);
 export type Config = z.infer<typeof Config>;
 
@@ -557,6 +610,23 @@ function referencesPerModel(config: unknown, ctx: z.RefinementCtx): void {
         ctx,
         ["targets", i, "reference"],
         `model ${key} has a reference route already (targets[${before}].reference): at most one per modelKey`,
+      );
+  });
+}
+
+/**
+ * OpenRouter answers no request without a key: an `openrouter` route with no `apiKeyEnv` is a problem
+ * there, but for one on this machine (a stand-in, such as the reference server's simulated gateway).
+ */
+function openRouterKeys(config: unknown, ctx: z.RefinementCtx): void {
+  targetsOf(config).forEach((target, i) => {
+    const { route, baseURL } = target as { route?: unknown; baseURL?: unknown };
+    const local = typeof baseURL === "string" && URL.canParse(baseURL) && isLocalOnly(baseURL);
+    if (isObject(route) && route.gateway === "openrouter" && target.apiKeyEnv === undefined && !local)
+      problem(
+        ctx,
+        ["targets", i, "apiKeyEnv"],
+        "is required with gateway openrouter, which answers no request without a key: name the variable that holds it, such as OPENROUTER_API_KEY",
       );
   });
 }

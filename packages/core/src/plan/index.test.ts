@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { parseConfig, type Target, workloadFor } from "../config/index.ts";
 import { MAX_LOOP_UTILIZATION } from "../metrics/index.ts";
 import {
+  baseUrlWarning,
   CLIENT_CHUNKS_PER_SECOND_PER_THREAD,
   CLIENT_PLANNED_CORE_SHARE,
   conversationPlan,
@@ -16,6 +17,7 @@ import {
   planLevels,
   planTarget,
   slotsPerDay,
+  smallCanaryWarning,
   sweepMemoryMb,
   threadsForChunkRate,
 } from "./index.ts";
@@ -123,6 +125,53 @@ describe("the canary's plan", () => {
     expect(planTarget({ workload: { canary: false } }, target()).canary).toBeNull();
     expect(planTarget({ workload: { canary: false } }, target({ canary: true })).canary?.requests).toBe(100);
   });
+
+  it("is off by default where no verdict can come of it, counting the default canary's requests as saved", () => {
+    const route = (id: string, extra: Partial<Target> = {}): Target => ({ ...target(), id, ...extra });
+    const alone = planTarget({}, target());
+    expect(alone.canary).toBeNull();
+    expect(alone.canaryChoice).toMatchObject({ cause: "no-reference", modelKey: "m" });
+    expect(alone.canarySavedRequests).toBe(100);
+    const lone = route("ref", { reference: true });
+    expect(planTarget({ targets: [lone] }, lone)).toMatchObject({
+      canary: null,
+      canaryChoice: { cause: "alone" },
+      canarySavedRequests: 100,
+    });
+    const targets = [lone, route("other")];
+    for (const t of targets)
+      expect(planTarget({ targets }, t)).toMatchObject({
+        canary: { requests: 100 },
+        canaryChoice: { cause: "judged" },
+        canarySavedRequests: 0,
+      });
+    // Set off by the workload: nothing counted as saved by the default.
+    expect(planTarget({ workload: { canary: false }, targets }, lone).canarySavedRequests).toBe(0);
+  });
+
+  it("warns of a canary under the completions a verdict needs", () => {
+    expect(smallCanaryWarning({ samplesPerPrompt: 4 })).toBe(
+      "canary of 40 completions is under the 50 a verdict needs: it can only end too-few-samples",
+    );
+    expect(smallCanaryWarning({ samplesPerPrompt: 5 })).toBeNull();
+  });
+});
+
+describe("baseUrlWarning", () => {
+  it("passes a path ending in /v1 or a documented provider path, and names the target and URL of any other", () => {
+    for (const baseURL of [
+      "http://127.0.0.1:8000/v1",
+      "https://openrouter.ai/api/v1/",
+      "https://api.groq.com/openai/v1",
+      "https://api.deepinfra.com/v1/openai",
+      "https://generativelanguage.googleapis.com/v1beta/openai/",
+    ])
+      expect(baseUrlWarning({ id: "t", baseURL })).toBeNull();
+    for (const baseURL of ["http://127.0.0.1:8000", "https://openrouter.ai/api", "https://example.com/v1/chat"])
+      expect(baseUrlWarning({ id: "t", baseURL })).toMatch(
+        new RegExp(`^target t: baseURL ${baseURL.replace(/[.]/g, "\\.")} does not end in /v1 `),
+      );
+  });
 });
 
 describe("fitInvocations", () => {
@@ -186,6 +235,7 @@ describe("planConfig with scenarios", () => {
 });
 
 describe("lambdaCostPerDay", () => {
+  // n routes of one model, the first its reference: each runs the default canary.
   const targets = (n: number) =>
     Array.from({ length: n }, (_, i) => ({
       id: `t${i}`,
@@ -193,6 +243,7 @@ describe("lambdaCostPerDay", () => {
       baseURL: "https://example.com/v1",
       model: "m",
       route: { gateway: "direct" },
+      ...(i === 0 ? { reference: true } : {}),
     }));
 
   it("counts a rate's slots a day; a cron is not counted", () => {
@@ -202,7 +253,7 @@ describe("lambdaCostPerDay", () => {
     expect(slotsPerDay("cron(0 6 * * ? *)")).toBeNull();
   });
 
-  it("prices 10 default targets at rate(6 hours): sweeps (their canaries included) at one vCPU, a publish, the plan", () => {
+  it("prices 10 default routes of a model with a reference at rate(6 hours): sweeps (their canaries included) at one vCPU, a publish, the plan", () => {
     const config = parseConfig(JSON.stringify({ targets: targets(10) }), { file: "c.json", requireKeys: false });
     const plans = planConfig(config);
     const cost = lambdaCostPerDay(plans, config.schedule, 10);

@@ -5,9 +5,11 @@
  */
 import { availableParallelism } from "node:os";
 import {
+  type CanaryChoice,
   type CanarySettings,
   type Config,
-  canaryFor,
+  canaryChoice,
+  DEFAULT_CANARY,
   scenariosOf,
   type Target,
   type Workload,
@@ -24,6 +26,7 @@ import {
   planLevels as planKindLevels,
   userLevels,
 } from "../kinds/index.ts";
+import { SAME_MODEL_MIN_SAMPLES } from "../same-model/index.ts";
 import { CANARY_PROMPTS } from "../same-model/prompts.ts";
 import type { Traces } from "../trace/index.ts";
 
@@ -145,17 +148,32 @@ export interface CanaryPlan {
 /** Chat-template tokens a canary prompt is assumed to carry on top of its text. */
 const TEMPLATE_TOKENS = 8;
 
-/** The canary of a (target, workload), or null when it is off. */
+/** Requests a canary of these settings sends: every canary prompt `samplesPerPrompt` times. */
+export function canaryRequests(settings: Pick<CanarySettings, "samplesPerPrompt">): number {
+  return CANARY_PROMPTS.prompts.length * settings.samplesPerPrompt;
+}
+
+/**
+ * The warning a canary too small for a verdict deserves: under `SAME_MODEL_MIN_SAMPLES` completions
+ * it can only end `too-few-samples`, whatever the route does; null when it is large enough.
+ */
+export function smallCanaryWarning(settings: Pick<CanarySettings, "samplesPerPrompt">): string | null {
+  const completions = canaryRequests(settings);
+  return completions < SAME_MODEL_MIN_SAMPLES
+    ? `canary of ${completions} completions is under the ${SAME_MODEL_MIN_SAMPLES} a verdict needs: it can only end too-few-samples`
+    : null;
+}
+
+/** The canary phase of a (target, workload) with these settings: what it sends and what that costs. */
 export function planCanary(
   target: Pick<Target, "pricing">,
   workload: Workload,
+  settings: CanarySettings,
   outputTokensPerSecondPerStream: number,
   assumptions: PlanAssumptions = DEFAULT_PLAN_ASSUMPTIONS,
-): CanaryPlan | null {
-  const settings = canaryFor(workload);
-  if (!settings) return null;
+): CanaryPlan {
   const prompts = CANARY_PROMPTS.prompts;
-  const requests = prompts.length * settings.samplesPerPrompt;
+  const requests = canaryRequests(settings);
   const promptTokens =
     settings.samplesPerPrompt * prompts.reduce((sum, p) => sum + Math.ceil(p.text.length / 4) + TEMPLATE_TOKENS, 0);
   const outputTokens = requests * settings.maxTokens;
@@ -215,6 +233,10 @@ export interface TargetPlan {
   cores: number;
   /** The canary phase after the levels; null when off. Its time is not in the levels' durations above. */
   canary: CanaryPlan | null;
+  /** Why the canary is on or off (`canaryChoice`: a layer set it, or the model's routes decided) and the model key. */
+  canaryChoice: CanaryChoice;
+  /** Requests a run saves by the canary being off by default (no verdict could come of it): the default canary's; else 0. */
+  canarySavedRequests: number;
 }
 
 /** One request's expected duration at the assumed rates (TTFT, longer for a long prompt, then maxTokens), never past its timeout, seconds. */
@@ -250,10 +272,11 @@ export function fitInvocations(levelSeconds: number[], budgetSeconds: number): I
 
 /**
  * The plan of one target in one scenario (default `chat`) under the config's workload (the target's
- * own fields override it, the scenario's override both).
+ * own fields override it, the scenario's override both). The config's `targets` decide the default
+ * canary (`canaryChoice`); without them the target is taken as the config's only one.
  */
 export function planTarget(
-  config: Pick<Config, "workload"> & Partial<Pick<Config, "scenarios">>,
+  config: Pick<Config, "workload"> & Partial<Pick<Config, "scenarios" | "targets">>,
   target: Target,
   assumptions: PlanAssumptions = DEFAULT_PLAN_ASSUMPTIONS,
   cores: number = availableParallelism(),
@@ -261,6 +284,7 @@ export function planTarget(
   traces?: Traces,
 ): TargetPlan {
   const workload = workloadFor(config, target, scenario);
+  const canary = canaryChoice(config.targets ?? [target], target, workload);
   const perStream = target.expectedOutputTokensPerSecond ?? assumptions.outputTokensPerSecondPerStream;
   const requestSeconds = expectedRequestSeconds(workload, perStream, assumptions);
   const levels = planLevels(workload, requestSeconds, traces);
@@ -298,7 +322,10 @@ export function planTarget(
     clientCoreShare: topLevelChunksPerSecond / CLIENT_CHUNKS_PER_SECOND_PER_THREAD,
     topLevelThreads: threadsForChunkRate(topLevelChunksPerSecond, cores, loadThreadBound(top)),
     cores,
-    canary: planCanary(target, workload, perStream, assumptions),
+    canary: canary.settings && planCanary(target, workload, canary.settings, perStream, assumptions),
+    canaryChoice: canary,
+    canarySavedRequests:
+      canary.cause === "no-reference" || canary.cause === "alone" ? canaryRequests(DEFAULT_CANARY) : 0,
   };
 }
 
@@ -382,6 +409,25 @@ export function lambdaCostPerDay(plans: TargetPlan[], schedule: string, targets:
     invocationsPerDay: invocations,
     usdPerDay: gbSeconds * LAMBDA_USD_PER_GB_SECOND + invocations * LAMBDA_USD_PER_REQUEST,
   };
+}
+
+/**
+ * The path endings an OpenAI-compatible base URL has, the one list `baseUrlWarning` allows: `/v1` (the
+ * OpenAI API and the servers that copy it: vLLM, llama.cpp, Ollama, LiteLLM; and gateways whose path
+ * ends in it: OpenRouter's `/api/v1`, Groq's `/openai/v1`, Fireworks' `/inference/v1`), DeepInfra's
+ * `/v1/openai` and the Gemini API's `/v1beta/openai`. The client appends `/chat/completions` to it.
+ */
+export const API_PATH_ENDINGS = ["/v1", "/v1/openai", "/v1beta/openai"] as const;
+
+/**
+ * Why a target's `baseURL` likely misses its API (the run would answer 404 and be stored failed): its
+ * path does not end in one of `API_PATH_ENDINGS` (a trailing `/` aside); null when it does.
+ */
+export function baseUrlWarning(target: Pick<Target, "id" | "baseURL">): string | null {
+  const path = new URL(target.baseURL).pathname.replace(/\/+$/, "");
+  if (API_PATH_ENDINGS.some((ending) => path.endsWith(ending))) return null;
+  const [first, ...others] = API_PATH_ENDINGS;
+  return `target ${target.id}: baseURL ${target.baseURL} does not end in ${first} (nor ${others.join(" or ")}): requests go to its /chat/completions, which an OpenAI-compatible API does not serve there, so its runs would fail; give the URL up to and including /v1, or the path your provider documents`;
 }
 
 /** What a workload's closed-loop levels make of `requestsPerLevel`, before anything is sent. */

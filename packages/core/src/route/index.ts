@@ -83,3 +83,14 @@ export const Route = z.discriminatedUnion("gateway", [OpenRouterRoute, LiteLLMRo
   },
 });
 export type Route = z.infer<typeof Route>;
+
+/**
+ * Whether a base URL names this machine (loopback or localhost): a Lambda cannot reach it, and a
+ * gateway route there is a stand-in (a local proxy, the reference server), not the gateway itself.
+ */
+export function isLocalOnly(baseURL: string): boolean {
+  const host = new URL(baseURL).hostname.replace(/^\[|\]$/g, "");
+  return (
+    host === "localhost" || host.endsWith(".localhost") || /^127\./.test(host) || host === "::1" || host === "0.0.0.0"
+  );
+}

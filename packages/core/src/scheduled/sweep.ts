@@ -212,7 +212,7 @@ async function sweepClaimed(c: Claimed): Promise<Outcome> {
   const doc = await runSweep({
     target,
     workload,
-    canary: canaryFor(workload),
+    canary: canaryFor(deps.config.targets, target, workload),
     scenario,
     traces: deps.traces,
     apiKey: deps.apiKeyFor?.(target),

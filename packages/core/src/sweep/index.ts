@@ -118,9 +118,10 @@ export interface SweepOptions {
    */
   threadHost?: ThreadHost;
   /**
-   * The canary phase after the levels (`canaryFor(workload)`: on unless the workload says `canary:
-   * false`); absent or null: none. It runs when some level had an answer (ok request) and the sweep
-   * was not stopped; a stop ends it where it is (the levels stand, the canary says why it stopped).
+   * The canary phase after the levels (`canaryFor`: as the workload sets it, else on where the model
+   * has a reference route to judge it against); absent or null: none. It runs when some level had an
+   * answer (ok request) and the sweep was not stopped; a stop ends it where it is (the levels stand,
+   * the canary says why it stopped).
    */
   canary?: CanarySettings | null;
 }
