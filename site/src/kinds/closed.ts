@@ -17,6 +17,7 @@ import {
   type RankingContext,
   type RankingTable,
   type RoutesTable,
+  rankAndTarget,
   sameModelById,
   slo,
 } from "../lib/rankings.ts";
@@ -112,13 +113,10 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
         id: r.id,
         modelKey: r.modelKey,
         cells: [
-          { kind: "rank", label: r.rankLabel, value: r.rank },
-          {
-            kind: "target",
-            target: {
-              label: r.label,
-              href: ctx.targetHref(r.id),
-              simulated: r.simulated,
+          ...rankAndTarget(
+            { rankLabel: r.rankLabel, rank: r.rank, label: r.label, simulated: r.simulated },
+            ctx.targetHref(r.id),
+            {
               problem: problemOf(r.problem),
               model: g.modelRoutes === 1 ? { key: r.modelKey, href: ctx.modelHref(r.modelKey) } : null,
               notes: [
@@ -139,7 +137,7 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
                   : null,
               sameModel: sameModel.get(r.id) ?? null,
             },
-          },
+          ),
           { kind: "estimate", estimate: r.singleStreamTokensPerSecond, digits: 1, tooltip: false },
           { kind: "estimate", estimate: r.singleStreamTtftP50Ms, digits: 0, tooltip: false },
           { kind: "estimate", estimate: r.peakAggregateTokensPerSecond, digits: 0, tooltip: true },
@@ -511,20 +509,17 @@ export function closedRoutes(routes: TargetView[], ctx: RoutesContext): RoutesTa
             id: r.id,
             modelKey: r.modelKey,
             cells: [
-              { kind: "rank", label: r.rankLabel, value: r.rank },
-              {
-                kind: "target",
-                target: {
-                  label: r.label,
-                  href: ctx.targetHref(r.id),
-                  simulated: r.simulated,
+              ...rankAndTarget(
+                { rankLabel: r.rankLabel, rank: r.rank, label: r.label, simulated: r.simulated },
+                ctx.targetHref(r.id),
+                {
                   problem: problemOf(r.problem),
                   model: null,
                   notes: [`${t.latest.route.gateway}${t.latest.route.provider ? ` → ${t.latest.route.provider}` : ""}`],
                   invalid: null,
                   sameModel: null,
                 },
-              },
+              ),
               { kind: "estimate", estimate: r.singleStreamTokensPerSecond, digits: 1, tooltip: true },
               { kind: "estimate", estimate: r.singleStreamTtftP50Ms, digits: 0, tooltip: true },
               { kind: "estimate", estimate: r.peakAggregateTokensPerSecond, digits: 0, tooltip: true },

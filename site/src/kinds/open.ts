@@ -16,6 +16,7 @@ import {
   type RankingContext,
   type RankingTable,
   type RoutesTable,
+  rankAndTarget,
   sameModelById,
   slo,
 } from "../lib/rankings.ts";
@@ -197,20 +198,17 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
           id: r.id,
           modelKey: r.modelKey,
           cells: [
-            { kind: "rank", label: r.rankLabel, value: r.rank },
-            {
-              kind: "target",
-              target: {
-                label: r.label,
-                href: ctx.targetHref(r.id),
-                simulated: r.simulated,
+            ...rankAndTarget(
+              { rankLabel: r.rankLabel, rank: r.rank, label: r.label, simulated: r.simulated },
+              ctx.targetHref(r.id),
+              {
                 problem: problemOf(r.problem),
                 model: { key: r.modelKey, href: ctx.modelHref(r.modelKey) },
                 notes: lastRunNote(r.errorRate, r.rateLimitRate),
                 invalid: null,
                 sameModel: sameModel.get(r.id) ?? null,
               },
-            },
+            ),
             { kind: "estimate", estimate: r.capacity, digits: 2, tooltip: true },
             { kind: "number", value: r.achievedAtCapacity, digits: 2 },
             { kind: "estimate", estimate: r.ttftP95AtCapacity, digits: 0, tooltip: false },
@@ -446,20 +444,17 @@ function routesTable(routes: TargetView[], ctx: RoutesContext): RoutesTable {
           id: r.id,
           modelKey: r.modelKey,
           cells: [
-            { kind: "rank", label: r.rankLabel, value: r.rank },
-            {
-              kind: "target",
-              target: {
-                label: r.label,
-                href: ctx.targetHref(r.id),
-                simulated: r.simulated,
+            ...rankAndTarget(
+              { rankLabel: r.rankLabel, rank: r.rank, label: r.label, simulated: r.simulated },
+              ctx.targetHref(r.id),
+              {
                 problem: null,
                 model: null,
                 notes: [],
                 invalid: null,
                 sameModel: null,
               },
-            },
+            ),
             { kind: "estimate", estimate: r.capacity, digits: 2, tooltip: true },
             { kind: "number", value: r.achievedAtCapacity, digits: 2 },
             { kind: "estimate", estimate: r.peakAggregate, digits: 0, tooltip: true },

@@ -41,6 +41,18 @@ export interface TargetCell {
   sameModel: SameModelWords | null;
 }
 
+/** A ranking row's first two cells: its rank, and its target's name cell (label and simulated mark from the row). */
+export function rankAndTarget(
+  row: { rankLabel: string; rank: number | null; label: string; simulated: boolean },
+  href: string,
+  rest: Omit<TargetCell, "label" | "href" | "simulated">,
+): Cell[] {
+  return [
+    { kind: "rank", label: row.rankLabel, value: row.rank },
+    { kind: "target", target: { label: row.label, href, simulated: row.simulated, ...rest } },
+  ];
+}
+
 /** A column: its header and how its cells sort. */
 export interface Column {
   heading: string;
@@ -178,20 +190,17 @@ export function viewGroup(
         id: v.id,
         modelKey,
         cells: [
-          { kind: "rank", label: r.rankLabel, value: r.rank },
-          {
-            kind: "target",
-            target: {
-              label: v.label,
-              href: ctx.targetHref(v.id),
-              simulated: v.simulated,
+          ...rankAndTarget(
+            { rankLabel: r.rankLabel, rank: r.rank, label: v.label, simulated: v.simulated },
+            ctx.targetHref(v.id),
+            {
               problem: null,
               model: { key: modelKey, href: ctx.modelHref(modelKey) },
               notes: lastRunNote(v.latest.summary.errorRate, v.latest.summary.rateLimitRate),
               invalid: null,
               sameModel: sameModelWords(v.sameModel),
             },
-          },
+          ),
           ...cells,
         ],
       },

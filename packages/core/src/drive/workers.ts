@@ -4,8 +4,10 @@
  * loop's, and a conversation's, whose workers each hold a session.
  */
 import type { LevelDriver } from "./driver.ts";
+import type { HeadlineParts, SummaryUnits, TopLevelFigures } from "./kind.ts";
 import { newDebts, runWorkers, type WorkerDebt } from "./loop.ts";
 import type { WorkerSession } from "./session.ts";
+import { number } from "./words.ts";
 
 /** N workers' sends, serializable: the level's N, its start spread and the run of workers a thread runs. */
 export interface WorkersSpec<K extends string> {
@@ -84,3 +86,32 @@ export function workersDriver<L extends { kind: K; concurrency: number }, K exte
     }),
   };
 }
+
+/**
+ * What every kind of N workers says the same way (a closed loop's, a conversation's): N is its users,
+ * its place on the concurrency axis, its chunk rate and its thread bound; its knee and capacity are
+ * in users; its headline is single-stream and N.
+ */
+export const USERS = {
+  position: (load: { concurrency: number }) => load.concurrency,
+  users: (load: { concurrency: number }) => load.concurrency,
+  userLevels: (workload: { concurrency: number[] }) => workload.concurrency,
+  chunksPerSecond: (load: { concurrency: number }, perStream: number, _maxTokens: number, chunksPerToken: number) =>
+    load.concurrency * perStream * chunksPerToken,
+  threadBound: (load: { concurrency: number }) => load.concurrency,
+  recorded: () => null,
+  summary: { knee: "kneeConcurrency", capacity: "capacity" } satisfies SummaryUnits as SummaryUnits,
+  offeredRate: () => null,
+  headline: (p: HeadlineParts) =>
+    `single-stream ${p.singleStream} tok/s, peak ${p.peak}, knee ${p.kneeUsers}, scaling efficiency ${p.scalingEfficiency}`,
+} as const;
+
+/** What `kneeboard plan` says the same way of every kind of N workers: its levels are N, its top level N streams. */
+export const USERS_PLAN = {
+  column: "level",
+  label: (load: { concurrency: number }) => String(load.concurrency),
+  arrival: () => "",
+  topLevel: (load: { concurrency: number }, f: TopLevelFigures) =>
+    `${load.concurrency} streams x ${number(f.chunksPerSecond / load.concurrency)} chunks/s = ${f.chunks}`,
+  before: () => [],
+} as const;

@@ -6,8 +6,7 @@
 import { z } from "zod";
 import type { LoadKind } from "../../drive/kind.ts";
 import { closedLevelTiming } from "../../drive/plan.ts";
-import { number } from "../../drive/words.ts";
-import { type WorkersSpec, workersDriver } from "../../drive/workers.ts";
+import { USERS, USERS_PLAN, type WorkersSpec, workersDriver } from "../../drive/workers.ts";
 
 /** `arrival: { "mode": "closed" }`, the default: N in flight. */
 export const ClosedArrival = z.strictObject({
@@ -38,27 +37,13 @@ export const closed: LoadKind<{ concurrency: number[] }, ClosedLoad, ClosedLoad,
       ...closedLevelTiming(concurrency, workload, requestSeconds),
     })),
   record: (load) => ({ kind: "closed", concurrency: load.concurrency }),
-  position: (load) => load.concurrency,
+  ...USERS,
   words: (load) => `N=${load.concurrency}`,
   same: () => true,
-  users: (load) => load.concurrency,
-  chunksPerSecond: (load, perStream, _maxTokens, chunksPerToken) => load.concurrency * perStream * chunksPerToken,
-  recorded: () => null,
-  userLevels: (workload) => workload.concurrency,
-  threadBound: (load) => load.concurrency,
-  summary: { knee: "kneeConcurrency", capacity: "capacity" },
   expectsCache: false,
-  offeredRate: () => null,
-  headline: (p) =>
-    `single-stream ${p.singleStream} tok/s, peak ${p.peak}, knee ${p.kneeUsers}, scaling efficiency ${p.scalingEfficiency}`,
   plan: {
-    column: "level",
-    label: (load) => String(load.concurrency),
+    ...USERS_PLAN,
     loop: () => "closed loop",
-    arrival: () => "",
-    topLevel: (load, f) =>
-      `${load.concurrency} streams x ${number(f.chunksPerSecond / load.concurrency)} chunks/s = ${f.chunks}`,
-    before: () => [],
     after: () => [],
   },
   driver: workersDriver("closed", () => ({})),

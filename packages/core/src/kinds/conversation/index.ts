@@ -7,7 +7,7 @@ import { z } from "zod";
 import type { LoadKind } from "../../drive/kind.ts";
 import { closedLevelTiming } from "../../drive/plan.ts";
 import { number } from "../../drive/words.ts";
-import { type WorkersSpec, workersDriver } from "../../drive/workers.ts";
+import { USERS, USERS_PLAN, type WorkersSpec, workersDriver } from "../../drive/workers.ts";
 import { type ConversationSpec, conversations } from "./session.ts";
 
 /**
@@ -147,28 +147,14 @@ export const conversation: LoadKind<
     }));
   },
   record: (load) => ({ kind: "conversation", concurrency: load.concurrency, turns: load.turns }),
-  position: (load) => load.concurrency,
+  ...USERS,
   words: (load) => `N=${load.concurrency}, ${load.turns}-turn conversations`,
   same: (a, b) => a.turns === b.turns,
-  users: (load) => load.concurrency,
-  chunksPerSecond: (load, perStream, _maxTokens, chunksPerToken) => load.concurrency * perStream * chunksPerToken,
-  recorded: () => null,
-  userLevels: (workload) => workload.concurrency,
-  threadBound: (load) => load.concurrency,
-  summary: { knee: "kneeConcurrency", capacity: "capacity" },
   // A conversation re-sends its history: a cache serving it is what the level measures.
   expectsCache: true,
-  offeredRate: () => null,
-  headline: (p) =>
-    `single-stream ${p.singleStream} tok/s, peak ${p.peak}, knee ${p.kneeUsers}, scaling efficiency ${p.scalingEfficiency}`,
   plan: {
-    column: "level",
-    label: (load) => String(load.concurrency),
+    ...USERS_PLAN,
     loop: () => "closed loop of conversations",
-    arrival: () => "",
-    topLevel: (load, f) =>
-      `${load.concurrency} streams x ${number(f.chunksPerSecond / load.concurrency)} chunks/s = ${f.chunks}`,
-    before: () => [],
     // Its tokens per turn and in all, and whether each level's requests reach its last turn.
     after: (levels, workload) => {
       const talk = conversationPlan(workload);
