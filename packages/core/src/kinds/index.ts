@@ -2,7 +2,9 @@
  * @module The load kinds (docs/architecture.md#load-kinds), one module each under kinds/<kind>/, listed
  * once here: the one place that says which kind a workload or a load is. Everything outside asks this
  * registry (a load's words, axis and place, a workload's levels, a level's driver); nothing else
- * branches on a kind. A new kind is a folder beside these and one line in `KINDS`.
+ * branches on a kind. A new kind is a folder beside these, its line in `KINDS` and its members of
+ * the `Load` and `LevelLoad` unions (and of `Arrival`, with its `MODE_KIND`, when an `arrival.mode`
+ * selects it).
  */
 import { z } from "zod";
 import type { DriveSpec, LevelDriver } from "../drive/driver.ts";
@@ -25,8 +27,13 @@ export { Conversation, conversationLoadOfV2 } from "./conversation/index.ts";
 export { TraceFormat } from "./trace/index.ts";
 export type { ExpandContext, HeadlineParts, LoadAxis, PlanWords, SummaryUnits };
 
-/** Every load kind by its name. */
-export const KINDS = { closed, open, trace, conversation } as const;
+/**
+ * Every load kind by its name. Each run-document load (`Load`) and sweep load (`LevelLoad`) member
+ * has its entry and each entry its members: `tsc` names a missing one.
+ */
+export const KINDS = { closed, open, trace, conversation } as const satisfies {
+  [K in Load["kind"]]: LoadKind<never, Extract<LevelLoad, { kind: K }>, Extract<Load, { kind: K }>, DriveSpec>;
+};
 export type Kind = keyof typeof KINDS;
 
 /** The kinds in the order pages list them. */
