@@ -105,10 +105,8 @@ describe("the README and docs", () => {
     expect(text).not.toMatch(/SPEC(\.md)? section/);
   });
 
-  /** Links known broken, each to be mended where it stands (the heading it names was renamed). */
-  const KNOWN_BROKEN: Record<string, string[]> = {
-    "docs/config.md": ["methodology.md#standing-the-figures-a-reader-sees"],
-  };
+  /** Links known broken, each to be mended where it stands (none today). */
+  const KNOWN_BROKEN: Record<string, string[]> = {};
   it.each(files)("%s links only to files and headings that exist", (file) => {
     const text = read(file).replace(/^```[\s\S]*?^```/gm, "");
     const links = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1] as string).filter((l) => !/^[a-z]+:/.test(l));
