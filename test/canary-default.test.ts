@@ -11,7 +11,7 @@ import type { RunDocument } from "@kneeboard/core/run";
 import { CANARY_PROMPTS } from "@kneeboard/core/same-model";
 import { type ReferenceServer, startReferenceServer } from "@kneeboard/reference";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { configFolder, exitProblems, filesUnder, kneeboardHere } from "./cli-harness.ts";
+import { CLI_PROFILE, configFolder, exitProblems, filesUnder, kneeboardHere } from "./cli-harness.ts";
 
 const { dir, writeConfig } = configFolder("kneeboard-canary-");
 let server: ReferenceServer;
@@ -19,13 +19,7 @@ let server: ReferenceServer;
 beforeAll(async () => {
   // Streams of about 320 ms, as the CLI tests' server, so a loaded machine's levels stay valid.
   server = await startReferenceServer({
-    models: [
-      {
-        kind: "model",
-        id: "m",
-        profile: { stepBaseMs: 40, stepPerSeqMs: 0.1, slots: 32, prefillBaseMs: 2, prefillPerTokenMs: 0 },
-      },
-    ],
+    models: [{ kind: "model", id: "m", profile: { ...CLI_PROFILE, slots: 32 } }],
     recordPrompts: true,
   });
 });

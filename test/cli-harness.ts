@@ -11,7 +11,7 @@ import { Writable } from "node:stream";
 import { promisify } from "node:util";
 import { main } from "@kneeboard/cli/main";
 import type { RunDocument } from "@kneeboard/core/run";
-import { type ReferenceServer, startReferenceServer } from "@kneeboard/reference";
+import { type ReferenceServer, type StreamProfile, startReferenceServer } from "@kneeboard/reference";
 import { statusProblems } from "@kneeboard/test-support/accuracy";
 
 const run = promisify(execFile);
@@ -78,6 +78,15 @@ export const filesUnder = (root: string): string[] =>
         .map((e) => join(e.parentPath, e.name))
     : [];
 
+/** The CLI tests' model: 40 ms a token, so a stream lasts long enough that a busy machine's client delay stays within 3 % of it. */
+export const CLI_PROFILE: StreamProfile = {
+  stepBaseMs: 40,
+  stepPerSeqMs: 0.1,
+  slots: 8,
+  prefillBaseMs: 2,
+  prefillPerTokenMs: 0,
+};
+
 /**
  * The reference server the CLI tests sweep: model `m` with streams of about 320 ms, so a loaded
  * machine's client delay stays within 3 % of them and the levels are valid (a run with no valid level
@@ -85,13 +94,7 @@ export const filesUnder = (root: string): string[] =>
  */
 export function startCliServer(): Promise<ReferenceServer> {
   return startReferenceServer({
-    models: [
-      {
-        kind: "model",
-        id: "m",
-        profile: { stepBaseMs: 40, stepPerSeqMs: 0.1, slots: 8, prefillBaseMs: 2, prefillPerTokenMs: 0 },
-      },
-    ],
+    models: [{ kind: "model", id: "m", profile: CLI_PROFILE }],
     apiKey: SECRET,
   });
 }

@@ -13,7 +13,7 @@ import { fanOutSlot, MemoryQueue, SweepMessage, slotSweeps } from "@kneeboard/co
 import { FolderStore } from "@kneeboard/core/store/folder";
 import { markdownHtml, methodologyHtml } from "@kneeboard/site/lib/methodology.ts";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type LoadedSstConfig, loadSstConfig } from "../functions/testing/sst.ts";
+import { type LoadedSstConfig, loadSstConfig, THREE_SWEEPS_CONFIG } from "../functions/testing/sst.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, ROOT), "utf8");
@@ -168,17 +168,7 @@ describe("docs/methodology.md is the site's methodology page", () => {
 describe("docs/deploying.md states what sst.config.ts and functions/ do", () => {
   const doc = read("docs/deploying.md");
   /** Target a sweeps in chat and rag, b in rag only: three sweeps a slot for two targets. */
-  const config = JSON.stringify({
-    targets: ["a", "b"].map((id) => ({
-      id,
-      label: id,
-      baseURL: "https://example.com/v1",
-      model: "m",
-      route: { gateway: "direct" },
-      ...(id === "b" ? { scenarios: ["rag"] } : {}),
-    })),
-    scenarios: { chat: {}, rag: { promptTokens: 4000 } },
-  });
+  const config = JSON.stringify(THREE_SWEEPS_CONFIG);
   let wiring: LoadedSstConfig;
 
   beforeAll(async () => {

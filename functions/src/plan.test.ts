@@ -17,7 +17,7 @@ import {
   startFauxqs,
 } from "@kneeboard/test-support/fauxqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadSstConfig } from "../testing/sst.ts";
+import { loadSstConfig, THREE_SWEEPS_CONFIG } from "../testing/sst.ts";
 import { handler } from "./plan.ts";
 
 /** The context attribute EventBridge Scheduler replaces with the time the schedule was due. */
@@ -69,20 +69,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "kneeboard-plan-"));
   const configFile = join(dir, "kneeboard.config.json");
   // Three sweeps a slot: a in chat and rag, b in rag.
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      targets: ["a", "b"].map((id) => ({
-        id,
-        label: id,
-        baseURL: "https://example.com/v1",
-        model: "m",
-        route: { gateway: "direct" },
-        ...(id === "b" ? { scenarios: ["rag"] } : {}),
-      })),
-      scenarios: { chat: {}, rag: { promptTokens: 4000 } },
-    }),
-  );
+  writeFileSync(configFile, JSON.stringify(THREE_SWEEPS_CONFIG));
   const cron = (await loadSstConfig({ KNEEBOARD_CONFIG: configFile })).byName("Schedule").args;
   scheduleEvent = cron.event;
 

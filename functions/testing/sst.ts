@@ -72,6 +72,19 @@ export const linkName = (linked: unknown) => (linked as { __record: Recorded }).
  * Runs `sst.config.ts` with `env` set (KNEEBOARD_CONFIG at least) and the stand-ins as globals;
  * `stage` is what `$app.stage` says.
  */
+/** A config of two targets, a swept in chat and rag, b in rag only: three sweeps a slot. */
+export const THREE_SWEEPS_CONFIG = {
+  targets: ["a", "b"].map((id) => ({
+    id,
+    label: id,
+    baseURL: "https://example.com/v1",
+    model: "m",
+    route: { gateway: "direct" },
+    ...(id === "b" ? { scenarios: ["rag"] } : {}),
+  })),
+  scenarios: { chat: {}, rag: { promptTokens: 4000 } },
+};
+
 export async function loadSstConfig(env: Record<string, string>, stage = "test"): Promise<LoadedSstConfig> {
   const components: Recorded[] = [];
   const g = globalThis as Record<string, unknown>;

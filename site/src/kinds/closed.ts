@@ -113,31 +113,27 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
         id: r.id,
         modelKey: r.modelKey,
         cells: [
-          ...rankAndTarget(
-            { rankLabel: r.rankLabel, rank: r.rank, label: r.label, simulated: r.simulated },
-            ctx.targetHref(r.id),
-            {
-              problem: problemOf(r.problem),
-              model: g.modelRoutes === 1 ? { key: r.modelKey, href: ctx.modelHref(r.modelKey) } : null,
-              notes: [
-                ...(r.beyondWindow
-                  ? [`no valid run in the last ${windowHours} hours: the latest valid run stands in`]
-                  : []),
-                ...lastRunNote(r.errorRate, r.rateLimitRate),
-              ],
-              invalid:
-                r.invalidLevels.length > 0
-                  ? {
-                      text: `invalid in some runs at ${r.invalidLevels.map((l) => l.at).join(", ")}`,
-                      title: r.invalidLevels
-                        .map((l) => `${l.at} invalid in ${l.invalidRuns} of ${l.runs} runs: ${l.reasons.join("; ")}`)
-                        .join("\n"),
-                      href: `${ctx.targetHref(r.id)}#standing-levels`,
-                    }
-                  : null,
-              sameModel: sameModel.get(r.id) ?? null,
-            },
-          ),
+          ...rankAndTarget(r, ctx.targetHref(r.id), {
+            problem: problemOf(r.problem),
+            model: g.modelRoutes === 1 ? { key: r.modelKey, href: ctx.modelHref(r.modelKey) } : null,
+            notes: [
+              ...(r.beyondWindow
+                ? [`no valid run in the last ${windowHours} hours: the latest valid run stands in`]
+                : []),
+              ...lastRunNote(r.errorRate, r.rateLimitRate),
+            ],
+            invalid:
+              r.invalidLevels.length > 0
+                ? {
+                    text: `invalid in some runs at ${r.invalidLevels.map((l) => l.at).join(", ")}`,
+                    title: r.invalidLevels
+                      .map((l) => `${l.at} invalid in ${l.invalidRuns} of ${l.runs} runs: ${l.reasons.join("; ")}`)
+                      .join("\n"),
+                    href: `${ctx.targetHref(r.id)}#standing-levels`,
+                  }
+                : null,
+            sameModel: sameModel.get(r.id) ?? null,
+          }),
           { kind: "estimate", estimate: r.singleStreamTokensPerSecond, digits: 1, tooltip: false },
           { kind: "estimate", estimate: r.singleStreamTtftP50Ms, digits: 0, tooltip: false },
           { kind: "estimate", estimate: r.peakAggregateTokensPerSecond, digits: 0, tooltip: true },
@@ -509,17 +505,13 @@ export function closedRoutes(routes: TargetView[], ctx: RoutesContext): RoutesTa
             id: r.id,
             modelKey: r.modelKey,
             cells: [
-              ...rankAndTarget(
-                { rankLabel: r.rankLabel, rank: r.rank, label: r.label, simulated: r.simulated },
-                ctx.targetHref(r.id),
-                {
-                  problem: problemOf(r.problem),
-                  model: null,
-                  notes: [`${t.latest.route.gateway}${t.latest.route.provider ? ` → ${t.latest.route.provider}` : ""}`],
-                  invalid: null,
-                  sameModel: null,
-                },
-              ),
+              ...rankAndTarget(r, ctx.targetHref(r.id), {
+                problem: problemOf(r.problem),
+                model: null,
+                notes: [`${t.latest.route.gateway}${t.latest.route.provider ? ` → ${t.latest.route.provider}` : ""}`],
+                invalid: null,
+                sameModel: null,
+              }),
               { kind: "estimate", estimate: r.singleStreamTokensPerSecond, digits: 1, tooltip: true },
               { kind: "estimate", estimate: r.singleStreamTtftP50Ms, digits: 0, tooltip: true },
               { kind: "estimate", estimate: r.peakAggregateTokensPerSecond, digits: 0, tooltip: true },

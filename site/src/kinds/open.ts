@@ -198,17 +198,13 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
           id: r.id,
           modelKey: r.modelKey,
           cells: [
-            ...rankAndTarget(
-              { rankLabel: r.rankLabel, rank: r.rank, label: r.label, simulated: r.simulated },
-              ctx.targetHref(r.id),
-              {
-                problem: problemOf(r.problem),
-                model: { key: r.modelKey, href: ctx.modelHref(r.modelKey) },
-                notes: lastRunNote(r.errorRate, r.rateLimitRate),
-                invalid: null,
-                sameModel: sameModel.get(r.id) ?? null,
-              },
-            ),
+            ...rankAndTarget(r, ctx.targetHref(r.id), {
+              problem: problemOf(r.problem),
+              model: { key: r.modelKey, href: ctx.modelHref(r.modelKey) },
+              notes: lastRunNote(r.errorRate, r.rateLimitRate),
+              invalid: null,
+              sameModel: sameModel.get(r.id) ?? null,
+            }),
             { kind: "estimate", estimate: r.capacity, digits: 2, tooltip: true },
             { kind: "number", value: r.achievedAtCapacity, digits: 2 },
             { kind: "estimate", estimate: r.ttftP95AtCapacity, digits: 0, tooltip: false },
@@ -444,17 +440,13 @@ function routesTable(routes: TargetView[], ctx: RoutesContext): RoutesTable {
           id: r.id,
           modelKey: r.modelKey,
           cells: [
-            ...rankAndTarget(
-              { rankLabel: r.rankLabel, rank: r.rank, label: r.label, simulated: r.simulated },
-              ctx.targetHref(r.id),
-              {
-                problem: null,
-                model: null,
-                notes: [],
-                invalid: null,
-                sameModel: null,
-              },
-            ),
+            ...rankAndTarget(r, ctx.targetHref(r.id), {
+              problem: null,
+              model: null,
+              notes: [],
+              invalid: null,
+              sameModel: null,
+            }),
             { kind: "estimate", estimate: r.capacity, digits: 2, tooltip: true },
             { kind: "number", value: r.achievedAtCapacity, digits: 2 },
             { kind: "estimate", estimate: r.peakAggregate, digits: 0, tooltip: true },

@@ -18,16 +18,6 @@ export interface ExpandContext {
   traces?: ReadonlyMap<string, unknown>;
 }
 
-/** Recorded requests a level sends one for one, in order: a trace replay's window. */
-export interface RecordedRequests {
-  /** The requests, in send order: their prompt and answer sizes, and Mooncake's block ids. */
-  requests: readonly { timestampMs: number; inputTokens: number; outputTokens: number; hashIds: number[] | null }[];
-  /** Prompt tokens one block id stands for. */
-  blockSize: number;
-  /** Each request's prompt tokens of leading blocks already sent earlier in the window. */
-  reusablePromptTokens: readonly number[];
-}
-
 /** What the top level of a plan asks of the client, for a kind to put in words. */
 export interface TopLevelFigures {
   /** The chunk rate in words: `12,800 chunks/s`. */
@@ -115,8 +105,6 @@ export interface LoadKind<W, L extends { kind: string }, D extends { kind: strin
    * every request's answer once per send for loads sent on a schedule.
    */
   chunksPerSecond(load: L, outputTokensPerSecondPerStream: number, maxTokens: number, chunksPerToken: number): number;
-  /** The recorded requests a level sends one for one; null where it builds its own prompts. */
-  recorded(load: L): RecordedRequests | null;
   /** The N of each level of a workload, for kinds whose levels hold N users; null for the others. */
   userLevels(workload: W): number[] | null;
   /** The most worker threads a level can use (a thread runs at least one stream). */

@@ -99,7 +99,6 @@ export const USERS = {
   chunksPerSecond: (load: { concurrency: number }, perStream: number, _maxTokens: number, chunksPerToken: number) =>
     load.concurrency * perStream * chunksPerToken,
   threadBound: (load: { concurrency: number }) => load.concurrency,
-  recorded: () => null,
   summary: { knee: "kneeConcurrency", capacity: "capacity" } satisfies SummaryUnits as SummaryUnits,
   offeredRate: () => null,
   headline: (p: HeadlineParts) =>

@@ -8,15 +8,7 @@
  */
 import { z } from "zod";
 import type { DriveSpec, LevelDriver } from "../drive/driver.ts";
-import type {
-  ExpandContext,
-  HeadlineParts,
-  LoadAxis,
-  LoadKind,
-  PlanWords,
-  RecordedRequests,
-  SummaryUnits,
-} from "../drive/kind.ts";
+import type { ExpandContext, HeadlineParts, LoadAxis, LoadKind, PlanWords, SummaryUnits } from "../drive/kind.ts";
 import type { LevelBudget, LevelPlanOf } from "../drive/plan.ts";
 import { ClosedArrival, ClosedLoad, closed } from "./closed/index.ts";
 import { type Conversation, type ConversationLevelLoad, ConversationLoad, conversation } from "./conversation/index.ts";
@@ -143,12 +135,7 @@ export function loadThreadBound(load: LevelLoad): number {
   return entry(load.kind).threadBound(load);
 }
 
-/** The recorded requests a level sends one for one (a trace replay's window); null for the other kinds. */
-export function recordedRequests(load: LevelLoad): RecordedRequests | null {
-  return entry(load.kind).recorded(load);
-}
-
-/** The trace window a level replays, for the run document's `trace` record; null for the other kinds. */
+/** The trace window a level replays (its requests sent one for one, and the run document's `trace` record); null for the other kinds. */
 export function replayedWindow(load: LevelLoad): TraceWindow | null {
   return load.kind === "trace" ? load.trace : null;
 }

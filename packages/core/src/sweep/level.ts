@@ -17,7 +17,7 @@ import {
   type WorkerDebt,
 } from "../drive/loop.ts";
 import type { Turn } from "../drive/session.ts";
-import { documentLoad, driverOf, recordedRequests } from "../kinds/index.ts";
+import { documentLoad, driverOf, replayedWindow } from "../kinds/index.ts";
 import { distribution, EARLY_FAILURE_REQUESTS, type EarlyResult, summarizeLevel } from "../metrics/index.ts";
 import type { LevelLoad } from "../plan/index.ts";
 import type { Level, Sample } from "../run/index.ts";
@@ -258,7 +258,7 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
     place = { ...place, charsPerToken: sizer.charsPerToken };
     chars = promptChars(place);
     // A replay's blocks are sized once, after the warm-up, so each id is the same text all through the level.
-    const replay = recordedRequests(ctx.load);
+    const replay = replayedWindow(ctx.load);
     if (replay)
       place.replay = {
         requests: replay.requests,
@@ -349,7 +349,7 @@ function summarize(
   describe: (window: LevelWindow) => LoadFigures,
 ): LevelOutcome {
   const { workload, concurrency } = ctx.place;
-  const replay = recordedRequests(ctx.load);
+  const replay = replayedWindow(ctx.load);
   const results = runner.results;
   const lastEndMs = Math.max(firstSendMs, ...results.map((r) => r.endMs));
   const lastSendMs = Math.max(firstSendMs, ...results.map((r) => r.raw.startMs));

@@ -253,7 +253,6 @@ export const open: LoadKind<{ arrival: OpenArrivalConfig }, OpenLevelLoad, OpenL
   chunksPerSecond: (load, _perStream, maxTokens, chunksPerToken) =>
     openLoopChunksPerSecond(load.ratePerSecond, maxTokens, chunksPerToken),
   // Its streams are as many as its rate keeps in flight: no bound.
-  recorded: () => null,
   userLevels: () => null,
   threadBound: () => Number.POSITIVE_INFINITY,
   summary: { knee: "kneeRequestsPerSecond", capacity: "capacityRequestsPerSecond" },

@@ -227,7 +227,6 @@ export const trace: LoadKind<{ arrival: TraceArrival }, TraceLevelLoad, TraceLoa
       : load.trace.outputTokens * chunksPerToken;
   },
   // Each request is its own recorded one, sent by its place in the window: one thread.
-  recorded: (load) => load.trace,
   userLevels: () => null,
   threadBound: () => 1,
   // A speedup is neither users nor a rate: a replay has no knee or capacity of its own.
