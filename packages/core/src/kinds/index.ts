@@ -28,9 +28,6 @@ export const KINDS = { closed, open, trace, conversation } as const satisfies {
 };
 export type Kind = keyof typeof KINDS;
 
-/** The kinds in the order pages list them. */
-export const KIND_NAMES = Object.keys(KINDS) as Kind[];
-
 /**
  * How requests arrive (the config's `workload.arrival`, docs/config.md#arrivals): each member is its
  * kind's (`closed`; `poisson` and `gamma`, the open loop's; `trace`).
@@ -77,7 +74,7 @@ function entry(kind: Kind): AnyKind {
 }
 
 /** The kind of a workload: a conversation when it holds one, else its arrival's. */
-export function kindOfWorkload(workload: Pick<KindWorkload, "arrival" | "conversation">): Kind {
+function kindOfWorkload(workload: Pick<KindWorkload, "arrival" | "conversation">): Kind {
   return workload.conversation ? "conversation" : MODE_KIND[workload.arrival.mode];
 }
 
