@@ -4,4 +4,5 @@
  */
 
 export * from "./measures.ts";
+export * from "./phase.ts";
 export * from "./suite.ts";
