@@ -13,6 +13,7 @@ import {
   type RunDocument,
   SloRecord,
   Summary,
+  ToolCallShares,
   upgradeLevelsV1,
   upgradeLevelsV2,
 } from "../run/index.ts";
@@ -108,6 +109,10 @@ const RunIndexEntryV2 = z.object({
    * and for runs without a canary.
    */
   sameModel: SameModel.optional(),
+  /** The run's tool-call phase in brief: its suite, whether the route took tools, and the nine shares; absent when the run has none. */
+  toolCalls: z
+    .object({ suite: z.string(), support: z.enum(["supported", "no-tool-support"]), shares: ToolCallShares })
+    .optional(),
 });
 
 /**
@@ -232,6 +237,9 @@ export function indexEntryFor(key: string, doc: RunDocument): RunIndexEntry {
             completions: doc.canary.completions.filter((c) => c.outcome === "ok").length,
           },
         }
+      : {}),
+    ...(doc.toolCalls
+      ? { toolCalls: { suite: doc.toolCalls.suite, support: doc.toolCalls.support, shares: doc.toolCalls.shares } }
       : {}),
   };
 }
