@@ -310,6 +310,15 @@ async function answer(req: IncomingMessage, res: ServerResponse, body: Record<st
     );
     return;
   }
+  if (body.model === "ignores") {
+    // A route that takes the tools and never calls one: text every time, JSON never.
+    log.push({ promptId: prompt.id, behaviour: "ignores", failed: false, asObject: false, truth: {} });
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.end(
+      streamOf({ calls: [], finish: "stop", content: "Sure, happy to help.", truth: {} }, false, Math.random).join(""),
+    );
+    return;
+  }
   const k = perPrompt.get(prompt.id) ?? 0;
   perPrompt.set(prompt.id, k + 1);
   const at = TOOLS_V1.prompts.indexOf(prompt);
@@ -463,6 +472,37 @@ describe("the tool-call phase against a misbehaving streaming server", () => {
   });
 });
 
+describe("a route that ignores tools, and a sweep that stops", () => {
+  it("text where every call was needed: supported, with its rates, not an error", async () => {
+    log.length = 0;
+    const client = new StreamingClient({ baseURL, model: "ignores", route: { gateway: "direct" } });
+    const r = await runToolCalls({ client, settings: SETTINGS, workload: WORKLOAD, stopReason: () => null });
+    expect(r).toMatchObject({ support: "supported", requests: 96, failed: 0, stopped: null });
+    // 15 one-call and parallel prompts x 4 answered in words; 5 no-call prompts x 4 right; 4 structured x 4 not JSON.
+    expect(r.shares.callWhenNeeded).toMatchObject({ successes: 0, trials: 60, share: 0, low: 0 });
+    expect(r.shares.noCallWhenNone).toMatchObject({ successes: 20, trials: 20, share: 1, high: 1 });
+    expect(r.shares.structuredOutput).toMatchObject({ successes: 0, trials: 16 });
+    expect(r.shares.finishReason).toMatchObject({ successes: 96, trials: 96 });
+    for (const m of ["rightTool", "argumentsParse", "argumentsValid", "argumentValues"] as const)
+      expect(r.shares[m]).toEqual({ successes: 0, trials: 0, share: null, low: null, high: null });
+    expect(r.shares.parallelBoth).toMatchObject({ successes: 0, trials: 20 });
+  });
+
+  it("ends where the sweep stops: the answers so far stand, and it says why", async () => {
+    log.length = 0;
+    let asked = 0;
+    const client = new StreamingClient({ baseURL, model: "ignores", route: { gateway: "direct" } });
+    const r = await runToolCalls({
+      client,
+      settings: { ...SETTINGS, concurrency: 1 },
+      workload: WORKLOAD,
+      stopReason: () => (++asked > 10 ? "deadline reached" : null),
+    });
+    expect(r).toMatchObject({ stopped: "deadline reached", requests: 10 });
+    expect(log).toHaveLength(10);
+  });
+});
+
 describe("a route that refuses tools", () => {
   it("is no-tool-support, its shares count nothing, and its sweep completes", async () => {
     log.length = 0;
@@ -498,5 +538,9 @@ describe("a route that refuses tools", () => {
     expect(log.map((e) => e.behaviour)).toEqual(["refused"]);
     for (const m of TOOL_MEASURES)
       expect(doc.toolCalls?.shares[m]).toEqual({ successes: 0, trials: 0, share: null, low: null, high: null });
+    // The document reads back as written, and its index entry carries the phase in brief.
+    expect(RunDocument.parse(JSON.parse(JSON.stringify(doc)))).toEqual(doc);
+    const entry = RunIndexEntry.parse(JSON.parse(JSON.stringify(indexEntryFor("k", doc))));
+    expect(entry.toolCalls).toEqual({ suite: "tools-v1", support: "no-tool-support", shares: doc.toolCalls?.shares });
   }, 60_000);
 });
