@@ -289,7 +289,20 @@ async function writeSliced(res: ServerResponse, bytes: Buffer, random: () => num
   }
 }
 
+/** Tool-call requests in flight now, and at most (the phase's concurrency bounds it). */
+let inFlight = 0;
+let maxInFlight = 0;
+
 async function answer(req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>): Promise<void> {
+  if (body.tools !== undefined || body.response_format !== undefined) {
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    res.on("close", () => inFlight--);
+    // What every tool-call request asks: temperature 0, 256 tokens, tools with tool_choice auto or a strict schema.
+    expect(body).toMatchObject({ temperature: 0, max_tokens: 256, stream: true });
+    if (body.tools !== undefined) expect(body.tool_choice).toBe("auto");
+    else expect(body.response_format).toMatchObject({ type: "json_schema", json_schema: { strict: true } });
+  }
   const messages = body.messages as { role: string; content: string }[];
   const user = messages.find((m) => m.role === "user")?.content;
   const prompt = promptByUser.get(user);
@@ -391,6 +404,7 @@ describe("the tool-call phase against a misbehaving streaming server", () => {
   beforeAll(async () => {
     log.length = 0;
     perPrompt.clear();
+    maxInFlight = 0;
     const client = new StreamingClient({ baseURL, model: "sloppy", route: { gateway: "direct" } });
     result = await runToolCalls({ client, settings: SETTINGS, workload: WORKLOAD, stopReason: () => null });
   }, 60_000);
@@ -404,6 +418,9 @@ describe("the tool-call phase against a misbehaving streaming server", () => {
       requests: 96,
     });
     expect(log).toHaveLength(96);
+    // At most `concurrency` at once (several do overlap: each answer takes many writes).
+    expect(maxInFlight).toBeLessThanOrEqual(4);
+    expect(maxInFlight).toBeGreaterThan(1);
     const seen = new Set(log.map((e) => e.behaviour));
     for (const behaviour of [...BEHAVIOURS.calls, ...BEHAVIOURS.none, ...BEHAVIOURS.structured])
       expect(seen.has(behaviour), behaviour).toBe(true);
