@@ -173,7 +173,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
 
   let canary: Canary | undefined;
   const document = (status: RunDocument["status"], reason = partialReason): RunDocument => ({
-    schemaVersion: 3,
+    schemaVersion: 4,
     runId,
     targetId: target.id,
     scenario: options.scenario ?? "chat",
