@@ -6,6 +6,7 @@
 import type { z } from "zod";
 import type { DriveSpec, LevelDriver } from "./driver.ts";
 import type { LevelBudget, LevelPlanOf } from "./plan.ts";
+import type { ScheduleFigures } from "./schedule.ts";
 
 /** The axis a load is placed on: a closed loop's concurrency, an open loop's offered rate, a trace replay's speedup. */
 export type LoadAxis = "concurrency" | "rate" | "speedup";
@@ -87,6 +88,8 @@ export interface KindFigures<F, P> {
   schema: z.ZodType<F>;
   /** A level's figures from what its summary measured; null when it measured none of them. */
   of(parts: P): F | null;
+  /** What its schedule sent, where it sends on one (an open loop, a trace replay): for charts that draw it for every such kind. */
+  schedule?(figures: F): ScheduleFigures;
 }
 
 /**

@@ -35,8 +35,7 @@ export {
   TurnFigures,
 } from "./conversation/index.ts";
 export { OpenFigures } from "./open/index.ts";
-export { TraceFigures } from "./trace/index.ts";
-export { TraceFormat } from "./trace/index.ts";
+export { TraceFigures, TraceFormat } from "./trace/index.ts";
 export type { ExpandContext, HeadlineParts, LoadAxis, PlanWords, SummaryUnits };
 
 /**
@@ -242,6 +241,13 @@ export function headlineWords(load: Load, parts: HeadlineParts): string {
 export function kindFigures(load: Load, parts: FigureParts): KindLevelFigures {
   const none = Object.fromEntries(Object.keys(KINDS).map((k) => [k, null])) as KindLevelFigures;
   return { ...none, [load.kind]: entry(load.kind).figures.of(parts) };
+}
+
+/** What a level's schedule sent (`level.open`, `level.trace`); null for a level sent on none, or that recorded none. */
+export function levelSchedule(level: { load: Load } & Partial<KindLevelFigures>): ScheduleFigures | null {
+  const figures = level[level.load.kind];
+  const schedule = entry(level.load.kind).figures.schedule;
+  return figures && schedule ? schedule(figures) : null;
 }
 
 /** The names of every kind's own figures: each sat flat on a version 3 level. */

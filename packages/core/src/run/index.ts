@@ -24,27 +24,25 @@ export const Distribution = z.object({
 export type Distribution = z.infer<typeof Distribution>;
 
 /** A level's kinds' own figures, each kind's defined in its module (kinds/<kind>/) or shared in drive/. */
+/** A level's load (one member per kind), its axis, place and words: the kinds' registry's (kinds/index.ts). */
 export {
   CacheVerdict,
   ClosedFigures,
   ConversationFigures,
   ConversationTurns,
-  OpenFigures,
-  ScheduleFigures,
-  TraceFigures,
-  TurnFigures,
-  WorkersFigures,
-} from "../kinds/index.ts";
-
-/** A level's load (one member per kind), its axis, place and words: the kinds' registry's (kinds/index.ts). */
-export {
   concurrencyOf,
   Load,
   type LoadAxis,
+  levelSchedule,
   loadAxis,
   loadPosition,
   loadWords,
+  OpenFigures,
+  ScheduleFigures,
   sameLoad,
+  TraceFigures,
+  TurnFigures,
+  WorkersFigures,
 } from "../kinds/index.ts";
 
 /** A level as figures, stops and peaks name it: its number in the sweep and its load. */

@@ -228,7 +228,7 @@ export const open: LoadKind<
 > = {
   kind: "open",
   document: OpenLoad,
-  figures: { schema: OpenFigures, of: ({ schedule }) => schedule },
+  figures: { schema: OpenFigures, of: ({ schedule }) => schedule, schedule: (figures) => figures },
   axis: "rate",
   levels: (workload, { requestSeconds }) => {
     const { arrival } = workload;

@@ -224,6 +224,12 @@ export const trace: LoadKind<
   figures: {
     schema: TraceFigures,
     of: ({ schedule, reusablePromptTokenShare }) => ({ ...schedule, reusablePromptTokenShare }),
+    schedule: ({ achievedRatePerSecond, inFlightMean, inFlightMax, scheduleLagMs }) => ({
+      achievedRatePerSecond,
+      inFlightMean,
+      inFlightMax,
+      scheduleLagMs,
+    }),
   },
   axis: "speedup",
   levels: (workload, { requestSeconds, traces }) => {
