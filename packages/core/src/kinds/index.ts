@@ -2,9 +2,9 @@
  * @module The load kinds (docs/architecture.md#load-kinds), one module each under kinds/<kind>/, listed
  * once here: the one place that says which kind a workload or a load is. Everything outside asks this
  * registry (a load's words, axis and place, a workload's levels, a level's driver); nothing else
- * branches on a kind. A new kind is a folder beside these, its line in `KINDS` and its members of
- * the `Load` and `LevelLoad` unions (and of `Arrival`, with its `MODE_KIND`, when an `arrival.mode`
- * selects it).
+ * branches on a kind. A new kind is a folder beside these, its line in `KINDS` and `KIND_FIGURES`
+ * and its members of the `Load` and `LevelLoad` unions (and of `Arrival`, with its `MODE_KIND`, when
+ * an `arrival.mode` selects it; of `FigureParts` when its level figures are made of something new).
  */
 import { z } from "zod";
 import type { DriveSpec, LevelDriver } from "../drive/driver.ts";

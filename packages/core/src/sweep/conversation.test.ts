@@ -71,7 +71,7 @@ describe("a conversation level on a manual scheduler", () => {
     ]);
     // Before conversations were a kind, the same run was written as version 2 with closed loads (N users).
     const n = (level: number) => concurrencyOf((doc.levels[level - 1] as (typeof doc.levels)[number]).load);
-    const closed = (x: { level: number; load: unknown } | null) =>
+    const closed = <T extends { level: number }>(x: T | null) =>
       x && { ...x, load: { kind: "closed", concurrency: n(x.level) } };
     const v2 = JSON.parse(JSON.stringify(doc));
     v2.schemaVersion = 2;
@@ -83,7 +83,7 @@ describe("a conversation level on a manual scheduler", () => {
       }: {
         conversation: Record<string, unknown>;
         level: number;
-      }) => closed({ ...l, startSpreadMs, conversation: byTurn, load: null }),
+      }) => closed({ ...l, startSpreadMs, conversation: byTurn }),
     );
     for (const ref of ["peak", "goodputPeak", "stop"]) v2.summary[ref] = closed(v2.summary[ref]);
     expect(v2.levels[0].load).toEqual({ kind: "closed", concurrency: 1 });
