@@ -250,19 +250,28 @@ export function levelSchedule(level: { load: Load } & Partial<KindLevelFigures>)
   return figures && schedule ? schedule(figures) : null;
 }
 
-/** The names of every kind's own figures: each sat flat on a version 3 level. */
+/** The names of a kind's own figures. */
 function figureNames(kind: Kind): string[] {
   const schema = entry(kind).figures.schema;
   return schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
 }
 
+/** The figures version 3 held flat on every level, each null where the level's kind had none. */
+const FLAT_V3 = [
+  "startSpreadMs",
+  "achievedRatePerSecond",
+  "inFlightMean",
+  "inFlightMax",
+  "scheduleLagMs",
+  "reusablePromptTokenShare",
+];
+
 /**
- * A version 3 level (a run document's, or a run index entry's) with its kind's figures nested under
- * the kind's name, as version 4 has them (docs/run-document.md#version-3): the figures that sat flat
- * on the level (`startSpreadMs`, `achievedRatePerSecond`, `inFlightMean`, `inFlightMax`,
- * `scheduleLagMs`, `reusablePromptTokenShare`) move under its load's kind (what it held already there,
- * a conversation's, stays; a figure it lacked is null); the other kinds' are dropped and their names
- * left to be null. A level already nested, or of no kind known here, is returned as it is.
+ * A version 3 run document's level with its kind's figures nested under the kind's name, as version
+ * 4 has them (docs/run-document.md#version-3): the figures that sat flat on the level (`FLAT_V3`)
+ * move under its load's kind, beside what it held there already (a conversation's figures by turn;
+ * a figure it lacked is null); the other kinds' flat figures, null, are dropped, and their names left
+ * to be null. A level already nested, or of no kind known here, is returned as it is.
  */
 export function nestLevelFiguresV3(level: unknown): unknown {
   if (typeof level !== "object" || level === null || Array.isArray(level)) return level;
@@ -273,11 +282,10 @@ export function nestLevelFiguresV3(level: unknown): unknown {
   const held = flat[kind];
   // Figures already nested there: a version 4 level.
   if (typeof held === "object" && held !== null && names.every((n) => n in held)) return level;
-  const rest: Record<string, unknown> = { ...flat };
-  for (const k of Object.keys(KINDS) as Kind[]) for (const n of figureNames(k)) delete rest[n];
+  const rest = Object.fromEntries(Object.entries(flat).filter(([k]) => !FLAT_V3.includes(k)));
   // A conversation level without its figures by turn had none to nest.
   if (held === null) return { ...rest, [kind]: null };
-  const own = Object.fromEntries(names.map((n) => [n, flat[n] ?? null]));
+  const own = Object.fromEntries(names.filter((n) => FLAT_V3.includes(n)).map((n) => [n, flat[n] ?? null]));
   return { ...rest, [kind]: { ...own, ...(typeof held === "object" ? held : {}) } };
 }
 

@@ -630,9 +630,9 @@ export function upgradeLevelsV2(levels: unknown[], summary: unknown): { levels: 
 }
 
 /**
- * A version 3 document's levels (or an index entry's) as version 4 has them: the figures only a
- * kind has, flat on a version 3 level, nested under the kind of the level's load (`nestLevelFiguresV3`,
- * docs/run-document.md#version-3).
+ * A version 3 document's levels as version 4 has them: the figures only a kind has, flat on a
+ * version 3 level, nested under the kind of the level's load (`nestLevelFiguresV3`,
+ * docs/run-document.md#version-3). A run index entry keeps its compact figures as they were.
  */
 export function upgradeLevelsV3(levels: unknown[]): unknown[] {
   return levels.map(nestLevelFiguresV3);
