@@ -84,7 +84,7 @@ export interface HeadlineParts {
  * measured that they are made of (the registry's `FigureParts`, of which a kind reads its own part).
  */
 export interface KindFigures<F, P> {
-  /** The run document's schema of them (docs/run-document.md#levels). */
+  /** The run document's schema of them (docs/run-document.md#a-levels-kind-and-its-figures). */
   schema: z.ZodType<F>;
   /** A level's figures from what its summary measured; null when it measured none of them. */
   of(parts: P): F | null;

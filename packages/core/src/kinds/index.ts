@@ -109,9 +109,9 @@ export interface KindWorkload extends LevelBudget {
 const nested = <T extends z.ZodType>(schema: T) => schema.nullable().default(null);
 
 /**
- * The level figures each kind alone has, each under its kind's name (docs/run-document.md#levels):
- * `level.closed`, `level.open`, `level.trace`, `level.conversation`; the run document's `Level`
- * composes them, and `tsc` names a kind missing here.
+ * The level figures each kind alone has, each under its kind's name: `level.closed`, `level.open`,
+ * `level.trace`, `level.conversation` (docs/run-document.md#a-levels-kind-and-its-figures); the run
+ * document's `Level` composes them, and `tsc` names a kind missing here.
  */
 export const KIND_FIGURES = {
   closed: nested(closed.figures.schema),

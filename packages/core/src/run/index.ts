@@ -286,7 +286,8 @@ export const Level = z.object({
   /**
    * The figures only the level's load kind has, under the kind's name: `closed` (its start spread),
    * `open` (what its schedule sent), `trace` (the same, and the reuse its trace allows),
-   * `conversation` (by turn, and the cache verdict); null under every other kind (docs/run-document.md#levels).
+   * `conversation` (by turn, and the cache verdict); null under every other kind
+   * (docs/run-document.md#a-levels-kind-and-its-figures).
    */
   ...KIND_FIGURES,
   client: z.object({

@@ -1,6 +1,7 @@
 /**
- * @module A conversation level's own figures (docs/run-document.md#levels), nested under
- * `level.conversation`: by turn, the prompt-cache verdict and its workers' start spread.
+ * @module A conversation level's own figures, nested under `level.conversation`
+ * (docs/run-document.md#a-levels-kind-and-its-figures): by turn, the prompt-cache verdict and its
+ * workers' start spread.
  */
 import { z } from "zod";
 import { WorkersFigures } from "../../drive/workers.ts";
