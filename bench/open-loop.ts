@@ -44,11 +44,11 @@ export async function benchOpenLoop(log: (line: string) => void): Promise<void> 
         [
           String(rate).padStart(10),
           String(level.requests.sent).padStart(6),
-          fmt(level.achievedRatePerSecond).padStart(15),
-          fmt(level.scheduleLagMs?.p50, 2).padStart(11),
-          fmt(level.scheduleLagMs?.p99, 2).padStart(11),
+          fmt(level.open?.achievedRatePerSecond).padStart(15),
+          fmt(level.open?.scheduleLagMs?.p50, 2).padStart(11),
+          fmt(level.open?.scheduleLagMs?.p99, 2).padStart(11),
           fmt(10 + 30 / rate, 2).padStart(13),
-          `${fmt(level.inFlightMean)} / ${level.inFlightMax}`.padStart(21),
+          `${fmt(level.open?.inFlightMean)} / ${level.open?.inFlightMax}`.padStart(21),
           `  ${level.valid ? "yes" : level.invalid.map((r) => r.code).join(", ")}`,
         ].join(" "),
       );

@@ -142,7 +142,7 @@ describe("conversations against a server with a prefix cache", () => {
     else {
       expect(reasonsBesidesClient(level)).toEqual([]);
       expect(clientFlagProblems(level)).toEqual([]);
-      expect(standing.levels[0]?.laterTurnsTtftP50Ms).toBeNull();
+      expect(standing.levels[0]?.laterTurnsTtftP50Ms ?? null).toBeNull();
     }
   });
 });

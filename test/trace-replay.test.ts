@@ -157,8 +157,10 @@ describe("a Mooncake trace replayed at speedups 1 and 2", () => {
       expect(Math.abs(cached / reusable - 1)).toBeLessThan(0.15);
       // The level reports both shares, side by side.
       const l = doc.levels[level - 1];
-      expect(l?.reusablePromptTokenShare).toBeGreaterThan(0);
-      expect(Math.abs((l?.cachedPromptTokenShare ?? 0) / (l?.reusablePromptTokenShare ?? 1) - 1)).toBeLessThan(0.15);
+      expect(l?.trace?.reusablePromptTokenShare).toBeGreaterThan(0);
+      expect(Math.abs((l?.cachedPromptTokenShare ?? 0) / (l?.trace?.reusablePromptTokenShare ?? 1) - 1)).toBeLessThan(
+        0.15,
+      );
       expect(l?.invalid.map((r) => r.code)).not.toContain("cached_prompt");
     }
   });

@@ -99,10 +99,13 @@ export function openLoopRun(doc: RunDocument, rates: readonly number[], meetsSlo
     return {
       ...l,
       load: { kind: "open" as const, arrival: "poisson" as const, ratePerSecond: rate },
-      achievedRatePerSecond: rate * 0.98,
-      inFlightMean: rate * 1.5,
-      inFlightMax: Math.ceil(rate * 3),
-      scheduleLagMs: { p50: 0.3, p99: 1.8 },
+      closed: null,
+      open: {
+        achievedRatePerSecond: rate * 0.98,
+        inFlightMean: rate * 1.5,
+        inFlightMax: Math.ceil(rate * 3),
+        scheduleLagMs: { p50: 0.3, p99: 1.8 },
+      },
       meetsSlo: meets,
       goodputOutputTokensPerSecond: (l.aggregateOutputTokensPerSecond ?? 0) * (meets ? 0.95 : 0.3),
     };
@@ -213,12 +216,16 @@ export const CONVERSATION = {
   concurrency: [1, 2],
 } as const;
 
+/** A level's schedule figures when nothing recorded them. */
+export const NO_SCHEDULE = { achievedRatePerSecond: null, inFlightMean: null, inFlightMax: null, scheduleLagMs: null };
+
 /** A trace replay built from a synthetic run: level n is the trace sent at `speedups[n-1]`, with both cache shares. */
 export function traceRun(doc: RunDocument, speedups: readonly number[]): RunDocument {
   const levels = doc.levels.map((l, i) => ({
     ...l,
     load: { kind: "trace" as const, speedup: speedups[i] as number },
-    reusablePromptTokenShare: 0.5,
+    closed: null,
+    trace: { ...NO_SCHEDULE, reusablePromptTokenShare: 0.5 },
     cachedPromptTokenShare: 0.4,
   }));
   return {
@@ -248,6 +255,7 @@ export function conversationRun(doc: RunDocument): RunDocument {
   const levels = doc.levels.map((l) => ({
     ...l,
     conversation: {
+      startSpreadMs: l.closed?.startSpreadMs ?? null,
       turns: 3,
       thinkSeconds: 0,
       byTurn: [1, 2, 3].map((turn) => ({

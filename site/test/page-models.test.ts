@@ -9,7 +9,7 @@ import { parseSiteIndex, type SiteIndex } from "../src/lib/site-index.ts";
 import { leaderboardPage } from "../src/page-models/leaderboard.ts";
 import { modelPage } from "../src/page-models/model.ts";
 import { targetPage } from "../src/page-models/target.ts";
-import { openLoopRun } from "./fixture.ts";
+import { NO_SCHEDULE, openLoopRun } from "./fixture.ts";
 
 const NOW = "2026-11-02T00:00:00.000Z";
 
@@ -52,6 +52,7 @@ function conversationRun(id: string, growth: number, verdict: "reported" | "no_c
     levels: doc.levels.map((l) => ({
       ...l,
       conversation: {
+        startSpreadMs: l.closed?.startSpreadMs ?? null,
         turns: 3,
         thinkSeconds: 0,
         byTurn: [1, 2, 3].map((turn) => ({
@@ -194,7 +195,8 @@ describe("a trace replay", () => {
         ...l,
         load: { kind: "trace" as const, speedup: 2 ** i },
         ttftMs: { ...l.ttftMs, p95: (l.ttftMs.p95 ?? 100) * ttftScale },
-        reusablePromptTokenShare: 0.587,
+        closed: null,
+        trace: { ...NO_SCHEDULE, reusablePromptTokenShare: 0.587 },
         cachedPromptTokenShare: 0.5,
       })),
     };

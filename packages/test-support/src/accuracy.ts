@@ -18,6 +18,7 @@ import {
   type InvalidCode,
   type InvalidReason,
   type Level,
+  levelSchedule,
   type RunDocument,
   type Sample,
   type SloRecord,
@@ -110,7 +111,7 @@ function clientReasonMiss(level: Level, reason: InvalidReason): string | null {
         "schedule lag p99",
         reason.detail.scheduleLagP99Ms,
         reason.detail.toleranceMs,
-        level.scheduleLagMs?.p99,
+        levelSchedule(level)?.scheduleLagMs?.p99,
       );
     default:
       return `${reason.code} is not a reason of the client's own`;

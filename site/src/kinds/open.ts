@@ -101,7 +101,7 @@ export function rateRows(views: readonly TargetView[], trendRuns = 20): RateRow[
         rank,
         rankLabel: rankLabel(rank, all),
         capacity: caps.get(v.id) ?? null,
-        achievedAtCapacity: capLevel?.achievedRatePerSecond ?? null,
+        achievedAtCapacity: capLevel?.open?.achievedRatePerSecond ?? null,
         ttftP95AtCapacity: standingAt?.ttftP95Ms ?? null,
         perStreamAtCapacity: standingAt?.perStreamOutputTokensPerSecondP50 ?? null,
         peakAggregate: peak?.aggregateOutputTokensPerSecond ?? null,
@@ -465,7 +465,7 @@ function compareRow(view: TargetView) {
   const level = capacity === null ? undefined : view.details?.levels.find((l) => atRate(l.load, capacity));
   return {
     capacityRequestsPerSecond: capacity,
-    achievedRequestsPerSecond: level?.achievedRatePerSecond ?? null,
+    achievedRequestsPerSecond: level?.open?.achievedRatePerSecond ?? null,
     ttftP95AtCapacityMs: level?.ttftMs.p95 ?? null,
     peakAggregateOutputTokensPerSecond: s.peak?.aggregateOutputTokensPerSecond ?? null,
     peakRatePerSecond: rateOf(s.peak),

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { Alert } from "@kneeboard/core/alerts";
-import { RunDocumentV3 } from "@kneeboard/core/run";
+import { RunDocumentV4 } from "@kneeboard/core/run";
 import { RunIndexEntry } from "@kneeboard/core/run-index";
 import { SameModel } from "@kneeboard/core/same-model";
 import { Standing } from "@kneeboard/core/standing";
@@ -33,7 +33,7 @@ export const HistoryPoint = z.object({
 export type HistoryPoint = z.infer<typeof HistoryPoint>;
 
 /** A run document without its samples: what the target page shows of the latest run. */
-export const RunDetails = RunDocumentV3.omit({ samples: true }).extend({ key: z.string() });
+export const RunDetails = RunDocumentV4.omit({ samples: true }).extend({ key: z.string() });
 export type RunDetails = z.infer<typeof RunDetails>;
 
 /** One (target, scenario): its runs, latest figures and standing. */

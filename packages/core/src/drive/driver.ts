@@ -93,7 +93,7 @@ export interface LoadFigures {
 
 /** What the level runner knows when it prepares a driver's spec: after the warm-up. */
 export interface LevelFacts {
-  /** The level's number as its run document records it (N; an open loop's 1, 2, ...). */
+  /** The level's number in its sweep, 1-based, as its run document records it (`levels[].level`): each level draws its own schedule. */
   level: number;
   /** How long a request is expected to take, ms: the previous level's e2e p50, else the warm-up's, else 0. */
   expectedRequestMs: number;

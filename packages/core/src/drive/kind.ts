@@ -6,6 +6,7 @@
 import type { z } from "zod";
 import type { DriveSpec, LevelDriver } from "./driver.ts";
 import type { LevelBudget, LevelPlanOf } from "./plan.ts";
+import type { ScheduleFigures } from "./schedule.ts";
 
 /** The axis a load is placed on: a closed loop's concurrency, an open loop's offered rate, a trace replay's speedup. */
 export type LoadAxis = "concurrency" | "rate" | "speedup";
@@ -78,14 +79,38 @@ export interface HeadlineParts {
 }
 
 /**
- * One load kind. `W` is the workload it reads (its config member among it), `L` a level's load as the
- * sweep drives it, `D` the run document's record of that load, `S` its driver's spec.
+ * The level figures only a kind has: a run document level records them under the kind's name
+ * (`level.open.achievedRatePerSecond`), null on levels of other kinds. `P` is what the level's summary
+ * measured that they are made of (the registry's `FigureParts`, of which a kind reads its own part).
  */
-export interface LoadKind<W, L extends { kind: string }, D extends { kind: string }, S extends DriveSpec = DriveSpec> {
+export interface KindFigures<F, P> {
+  /** The run document's schema of them (docs/run-document.md#a-levels-kind-and-its-figures). */
+  schema: z.ZodType<F>;
+  /** A level's figures from what its summary measured; null when it measured none of them. */
+  of(parts: P): F | null;
+  /** What its schedule sent, where it sends on one (an open loop, a trace replay): for charts that draw it for every such kind. */
+  schedule?(figures: F): ScheduleFigures;
+}
+
+/**
+ * One load kind. `W` is the workload it reads (its config member among it), `L` a level's load as the
+ * sweep drives it, `D` the run document's record of that load, `S` its driver's spec, `F` the level
+ * figures only it has and `P` what they are made of.
+ */
+export interface LoadKind<
+  W,
+  L extends { kind: string },
+  D extends { kind: string },
+  S extends DriveSpec = DriveSpec,
+  F = unknown,
+  P = never,
+> {
   /** The kind's name: its run document loads' `kind`. */
   kind: D["kind"];
   /** The run document's member for this kind (docs/run-document.md#load). */
   document: z.ZodType<D>;
+  /** The level figures only it has, nested under its name on a level. */
+  figures: KindFigures<F, P>;
   /** Where its levels sit on a chart and a ranking. */
   axis: LoadAxis;
   /** The levels a workload of this kind sweeps, low to high, each with its load, name and time. */

@@ -3,10 +3,27 @@
  * open loop and a trace replay send (each kind gives its gaps); how late each send left against its
  * schedule, on the scheduler's monotonic clock; and what the summary records of such a level.
  */
+import { z } from "zod";
 import type { RawResult } from "../client/index.ts";
 import type { Scheduler } from "../scheduler/index.ts";
 import type { DriveRecord, LevelWindow, LoadFigures } from "./driver.ts";
 import type { LevelCounters, LoopResult } from "./loop.ts";
+
+/**
+ * The level figures of a load sent on a schedule (an open loop's, a trace replay's): its run document
+ * level holds them under its kind's name (`level.open`, `level.trace`), defined once here for both.
+ */
+export const ScheduleFigures = z.object({
+  /** Sends over the time from the first send to the last, requests/s; null with fewer than 2 sends. */
+  achievedRatePerSecond: z.number().nonnegative().nullable(),
+  /** Time-weighted mean of the requests in flight from the first send to the last; null when not measured. */
+  inFlightMean: z.number().nonnegative().nullable(),
+  /** The most requests in flight at once; null when not measured. */
+  inFlightMax: z.number().int().nonnegative().nullable(),
+  /** How late sends left against their schedule, ms (p50, p99); null when not measured. */
+  scheduleLagMs: z.object({ p50: z.number().nullable(), p99: z.number().nullable() }).nullable(),
+});
+export type ScheduleFigures = z.infer<typeof ScheduleFigures>;
 
 export interface OpenLoop {
   counters: LevelCounters;

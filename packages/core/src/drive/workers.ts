@@ -3,11 +3,26 @@
  * wait a 429 owes), their first sends spread evenly over one expected request duration: a closed
  * loop's, and a conversation's, whose workers each hold a session.
  */
+import { z } from "zod";
 import type { LevelDriver } from "./driver.ts";
 import type { HeadlineParts, SummaryUnits, TopLevelFigures } from "./kind.ts";
 import { newDebts, runWorkers, type WorkerDebt } from "./loop.ts";
 import type { WorkerSession } from "./session.ts";
 import { number } from "./words.ts";
+
+/**
+ * The level figures of N workers (a closed loop's, a conversation's): their run document level holds
+ * them under its kind's name (`level.closed`, `level.conversation`), defined once here for both.
+ */
+export const WorkersFigures = z.object({
+  /**
+   * The first N sends left evenly over this many ms (one expected request duration: the previous
+   * level's e2e p50, or the warm-up's), worker k at k x startSpreadMs / N; 0 when nothing told the
+   * duration (or N = 1); null in documents stored before it was recorded.
+   */
+  startSpreadMs: z.number().nonnegative().nullable(),
+});
+export type WorkersFigures = z.infer<typeof WorkersFigures>;
 
 /** N workers' sends, serializable: the level's N, its start spread and the run of workers a thread runs. */
 export interface WorkersSpec<K extends string> {

@@ -2,29 +2,68 @@
  * @module The load kinds (docs/architecture.md#load-kinds), one module each under kinds/<kind>/, listed
  * once here: the one place that says which kind a workload or a load is. Everything outside asks this
  * registry (a load's words, axis and place, a workload's levels, a level's driver); nothing else
- * branches on a kind. A new kind is a folder beside these, its line in `KINDS` and its members of
- * the `Load` and `LevelLoad` unions (and of `Arrival`, with its `MODE_KIND`, when an `arrival.mode`
- * selects it).
+ * branches on a kind. A new kind is a folder beside these, its line in `KINDS` and `KIND_FIGURES`
+ * and its members of the `Load` and `LevelLoad` unions (and of `Arrival`, with its `MODE_KIND`, when
+ * an `arrival.mode` selects it; of `FigureParts` when its level figures are made of something new).
  */
 import { z } from "zod";
 import type { DriveSpec, LevelDriver } from "../drive/driver.ts";
 import type { ExpandContext, HeadlineParts, LoadAxis, LoadKind, PlanWords, SummaryUnits } from "../drive/kind.ts";
 import type { LevelBudget, LevelPlanOf } from "../drive/plan.ts";
+import type { ScheduleFigures } from "../drive/schedule.ts";
+import type { WorkersFigures } from "../drive/workers.ts";
 import { ClosedArrival, ClosedLoad, closed } from "./closed/index.ts";
-import { type Conversation, type ConversationLevelLoad, ConversationLoad, conversation } from "./conversation/index.ts";
+import {
+  type Conversation,
+  type ConversationLevelLoad,
+  ConversationLoad,
+  type ConversationTurns,
+  conversation,
+} from "./conversation/index.ts";
 import { GammaArrival, type OpenLevelLoad, OpenLoad, open, PoissonArrival } from "./open/index.ts";
 import { TraceArrival, type TraceLevelLoad, TraceLoad, type TraceWindow, trace } from "./trace/index.ts";
 
-export { Conversation, conversationLoadOfV2 } from "./conversation/index.ts";
-export { TraceFormat } from "./trace/index.ts";
+export { ScheduleFigures } from "../drive/schedule.ts";
+export { WorkersFigures } from "../drive/workers.ts";
+export { ClosedFigures } from "./closed/index.ts";
+export {
+  CacheVerdict,
+  Conversation,
+  ConversationFigures,
+  ConversationTurns,
+  conversationLoadOfV2,
+  TurnFigures,
+} from "./conversation/index.ts";
+export { OpenFigures } from "./open/index.ts";
+export { TraceFigures, TraceFormat } from "./trace/index.ts";
 export type { ExpandContext, HeadlineParts, LoadAxis, PlanWords, SummaryUnits };
+
+/**
+ * What a level's summary measured that the kinds' own level figures are made of (`KindFigures.of`):
+ * each kind reads its part, and `tsc` checks every kind's part is here.
+ */
+export interface FigureParts extends WorkersFigures {
+  /** What a schedule sent (nulls for a level sent on none). */
+  schedule: ScheduleFigures;
+  /** A trace replay's reusable prompt tokens over prompt tokens of the ok samples; null when none recorded them. */
+  reusablePromptTokenShare: number | null;
+  /** A conversation level's figures by turn; null when its turns were not measured. */
+  conversation: ConversationTurns | null;
+}
 
 /**
  * Every load kind by its name. Each run-document load (`Load`) and sweep load (`LevelLoad`) member
  * has its entry and each entry its members: `tsc` names a missing one.
  */
 export const KINDS = { closed, open, trace, conversation } as const satisfies {
-  [K in Load["kind"]]: LoadKind<never, Extract<LevelLoad, { kind: K }>, Extract<Load, { kind: K }>, DriveSpec>;
+  [K in Load["kind"]]: LoadKind<
+    never,
+    Extract<LevelLoad, { kind: K }>,
+    Extract<Load, { kind: K }>,
+    DriveSpec,
+    unknown,
+    FigureParts
+  >;
 };
 export type Kind = keyof typeof KINDS;
 
@@ -66,7 +105,25 @@ export interface KindWorkload extends LevelBudget {
   conversation?: Conversation;
 }
 
-type AnyKind = LoadKind<unknown, LevelLoad, Load, DriveSpec>;
+/** A kind's own level figures on a level: null on levels of other kinds (and in documents stored before they were recorded). */
+const nested = <T extends z.ZodType>(schema: T) => schema.nullable().default(null);
+
+/**
+ * The level figures each kind alone has, each under its kind's name: `level.closed`, `level.open`,
+ * `level.trace`, `level.conversation` (docs/run-document.md#a-levels-kind-and-its-figures); the run
+ * document's `Level` composes them, and `tsc` names a kind missing here.
+ */
+export const KIND_FIGURES = {
+  closed: nested(closed.figures.schema),
+  open: nested(open.figures.schema),
+  trace: nested(trace.figures.schema),
+  conversation: nested(conversation.figures.schema),
+} as const satisfies Record<Kind, z.ZodType>;
+
+/** A level's kinds' own figures: its kind's set, the others null. */
+export type KindLevelFigures = { [K in Kind]: z.infer<(typeof KIND_FIGURES)[K]> };
+
+type AnyKind = LoadKind<unknown, LevelLoad, Load, DriveSpec, unknown, FigureParts>;
 
 /** The registry entry of a kind, with its types erased: callers pass a load of that kind. */
 function entry(kind: Kind): AnyKind {
@@ -178,6 +235,58 @@ export function offeredRate(load: Load): number | null {
 /** A run's headline in its load's kind's words. */
 export function headlineWords(load: Load, parts: HeadlineParts): string {
   return entry(load.kind).headline(parts);
+}
+
+/** A level's own figures under its load's kind (from what its summary measured), and null under every other kind. */
+export function kindFigures(load: Load, parts: FigureParts): KindLevelFigures {
+  const none = Object.fromEntries(Object.keys(KINDS).map((k) => [k, null])) as KindLevelFigures;
+  return { ...none, [load.kind]: entry(load.kind).figures.of(parts) };
+}
+
+/** What a level's schedule sent (`level.open`, `level.trace`); null for a level sent on none, or that recorded none. */
+export function levelSchedule(level: { load: Load } & Partial<KindLevelFigures>): ScheduleFigures | null {
+  const figures = level[level.load.kind];
+  const schedule = entry(level.load.kind).figures.schedule;
+  return figures && schedule ? schedule(figures) : null;
+}
+
+/** The names of a kind's own figures. */
+function figureNames(kind: Kind): string[] {
+  const schema = entry(kind).figures.schema;
+  return schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
+}
+
+/** The figures version 3 held flat on every level, each null where the level's kind had none. */
+const FLAT_V3 = [
+  "startSpreadMs",
+  "achievedRatePerSecond",
+  "inFlightMean",
+  "inFlightMax",
+  "scheduleLagMs",
+  "reusablePromptTokenShare",
+];
+
+/**
+ * A version 3 run document's level with its kind's figures nested under the kind's name, as version
+ * 4 has them (docs/run-document.md#version-3): the figures that sat flat on the level (`FLAT_V3`)
+ * move under its load's kind, beside what it held there already (a conversation's figures by turn;
+ * a figure it lacked is null); the other kinds' flat figures, null, are dropped, and their names left
+ * to be null. A level already nested, or of no kind known here, is returned as it is.
+ */
+export function nestLevelFiguresV3(level: unknown): unknown {
+  if (typeof level !== "object" || level === null || Array.isArray(level)) return level;
+  const flat = level as Record<string, unknown>;
+  const kind = (flat.load as { kind?: unknown } | undefined)?.kind;
+  if (typeof kind !== "string" || !(kind in KINDS)) return level;
+  const names = figureNames(kind as Kind);
+  const held = flat[kind];
+  // Figures already nested there: a version 4 level.
+  if (typeof held === "object" && held !== null && names.every((n) => n in held)) return level;
+  const rest = Object.fromEntries(Object.entries(flat).filter(([k]) => !FLAT_V3.includes(k)));
+  // A conversation level without its figures by turn had none to nest.
+  if (held === null) return { ...rest, [kind]: null };
+  const own = Object.fromEntries(names.filter((n) => FLAT_V3.includes(n)).map((n) => [n, flat[n] ?? null]));
+  return { ...rest, [kind]: { ...own, ...(typeof held === "object" ? held : {}) } };
 }
 
 /** The driver of a load kind, on the main thread and in worker threads alike. */

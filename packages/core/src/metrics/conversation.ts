@@ -2,7 +2,7 @@
  * @module A conversation level's figures by turn and its prompt-cache verdict
  * (docs/methodology.md#conversations); pure.
  */
-import type { CacheVerdict, ConversationFigures, Sample, TurnFigures } from "../run/index.ts";
+import type { CacheVerdict, ConversationTurns, Sample, TurnFigures } from "../run/index.ts";
 import { distribution } from "./distribution.ts";
 
 /** A turn is compared only with at least this many ok samples: a p50 of one or two requests is one request's luck. */
@@ -60,7 +60,7 @@ function byTurn(ok: Sample[], turns: number): TurnFigures[] {
   });
 }
 
-type Cache = ConversationFigures["cache"];
+type Cache = ConversationTurns["cache"];
 
 const percent = (x: number) => `${Math.round(x * 100)} %`;
 
@@ -171,7 +171,7 @@ export function theilSen(points: readonly (readonly [number, number])[]): { msPe
 }
 
 /** A conversation level's figures: by turn, the later turns' TTFT, the cache verdict. */
-export function conversationFigures(ok: Sample[], conversation: ConversationInput): ConversationFigures {
+export function conversationFigures(ok: Sample[], conversation: ConversationInput): ConversationTurns {
   const turns = byTurn(ok, conversation.turns);
   const later = distribution(ok.flatMap((s) => ((s.turn ?? 1) >= 2 && s.ttftMs !== null ? [s.ttftMs] : [])));
   return {

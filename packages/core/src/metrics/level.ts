@@ -1,7 +1,7 @@
 /** @module The figures of one level of a sweep (docs/methodology.md, per level): `summarizeLevel`; pure. */
 import type { ClientHealth } from "../client/health.ts";
 import type { OpenLoopInput } from "../drive/driver.ts";
-import { expectsCache, offeredRate } from "../kinds/index.ts";
+import { expectsCache, kindFigures, offeredRate } from "../kinds/index.ts";
 
 export type { OpenLoopInput };
 
@@ -255,11 +255,18 @@ export function summarizeLevel(input: LevelInput): Level {
     tpotMs: distribution(values(ok, (s) => s.tpotMs)),
     interChunkMs: distribution(ok.flatMap((s) => s.interChunkMs ?? [])),
     achievedConcurrency,
-    startSpreadMs: input.startSpreadMs ?? null,
-    achievedRatePerSecond: open?.achievedRatePerSecond ?? null,
-    inFlightMean: open?.inFlightMean ?? null,
-    inFlightMax: open?.inFlightMax ?? null,
-    scheduleLagMs: lag ? { p50: lag.p50, p99: lag.p99 } : null,
+    // The figures only its kind has, under the kind's name: the registry picks them from these.
+    ...kindFigures(load, {
+      startSpreadMs: input.startSpreadMs ?? null,
+      schedule: {
+        achievedRatePerSecond: open?.achievedRatePerSecond ?? null,
+        inFlightMean: open?.inFlightMean ?? null,
+        inFlightMax: open?.inFlightMax ?? null,
+        scheduleLagMs: lag ? { p50: lag.p50, p99: lag.p99 } : null,
+      },
+      reusablePromptTokenShare: reusableShare(ok),
+      conversation: input.conversation ? conversationFigures(ok, input.conversation) : null,
+    }),
     client: {
       eventLoopLagP99Ms,
       limited,
@@ -277,8 +284,6 @@ export function summarizeLevel(input: LevelInput): Level {
     rateLimitWaitMs: input.rateLimitWaitMs ?? 0,
     tokensFromChunks: ok.some((s) => s.tokenSource === "chunks"),
     cachedPromptTokenShare,
-    reusablePromptTokenShare: reusableShare(ok),
-    conversation: input.conversation ? conversationFigures(ok, input.conversation) : null,
     cost: levelCost(ok, aggregateOutputTokensPerSecond, input.pricing ?? null),
     meetsSlo:
       perStreamOutput.p50 !== null &&

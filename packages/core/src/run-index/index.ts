@@ -213,7 +213,7 @@ export function indexEntryFor(key: string, doc: RunDocument): RunIndexEntry {
       goodputOutputTokensPerSecond:
         (l as { goodputOutputTokensPerSecond?: number | null }).goodputOutputTokensPerSecond ?? null,
       cachedPromptTokenShare: l.cachedPromptTokenShare,
-      reusablePromptTokenShare: l.reusablePromptTokenShare,
+      reusablePromptTokenShare: l.trace?.reusablePromptTokenShare ?? null,
       laterTurnsTtftP50Ms: l.conversation?.laterTurnsTtftMs.p50 ?? null,
       conversation: l.conversation
         ? {

@@ -50,7 +50,7 @@ function earlierDocument(): Record<string, unknown> {
     eventLoopLagP99Ms: 1,
   });
   const doc: RunDocument = {
-    schemaVersion: 3,
+    schemaVersion: 4,
     runId: "r1",
     targetId: "t",
     scenario: "chat",
@@ -80,6 +80,8 @@ function earlierDocument(): Record<string, unknown> {
   };
   return {
     ...strip(doc, ["modelKey", "pricing", "scenario", "trace", "toolCalls"]),
+    // Version 3: a level's kind's own figures sat flat on it (none of them recorded yet here).
+    schemaVersion: 3,
     levels: doc.levels.map((l) =>
       strip(l, [
         "ttftAnswerMs",
@@ -91,7 +93,9 @@ function earlierDocument(): Record<string, unknown> {
         "staleSockets",
         "requestsSentTwice",
         "invalid",
-        "reusablePromptTokenShare",
+        "closed",
+        "open",
+        "trace",
         "conversation",
       ]),
     ),
@@ -137,7 +141,9 @@ describe("documents stored before the reader's figures", () => {
       staleSockets: null,
       requestsSentTwice: null,
       invalid: [],
-      reusablePromptTokenShare: null,
+      closed: { startSpreadMs: null },
+      open: null,
+      trace: null,
       conversation: null,
     });
     expect(doc.samples[0]).toMatchObject({
@@ -218,8 +224,9 @@ describe("open-loop documents stored before the summary read them in offered rat
   function storedOpenLoop(): Record<string, unknown> {
     const current = [rateLevel(1, 1, 100), rateLevel(2, 2, 200), rateLevel(3, 4, 210), rateLevel(4, 8, 220)];
     const { kneeRequestsPerSecond: _, ...summary } = summarizeRun(current);
-    const levels = current.map(({ level, load, ...rest }) => ({
+    const levels = current.map(({ level, load, closed: _c, open, trace: _t, conversation: _v, ...rest }) => ({
       ...rest,
+      ...open,
       concurrency: level,
       ratePerSecond: load.kind === "open" ? load.ratePerSecond : null,
     }));

@@ -5,7 +5,7 @@
 import { z } from "zod";
 
 import { Outcome } from "../client/result.ts";
-import { conversationLoadOfV2, Load, loadWords } from "../kinds/index.ts";
+import { conversationLoadOfV2, KIND_FIGURES, Load, loadWords, nestLevelFiguresV3 } from "../kinds/index.ts";
 
 /** Why a request ended the way it did (docs/methodology.md): the client says it, the document records it. */
 export { Outcome };
@@ -23,15 +23,26 @@ export const Distribution = z.object({
 });
 export type Distribution = z.infer<typeof Distribution>;
 
+/** A level's kinds' own figures, each kind's defined in its module (kinds/<kind>/) or shared in drive/. */
 /** A level's load (one member per kind), its axis, place and words: the kinds' registry's (kinds/index.ts). */
 export {
+  CacheVerdict,
+  ClosedFigures,
+  ConversationFigures,
+  ConversationTurns,
   concurrencyOf,
   Load,
   type LoadAxis,
+  levelSchedule,
   loadAxis,
   loadPosition,
   loadWords,
+  OpenFigures,
+  ScheduleFigures,
   sameLoad,
+  TraceFigures,
+  TurnFigures,
+  WorkersFigures,
 } from "../kinds/index.ts";
 
 /** A level as figures, stops and peaks name it: its number in the sweep and its load. */
@@ -253,61 +264,6 @@ export const InvalidReason = z.discriminatedUnion("code", [
 ]);
 export type InvalidReason = z.infer<typeof InvalidReason>;
 
-/** One turn of a level's conversations: its ok samples' TTFT and what the route said it cached. */
-export const TurnFigures = z.object({
-  /** 1-based. */
-  turn: z.number().int().positive(),
-  /** Ok samples of this turn. */
-  n: z.number().int().nonnegative(),
-  /** TTFT p50 and p95 of the turn's ok samples, ms; null without one. */
-  ttftMs: z.object({ p50: z.number().nullable(), p95: z.number().nullable() }),
-  /** Median prompt tokens of the turn as the route counted them (`usage.prompt_tokens`); null when not reported. */
-  promptTokensP50: z.number().nullable(),
-  /** Cached prompt tokens / prompt tokens of the turn's ok samples that report both (0..1); null when none reports. */
-  cachedPromptTokenShare: z.number().nonnegative().nullable(),
-});
-export type TurnFigures = z.infer<typeof TurnFigures>;
-
-/**
- * What a level's conversations say of the route's prompt cache (docs/methodology.md#the-prompt-cache-verdict):
- * `reported`, a later turn reported cached prompt tokens; when none did, by what TTFT did over the
- * turns, `no_cache_seen` (it grew with the history) or `not_reported` (it stayed flat); `undetermined`
- * when the turns cannot tell (too few turns or samples, or too little prompt growth).
- */
-export const CacheVerdict = z.enum(["reported", "no_cache_seen", "not_reported", "undetermined"]);
-export type CacheVerdict = z.infer<typeof CacheVerdict>;
-
-/** A conversation level's figures by turn and its cache verdict. */
-export const ConversationFigures = z.object({
-  /** Turns of each conversation, as configured. */
-  turns: z.number().int().positive(),
-  /** Think time between an answer and the next question, seconds, as configured. */
-  thinkSeconds: z.number().nonnegative(),
-  /** One entry per turn 1 .. turns, in order (a turn no sample reached has n 0). */
-  byTurn: z.array(TurnFigures),
-  /** TTFT p50 and p95 over the ok samples of turns 2 and later, ms (what the conversation leaderboard ranks by); null without one. */
-  laterTurnsTtftMs: z.object({ p50: z.number().nullable(), p95: z.number().nullable() }),
-  cache: z.object({
-    verdict: CacheVerdict,
-    /** The turns compared: the last turn with samples against turn 2 (turn 1 when only two turns); null when undetermined for want of them. */
-    fromTurn: z.number().int().positive().nullable(),
-    toTurn: z.number().int().positive().nullable(),
-    /**
-     * TTFT of `toTurn` over `fromTurn`'s, read off a robust (Theil-Sen) line of TTFT against prompt
-     * tokens through the ok samples of turns `fromTurn` to `toTurn`, at each turn's `promptTokensP50`;
-     * null when not compared.
-     */
-    ttftRatio: z.number().nullable(),
-    /** Prompt tokens p50 of `toTurn` over `fromTurn`'s; null when not compared. */
-    promptRatio: z.number().nullable(),
-    /** The TTFT ratio at or over which the TTFT grew with the history: 1 + (promptRatio - 1) / 4; null when not compared. */
-    growthThreshold: z.number().nullable(),
-    /** The verdict in words. */
-    detail: z.string(),
-  }),
-});
-export type ConversationFigures = z.infer<typeof ConversationFigures>;
-
 /** One level of a sweep: one load, held while its requests are measured. */
 export const Level = z.object({
   ...LevelRef,
@@ -328,18 +284,12 @@ export const Level = z.object({
   /** Time-weighted mean of requests in flight over the level's wall time. */
   achievedConcurrency: z.number().nonnegative(),
   /**
-   * A closed loop's first N sends left evenly over this many ms (one expected request duration: the
-   * previous level's e2e p50, or the warm-up's), worker k at k x startSpreadMs / N; 0 when nothing
-   * told the duration (or N = 1); null for an open loop and in documents stored before it.
+   * The figures only the level's load kind has, under the kind's name: `closed` (its start spread),
+   * `open` (what its schedule sent), `trace` (the same, and the reuse its trace allows),
+   * `conversation` (by turn, and the cache verdict); null under every other kind
+   * (docs/run-document.md#a-levels-kind-and-its-figures).
    */
-  startSpreadMs: z.number().nonnegative().nullable().default(null),
-  /** Open loop: sends over the time from the first send to the last, requests/s; null with fewer than 2 sends. */
-  achievedRatePerSecond: z.number().nonnegative().nullable().default(null),
-  /** Open loop: time-weighted mean and most of the requests in flight from the first send to the last. */
-  inFlightMean: z.number().nonnegative().nullable().default(null),
-  inFlightMax: z.number().int().nonnegative().nullable().default(null),
-  /** Open loop: how late sends left against their schedule, ms (p50, p99). */
-  scheduleLagMs: z.object({ p50: z.number().nullable(), p99: z.number().nullable() }).nullable().default(null),
+  ...KIND_FIGURES,
   client: z.object({
     eventLoopLagP99Ms: z.number().nonnegative(),
     limited: z.boolean(),
@@ -362,14 +312,6 @@ export const Level = z.object({
   tokensFromChunks: z.boolean(),
   /** Cached prompt tokens / prompt tokens of the ok samples that report both (0..1); null when none reports. */
   cachedPromptTokenShare: z.number().nonnegative().nullable().default(null),
-  /**
-   * Trace replay: `reusablePromptTokens` / prompt tokens of the ok samples that report prompt tokens
-   * (0..1), what the trace's `hash_ids` allow from a cache, beside `cachedPromptTokenShare`, what the
-   * route reported; null for other loads and in documents stored before it was recorded.
-   */
-  reusablePromptTokenShare: z.number().nonnegative().nullable().default(null),
-  /** A conversation level's figures by turn and what they say of the prompt cache; null outside conversations (and in documents stored before them). */
-  conversation: ConversationFigures.nullable().default(null),
   /** USD per million output tokens: metered by the gateway, and declared from the target's pricing. */
   cost: LevelCost.default({ meteredUsdPerMillionOutputTokens: null, declaredUsdPerMillionOutputTokens: null }),
   /** Per-stream output tok/s p50 >= slo.minOutputTokensPerSecond and TTFT p95 <= slo.maxTtftMs; null when not judged. */
@@ -630,9 +572,9 @@ export const TraceRecord = z.object({
 });
 export type TraceRecord = z.infer<typeof TraceRecord>;
 
-/** The run document as written today (version 3); `RunDocument` reads versions 1 and 2 too. */
-export const RunDocumentV3 = z.object({
-  schemaVersion: z.literal(3),
+/** The run document as written today (version 4); `RunDocument` reads versions 1, 2 and 3 too. */
+export const RunDocumentV4 = z.object({
+  schemaVersion: z.literal(4),
   runId: z.string(),
   targetId: z.string(),
   /** The scenario (named workload) the run swept; `chat` in documents stored before scenarios. */
@@ -672,10 +614,10 @@ export const RunDocumentV3 = z.object({
 });
 
 /**
- * A run document, version 2, read from any version: a version 1 document (every one written before
- * loads) is upgraded first (`upgradeRunDocument`), so every reader of a document sees version 2.
+ * A run document, version 4, read from any version: a document of an earlier version is upgraded first
+ * (`upgradeRunDocument`), so every reader of a document sees version 4.
  */
-export const RunDocument = z.preprocess(upgradeRunDocument, RunDocumentV3);
+export const RunDocument = z.preprocess(upgradeRunDocument, RunDocumentV4);
 export type RunDocument = z.infer<typeof RunDocument>;
 
 /** `YYYYMMDDTHHMMSSZ` from an ISO 8601 time, as used in store keys. */
@@ -780,10 +722,20 @@ export function upgradeLevelsV2(levels: unknown[], summary: unknown): { levels: 
 }
 
 /**
- * A run document of any version as version 3, before it is validated: a version 1 document's levels,
+ * A version 3 document's levels as version 4 has them: the figures only a kind has, flat on a
+ * version 3 level, nested under the kind of the level's load (`nestLevelFiguresV3`,
+ * docs/run-document.md#version-3). A run index entry keeps its compact figures as they were.
+ */
+export function upgradeLevelsV3(levels: unknown[]): unknown[] {
+  return levels.map(nestLevelFiguresV3);
+}
+
+/**
+ * A run document of any version as version 4, before it is validated: a version 1 document's levels,
  * summary and samples are upgraded to version 2 (`upgradeLevelsV1`; samples name their level's
- * number), a version 2 document's conversation levels to version 3 (`upgradeLevelsV2`), and its
- * `schemaVersion` set to 3; anything else is returned as it is, for the schema to judge.
+ * number), a version 2 document's conversation levels to version 3 (`upgradeLevelsV2`), a version 3
+ * document's levels to version 4 (`upgradeLevelsV3`), each step setting `schemaVersion`; anything else
+ * is returned as it is, for the schema to judge.
  */
 export function upgradeRunDocument(input: unknown): unknown {
   if (!isJson(input) || !Array.isArray(input.levels)) return input;
@@ -795,7 +747,10 @@ export function upgradeRunDocument(input: unknown): unknown {
       : doc.samples;
     doc = { ...doc, schemaVersion: 2, levels, summary, samples };
   }
-  if (doc.schemaVersion !== 2) return doc;
-  const { levels, summary } = upgradeLevelsV2(doc.levels as unknown[], doc.summary);
-  return { ...doc, schemaVersion: 3, levels, summary };
+  if (doc.schemaVersion === 2) {
+    const { levels, summary } = upgradeLevelsV2(doc.levels as unknown[], doc.summary);
+    doc = { ...doc, schemaVersion: 3, levels, summary };
+  }
+  if (doc.schemaVersion !== 3) return doc;
+  return { ...doc, schemaVersion: 4, levels: upgradeLevelsV3(doc.levels as unknown[]) };
 }

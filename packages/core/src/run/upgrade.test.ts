@@ -69,7 +69,7 @@ describe("a version 1 run document", () => {
 
   it("maps a closed loop's N to a numbered closed load, and its samples to the level's number", () => {
     const doc = RunDocument.parse(v1("stop"));
-    expect(doc.schemaVersion).toBe(3);
+    expect(doc.schemaVersion).toBe(4);
     expect(doc.levels.map((l) => [l.level, loadWords(l.load)])).toEqual([
       [1, "N=1"],
       [2, "N=2"],

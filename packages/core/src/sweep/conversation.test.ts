@@ -64,18 +64,27 @@ describe("a conversation level on a manual scheduler", () => {
       () => ({ outcome: "ok", durationMs: 100 }),
     );
     const doc = await scheduler.run(runSweep(options));
-    expect(doc.schemaVersion).toBe(3);
+    expect(doc.schemaVersion).toBe(4);
     expect(doc.levels.map((l) => l.load)).toEqual([
       { kind: "conversation", concurrency: 1, turns: 3 },
       { kind: "conversation", concurrency: 2, turns: 3 },
     ]);
     // Before conversations were a kind, the same run was written as version 2 with closed loads (N users).
     const n = (level: number) => concurrencyOf((doc.levels[level - 1] as (typeof doc.levels)[number]).load);
-    const closed = (x: { level: number; load: unknown } | null) =>
+    const closed = <T extends { level: number }>(x: T | null) =>
       x && { ...x, load: { kind: "closed", concurrency: n(x.level) } };
     const v2 = JSON.parse(JSON.stringify(doc));
     v2.schemaVersion = 2;
-    v2.levels = v2.levels.map(closed);
+    // ... its start spread flat on the level, beside its figures by turn (version 4 nests both).
+    v2.levels = v2.levels.map(
+      ({
+        conversation: { startSpreadMs, ...byTurn },
+        ...l
+      }: {
+        conversation: Record<string, unknown>;
+        level: number;
+      }) => closed({ ...l, startSpreadMs, conversation: byTurn }),
+    );
     for (const ref of ["peak", "goodputPeak", "stop"]) v2.summary[ref] = closed(v2.summary[ref]);
     expect(v2.levels[0].load).toEqual({ kind: "closed", concurrency: 1 });
     expect(RunDocument.parse(v2)).toEqual(RunDocument.parse(doc));

@@ -181,7 +181,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
   let canary: Canary | undefined;
   let toolCalls: ToolCalls | null = null;
   const document = (status: RunDocument["status"], reason = partialReason): RunDocument => ({
-    schemaVersion: 3,
+    schemaVersion: 4,
     runId,
     targetId: target.id,
     scenario: options.scenario ?? "chat",
@@ -219,10 +219,9 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
     options.threadHost ?? (clock.threadable ? workerThreads(clock.threadable.timeOriginMs) : undefined);
   for (let levelIndex = options.startLevelIndex ?? 0; levelIndex < plan.length && !stop; levelIndex++) {
     const { level, load, name, requests, levelDurationSeconds } = plan[levelIndex] as LevelPlan;
-    // What `RequestPlace.concurrency` carries: a closed loop's N, any other level's number (its
-    // prompts are tagged with it, an open loop's arrival stream seeded by it).
+    // The level's N where its kind has one (a closed loop's, a conversation's); null for the others.
     const documented = documentLoad(load);
-    const concurrency = concurrencyOf(documented) ?? level;
+    const users = concurrencyOf(documented);
     try {
       const threads = levelThreads(options, load, levels.at(-1));
       const result = await runLevel({
@@ -232,7 +231,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
         threadHost,
         scheduler: clock,
         origin,
-        place: { runId, concurrency, workload },
+        place: { runId, level, users, workload },
         levelNumber: level,
         pricing: target.pricing ?? null,
         stopReason,

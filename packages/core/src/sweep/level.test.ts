@@ -70,7 +70,7 @@ describe("a level on a manual scheduler", () => {
     expect(doc.status).toBe("partial");
     expect(doc.partialReason).toBe("deadline reached during concurrency 4");
     expect(doc.levels.map((l) => loadPosition(l.load))).toEqual([1, 2]);
-    expect(doc.levels.map((l) => l.startSpreadMs)).toEqual([0, 100]);
+    expect(doc.levels.map((l) => l.closed?.startSpreadMs)).toEqual([0, 100]);
     expect(scheduler.now()).toBe(750);
   });
 
@@ -102,7 +102,7 @@ describe("a level on a manual scheduler", () => {
     );
     const doc = await scheduler.run(runSweep(options));
     const level = doc.levels[0] as (typeof doc.levels)[number];
-    expect(level.startSpreadMs).toBe(400);
+    expect(level.closed?.startSpreadMs).toBe(400);
     // After the warm-up (0-400), sends every 100 ms: never 4 at one instant, wave after wave.
     const sends = endpoint.arrivals.slice(1).map((a) => a.atMs);
     expect(sends).toEqual(Array.from({ length: 16 }, (_, i) => 400 + 100 * i));

@@ -219,7 +219,7 @@ export interface LevelOutcome {
  */
 export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
   const { scheduler } = ctx;
-  const { workload, concurrency } = ctx.place;
+  const { workload, users } = ctx.place;
   const driver = driverOf(ctx.load.kind);
   const sizer = ctx.sizer ?? new PromptSizer();
   // Prompts are sized with what the endpoint's counts taught so far: the warm-up's teach the measured loop's.
@@ -230,7 +230,8 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
     if (r.raw.outcome === "ok" && (r.turn ?? 1) === 1) sizer.observe(chars, r.raw.promptTokens);
   };
   const total = ctx.requests;
-  const runner = new LevelRunner(concurrency, workload.warmupRequests, total, ctx.stopReason);
+  // One 429 debt per worker: N of them, or the one a kind without N warms up with.
+  const runner = new LevelRunner(users ?? 1, workload.warmupRequests, total, ctx.stopReason);
   const { signal } = runner.abort;
   const disarm = runner.stopOn(scheduler, ctx.signal, ctx.deadlineMs);
   let watch: HealthWatch | undefined;
@@ -272,7 +273,7 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
 
     runner.begin(total ?? Number.POSITIVE_INFINITY, true);
     const spec = driver.prepare(ctx.load, {
-      level: concurrency,
+      level: ctx.levelNumber,
       expectedRequestMs: ctx.expectedRequestMs ?? distribution(warmupMs).p50 ?? 0,
     });
     let firstSendMs = scheduler.now();
@@ -348,7 +349,7 @@ function summarize(
   /** What the driver records of the load in this window. */
   describe: (window: LevelWindow) => LoadFigures,
 ): LevelOutcome {
-  const { workload, concurrency } = ctx.place;
+  const { workload, users } = ctx.place;
   const replay = replayedWindow(ctx.load);
   const results = runner.results;
   const lastEndMs = Math.max(firstSendMs, ...results.map((r) => r.endMs));
@@ -365,7 +366,8 @@ function summarize(
   // The judged window opens once the first N requests are out: sending them one after another
   // is the ramp of the method.
   const sendTimes = results.map((r) => r.raw.startMs).sort((a, b) => a - b);
-  const rampEndMs = sendTimes[Math.min(concurrency, sendTimes.length) - 1] ?? firstSendMs;
+  // A kind without N has no ramp (its schedule describes the level): its window opens at its first send.
+  const rampEndMs = sendTimes[Math.min(users ?? 1, sendTimes.length) - 1] ?? firstSendMs;
   const measured = lastSendMs > rampEndMs;
   const inFlight = trackIntervals(results.map((r) => [r.raw.startMs, r.endMs]));
   // A worker waiting by design (a 429's wait, a reader's think time) is not a client falling behind.

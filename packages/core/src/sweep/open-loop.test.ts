@@ -52,10 +52,10 @@ describe("an open-loop level", () => {
     expect(sends).toEqual(schedule(10, 7, 1, 60));
     const level = doc.levels[0] as (typeof doc.levels)[number];
     expect(level.load).toEqual({ kind: "open", arrival: "poisson", ratePerSecond: 10 });
-    expect(level.scheduleLagMs).toEqual({ p50: 0, p99: 0 });
-    expect(level.inFlightMax).toBe(Math.max(...endpoint.inFlightLog.map(([, n]) => n)));
-    expect(level.inFlightMax).toBeGreaterThan(10);
-    expect(level.achievedRatePerSecond).toBeCloseTo(59 / (((sends.at(-1) as number) - 0) / 1000), 9);
+    expect(level.open?.scheduleLagMs).toEqual({ p50: 0, p99: 0 });
+    expect(level.open?.inFlightMax).toBe(Math.max(...endpoint.inFlightLog.map(([, n]) => n)));
+    expect(level.open?.inFlightMax).toBeGreaterThan(10);
+    expect(level.open?.achievedRatePerSecond).toBeCloseTo(59 / (((sends.at(-1) as number) - 0) / 1000), 9);
     expect(level.invalid.map((r) => r.code)).not.toContain("max_in_flight");
     expect(doc.summary.singleStream).toBeNull();
   });
@@ -84,10 +84,10 @@ describe("an open-loop level", () => {
     const doc = await scheduler.run(runSweep(options));
     const level = doc.levels[0] as (typeof doc.levels)[number];
     expect(Math.max(...endpoint.inFlightLog.map(([, n]) => n))).toBe(4);
-    expect(level.inFlightMax).toBe(4);
+    expect(level.open?.inFlightMax).toBe(4);
     expect(level.invalid).toContainEqual({ code: "max_in_flight", detail: { maxInFlight: 4 } });
     // The sends that waited left late against their schedule.
-    expect(level.scheduleLagMs?.p99).toBeGreaterThan(0);
+    expect(level.open?.scheduleLagMs?.p99).toBeGreaterThan(0);
   });
 
   it("runs for levelDurationSeconds when timed: no send due after the end", async () => {
@@ -161,7 +161,7 @@ describe("a gamma open-loop level", () => {
     expect(endpoint.arrivals.map((a) => a.atMs)).toEqual(expected);
     const level = doc.levels[0] as (typeof doc.levels)[number];
     expect(level.load).toEqual({ kind: "open", arrival: "gamma", ratePerSecond: 10, burstiness: 0.25 });
-    expect(level.scheduleLagMs).toEqual({ p50: 0, p99: 0 });
+    expect(level.open?.scheduleLagMs).toEqual({ p50: 0, p99: 0 });
     // On the manual scheduler every send leaves on time: its start is its due time.
     const first = Math.min(...doc.samples.map((s) => s.startMs));
     for (const s of doc.samples) expect(s.scheduledMs).toBeCloseTo(s.startMs - first, 9);

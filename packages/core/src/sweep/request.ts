@@ -26,7 +26,10 @@ export interface RequestSender {
 /** Where a request belongs: its run and level (its prompt is unique to them and to its index). */
 export interface RequestPlace {
   runId: string;
-  concurrency: number;
+  /** The level's number in its sweep, 1-based (its run document's `levels[].level`). */
+  level: number;
+  /** The users the level holds at once, its N, where its kind has one (a closed loop, conversations); null for the others. */
+  users: number | null;
   workload: RequestWorkload;
   /** Characters per prompt token the prompts are sized with (`PromptSizer`); default `CHARS_PER_TOKEN`. */
   charsPerToken?: number;
@@ -36,6 +39,14 @@ export interface RequestPlace {
    * the workload's own.
    */
   replay?: { requests: readonly TraceRequest[]; place: ReplayPlace };
+}
+
+/**
+ * What a level's prompts are tagged with, unique per level of a run: its N where its kind has one,
+ * else its number (as prompts have always been tagged, so a level's prompts read as they did).
+ */
+function promptTag(place: RequestPlace): number {
+  return place.users ?? place.level;
 }
 
 /**
@@ -63,6 +74,7 @@ export function chatRequest(
     firstToken,
   };
   const conversation = workload.conversation;
+  const tag = promptTag(place);
   if (!conversation)
     return {
       prompt:
@@ -70,7 +82,7 @@ export function chatRequest(
           ? replayPrompt(replayed, index, place.replay.place)
           : promptFor({
               runId: place.runId,
-              level: place.concurrency,
+              level: tag,
               index,
               warmup,
               promptTokens: workload.promptTokens,
@@ -82,7 +94,7 @@ export function chatRequest(
   const question = (t: number) =>
     questionFor({
       runId: place.runId,
-      level: place.concurrency,
+      level: tag,
       conversation: number,
       turn: t,
       warmup,

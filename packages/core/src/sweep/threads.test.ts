@@ -42,7 +42,7 @@ describe("a closed-loop level on 2 threads", () => {
     expect(two.sends).toEqual([0, 0, 0, 0, 100, 125, 150, 175, 200, 225, 250, 275]);
     expect(level.client.threads).toBe(2);
     expect(level.requests).toMatchObject({ sent: 8, ok: 8 });
-    expect(level.startSpreadMs).toBe(100);
+    expect(level.closed?.startSpreadMs).toBe(100);
     expect(level.wallTimeMs).toBe(275);
     expect(level.aggregateOutputTokensPerSecond).toBe((8 * TOKENS) / 0.275);
     expect(level.achievedConcurrency).toBe(4);
@@ -148,7 +148,7 @@ describe("an open-loop level on 2 threads", () => {
     expect(level.client.threads).toBe(2);
     expect(level.requests.sent).toBe(expected.length);
     expect(level.load).toEqual({ kind: "open", arrival: "poisson", ratePerSecond: 20 });
-    expect(level.scheduleLagMs).toEqual({ p50: 0, p99: 0 });
+    expect(level.open?.scheduleLagMs).toEqual({ p50: 0, p99: 0 });
     // From the first measured send (50 ms) to the last one's end (+50 ms).
     expect(level.wallTimeMs).toBe(expected.at(-1));
   });

@@ -152,7 +152,7 @@ export function syntheticRun(options: SyntheticRunOptions): RunDocument {
   const startMs = Date.parse(options.startedAt);
   const wall = levels.reduce((sum, l) => sum + l.wallTimeMs, 0);
   return {
-    schemaVersion: 3,
+    schemaVersion: 4,
     runId: options.runId ?? `syn${startMs.toString(36)}`,
     targetId: options.targetId,
     scenario: options.scenario ?? "chat",

@@ -7,7 +7,14 @@
  * A new load kind adds its axis entry here (or reuses one), not a spec.
  */
 import { figureHeading } from "@kneeboard/core/labels";
-import { type Load, type LoadAxis, loadAxis, loadPosition } from "@kneeboard/core/run";
+import {
+  type Load,
+  type LoadAxis,
+  levelSchedule,
+  loadAxis,
+  loadPosition,
+  type ScheduleFigures,
+} from "@kneeboard/core/run";
 
 export type { LoadAxis };
 
@@ -59,10 +66,9 @@ interface DocumentLevel {
   valid: boolean;
   aggregateOutputTokensPerSecond: number | null;
   goodputOutputTokensPerSecond?: number | null;
-  achievedRatePerSecond?: number | null;
-  inFlightMean?: number | null;
-  inFlightMax?: number | null;
-  scheduleLagMs?: { p50: number | null; p99: number | null } | null;
+  /** What a schedule sent, under the level's kind (`open`, `trace`): read through `levelSchedule`. */
+  open?: ScheduleFigures | null;
+  trace?: (ScheduleFigures & { reusablePromptTokenShare: number | null }) | null;
   perStream: { outputTokensPerSecond: { p50: number | null } };
   ttftMs: { p50: number | null; p95: number | null; p99: number | null };
   e2eMs: { p50: number | null; p95: number | null; p99: number | null };
@@ -74,7 +80,8 @@ const isDocument = (l: SourceLevel): l is DocumentLevel => "ttftMs" in l;
 /** A level of the index or of a run document as a point on its load's axis; figures it lacks are null. */
 export function levelPoint(l: SourceLevel): LevelPoint {
   const base = { axis: loadAxis(l.load), position: loadPosition(l.load), valid: l.valid };
-  if (isDocument(l))
+  if (isDocument(l)) {
+    const schedule = levelSchedule(l);
     return {
       ...base,
       aggregateOutputTokensPerSecond: l.aggregateOutputTokensPerSecond,
@@ -86,12 +93,13 @@ export function levelPoint(l: SourceLevel): LevelPoint {
       e2eP50Ms: l.e2eMs.p50,
       e2eP95Ms: l.e2eMs.p95,
       e2eP99Ms: l.e2eMs.p99,
-      achievedRatePerSecond: l.achievedRatePerSecond ?? null,
-      inFlightMean: l.inFlightMean ?? null,
-      inFlightMax: l.inFlightMax ?? null,
-      scheduleLagP50Ms: l.scheduleLagMs?.p50 ?? null,
-      scheduleLagP99Ms: l.scheduleLagMs?.p99 ?? null,
+      achievedRatePerSecond: schedule?.achievedRatePerSecond ?? null,
+      inFlightMean: schedule?.inFlightMean ?? null,
+      inFlightMax: schedule?.inFlightMax ?? null,
+      scheduleLagP50Ms: schedule?.scheduleLagMs?.p50 ?? null,
+      scheduleLagP99Ms: schedule?.scheduleLagMs?.p99 ?? null,
     };
+  }
   return {
     ...base,
     aggregateOutputTokensPerSecond: l.aggregateOutputTokensPerSecond,

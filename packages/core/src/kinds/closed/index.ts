@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { LoadKind } from "../../drive/kind.ts";
 import { closedLevelTiming } from "../../drive/plan.ts";
-import { USERS, USERS_PLAN, type WorkersSpec, workersDriver } from "../../drive/workers.ts";
+import { USERS, USERS_PLAN, WorkersFigures, type WorkersSpec, workersDriver } from "../../drive/workers.ts";
 
 /** `arrival: { "mode": "closed" }`, the default: N in flight. */
 export const ClosedArrival = z.strictObject({
@@ -25,9 +25,21 @@ export const ClosedLoad = z.object({
 });
 export type ClosedLoad = z.infer<typeof ClosedLoad>;
 
-export const closed: LoadKind<{ concurrency: number[] }, ClosedLoad, ClosedLoad, WorkersSpec<"closed">> = {
+/** A closed level's own figures (`level.closed`): its workers' start spread. */
+export const ClosedFigures = WorkersFigures;
+export type ClosedFigures = WorkersFigures;
+
+export const closed: LoadKind<
+  { concurrency: number[] },
+  ClosedLoad,
+  ClosedLoad,
+  WorkersSpec<"closed">,
+  ClosedFigures,
+  WorkersFigures
+> = {
   kind: "closed",
   document: ClosedLoad,
+  figures: { schema: ClosedFigures, of: ({ startSpreadMs }) => ({ startSpreadMs }) },
   axis: "concurrency",
   levels: (workload, { requestSeconds }) =>
     workload.concurrency.map((concurrency, i) => ({

@@ -8,7 +8,10 @@ import type { LoadKind } from "../../drive/kind.ts";
 import { closedLevelTiming } from "../../drive/plan.ts";
 import { number } from "../../drive/words.ts";
 import { USERS, USERS_PLAN, type WorkersSpec, workersDriver } from "../../drive/workers.ts";
+import { ConversationFigures, type ConversationParts, conversationFiguresOf } from "./figures.ts";
 import { type ConversationSpec, conversations } from "./session.ts";
+
+export { CacheVerdict, ConversationFigures, ConversationTurns, TurnFigures } from "./figures.ts";
 
 /**
  * Conversations (docs/config.md#conversation): each closed-loop worker is one user holding
@@ -130,10 +133,13 @@ export const conversation: LoadKind<
   { concurrency: number[]; conversation: Conversation },
   ConversationLevelLoad,
   ConversationLoad,
-  WorkersSpec<"conversation"> & { conversation: ConversationSpec }
+  WorkersSpec<"conversation"> & { conversation: ConversationSpec },
+  ConversationFigures,
+  ConversationParts
 > = {
   kind: "conversation",
   document: ConversationLoad,
+  figures: { schema: ConversationFigures, of: conversationFiguresOf },
   axis: "concurrency",
   levels: (workload, { requestSeconds }) => {
     const talk = workload.conversation;

@@ -9,7 +9,7 @@ import type { DriveSpec, LevelDriver } from "../../drive/driver.ts";
 import { MaxInFlight, Positive, Seed, strictlyAscending } from "../../drive/fields.ts";
 import type { LoadKind } from "../../drive/kind.ts";
 import { scheduledLevelTiming } from "../../drive/plan.ts";
-import { runOpenLoop, scheduleFigures } from "../../drive/schedule.ts";
+import { runOpenLoop, ScheduleFigures, scheduleFigures } from "../../drive/schedule.ts";
 import { number } from "../../drive/words.ts";
 import { normal, seededRandom } from "../../random/index.ts";
 
@@ -214,9 +214,21 @@ const openLoop: LevelDriver<OpenLevelLoad, OpenSpec> = {
   describe: (spec, record, window) => scheduleFigures(spec.ratePerSecond, spec.maxInFlight, record, window),
 };
 
-export const open: LoadKind<{ arrival: OpenArrivalConfig }, OpenLevelLoad, OpenLoad, OpenSpec> = {
+/** An open level's own figures (`level.open`): what its schedule sent (`ScheduleFigures`). */
+export const OpenFigures = ScheduleFigures;
+export type OpenFigures = ScheduleFigures;
+
+export const open: LoadKind<
+  { arrival: OpenArrivalConfig },
+  OpenLevelLoad,
+  OpenLoad,
+  OpenSpec,
+  OpenFigures,
+  { schedule: ScheduleFigures }
+> = {
   kind: "open",
   document: OpenLoad,
+  figures: { schema: OpenFigures, of: ({ schedule }) => schedule, schedule: (figures) => figures },
   axis: "rate",
   levels: (workload, { requestSeconds }) => {
     const { arrival } = workload;

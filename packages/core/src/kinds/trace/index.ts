@@ -10,7 +10,7 @@ import type { DriveSpec, LevelDriver } from "../../drive/driver.ts";
 import { MaxInFlight, Positive, strictlyAscending } from "../../drive/fields.ts";
 import type { LoadKind } from "../../drive/kind.ts";
 import { scheduledLevelTiming } from "../../drive/plan.ts";
-import { runOpenLoop, scheduleFigures } from "../../drive/schedule.ts";
+import { runOpenLoop, ScheduleFigures, scheduleFigures } from "../../drive/schedule.ts";
 import { number } from "../../drive/words.ts";
 
 /** Trace formats a replay reads (docs/config.md#trace-replay). */
@@ -199,9 +199,38 @@ const traceReplay: LevelDriver<TraceLevelLoad, TraceSpec> = {
   describe: (spec, record, window) => scheduleFigures(spec.ratePerSecond, spec.maxInFlight, record, window),
 };
 
-export const trace: LoadKind<{ arrival: TraceArrival }, TraceLevelLoad, TraceLoad, TraceSpec> = {
+/** A trace replay level's own figures (`level.trace`): what its schedule sent, and the reuse its trace allows. */
+export const TraceFigures = z.object({
+  ...ScheduleFigures.shape,
+  /**
+   * `reusablePromptTokens` / prompt tokens of the ok samples that report prompt tokens (0..1), what the
+   * trace's `hash_ids` allow from a cache, beside `cachedPromptTokenShare`, what the route reported;
+   * null when no sample recorded it (and in documents stored before it was recorded).
+   */
+  reusablePromptTokenShare: z.number().nonnegative().nullable(),
+});
+export type TraceFigures = z.infer<typeof TraceFigures>;
+
+export const trace: LoadKind<
+  { arrival: TraceArrival },
+  TraceLevelLoad,
+  TraceLoad,
+  TraceSpec,
+  TraceFigures,
+  { schedule: ScheduleFigures; reusablePromptTokenShare: number | null }
+> = {
   kind: "trace",
   document: TraceLoad,
+  figures: {
+    schema: TraceFigures,
+    of: ({ schedule, reusablePromptTokenShare }) => ({ ...schedule, reusablePromptTokenShare }),
+    schedule: ({ achievedRatePerSecond, inFlightMean, inFlightMax, scheduleLagMs }) => ({
+      achievedRatePerSecond,
+      inFlightMean,
+      inFlightMax,
+      scheduleLagMs,
+    }),
+  },
   axis: "speedup",
   levels: (workload, { requestSeconds, traces }) => {
     const { arrival } = workload;
