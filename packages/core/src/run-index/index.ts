@@ -18,6 +18,7 @@ import {
 } from "../run/index.ts";
 import { SameModel } from "../same-model/index.ts";
 import { listRunKeys, putRun, readRun, type Store } from "../store/index.ts";
+import { ToolCallsBrief, ToolCallsVerdict } from "./tool-calls-brief.ts";
 
 /** The figures of one level that history and comparison need. Units in the names. */
 export const LevelFigures = z.object({
@@ -108,6 +109,10 @@ const RunIndexEntryV2 = z.object({
    * and for runs without a canary.
    */
   sameModel: SameModel.optional(),
+  /** The run's tool-call phase in brief: its suite, whether the route supports tools, its shares; absent when the run has none. */
+  toolCalls: ToolCallsBrief.optional(),
+  /** The tool-call verdict against the model's reference route; absent until judged and for runs without tool calls. */
+  toolCallsVerdict: ToolCallsVerdict.optional(),
 });
 
 /**
