@@ -40,8 +40,8 @@ export function alertAttributes(alert: Alert): Record<string, MessageAttributeVa
       : alert.kind === "tool_calls_regression"
         ? (alert.toolCalls?.measures.map((m) => m.measure) ?? [])
         : alert.kind === "route_change" || alert.metrics.length === 0
-        ? ["route"]
-        : alert.metrics;
+          ? ["route"]
+          : alert.metrics;
   const text = (value: string): MessageAttributeValue => ({ DataType: "String", StringValue: value });
   return {
     targetId: text(alert.targetId),

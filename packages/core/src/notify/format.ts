@@ -1,5 +1,11 @@
 /** @module Plain-text rendering of an alert for people (mail bodies, chat messages). */
-import { type Alert, type MetricChange, type MetricName, type SeriesLevel, TOOL_MEASURE_WORDS } from "../alerts/index.ts";
+import {
+  type Alert,
+  type MetricChange,
+  type MetricName,
+  type SeriesLevel,
+  TOOL_MEASURE_WORDS,
+} from "../alerts/index.ts";
 import { FIGURE_LABELS } from "../labels/index.ts";
 
 /** Three significant digits are enough to read a change; more suggests a precision we lack. */
@@ -52,8 +58,8 @@ export function alertStatus(alert: Alert): string {
         : alert.kind === "tool_calls_regression"
           ? "Tool-call regression"
           : alert.kind === "regression"
-          ? "Regression"
-          : "Improvement";
+            ? "Regression"
+            : "Improvement";
   return `${kind} ${alert.state}`;
 }
 

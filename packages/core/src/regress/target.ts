@@ -8,9 +8,9 @@ import type { RunIndexEntry } from "../run-index/index.ts";
 import { addRuns, bandVerdict, isBack, mergeShift, newTracked, relative, resolveAlert, type Tracked } from "./alert.ts";
 import { type RouteChange, RouteTracker } from "./route.ts";
 import { isJudged, isStopped, METRICS, metricValue } from "./series.ts";
-import { ToolCallsWatch } from "./tool-calls.ts";
 import { mean } from "./stats.ts";
 import { modelTitle, routeTitle, stoppedTitle, subjectOf } from "./title.ts";
+import { ToolCallsWatch } from "./tool-calls.ts";
 import { type DetectorOptions, MetricTracker, type ShiftEvent } from "./tracker.ts";
 
 /** The finite value of every metric a run measured. */

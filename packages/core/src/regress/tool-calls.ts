@@ -36,6 +36,11 @@ export function wilsonHigh(successes: number, trials: number, z = RUN_Z): number
   return Math.min(1, (centre + spread) / (1 + z2 / trials));
 }
 
+/** A share below a standing interval: 5 points under its low end, its 99 % interval wholly under it. */
+function isBelow(s: MeasuredShare, before: Estimate): boolean {
+  return s.share <= before.low - TOOL_CALLS_MIN_DROP && wilsonHigh(s.successes, s.trials) < before.low;
+}
+
 /** A drop of this much or more (0.5 = 50 points) is critical, as a rate's is for the other regressions. */
 const CRITICAL_DROP = 0.5;
 
@@ -89,7 +94,8 @@ export class ToolCallsWatch {
     for (const [m, s] of shares) {
       if (this.open?.fell.has(m)) continue;
       const before = this.standing(m);
-      const below = before && s.share <= before.low - TOOL_CALLS_MIN_DROP && wilsonHigh(s.successes, s.trials) < before.low;
+      const below =
+        before && s.share <= before.low - TOOL_CALLS_MIN_DROP && wilsonHigh(s.successes, s.trials) < before.low;
       if (before && below) fallen.push([m, s, before]);
       else this.enter(m, s.share);
     }
@@ -101,7 +107,7 @@ export class ToolCallsWatch {
     const open = this.open as NonNullable<typeof this.open>;
     const seen = [...open.fell].filter(([m]) => shares.has(m));
     if (seen.length === 0) return;
-    const back = seen.every(([m, before]) => (shares.get(m) as MeasuredShare).share >= before.low);
+    const back = seen.every(([m, before]) => (shares.get(m) as MeasuredShare).share > before.low - TOOL_CALLS_MIN_DROP);
     if (!back) {
       addRuns(open.t, this.runs, [index]);
       open.t.alert.updatedAt = run.startedAt;
