@@ -1,8 +1,8 @@
 /**
  * @module The run index's tool-call fields as issue 45's contract fixes them (`toolCalls`, a run's
  * brief, and `toolCallsVerdict`), for the readers of the index (site, downloads, the
- * `tool_calls_regression` alert). tools-core and tools-judge own these shapes; this copy keeps the
- * readers building until their branches merge, and gives way to theirs then.
+ * `tool_calls_regression` alert). tools-core owns the brief's shape; this copy keeps the readers
+ * building until its branch merges, and gives way to it then. The verdict is tools-judge's.
  */
 import { z } from "zod";
 
@@ -37,15 +37,4 @@ export const ToolCallsBrief = z.object({
 });
 export type ToolCallsBrief = z.infer<typeof ToolCallsBrief>;
 
-export const ToolCallsVerdict = z.object({
-  reference: z.string().nullable(),
-  verdict: z.enum(["same", "worse", "no-tool-support", "no-reference", "too-few-samples"]),
-  cause: z.string(),
-  reason: z.string(),
-  f1: z.number().min(0).max(1).nullable(),
-  pValues: z.object({ argumentsValid: z.number().nullable(), rightTool: z.number().nullable() }),
-  rawPValues: z.object({ argumentsValid: z.number().nullable(), rightTool: z.number().nullable() }),
-  runId: z.string().nullable(),
-  referenceRunId: z.string().nullable(),
-});
-export type ToolCallsVerdict = z.infer<typeof ToolCallsVerdict>;
+export { ToolCallsVerdict } from "../tool-calls/verdict.ts";
