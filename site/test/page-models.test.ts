@@ -28,6 +28,7 @@ function view(id: string, doc: ReturnType<typeof syntheticRun>): TargetView {
     standing: standingOf(id, [entry], { now: NOW, scenario: doc.scenario }),
     promptTokens: null,
     sameModel: null,
+    toolCalls: null,
   };
 }
 

@@ -55,6 +55,7 @@ function view(
     standing: standingOf(id, entries, { now: NOW, scenario }),
     promptTokens,
     sameModel: null,
+    toolCalls: null,
   };
 }
 

@@ -21,7 +21,8 @@ export type Cell =
   | { kind: "number"; value: number | null; digits: number; className?: string; suffix?: string }
   | { kind: "cost"; metered: number | null; declared: number | null; note: string | null }
   | { kind: "trend"; svg: string; title?: string }
-  | { kind: "text"; text: string };
+  | { kind: "text"; text: string }
+  | { kind: "toolCalls"; value: number | null; text: string; title: string; badge: string | null };
 
 /** The name cell: the target's link and what a reader must know before trusting its figures. */
 export interface TargetCell {

@@ -20,6 +20,14 @@ import { SameModel } from "../same-model/index.ts";
 import { listRunKeys, putRun, readRun, type Store } from "../store/index.ts";
 import { ToolCallsBrief, ToolCallsVerdict } from "./tool-calls-brief.ts";
 
+export {
+  Share as ToolShare,
+  TOOL_MEASURES,
+  ToolCallsBrief,
+  ToolCallsVerdict,
+  type ToolMeasure,
+} from "./tool-calls-brief.ts";
+
 /** The figures of one level that history and comparison need. Units in the names. */
 export const LevelFigures = z.object({
   /** The level's number in its sweep, 1-based (the run document's `levels[].level`). */
