@@ -94,9 +94,7 @@ export class ToolCallsWatch {
     for (const [m, s] of shares) {
       if (this.open?.fell.has(m)) continue;
       const before = this.standing(m);
-      const below =
-        before && s.share <= before.low - TOOL_CALLS_MIN_DROP && wilsonHigh(s.successes, s.trials) < before.low;
-      if (before && below) fallen.push([m, s, before]);
+      if (before && isBelow(s, before)) fallen.push([m, s, before]);
       else this.enter(m, s.share);
     }
     if (fallen.length > 0) this.fall(run, index, fallen);

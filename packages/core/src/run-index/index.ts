@@ -18,7 +18,7 @@ import {
 } from "../run/index.ts";
 import { SameModel } from "../same-model/index.ts";
 import { listRunKeys, putRun, readRun, type Store } from "../store/index.ts";
-import { ToolCallsBrief, ToolCallsVerdict } from "./tool-calls-brief.ts";
+import { ToolCallsBrief, ToolCallsVerdict, toolCallsBriefOf } from "./tool-calls-brief.ts";
 
 export {
   Share as ToolShare,
@@ -246,6 +246,7 @@ export function indexEntryFor(key: string, doc: RunDocument): RunIndexEntry {
           },
         }
       : {}),
+    ...(doc.toolCalls ? { toolCalls: toolCallsBriefOf(doc) as ToolCallsBrief } : {}),
   };
 }
 
