@@ -42,14 +42,17 @@ async function open(path: string): Promise<Page> {
   return page;
 }
 
-/** The tool-calls cell of a target's row in a ranking table: its text, tooltip and badge. */
+/** The tool-calls cell of a target's row in a ranking table (text, tooltip), and the badge beside its name. */
 async function cellOf(page: Page, table: string, id: string) {
-  return page.$eval(`#${table} tr[data-target="${id}"] td.tool-calls`, (td) => ({
-    text: td.textContent?.trim() ?? "",
-    title: td.getAttribute("title") ?? "",
-    badge: td.querySelector(".badge")?.textContent?.trim() ?? null,
-    value: td.getAttribute("data-v"),
-  }));
+  return page.$eval(`#${table} tr[data-target="${id}"]`, (tr) => {
+    const td = tr.querySelector("td.tool-calls");
+    return {
+      text: td?.textContent?.trim() ?? "",
+      title: td?.getAttribute("title") ?? "",
+      badge: tr.querySelector("td.name .badge.tool-calls")?.textContent?.trim() ?? null,
+      value: td?.getAttribute("data-v") ?? null,
+    };
+  });
 }
 
 beforeAll(async () => {
@@ -122,7 +125,7 @@ describe("tool calls on the site", () => {
       ).toEqual(["", "", "", ""]);
   });
 
-  it("gives every ranking a tool-calls cell: the schema-valid share, its interval on hover, a badge when worse or refused, a dash when not measured", async () => {
+  it("gives every ranking a tool-calls cell: the schema-valid share, its interval on hover, a dash when not measured, and a badge by the name when worse or refused", async () => {
     const page = await open("./");
     const headers = await page.$$eval("#leaderboard thead th", (ths) => ths.map((th) => th.textContent?.trim() ?? ""));
     expect(headers.findIndex((h) => h.startsWith("tool calls"))).toBe(headers.length - 2); // before the trend
@@ -132,14 +135,14 @@ describe("tool calls on the site", () => {
     expect(reference.title).toContain("reference route");
     expect((await cellOf(page, "leaderboard", "slow-large")).badge).toBeNull();
     const refused = await cellOf(page, "leaderboard", "hostile");
-    expect(refused).toMatchObject({ text: "no tool support", badge: "no tool support" });
+    expect(refused).toMatchObject({ text: "—", badge: "no tool support", value: "" });
     expect(refused.title).toContain("HTTP 400");
     expect(await cellOf(page, "leaderboard", "partial-one")).toMatchObject({ text: "—", badge: null });
     // The open loop in chat is ranked apart, and its table has the cell too.
     const valid = published.get(CHAT_OPEN.id)?.toolCalls?.schemaValid as Share;
     const worse = await cellOf(page, "rate-leaderboard", CHAT_OPEN.id);
-    expect(worse.text).toBe(`${percent(valid)}worse`);
-    expect(worse.badge).toBe("worse");
+    expect(worse.text).toBe(percent(valid));
+    expect(worse.badge).toBe("tool calls: worse");
     expect(worse.title).toContain(`${valid.successes} of 60`);
     await page.close();
   });

@@ -88,7 +88,7 @@ export function shareDetail(s: ToolShare | undefined): string {
   return `${fmt(s.low * 100, 0)}-${fmt(s.high * 100, 0)} %, ${fmt(s.successes)} of ${fmt(s.trials)}`;
 }
 
-/** The leaderboard's tool-calls cell: the schema-valid share, its interval in the tooltip, a badge when worse or unsupported. */
+/** The leaderboard's tool-calls words: the schema-valid share, its interval in the tooltip, a badge when worse or unsupported. */
 export interface ToolCallsCellWords {
   /** The schema-valid share, 0..1, for sorting; null when not measured. */
   value: number | null;
@@ -102,8 +102,8 @@ export function toolCallsCell(view: ToolCallsView | null): ToolCallsCellWords {
   if (view.support === "no-tool-support")
     return {
       value: null,
-      text: "",
-      title: view.verdict?.reason ?? "the route refused requests with tools",
+      text: "—",
+      title: `no tool support: ${view.verdict?.reason ?? "the route refused requests with tools"}`,
       badge: "no tool support",
     };
   const valid = view.shares.argumentsValid;
@@ -115,7 +115,7 @@ export function toolCallsCell(view: ToolCallsView | null): ToolCallsCellWords {
     value: valid.share,
     text: sharePercent(valid),
     title,
-    badge: view.verdict?.verdict === "worse" ? "worse" : null,
+    badge: view.verdict?.verdict === "worse" ? "tool calls: worse" : null,
   };
 }
 
