@@ -131,6 +131,50 @@ export function canaryFor(
   return canaryChoice(targets, target, workload).settings;
 }
 
+/** The tool-call phase's own settings (docs/config.md#toolcalls); each defaults as `DEFAULT_TOOL_CALLS`. */
+export const ToolCallsOverride = z.strictObject({
+  /** Answers asked per prompt of the suite. */
+  samplesPerPrompt: z
+    .number()
+    .int()
+    .positive()
+    .max(100)
+    .meta({ description: "Answers asked per tool-call prompt, a whole number from 1 to 100. Default 4." }),
+  /** Tool-call requests in flight at once. */
+  concurrency: z
+    .number()
+    .int()
+    .positive()
+    .max(64)
+    .meta({ description: "Tool-call requests in flight at once, a whole number from 1 to 64. Default 4." }),
+});
+export type ToolCallsOverride = z.infer<typeof ToolCallsOverride>;
+
+/** The tool-call phase of a run: each prompt of the suite asked `samplesPerPrompt` times. */
+export interface ToolCallSettings {
+  samplesPerPrompt: number;
+  concurrency: number;
+  /** Always 0: the measure is whether the route's most likely answer works. */
+  temperature: number;
+  /** max_tokens of each request: room for two calls' arguments or a structured answer. */
+  maxTokens: number;
+}
+
+/** The tool-call phase a workload runs when it is on: 4 answers per prompt, 4 at once, temperature 0, 256 tokens. */
+export const DEFAULT_TOOL_CALLS: ToolCallSettings = {
+  samplesPerPrompt: 4,
+  concurrency: 4,
+  temperature: 0,
+  maxTokens: 256,
+};
+
+/** The tool-call phase a workload runs, or null when it is off (the default: operators opt in). */
+export function toolCallsFor(workload: Pick<Workload, "toolCalls">): ToolCallSettings | null {
+  const t = workload.toolCalls;
+  if (t === undefined || t === false) return null;
+  return { ...DEFAULT_TOOL_CALLS, ...(typeof t === "object" ? t : {}) };
+}
+
 /** Conversations (docs/config.md#conversation): the conversation kind's config member. */
 export { Conversation };
 
@@ -206,6 +250,15 @@ const workloadFields = {
     .meta({
       description:
         "The canary phase after the levels, the same-model test's samples: true, false (off), or an object of its settings (on, with those). The nearest layer that sets it decides. Default on for the routes of a model with a reference route and another route (10 completions of each prompt, 32 tokens each, 4 at once), else off.",
+    }),
+  /** The tool-call phase after the levels and the canary (docs/config.md#toolcalls); off by default. */
+  toolCalls: z
+    .union([z.boolean(), ToolCallsOverride.partial()], {
+      error: "must be true, false or { samplesPerPrompt?, concurrency? }",
+    })
+    .meta({
+      description:
+        "The tool-call phase after the levels and the canary: does the route work for agents (tool calls and structured output). true (on, 4 answers per prompt, 4 at once), false (off), or an object of its settings (on, with those). The nearest layer that sets it decides. Default false.",
     }),
   /** Closed loop only: each worker holds conversations of several turns instead of single prompts (default none). */
   conversation: Conversation.meta({

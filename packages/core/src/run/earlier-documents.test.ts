@@ -71,6 +71,7 @@ function earlierDocument(): Record<string, unknown> {
     levels: [level],
     summary: summarizeRun([level]),
     samples: [sample],
+    toolCalls: null,
   };
   const strip = (o: Record<string, unknown>, keys: string[]) => {
     const copy = { ...o };
@@ -78,7 +79,7 @@ function earlierDocument(): Record<string, unknown> {
     return copy;
   };
   return {
-    ...strip(doc, ["modelKey", "pricing", "scenario", "trace"]),
+    ...strip(doc, ["modelKey", "pricing", "scenario", "trace", "toolCalls"]),
     levels: doc.levels.map((l) =>
       strip(l, [
         "ttftAnswerMs",
@@ -123,6 +124,7 @@ describe("documents stored before the reader's figures", () => {
       modelKey: null,
       pricing: null,
       trace: null,
+      toolCalls: null,
       summary: { capacity: null, goodputPeak: null },
     });
     expect(doc.levels[0]).toMatchObject({

@@ -517,6 +517,95 @@ export const Canary = z.object({
 });
 export type Canary = z.infer<typeof Canary>;
 
+/** A share of answers with its Wilson 95 % interval (docs/methodology.md#tool-calls). */
+export const ToolCallShare = z.object({
+  /** Answers that met the measure. */
+  successes: z.number().int().nonnegative(),
+  /** Answers the measure counts (docs/methodology.md says which). */
+  trials: z.number().int().nonnegative(),
+  /** successes / trials; null when trials is 0. */
+  share: z.number().min(0).max(1).nullable(),
+  /** Wilson 95 % interval of the share; null when trials is 0. */
+  low: z.number().min(0).max(1).nullable(),
+  high: z.number().min(0).max(1).nullable(),
+});
+export type ToolCallShare = z.infer<typeof ToolCallShare>;
+
+/** The nine tool-call measures, each a share (docs/methodology.md#tool-calls). */
+export const ToolCallShares = z.object({
+  /** At least one call where the prompt needs one (one-call and parallel prompts). */
+  callWhenNeeded: ToolCallShare,
+  /** No call where none is needed (no-call prompts). */
+  noCallWhenNone: ToolCallShare,
+  /** The set of tools called is the set the prompt expects (answers with a call, to a one-call or parallel prompt). */
+  rightTool: ToolCallShare,
+  /** Every call's arguments parse as a JSON object (answers with a call). */
+  argumentsParse: ToolCallShare,
+  /** Every call names an offered tool and its arguments are valid against that tool's schema (answers with a call). */
+  argumentsValid: ToolCallShare,
+  /** The calls to expected tools match expected calls one to one, with the values the prompt fixes (answers with such a call, to a one-call or parallel prompt). */
+  argumentValues: ToolCallShare,
+  /** Both expected calls present (parallel prompts). */
+  parallelBoth: ToolCallShare,
+  /** finish_reason `tool_calls` after a call, `stop` or `length` after none (every scored answer). */
+  finishReason: ToolCallShare,
+  /** The answer's text parses as JSON valid against the prompt's schema (structured prompts). */
+  structuredOutput: ToolCallShare,
+});
+export type ToolCallShares = z.infer<typeof ToolCallShares>;
+
+/** One tool-call request of the phase and what came back. */
+export const ToolCallAnswer = z.object({
+  /** The prompt's id in the run's suite. */
+  promptId: z.string(),
+  /** The sample's number for its prompt, 0-based. */
+  sample: z.number().int().nonnegative(),
+  outcome: Outcome,
+  httpStatus: z.number().int().nullable(),
+  finishReason: z.string().nullable(),
+  /** The calls as assembled from the stream's deltas, by `index`. */
+  calls: z.array(
+    z.object({
+      index: z.number().int(),
+      id: z.string().nullable(),
+      name: z.string().nullable(),
+      /** The arguments' text as assembled from the fragments (an object sent by the route is JSON.stringify'd). */
+      arguments: z.string(),
+    }),
+  ),
+  /** The route sent `arguments` as a JSON object, not a string (a deviation from the API, counted). */
+  argumentsAsObject: z.boolean(),
+  /** The answer's text (a structured answer's JSON text, or what the route said instead of calling); null when none came. */
+  content: z.string().nullable(),
+});
+export type ToolCallAnswer = z.infer<typeof ToolCallAnswer>;
+
+/**
+ * The tool-call phase of a run (docs/run-document.md#tool-calls), after the levels and the canary:
+ * each prompt of a fixed suite asked `samplesPerPrompt` times, with its tools (or its strict JSON
+ * schema), and every answer scored.
+ */
+export const ToolCalls = z.object({
+  /** The suite's id and version (`tools-v1`): routes are compared on the suite they share. */
+  suite: z.string(),
+  samplesPerPrompt: z.number().int().positive(),
+  concurrency: z.number().int().positive(),
+  temperature: z.number().min(0),
+  maxTokens: z.number().int().positive(),
+  /** `no-tool-support`: the route refused `tools` (HTTP 400 or 422, or an error saying tools are not supported). */
+  support: z.enum(["supported", "no-tool-support"]),
+  /** Why no support, in words; null when supported. */
+  supportDetail: z.string().nullable(),
+  /** Requests sent, and those that did not end ok. */
+  requests: z.number().int().nonnegative(),
+  failed: z.number().int().nonnegative(),
+  shares: ToolCallShares,
+  answers: z.array(ToolCallAnswer),
+  /** Why the phase ended before every answer was asked (the sweep stopped); null when it finished. */
+  stopped: z.string().nullable(),
+});
+export type ToolCalls = z.infer<typeof ToolCalls>;
+
 /** A replayed trace as the run document records it: which file, which window, and its digest. */
 export const TraceRecord = z.object({
   /** The trace file's name (its base name, without the folders it sat in). */
@@ -578,6 +667,8 @@ export const RunDocumentV3 = z.object({
   reference: z.boolean().optional(),
   /** The canary phase (docs/run-document.md#the-canary); absent when it was off, when no level had an answer, and in documents stored before it. */
   canary: Canary.optional(),
+  /** The tool-call phase (docs/run-document.md#tool-calls); null when it was off, and in documents stored before it. */
+  toolCalls: ToolCalls.nullable().default(null),
 });
 
 /**

@@ -21,7 +21,7 @@ import {
   planLevels,
   threadsForChunkRate,
 } from "../plan/index.ts";
-import type { Canary, Level, Load, RunDocument, Sample, Stop } from "../run/index.ts";
+import type { Canary, Level, Load, RunDocument, Sample, Stop, ToolCalls } from "../run/index.ts";
 import { type Scheduler, systemScheduler } from "../scheduler/index.ts";
 import { type Traces, traceRecord } from "../trace/index.ts";
 import { PromptSizer } from "../workload/index.ts";
@@ -172,6 +172,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
   };
 
   let canary: Canary | undefined;
+  const toolCalls: ToolCalls | null = null;
   const document = (status: RunDocument["status"], reason = partialReason): RunDocument => ({
     schemaVersion: 3,
     runId,
@@ -201,6 +202,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
     samples,
     ...(target.reference ? { reference: true } : {}),
     ...(canary ? { canary } : {}),
+    toolCalls,
   });
 
   const perStream = target.expectedOutputTokensPerSecond ?? DEFAULT_PLAN_ASSUMPTIONS.outputTokensPerSecondPerStream;

@@ -179,6 +179,7 @@ export function syntheticRun(options: SyntheticRunOptions): RunDocument {
     levels,
     summary: summarizeRun(levels),
     samples: allSamples,
+    toolCalls: null,
   };
 }
 
