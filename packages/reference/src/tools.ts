@@ -83,7 +83,9 @@ export function isToolRequest(body: Record<string, unknown>): boolean {
 /** The request's messages as `role\ncontent` lines: what is matched against a suite prompt. */
 function messagesKey(messages: readonly unknown[]): string {
   return messages
-    .map((m) => `${String((m as { role?: unknown }).role ?? "")}\n${String((m as { content?: unknown }).content ?? "")}`)
+    .map(
+      (m) => `${String((m as { role?: unknown }).role ?? "")}\n${String((m as { content?: unknown }).content ?? "")}`,
+    )
     .join("\n\n");
 }
 
@@ -216,7 +218,9 @@ export function planToolAnswer(
     const format = body.response_format as { json_schema?: { schema?: JsonSchema } } | undefined;
     const first = tools[0];
     if (first && body.tool_choice !== "none")
-      calls = [{ name: first.name, args: exampleOf({ ...first.parameters, type: "object" }) as Record<string, unknown> }];
+      calls = [
+        { name: first.name, args: exampleOf({ ...first.parameters, type: "object" }) as Record<string, unknown> },
+      ];
     else if (format?.json_schema?.schema) content = JSON.stringify(exampleOf(format.json_schema.schema));
     else content = WORDS;
   }
@@ -316,7 +320,9 @@ export function toolDeltas(
   const pieces = plan.calls.map((c) =>
     asObject(c) !== null
       ? []
-      : fragments(c.arguments, options.random).map((f) => ({ tool_calls: [{ index: plan.calls.indexOf(c), function: { arguments: f } }] })),
+      : fragments(c.arguments, options.random).map((f) => ({
+          tool_calls: [{ index: plan.calls.indexOf(c), function: { arguments: f } }],
+        })),
   );
   if (options.profile?.interleave && plan.calls.length > 1) {
     for (const s of starts) deltas.push(withRole(s));
@@ -358,8 +364,13 @@ export function assembleDeltas(deltas: readonly Record<string, unknown>[]): {
   let argumentsAsObject = false;
   for (const d of deltas) {
     if (typeof d.content === "string" && d.content !== "") content = (content ?? "") + d.content;
-    for (const t of (d.tool_calls ?? []) as { index: number; id?: string; function?: { name?: string; arguments?: unknown } }[]) {
-      const call = (calls[t.index] ??= { id: "", name: "", arguments: "" });
+    for (const t of (d.tool_calls ?? []) as {
+      index: number;
+      id?: string;
+      function?: { name?: string; arguments?: unknown };
+    }[]) {
+      const call = calls[t.index] ?? { id: "", name: "", arguments: "" };
+      calls[t.index] = call;
       if (t.id) call.id = t.id;
       if (t.function?.name) call.name = t.function.name;
       const args = t.function?.arguments;
