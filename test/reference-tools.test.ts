@@ -5,7 +5,15 @@
  * streams exactly as often as its own log says it made them, and that at its profile's rates.
  */
 import { mapBounded } from "@kneeboard/core/pool";
-import { type JsonSchema, TOOLS_V1, type ToolPrompt } from "@kneeboard/core/tool-calls";
+import {
+  type JsonSchema,
+  scoreAnswer,
+  sharesOf,
+  TOOLS_V1,
+  type ToolCallsRun,
+  type ToolPrompt,
+  toolCallsVerdicts,
+} from "@kneeboard/core/tool-calls";
 import {
   type ReferenceServer,
   SLOPPY_TOOL_BREAKAGES,
@@ -193,6 +201,47 @@ describe("the reference server's faithful tool calls", () => {
     expect(got.calls.map((c) => parsed(c.arguments))).toEqual(prompt.expected.map((e) => e.arguments));
   });
 
+  it("answers a request that does not stream with the whole message: its tool calls and finish reason", async () => {
+    const prompt = TOOLS_V1.prompts.find((p) => p.id === "weather-and-stock") as ToolPrompt;
+    const res = await fetch(`${server.url}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...requestOf("ref-small-priced", prompt), stream: false }),
+    });
+    const choice = (await res.json()).choices[0];
+    expect(choice.finish_reason).toBe("tool_calls");
+    expect(
+      choice.message.tool_calls.map((c: { function: { name: string; arguments: string } }) => ({
+        name: c.function.name,
+        arguments: JSON.parse(c.function.arguments),
+      })),
+    ).toEqual(prompt.expected);
+  });
+
+  it("answers tools it does not know with a plausible call of the first tool, its arguments made up from the schema", async () => {
+    const tool = {
+      name: "lookup_order",
+      description: "Look an order up.",
+      parameters: {
+        type: "object",
+        properties: { order_id: { type: "string" }, region: { type: "string", enum: ["eu", "us"] } },
+        required: ["order_id", "region"],
+        additionalProperties: false,
+      },
+    };
+    const got = await ask("ref-small-priced", {
+      id: "not-in-the-suite",
+      kind: "one-call",
+      messages: [{ role: "user", content: "Where is order 42?" }],
+      tools: [tool],
+      expected: [],
+    });
+    expect(got.finishReason).toBe("tool_calls");
+    expect(got.calls.map((c) => c.name)).toEqual(["lookup_order"]);
+    expect(ajv.validate(tool.parameters, parsed(got.calls[0]?.arguments ?? ""))).toBe(true);
+    expect(server.toolAnswers.at(-1)?.promptId).toBeNull();
+  });
+
   it("a route without tool support answers 400 to a request with tools, and counts it", async () => {
     const before = server.toolRefusals;
     const got = await ask("no-tools", TOOLS_V1.prompts[0] as ToolPrompt);
@@ -292,5 +341,49 @@ describe("the sloppy route's broken tool calls (ref-small-sloppy)", () => {
       expect(Math.abs(count - n * rate), breakage).toBeLessThanOrEqual(4 * Math.sqrt(n * rate * (1 - rate)));
       expect(count, breakage).toBeGreaterThan(0);
     }
+  });
+});
+
+describe("the reference routes judged by the phase's measures (4 samples a prompt, as the phase's default)", () => {
+  /** A route's run over the suite: every prompt asked 4 times over HTTP, scored by `scoreAnswer`. */
+  async function runOf(targetId: string, model: string, reference = false): Promise<ToolCallsRun> {
+    const jobs = TOOLS_V1.prompts.flatMap((prompt) => Array.from({ length: 4 }, () => prompt));
+    const answers = await mapBounded(jobs, 4, async (prompt) => {
+      const got = await ask(model, prompt);
+      const answer = {
+        promptId: prompt.id,
+        outcome: got.status === 200 ? "ok" : "http_error",
+        finishReason: got.finishReason,
+        calls: got.calls,
+        content: got.content,
+      };
+      return { answer, score: scoreAnswer(prompt, answer) };
+    });
+    return {
+      targetId,
+      model: "ref-small",
+      reference,
+      toolCalls: {
+        suite: TOOLS_V1.id,
+        support: "supported",
+        shares: sharesOf(answers.map((a) => a.score)),
+        answers: answers.map((a) => a.answer),
+      },
+    };
+  }
+
+  it("calls a faithful route in another server family's stream `same`, with F1 1, and the sloppy route `worse`", async () => {
+    const runs = [
+      await runOf("ref-small-priced", "ref-small-priced", true),
+      await runOf("vllm-twin", "vllm"),
+      await runOf("ref-small-sloppy", "ref-small-sloppy"),
+    ];
+    const verdicts = toolCallsVerdicts(runs);
+    expect(verdicts["vllm-twin"]).toMatchObject({ verdict: "same", cause: "no_difference", f1: 1 });
+    expect(verdicts["ref-small-sloppy"]).toMatchObject({ verdict: "worse", reference: "ref-small-priced" });
+    expect(verdicts["ref-small-sloppy"]?.cause).toMatch(/^arguments_valid/);
+    expect(verdicts["ref-small-sloppy"]?.f1).toBeLessThan(0.9);
+    const sloppy = runs[2]?.toolCalls?.shares;
+    expect(sloppy?.argumentsValid.trials).toBe(60);
   });
 });
