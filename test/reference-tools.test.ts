@@ -46,6 +46,11 @@ beforeAll(async () => {
       },
       { kind: "model", id: "interleaving", profile: faithful({ dialect: "openai", interleave: true }) },
       { kind: "model", id: "no-tools", profile: faithful({ refuse: true }) },
+      {
+        kind: "model",
+        id: "failing",
+        profile: { ...faithful({}), midStream: { every: 2, afterTokens: 3, fault: "error" } },
+      },
     ],
   });
 });
@@ -240,6 +245,19 @@ describe("the reference server's faithful tool calls", () => {
     expect(got.calls.map((c) => c.name)).toEqual(["lookup_order"]);
     expect(ajv.validate(tool.parameters, parsed(got.calls[0]?.arguments ?? ""))).toBe(true);
     expect(server.toolAnswers.at(-1)?.promptId).toBeNull();
+  });
+
+  it("breaks every second tool stream with an error event after 3 deltas, as hosted providers do, and logs it", async () => {
+    const prompt = TOOLS_V1.prompts.find((p) => p.id === "event-standup") as ToolPrompt;
+    const before = server.toolAnswers.length;
+    const whole = await ask("failing", prompt);
+    const cut = await ask("failing", prompt);
+    expect(whole.finishReason).toBe("tool_calls");
+    expect(cut.finishReason).toBe("error");
+    expect(cut.deltas).toHaveLength(3);
+    const logged = server.toolAnswers.slice(before);
+    expect(logged.map((a) => a.finishReason)).toEqual(["tool_calls", "error"]);
+    expect(logged[1]?.calls).toEqual(cut.calls);
   });
 
   it("a route without tool support answers 400 to a request with tools, and counts it", async () => {

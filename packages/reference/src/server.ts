@@ -463,7 +463,8 @@ export async function startReferenceServer(options: {
       `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, ...extra, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 
     if (isToolRequest(body)) {
-      // The tool path (./tools.ts): one delta per engine token, then the finish chunk; no reasoning, no mid-stream fault.
+      // The tool path (./tools.ts): one delta per engine token, then the finish chunk; no reasoning. A
+      // `midStream` fault breaks it as it breaks text: after `afterTokens` deltas, a stall or an error event.
       const random = answerRandom(`${model}\u0000tools`, promptText(body.messages));
       const plan = planToolAnswer(body, { profile: profile.tools, random });
       const deltas = toolDeltas(plan, { profile: profile.tools, random });
@@ -482,8 +483,12 @@ export async function startReferenceServer(options: {
       };
       if (stream && timings.length < MAX_TIMINGS) timings.push(toolTiming);
       let ended = false;
+      let logged = false;
+      /** Logs the answer once: what was sent, with the finish reason (null: the client went away first). */
       const log = (finishReason: string | null) => {
         const a = assembleDeltas(sent);
+        if (logged) return a;
+        logged = true;
         const answer: ToolAnswerRecord = {
           model,
           promptId: plan.promptId,
@@ -506,6 +511,7 @@ export async function startReferenceServer(options: {
             prefilled = true;
             cache?.insert(text);
           }
+          if (broken) return;
           const delta = deltas[token - 1] as Record<string, unknown>;
           sent.push(delta);
           if (!stream) return;
@@ -514,8 +520,22 @@ export async function startReferenceServer(options: {
           toolTiming.firstTokenAtMs ??= at;
           toolTiming.lastTokenAtMs = at;
           toolTiming.tokens = token;
+          if (fault && token >= fault.afterTokens && token < tokens) {
+            broken = true;
+            if (fault.fault === "error") {
+              log("error");
+              res.end(
+                `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, ...extra, error: { code: 502, message: "Provider returned error", metadata: { raw: "the reference engine failed mid-stream" } }, choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }] })}\n\ndata: [DONE]\n\n`,
+              );
+            }
+          }
         },
         done() {
+          if (broken) {
+            ended = true;
+            engine.stats.change(-1);
+            return;
+          }
           ended = true;
           engine.stats.change(-1);
           // Cut by max_tokens: what was sent, with finish reason "length".
