@@ -20,6 +20,7 @@ import {
   SMALL_PRICED,
   SMALL_SLOPPY,
   type StreamProfile,
+  splitInsideCharacter,
   startReferenceServer,
   type ToolAnswerRecord,
   type ToolBreakage,
@@ -45,6 +46,7 @@ beforeAll(async () => {
         profile: faithful({ dialect: "openai", interleave: true, argumentsAsObject: true }),
       },
       { kind: "model", id: "interleaving", profile: faithful({ dialect: "openai", interleave: true }) },
+      { kind: "model", id: "splitting", profile: faithful({ dialect: "openai", splitMultibyte: true }) },
       { kind: "model", id: "no-tools", profile: faithful({ refuse: true }) },
       {
         kind: "model",
@@ -258,6 +260,20 @@ describe("the reference server's faithful tool calls", () => {
     const logged = server.toolAnswers.slice(before);
     expect(logged.map((a) => a.finishReason)).toEqual(["tool_calls", "error"]);
     expect(logged[1]?.calls).toEqual(cut.calls);
+  });
+
+  it("a variant that cuts events inside a multi-byte character: the stream still assembles, and the log counts the cuts", async () => {
+    const prompt = TOOLS_V1.prompts.find((p) => p.id === "directions-zurich") as ToolPrompt;
+    const before = server.toolAnswers.length;
+    const got = await ask("splitting", prompt);
+    expect(got.calls.map((c) => ({ name: c.name, arguments: parsed(c.arguments) }))).toEqual(prompt.expected);
+    // "Zürich" twice: every fragment holding its ü went out in two writes.
+    const withU = got.deltas.filter(
+      (d) => typeof d.function?.arguments === "string" && d.function.arguments.includes("ü"),
+    );
+    expect(withU.length).toBeGreaterThanOrEqual(2);
+    expect(server.toolAnswers[before]?.splitEvents).toBe(withU.length);
+    expect(splitInsideCharacter("data: ü").map((b) => b.length)).toEqual([7, 1]);
   });
 
   it("a route without tool support answers 400 to a request with tools, and counts it", async () => {

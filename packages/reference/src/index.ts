@@ -33,6 +33,7 @@ export {
   isToolRequest,
   type PlannedCall,
   planToolAnswer,
+  splitInsideCharacter,
   suitePromptOf,
   TOOL_BREAKAGES,
   type ToolAnswerPlan,

@@ -14,6 +14,7 @@ import {
   isToolRequest,
   type PlannedCall,
   planToolAnswer,
+  splitInsideCharacter,
   type ToolAnswerPlan,
   type ToolBreakage,
   type ToolsProfile,
@@ -270,6 +271,8 @@ export interface ToolAnswerRecord {
   finishReason: string | null;
   /** Arguments went out as JSON objects, not strings (`argumentsAsObject`). */
   argumentsAsObject: boolean;
+  /** Events written in two pieces cut inside a multi-byte character (`splitMultibyte`). */
+  splitEvents: number;
 }
 
 /** One chat request as the server received it (with `recordPrompts`). */
@@ -484,6 +487,7 @@ export async function startReferenceServer(options: {
       if (stream && timings.length < MAX_TIMINGS) timings.push(toolTiming);
       let ended = false;
       let logged = false;
+      let splitEvents = 0;
       /** Logs the answer once: what was sent, with the finish reason (null: the client went away first). */
       const log = (finishReason: string | null) => {
         const a = assembleDeltas(sent);
@@ -497,6 +501,7 @@ export async function startReferenceServer(options: {
           content: a.content,
           finishReason,
           argumentsAsObject: a.argumentsAsObject,
+          splitEvents,
         };
         if (toolAnswers.length < MAX_TIMINGS) toolAnswers.push(answer);
         return a;
@@ -515,7 +520,10 @@ export async function startReferenceServer(options: {
           const delta = deltas[token - 1] as Record<string, unknown>;
           sent.push(delta);
           if (!stream) return;
-          res.write(chunk(delta, null));
+          const event = chunk(delta, null);
+          const pieces = profile.tools?.splitMultibyte ? splitInsideCharacter(event) : [event];
+          if (pieces.length > 1) splitEvents++;
+          for (const piece of pieces) res.write(piece);
           const at = epochMs();
           toolTiming.firstTokenAtMs ??= at;
           toolTiming.lastTokenAtMs = at;

@@ -53,6 +53,12 @@ export interface ToolsProfile {
   interleave?: boolean;
   /** Send each call's `arguments` whole, as a JSON object rather than a string (a deviation some providers make). */
   argumentsAsObject?: boolean;
+  /**
+   * Write each SSE event that holds a multi-byte character in two writes, the first ending inside that
+   * character's bytes, as a proxy that flushes at byte counts does: a client that decodes each network
+   * chunk on its own garbles it.
+   */
+  splitMultibyte?: boolean;
   breakages?: ToolBreakageRates;
 }
 
@@ -382,4 +388,11 @@ export function assembleDeltas(deltas: readonly Record<string, unknown>[]): {
     }
   }
   return { calls: calls.filter(Boolean), content, argumentsAsObject };
+}
+
+/** An SSE event's bytes cut inside its first multi-byte character (after its lead byte); one piece when it has none. */
+export function splitInsideCharacter(event: string): Buffer[] {
+  const bytes = Buffer.from(event);
+  const lead = bytes.findIndex((b) => b >= 0xc0);
+  return lead < 0 ? [bytes] : [bytes.subarray(0, lead + 1), bytes.subarray(lead + 1)];
 }
