@@ -256,12 +256,12 @@ export function planToolAnswer(
     name: c.name,
     arguments: argumentsText(c.args, dialect),
   }));
+  // Truncation comes after the other argument breakages, which change the arguments as values.
   const head = planned[0];
   if (head && drawn.has("truncatedArguments")) {
     head.arguments = head.arguments.slice(0, Math.floor(head.arguments.length * 0.6));
     applied.push("truncatedArguments");
   }
-  // Sorted into TOOL_BREAKAGES order: truncation is applied after the others, so it is pushed late.
   if (planned.length > 0 && drawn.has("stopAfterCall")) applied.push("stopAfterCall");
   if (planned.length >= 2 && drawn.has("dropSecondParallel")) {
     planned.splice(1, 1);
