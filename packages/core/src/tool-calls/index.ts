@@ -6,5 +6,6 @@
 
 export * from "./f1.ts";
 export * from "./measures.ts";
+export * from "./phase.ts";
 export * from "./suite.ts";
 export * from "./verdict.ts";
