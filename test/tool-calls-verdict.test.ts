@@ -82,11 +82,13 @@ describe("the tool-call verdict over HTTP against the reference server", () => {
     for (const doc of docs.slice(0, 3)) {
       expect(doc.toolCalls).toMatchObject({ suite: TOOLS_V1.id, samplesPerPrompt: 4, support: "supported" });
       expect(doc.toolCalls?.answers).toHaveLength(TOOLS_V1.prompts.length * 4);
-      expect(doc.status).toBe("complete");
     }
+    // The refusing route: its levels measured as the others' (the sweep went on), its phase stopped at the refusal.
     expect(docs[3]?.toolCalls?.support).toBe("no-tool-support");
-    expect(docs[3]?.status).toBe("complete");
-    expect(server.toolRefusals).toBeGreaterThan(0);
+    expect(docs[3]?.toolCalls?.answers.every((a) => a.outcome === "http_error" && a.httpStatus === 400)).toBe(true);
+    expect(docs[3]?.toolCalls?.supportDetail).toMatch(/400/);
+    expect(docs[3]?.levels).toHaveLength(docs[0]?.levels.length as number);
+    expect(server.toolRefusals).toBe(docs[3]?.toolCalls?.requests);
   });
 
   it("reports the sloppy route's shares as the server's own log counts them", () => {
@@ -100,6 +102,22 @@ describe("the tool-call verdict over HTTP against the reference server", () => {
     expect(sloppy?.shares.argumentsParse).toMatchObject({
       trials: withCalls,
       successes: withCalls - log.filter((a) => a.breakages.includes("truncatedArguments")).length,
+    });
+    // The suite's expected arguments are valid: an answer's arguments are invalid exactly when one of the three argument breakages hit it.
+    const argumentBreakages = ["truncatedArguments", "missingRequired", "enumOutside"];
+    expect(sloppy?.shares.argumentsValid).toMatchObject({
+      trials: withCalls,
+      successes: withCalls - log.filter((a) => a.breakages.some((b) => argumentBreakages.includes(b))).length,
+    });
+    // A dropped second call leaves the wrong set of tools only where the two expected tools differ.
+    const twoTools = new Set(
+      TOOLS_V1.prompts.filter((p) => new Set(p.expected.map((e) => e.name)).size === 2).map((p) => p.id),
+    );
+    expect(sloppy?.shares.rightTool).toMatchObject({
+      trials: withCalls,
+      successes:
+        withCalls -
+        log.filter((a) => twoTools.has(a.promptId ?? "") && a.breakages.includes("dropSecondParallel")).length,
     });
     const parallel = new Set(TOOLS_V1.prompts.filter((p) => p.kind === "parallel").map((p) => p.id));
     expect(sloppy?.shares.parallelBoth).toMatchObject({
