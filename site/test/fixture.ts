@@ -6,12 +6,10 @@ import { summarizeRun } from "@kneeboard/core/metrics";
 import { seededRandom } from "@kneeboard/core/random";
 import { evaluateStore } from "@kneeboard/core/regress/check";
 import type { RunDocument } from "@kneeboard/core/run";
-import { type RunIndexEntry, saveRun } from "@kneeboard/core/run-index";
+import { saveRun } from "@kneeboard/core/run-index";
 import { StoreRunIndex } from "@kneeboard/core/run-index/store";
-import { readRun } from "@kneeboard/core/store";
 import { FolderStore } from "@kneeboard/core/store/folder";
 import { syntheticRun, syntheticToolCalls } from "@kneeboard/core/synthetic";
-import { toolCallsVerdicts } from "@kneeboard/core/tool-calls/verdict";
 
 export const HOSTILE_LABEL = `<img src=x onerror="window.__pwned=1"> & <script>window.__pwned=2</script>`;
 
@@ -102,23 +100,6 @@ export function withToolCalls(doc: RunDocument, random: () => number): RunDocume
     ...(route.reference ? { reference: true } : {}),
     toolCalls: syntheticToolCalls({ random, broken: route.broken ?? 0, support: route.support ?? "supported" }),
   };
-}
-
-/**
- * Records on each tool-call route's latest run the verdict against its model's reference (what the
- * evaluation's judge records), from the routes' latest tool-call documents.
- */
-export async function judgeToolCalls(store: FolderStore, index: StoreRunIndex): Promise<void> {
-  const latest = new Map<string, RunIndexEntry>();
-  for (const e of await index.entries()) if (e.toolCalls) latest.set(e.targetId, e);
-  const docs = await Promise.all([...latest.values()].map((e) => readRun(store, e.key)));
-  const verdicts = toolCallsVerdicts(docs);
-  await index.record(
-    ...[...latest.values()].flatMap((e) => {
-      const verdict = verdicts[e.targetId];
-      return verdict ? [{ ...e, toolCallsVerdict: verdict }] : [];
-    }),
-  );
 }
 
 /** A synthetic run with the prompt of `promptTokens` tokens (samples and workload both say so). */
@@ -239,7 +220,6 @@ export async function fixtureStore(runsPerTarget = 12) {
   }
   // A run document that is not one: the site must skip it with a warning naming it.
   writeFileSync(join(root, MALFORMED_KEY), '{"schemaVersion": 1, "runId": 5}');
-  await judgeToolCalls(store, index);
   await evaluateStore({ store, index, now: "2026-12-01T00:00:00.000Z" });
   return { store, index, root };
 }

@@ -9,6 +9,7 @@ import {
   parseConfig,
   scenariosOf,
   type Target,
+  toolCallsFor,
   workloadFor,
 } from "@kneeboard/core/config";
 import { ConfigError, UsageError } from "@kneeboard/core/errors";
@@ -110,6 +111,7 @@ export async function sweepTargets(options: {
         target,
         workload,
         canary: canaryFor(options.config.targets, target, workload),
+        toolCalls: toolCallsFor(workload),
         scenario,
         traces: options.traces,
         apiKey: target.apiKeyEnv ? env[target.apiKeyEnv] : undefined,

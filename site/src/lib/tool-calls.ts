@@ -4,13 +4,13 @@
  * reference route. The tool calls test the route, not the workload, so a route has one view whatever
  * scenario its tool-call run was in. `same` only means no drop was detected at this sample size.
  */
+import { ToolCallShare as ToolShareSchema } from "@kneeboard/core/run";
+import type { RunIndexEntry } from "@kneeboard/core/run-index";
 import {
-  type RunIndexEntry,
   TOOL_MEASURES,
   ToolCallsVerdict as ToolCallsVerdictSchema,
   type ToolMeasure,
-  ToolShare as ToolShareSchema,
-} from "@kneeboard/core/run-index";
+} from "@kneeboard/core/tool-calls";
 import { z } from "zod";
 import { fmt } from "./format.ts";
 

@@ -5,6 +5,7 @@ import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import type { FirstTokenWatch } from "./health.ts";
 import type { RawResult } from "./result.ts";
 import type { SseSink } from "./sse.ts";
+import { applyToolCallDeltas } from "./tool-call-deltas.ts";
 
 /** Usage as gateways report it: OpenRouter adds `cost` (USD). */
 interface GatewayUsage {
@@ -42,6 +43,7 @@ interface Delta {
   content?: string | null;
   reasoning?: string | null;
   reasoning_content?: string | null;
+  tool_calls?: unknown;
 }
 
 /** The result fields a stream's chunks fill. */
@@ -58,6 +60,8 @@ export type ChunkFields = Pick<
   | "costUsd"
   | "finishReason"
   | "responseId"
+  | "toolCalls"
+  | "argumentsAsObject"
 >;
 
 /**
@@ -116,6 +120,8 @@ export class ChunkReader implements SseSink {
         if (result.text !== undefined && chars > 0)
           result.text += (delta.reasoning_content ?? delta.reasoning ?? "") + (delta.content ?? "");
         if (answer > 0 && result.answerText !== undefined) result.answerText += delta.content;
+        // Only a request that offered tools reads their deltas: a plain chunk pays one field test.
+        if (result.toolCalls !== undefined && delta.tool_calls) applyToolCallDeltas(result, delta.tool_calls);
       }
       if (choice.finish_reason) result.finishReason = choice.finish_reason;
     }

@@ -12,6 +12,7 @@ import { type Call, type CallListener, type CallStage, Transport } from "./trans
 
 export { parseRetryAfter } from "./chunks.ts";
 export type { RawResult } from "./result.ts";
+export type { AssembledCall } from "./tool-call-deltas.ts";
 
 /** The response header by which kneeboard's reference server says it is simulated (any value). */
 export const SIMULATED_HEADER = "x-kneeboard-simulated";
@@ -61,6 +62,21 @@ export interface ChatRequest {
   firstToken?: FirstTokenWatch;
   /** Keep the generated text in `RawResult.text` (the canary's completions); a sweep's requests keep none. */
   keepText?: boolean;
+  /**
+   * Function tools offered, sent as OpenAI `tools` with `tool_choice: "auto"` (none sent when empty).
+   * With tools or a response schema the answer's text is kept (`answerText`) and its tool calls
+   * assembled (`RawResult.toolCalls`).
+   */
+  tools?: FunctionTool[];
+  /** A JSON schema the answer must follow: `response_format: { type: "json_schema", json_schema: { name, schema, strict: true } }`. */
+  responseSchema?: { name: string; schema: Record<string, unknown> };
+}
+
+/** A function tool as offered: its name, what it does, and its parameters' JSON Schema. */
+export interface FunctionTool {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
 }
 
 /**
@@ -98,6 +114,15 @@ function compose(endpoint: Endpoint, request: ChatRequest): { payload: string; h
     stream: true,
     stream_options: { include_usage: true },
     ...(request.ignoreEos ? { ignore_eos: true } : {}),
+    ...(request.tools && request.tools.length > 0
+      ? {
+          tools: request.tools.map((tool) => ({ type: "function" as const, function: tool })),
+          tool_choice: "auto" as const,
+        }
+      : {}),
+    ...(request.responseSchema
+      ? { response_format: { type: "json_schema" as const, json_schema: { ...request.responseSchema, strict: true } } }
+      : {}),
   };
   const payload = JSON.stringify(body);
   const headers: Record<string, string> = {
@@ -179,6 +204,11 @@ class Exchange implements CallListener {
     this.result = emptyResult(clock.now());
     if (request.keepText) this.result.text = "";
     if (request.keepAnswer) this.result.answerText = "";
+    if (request.tools !== undefined || request.responseSchema !== undefined) {
+      this.result.answerText = "";
+      this.result.toolCalls = [];
+      this.result.argumentsAsObject = false;
+    }
     this.chunks = new ChunkReader(this.result, (error) => this.fail("incomplete", error), request.firstToken);
     this.events = new SseDecoder(this.chunks);
     this.lines = new LineDecoder(this.events);

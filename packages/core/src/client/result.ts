@@ -3,6 +3,7 @@
  * transport) write into. Its own module so those parts need not import the client that uses them.
  */
 import { z } from "zod";
+import type { AssembledCall } from "./tool-call-deltas.ts";
 
 /** Why a request ended the way it did (docs/methodology.md). */
 export const Outcome = z.enum([
@@ -41,6 +42,13 @@ export interface RawResult {
   cachedPromptTokens: number | null;
   /** The answer's text (content, not reasoning), kept only when the request asked (`ChatRequest.keepAnswer`). */
   answerText?: string;
+  /**
+   * The answer's tool calls as assembled from its deltas by `index` (`applyToolCallDeltas`); only when
+   * the request offered tools or a response schema, else absent.
+   */
+  toolCalls?: AssembledCall[];
+  /** Some delta sent a call's `arguments` as a JSON object, not a string (stringified in `toolCalls`). */
+  argumentsAsObject?: boolean;
   /** `usage.cost` in USD where the gateway meters it (OpenRouter); null when not reported. */
   costUsd: number | null;
   finishReason: string | null;

@@ -7,6 +7,7 @@ import type { Alert } from "../alerts/index.ts";
 import { seededRandom } from "../random/index.ts";
 import { indexEntryFor, type RunIndexEntry } from "../run-index/index.ts";
 import { syntheticRun } from "../synthetic/index.ts";
+import { TOOL_MEASURES, wilson } from "../tool-calls/measures.ts";
 import { detectAlerts } from "./index.ts";
 import { TOOL_CALLS_MIN_RUNS } from "./tool-calls.ts";
 
@@ -14,15 +15,7 @@ type Brief = NonNullable<RunIndexEntry["toolCalls"]>;
 type ShareOf = Brief["shares"]["argumentsValid"];
 
 /** The Wilson 95 % interval, as a run's brief records it. */
-function share(successes: number, trials: number): ShareOf {
-  if (trials === 0) return { successes, trials, share: null, low: null, high: null };
-  const z = 1.96;
-  const p = successes / trials;
-  const d = 1 + (z * z) / trials;
-  const c = p + (z * z) / (2 * trials);
-  const r = z * Math.sqrt((p * (1 - p)) / trials + (z * z) / (4 * trials * trials));
-  return { successes, trials, share: p, low: (c - r) / d, high: (c + r) / d };
-}
+const share = (successes: number, trials: number): ShareOf => wilson(successes, trials);
 
 /** Successes of `trials` draws with probability p. */
 function draw(random: () => number, p: number, trials: number): number {
@@ -50,21 +43,7 @@ function run(i: number, random: () => number, p: number, support: Brief["support
   const startedAt = new Date(Date.UTC(2026, 0, 1) + i * 3_600_000).toISOString();
   const none = share(0, 0);
   const supported = support === "supported";
-  const shares = Object.fromEntries(
-    (
-      [
-        "callWhenNeeded",
-        "noCallWhenNone",
-        "rightTool",
-        "argumentsParse",
-        "argumentsValid",
-        "argumentValues",
-        "parallelBoth",
-        "finishReason",
-        "structuredOutput",
-      ] as const
-    ).map((m) => [m, none]),
-  ) as Brief["shares"];
+  const shares = Object.fromEntries(TOOL_MEASURES.map((m) => [m, none])) as Brief["shares"];
   if (supported) {
     shares.argumentsValid = share(draw(random, p, TRIALS), TRIALS);
     shares.rightTool = share(draw(random, 0.97, TRIALS), TRIALS);

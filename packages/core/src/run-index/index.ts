@@ -13,20 +13,13 @@ import {
   type RunDocument,
   SloRecord,
   Summary,
+  ToolCallShares,
   upgradeLevelsV1,
   upgradeLevelsV2,
 } from "../run/index.ts";
 import { SameModel } from "../same-model/index.ts";
 import { listRunKeys, putRun, readRun, type Store } from "../store/index.ts";
-import { ToolCallsBrief, ToolCallsVerdict, toolCallsBriefOf } from "./tool-calls-brief.ts";
-
-export {
-  Share as ToolShare,
-  TOOL_MEASURES,
-  ToolCallsBrief,
-  ToolCallsVerdict,
-  type ToolMeasure,
-} from "./tool-calls-brief.ts";
+import { ToolCallsVerdict } from "../tool-calls/verdict.ts";
 
 /** The figures of one level that history and comparison need. Units in the names. */
 export const LevelFigures = z.object({
@@ -117,9 +110,15 @@ const RunIndexEntryV2 = z.object({
    * and for runs without a canary.
    */
   sameModel: SameModel.optional(),
-  /** The run's tool-call phase in brief: its suite, whether the route supports tools, its shares; absent when the run has none. */
-  toolCalls: ToolCallsBrief.optional(),
-  /** The tool-call verdict against the model's reference route; absent until judged and for runs without tool calls. */
+  /** The run's tool-call phase in brief: its suite, whether the route took tools, and the nine shares; absent when the run has none. */
+  toolCalls: z
+    .object({ suite: z.string(), support: z.enum(["supported", "no-tool-support"]), shares: ToolCallShares })
+    .optional(),
+  /**
+   * The tool-call verdict on the run, against the reference's latest tool-call run started by then
+   * (`judgeToolCallRuns`, in the first evaluation after the run was indexed); absent until then and
+   * for runs without a tool-call phase.
+   */
   toolCallsVerdict: ToolCallsVerdict.optional(),
 });
 
@@ -246,7 +245,9 @@ export function indexEntryFor(key: string, doc: RunDocument): RunIndexEntry {
           },
         }
       : {}),
-    ...(doc.toolCalls ? { toolCalls: toolCallsBriefOf(doc) as ToolCallsBrief } : {}),
+    ...(doc.toolCalls
+      ? { toolCalls: { suite: doc.toolCalls.suite, support: doc.toolCalls.support, shares: doc.toolCalls.shares } }
+      : {}),
   };
 }
 

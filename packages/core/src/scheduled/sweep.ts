@@ -4,7 +4,15 @@
  * run or save the finished levels and send a continuation that resumes at the next level.
  */
 import { type RunClaims, slotRunId } from "../claims/index.ts";
-import { type Config, canaryFor, DEFAULT_SCENARIO, scenariosOf, type Target, workloadFor } from "../config/index.ts";
+import {
+  type Config,
+  canaryFor,
+  DEFAULT_SCENARIO,
+  scenariosOf,
+  type Target,
+  toolCallsFor,
+  workloadFor,
+} from "../config/index.ts";
 import { KneeboardError } from "../errors/index.ts";
 import type { RunDocument } from "../run/index.ts";
 import { type RunIndex, saveRun } from "../run-index/index.ts";
@@ -213,6 +221,7 @@ async function sweepClaimed(c: Claimed): Promise<Outcome> {
     target,
     workload,
     canary: canaryFor(deps.config.targets, target, workload),
+    toolCalls: toolCallsFor(workload),
     scenario,
     traces: deps.traces,
     apiKey: deps.apiKeyFor?.(target),

@@ -8,7 +8,7 @@ import type { Agent } from "node:http";
 import { availableParallelism, hostname } from "node:os";
 import type { HealthWatch } from "../client/health.ts";
 import { type Endpoint, StreamingClient } from "../client/index.ts";
-import { type CanarySettings, modelKeyOf, type Target, type Workload } from "../config/index.ts";
+import { type CanarySettings, modelKeyOf, type Target, type ToolCallSettings, type Workload } from "../config/index.ts";
 import { concurrencyOf, documentLoad, replayedWindow } from "../kinds/index.ts";
 import { levelStop, summarizeRun } from "../metrics/index.ts";
 import {
@@ -23,6 +23,7 @@ import {
 } from "../plan/index.ts";
 import type { Canary, Level, Load, RunDocument, Sample, Stop, ToolCalls } from "../run/index.ts";
 import { type Scheduler, systemScheduler } from "../scheduler/index.ts";
+import { runToolCalls } from "../tool-calls/phase.ts";
 import { type Traces, traceRecord } from "../trace/index.ts";
 import { PromptSizer } from "../workload/index.ts";
 import { runCanary } from "./canary.ts";
@@ -124,6 +125,12 @@ export interface SweepOptions {
    * the canary says why it stopped).
    */
   canary?: CanarySettings | null;
+  /**
+   * The tool-call phase after the levels and the canary (`toolCallsFor`: on where the workload sets
+   * `toolCalls`); absent or null: none. It runs, as the canary does, when some level had an answer and
+   * the sweep was not stopped; a stop ends it where it is.
+   */
+  toolCalls?: ToolCallSettings | null;
 }
 
 /** A fresh run id: 8 hex characters. */
@@ -172,7 +179,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
   };
 
   let canary: Canary | undefined;
-  const toolCalls: ToolCalls | null = null;
+  let toolCalls: ToolCalls | null = null;
   const document = (status: RunDocument["status"], reason = partialReason): RunDocument => ({
     schemaVersion: 3,
     runId,
@@ -273,6 +280,14 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
       settings: options.canary,
       workload,
       scheduler: clock,
+      stopReason,
+      signal: options.signal,
+    });
+  if (answered && options.toolCalls && stopReason() === null)
+    toolCalls = await runToolCalls({
+      client,
+      settings: options.toolCalls,
+      workload,
       stopReason,
       signal: options.signal,
     });

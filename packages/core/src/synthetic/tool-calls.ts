@@ -6,6 +6,7 @@
  * The shares are counted from the answers, so an F1 or a verdict computed from them agrees.
  */
 import type { ToolCallAnswer, ToolCallShare, ToolCalls } from "../run/index.ts";
+import { TOOL_MEASURES, type ToolMeasure, wilson } from "../tool-calls/measures.ts";
 import { TOOLS_V1, type ToolPrompt, type ToolSuite } from "../tool-calls/suite.ts";
 
 export interface SyntheticToolCallsOptions {
@@ -20,29 +21,11 @@ export interface SyntheticToolCallsOptions {
   suite?: ToolSuite;
 }
 
-/** A share and its Wilson 95 % interval. */
-export function wilsonShare(successes: number, trials: number): ToolCallShare {
-  if (trials === 0) return { successes, trials, share: null, low: null, high: null };
-  const z = 1.96;
-  const p = successes / trials;
-  const d = 1 + (z * z) / trials;
-  const c = p + (z * z) / (2 * trials);
-  const r = z * Math.sqrt((p * (1 - p)) / trials + (z * z) / (4 * trials * trials));
-  return { successes, trials, share: p, low: Math.max(0, (c - r) / d), high: Math.min(1, (c + r) / d) };
-}
+/** A share and its Wilson 95 % interval, as the phase records it. */
+export const wilsonShare = (successes: number, trials: number): ToolCallShare => wilson(successes, trials);
 
-const MEASURES = [
-  "callWhenNeeded",
-  "noCallWhenNone",
-  "rightTool",
-  "argumentsParse",
-  "argumentsValid",
-  "argumentValues",
-  "parallelBoth",
-  "finishReason",
-  "structuredOutput",
-] as const;
-type Measure = (typeof MEASURES)[number];
+type Measure = ToolMeasure;
+const MEASURES = TOOL_MEASURES;
 
 /** One answer to a prompt and the measures it counts toward (true: a success). */
 function answer(

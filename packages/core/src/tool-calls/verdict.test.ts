@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { seededRandom } from "../random/index.ts";
+import type { ToolCallAnswer } from "../run/index.ts";
 import type { F1Answer } from "./f1.ts";
+import { scoreAnswer, sharesOf } from "./measures.ts";
+import { TOOLS_V1, type ToolPrompt } from "./suite.ts";
 import { type ToolCallsRecord, type ToolCallsRun, ToolCallsVerdict, toolCallsVerdicts } from "./verdict.ts";
 
 /** A tool-call record with the given argumentsValid and rightTool counts (x of n). */
@@ -149,5 +153,95 @@ describe("the tool-call verdict's rules", () => {
     expect(v.r?.f1).toBeCloseTo(0.5, 12);
     expect(v.few).toMatchObject({ verdict: "too-few-samples", f1: 1 });
     expect(v.ref?.f1).toBeNull();
+  });
+});
+
+/**
+ * One seeded run of a route over tools-v1 at the phase's defaults (24 prompts x 4 samples): every
+ * expected call made, each call's arguments broken (cut short, so they no longer parse) with
+ * probability `broken`, words for no-call prompts; scored by the phase's own `scoreAnswer`.
+ */
+function simulatedRun(random: () => number, broken: number): ToolCallsRecord {
+  const answers: (ToolCallAnswer & { prompt: ToolPrompt })[] = [];
+  for (const prompt of TOOLS_V1.prompts)
+    for (let sample = 0; sample < SAMPLES_PER_PROMPT; sample++) {
+      const calls = prompt.expected.map((e, index) => {
+        const text = JSON.stringify(e.arguments);
+        return {
+          index,
+          id: `call_${index}`,
+          name: e.name,
+          arguments: random() < broken ? text.slice(0, Math.floor(text.length * 0.6)) : text,
+        };
+      });
+      answers.push({
+        prompt,
+        promptId: prompt.id,
+        sample,
+        outcome: "ok",
+        httpStatus: 200,
+        finishReason: calls.length > 0 ? "tool_calls" : "stop",
+        calls,
+        argumentsAsObject: false,
+        content: calls.length > 0 ? null : prompt.responseSchema ? "{}" : "Done.",
+      });
+    }
+  return {
+    suite: TOOLS_V1.id,
+    support: "supported",
+    shares: sharesOf(answers.map((a) => scoreAnswer(a.prompt, a))),
+    answers,
+  };
+}
+
+const SAMPLES_PER_PROMPT = 4;
+/** The reference's own slips: one call in 200 has broken arguments (near-deterministic at temperature 0). */
+const REFERENCE_BROKEN = 0.005;
+
+describe("the tool-call verdict at the phase's default sample sizes (tools-v1, 4 samples a prompt), 100 seeded runs", () => {
+  // Trials per measure at these sizes: argumentsValid and rightTool count the answers with a call,
+  // 15 prompts (10 one-call, 5 parallel) x 4 = 60 a side. A twin draws from the reference's own
+  // distribution, so its false-alarm rate is at most alpha (0.01; Holm keeps the family's at 0.01):
+  // 99 of 100 `same` expected, standard error 1, and the bound 95 is 4 standard errors below. (At
+  // shares this near 1 the pooled test is conservative: exact enumeration gives a rate under 1e-5.)
+  // Measured 100 of 100 with these seeds.
+  it("calls the faithful twin of the reference `same` in at least 95 of 100", () => {
+    let same = 0;
+    for (let trial = 0; trial < 100; trial++) {
+      const random = seededRandom(40_000 + trial);
+      const verdicts = toolCallsVerdicts([
+        ref(simulatedRun(random, REFERENCE_BROKEN)),
+        route("twin", simulatedRun(random, REFERENCE_BROKEN)),
+      ]);
+      expect(verdicts.twin?.pValues.argumentsValid).not.toBeNull();
+      if (verdicts.twin?.verdict === "same") same++;
+    }
+    expect(same).toBeGreaterThanOrEqual(95);
+  });
+
+  // 20 % of the calls broken on top of the reference's slips: a one-call answer stays valid with
+  // probability 0.995 x 0.8 = 0.796, a parallel one with 0.796² = 0.634, so the route's
+  // schema-valid share is about (40 x 0.796 + 20 x 0.634) / 60 = 0.742 against the reference's 0.993.
+  // `worse` needs Holm's 2 x p < 0.01 (two tests: both measures of one route). Exact enumeration over
+  // both sides' binomial counts gives a power of 0.990: 99 of 100 `worse` expected, standard error 1,
+  // and the bound 95 is 4 standard errors below. Measured 100 of 100 with these seeds.
+  it("calls a route with 20 % of its arguments broken `worse` in at least 95 of 100", () => {
+    let worse = 0;
+    for (let trial = 0; trial < 100; trial++) {
+      const random = seededRandom(50_000 + trial);
+      const verdicts = toolCallsVerdicts([
+        ref(simulatedRun(random, REFERENCE_BROKEN)),
+        route("broken", simulatedRun(random, 1 - (1 - REFERENCE_BROKEN) * 0.8)),
+      ]);
+      expect(verdicts.broken?.f1).toBeLessThan(0.95);
+      if (verdicts.broken?.verdict === "worse" && verdicts.broken.cause === "arguments_valid") worse++;
+    }
+    expect(worse).toBeGreaterThanOrEqual(95);
+  });
+
+  it("counts 60 trials a side in both tested measures at these sizes", () => {
+    const run = simulatedRun(seededRandom(1), 0);
+    expect(run.shares.argumentsValid.trials).toBe(60);
+    expect(run.shares.rightTool.trials).toBe(60);
   });
 });
