@@ -110,6 +110,43 @@ describe("kneeboard plan", () => {
     expect(requests).toBe(0);
   });
 
+  it("plans the tool-call phase where a layer turns it on: requests, tokens, dollars and time", async () => {
+    const config = {
+      targets: [
+        {
+          id: "agents",
+          label: "Agents",
+          baseURL: url,
+          model: "m",
+          route: { gateway: "direct" },
+          pricing: { inputPerMillionUsd: 1, outputPerMillionUsd: 2 },
+        },
+      ],
+      workload: { concurrency: [1], requestsPerLevel: 4, requestTimeoutSeconds: 60 },
+      scenarios: { chat: {}, tools: { toolCalls: { samplesPerPrompt: 2, concurrency: 8 } } },
+    };
+    const file = join(dir, "tool-calls.json");
+    writeFileSync(file, JSON.stringify(config));
+    const result = await kneeboardHere(["plan", "--config", file]);
+    expect(result.code).toBe(0);
+    const [chat, tools] = ["chat", "tools"].map(
+      (name) => result.out.split("\n\n").find((part) => part.startsWith(`target agents [${name}]`)) ?? "",
+    );
+    expect(chat).toContain("tool calls: off (workload toolCalls false, the default)");
+    // 24 prompts x 2 = 48 requests, 6 rounds of 8 at 0.5 s + 256 tokens at 50 tok/s = 5.62 s each: 33.7 s;
+    // at the 60 s timeout 360 s. At most 48 x 256 = 12,288 output tokens.
+    const line =
+      /tool calls \(works for agents\?\): 48 requests after the levels and the canary \(24 prompts x 2, temperature 0, maxTokens 256, 8 at once\): about ([\d,]+) prompt and at most 12,288 output tokens, about \$([\d.]+) at the list prices; expected 33\.7 s, upper bound 360 s/.exec(
+        tools ?? "",
+      );
+    expect(line).not.toBeNull();
+    const promptTokens = Number(line?.[1]?.replace(/,/g, ""));
+    // Each request sends its tools' schemas: several hundred tokens a request, not the messages' few dozen.
+    expect(promptTokens / 48).toBeGreaterThan(150);
+    expect(Number(line?.[2])).toBeCloseTo((promptTokens * 1 + 12_288 * 2) / 1e6, 2);
+    expect(requests).toBe(0);
+  });
+
   it("plans an open-loop scenario by its rates: sending time, the last request, in flight against maxInFlight", async () => {
     const config = {
       targets: [{ id: "open", label: "Open", baseURL: url, model: "m", route: { gateway: "direct" } }],

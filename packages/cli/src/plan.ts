@@ -80,6 +80,7 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
     `  duration expected: ${number(plan.expectedSeconds)} s, ${fitText(plan.expected, plan, words)}`,
     `  duration upper bound: ${number(plan.upperBoundSeconds)} s, ${fitText(plan.upperBound, plan, words)}`,
     canaryText(plan),
+    toolCallsText(plan),
     `  top level: ${topLevelText(plan, words)}, ${number(share * 100)} % of what one client thread is planned to carry (${number(CLIENT_CHUNKS_PER_SECOND_PER_THREAD)} chunks/s: ${number(CLIENT_PLANNED_CORE_SHARE * 100)} % of a core, which parses ${number(CLIENT_CHUNKS_PER_CPU_SECOND)} as measured); a sweep with threads "auto" (the deployed one) would run it on ${plan.topLevelThreads === 1 ? "its own thread" : `${plan.topLevelThreads} worker threads`} (${plan.cores} core${plan.cores === 1 ? "" : "s"} here)${share > plan.topLevelThreads ? ": more than those are planned to carry, so the level may be flagged client.limited here" : ""}`,
   ].join("\n");
 }
@@ -102,6 +103,15 @@ function canaryText(plan: TargetPlan): string {
     `  canary (same model?): ${c.requests} requests after the levels (${c.requests / s.samplesPerPrompt} prompts x ${s.samplesPerPrompt}, temperature ${s.temperature}, maxTokens ${s.maxTokens}, ${s.concurrency} at once): about ${number(c.promptTokens)} prompt and at most ${number(c.outputTokens)} output tokens${usd}; expected ${number(c.expectedSeconds, 1)} s, upper bound ${number(c.upperBoundSeconds)} s, on top of the durations above`,
     ...(small === null ? [] : [`  warning: ${small}`]),
   ].join("\n");
+}
+
+/** The tool-call phase in words: requests, tokens, dollars where list-priced, time; or that it is off. */
+function toolCallsText(plan: TargetPlan): string {
+  const t = plan.toolCalls;
+  if (t === null) return "  tool calls: off (workload toolCalls false, the default)";
+  const s = t.settings;
+  const usd = t.usd === null ? "" : `, about $${t.usd < 0.01 ? t.usd.toFixed(4) : t.usd.toFixed(2)} at the list prices`;
+  return `  tool calls (works for agents?): ${t.requests} requests after the levels and the canary (${t.requests / s.samplesPerPrompt} prompts x ${s.samplesPerPrompt}, temperature ${s.temperature}, maxTokens ${s.maxTokens}, ${s.concurrency} at once): about ${number(t.promptTokens)} prompt and at most ${number(t.outputTokens)} output tokens${usd}; expected ${number(t.expectedSeconds, 1)} s, upper bound ${number(t.upperBoundSeconds)} s, on top of the durations above`;
 }
 
 /**

@@ -2,7 +2,15 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../errors/index.ts";
-import { canaryChoice, canaryFor, DEFAULT_CANARY, parseConfig, workloadFor } from "./index.ts";
+import {
+  canaryChoice,
+  canaryFor,
+  DEFAULT_CANARY,
+  DEFAULT_TOOL_CALLS,
+  parseConfig,
+  toolCallsFor,
+  workloadFor,
+} from "./index.ts";
 import { schemaFiles } from "./schemas.ts";
 
 const target = (extra: Record<string, unknown> = {}) => ({
@@ -397,5 +405,39 @@ describe("reference routes and the canary", () => {
     ]);
     const direct = { ...keyless, route: { gateway: "direct" } };
     expect(parse({ targets: [direct] }).targets[0]?.apiKeyEnv).toBeUndefined();
+  });
+});
+
+describe("workload.toolCalls", () => {
+  it("is off by default; true or an object turns it on, the nearest layer deciding; its fields are checked at their path", () => {
+    const config = parse({
+      targets: [target({ id: "a" }), target({ id: "b", workload: { toolCalls: { concurrency: 8 } } })],
+      workload: { toolCalls: true },
+      scenarios: { chat: {}, quiet: { toolCalls: false }, many: { toolCalls: { samplesPerPrompt: 10 } } },
+    });
+    const [a, b] = config.targets as [never, never];
+    const of = (t: never, scenario: string) => toolCallsFor(workloadFor(config, t, scenario));
+    expect(of(a, "chat")).toEqual(DEFAULT_TOOL_CALLS);
+    expect(of(b, "chat")).toEqual({ ...DEFAULT_TOOL_CALLS, concurrency: 8 });
+    expect(of(b, "quiet")).toBeNull();
+    // A scenario's object replaces the target's whole, as the canary's does.
+    expect(of(b, "many")).toEqual({ ...DEFAULT_TOOL_CALLS, samplesPerPrompt: 10 });
+    expect(toolCallsFor(workloadFor(parse({ targets: [target()] }), target() as never))).toBeNull();
+    expect(DEFAULT_TOOL_CALLS).toEqual({ samplesPerPrompt: 4, concurrency: 4, temperature: 0, maxTokens: 256 });
+
+    const at = (toolCalls: unknown) =>
+      problemsOf({ targets: [target({ workload: { toolCalls } })] }).map((p) => `${p.path}: ${p.message}`);
+    expect(at({ samplesPerPrompt: 0 })).toEqual([
+      expect.stringMatching(/^targets\[0\]\.workload\.toolCalls\.samplesPerPrompt: /),
+    ]);
+    expect(at({ concurrency: 65 })).toEqual([
+      expect.stringMatching(/^targets\[0\]\.workload\.toolCalls\.concurrency: /),
+    ]);
+    expect(at({ temperature: 1 })).toEqual([
+      expect.stringMatching(/^targets\[0\]\.workload\.toolCalls\.temperature: /),
+    ]);
+    expect(at("yes")).toEqual([
+      "targets[0].workload.toolCalls: must be true, false or { samplesPerPrompt?, concurrency? }",
+    ]);
   });
 });

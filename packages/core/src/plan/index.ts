@@ -12,6 +12,8 @@ import {
   DEFAULT_CANARY,
   scenariosOf,
   type Target,
+  type ToolCallSettings,
+  toolCallsFor,
   type Workload,
   workloadFor,
 } from "../config/index.ts";
@@ -28,6 +30,7 @@ import {
 } from "../kinds/index.ts";
 import { SAME_MODEL_MIN_SAMPLES } from "../same-model/index.ts";
 import { CANARY_PROMPTS } from "../same-model/prompts.ts";
+import { TOOL_SUITE, type ToolSuite } from "../tool-calls/suite.ts";
 import type { Traces } from "../trace/index.ts";
 
 export type { ConversationPlan } from "../kinds/conversation/index.ts";
@@ -198,6 +201,70 @@ export function planCanary(
   };
 }
 
+/** The tool-call phase of a sweep, as planned (`planToolCalls`). */
+export interface ToolCallsPlan {
+  settings: ToolCallSettings;
+  /** The suite's prompts x samplesPerPrompt. */
+  requests: number;
+  /**
+   * Prompt tokens over every request, estimated at 4 characters a token of the messages, the tools'
+   * definitions (or the response schema) as sent, plus 8 for a chat template.
+   */
+  promptTokens: number;
+  /** Output tokens at most: every answer reaching maxTokens. */
+  outputTokens: number;
+  /** USD at the target's list prices; null without list prices (none, or hourly). */
+  usd: number | null;
+  /** ceil(requests / concurrency) rounds of one request at the assumed rates, seconds. */
+  expectedSeconds: number;
+  /** Every request running to its timeout, seconds. */
+  upperBoundSeconds: number;
+}
+
+/** The tool-call phase's requests, tokens, dollars and time for a target, at the assumed rates. */
+export function planToolCalls(
+  target: Pick<Target, "pricing">,
+  workload: Workload,
+  settings: ToolCallSettings,
+  outputTokensPerSecondPerStream: number,
+  assumptions: PlanAssumptions = DEFAULT_PLAN_ASSUMPTIONS,
+  suite: ToolSuite = TOOL_SUITE,
+): ToolCallsPlan {
+  const requests = suite.prompts.length * settings.samplesPerPrompt;
+  const sent = (p: ToolSuite["prompts"][number]) =>
+    p.messages.reduce((sum, m) => sum + m.content.length, 0) +
+    (p.tools.length > 0 ? JSON.stringify(p.tools).length : 0) +
+    (p.responseSchema ? JSON.stringify(p.responseSchema).length : 0);
+  const promptTokens =
+    settings.samplesPerPrompt * suite.prompts.reduce((sum, p) => sum + Math.ceil(sent(p) / 4) + TEMPLATE_TOKENS, 0);
+  const outputTokens = requests * settings.maxTokens;
+  const pricing = target.pricing;
+  const usd =
+    pricing && "inputPerMillionUsd" in pricing
+      ? (promptTokens * pricing.inputPerMillionUsd + outputTokens * pricing.outputPerMillionUsd) / 1e6
+      : null;
+  const oneRequest = Math.min(
+    workload.requestTimeoutSeconds,
+    assumptions.ttftSeconds + settings.maxTokens / outputTokensPerSecondPerStream,
+  );
+  const roundsOf = rounds(requests, settings.concurrency);
+  return {
+    settings,
+    requests,
+    promptTokens,
+    outputTokens,
+    usd,
+    expectedSeconds: roundsOf * oneRequest,
+    upperBoundSeconds: roundsOf * workload.requestTimeoutSeconds,
+  };
+}
+
+/** The tool-call phase a workload runs, planned; null when off. */
+function toolCallsOf(target: Target, workload: Workload, perStream: number, assumptions: PlanAssumptions) {
+  const settings = toolCallsFor(workload);
+  return settings && planToolCalls(target, workload, settings, perStream, assumptions);
+}
+
 /** What `kneeboard plan` reports for one (target, scenario). */
 export interface TargetPlan {
   targetId: string;
@@ -237,6 +304,8 @@ export interface TargetPlan {
   canaryChoice: CanaryChoice;
   /** Requests a run saves by the canary being off by default (no verdict could come of it): the default canary's; else 0. */
   canarySavedRequests: number;
+  /** The tool-call phase after the canary; null when off (`workload.toolCalls`). Its time is not in the levels' durations. */
+  toolCalls: ToolCallsPlan | null;
 }
 
 /** One request's expected duration at the assumed rates (TTFT, longer for a long prompt, then maxTokens), never past its timeout, seconds. */
@@ -326,6 +395,7 @@ export function planTarget(
     canaryChoice: canary,
     canarySavedRequests:
       canary.cause === "no-reference" || canary.cause === "alone" ? canaryRequests(DEFAULT_CANARY) : 0,
+    toolCalls: toolCallsOf(target, workload, perStream, assumptions),
   };
 }
 

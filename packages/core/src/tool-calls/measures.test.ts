@@ -29,8 +29,8 @@ describe("the tools-v1 suite", () => {
       for (const e of p.expected) {
         const tool = p.tools.find((t) => t.name === e.name);
         expect(tool, `${p.id} offers ${e.name}`).toBeDefined();
-        // Every one-call's expected arguments are the whole call: they must be valid on their own.
-        if (p.kind === "one-call") expect(validAgainst(tool?.parameters ?? {}, e.arguments), p.id).toBe(true);
+        // Every expected call fixes every argument it needs: it is a valid call on its own.
+        expect(validAgainst(tool?.parameters ?? {}, e.arguments), `${p.id} ${e.name}`).toBe(true);
       }
       expect(p.kind === "structured").toBe(p.responseSchema !== undefined && p.tools.length === 0);
       // Every schema compiles under Ajv's strict mode (a typo would throw) and rejects an empty object.

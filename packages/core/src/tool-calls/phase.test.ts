@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StreamingClient } from "../client/index.ts";
 import { parseConfig, toolCallsFor, workloadFor } from "../config/index.ts";
 import { seededRandom } from "../random/index.ts";
-import type { ToolCalls } from "../run/index.ts";
+import { RunDocument, type ToolCalls } from "../run/index.ts";
+import { indexEntryFor, RunIndexEntry } from "../run-index/index.ts";
 import { runSweep } from "../sweep/index.ts";
 import { TOOL_MEASURES, type ToolMeasure } from "./measures.ts";
 import { runToolCalls } from "./phase.ts";
@@ -23,7 +24,7 @@ const STRUCTURED: Record<string, unknown> = {
   "json-person": { name: "Ada Lovelace", birth_year: 1815, city: "London" },
   "json-sentiment": { sentiment: "negative", confidence: 0.9 },
   "json-recipe": {
-    title: "Pancakes",
+    title: "Crêpes",
     ingredients: [
       { name: "flour", quantity: 125, unit: "g" },
       { name: "milk", quantity: 250, unit: "ml" },
@@ -60,6 +61,8 @@ const BEHAVIOURS = {
 /** What the server sent, in its own words: the answer's truth on each measure it counts toward. */
 interface LogEntry {
   promptId: string;
+  /** The calls and text sent, for the answers that came whole. */
+  sent?: { calls: Call[]; content: string | null };
   behaviour: string;
   failed: boolean;
   asObject: boolean;
@@ -176,7 +179,7 @@ function answerFor(
       return {
         calls: [],
         finish: "stop",
-        content: "Forty-two, in words.",
+        content: "Quarante-deux — voilà, en français.",
         truth: { noCallWhenNone: 1, finishReason: 1 } as const,
       };
     case "none:spuriousCall":
@@ -267,12 +270,21 @@ let plainRequests = 0;
 let server: Server;
 let baseURL: string;
 
-/** Writes `bytes` in slices of 1 to 48 bytes, yielding between them: reads may end inside a character. */
+/**
+ * Writes `bytes` in slices of 1 to 48 bytes, yielding between them, and cuts every multi-byte
+ * character after its first byte: the client's reads then end inside characters.
+ */
 async function writeSliced(res: ServerResponse, bytes: Buffer, random: () => number, stopAt = bytes.length) {
   for (let at = 0; at < stopAt; ) {
-    const size = Math.min(stopAt - at, 1 + Math.floor(random() * 48));
-    res.write(bytes.subarray(at, at + size));
-    at += size;
+    let end = Math.min(stopAt, at + 1 + Math.floor(random() * 48));
+    // A lead byte of a multi-byte character (0b11xxxxxx) in the slice: end the slice just after it.
+    for (let i = at; i < end; i++)
+      if (((bytes[i] ?? 0) & 0xc0) === 0xc0) {
+        end = i + 1;
+        break;
+      }
+    res.write(bytes.subarray(at, end));
+    at = end;
     await new Promise((r) => setImmediate(r));
   }
 }
@@ -306,11 +318,19 @@ async function answer(req: IncomingMessage, res: ServerResponse, body: Record<st
   // A one-call prompt has no second call to drop: it answers faithfully instead.
   if (behaviour === "dropSecond" && prompt.kind !== "parallel") behaviour = "faithful";
   const random = seededRandom(1000 * at + k + 7);
-  const escaped = random() < 0.5;
+  // Every other request of a prompt escapes its non-ASCII characters (`\u00fc`), the rest send them raw.
+  const escaped = k % 2 === 0;
   const built = answerFor(prompt, behaviour, escaped);
   const asObject = behaviour === "asObject";
   const failed = behaviour === "close" || behaviour === "errorEvent";
-  log.push({ promptId: prompt.id, behaviour, failed, asObject, truth: built.truth });
+  log.push({
+    promptId: prompt.id,
+    behaviour,
+    failed,
+    asObject,
+    truth: built.truth,
+    sent: { calls: built.calls, content: built.content },
+  });
   const events = streamOf(built, asObject, random);
   res.writeHead(200, { "content-type": "text/event-stream" });
   if (behaviour === "errorEvent") {
@@ -400,21 +420,46 @@ describe("the tool-call phase against a misbehaving streaming server", () => {
     expect(result.answers.filter((a) => a.argumentsAsObject).length).toBe(log.filter((e) => e.asObject).length);
   });
 
-  it("assembles each faithful answer's calls exactly, escapes and multi-byte characters included", () => {
-    const faithful = result.answers.filter((a) => {
-      const prompt = TOOLS_V1.prompts.find((p) => p.id === a.promptId) as ToolPrompt;
-      return (
-        a.outcome === "ok" &&
-        a.finishReason === "tool_calls" &&
-        a.calls.length === prompt.expected.length &&
-        prompt.expected.length > 0
-      );
-    });
-    expect(faithful.length).toBeGreaterThan(10);
-    const zurich = result.answers.filter(
-      (a) => a.promptId === "directions-zurich" && a.outcome === "ok" && a.calls.length === 1,
-    );
-    expect(zurich.map((a) => JSON.parse(a.calls[0]?.arguments ?? "null")?.origin)).toContain("Zürich HB");
+  it("assembles every whole answer's calls and text exactly as sent, escapes and multi-byte characters included", () => {
+    const whole = log.filter((e) => !e.failed);
+    expect(whole.length).toBe(result.answers.filter((a) => a.outcome === "ok").length);
+    // Answers and log entries pair up by prompt and by order within it (a prompt's requests are sequential).
+    const sentOf = new Map<string, LogEntry[]>();
+    for (const e of log) sentOf.set(e.promptId, [...(sentOf.get(e.promptId) ?? []), e]);
+    const got = new Map<string, typeof result.answers>();
+    for (const a of result.answers) got.set(a.promptId, [...(got.get(a.promptId) ?? []), a]);
+    for (const [promptId, entries] of sentOf) {
+      const answers = got.get(promptId) ?? [];
+      // The requests of one prompt may overlap (4 at once), so match the multisets, not the order.
+      const key = (calls: { name: string | null; args: string }[], content: string | null) =>
+        JSON.stringify([calls.map((c) => [c.name, c.args]), content]);
+      const sent = entries
+        .filter((e) => !e.failed)
+        .map((e) =>
+          key(
+            (e.sent?.calls ?? []).map((c) => ({
+              name: c.name,
+              args: e.asObject ? JSON.stringify(JSON.parse(c.args)) : c.args,
+            })),
+            e.sent?.content ?? null,
+          ),
+        )
+        .sort();
+      const assembled = answers
+        .filter((a) => a.outcome === "ok")
+        .map((a) =>
+          key(
+            a.calls.map((c) => ({ name: c.name, args: c.arguments })),
+            a.content,
+          ),
+        )
+        .sort();
+      expect(assembled, promptId).toEqual(sent);
+    }
+    // Some whole answer carried raw multi-byte characters, and some \u escapes, in its arguments.
+    const args = whole.flatMap((e) => e.sent?.calls.map((c) => c.args) ?? []);
+    expect(args.some((a) => a.includes("î"))).toBe(true);
+    expect(args.some((a) => a.includes("\\u00fc") || a.includes("\\u00e9"))).toBe(true);
   });
 });
 
