@@ -289,7 +289,20 @@ async function writeSliced(res: ServerResponse, bytes: Buffer, random: () => num
   }
 }
 
+/** Tool-call requests in flight now, and at most (the phase's concurrency bounds it). */
+let inFlight = 0;
+let maxInFlight = 0;
+
 async function answer(req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>): Promise<void> {
+  if (body.tools !== undefined || body.response_format !== undefined) {
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    res.on("close", () => inFlight--);
+    // What every tool-call request asks: temperature 0, 256 tokens, tools with tool_choice auto or a strict schema.
+    expect(body).toMatchObject({ temperature: 0, max_tokens: 256, stream: true });
+    if (body.tools !== undefined) expect(body.tool_choice).toBe("auto");
+    else expect(body.response_format).toMatchObject({ type: "json_schema", json_schema: { strict: true } });
+  }
   const messages = body.messages as { role: string; content: string }[];
   const user = messages.find((m) => m.role === "user")?.content;
   const prompt = promptByUser.get(user);
@@ -307,6 +320,15 @@ async function answer(req: IncomingMessage, res: ServerResponse, body: Record<st
     res.writeHead(400, { "content-type": "application/json" });
     res.end(
       JSON.stringify({ error: { message: "tools are not supported for this model", type: "invalid_request_error" } }),
+    );
+    return;
+  }
+  if (body.model === "ignores") {
+    // A route that takes the tools and never calls one: text every time, JSON never.
+    log.push({ promptId: prompt.id, behaviour: "ignores", failed: false, asObject: false, truth: {} });
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.end(
+      streamOf({ calls: [], finish: "stop", content: "Sure, happy to help.", truth: {} }, false, Math.random).join(""),
     );
     return;
   }
@@ -382,6 +404,7 @@ describe("the tool-call phase against a misbehaving streaming server", () => {
   beforeAll(async () => {
     log.length = 0;
     perPrompt.clear();
+    maxInFlight = 0;
     const client = new StreamingClient({ baseURL, model: "sloppy", route: { gateway: "direct" } });
     result = await runToolCalls({ client, settings: SETTINGS, workload: WORKLOAD, stopReason: () => null });
   }, 60_000);
@@ -395,6 +418,9 @@ describe("the tool-call phase against a misbehaving streaming server", () => {
       requests: 96,
     });
     expect(log).toHaveLength(96);
+    // At most `concurrency` at once (several do overlap: each answer takes many writes).
+    expect(maxInFlight).toBeLessThanOrEqual(4);
+    expect(maxInFlight).toBeGreaterThan(1);
     const seen = new Set(log.map((e) => e.behaviour));
     for (const behaviour of [...BEHAVIOURS.calls, ...BEHAVIOURS.none, ...BEHAVIOURS.structured])
       expect(seen.has(behaviour), behaviour).toBe(true);
@@ -463,6 +489,37 @@ describe("the tool-call phase against a misbehaving streaming server", () => {
   });
 });
 
+describe("a route that ignores tools, and a sweep that stops", () => {
+  it("text where every call was needed: supported, with its rates, not an error", async () => {
+    log.length = 0;
+    const client = new StreamingClient({ baseURL, model: "ignores", route: { gateway: "direct" } });
+    const r = await runToolCalls({ client, settings: SETTINGS, workload: WORKLOAD, stopReason: () => null });
+    expect(r).toMatchObject({ support: "supported", requests: 96, failed: 0, stopped: null });
+    // 15 one-call and parallel prompts x 4 answered in words; 5 no-call prompts x 4 right; 4 structured x 4 not JSON.
+    expect(r.shares.callWhenNeeded).toMatchObject({ successes: 0, trials: 60, share: 0, low: 0 });
+    expect(r.shares.noCallWhenNone).toMatchObject({ successes: 20, trials: 20, share: 1, high: 1 });
+    expect(r.shares.structuredOutput).toMatchObject({ successes: 0, trials: 16 });
+    expect(r.shares.finishReason).toMatchObject({ successes: 96, trials: 96 });
+    for (const m of ["rightTool", "argumentsParse", "argumentsValid", "argumentValues"] as const)
+      expect(r.shares[m]).toEqual({ successes: 0, trials: 0, share: null, low: null, high: null });
+    expect(r.shares.parallelBoth).toMatchObject({ successes: 0, trials: 20 });
+  });
+
+  it("ends where the sweep stops: the answers so far stand, and it says why", async () => {
+    log.length = 0;
+    let asked = 0;
+    const client = new StreamingClient({ baseURL, model: "ignores", route: { gateway: "direct" } });
+    const r = await runToolCalls({
+      client,
+      settings: { ...SETTINGS, concurrency: 1 },
+      workload: WORKLOAD,
+      stopReason: () => (++asked > 10 ? "deadline reached" : null),
+    });
+    expect(r).toMatchObject({ stopped: "deadline reached", requests: 10 });
+    expect(log).toHaveLength(10);
+  });
+});
+
 describe("a route that refuses tools", () => {
   it("is no-tool-support, its shares count nothing, and its sweep completes", async () => {
     log.length = 0;
@@ -498,5 +555,9 @@ describe("a route that refuses tools", () => {
     expect(log.map((e) => e.behaviour)).toEqual(["refused"]);
     for (const m of TOOL_MEASURES)
       expect(doc.toolCalls?.shares[m]).toEqual({ successes: 0, trials: 0, share: null, low: null, high: null });
+    // The document reads back as written, and its index entry carries the phase in brief.
+    expect(RunDocument.parse(JSON.parse(JSON.stringify(doc)))).toEqual(doc);
+    const entry = RunIndexEntry.parse(JSON.parse(JSON.stringify(indexEntryFor("k", doc))));
+    expect(entry.toolCalls).toEqual({ suite: "tools-v1", support: "no-tool-support", shares: doc.toolCalls?.shares });
   }, 60_000);
 });
