@@ -29,6 +29,7 @@ function view(id: string, model: string, doc: ReturnType<typeof syntheticRun>): 
     standing: standingOf(id, [entry], { now: NOW, scenario: doc.scenario }),
     promptTokens: null,
     sameModel: null,
+    toolCalls: null,
   };
 }
 

@@ -9,7 +9,7 @@ import type { RunDocument } from "@kneeboard/core/run";
 import { saveRun } from "@kneeboard/core/run-index";
 import { StoreRunIndex } from "@kneeboard/core/run-index/store";
 import { FolderStore } from "@kneeboard/core/store/folder";
-import { syntheticRun } from "@kneeboard/core/synthetic";
+import { syntheticRun, syntheticToolCalls } from "@kneeboard/core/synthetic";
 
 export const HOSTILE_LABEL = `<img src=x onerror="window.__pwned=1"> & <script>window.__pwned=2</script>`;
 
@@ -78,6 +78,30 @@ export const CHAT_OPEN = {
   runs: 2,
 } as const;
 
+/**
+ * Tool calls (issue 45) on the chat runs of four fixture targets: the shared model's reference route
+ * (`fast-small`), a faithful route of it (`slow-large`: its verdict `same`), a route whose arguments
+ * break in 30 % of its calls (`chat-open-route`: `worse`), and a route that refuses tools (`hostile`).
+ * `partial-one` has none: its cell is a dash.
+ */
+export const TOOL_ROUTES: Record<string, { reference?: true; broken?: number; support?: "no-tool-support" }> = {
+  "fast-small": { reference: true },
+  "slow-large": {},
+  "chat-open-route": { broken: 0.3 },
+  hostile: { support: "no-tool-support" },
+};
+
+/** The run with a tool-call phase when its target is one of `TOOL_ROUTES` (drawn from its own `random`). */
+export function withToolCalls(doc: RunDocument, random: () => number): RunDocument {
+  const route = TOOL_ROUTES[doc.targetId];
+  if (!route || doc.scenario !== "chat") return doc;
+  return {
+    ...doc,
+    ...(route.reference ? { reference: true } : {}),
+    toolCalls: syntheticToolCalls({ random, broken: route.broken ?? 0, support: route.support ?? "supported" }),
+  };
+}
+
 /** A synthetic run with the prompt of `promptTokens` tokens (samples and workload both say so). */
 export function withPrompt(doc: RunDocument, promptTokens: number): RunDocument {
   return {
@@ -126,27 +150,32 @@ export async function fixtureStore(runsPerTarget = 12) {
   const store = new FolderStore(root);
   const index = new StoreRunIndex(store);
   const random = seededRandom(7);
+  // The tool calls draw from their own stream, so the figures the other tests read stay as they were.
+  const tools = seededRandom(45);
   for (const t of FIXTURE_TARGETS) {
     for (let r = 0; r < runsPerTarget; r++) {
       const last = r === runsPerTarget - 1;
       await saveRun(
         store,
         index,
-        syntheticRun({
-          targetId: t.id,
-          label: t.label,
-          model: "model" in t ? t.model : undefined,
-          modelKey: "modelKey" in t ? t.modelKey : undefined,
-          pricing: "pricing" in t ? t.pricing : undefined,
-          costUsdPerRequest: "costUsdPerRequest" in t ? t.costUsdPerRequest : undefined,
-          runId: `${t.id}-r${r}`,
-          startedAt: new Date(Date.UTC(2026, 10, 1, 6 * r)).toISOString(),
-          singleStreamTokensPerSecond: t.single,
-          ttftMs: t.ttft,
-          saturationStreams: t.saturation,
-          status: last && t.id === "partial-one" ? "partial" : "complete",
-          random,
-        }),
+        withToolCalls(
+          syntheticRun({
+            targetId: t.id,
+            label: t.label,
+            model: "model" in t ? t.model : undefined,
+            modelKey: "modelKey" in t ? t.modelKey : undefined,
+            pricing: "pricing" in t ? t.pricing : undefined,
+            costUsdPerRequest: "costUsdPerRequest" in t ? t.costUsdPerRequest : undefined,
+            runId: `${t.id}-r${r}`,
+            startedAt: new Date(Date.UTC(2026, 10, 1, 6 * r)).toISOString(),
+            singleStreamTokensPerSecond: t.single,
+            ttftMs: t.ttft,
+            saturationStreams: t.saturation,
+            status: last && t.id === "partial-one" ? "partial" : "complete",
+            random,
+          }),
+          tools,
+        ),
       );
     }
   }
@@ -189,7 +218,7 @@ export async function fixtureStore(runsPerTarget = 12) {
         concurrency: open.rates.map((_, i) => i + 1),
         random,
       });
-      await saveRun(store, index, openLoopRun(doc, open.rates, open.meetsSlo));
+      await saveRun(store, index, withToolCalls(openLoopRun(doc, open.rates, open.meetsSlo), tools));
     }
   }
   // A run document that is not one: the site must skip it with a warning naming it.

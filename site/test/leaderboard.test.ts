@@ -50,6 +50,7 @@ function view(stop: Stop | null, valid = stop === null): TargetView {
     details: null,
     promptTokens: null,
     sameModel: null,
+    toolCalls: null,
     history: [],
     standing: standingOf("t", [latest], { now: latest.finishedAt }),
   };

@@ -48,6 +48,7 @@ function target(id: string, model: string, single: number, runs = 3, errorRate =
     details: null,
     promptTokens: null,
     sameModel: null,
+    toolCalls: null,
     history: entries.map(historyPoint),
     standing: standingOf(id, entries, { now: NOW, config: DEFAULT_STANDING }),
   };
@@ -85,6 +86,7 @@ function openRoute(id: string, model: string, rates: number[], valid: boolean[])
     standing: standingOf(id, [entry], { now: NOW, config: DEFAULT_STANDING }),
     promptTokens: null,
     sameModel: null,
+    toolCalls: null,
   };
 }
 

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { targetCharts } from "../src/build/charts.ts";
 import { historyPoint, type TargetView, viewKey } from "../src/lib/site-data.ts";
 import { parseSiteIndex, type SiteIndex } from "../src/lib/site-index.ts";
+import { alertsPage } from "../src/page-models/alerts.ts";
 import { leaderboardPage } from "../src/page-models/leaderboard.ts";
 import { modelPage } from "../src/page-models/model.ts";
 import { targetPage } from "../src/page-models/target.ts";
@@ -28,6 +29,7 @@ function view(id: string, doc: ReturnType<typeof syntheticRun>): TargetView {
     standing: standingOf(id, [entry], { now: NOW, scenario: doc.scenario }),
     promptTokens: null,
     sameModel: null,
+    toolCalls: null,
   };
 }
 
@@ -280,5 +282,43 @@ describe("the site index", () => {
     bad.series[0].standing = null;
     delete bad.runDocuments;
     expect(() => parseSiteIndex(bad, "site-data.json")).toThrow(/site-data\.json.*series\.0\.standing.*runDocuments/s);
+  });
+});
+
+describe("the alerts page of a tool-call regression", () => {
+  it("names its kind in words and gives each fallen share from its standing interval to the run's count", () => {
+    const alert = {
+      id: "0123456789abcdef",
+      targetId: "t",
+      scenario: "chat",
+      label: "Route",
+      kind: "tool_calls_regression" as const,
+      state: "open" as const,
+      severity: "warning" as const,
+      metrics: [],
+      changes: [],
+      served: null,
+      toolCalls: {
+        suite: "tools-v1",
+        measures: [
+          {
+            measure: "argumentsValid" as const,
+            before: { median: 0.97, low: 0.95, high: 0.98, n: 12 },
+            after: { successes: 30, trials: 60, share: 0.5, low: 0.377, high: 0.623 },
+          },
+        ],
+      },
+      changedAt: NOW,
+      openedAt: NOW,
+      resolvedAt: null,
+      updatedAt: NOW,
+      runIds: ["r12"],
+      title: "Route: Tool calls got worse: schema-valid arguments 50 % (below 95 %-98 % over 12 runs)",
+    };
+    const page = alertsPage({ ...index([]), alerts: [alert] });
+    expect(page.alerts[0]?.kindWords).toBe("tool calls regression");
+    expect(page.alerts[0]?.toolCallLines).toEqual([
+      "schema-valid arguments: 97 % (95 %-98 %, 12 runs) → 50 % (37.7 %-62.3 %, 30 of 60)",
+    ]);
   });
 });

@@ -75,7 +75,14 @@ export const sourcesState = () =>
     .map((p) => `${p} ${statSync(join(SOURCES, p)).mtimeMs}`);
 
 /** The test files that read the shared site. */
-export const READERS = ["site.test.ts", "chart-text.test.ts", "compare.test.ts", "layout.test.ts", "kinds.test.ts"];
+export const READERS = [
+  "site.test.ts",
+  "chart-text.test.ts",
+  "compare.test.ts",
+  "layout.test.ts",
+  "kinds.test.ts",
+  "tool-calls.test.ts",
+];
 
 /**
  * Whether a `vitest` command line may run a reader: it names no test file (every argument an option

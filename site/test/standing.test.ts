@@ -57,6 +57,7 @@ function view(targetId: string, entries: RunIndexEntry[]): TargetView {
     details: null,
     promptTokens: null,
     sameModel: null,
+    toolCalls: null,
     history: entries.map(historyPoint),
     standing: standingOf(targetId, entries, { now: NOW }),
   };

@@ -24,4 +24,23 @@ export {
   SIMULATED_HEADER,
   type StreamProfile,
   startReferenceServer,
+  type ToolAnswerRecord,
 } from "./server.ts";
+export {
+  argumentsText,
+  assembleDeltas,
+  exampleOf,
+  isToolRequest,
+  type PlannedCall,
+  planToolAnswer,
+  splitInsideCharacter,
+  suitePromptOf,
+  TOOL_BREAKAGES,
+  type ToolAnswerPlan,
+  type ToolBreakage,
+  type ToolBreakageRates,
+  type ToolDialect,
+  type ToolsProfile,
+  toolDeltas,
+  toolMessage,
+} from "./tools.ts";

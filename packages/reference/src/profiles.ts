@@ -17,6 +17,7 @@ export const SMALL_FAST: StreamProfile = {
   prefillPerTokenMs: 0.25,
   tokensPerChunk: 1,
   roleChunk: true,
+  tools: { dialect: "llamacpp" },
 };
 /** A large model with a late knee: 32 slots, slower steps that grow little with the batch, 2,500 prompt tokens/s of prefill. */
 export const LARGE_SLOW: StreamProfile = {
@@ -26,6 +27,7 @@ export const LARGE_SLOW: StreamProfile = {
   prefillBaseMs: 10,
   prefillPerTokenMs: 0.4,
   tokensPerChunk: 2,
+  tools: { dialect: "vllm" },
 };
 /** A provider that answers 429 past about 40 requests a second. */
 export const RATE_LIMITED: StreamProfile = {
@@ -71,13 +73,36 @@ export const GATEWAY_GAMMA: StreamProfile = {
   meter: { inputPerMillionUsd: 0.2, outputPerMillionUsd: 0.6 },
   cachedPromptShare: 0.6,
 };
-/** The small model again, on an API billed by list price. */
+/** The small model again, on an API billed by list price: the small model's reference route, tool calls streamed as OpenAI does. */
 export const SMALL_PRICED: StreamProfile = {
   stepBaseMs: 2.5,
   stepPerSeqMs: 0.3,
   slots: 8,
   prefillBaseMs: 5,
   prefillPerTokenMs: 0.25,
+  tools: { dialect: "openai" },
+};
+/**
+ * The rates at which `ref-small-sloppy` breaks tool calls, each drawn per answer (./tools.ts): about
+ * one call in four has arguments that are not valid against the tool's schema (truncated, a required
+ * argument missing, an enum value outside the schema), as routes with a broken chat template or tool
+ * parser do.
+ */
+export const SLOPPY_TOOL_BREAKAGES = {
+  truncatedArguments: 0.1,
+  missingRequired: 0.1,
+  enumOutside: 0.1,
+  stopAfterCall: 0.1,
+  dropSecondParallel: 0.25,
+};
+/**
+ * The small model again, on a route whose tool calls break (a tool parser that cuts arguments, drops
+ * fields and parallel calls, and says `stop` after a call): the list-priced API's engine, vLLM's
+ * stream. Everything else about it is the reference's.
+ */
+export const SMALL_SLOPPY: StreamProfile = {
+  ...SMALL_PRICED,
+  tools: { dialect: "vllm", breakages: SLOPPY_TOOL_BREAKAGES },
 };
 /**
  * The small model again, quantized: the list-priced API's engine, but each word it writes moves one
@@ -175,6 +200,7 @@ export function referenceModels(): ModelSpec[] {
     { kind: "model", id: "ref-large-dedicated", profile: LARGE_DEDICATED },
     { kind: "model", id: "ref-small-cached", profile: SMALL_CACHED },
     { kind: "model", id: "ref-small-uncached", profile: SMALL_UNCACHED },
+    { kind: "model", id: "ref-small-sloppy", profile: SMALL_SLOPPY },
   ];
 }
 
@@ -297,4 +323,22 @@ export function referenceTargets(baseURL: string) {
       route: { gateway: "direct" as const },
     },
   ];
+}
+
+/**
+ * The small model's route that breaks tool calls (`SMALL_SLOPPY`), as a config target: judged against
+ * the small model's reference route `ref-small-priced`, its tool-call verdict is `worse`. Not among
+ * `referenceTargets`, so the demo's sweeps stay as they are until it adds it.
+ */
+export function sloppyToolsTarget(baseURL: string) {
+  return {
+    id: "ref-small-sloppy",
+    label: "Small model on a route that breaks tool calls (simulated)",
+    baseURL,
+    model: "ref-small-sloppy",
+    modelKey: "ref-small",
+    route: { gateway: "direct" as const },
+    pricing: REFERENCE_PRICING.smallPriced,
+    workload: { levelDurationSeconds: REFERENCE_LEVEL_SECONDS },
+  };
 }

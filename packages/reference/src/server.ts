@@ -9,6 +9,18 @@ import { seededRandom } from "@kneeboard/core/random";
 import { drawWords, type WordDistortion } from "@kneeboard/core/synthetic/words";
 import { Engine, type EngineProfile, type Sequence } from "./engine.ts";
 import { PrefixCache, type PrefixCacheOptions } from "./prefix-cache.ts";
+import {
+  assembleDeltas,
+  isToolRequest,
+  type PlannedCall,
+  planToolAnswer,
+  splitInsideCharacter,
+  type ToolAnswerPlan,
+  type ToolBreakage,
+  type ToolsProfile,
+  toolDeltas,
+  toolMessage,
+} from "./tools.ts";
 
 /** How one model streams, on top of its engine. */
 export interface StreamProfile extends EngineProfile {
@@ -62,6 +74,11 @@ export interface StreamProfile extends EngineProfile {
    * At temperature 0 every model writes " tok" tokens, as the throughput sweeps need.
    */
   distortion?: WordDistortion;
+  /**
+   * How the model answers a request with `tools` or a `json_schema` response format (./tools.ts):
+   * default, faithfully as the tool-call suite expects, streamed as OpenAI does.
+   */
+  tools?: ToolsProfile;
 }
 
 /** Tokens of a request's answer spent reasoning: the profile's count, leaving at least one token of content. */
@@ -227,11 +244,35 @@ export interface ReferenceServer {
   prompts: Map<string, number>;
   /** With `recordPrompts`: every chat request's messages as they arrived, in arrival order, with the model's counts. */
   requests: ReceivedRequest[];
+  /** Every answer to a tool request, in the order finished (or abandoned by the client: finish reason null). */
+  toolAnswers: ToolAnswerRecord[];
+  /** Tool requests refused (`tools.refuse`). */
+  readonly toolRefusals: number;
   /** Returns the timing record of every streamed response since the last call, and clears it. */
   takeTimings(): ResponseTiming[];
   /** Requests read (every path, counted as they arrive) and TCP connections accepted, since the start. */
   counts(): ServerCounts;
   close(): Promise<void>;
+}
+
+/**
+ * One answer to a tool request, as the server sent it (the deltas it wrote, assembled): the truth a
+ * client's tool-call shares are checked against.
+ */
+export interface ToolAnswerRecord {
+  model: string;
+  /** The suite prompt the messages matched; null for a request in no suite. */
+  promptId: string | null;
+  /** The breakages the profile applied to this answer. */
+  breakages: ToolBreakage[];
+  calls: PlannedCall[];
+  content: string | null;
+  /** The finish reason sent; null when the client went away first. */
+  finishReason: string | null;
+  /** Arguments went out as JSON objects, not strings (`argumentsAsObject`). */
+  argumentsAsObject: boolean;
+  /** Events written in two pieces cut inside a multi-byte character (`splitMultibyte`). */
+  splitEvents: number;
 }
 
 /** One chat request as the server received it (with `recordPrompts`). */
@@ -325,22 +366,25 @@ export async function startReferenceServer(options: {
     if (requests.length < MAX_TIMINGS) requests.push(record);
     return record;
   };
-  /** Answers drawn so far per (model, prompt), for the seeded word draws. */
+  /** Answers drawn so far per (model, prompt), for the seeded draws. */
   const answers = new Map<string, number>();
+  /** The random source of one answer: the k-th answer of a model to a prompt draws from (seed, model, prompt, k). */
+  const answerRandom = (model: string, prompt: string): (() => number) => {
+    if (options.seed === undefined) return Math.random;
+    const key = `${model}\u0000${prompt}`;
+    const k = answers.get(key) ?? 0;
+    answers.set(key, k + 1);
+    if (answers.size > 100_000) answers.clear();
+    return seededRandom(hashText(`${options.seed}\u0000${key}\u0000${k}`));
+  };
   /** The words of one answer above temperature 0 (null at temperature 0: " tok" tokens). */
   const wordsOf = (model: string, body: Record<string, unknown>, profile: StreamProfile, count: number) => {
     if (!(Number(body.temperature ?? 1) > 0)) return null;
     const prompt = messageText(body.messages);
-    let random = Math.random;
-    if (options.seed !== undefined) {
-      const key = `${model}\u0000${prompt}`;
-      const k = answers.get(key) ?? 0;
-      answers.set(key, k + 1);
-      if (answers.size > 100_000) answers.clear();
-      random = seededRandom(hashText(`${options.seed}\u0000${key}\u0000${k}`));
-    }
-    return drawWords(prompt, count, random, profile.distortion);
+    return drawWords(prompt, count, answerRandom(model, prompt), profile.distortion);
   };
+  const toolAnswers: ToolAnswerRecord[] = [];
+  let toolRefusals = 0;
   const fallbacks: ReferenceServer["fallbacks"] = [];
   const open = new Set<ServerResponse>();
   let timings: ResponseTiming[] = [];
@@ -382,6 +426,10 @@ export async function startReferenceServer(options: {
     if (refused) return error(res, refused.status, "refused by the reference profile", refused.headers);
     const retryAfter = takeToken(target);
     if (retryAfter !== null) return error(res, 429, "rate limit reached", { "retry-after": String(retryAfter) });
+    if (target.profile.tools?.refuse && Array.isArray(body.tools)) {
+      toolRefusals++;
+      return error(res, 400, "tools are not supported by this model");
+    }
     // A hanging endpoint: the response stays open until the client gives up or the server closes.
     if (target.profile.stall) return;
     const counted = target;
@@ -417,6 +465,130 @@ export async function startReferenceServer(options: {
     const chunk = (delta: Record<string, unknown>, finish: string | null) =>
       `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, ...extra, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 
+    if (isToolRequest(body)) {
+      // The tool path (./tools.ts): one delta per engine token, then the finish chunk; no reasoning. A
+      // `midStream` fault breaks it as it breaks text: after `afterTokens` deltas, a stall or an error event.
+      const random = answerRandom(`${model}\u0000tools`, promptText(body.messages));
+      const plan = planToolAnswer(body, { profile: profile.tools, random });
+      const deltas = toolDeltas(plan, { profile: profile.tools, random });
+      const sent: Record<string, unknown>[] = [];
+      const tokens = Math.min(deltas.length, maxTokens);
+      const toolTiming: ResponseTiming = {
+        responseId: id,
+        arrivedAtMs,
+        firstTokenAtMs: null,
+        lastTokenAtMs: null,
+        tokens: 0,
+        maxTokens,
+        promptTokens,
+        cachedTokens: cache ? cachedTokens : null,
+        prompt: options.recordPrompts ? promptText(body.messages) : null,
+      };
+      if (stream && timings.length < MAX_TIMINGS) timings.push(toolTiming);
+      let ended = false;
+      let logged = false;
+      let splitEvents = 0;
+      /** Logs the answer once: what was sent, with the finish reason (null: the client went away first). */
+      const log = (finishReason: string | null) => {
+        const a = assembleDeltas(sent);
+        if (logged) return a;
+        logged = true;
+        const answer: ToolAnswerRecord = {
+          model,
+          promptId: plan.promptId,
+          breakages: plan.breakages,
+          calls: a.calls,
+          content: a.content,
+          finishReason,
+          argumentsAsObject: a.argumentsAsObject,
+          splitEvents,
+        };
+        if (toolAnswers.length < MAX_TIMINGS) toolAnswers.push(answer);
+        return a;
+      };
+      const toolSeq: Sequence = {
+        promptTokens,
+        cachedTokens,
+        maxTokens: tokens,
+        generated: 0,
+        emit(token) {
+          if (!prefilled) {
+            prefilled = true;
+            cache?.insert(text);
+          }
+          if (broken) return;
+          const delta = deltas[token - 1] as Record<string, unknown>;
+          sent.push(delta);
+          if (!stream) return;
+          const event = chunk(delta, null);
+          const pieces = profile.tools?.splitMultibyte ? splitInsideCharacter(event) : [event];
+          if (pieces.length > 1) splitEvents++;
+          for (const piece of pieces) res.write(piece);
+          const at = epochMs();
+          toolTiming.firstTokenAtMs ??= at;
+          toolTiming.lastTokenAtMs = at;
+          toolTiming.tokens = token;
+          if (fault && token >= fault.afterTokens && token < tokens) {
+            broken = true;
+            if (fault.fault === "error") {
+              log("error");
+              res.end(
+                `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, ...extra, error: { code: 502, message: "Provider returned error", metadata: { raw: "the reference engine failed mid-stream" } }, choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }] })}\n\ndata: [DONE]\n\n`,
+              );
+            }
+          }
+        },
+        done() {
+          if (broken) {
+            ended = true;
+            engine.stats.change(-1);
+            return;
+          }
+          ended = true;
+          engine.stats.change(-1);
+          // Cut by max_tokens: what was sent, with finish reason "length".
+          const finish = sent.length < deltas.length ? "length" : plan.finishReason;
+          const a = log(finish);
+          const usage = usageOf({ ...profile, reasoning: undefined }, promptTokens, tokens, cachedTokens);
+          if (!stream) {
+            const message = toolMessage({ ...plan, calls: a.calls, content: a.content } as ToolAnswerPlan);
+            return res.end(
+              JSON.stringify({
+                id,
+                object: "chat.completion",
+                created,
+                model,
+                ...extra,
+                choices: [{ index: 0, message, finish_reason: finish }],
+                usage,
+              }),
+            );
+          }
+          res.write(chunk({}, finish));
+          if (includeUsage)
+            res.write(
+              `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, ...extra, choices: [], usage })}\n\n`,
+            );
+          res.end("data: [DONE]\n\n");
+        },
+      };
+      res.on("close", () => {
+        if (ended) return;
+        ended = true;
+        log(null);
+        engine.cancel(toolSeq);
+        engine.stats.change(-1);
+      });
+      engine.stats.change(1);
+      res.writeHead(200, {
+        "content-type": stream ? "text/event-stream" : "application/json",
+        "cache-control": "no-cache",
+        ...headers,
+      });
+      if (stream) res.flushHeaders();
+      engine.submit(toolSeq);
+      return;
+    }
     engine.stats.change(1);
     const words = wordsOf(model, body, profile, maxTokens);
     /** The text of tokens from..to (1-based, inclusive): " tok" each, or the answer's words. */
@@ -604,6 +776,10 @@ export async function startReferenceServer(options: {
     fallbacks,
     prompts,
     requests,
+    toolAnswers,
+    get toolRefusals() {
+      return toolRefusals;
+    },
     counts: () => ({ ...counts }),
     takeTimings() {
       const taken = timings;

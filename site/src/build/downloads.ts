@@ -9,6 +9,28 @@ import type { Estimate, Standing } from "@kneeboard/core/standing";
 import { KINDS, type KindedLevel, kindOf, type LoadCells } from "../kinds/index.ts";
 import { targetModelKey } from "../lib/models.ts";
 import { type SiteData, type TargetView, viewsOf } from "../lib/site-data.ts";
+import type { ToolCallsView } from "../lib/tool-calls.ts";
+
+/**
+ * A route's tool calls in `index.json`: its latest tool-call run's support, the verdict against the
+ * reference (null before one), the schema-valid and right-tool shares the leaderboard and the verdict
+ * read, every share, the F1 against the reference's calls and the verdict's reason; null when the route
+ * has no tool-call run.
+ */
+export function toolCallsJson(tc: ToolCallsView | null) {
+  if (!tc) return null;
+  return {
+    runId: tc.runId,
+    suite: tc.suite,
+    support: tc.support,
+    verdict: tc.verdict?.verdict ?? null,
+    schemaValid: tc.shares.argumentsValid,
+    rightTool: tc.shares.rightTool,
+    shares: tc.shares,
+    f1: tc.verdict?.f1 ?? null,
+    reason: tc.verdict?.reason ?? null,
+  };
+}
 
 /** `data/index.json`: every target with its standing, its latest run's headline and per-level figures, and its history. */
 export function indexJson(data: SiteData): string {
@@ -24,6 +46,8 @@ export function indexJson(data: SiteData): string {
     standing: t.standing,
     /** Same model as the reference route? `{ reference, verdict, pValue, reason, samples, ... }`; null before a judged canary. */
     sameModel: t.sameModel,
+    /** Tool calls (`toolCallsJson`): `{ support, verdict, schemaValid, rightTool, shares, f1, reason, ... }`; null when not measured. */
+    toolCalls: toolCallsJson(t.toolCalls),
     latest: {
       key: t.latest.key,
       runId: t.latest.runId,
@@ -86,6 +110,10 @@ const CSV_COLUMNS = [
   "laterTurnsTtftP50Ms",
   "invalidReasons",
   "inStanding",
+  "tool_calls_support",
+  "tool_calls_schema_valid_share",
+  "tool_calls_right_tool_share",
+  "tool_calls_verdict",
 ] as const;
 
 function cell(value: unknown): string {
@@ -101,7 +129,9 @@ function cell(value: unknown): string {
 /**
  * `data/runs.csv`: one row per run and level, oldest run first per target. `inStanding` is true on
  * the rows whose figures entered the target's standing (its run is in the standing and the level is
- * valid), so the standing's medians can be recomputed from this file.
+ * valid), so the standing's medians can be recomputed from this file. The `tool_calls_` columns are
+ * the run's (its tool-call phase's support, schema-valid and right-tool shares, and the verdict on
+ * it), repeated on each of its levels' rows, empty where the run had none.
  */
 export function runsCsv(entries: Iterable<RunIndexEntry>, standings: Iterable<Standing> = []): string {
   const lines = [CSV_COLUMNS.join(",")];
@@ -109,6 +139,12 @@ export function runsCsv(entries: Iterable<RunIndexEntry>, standings: Iterable<St
   for (const s of standings) for (const runId of s.runIds) standingRuns.add(`${s.targetId}\n${s.scenario}\n${runId}`);
   for (const e of entries) {
     const inStanding = standingRuns.has(`${e.targetId}\n${e.scenario}\n${e.runId}`);
+    const tools = {
+      tool_calls_support: e.toolCalls?.support ?? null,
+      tool_calls_schema_valid_share: e.toolCalls?.shares.argumentsValid.share ?? null,
+      tool_calls_right_tool_share: e.toolCalls?.shares.rightTool.share ?? null,
+      tool_calls_verdict: e.toolCallsVerdict?.verdict ?? null,
+    };
     for (const l of e.levels) {
       const row: Record<(typeof CSV_COLUMNS)[number], unknown> = {
         targetId: e.targetId,
@@ -142,6 +178,7 @@ export function runsCsv(entries: Iterable<RunIndexEntry>, standings: Iterable<St
         laterTurnsTtftP50Ms: l.laterTurnsTtftP50Ms,
         invalidReasons: l.invalidReasons.join("; "),
         inStanding: inStanding && l.valid,
+        ...tools,
       };
       lines.push(CSV_COLUMNS.map((c) => cell(row[c])).join(","));
     }

@@ -72,13 +72,13 @@ export async function stageDownloads(store: Store, data: SiteData, staged: strin
     downloads.push({ path, holds, bytes: await writeStaged(staged, path, body) });
   await add(
     "data/index.json",
-    "every target, its standing (medians with intervals over recent runs), its latest run and its history",
+    "every target, its standing (medians with intervals over recent runs), its latest run, its history and its tool calls",
     indexJson(data),
   );
   const standings = data.series.map((t) => t.standing);
   await add(
     "data/runs.csv",
-    "one row per run and level, every run of every scenario; inStanding marks the rows the standing is taken over",
+    "one row per run and level, every run of every scenario; inStanding marks the rows the standing is taken over; tool_calls_ columns give the run's tool calls",
     runsCsv(data.allEntries, standings),
   );
   await add(

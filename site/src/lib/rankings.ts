@@ -21,7 +21,8 @@ export type Cell =
   | { kind: "number"; value: number | null; digits: number; className?: string; suffix?: string }
   | { kind: "cost"; metered: number | null; declared: number | null; note: string | null }
   | { kind: "trend"; svg: string; title?: string }
-  | { kind: "text"; text: string };
+  | { kind: "text"; text: string }
+  | { kind: "toolCalls"; value: number | null; text: string; title: string };
 
 /** The name cell: the target's link and what a reader must know before trusting its figures. */
 export interface TargetCell {
@@ -39,6 +40,8 @@ export interface TargetCell {
   invalid: { text: string; title: string; href: string } | null;
   /** Same model as the reference route? A badge when it differs, a note when no difference was detected. */
   sameModel: SameModelWords | null;
+  /** Tool calls: a badge when the route is worse than its reference or has no tool support (its verdict as the title). */
+  toolCalls?: { badge: string; title: string } | null;
 }
 
 /** A ranking row's first two cells: its rank, and its target's name cell (label and simulated mark from the row). */

@@ -11,6 +11,7 @@ import { bySeries, type RunIndex, type RunIndexEntry, seriesKey } from "@kneeboa
 import { type Slo, standingOf } from "@kneeboard/core/standing";
 import { readRun, type Store } from "@kneeboard/core/store";
 import type { HistoryPoint, RunDetails, TargetView } from "./site-index.ts";
+import { toolCallsByTarget } from "./tool-calls.ts";
 
 export type { HistoryPoint, RunDetails, TargetView };
 
@@ -137,6 +138,8 @@ export async function loadSiteData(options: {
     for (const e of entries)
       if (e.sameModel && (sameModel.get(e.targetId)?.startedAt ?? "") < e.startedAt)
         sameModel.set(e.targetId, { startedAt: e.startedAt, verdict: e.sameModel });
+  // Tool calls, likewise, are the route's: its newest tool-call run in any scenario, with the verdict on it.
+  const toolCalls = toolCallsByTarget(groups.flat());
   const series: TargetView[] = [];
   const all: RunIndexEntry[] = [];
   const chat: RunIndexEntry[] = [];
@@ -177,6 +180,7 @@ export async function loadSiteData(options: {
       }),
       promptTokens,
       sameModel: sameModel.get(id)?.verdict ?? null,
+      toolCalls: toolCalls.get(id) ?? null,
     });
   }
   return {

@@ -10,6 +10,7 @@ import { RunIndexEntry } from "@kneeboard/core/run-index";
 import { SameModel } from "@kneeboard/core/same-model";
 import { Standing } from "@kneeboard/core/standing";
 import { z } from "zod";
+import { ToolCallsView } from "./tool-calls.ts";
 
 export const SITE_DATA_ENV = "KNEEBOARD_SITE_DATA";
 
@@ -59,6 +60,12 @@ export const TargetView = z.object({
    * newest judged canary, in any scenario (the canary tests the route, not the workload); null before one.
    */
   sameModel: SameModel.nullable(),
+  /**
+   * The route's tool calls: its newest tool-call run in any scenario (the phase tests the route, not
+   * the workload), its shares and the verdict against the reference; null before one (and in site
+   * indexes written before tool calls).
+   */
+  toolCalls: ToolCallsView.nullable().default(null),
 });
 export type TargetView = z.infer<typeof TargetView>;
 

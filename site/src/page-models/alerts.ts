@@ -1,5 +1,6 @@
 /** @module The page model of `/alerts/`: every alert, open first then newest first, with its subject linked, and the subscribe form's targets. */
 import type { Alert } from "@kneeboard/core/alerts";
+import { toolCallLines } from "@kneeboard/core/notify";
 import { alertSubject, siteTargets } from "../lib/alerts.ts";
 import { alertsDescription } from "../lib/share.ts";
 import type { SiteIndex } from "../lib/site-index.ts";
@@ -10,6 +11,10 @@ export interface AlertsPage {
     subject: { text: string; href: string | null };
     /** Each change with the decimals its metric is shown with. */
     changes: (Alert["changes"][number] & { digits: number })[];
+    /** A tool-call regression: each fallen share from its standing interval to the run's share, interval and count. */
+    toolCallLines: string[];
+    /** The kind in words (`tool calls regression`). */
+    kindWords: string;
   })[];
   /** Alerts, feeds and subscriptions are per target id, over every scenario it ran. */
   targets: { id: string; label: string }[];
@@ -33,6 +38,8 @@ export function alertsPage(index: SiteIndex): AlertsPage {
       ...a,
       subject: alertSubject(a, index.series, index.scenarios),
       changes: a.changes.map((c) => ({ ...c, digits: digitsOf(c.metric) })),
+      toolCallLines: a.toolCalls ? toolCallLines(a.toolCalls) : [],
+      kindWords: a.kind.replaceAll("_", " "),
     })),
     targets: siteTargets(index.series, index.scenarios),
     subscribeUrl: index.subscribeUrl,

@@ -10,6 +10,7 @@ import type { RankingContext, RankingTable } from "../lib/rankings.ts";
 import { modelPath, targetPath } from "../lib/scenarios.ts";
 import { type TargetView, viewsOf } from "../lib/site-data.ts";
 import type { SiteIndex } from "../lib/site-index.ts";
+import { withToolCalls } from "../lib/tool-calls-column.ts";
 
 export interface ScenarioLinks {
   scenarios: string[];
@@ -39,7 +40,10 @@ export interface LeaderboardPage {
 export function scenarioRankings(views: readonly TargetView[], ctx: Omit<RankingContext, "section">): RankingTable[] {
   const kinds = kindsAmong(views);
   const present: KindName[] = kinds.length > 0 ? kinds : KIND_NAMES.slice(0, 1);
-  return present.map((kind, i) => KINDS[kind].board.ranking(viewsOfKind(views, kind), { ...ctx, section: i > 0 }));
+  return present.map((kind, i) => {
+    const on = viewsOfKind(views, kind);
+    return withToolCalls(KINDS[kind].board.ranking(on, { ...ctx, section: i > 0 }), on);
+  });
 }
 
 /** The leaderboard of one scenario at `path` (`` for `/`, `s/<scenario>/` for each scenario's own page). */

@@ -15,6 +15,7 @@ import { modelPath, modelScenarios, rankingPath, targetPath } from "../lib/scena
 import { type TargetView, viewsOf } from "../lib/site-data.ts";
 import type { SiteIndex } from "../lib/site-index.ts";
 import { num, type PageSection, type Table, text } from "../lib/table.ts";
+import { toolCallsTable } from "../lib/tool-calls-table.ts";
 
 /** The route's params: `models/<key>/` (the model's first scenario) or `models/<key>/s/<scenario>/`. */
 export interface ModelParams {
@@ -66,6 +67,8 @@ export interface ModelPage {
   kinds: ModelKindPart[];
   /** Same model? Each route's canary tested against the model's reference route; null when no route has a verdict yet. */
   sameModel: Table | null;
+  /** Tool calls: every measure per route with its interval and count, the reference first; null when no route has a tool-call run. */
+  toolCalls: Table | null;
 }
 
 /** The model page of `params`, from the site index. */
@@ -138,6 +141,7 @@ export function modelPage(index: SiteIndex, params: ModelParams): ModelPage {
     },
     kinds,
     sameModel: sameModelTable(routes, href),
+    toolCalls: toolCallsTable(routes, href),
   };
 }
 

@@ -43,10 +43,20 @@ export type MetricChange = z.infer<typeof MetricChange>;
 
 /**
  * `model_change`: a route whose same-model verdict turned from `same` to `differs` (docs/methodology.md,
- * same model); it resolves when the route is judged `same` again.
+ * same model); it resolves when the route is judged `same` again. `tool_calls_regression`: a route's
+ * latest schema-valid or right-tool share of tool calls fell below its standing interval over the
+ * window's earlier runs; it resolves when a run's share is back at or above that interval's low end.
  */
-export const AlertKind = z.enum(["regression", "improvement", "route_change", "model_change"]);
+export const AlertKind = z.enum(["regression", "improvement", "route_change", "model_change", "tool_calls_regression"]);
 export type AlertKind = z.infer<typeof AlertKind>;
+/** The tool-call shares the `tool_calls_regression` alert watches. */
+export const ToolCallsMeasure = z.enum(["argumentsValid", "rightTool"]);
+export type ToolCallsMeasure = z.infer<typeof ToolCallsMeasure>;
+/** A watched share's name in an alert's words. */
+export const TOOL_MEASURE_WORDS: Record<ToolCallsMeasure, string> = {
+  argumentsValid: "schema-valid arguments",
+  rightTool: "right tool",
+};
 export const AlertState = z.enum(["open", "resolved"]);
 export type AlertState = z.infer<typeof AlertState>;
 export const Severity = z.enum(["info", "warning", "critical"]);
@@ -75,6 +85,30 @@ export const Alert = z.object({
    */
   sameModel: z
     .object({ reference: z.string().nullable(), pValue: z.number().nullable(), reason: z.string(), cause: z.string() })
+    .optional(),
+  /**
+   * For tool_calls_regression: each watched share that fell (`argumentsValid`, `rightTool`), with the
+   * standing interval of the window's earlier runs it fell below (`before`: median, low, high, n runs)
+   * and the share of the run that opened it (`after`: successes of trials, the share and its Wilson
+   * 95 % interval). Absent for the other kinds.
+   */
+  toolCalls: z
+    .object({
+      suite: z.string(),
+      measures: z.array(
+        z.object({
+          measure: ToolCallsMeasure,
+          before: z.object({ median: z.number(), low: z.number(), high: z.number(), n: z.number().int().positive() }),
+          after: z.object({
+            successes: z.number().int().nonnegative(),
+            trials: z.number().int().positive(),
+            share: z.number(),
+            low: z.number(),
+            high: z.number(),
+          }),
+        }),
+      ),
+    })
     .optional(),
   /** startedAt of the first run after the change. */
   changedAt: z.string(),

@@ -30,15 +30,18 @@ export function alertSubject(alert: Alert): string {
 
 /**
  * The attributes a filter policy can match: `targetId`, `metric` (the first metric, `route` for
- * a route change, `model` for a model change), `metrics` (String.Array of all), `severity`, `kind` and `state`.
+ * a route change, `model` for a model change, the fallen shares `argumentsValid`, `rightTool` for a
+ * tool-call regression), `metrics` (String.Array of all), `severity`, `kind` and `state`.
  */
 export function alertAttributes(alert: Alert): Record<string, MessageAttributeValue> {
   const metrics =
     alert.kind === "model_change"
       ? ["model"]
-      : alert.kind === "route_change" || alert.metrics.length === 0
-        ? ["route"]
-        : alert.metrics;
+      : alert.kind === "tool_calls_regression"
+        ? (alert.toolCalls?.measures.map((m) => m.measure) ?? [])
+        : alert.kind === "route_change" || alert.metrics.length === 0
+          ? ["route"]
+          : alert.metrics;
   const text = (value: string): MessageAttributeValue => ({ DataType: "String", StringValue: value });
   return {
     targetId: text(alert.targetId),

@@ -39,6 +39,11 @@ export function alertText(alert: Alert): string {
       `${c.metric}: before ${figure(c.before.median)} ± ${figure(c.before.spread)} (median ± MAD of ${c.before.runs} runs), after ${figure(c.after.median)} ± ${figure(c.after.spread)} (${c.after.runs} runs)${pct}`,
     );
   }
+  for (const m of alert.toolCalls?.measures ?? []) {
+    lines.push(
+      `${m.measure}: before ${figure(m.before.median)} (${figure(m.before.low)}-${figure(m.before.high)}, median and interval of ${m.before.n} runs), after ${figure(m.after.share)} (${m.after.successes} of ${m.after.trials}, Wilson 95 % ${figure(m.after.low)}-${figure(m.after.high)})`,
+    );
+  }
   if (alert.served)
     lines.push(
       `Served by: before ${alert.served.before.join(", ") || "-"}; after ${alert.served.after.join(", ") || "-"}`,

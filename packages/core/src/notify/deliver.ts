@@ -40,9 +40,9 @@ export class WebhookError extends KneeboardError {
   override name = "WebhookError";
 }
 
-/** Only regressions, route changes and model changes reach people, when they open and when they resolve. */
+/** Every kind but improvements reaches people (regressions, route, model and tool-call changes), when it opens and when it resolves. */
 export function notifies(alert: Alert): boolean {
-  return alert.kind === "regression" || alert.kind === "route_change" || alert.kind === "model_change";
+  return alert.kind !== "improvement";
 }
 
 /** A channel that posts to a webhook (name `webhook`); throws WebhookError, without the URL, after its retries. */

@@ -1,5 +1,11 @@
 /** @module Plain-text rendering of an alert for people (mail bodies, chat messages). */
-import type { Alert, MetricChange, MetricName, SeriesLevel } from "../alerts/index.ts";
+import {
+  type Alert,
+  type MetricChange,
+  type MetricName,
+  type SeriesLevel,
+  TOOL_MEASURE_WORDS,
+} from "../alerts/index.ts";
 import { FIGURE_LABELS } from "../labels/index.ts";
 
 /** Three significant digits are enough to read a change; more suggests a precision we lack. */
@@ -29,6 +35,19 @@ export function formatChange(change: MetricChange): string {
   return `${label}: ${formatLevel(change.metric, change.before)} → ${formatLevel(change.metric, change.after)}${rel}`;
 }
 
+const share = (value: number) => `${formatNumber(value * 100)} %`;
+
+/**
+ * One line per tool-call share that fell:
+ * `schema-valid arguments: 96 % (93-98 %, 12 runs) → 71 % (59-80 %, 37 of 52 calls)`.
+ */
+export function toolCallLines(toolCalls: NonNullable<Alert["toolCalls"]>): string[] {
+  return toolCalls.measures.map(
+    ({ measure, before, after }) =>
+      `${TOOL_MEASURE_WORDS[measure]}: ${share(before.median)} (${share(before.low)}-${share(before.high)}, ${before.n} runs) → ${share(after.share)} (${share(after.low)}-${share(after.high)}, ${after.successes} of ${after.trials})`,
+  );
+}
+
 /** A short lead: `Regression open`, `Route change resolved`. */
 export function alertStatus(alert: Alert): string {
   const kind =
@@ -36,9 +55,11 @@ export function alertStatus(alert: Alert): string {
       ? "Route change"
       : alert.kind === "model_change"
         ? "Model change"
-        : alert.kind === "regression"
-          ? "Regression"
-          : "Improvement";
+        : alert.kind === "tool_calls_regression"
+          ? "Tool-call regression"
+          : alert.kind === "regression"
+            ? "Regression"
+            : "Improvement";
   return `${kind} ${alert.state}`;
 }
 
@@ -54,6 +75,7 @@ export function alertLines(alert: Alert, link?: string): string[] {
   lines.push(`changed at ${alert.changedAt}, opened at ${alert.openedAt}`);
   if (alert.resolvedAt) lines.push(`resolved at ${alert.resolvedAt}`);
   if (alert.changes.length > 0) lines.push("", ...alert.changes.map(formatChange));
+  if (alert.toolCalls) lines.push("", ...toolCallLines(alert.toolCalls));
   if (alert.served) {
     lines.push(
       "",

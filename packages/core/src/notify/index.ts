@@ -8,7 +8,7 @@ export {
   WebhookError,
   webhookChannel,
 } from "./deliver.ts";
-export { alertLines, formatChange } from "./format.ts";
+export { alertLines, formatChange, toolCallLines } from "./format.ts";
 export {
   postWebhook,
   redactUrl,

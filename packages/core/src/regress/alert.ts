@@ -32,7 +32,7 @@ export function alertId(targetId: string, kind: AlertKind, firstRunId: string, s
 /** An alert with what detection needs to grow and resolve it. */
 export interface Tracked {
   alert: Alert;
-  cause: "shift" | "stopped" | "route" | "model";
+  cause: "shift" | "stopped" | "route" | "model" | "tools";
   openedIndex: number;
   indices: Set<number>;
   catastrophic: boolean;

@@ -1,12 +1,12 @@
 /**
  * @module One evaluation of a store (what `kneeboard check` and the scheduled check run): sync the
- * index, judge the new canary runs (same model?), detect over every run, write `alerts.json` and the feeds, and say what changed since the
+ * index, judge the new canary runs (same model?) and tool-call runs (worse for agents?), detect over every run, write `alerts.json` and the feeds, and say what changed since the
  * previous evaluation, which is what delivery sends.
  */
 import { ALERTS_KEY, type Alert, AlertsFile } from "../alerts/index.ts";
 import { writeAlerts } from "../feeds/index.ts";
 import { type RunIndex, syncIndex } from "../run-index/index.ts";
-import { judgeCanaryRuns } from "../run-index/judge.ts";
+import { judgeCanaryRuns, judgeToolCallRuns } from "../run-index/judge.ts";
 import type { Store } from "../store/index.ts";
 import { detectAlerts } from "./index.ts";
 
@@ -55,12 +55,14 @@ export async function evaluateStore(options: {
   const warn = options.warn ?? (() => {});
   await syncIndex(options.store, options.index, warn);
   // Canary runs indexed since the last evaluation get their same-model verdict (the model_change alert reads it).
-  const entries = await judgeCanaryRuns({
+  const canaryJudged = await judgeCanaryRuns({
     store: options.store,
     index: options.index,
     entries: await options.index.entries(),
     warn,
   });
+  // And runs with a tool-call phase get their tool-call verdict (the site shows it beside the same-model one).
+  const entries = await judgeToolCallRuns({ store: options.store, index: options.index, entries: canaryJudged, warn });
   const alerts = detectAlerts(entries);
   const previous = await readAlerts(options.store, warn);
   const targetIds = [...new Set(entries.map((e) => e.targetId))].sort();

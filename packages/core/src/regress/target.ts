@@ -10,6 +10,7 @@ import { type RouteChange, RouteTracker } from "./route.ts";
 import { isJudged, isStopped, METRICS, metricValue } from "./series.ts";
 import { mean } from "./stats.ts";
 import { modelTitle, routeTitle, stoppedTitle, subjectOf } from "./title.ts";
+import { ToolCallsWatch } from "./tool-calls.ts";
 import { type DetectorOptions, MetricTracker, type ShiftEvent } from "./tracker.ts";
 
 /** The finite value of every metric a run measured. */
@@ -36,6 +37,8 @@ export class TargetDetector {
   /** The latest same-model verdict that said anything (`same` or `differs`), and the open model change. */
   private modelVerdict: "same" | "differs" | null = null;
   private openModel: Tracked | null = null;
+  /** The schema-valid and right-tool shares of tool calls against their standing interval. */
+  private readonly toolCalls: ToolCallsWatch;
 
   /** `runs`: one target's runs, oldest first. */
   constructor(
@@ -43,6 +46,7 @@ export class TargetDetector {
     private readonly options: DetectorOptions,
   ) {
     this.trackers = new Map(METRICS.map((m) => [m, new MetricTracker(m, options)] as const));
+    this.toolCalls = new ToolCallsWatch(runs, options.windowRuns, (t) => this.tracked.push(t));
   }
 
   /** Feeds every run in order; returns the target's alerts in the order they were opened. */
@@ -55,6 +59,7 @@ export class TargetDetector {
     const change = this.route.observe(index, run.servedProviders);
     if (change) this.onRoute(change, index, run.startedAt);
     this.onSameModel(run, index);
+    this.toolCalls.observe(run, index);
     if (isStopped(run)) {
       this.onStopped(run, index);
       return;

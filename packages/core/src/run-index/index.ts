@@ -19,6 +19,7 @@ import {
 } from "../run/index.ts";
 import { SameModel } from "../same-model/index.ts";
 import { listRunKeys, putRun, readRun, type Store } from "../store/index.ts";
+import { ToolCallsVerdict } from "../tool-calls/verdict.ts";
 
 /** The figures of one level that history and comparison need. Units in the names. */
 export const LevelFigures = z.object({
@@ -113,6 +114,12 @@ const RunIndexEntryV2 = z.object({
   toolCalls: z
     .object({ suite: z.string(), support: z.enum(["supported", "no-tool-support"]), shares: ToolCallShares })
     .optional(),
+  /**
+   * The tool-call verdict on the run, against the reference's latest tool-call run started by then
+   * (`judgeToolCallRuns`, in the first evaluation after the run was indexed); absent until then and
+   * for runs without a tool-call phase.
+   */
+  toolCallsVerdict: ToolCallsVerdict.optional(),
 });
 
 /**

@@ -11,7 +11,10 @@ import { z } from "zod";
 import { modelKeyOf } from "../config/index.ts";
 import { seededRandom } from "../random/index.ts";
 import type { Canary } from "../run/index.ts";
+import { holm } from "../stats/index.ts";
 
+/** Holm's correction, where the same-model test's callers have always found it. */
+export { holm } from "../stats/index.ts";
 export { CANARY_PROMPTS, CANARY_PROMPTS_V1, type CanaryPrompt, type CanaryPromptSet } from "./prompts.ts";
 
 /** A route differs when its Holm-adjusted p-value is below this: the test's false-alarm rate per model. */
@@ -202,18 +205,6 @@ export function mmdPermutationTest(
     if (value >= bar) atLeast++;
   }
   return { statistic, pValue: (1 + atLeast) / (1 + permutations) };
-}
-
-/** Holm's step-down adjusted p-values, in the input's order: each at most 1, never below a smaller raw one's. */
-export function holm(pValues: readonly number[]): number[] {
-  const order = pValues.map((p, i) => ({ p, i })).sort((a, b) => a.p - b.p || a.i - b.i);
-  const adjusted = new Array<number>(pValues.length);
-  let running = 0;
-  order.forEach(({ p, i }, rank) => {
-    running = Math.max(running, Math.min(1, (pValues.length - rank) * p));
-    adjusted[i] = running;
-  });
-  return adjusted;
 }
 
 /** FNV-1a of a target id, to give each route its own permutation stream. */

@@ -220,3 +220,5 @@ function failedSample(level: number, index: number, startMs: number, rateLimited
     tlsMs: null,
   };
 }
+
+export { type SyntheticToolCallsOptions, syntheticToolCalls, wilsonShare } from "./tool-calls.ts";

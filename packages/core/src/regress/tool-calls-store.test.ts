@@ -1,0 +1,113 @@
+/**
+ * @module The `tool_calls_regression` alert through the evaluation every alert goes through
+ * (`evaluateStore`: index, judge, detect, `alerts.json`, the feeds), from run documents in an
+ * in-memory store: a route whose arguments break opens one, in the target's feed and the site-wide
+ * one, and its repair resolves it; notifying and mail attributes follow.
+ */
+import { describe, expect, it } from "vitest";
+import { ALERTS_KEY, AlertsFile } from "../alerts/index.ts";
+import { alertAttributes } from "../aws/sns.ts";
+import { notifies } from "../notify/deliver.ts";
+import { alertLines } from "../notify/format.ts";
+import { seededRandom } from "../random/index.ts";
+import type { RunDocument } from "../run/index.ts";
+import { saveRun } from "../run-index/index.ts";
+import { StoreRunIndex } from "../run-index/store.ts";
+import type { Store } from "../store/index.ts";
+import { syntheticRun, syntheticToolCalls } from "../synthetic/index.ts";
+import { evaluateStore } from "./check.ts";
+
+class MemoryStore implements Store {
+  readonly data = new Map<string, string>();
+  async put(key: string, body: string) {
+    this.data.set(key, body);
+  }
+  async get(key: string) {
+    return this.data.get(key) ?? null;
+  }
+  async list(prefix: string) {
+    return [...this.data.keys()].filter((k) => k.startsWith(prefix)).sort();
+  }
+}
+
+/** Run i of the route, with its tool calls' arguments broken in `broken` of the answers with calls. */
+function toolRun(i: number, broken: number, random: () => number): RunDocument {
+  const day = new Date(Date.UTC(2026, 1, 1) + i * 6 * 3_600_000).toISOString();
+  const doc = syntheticRun({
+    targetId: "route",
+    label: "Route & co",
+    startedAt: day,
+    runId: `route-${i}`,
+    model: "maker/m",
+    modelKey: "m",
+    singleStreamTokensPerSecond: 80,
+    ttftMs: 200,
+    saturationStreams: 8,
+  });
+  return { ...doc, toolCalls: syntheticToolCalls({ random, broken }) };
+}
+
+describe("tool_calls_regression through the store", () => {
+  it("opens when a route's arguments break, writes it to alerts.json and the feeds, and resolves on the repair", async () => {
+    const store = new MemoryStore();
+    const index = new StoreRunIndex(store);
+    const random = seededRandom(45);
+    // Six faithful runs, two with 40 % of the arguments cut short, then faithful again.
+    const broken = [0, 0, 0, 0, 0, 0, 0.4, 0.4, 0, 0];
+    const states: string[] = [];
+    for (const [i, share] of broken.entries()) {
+      const doc = toolRun(i, share, random);
+      await saveRun(store, index, doc);
+      const result = await evaluateStore({ store, index, now: doc.startedAt });
+      const tools = result.alerts.filter((a) => a.kind === "tool_calls_regression");
+      states.push(tools.map((a) => a.state).join(",") || "-");
+      if (i === 6) expect(result.changed.map((a) => a.kind)).toContain("tool_calls_regression");
+    }
+    expect(states).toEqual(["-", "-", "-", "-", "-", "-", "open", "open", "resolved", "resolved"]);
+
+    const file = AlertsFile.parse(JSON.parse((await store.get(ALERTS_KEY)) as string));
+    const alert = file.alerts.find((a) => a.kind === "tool_calls_regression");
+    const entries = await index.entries("route");
+    // The alert's counts are the run's own: the index brief of run 6 as recorded from its document.
+    const fell = entries[6]?.toolCalls?.shares.argumentsValid;
+    expect(fell?.trials).toBe(60);
+    expect(alert).toMatchObject({
+      targetId: "route",
+      state: "resolved",
+      runIds: ["route-6", "route-7"],
+      changedAt: entries[6]?.startedAt,
+      resolvedAt: entries[8]?.startedAt,
+      toolCalls: {
+        suite: "tools-v1",
+        measures: [
+          {
+            measure: "argumentsValid",
+            before: { median: 1, low: 1, high: 1, n: 6 },
+            after: { successes: fell?.successes, trials: 60 },
+          },
+        ],
+      },
+    });
+    // The right tool was never at fault: it stays out of the alert.
+    expect(alert?.toolCalls?.measures.map((m) => m.measure)).toEqual(["argumentsValid"]);
+
+    // The feeds: the target's and the site-wide one carry it, with its kind and its counts.
+    for (const key of ["feeds/route.xml", "feeds/alerts.xml"]) {
+      const feed = (await store.get(key)) as string;
+      expect(feed).toContain(`<id>urn:kneeboard:alert:${alert?.id}</id>`);
+      expect(feed).toContain('<category term="tool_calls_regression"/>');
+      expect(feed).toContain(`argumentsValid: before 1.00 (1.00-1.00, median and interval of 6 runs), after`);
+      expect(feed).toContain(`(${fell?.successes} of 60, Wilson 95 %`);
+      expect(feed).toContain("Route &amp; co: Tool calls got worse: schema-valid arguments");
+    }
+
+    // Delivery: it notifies, its mail body gives the share with its count, its attributes the measure.
+    if (!alert) throw new Error("no alert");
+    expect(notifies(alert)).toBe(true);
+    expect(alertLines(alert)).toContain(
+      `schema-valid arguments: 100 % (100 %-100 %, 6 runs) → ${Number(((fell?.share ?? 0) * 100).toPrecision(3))} % (${Number(((fell?.low ?? 0) * 100).toPrecision(3))} %-${Number(((fell?.high ?? 0) * 100).toPrecision(3))} %, ${fell?.successes} of 60)`,
+    );
+    expect(alertLines(alert)[2]).toBe("Tool-call regression resolved (warning) on Route & co [route]");
+    expect(alertAttributes(alert).metric).toEqual({ DataType: "String", StringValue: "argumentsValid" });
+  });
+});
