@@ -17,9 +17,10 @@ import {
   demoConfig,
 } from "@kneeboard/cli/run";
 import { canaryFor, parseConfig, scenariosOf, workloadFor } from "@kneeboard/core/config";
+import { MIN_OPEN_LOOP_REQUESTS } from "@kneeboard/core/metrics";
 import {
-  REFERENCE_OPEN_LEVEL_SECONDS,
   REFERENCE_OPEN_RATES,
+  REFERENCE_OPEN_REQUESTS,
   type ReferenceServer,
   referenceTargets,
 } from "@kneeboard/reference";
@@ -230,7 +231,7 @@ describe("the demo config (npm start)", () => {
     // The trace replay, on the route with a prefix cache: every load kind is on the demo's site.
     expect(DEMO_REPLAY_TARGETS).toEqual(["ref-small-cached"]);
     expect(pairs.filter(([, s]) => s === "replay").map(([id]) => id)).toEqual(DEMO_REPLAY_TARGETS);
-    expect(workload("ref-small-cached", "replay").arrival).toMatchObject({ mode: "trace", speedup: [16], limit: 24 });
+    expect(workload("ref-small-cached", "replay").arrival).toMatchObject({ mode: "trace", speedup: [16], limit: 20 });
     // 16 (target, scenario) pairs, 3 runs each: 48 runs.
     expect(pairs.length * DEMO_REPEAT).toBe(48);
   });
@@ -244,23 +245,37 @@ describe("the demo config (npm start)", () => {
     expect(references.sort()).toEqual(["ref-large", "ref-small"]);
   });
 
-  it("chat: 150-token prompts, levels 1 to 16, counted (24 a level) only where counts matter; rag: 2,000-token prompts at 3 short levels", () => {
+  it("without the canary for the rounds before the last: the same pairs and workloads, no canary anywhere", () => {
+    const quiet = parseConfig(
+      JSON.stringify(demoConfig("http://127.0.0.1:9/v1", "/tmp/synthetic-mooncake.jsonl", { canary: false })),
+    );
+    const quietPairs = quiet.targets.flatMap((t) => scenariosOf(quiet, t).map((s) => [t, s] as const));
+    expect(quietPairs.map(([t, s]) => [t.id, s])).toEqual(pairs);
+    for (const [t, s] of quietPairs) {
+      const { canary: _off, ...levels } = workloadFor(quiet, t, s);
+      const { canary: _on, ...same } = workload(t.id, s);
+      expect(levels).toEqual(same);
+      expect(canaryFor(quiet.targets, t, workloadFor(quiet, t, s))).toBeNull();
+    }
+  });
+
+  it("chat: 150-token prompts, levels 1 to 16, counted (20 a level) only where counts matter; rag: 2,000-token prompts at 2 short levels", () => {
     const chat = workload("ref-ratelimited", "chat");
     expect(chat).toMatchObject({
       concurrency: [1, 2, 4, 8, 16],
       promptTokens: 150,
       maxTokens: 24,
-      requestsPerLevel: 24,
+      requestsPerLevel: 20,
     });
-    expect(workload("ref-gateway-beta", "chat").requestsPerLevel).toBe(24);
+    expect(workload("ref-gateway-beta", "chat").requestsPerLevel).toBe(20);
     expect(workload("ref-small-fast", "chat")).toMatchObject({ levelDurationSeconds: 0.25, promptTokens: 150 });
     expect(workload("ref-small-fast", "chat").requestsPerLevel).toBeUndefined();
     for (const id of DEMO_RAG_TARGETS)
       expect(workload(id, "rag")).toMatchObject({
-        concurrency: [1, 4, 16],
+        concurrency: [1, 4],
         promptTokens: 2000,
         maxTokens: 24,
-        levelDurationSeconds: 0.5,
+        levelDurationSeconds: 0.8,
         warmupRequests: 0,
         slo: { minOutputTokensPerSecond: 20, maxTtftMs: 1500 },
       });
@@ -284,14 +299,15 @@ describe("the demo config (npm start)", () => {
     ]);
   });
 
-  it("one open-loop target: Poisson arrivals at the reference rates, a fixed time a level long enough for 20 sends", () => {
+  it("one open-loop target: Poisson arrivals at the reference rates, a count of sends a level over the open loop's minimum", () => {
     const open = config.targets.filter((t) => workload(t.id, "chat").arrival.mode === "poisson");
     expect(open.map((t) => t.id)).toEqual(["ref-small-open"]);
     expect(workload("ref-small-open", "chat")).toMatchObject({
       arrival: { mode: "poisson", ratesPerSecond: REFERENCE_OPEN_RATES },
-      levelDurationSeconds: REFERENCE_OPEN_LEVEL_SECONDS,
+      requestsPerLevel: REFERENCE_OPEN_REQUESTS,
     });
-    // The lowest rate's expected sends reach the open loop's minimum of requests.
-    expect((REFERENCE_OPEN_RATES[0] as number) * REFERENCE_OPEN_LEVEL_SECONDS).toBeGreaterThanOrEqual(20);
+    // Counted, not timed: every rate sends as many, at least the open loop's minimum of requests.
+    expect(workload("ref-small-open", "chat").levelDurationSeconds).toBeUndefined();
+    expect(REFERENCE_OPEN_REQUESTS).toBeGreaterThanOrEqual(MIN_OPEN_LOOP_REQUESTS);
   });
 });

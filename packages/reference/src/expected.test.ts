@@ -12,7 +12,10 @@ import {
   SMALL_FAST,
 } from "./profiles.ts";
 
-/** The demo's scenarios (packages/cli's DEMO_WORKLOAD and DEMO_SCENARIOS): chat, and rag over 2,000-token prompts. */
+/**
+ * The demo's scenarios (packages/cli's DEMO_WORKLOAD and DEMO_SCENARIOS): chat, and rag over 2,000-token
+ * prompts, here up to 16 streams (the demo sweeps rag at 1 and 4) to show where the small model queues.
+ */
 const CHAT = { concurrency: [1, 2, 4, 8, 16], promptTokens: 150, maxTokens: 24 };
 const RAG = { concurrency: [1, 4, 16], promptTokens: 2000, maxTokens: 24 };
 

@@ -159,15 +159,18 @@ export const REFERENCE_RAG_SLO = { minOutputTokensPerSecond: 20, maxTtftMs: 1500
 /**
  * The open-loop reference target's request rates, per second: ref-small-fast saturates at about 36
  * requests/s at the demo's chat workload (150 prompt tokens, 24 out; `expectedSaturationRequestsPerSecond`),
- * so the top rate (88 % of it) nears saturation.
+ * so the top rate (88 % of it) nears saturation, and the lowest (44 %) is well under it. Not lower:
+ * a level sends `REFERENCE_OPEN_REQUESTS`, so the lowest rate's level is the longest (1.5 s at 16/s).
  */
-export const REFERENCE_OPEN_RATES = [12, 24, 32];
+export const REFERENCE_OPEN_RATES = [16, 24, 32];
 
 /**
- * Seconds per level of the open-loop reference target: long enough that its lowest rate sends the
- * open loop's minimum of requests (`MIN_OPEN_LOOP_REQUESTS`, 20; seed 1 sends 26 at 12/s in 2 s).
+ * Requests per level of the open-loop reference target: each level sends this many on its schedule
+ * (1.5 s at 16/s, 1 s at 24/s, 0.75 s at 32/s), a few over the open loop's minimum
+ * (`MIN_OPEN_LOOP_REQUESTS`, 20), so every rate is measured on as many sends, in 3.25 s a run (at
+ * 2 s a level, as before, 6 s).
  */
-export const REFERENCE_OPEN_LEVEL_SECONDS = 2;
+export const REFERENCE_OPEN_REQUESTS = 24;
 
 /** Seconds per level of the newer reference targets: a closed loop for a fixed time keeps the demo short. */
 export const REFERENCE_LEVEL_SECONDS = 0.25;
@@ -303,7 +306,7 @@ export function referenceTargets(baseURL: string) {
       route: { gateway: "direct" as const },
       workload: {
         arrival: { mode: "poisson" as const, ratesPerSecond: REFERENCE_OPEN_RATES },
-        levelDurationSeconds: REFERENCE_OPEN_LEVEL_SECONDS,
+        requestsPerLevel: REFERENCE_OPEN_REQUESTS,
       },
     },
     {
