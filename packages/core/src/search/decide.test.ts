@@ -5,7 +5,8 @@ import {
   binomialCdf,
   decideLevel,
   decideLook,
-  lookConfidence,
+  lookConfidences,
+  looksOf,
   lowerBoundRank,
   quantileLowerBound,
   quantileUpperBound,
@@ -74,17 +75,29 @@ describe("order-statistic ranks", () => {
   });
 });
 
-describe("lookConfidence", () => {
-  it("spends 80 % of the allowance at the first look and splits the rest, so the looks err at most 1 - confidence together", () => {
-    expect(lookConfidence(0.95, 1, 1)).toBe(0.95);
-    expect(lookConfidence(0.95, 1, 4)).toBeCloseTo(0.96, 12);
-    expect(lookConfidence(0.95, 3, 4)).toBeCloseTo(1 - 0.01 / 3, 12);
-    const spent = [1, 2, 3, 4].reduce((sum, look) => sum + (1 - lookConfidence(0.95, look, 4)), 0);
-    expect(spent).toBeCloseTo(0.05, 12);
+describe("looks and their confidences", () => {
+  it("look early for a miss, then every batch to the cap, never under the minimum", () => {
+    expect(looksOf({ batch: 64, cap: 256, minimum: 2 })).toEqual([16, 32, 64, 128, 192, 256]);
+    expect(looksOf({ batch: 64, cap: 256, minimum: 24 })).toEqual([24, 32, 64, 128, 192, 256]);
+    expect(looksOf({ batch: 64, cap: 64, minimum: 128 })).toEqual([64]);
+  });
+
+  it("spend a wrong meets' allowance from the first look that can bound TTFT p95, and a wrong miss's evenly, 1 - confidence each in all", () => {
+    const looks = looksOf({ batch: 64, cap: 256, minimum: 2 });
+    const c = lookConfidences(0.95, looks);
+    // 16 and 32 requests cannot bound p95 at 96 % (0.95^32 = 0.19): they can only miss.
+    expect(c.map((x) => x.meets)).toEqual(
+      [1, 1, 0.96, 1 - 0.01 / 3, 1 - 0.01 / 3, 1 - 0.01 / 3].map((x) => expect.closeTo(x, 12)),
+    );
+    const spent = (pick: (x: { meets: number; misses: number }) => number) =>
+      c.reduce((sum, x) => sum + 1 - pick(x), 0);
+    expect(spent((x) => x.meets)).toBeCloseTo(0.05, 12);
+    expect(spent((x) => x.misses)).toBeCloseTo(0.05, 12);
   });
 });
 
 describe("decideLook", () => {
+  const PLAN = { batch: 64, cap: 256, minimum: 2 };
   const slo = { minOutputTokensPerSecond: 24, maxTtftMs: 2000 };
   const level = (seed: number, n: number, perStreamMedian: number, ttftMean = 100) => {
     const random = seededRandom(seed);
@@ -97,22 +110,22 @@ describe("decideLook", () => {
 
   it("meets far above the SLO and misses far below it on one batch", () => {
     const high = level(1, 64, 27.9);
-    expect(decideLook(high.ttft, high.perStream, slo, 0.96).decision).toBe("meets");
+    expect(decideLook(high.ttft, high.perStream, slo, { meets: 0.96, misses: 0.99 }).decision).toBe("meets");
     const low = level(2, 64, 20);
-    expect(decideLook(low.ttft, low.perStream, slo, 0.96).decision).toBe("misses");
+    expect(decideLook(low.ttft, low.perStream, slo, { meets: 0.96, misses: 0.99 }).decision).toBe("misses");
     const slow = level(3, 64, 30, 5000);
-    expect(decideLook(slow.ttft, slow.perStream, slo, 0.96).decision).toBe("misses");
+    expect(decideLook(slow.ttft, slow.perStream, slo, { meets: 0.96, misses: 0.99 }).decision).toBe("misses");
   });
 
   it("does not meet when the TTFT p95 cannot be bounded yet (too few requests)", () => {
     const few = level(4, 40, 30);
-    const d = decideLook(few.ttft, few.perStream, slo, 0.96);
+    const d = decideLook(few.ttft, few.perStream, slo, { meets: 0.96, misses: 0.99 });
     expect(d.ttftP95UpperMs).toBeNull();
     expect(d.decision).toBe("pending");
   });
 
-  // A level exactly on the SLO (per-stream median 24.0): 2000 seeded levels, each drawn in batches of 64
-  // up to 256 with the looks' confidences. Calling it `meets` is an error the allowance bounds by 5 %;
+  // A level exactly on the SLO (per-stream median 24.0): 2000 seeded levels, each drawn at the looks of batches of 64
+  // up to 256 (16, 32, 64, 128, 192, 256) with their confidences. Calling it `meets` is an error the allowance bounds by 5 %;
   // its share is asserted under 5 % + 4 standard errors (sqrt(0.05 x 0.95 / 2000) = 0.0049), and most
   // such levels end `undecided` at the cap.
   it("on the boundary, draws to the cap and ends undecided, calling it met at most as often as the confidence allows", () => {
@@ -121,11 +134,8 @@ describe("decideLook", () => {
     let undecided = 0;
     for (let seed = 0; seed < LEVELS; seed++) {
       const all = level(1000 + seed, 256, 24);
-      for (let drawn = 64; drawn <= 256; drawn += 64) {
-        const d = decideLevel(all.ttft.slice(0, drawn), all.perStream.slice(0, drawn), slo, 0.95, drawn, {
-          batch: 64,
-          cap: 256,
-        });
+      for (const drawn of looksOf(PLAN)) {
+        const d = decideLevel(all.ttft.slice(0, drawn), all.perStream.slice(0, drawn), slo, 0.95, drawn, PLAN);
         if (d.decision === "pending") continue;
         if (d.decision === "meets") met++;
         if (d.decision === "undecided") undecided++;
@@ -139,11 +149,9 @@ describe("decideLook", () => {
   it("a seeded level on the boundary is undecided at the cap, never met", () => {
     // One of the (at least 95 % of) boundary levels that the previous test ends undecided.
     const all = level(7, 256, 24);
-    const decisions = [64, 128, 192, 256].map(
-      (drawn) =>
-        decideLevel(all.ttft.slice(0, drawn), all.perStream.slice(0, drawn), slo, 0.95, drawn, { batch: 64, cap: 256 })
-          .decision,
+    const decisions = looksOf(PLAN).map(
+      (drawn) => decideLevel(all.ttft.slice(0, drawn), all.perStream.slice(0, drawn), slo, 0.95, drawn, PLAN).decision,
     );
-    expect(decisions).toEqual(["pending", "pending", "pending", "undecided"]);
+    expect(decisions).toEqual(["pending", "pending", "pending", "pending", "pending", "undecided"]);
   });
 });

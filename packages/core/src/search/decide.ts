@@ -87,26 +87,19 @@ function sortedCopy(values: readonly number[]): number[] {
 export const TTFT_QUANTILE = 0.95;
 export const PER_STREAM_QUANTILE = 0.5;
 
-/** Share of a level's error allowance spent at its first look, when it may look more than once; the rest is split evenly over the later looks. */
+/** Share of a level's allowance for a wrong `meets` spent at its first look that can say `meets`; the rest is split evenly over the later looks. */
 export const FIRST_LOOK_SHARE = 0.8;
-
-/**
- * The confidence of look `look` (1-based) of at most `looks`, so that all of a level's looks together
- * err at most 1 - `confidence` (a union bound with weights fixed before any sample): the first look
- * gets `FIRST_LOOK_SHARE` of the allowance (a level far from the boundary is decided there, on
- * `requestsPerLevel` requests as a ladder's level), the later looks the rest in equal parts.
- */
-export function lookConfidence(confidence: number, look: number, looks: number): number {
-  const alpha = 1 - confidence;
-  if (looks <= 1) return confidence;
-  const spent = look === 1 ? alpha * FIRST_LOOK_SHARE : (alpha * (1 - FIRST_LOOK_SHARE)) / (looks - 1);
-  return 1 - spent;
-}
 
 /** What one user needs: the SLO a decision judges. */
 export interface DecisionSlo {
   minOutputTokensPerSecond: number;
   maxTtftMs: number;
+}
+
+/** The confidences of one look: of a `meets` (both bounds inside the SLO) and of a `misses` (either opposite bound outside). */
+export interface LookConfidences {
+  meets: number;
+  misses: number;
 }
 
 /** A level's SLO decision at one look: `pending` means draw more (at the last look it is `undecided`). */
@@ -119,24 +112,24 @@ export interface LookDecision {
 }
 
 /**
- * The decision a level's ok requests allow at a look of confidence `confidence` (`lookConfidence`):
- * `meets` when the upper bound on TTFT p95 is within `maxTtftMs` and the lower bound on per-stream p50
- * reaches `minOutputTokensPerSecond` (a level that truly misses on either passes that bound with
- * probability at most 1 - confidence); `misses` when the lower bound on TTFT p95 is over `maxTtftMs` or
- * the upper bound on per-stream p50 under the minimum, each at half the allowance (a level that truly
- * meets is called missing by one or the other with probability at most 1 - confidence); else `pending`.
+ * The decision a level's ok requests allow at one look: `meets` when the upper bound on TTFT p95 (at
+ * `confidence.meets`) is within `maxTtftMs` and the lower bound on per-stream p50 reaches
+ * `minOutputTokensPerSecond` (a level that truly misses on either passes that bound with probability
+ * at most 1 - confidence.meets); `misses` when the lower bound on TTFT p95 is over `maxTtftMs` or the
+ * upper bound on per-stream p50 under the minimum, each at half of 1 - confidence.misses (a level that
+ * truly meets is called missing with probability at most 1 - confidence.misses); else `pending`.
  */
 export function decideLook(
   ttftMs: readonly number[],
   perStreamTokensPerSecond: readonly number[],
   slo: DecisionSlo,
-  confidence: number,
+  confidence: LookConfidences,
 ): LookDecision {
-  const ttftP95UpperMs = quantileUpperBound(ttftMs, TTFT_QUANTILE, confidence);
+  const ttftP95UpperMs = quantileUpperBound(ttftMs, TTFT_QUANTILE, confidence.meets);
   const perStreamP50LowerTokensPerSecond = quantileLowerBound(
     perStreamTokensPerSecond,
     PER_STREAM_QUANTILE,
-    confidence,
+    confidence.meets,
   );
   const bounds = { ttftP95UpperMs, perStreamP50LowerTokensPerSecond };
   if (
@@ -146,7 +139,7 @@ export function decideLook(
     perStreamP50LowerTokensPerSecond >= slo.minOutputTokensPerSecond
   )
     return { decision: "meets", ...bounds };
-  const half = 1 - (1 - confidence) / 2;
+  const half = 1 - (1 - confidence.misses) / 2;
   const ttftLower = quantileLowerBound(ttftMs, TTFT_QUANTILE, half);
   const perStreamUpper = quantileUpperBound(perStreamTokensPerSecond, PER_STREAM_QUANTILE, half);
   if (
@@ -157,20 +150,55 @@ export function decideLook(
   return { decision: "pending", ...bounds };
 }
 
-/** How a probed level draws its requests: `batch` at a time (`requestsPerLevel`), at most `cap`. */
+/**
+ * How a probed level draws its requests: looked at after `batch / 4` and `batch / 2` (for a miss far
+ * below the SLO, when at least `minimum`), then every `batch` (`requestsPerLevel`) up to `cap`.
+ * `minimum` keeps a closed loop's level a level: 2N, so every worker sends twice.
+ */
 export interface DrawPlan {
   batch: number;
   cap: number;
+  minimum: number;
 }
 
-/** The looks a level may take: one after each batch, the last at the cap. */
-export function looksOf(plan: DrawPlan): number {
-  return Math.max(1, Math.ceil(plan.cap / plan.batch));
+/** The requests drawn at each look, ascending, the last at the cap. */
+export function looksOf(plan: DrawPlan): number[] {
+  const early = [Math.floor(plan.batch / 4), Math.floor(plan.batch / 2)].filter((n) => n >= 8);
+  const looks = new Set<number>();
+  for (const n of early) looks.add(Math.min(plan.cap, Math.max(n, plan.minimum)));
+  for (let n = plan.batch; n < plan.cap; n += plan.batch) if (n >= plan.minimum) looks.add(n);
+  looks.add(plan.cap);
+  return [...looks].sort((a, b) => a - b);
 }
 
 /**
- * The decision after `drawn` measured requests (the look they complete), with its bounds: at the last
- * look a `pending` decision is `undecided`. `drawn` below a batch's end is judged as the look it is in.
+ * The confidences of each look (`looksOf`), so that all of a level's looks together call a level that
+ * misses `meets` with probability at most 1 - `confidence`, and one that meets `misses` likewise (a
+ * union bound with weights fixed before any sample). A `meets` needs an upper bound on TTFT p95, which
+ * n requests give only when 0.95^n is at most its allowance: the first look with enough requests for
+ * `FIRST_LOOK_SHARE` of the allowance gets that share, the later looks the rest in equal parts, the
+ * earlier looks none (they can only miss). A `misses` gets the allowance in equal parts at every look.
+ */
+export function lookConfidences(confidence: number, looks: readonly number[]): LookConfidences[] {
+  const alpha = 1 - confidence;
+  const first = looks.findIndex((n) => upperBoundRank(n, TTFT_QUANTILE, 1 - alpha * FIRST_LOOK_SHARE) !== null);
+  const later = first < 0 ? 0 : looks.length - 1 - first;
+  return looks.map((_, i) => ({
+    meets:
+      first < 0 || i < first
+        ? 1
+        : later === 0
+          ? confidence
+          : i === first
+            ? 1 - alpha * FIRST_LOOK_SHARE
+            : 1 - (alpha * (1 - FIRST_LOOK_SHARE)) / later,
+    misses: 1 - alpha / looks.length,
+  }));
+}
+
+/**
+ * The decision after `drawn` measured requests (at the look they reach; between looks, the look
+ * before), with its bounds: at the cap a `pending` decision is `undecided`.
  */
 export function decideLevel(
   ttftMs: readonly number[],
@@ -181,7 +209,13 @@ export function decideLevel(
   plan: DrawPlan,
 ): Omit<LookDecision, "decision"> & { decision: "meets" | "misses" | "pending" | "undecided" } {
   const looks = looksOf(plan);
-  const look = Math.min(looks, Math.max(1, Math.ceil(drawn / plan.batch)));
-  const result = decideLook(ttftMs, perStreamTokensPerSecond, slo, lookConfidence(confidence, look, looks));
+  const at = looks.filter((n) => n <= drawn).length - 1;
+  if (at < 0) return { decision: "pending", ttftP95UpperMs: null, perStreamP50LowerTokensPerSecond: null };
+  const result = decideLook(
+    ttftMs,
+    perStreamTokensPerSecond,
+    slo,
+    lookConfidences(confidence, looks)[at] as LookConfidences,
+  );
   return result.decision === "pending" && drawn >= plan.cap ? { ...result, decision: "undecided" } : result;
 }
