@@ -34,6 +34,7 @@ describe("searched levels", () => {
     const [a, b] = config.targets as [never, never];
     expect(levelSearch(workloadFor(config, a, "chat"))).toEqual({
       axis: "concurrency",
+      whole: true,
       settings: { from: 1, to: 256, resolution: 0.1 },
     });
     expect(levelSearch(workloadFor(config, b, "chat"))?.settings.from).toBe(2);
@@ -58,6 +59,7 @@ describe("searched levels", () => {
     const t = config.targets[0] as never;
     expect(levelSearch(workloadFor(config, t, "p"))).toEqual({
       axis: "rate",
+      whole: false,
       settings: { from: 0.5, to: 200, resolution: 0.1 },
     });
     expect(levelSearch(workloadFor(config, t, "g"))?.settings).toMatchObject({

@@ -88,11 +88,17 @@ export function planLevels(workload: KindWorkload, context: ExpandContext): Leve
   return entry(kindOfWorkload(workload)).levels(workload, context);
 }
 
-/** The search a workload asks for in place of a ladder, and its axis; null for a ladder (or a kind that cannot search). */
-export function levelSearch(workload: KindWorkload): { axis: LoadAxis; settings: LevelSearchSettings } | null {
+/**
+ * The search a workload asks for in place of a ladder, its axis (users or requests/s) and whether its
+ * loads are whole numbers (users); null for a ladder, or a kind that cannot search (a replay's speedups).
+ */
+export function levelSearch(
+  workload: KindWorkload,
+): { axis: "concurrency" | "rate"; whole: boolean; settings: LevelSearchSettings } | null {
   const kind = entry(kindOfWorkload(workload));
   const settings = kind.search(workload);
-  return settings ? { axis: kind.axis, settings } : null;
+  if (!settings || kind.axis === "speedup") return null;
+  return { axis: kind.axis, whole: kind.axis === "concurrency", settings };
 }
 
 /**

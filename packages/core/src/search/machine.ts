@@ -176,7 +176,8 @@ export class LoadSearch {
     if (met.length === 0) {
       const lowest = Math.min(...this.probes.map((p) => p.load));
       const undecided = this.probes.some((p) => p.load === lowest && p.decision === "undecided");
-      if (this.probes.length === 0) return { value: null, lo: null, hi: null, status: "not_reached" };
+      // A sweep stopped (failures, rate limits, a signal) before anything met has not reached the boundary.
+      if (this.probes.length === 0 || this.imposed) return { value: null, lo: null, hi: null, status: "not_reached" };
       return { value: null, lo: null, hi: lowest, status: undecided ? "undecided" : "below_from" };
     }
     const lo = Math.max(...met);

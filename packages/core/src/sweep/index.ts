@@ -23,21 +23,13 @@ import {
 } from "../plan/index.ts";
 import type { Canary, Level, Load, RunDocument, Sample, Stop } from "../run/index.ts";
 import { type Scheduler, systemScheduler } from "../scheduler/index.ts";
+import { searchLevelBound, searchPlan } from "../search/bounds.ts";
 import { LoadSearch } from "../search/machine.ts";
 import { type Traces, traceRecord } from "../trace/index.ts";
 import { PromptSizer } from "../workload/index.ts";
 import { runCanary } from "./canary.ts";
 import { type RequestSender, runLevel, Stopped } from "./level.ts";
-import {
-  byLoad,
-  byOrder,
-  drawPlan,
-  ProbeJudge,
-  probedFigures,
-  searchedSummary,
-  searchLevelBound,
-  searchPlan,
-} from "./search.ts";
+import { byLoad, byOrder, drawPlan, ProbeJudge, probedFigures, searchedSummary } from "./search.ts";
 import { type ThreadHost, workerThreads } from "./threads.ts";
 
 export type { DriveLoop, DriveRecord, DriveSpec, LevelDriver } from "../drive/driver.ts";
@@ -186,7 +178,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
   const searched = levelSearch(workload);
   const search = searched
     ? (() => {
-        const plan = searchPlan(workload, searched.axis, searched.settings);
+        const plan = searchPlan(workload, searched);
         return { plan, machine: new LoadSearch(plan.bounds) };
       })()
     : null;

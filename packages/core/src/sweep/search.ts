@@ -6,40 +6,21 @@
  */
 import type { Workload } from "../config/index.ts";
 import type { LoopResult } from "../drive/loop.ts";
-import { DEFAULT_SEARCH_CAP_FACTOR, DEFAULT_SEARCH_CONFIDENCE, type LevelSearchSettings } from "../drive/search.ts";
-import type { LoadAxis } from "../kinds/index.ts";
 import { summaryUnits } from "../kinds/index.ts";
 import { type Level, loadPosition, type Probe, type Sample, type SearchRecord, type Summary } from "../run/index.ts";
+import { doublingLadder, type SearchPlan } from "../search/bounds.ts";
 import { type DrawPlan, decideLevel, looksOf } from "../search/decide.ts";
-import type { ProbedFigures, SearchBounds, SearchOutcome } from "../search/machine.ts";
+import type { ProbedFigures, SearchOutcome } from "../search/machine.ts";
 import { toSample } from "./sample.ts";
 
-/** A searched workload's settings with their defaults filled in, and its draw plan's batch and cap. */
-export interface SearchPlan {
-  axis: LoadAxis;
-  bounds: SearchBounds;
-  confidence: number;
-  /** Measured requests per look (`requestsPerLevel`). */
-  batch: number;
-  /** Measured requests a probed level may draw at most. */
-  cap: number;
-}
-
-/** The plan of a searched workload (its `levelSearch`). */
-export function searchPlan(workload: Workload, axis: LoadAxis, settings: LevelSearchSettings): SearchPlan {
-  const batch = workload.requestsPerLevel ?? 64;
-  return {
-    axis,
-    bounds: { from: settings.from, to: settings.to, resolution: settings.resolution, whole: axis === "concurrency" },
-    confidence: settings.confidence ?? DEFAULT_SEARCH_CONFIDENCE,
-    batch,
-    cap: Math.max(batch, settings.maxRequestsPerLevel ?? DEFAULT_SEARCH_CAP_FACTOR * batch),
-  };
-}
-
-/** A probed level's draw plan: a closed loop's N users each send twice before any look. */
+/**
+ * A probed level's draw plan: no look before `requestsPerLevel` (and before a closed loop's N users
+ * each sent twice). Earlier looks would stop a level far past the boundary sooner, but its aggregate,
+ * which the knee is read from, would then come from a shorter level than a ladder's (more of it ramp
+ * and tail) and bend the knee: tried, it moved the knee on the tests' route from 10 to 13.
+ */
 export function drawPlan(plan: SearchPlan, users: number | null): DrawPlan {
-  return { batch: plan.batch, cap: plan.cap, minimum: 2 * (users ?? 0) };
+  return { batch: plan.batch, cap: plan.cap, minimum: Math.max(plan.batch, 2 * (users ?? 0)) };
 }
 
 /** The judge of one probed level: after each measured result, has a look been reached that decides? */
@@ -126,29 +107,6 @@ export function byOrder(levels: readonly Level[], samples: readonly Sample[]): {
 }
 
 /**
- * The most levels a search can run: the doubling bracket (`doublingLadder`), then a bisection of
- * capacity and one of the knee, each halving a gap of at most the top doubling step (whole users:
- * to its integer width; rates: to the resolution in log2 steps).
- */
-export function searchLevelBound(bounds: SearchBounds): number {
-  const ladder = doublingLadder(bounds);
-  const top = ladder.at(-1) as number;
-  const below = ladder.at(-2) ?? bounds.from;
-  const halvings = bounds.whole
-    ? Math.ceil(Math.log2(Math.max(1, top - below)))
-    : Math.ceil(Math.log2(Math.log(top / below) / Math.log(1 + bounds.resolution))) + 1;
-  return ladder.length + 2 * Math.max(0, halvings);
-}
-
-/** Levels of the doubling ladder from..to (the last at `to`): the saving's baseline. */
-export function doublingLadder(bounds: SearchBounds): number[] {
-  const out: number[] = [];
-  for (let x = bounds.from; x < bounds.to; x *= 2) out.push(bounds.whole ? Math.round(x) : x);
-  out.push(bounds.to);
-  return out;
-}
-
-/**
  * The summary of a searched sweep: the ladder's summary over the probed levels, its capacity and knee
  * (in the load's kind's fields) the search's, and `search` with what it spent (every request sent,
  * warm-ups included; the tokens of the measured requests, as warm-ups' are not recorded).
@@ -164,7 +122,7 @@ export function searchedSummary(
   const first = levels[0];
   const units = first ? summaryUnits(first.load) : { knee: null, capacity: null };
   const record: SearchRecord = {
-    axis: plan.axis === "rate" ? "rate" : "concurrency",
+    axis: plan.axis,
     from: plan.bounds.from,
     to: plan.bounds.to,
     resolution: plan.bounds.resolution,
