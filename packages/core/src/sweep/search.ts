@@ -17,7 +17,7 @@ import { toSample } from "./sample.ts";
  * A probed level's draw plan: no look before `requestsPerLevel` (and before a closed loop's N users
  * each sent twice). Earlier looks would stop a level far past the boundary sooner, but its aggregate,
  * which the knee is read from, would then come from a shorter level than a ladder's (more of it ramp
- * and tail) and bend the knee: tried, it moved the knee on the tests' route from 10 to 13.
+ * and tail) and bend the knee.
  */
 export function drawPlan(plan: SearchPlan, users: number | null): DrawPlan {
   return { batch: plan.batch, cap: plan.cap, minimum: Math.max(plan.batch, 2 * (users ?? 0)) };
