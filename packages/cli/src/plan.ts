@@ -76,6 +76,7 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
     ...rows,
     ...words.after(plan.levels, w, plan.expectedRequestSeconds),
     ...(perLevel.message === null ? [] : [`  ${perLevel.noValidLevel ? "error" : "warning"}: ${perLevel.message}`]),
+    ...searchText(plan),
     `  total: ${requests} + ${plan.totalWarmupRequests} warm-up`,
     `  duration expected: ${number(plan.expectedSeconds)} s, ${fitText(plan.expected, plan, words)}`,
     `  duration upper bound: ${number(plan.upperBoundSeconds)} s, ${fitText(plan.upperBound, plan, words)}`,
@@ -83,6 +84,17 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
     toolCallsText(plan),
     `  top level: ${topLevelText(plan, words)}, ${number(share * 100)} % of what one client thread is planned to carry (${number(CLIENT_CHUNKS_PER_SECOND_PER_THREAD)} chunks/s: ${number(CLIENT_PLANNED_CORE_SHARE * 100)} % of a core, which parses ${number(CLIENT_CHUNKS_PER_CPU_SECOND)} as measured); a sweep with threads "auto" (the deployed one) would run it on ${plan.topLevelThreads === 1 ? "its own thread" : `${plan.topLevelThreads} worker threads`} (${plan.cores} core${plan.cores === 1 ? "" : "s"} here)${share > plan.topLevelThreads ? ": more than those are planned to carry, so the level may be flagged client.limited here" : ""}`,
   ].join("\n");
+}
+
+/** A searched sweep's upper bound in words; nothing for a ladder. */
+function searchText(plan: TargetPlan): string[] {
+  const s = plan.search;
+  if (s === null) return [];
+  const usd = s.usd === null ? "" : `, $${s.usd < 0.01 ? s.usd.toFixed(4) : s.usd.toFixed(2)} at the list prices`;
+  return [
+    "  search: the levels above are the most it can run, each at its cap of requests; it stops once capacity and the knee are bracketed, so it usually sends far fewer",
+    `  search upper bound: ${s.levels} levels, ${s.requests} requests (warm-ups included), ${number(s.promptTokens)} prompt and ${number(s.outputTokens)} output tokens${usd}, ${number(s.upperBoundSeconds)} s`,
+  ];
 }
 
 /** The canary phase in words: requests, tokens, dollars where list-priced, time; or why it is off and what that saves. */

@@ -23,6 +23,8 @@ import { conversationPlan } from "../kinds/conversation/index.ts";
 import {
   type LevelLoad,
   type LevelPlan,
+  levelAt,
+  levelSearch,
   loadChunksPerSecond,
   loadThreadBound,
   planLevels as planKindLevels,
@@ -30,6 +32,7 @@ import {
 } from "../kinds/index.ts";
 import { SAME_MODEL_MIN_SAMPLES } from "../same-model/index.ts";
 import { CANARY_PROMPTS } from "../same-model/prompts.ts";
+import { doublingLadder, searchLevelBound, searchPlan } from "../search/bounds.ts";
 import { TOOL_SUITE, type ToolSuite } from "../tool-calls/suite.ts";
 import type { Traces } from "../trace/index.ts";
 
@@ -43,7 +46,33 @@ export { conversationPlan, type LevelLoad, type LevelPlan, loadChunksPerSecond, 
  * request (its kind's expansion, kinds/); a trace replay's window comes from `traces` (`loadTraces`).
  */
 export function planLevels(workload: Workload, requestSeconds: number, traces?: Traces): LevelPlan[] {
-  return planKindLevels(workload, { requestSeconds, ...(traces ? { traces } : {}) });
+  const context = { requestSeconds, ...(traces ? { traces } : {}) };
+  const searched = levelSearch(workload);
+  return searched ? searchUpperBoundLevels(workload, searched, context) : planKindLevels(workload, context);
+}
+
+/**
+ * The most a search can run (docs/config.md#searched-levels), as levels: its doubling ladder, then the
+ * bisections' levels (`searchLevelBound`), each drawing its cap of requests. A bisection's level is
+ * planned at `from`, the load whose requests take longest in a closed loop (fewest at once), so the
+ * plan's requests, tokens, dollars and time are the search's upper bound, never its expected cost.
+ */
+function searchUpperBoundLevels(
+  workload: Workload,
+  searched: NonNullable<ReturnType<typeof levelSearch>>,
+  context: { requestSeconds: number; traces?: Traces },
+): LevelPlan[] {
+  const plan = searchPlan(workload, searched);
+  const ladder = doublingLadder(plan.bounds);
+  const loads = [
+    ...ladder,
+    ...Array.from({ length: searchLevelBound(plan.bounds) - ladder.length }, () => plan.bounds.from),
+  ];
+  return loads.map((load, i) => {
+    const level = levelAt(workload, load, i + 1, context);
+    const timing = levelAt({ ...workload, requestsPerLevel: plan.cap }, load, i + 1, context);
+    return { ...timing, name: `${level.name} (search level ${i + 1}, at most)` };
+  });
 }
 
 /**
@@ -298,6 +327,8 @@ export interface TargetPlan {
   topLevelThreads: number;
   /** The cores that thread count assumed (the planning machine's available parallelism by default). */
   cores: number;
+  /** A searched sweep's upper bound (its `levels` are the most it can run, each at its cap); null for a ladder. */
+  search: SearchUpperBound | null;
   /** The canary phase after the levels; null when off. Its time is not in the levels' durations above. */
   canary: CanaryPlan | null;
   /** Why the canary is on or off (`canaryChoice`: a layer set it, or the model's routes decided) and the model key. */
@@ -337,6 +368,19 @@ export function fitInvocations(levelSeconds: number[], budgetSeconds: number): I
     used += seconds;
   });
   return { invocations, continuations: invocations - 1, oversizedLevels };
+}
+
+/** The most a searched sweep can cost: every level it may run, each drawing its cap of requests. */
+export interface SearchUpperBound {
+  levels: number;
+  /** Requests at most, warm-ups included. */
+  requests: number;
+  promptTokens: number;
+  /** Output tokens at most (every request to maxTokens). */
+  outputTokens: number;
+  /** At the target's list prices; null without them (or with hourly pricing, whose cost is its time). */
+  usd: number | null;
+  upperBoundSeconds: number;
 }
 
 /**
@@ -396,6 +440,25 @@ export function planTarget(
     canarySavedRequests:
       canary.cause === "no-reference" || canary.cause === "alone" ? canaryRequests(DEFAULT_CANARY) : 0,
     toolCalls: toolCallsOf(target, workload, perStream, assumptions),
+    search: levelSearch(workload) ? searchUpperBound(levels, workload, target.pricing) : null,
+  };
+}
+
+/** A searched sweep's upper bound from its upper-bound levels (`planLevels`). */
+function searchUpperBound(levels: LevelPlan[], workload: Workload, pricing: Target["pricing"]): SearchUpperBound {
+  const requests = levels.reduce((sum, l) => sum + (l.requests ?? 0) + l.warmupRequests, 0);
+  const promptTokens = requests * workload.promptTokens;
+  const outputTokens = requests * workload.maxTokens;
+  return {
+    levels: levels.length,
+    requests,
+    promptTokens,
+    outputTokens,
+    usd:
+      pricing && "inputPerMillionUsd" in pricing
+        ? (promptTokens * pricing.inputPerMillionUsd + outputTokens * pricing.outputPerMillionUsd) / 1e6
+        : null,
+    upperBoundSeconds: levels.reduce((sum, l) => sum + l.upperBoundSeconds, 0),
   };
 }
 

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import type { LoadKind } from "../../drive/kind.ts";
 import { closedLevelTiming } from "../../drive/plan.ts";
+import { type LevelSearch, ladderOf } from "../../drive/search.ts";
 import { USERS, USERS_PLAN, WorkersFigures, type WorkersSpec, workersDriver } from "../../drive/workers.ts";
 
 /** `arrival: { "mode": "closed" }`, the default: N in flight. */
@@ -30,7 +31,7 @@ export const ClosedFigures = WorkersFigures;
 export type ClosedFigures = WorkersFigures;
 
 export const closed: LoadKind<
-  { concurrency: number[] },
+  { concurrency: number[] | LevelSearch },
   ClosedLoad,
   ClosedLoad,
   WorkersSpec<"closed">,
@@ -42,7 +43,7 @@ export const closed: LoadKind<
   figures: { schema: ClosedFigures, of: ({ startSpreadMs }) => ({ startSpreadMs }) },
   axis: "concurrency",
   levels: (workload, { requestSeconds }) =>
-    workload.concurrency.map((concurrency, i) => ({
+    ladderOf(workload.concurrency).map((concurrency, i) => ({
       load: { kind: "closed", concurrency },
       name: `concurrency ${concurrency}`,
       level: i + 1,

@@ -1,0 +1,172 @@
+/**
+ * @module A searched sweep end to end on an in-memory endpoint in a manual scheduler's time: the
+ * issue's route of known capacity in closed form (16 sequences at once, more queue; one stream at
+ * 1000 / (20 + 4 x N) tok/s; 32 tokens an answer), so decisions, levels and counts are exact.
+ */
+import { describe, expect, it } from "vitest";
+import type { ChatRequest, RawResult } from "../client/index.ts";
+import { parseConfig, workloadFor } from "../config/index.ts";
+import { kneeIndex } from "../metrics/index.ts";
+import { planTarget } from "../plan/index.ts";
+import { loadPosition } from "../run/index.ts";
+import { ManualScheduler } from "../scheduler/manual.ts";
+import { runSweep } from "./index.ts";
+
+const TOKENS = 32;
+
+/** The route: a request's step is set by the requests in flight when it starts (a closed loop holds N). */
+function kneeEndpoint(scheduler: ManualScheduler, failEvery = 0) {
+  let inFlight = 0;
+  let sent = 0;
+  let failed = 0;
+  return {
+    get sent() {
+      return sent;
+    },
+    get failed() {
+      return failed;
+    },
+    async send(request: ChatRequest): Promise<RawResult> {
+      const startMs = scheduler.now();
+      sent++;
+      inFlight++;
+      const running = Math.min(inFlight, 16);
+      const stepMs = 20 + 4 * running;
+      // Past 16 a request waits in the queue for its share of the slots.
+      const queueMs = inFlight > 16 ? ((inFlight - 16) / 16) * stepMs * TOKENS : 0;
+      const fails = failEvery > 0 && sent % failEvery === 0;
+      await scheduler.sleep(queueMs + stepMs * (fails ? TOKENS / 2 : TOKENS), request.signal);
+      inFlight--;
+      if (fails) failed++;
+      const ok = !fails && !request.signal?.aborted;
+      const chunks = Array.from({ length: ok ? TOKENS : TOKENS / 2 }, (_, i) => ({
+        tMs: startMs + queueMs + stepMs * (i + 1),
+        chars: 4,
+      }));
+      return {
+        outcome: ok ? "ok" : "incomplete",
+        startMs,
+        contentChunks: chunks,
+        firstAnswerMs: chunks[0]?.tMs ?? null,
+        completionTokens: ok ? TOKENS : null,
+        promptTokens: ok ? 20 : null,
+        reasoningTokens: null,
+        cachedPromptTokens: null,
+        costUsd: null,
+        finishReason: ok ? "length" : null,
+        responseId: "knee",
+        servedProvider: null,
+        httpStatus: 200,
+        retryAfterSeconds: null,
+        error: ok ? null : "the stream ended before its end",
+        connection: "reused",
+        sends: 1,
+        staleSockets: 0,
+        staleSocketMs: null,
+        connectMs: null,
+        tlsMs: null,
+      };
+    },
+  };
+}
+
+const calm = () => ({
+  firstTokenRead: () => {},
+  stop: () => ({
+    eventLoopLagP99Ms: 0,
+    eventLoopLagMeanMs: 0,
+    loopUtilization: 0,
+    cpuShare: 0,
+    firstTokenReadDelayMs: 0,
+  }),
+});
+
+function setup(concurrency: unknown, failEvery = 0) {
+  const config = parseConfig(
+    JSON.stringify({
+      targets: [
+        { id: "knee", label: "knee", baseURL: "http://127.0.0.1:9/v1", model: "knee", route: { gateway: "direct" } },
+      ],
+      workload: {
+        concurrency,
+        requestsPerLevel: 64,
+        warmupRequests: 1,
+        maxTokens: TOKENS,
+        slo: { minOutputTokensPerSecond: 24 },
+        canary: false,
+      },
+    }),
+  );
+  const target = config.targets[0] as (typeof config.targets)[number];
+  const scheduler = new ManualScheduler();
+  const endpoint = kneeEndpoint(scheduler, failEvery);
+  const run = () =>
+    scheduler.run(
+      runSweep({ target, workload: workloadFor(config, target), scheduler, client: endpoint, watchHealth: calm }),
+    );
+  return { config, target, endpoint, run };
+}
+
+describe("a searched sweep", () => {
+  it("finds capacity 5 where the ladder 1, 2, 4, 8 says 4, counting what it spent", async () => {
+    const ladder = setup([1, 2, 4, 8]);
+    expect((await ladder.run()).summary.capacity).toBe(4);
+
+    const searched = setup({ search: { from: 1, to: 8, resolution: 0.1 } });
+    const doc = await searched.run();
+    const search = doc.summary.search;
+    expect(search?.capacity).toEqual({ value: 5, lo: 5, hi: 6, status: "found" });
+    expect(doc.summary.capacity).toBe(5);
+    // Levels sorted by load and numbered so; the order they ran in `probe.order`: the doubling first.
+    const loads = doc.levels.map((l) => loadPosition(l.load));
+    expect(loads).toEqual([1, 2, 4, 5, 6, 8]);
+    expect(doc.levels.map((l) => l.level)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(doc.levels.map((l) => l.probe?.order)).toEqual([1, 2, 3, 6, 5, 4]);
+    expect(doc.levels.map((l) => l.probe?.decision)).toEqual(["meets", "meets", "meets", "meets", "misses", "misses"]);
+    // Every sample's level is a level of the document.
+    for (const l of doc.levels) expect(doc.samples.filter((x) => x.level === l.level)).toHaveLength(l.requests.sent);
+    // What it spent is what the endpoint received (warm-ups included); the baseline is the doubling ladder 1, 2, 4, 8.
+    expect(search?.requests).toBe(searched.endpoint.sent);
+    expect(search?.ladderRequests).toBe(4 * 65);
+    expect(search?.outputTokens).toBe(doc.samples.filter((x) => x.outcome === "ok").length * TOKENS);
+  }, 300_000);
+
+  it("brackets the knee along its probed levels to the resolution (today's 15 % rule), below an SLO already missed at from", async () => {
+    const doc = await setup({ search: { from: 8, to: 64, resolution: 0.1 } }).run();
+    const search = doc.summary.search;
+    const knee = search?.knee;
+    expect(knee?.status).toBe("found");
+    expect(knee?.hi).toBe(knee?.value);
+    expect((knee?.hi as number) - (knee?.lo as number)).toBe(1);
+    // The knee is today's definition read along the probed levels.
+    const curve = doc.levels.filter((l) => l.valid);
+    const k = kneeIndex(curve.map((l) => l.aggregateOutputTokensPerSecond as number)) as number;
+    expect(loadPosition((curve[k] as (typeof curve)[number]).load)).toBe(knee?.value);
+    expect(doc.summary.kneeConcurrency).toBe(knee?.value);
+    // The knee lies between the slots' start of queueing (16) and the lowest level (8).
+    expect(knee?.value as number).toBeGreaterThan(8);
+    expect(knee?.value as number).toBeLessThanOrEqual(16);
+    // 8 already misses the SLO: the capacity lies below `from`, and the search says so.
+    expect(search?.capacity.status).toBe("below_from");
+    expect(search?.stop.reason).toBe("below_from");
+  }, 300_000);
+
+  it("keeps the levels it ran and says why when failures stop it", async () => {
+    const failing = setup({ search: { from: 1, to: 64, resolution: 0.1 } }, 3);
+    const doc = await failing.run();
+    expect(doc.levels).toHaveLength(1);
+    expect(doc.summary.search?.stop.reason).toBe("failures");
+    expect(doc.summary.stop?.reason).toBe("failures");
+    expect(doc.summary.search?.capacity.status).toBe("not_reached");
+  });
+
+  it("plans the search's upper bound of requests, tokens and time", () => {
+    const { config, target } = setup({ search: { from: 1, to: 64, resolution: 0.1 } });
+    const plan = planTarget(config, target);
+    // The doubling ladder 1..64 (7 levels), then two bisections of at most 5 halvings each (32 to 64).
+    expect(plan.search?.levels).toBe(7 + 2 * 5);
+    expect(plan.search?.requests).toBe(17 * (256 + 1));
+    expect(plan.search?.outputTokens).toBe(17 * 257 * TOKENS);
+    expect(plan.search?.upperBoundSeconds).toBeGreaterThan(0);
+  });
+});
