@@ -308,9 +308,29 @@ export const ConversationFigures = z.object({
 });
 export type ConversationFigures = z.infer<typeof ConversationFigures>;
 
+/**
+ * A probed level of a searched sweep: the order it ran in and the SLO decision it drew (contract of
+ * issue 44; stand-in until the search's own schema lands).
+ */
+export const Probe = z.object({
+  /** 1 = the first level the search ran. */
+  order: z.number().int().positive(),
+  /** The SLO decision at the search's confidence. */
+  decision: z.enum(["meets", "misses", "undecided"]),
+  /** Upper confidence bound on TTFT p95, ms (order statistic). */
+  ttftP95UpperMs: z.number().nullable(),
+  /** Lower confidence bound on per-stream output tok/s p50. */
+  perStreamP50LowerTokensPerSecond: z.number().nullable(),
+  /** Measured requests the decision drew. */
+  requests: z.number().int().nonnegative(),
+});
+export type Probe = z.infer<typeof Probe>;
+
 /** One level of a sweep: one load, held while its requests are measured. */
 export const Level = z.object({
   ...LevelRef,
+  /** A searched level: its order and decision; null for a ladder's levels and in documents stored before searches. */
+  probe: Probe.nullable().optional(),
   requests: RequestCounts,
   /** Sum of ok completionTokens / level wall time (first measured send to last measured end), tok/s. */
   aggregateOutputTokensPerSecond: z.number().nullable(),
@@ -404,8 +424,49 @@ export const Stop = z.object({
 });
 export type Stop = z.infer<typeof Stop>;
 
+/** A searched figure's answer: its value and the bracket [lo, hi] it lies in, and how the search left it. */
+export const Bracket = z.object({
+  value: z.number().nullable(),
+  lo: z.number().nullable(),
+  hi: z.number().nullable(),
+  status: z.enum(["found", "below_from", "at_to", "undecided", "not_reached"]),
+});
+export type Bracket = z.infer<typeof Bracket>;
+
+/** What a searched sweep found and spent. */
+export const SearchSummary = z.object({
+  axis: z.enum(["concurrency", "rate"]),
+  from: z.number(),
+  to: z.number(),
+  resolution: z.number(),
+  confidence: z.number(),
+  capacity: Bracket,
+  knee: Bracket,
+  stop: z.object({
+    reason: z.enum([
+      "resolved",
+      "reached_to",
+      "over_saturation",
+      "below_from",
+      "undecided",
+      "failures",
+      "rate_limited",
+      "unreachable",
+      "stopped",
+    ]),
+    detail: z.string(),
+  }),
+  requests: z.number().int().nonnegative(),
+  promptTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  ladderRequests: z.number().int().nonnegative(),
+});
+export type SearchSummary = z.infer<typeof SearchSummary>;
+
 /** The headline figures of a run (docs/methodology.md, per run). */
 export const Summary = z.object({
+  /** A searched sweep's brackets, stop and cost; null for a ladder. */
+  search: SearchSummary.nullable().optional(),
   /** Level 1's figures; null when level 1 is missing, has no ok sample or is invalid (its data stays in `levels`). */
   singleStream: z
     .object({
