@@ -75,7 +75,14 @@ export const sourcesState = () =>
     .map((p) => `${p} ${statSync(join(SOURCES, p)).mtimeMs}`);
 
 /** The test files that read the shared site. */
-export const READERS = ["site.test.ts", "chart-text.test.ts", "compare.test.ts", "layout.test.ts", "kinds.test.ts"];
+export const READERS = [
+  "site.test.ts",
+  "chart-text.test.ts",
+  "compare.test.ts",
+  "layout.test.ts",
+  "kinds.test.ts",
+  "search.test.ts",
+];
 
 /**
  * Whether a `vitest` command line may run a reader: it names no test file (every argument an option
@@ -150,7 +157,9 @@ async function build(dir: string): Promise<void> {
   const { syntheticRun } = await import("@kneeboard/core/synthetic");
   const { seededRandom } = await import("@kneeboard/core/random");
   const { buildSite } = await import("../src/build.ts");
-  const { CONVERSATION, conversationRun, fixtureStore, RAG, TRACE, traceRun } = await import("./fixture.ts");
+  const { CONVERSATION, conversationRun, fixtureStore, RAG, SEARCHED, searchedRun, TRACE, traceRun } = await import(
+    "./fixture.ts"
+  );
   const sourcesBefore = sourcesState();
   const fixture = await fixtureStore(RUNS_PER_TARGET);
   // A rag run of one target that answers nothing: the core opens a "stopped answering" alert for (target, rag).
@@ -219,6 +228,23 @@ async function build(dir: string): Promise<void> {
     });
   await saveRun(fixture.store, fixture.index, traceRun(kindRun(TRACE, TRACE.speedups.length), TRACE.speedups));
   await saveRun(fixture.store, fixture.index, conversationRun(kindRun(CONVERSATION, CONVERSATION.concurrency.length)));
+  // A closed loop whose levels were searched (issue 44), in a scenario of its own: its runs' probes, brackets and spend.
+  for (let r = 0; r < SEARCHED.runs; r++) {
+    const doc = syntheticRun({
+      targetId: SEARCHED.id,
+      scenario: SEARCHED.scenario,
+      label: SEARCHED.label,
+      model: SEARCHED.model,
+      runId: `${SEARCHED.id}-r${r}`,
+      startedAt: new Date(Date.UTC(2026, 10, 1, 13, 10 * r + 20)).toISOString(),
+      singleStreamTokensPerSecond: SEARCHED.single,
+      ttftMs: SEARCHED.ttft,
+      saturationStreams: SEARCHED.saturation,
+      concurrency: [...SEARCHED.probes].sort((a, b) => a - b),
+      random,
+    });
+    await saveRun(fixture.store, fixture.index, searchedRun(doc));
+  }
   await evaluateStore({ store: fixture.store, index: fixture.index, now: BUILT_AT });
   const outDir = join(dir, "site", "prefix", "dist");
   let warnings = "";

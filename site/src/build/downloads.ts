@@ -3,7 +3,7 @@
  * `data/runs.csv` (every run and level, each row saying whether it entered its target's standing)
  * and `data/standing.csv` (the standing's estimates, one row per target and level).
  */
-import { type Load, loadPosition, sameLoad } from "@kneeboard/core/run";
+import { type Load, loadPosition, type SearchSummary, sameLoad } from "@kneeboard/core/run";
 import type { RunIndexEntry } from "@kneeboard/core/run-index";
 import type { Estimate, Standing } from "@kneeboard/core/standing";
 import { KINDS, type KindedLevel, kindOf, type LoadCells } from "../kinds/index.ts";
@@ -35,6 +35,8 @@ export function indexJson(data: SiteData): string {
       levels: t.latest.levels,
     },
     history: t.history,
+    /** The latest run's search in the columns `runs.csv` gives it (`SEARCH_COLUMNS`); null for a ladder. */
+    search: t.latest.summary.search ? searchCells(t.latest.summary.search) : null,
   });
   return JSON.stringify({
     /** 2: levels, peaks and standing levels name their `load`, as run documents of version 2 do (1 had `concurrency`). */
@@ -48,6 +50,35 @@ export function indexJson(data: SiteData): string {
     /** Every other (target, scenario), in the same shape. */
     series: data.series.filter((t) => t.scenario !== first).map(view),
   });
+}
+
+/**
+ * A searched run's brackets and cost as download columns (docs/site.md): capacity's and the knee's
+ * bracket, how the capacity search ended, and the requests it sent against those of the ladder it
+ * replaced. Empty (null) for a run that walked a ladder.
+ */
+const SEARCH_COLUMNS = [
+  "capacity_lo",
+  "capacity_hi",
+  "capacity_status",
+  "knee_lo",
+  "knee_hi",
+  "search_requests",
+  "search_ladder_requests",
+] as const;
+type SearchCells = Record<(typeof SEARCH_COLUMNS)[number], number | string | null>;
+
+/** A run's search as its columns; every cell null for a ladder. */
+function searchCells(search: SearchSummary | null | undefined): SearchCells {
+  return {
+    capacity_lo: search?.capacity.lo ?? null,
+    capacity_hi: search?.capacity.hi ?? null,
+    capacity_status: search?.capacity.status ?? null,
+    knee_lo: search?.knee.lo ?? null,
+    knee_hi: search?.knee.hi ?? null,
+    search_requests: search?.requests ?? null,
+    search_ladder_requests: search?.ladderRequests ?? null,
+  };
 }
 
 const CSV_COLUMNS = [
@@ -86,6 +117,9 @@ const CSV_COLUMNS = [
   "laterTurnsTtftP50Ms",
   "invalidReasons",
   "inStanding",
+  "probe_order",
+  "probe_decision",
+  ...SEARCH_COLUMNS,
 ] as const;
 
 function cell(value: unknown): string {
@@ -109,6 +143,7 @@ export function runsCsv(entries: Iterable<RunIndexEntry>, standings: Iterable<St
   for (const s of standings) for (const runId of s.runIds) standingRuns.add(`${s.targetId}\n${s.scenario}\n${runId}`);
   for (const e of entries) {
     const inStanding = standingRuns.has(`${e.targetId}\n${e.scenario}\n${e.runId}`);
+    const search = searchCells(e.summary.search);
     for (const l of e.levels) {
       const row: Record<(typeof CSV_COLUMNS)[number], unknown> = {
         targetId: e.targetId,
@@ -142,6 +177,9 @@ export function runsCsv(entries: Iterable<RunIndexEntry>, standings: Iterable<St
         laterTurnsTtftP50Ms: l.laterTurnsTtftP50Ms,
         invalidReasons: l.invalidReasons.join("; "),
         inStanding: inStanding && l.valid,
+        probe_order: l.probe?.order ?? null,
+        probe_decision: l.probe?.decision ?? null,
+        ...search,
       };
       lines.push(CSV_COLUMNS.map((c) => cell(row[c])).join(","));
     }
