@@ -278,7 +278,23 @@ export function conversationRun(doc: RunDocument): RunDocument {
  * 19 tok/s), so the search brackets capacity by doubling (16 misses), bisects to [10, 11], then reads
  * the knee between 4 and 5 (aggregate flat from about 5).
  */
-export const SEARCHED = {
+export interface SearchedSpec {
+  id: string;
+  label: string;
+  model: string;
+  scenario: string;
+  single: number;
+  ttft: number;
+  saturation: number;
+  /** The loads in the order the search ran them. */
+  probes: readonly number[];
+  /** The largest probed load that met the SLO: every probe at or below it met it. */
+  capacity: number;
+  search: { from: number; to: number; resolution: number; confidence: number };
+  runs: number;
+}
+
+export const SEARCHED: SearchedSpec = {
   id: "searched-route",
   label: "Searched route",
   model: "acme/searched-model-8b",
@@ -292,7 +308,18 @@ export const SEARCHED = {
   capacity: 10,
   search: { from: 1, to: 64, resolution: 0.1, confidence: 0.95 },
   runs: 2,
-} as const;
+};
+
+/** A second searched route in the same scenario, of a smaller capacity (6 users, in [6, 7]): the capacity column sorts the two. */
+export const SEARCHED_SMALL: SearchedSpec = {
+  ...SEARCHED,
+  id: "searched-small",
+  label: "Searched smaller route",
+  model: "acme/searched-small-4b",
+  single: 40,
+  probes: [1, 2, 4, 8, 6, 7, 3],
+  capacity: 6,
+};
 
 /** Requests the doubling ladder from..to would send at the synthetic runs' default of 2N a level (at least 4). */
 export function ladderRequests(from: number, to: number): number {
@@ -302,12 +329,12 @@ export function ladderRequests(from: number, to: number): number {
 }
 
 /**
- * A searched run built from a synthetic closed loop over `SEARCHED.probes` (sorted): each level carries
+ * A searched run built from a synthetic closed loop over `spec.probes` (sorted): each level carries
  * its probe order and decision (meets up to `capacity`), its confidence bounds and requests, and the
  * summary the search's brackets, stop and spend, as a searched run document records them.
  */
-export function searchedRun(doc: RunDocument, spec: typeof SEARCHED = SEARCHED): RunDocument {
-  const order = (n: number) => spec.probes.indexOf(n as (typeof spec.probes)[number]) + 1;
+export function searchedRun(doc: RunDocument, spec: SearchedSpec = SEARCHED): RunDocument {
+  const order = (n: number) => spec.probes.indexOf(n) + 1;
   const levels = doc.levels.map((l) => {
     const n = loadPosition(l.load);
     const meets = n <= spec.capacity;
