@@ -80,6 +80,7 @@ function entry(index: number, cov: number, random: () => number, scale = 1): Run
       capacity: null,
       capacityRequestsPerSecond: null,
       goodputPeak: null,
+      search: null,
       stop: null,
     },
     levels: [level(1, 1, singleStream), level(2, 16, peak)],

@@ -275,7 +275,7 @@ describe("the demo config (npm start)", () => {
         conversation: { turns: 4, sharedPrefixTokens: 120, thinkSeconds: 0 },
       });
       // Every user reaches the last turn at every level.
-      expect(w.requestsPerLevel).toBeGreaterThanOrEqual(4 * Math.max(...w.concurrency));
+      expect(w.requestsPerLevel).toBeGreaterThanOrEqual(4 * Math.max(...(w.concurrency as number[])));
       expect(w.levelDurationSeconds).toBeUndefined();
     }
     expect(config.targets.filter((t) => DEMO_CONVERSATION_TARGETS.includes(t.id)).map((t) => t.modelKey)).toEqual([

@@ -211,7 +211,11 @@ describe("the built site's searched targets", () => {
       `${spent} requests, where the ladder from 1 to 64 would have sent ${ladderRequests(1, 64)} (${Math.round((100 * spent) / ladderRequests(1, 64))} %)`,
     );
     const probes = await page.$$eval("#search-probes tbody tr", (rows) =>
-      rows.map((r) => [...r.querySelectorAll("td")].slice(0, 3).map((td) => td.textContent?.trim())),
+      rows.map((r) =>
+        Array.from(r.querySelectorAll("td"))
+          .slice(0, 3)
+          .map((td) => td.textContent?.trim()),
+      ),
     );
     expect(probes).toEqual(
       SEARCHED.probes.map((n, i) => [String(i + 1), `N=${n}`, n <= SEARCHED.capacity ? "meets" : "misses"]),

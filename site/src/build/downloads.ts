@@ -3,7 +3,7 @@
  * `data/runs.csv` (every run and level, each row saying whether it entered its target's standing)
  * and `data/standing.csv` (the standing's estimates, one row per target and level).
  */
-import { type Load, loadPosition, type SearchSummary, sameLoad } from "@kneeboard/core/run";
+import { type Load, loadPosition, type SearchRecord, sameLoad } from "@kneeboard/core/run";
 import type { RunIndexEntry } from "@kneeboard/core/run-index";
 import type { Estimate, Standing } from "@kneeboard/core/standing";
 import { KINDS, type KindedLevel, kindOf, type LoadCells } from "../kinds/index.ts";
@@ -69,7 +69,7 @@ const SEARCH_COLUMNS = [
 type SearchCells = Record<(typeof SEARCH_COLUMNS)[number], number | string | null>;
 
 /** A run's search as its columns; every cell null for a ladder. */
-function searchCells(search: SearchSummary | null | undefined): SearchCells {
+function searchCells(search: SearchRecord | null | undefined): SearchCells {
   return {
     capacity_lo: search?.capacity.lo ?? null,
     capacity_hi: search?.capacity.hi ?? null,

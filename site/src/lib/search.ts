@@ -4,16 +4,16 @@
  * ladder it replaced, and its probed levels in the order they ran. A search is a sequence of levels of
  * one kind, so nothing here asks a kind: its axis (`concurrency` or `rate`) names its unit.
  */
-import { type Bracket, type Load, loadPosition, type SearchSummary } from "@kneeboard/core/run";
+import { type Bracket, type Load, loadPosition, type SearchRecord } from "@kneeboard/core/run";
 import { AXES } from "./charts/axis.ts";
 import { fmt, pct } from "./format.ts";
 import type { HistoryPoint, TargetView } from "./site-index.ts";
 import { num, type PageSection, type Table, text } from "./table.ts";
 
-export type { Bracket, SearchSummary };
+export type { Bracket, SearchRecord };
 
 /** Why a search stopped, in words a reader of the page follows. */
-const STOP_WORDS: Record<SearchSummary["stop"]["reason"], string> = {
+const STOP_WORDS: Record<SearchRecord["stop"]["reason"], string> = {
   resolved: "the bracket narrowed to the resolution",
   reached_to: "every load up to the search's top (`to`) met the SLO",
   over_saturation: "over-saturation: TTFT kept rising while aggregate throughput did not",
@@ -35,7 +35,7 @@ const STATUS_WORDS: Record<Bracket["status"], string> = {
 };
 
 /** A load on the search's axis in words: `10 users`, `3.5 req/s`. */
-export function searchedLoad(axis: SearchSummary["axis"], value: number | null): string {
+export function searchedLoad(axis: SearchRecord["axis"], value: number | null): string {
   if (value === null) return "—";
   return axis === "rate"
     ? `${fmt(value, value % 1 === 0 ? 0 : 2)} req/s`
@@ -49,22 +49,22 @@ export function bracketText(b: Bracket): string {
 }
 
 /** A searched figure in one line: `10 users, in [10, 11] (found)`. */
-export function bracketWords(axis: SearchSummary["axis"], b: Bracket): string {
+export function bracketWords(axis: SearchRecord["axis"], b: Bracket): string {
   return `${searchedLoad(axis, b.value)}, in ${bracketText(b)} (${STATUS_WORDS[b.status]})`;
 }
 
 /** The search's confidence and resolution: `95 % confidence, 10 % resolution`. */
-export const precisionWords = (s: SearchSummary) =>
+export const precisionWords = (s: SearchRecord) =>
   `${pct(s.confidence, 0)} confidence, ${pct(s.resolution, 0)} resolution`;
 
 /** What the search spent against the ladder it replaced: `152 requests, where the ladder would have sent 256 (59 %)`. */
-export function costWords(s: SearchSummary): string {
+export function costWords(s: SearchRecord): string {
   const share = s.ladderRequests > 0 ? ` (${pct(s.requests / s.ladderRequests, 0)})` : "";
   return `${fmt(s.requests)} requests, where the ladder from ${fmt(s.from, 2).replace(/\.00$/, "")} to ${fmt(s.to, 2).replace(/\.00$/, "")} would have sent ${fmt(s.ladderRequests)}${share}`;
 }
 
 /** Why the search stopped, its reason in words and the search's own detail. */
-export const stopWords = (s: SearchSummary) =>
+export const stopWords = (s: SearchRecord) =>
   `${STOP_WORDS[s.stop.reason]}${s.stop.detail ? `: ${s.stop.detail}` : ""}`;
 
 /** The searched runs of a view's standing, newest first: each run's search. */
@@ -107,7 +107,7 @@ interface ProbedLevel {
 
 /** The latest run's search and its probed levels: its run document's where readable (bounds included), else its index entry's. */
 function latestSearch(view: Pick<TargetView, "latest" | "details">): {
-  search: SearchSummary;
+  search: SearchRecord;
   levels: readonly ProbedLevel[];
 } | null {
   const { latest, details } = view;

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { Alert } from "@kneeboard/core/alerts";
-import { RunDocumentV3, SearchSummary } from "@kneeboard/core/run";
+import { RunDocumentV3, SearchRecord } from "@kneeboard/core/run";
 import { RunIndexEntry } from "@kneeboard/core/run-index";
 import { SameModel } from "@kneeboard/core/same-model";
 import { Standing } from "@kneeboard/core/standing";
@@ -30,7 +30,7 @@ export const HistoryPoint = z.object({
   errorRate: z.number(),
   rateLimitRate: z.number(),
   /** A searched run's brackets, stop and cost (`summary.search`); null for a ladder. */
-  search: SearchSummary.nullable().default(null),
+  search: SearchRecord.nullable().default(null),
 });
 export type HistoryPoint = z.infer<typeof HistoryPoint>;
 

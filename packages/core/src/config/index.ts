@@ -5,8 +5,9 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { Positive, strictlyAscending } from "../drive/fields.ts";
+import { isLevelSearch, type LevelSearch, levelSearchSchema } from "../drive/search.ts";
 import { ConfigError } from "../errors/index.ts";
-import { Arrival, Conversation, conversationsRunIn, TraceFormat } from "../kinds/index.ts";
+import { Arrival, Conversation, conversationsRunIn, searchableMode, TraceFormat } from "../kinds/index.ts";
 import { DEFAULT_SLO } from "../metrics/index.ts";
 import { isLocalOnly, Route } from "../route/index.ts";
 import { issueMessage, problemsOf } from "./issues.ts";
@@ -136,10 +137,18 @@ export { Conversation };
 
 const workloadFields = {
   /** Concurrency levels, strictly ascending. */
-  concurrency: z.array(z.number().int().positive().max(1024)).min(1).superRefine(strictlyAscending("levels")).meta({
-    description:
-      "The levels of the sweep, run low to high: N, the requests kept in flight, whole numbers from 1 to 1024, strictly ascending. Default [1, 2, 4, 8, 16, 32].",
-  }),
+  concurrency: z
+    .union(
+      [
+        z.array(z.number().int().positive().max(1024)).min(1).superRefine(strictlyAscending("levels")),
+        levelSearchSchema(true, "users (N)", 1024),
+      ],
+      { error: 'must be a list of levels [1, 2, 4, ...] or { "search": { "from", "to", "resolution" } }' },
+    )
+    .meta({
+      description:
+        'The levels of the sweep, run low to high: N, the requests kept in flight, whole numbers from 1 to 1024, strictly ascending; or { "search": { from, to, resolution } }, levels the sweep finds itself (docs/config.md#searched-levels). Default [1, 2, 4, 8, 16, 32].',
+    }),
   /** Approximate prompt size in tokens. */
   promptTokens: z.number().int().positive().meta({
     description:
@@ -242,7 +251,7 @@ export type Workload = Omit<
   | "slo"
   | "arrival"
 > & {
-  concurrency: number[];
+  concurrency: number[] | LevelSearch;
   promptTokens: number;
   maxTokens: number;
   warmupRequests: number;
@@ -254,7 +263,7 @@ export type Workload = Omit<
   arrival: Arrival;
 };
 
-export const DEFAULT_WORKLOAD: Workload = {
+export const DEFAULT_WORKLOAD = {
   concurrency: [1, 2, 4, 8, 16, 32],
   promptTokens: 150,
   maxTokens: 128,
@@ -266,7 +275,7 @@ export const DEFAULT_WORKLOAD: Workload = {
   ignoreEos: false,
   slo: DEFAULT_SLO,
   arrival: { mode: "closed" },
-};
+} satisfies Workload;
 
 /** A slug: lowercase letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
 const SLUG = /^[a-z0-9][a-z0-9._-]*$/;
@@ -447,6 +456,7 @@ export const Config = z
       else problem(ctx, ["targets", i, "id"], `duplicate id ${id} (also targets[${at}].id)`);
     });
     conversationsInClosedLoops(config, ctx);
+    searchesInSearchableSweeps(config, ctx);
     referencesPerModel(config, ctx);
     openRouterKeys(config, ctx);
   }, ALWAYS);
@@ -489,6 +499,75 @@ function conversationsInClosedLoops(config: unknown, ctx: z.RefinementCtx): void
         `conversations run in a closed loop (each user waits for the answer before the next turn), not with ${String(mode)} arrivals`,
       );
     }
+  });
+}
+
+/**
+ * A search (docs/config.md#searched-levels) needs levels on a searchable axis and counted requests: for
+ * each (target, scenario), a `concurrency` search over a trace replay is a problem at the `concurrency`
+ * of the layer that set it, and a search that the sweep runs (a closed loop's or conversation's
+ * `concurrency`, open arrivals' `ratesPerSecond`) with `levelDurationSeconds` is one at the duration's.
+ */
+function searchesInSearchableSweeps(config: unknown, ctx: z.RefinementCtx): void {
+  if (!isObject(config)) return;
+  const scenarios = isObject(config.scenarios) ? config.scenarios : undefined;
+  const reported = new Set<string>();
+  const report = (at: PropertyKey[], message: string) => {
+    if (reported.has(at.join("."))) return;
+    reported.add(at.join("."));
+    problem(ctx, at, message);
+  };
+  forEachSweep(config, scenarios, (layers) => {
+    let concurrency: { at: PropertyKey[]; search: boolean } | null = null;
+    let arrival: { at: PropertyKey[]; mode: unknown; search: boolean } | null = null;
+    let duration: PropertyKey[] | null = null;
+    for (const [path, layer] of layers) {
+      if (!isObject(layer)) continue;
+      if (layer.concurrency !== undefined)
+        concurrency = { at: [...path, "concurrency"], search: isLevelSearch(layer.concurrency) };
+      if (isObject(layer.arrival))
+        arrival = {
+          at: [...path, "arrival", "ratesPerSecond"],
+          mode: layer.arrival.mode,
+          search: isLevelSearch(layer.arrival.ratesPerSecond),
+        };
+      if (layer.levelDurationSeconds !== undefined) duration = [...path, "levelDurationSeconds"];
+      if (layer.requestsPerLevel !== undefined) duration = null;
+    }
+    const mode = arrival?.mode ?? "closed";
+    if (!searchableMode(mode) && concurrency?.search)
+      report(
+        concurrency.at,
+        "a trace replay's levels are speedups of a recorded window, which cannot be searched: search with a closed loop's concurrency or open arrivals' ratesPerSecond",
+      );
+    const searched = conversationsRunIn(mode) ? concurrency?.search === true : arrival?.search === true;
+    if (searched && duration)
+      report(
+        duration,
+        "a searched sweep draws counted requests (more near the SLO's boundary): set requestsPerLevel, not levelDurationSeconds",
+      );
+  });
+}
+
+/** Calls `visit` with the workload layers (global, target, scenario), each at its path, of every (target, scenario) swept. */
+function forEachSweep(
+  config: Record<string, unknown>,
+  scenarios: Record<string, unknown> | undefined,
+  visit: (layers: (readonly [PropertyKey[], unknown])[]) => void,
+): void {
+  targetsOf(config).forEach((target, i) => {
+    const own = (target as { workload?: unknown }).workload;
+    const names = Array.isArray(target.scenarios)
+      ? target.scenarios.filter((name): name is string => typeof name === "string")
+      : scenarios
+        ? Object.keys(scenarios)
+        : [DEFAULT_SCENARIO];
+    for (const name of names)
+      visit([
+        [["workload"], config.workload],
+        [["targets", i, "workload"], own],
+        [["scenarios", name], scenarios?.[name]],
+      ]);
   });
 }
 

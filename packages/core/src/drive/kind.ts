@@ -6,6 +6,7 @@
 import type { z } from "zod";
 import type { DriveSpec, LevelDriver } from "./driver.ts";
 import type { LevelBudget, LevelPlanOf } from "./plan.ts";
+import type { LevelSearchSettings } from "./search.ts";
 
 /** The axis a load is placed on: a closed loop's concurrency, an open loop's offered rate, a trace replay's speedup. */
 export type LoadAxis = "concurrency" | "rate" | "speedup";
@@ -105,6 +106,13 @@ export interface LoadKind<W, L extends { kind: string }, D extends { kind: strin
    * every request's answer once per send for loads sent on a schedule.
    */
   chunksPerSecond(load: L, outputTokensPerSecondPerStream: number, maxTokens: number, chunksPerToken: number): number;
+  /** The search a workload asks for in place of a ladder (docs/config.md#searched-levels); null for a ladder or a kind that cannot search. */
+  search(workload: W): LevelSearchSettings | null;
+  /**
+   * The workload fields that make its levels a ladder of the one level at `position` on its axis (a
+   * searched level, run as any other); throws for a kind that cannot search.
+   */
+  pinned(workload: W, position: number): object;
   /** The N of each level of a workload, for kinds whose levels hold N users; null for the others. */
   userLevels(workload: W): number[] | null;
   /** The most worker threads a level can use (a thread runs at least one stream). */

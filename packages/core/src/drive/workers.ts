@@ -6,6 +6,7 @@
 import type { LevelDriver } from "./driver.ts";
 import type { HeadlineParts, SummaryUnits, TopLevelFigures } from "./kind.ts";
 import { newDebts, runWorkers, type WorkerDebt } from "./loop.ts";
+import { type LevelSearch, ladderOf, searchOf } from "./search.ts";
 import type { WorkerSession } from "./session.ts";
 import { number } from "./words.ts";
 
@@ -95,7 +96,9 @@ export function workersDriver<L extends { kind: K; concurrency: number }, K exte
 export const USERS = {
   position: (load: { concurrency: number }) => load.concurrency,
   users: (load: { concurrency: number }) => load.concurrency,
-  userLevels: (workload: { concurrency: number[] }) => workload.concurrency,
+  userLevels: (workload: { concurrency: number[] | LevelSearch }) => ladderOf(workload.concurrency),
+  search: (workload: { concurrency: number[] | LevelSearch }) => searchOf(workload.concurrency),
+  pinned: (_workload: unknown, position: number) => ({ concurrency: [position] }),
   chunksPerSecond: (load: { concurrency: number }, perStream: number, _maxTokens: number, chunksPerToken: number) =>
     load.concurrency * perStream * chunksPerToken,
   threadBound: (load: { concurrency: number }) => load.concurrency,

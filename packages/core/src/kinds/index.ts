@@ -10,6 +10,7 @@ import { z } from "zod";
 import type { DriveSpec, LevelDriver } from "../drive/driver.ts";
 import type { ExpandContext, HeadlineParts, LoadAxis, LoadKind, PlanWords, SummaryUnits } from "../drive/kind.ts";
 import type { LevelBudget, LevelPlanOf } from "../drive/plan.ts";
+import type { LevelSearch, LevelSearchSettings } from "../drive/search.ts";
 import { ClosedArrival, ClosedLoad, closed } from "./closed/index.ts";
 import { type Conversation, type ConversationLevelLoad, ConversationLoad, conversation } from "./conversation/index.ts";
 import { GammaArrival, type OpenLevelLoad, OpenLoad, open, PoissonArrival } from "./open/index.ts";
@@ -61,7 +62,7 @@ export type LevelPlan = LevelPlanOf<LevelLoad>;
 
 /** The workload fields the kinds read (config's `Workload` has them all). */
 export interface KindWorkload extends LevelBudget {
-  concurrency: number[];
+  concurrency: number[] | LevelSearch;
   arrival: Arrival;
   conversation?: Conversation;
 }
@@ -85,6 +86,24 @@ function kindOfWorkload(workload: Pick<KindWorkload, "arrival" | "conversation">
  */
 export function planLevels(workload: KindWorkload, context: ExpandContext): LevelPlan[] {
   return entry(kindOfWorkload(workload)).levels(workload, context);
+}
+
+/** The search a workload asks for in place of a ladder, and its axis; null for a ladder (or a kind that cannot search). */
+export function levelSearch(workload: KindWorkload): { axis: LoadAxis; settings: LevelSearchSettings } | null {
+  const kind = entry(kindOfWorkload(workload));
+  const settings = kind.search(workload);
+  return settings ? { axis: kind.axis, settings } : null;
+}
+
+/**
+ * The level at `position` on a searched workload's axis (N, requests/s), numbered `level`: expanded
+ * as its kind expands a ladder of that one level, so a searched level is run and recorded as any other.
+ */
+export function levelAt(workload: KindWorkload, position: number, level: number, context: ExpandContext): LevelPlan {
+  const kind = entry(kindOfWorkload(workload));
+  const [plan] = kind.levels({ ...workload, ...kind.pinned(workload, position) }, context);
+  if (!plan) throw new Error(`no level at ${position}`);
+  return { ...plan, level };
 }
 
 /** How the run document names what a level sent: its load, without the driver's own settings. */
@@ -143,6 +162,11 @@ export function replayedWindow(load: LevelLoad): TraceWindow | null {
  */
 export function conversationsRunIn(mode: unknown): boolean {
   return typeof mode === "string" && mode in MODE_KIND && MODE_KIND[mode as Arrival["mode"]] === "closed";
+}
+
+/** True when the levels of this `arrival.mode`'s kind can be searched (a replay's speedups cannot); unknown modes are left to the schema. */
+export function searchableMode(mode: unknown): boolean {
+  return !(typeof mode === "string" && mode in MODE_KIND && MODE_KIND[mode as Arrival["mode"]] === "trace");
 }
 
 /** A workload's arrival when it replays a trace (the trace file to read); null for the other kinds. */

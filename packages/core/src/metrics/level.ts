@@ -290,6 +290,7 @@ export function summarizeLevel(input: LevelInput): Level {
     valid: invalid.length === 0,
     invalidReasons: invalid.map(invalidReasonText),
     invalid,
+    probe: null,
   };
 }
 

@@ -290,6 +290,7 @@ describe("summarizeRun", () => {
       capacityRequestsPerSecond: null,
       goodputPeak: null,
       stop: null,
+      search: null,
     });
   });
 
@@ -375,6 +376,7 @@ describe("summarizeRun on an open loop", () => {
       "capacityRequestsPerSecond",
       "goodputPeak",
       "stop",
+      "search",
     ]);
     expect(Object.keys(s.peak ?? {})).toEqual([
       "level",

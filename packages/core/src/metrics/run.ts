@@ -223,5 +223,6 @@ export function summarizeRun(levels: Level[], options: { stop?: Stop | null } = 
     capacityRequestsPerSecond,
     goodputPeak,
     stop: options.stop !== undefined ? options.stop : firstStop(levels),
+    search: null,
   };
 }

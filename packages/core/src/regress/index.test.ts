@@ -84,6 +84,7 @@ function entry(i: number, r: () => number, f: Figures = {}, cov = 0.05, targetId
           capacity: null,
           capacityRequestsPerSecond: null,
           goodputPeak: null,
+          search: null,
           stop: null,
         }
       : {
@@ -108,6 +109,7 @@ function entry(i: number, r: () => number, f: Figures = {}, cov = 0.05, targetId
           capacity: null,
           capacityRequestsPerSecond: null,
           goodputPeak: null,
+          search: null,
           stop: null,
         },
     levels: [level(1, 1, single), level(2, 16, peak)],

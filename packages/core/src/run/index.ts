@@ -308,29 +308,75 @@ export const ConversationFigures = z.object({
 });
 export type ConversationFigures = z.infer<typeof ConversationFigures>;
 
-/**
- * A probed level of a searched sweep: the order it ran in and the SLO decision it drew (contract of
- * issue 44; stand-in until the search's own schema lands).
- */
+/** How a searched sweep ran a level (docs/run-document.md#probe): its place in the search's order and its SLO decision. */
 export const Probe = z.object({
-  /** 1 = the first level the search ran. */
+  /** 1 = the first level the search ran; levels stay sorted by load, this is the order they ran. */
   order: z.number().int().positive(),
-  /** The SLO decision at the search's confidence. */
+  /** The SLO decision at the search's stated confidence: both bounds inside the SLO, one outside, or neither after the cap. */
   decision: z.enum(["meets", "misses", "undecided"]),
-  /** Upper confidence bound on TTFT p95, ms (order statistic). */
+  /** Upper confidence bound on TTFT p95, ms (an order statistic of the level's TTFTs); null with too few ok requests. */
   ttftP95UpperMs: z.number().nullable(),
-  /** Lower confidence bound on per-stream output tok/s p50. */
+  /** Lower confidence bound on per-stream output tok/s p50 (an order statistic); null with too few ok requests. */
   perStreamP50LowerTokensPerSecond: z.number().nullable(),
-  /** Measured requests the decision drew. */
+  /** Measured requests the decision drew (more near the SLO's boundary, up to the cap). */
   requests: z.number().int().nonnegative(),
 });
 export type Probe = z.infer<typeof Probe>;
 
+/** A searched answer: its value and the bracket it lies in. */
+export const Bracket = z.object({
+  /** Capacity: the largest probed load that met the SLO; the knee: the knee's load; null when not found. */
+  value: z.number().nullable(),
+  /** The answer lies in [lo, hi]. */
+  lo: z.number().nullable(),
+  hi: z.number().nullable(),
+  /**
+   * `found`: bracketed to the resolution; `below_from`: already past at `from`; `at_to`: not past at
+   * `to`; `undecided`: a level at the boundary stayed undecided; `not_reached`: the search stopped first.
+   */
+  status: z.enum(["found", "below_from", "at_to", "undecided", "not_reached"]),
+});
+export type Bracket = z.infer<typeof Bracket>;
+
+/** Why a searched sweep stopped. */
+export const SearchStopReason = z.enum([
+  "resolved",
+  "reached_to",
+  "over_saturation",
+  "below_from",
+  "undecided",
+  "failures",
+  "rate_limited",
+  "unreachable",
+  "stopped",
+]);
+export type SearchStopReason = z.infer<typeof SearchStopReason>;
+
+/** A searched sweep's record (docs/run-document.md#search): what it looked for, found, and spent. */
+export const SearchRecord = z.object({
+  /** The axis searched: a closed loop's (or conversation's) users, or an open loop's requests/s. */
+  axis: z.enum(["concurrency", "rate"]),
+  from: z.number(),
+  to: z.number(),
+  resolution: z.number(),
+  confidence: z.number(),
+  /** Where "meets the SLO" turns into "misses". */
+  capacity: Bracket,
+  /** The knee along the probed levels (the 15 % rule, as `kneeConcurrency`). */
+  knee: Bracket,
+  stop: z.object({ reason: SearchStopReason, detail: z.string() }),
+  /** Every request the search sent, warm-ups included. */
+  requests: z.number().int().nonnegative(),
+  promptTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  /** What the doubling ladder from..to at requestsPerLevel (+ warm-ups) would have sent: the saving's baseline. */
+  ladderRequests: z.number().int().nonnegative(),
+});
+export type SearchRecord = z.infer<typeof SearchRecord>;
+
 /** One level of a sweep: one load, held while its requests are measured. */
 export const Level = z.object({
   ...LevelRef,
-  /** A searched level: its order and decision; null for a ladder's levels and in documents stored before searches. */
-  probe: Probe.nullable().optional(),
   requests: RequestCounts,
   /** Sum of ok completionTokens / level wall time (first measured send to last measured end), tok/s. */
   aggregateOutputTokensPerSecond: z.number().nullable(),
@@ -410,6 +456,8 @@ export const Level = z.object({
   invalidReasons: z.array(z.string()),
   /** Why the level is not valid, as codes and figures; empty when valid, and in documents stored before it was recorded. */
   invalid: z.array(InvalidReason).default([]),
+  /** A searched level's order and SLO decision; null for a ladder's levels and in documents stored before searches. */
+  probe: Probe.nullable().default(null),
 });
 export type Level = z.infer<typeof Level>;
 
@@ -424,49 +472,8 @@ export const Stop = z.object({
 });
 export type Stop = z.infer<typeof Stop>;
 
-/** A searched figure's answer: its value and the bracket [lo, hi] it lies in, and how the search left it. */
-export const Bracket = z.object({
-  value: z.number().nullable(),
-  lo: z.number().nullable(),
-  hi: z.number().nullable(),
-  status: z.enum(["found", "below_from", "at_to", "undecided", "not_reached"]),
-});
-export type Bracket = z.infer<typeof Bracket>;
-
-/** What a searched sweep found and spent. */
-export const SearchSummary = z.object({
-  axis: z.enum(["concurrency", "rate"]),
-  from: z.number(),
-  to: z.number(),
-  resolution: z.number(),
-  confidence: z.number(),
-  capacity: Bracket,
-  knee: Bracket,
-  stop: z.object({
-    reason: z.enum([
-      "resolved",
-      "reached_to",
-      "over_saturation",
-      "below_from",
-      "undecided",
-      "failures",
-      "rate_limited",
-      "unreachable",
-      "stopped",
-    ]),
-    detail: z.string(),
-  }),
-  requests: z.number().int().nonnegative(),
-  promptTokens: z.number().int().nonnegative(),
-  outputTokens: z.number().int().nonnegative(),
-  ladderRequests: z.number().int().nonnegative(),
-});
-export type SearchSummary = z.infer<typeof SearchSummary>;
-
 /** The headline figures of a run (docs/methodology.md, per run). */
 export const Summary = z.object({
-  /** A searched sweep's brackets, stop and cost; null for a ladder. */
-  search: SearchSummary.nullable().optional(),
   /** Level 1's figures; null when level 1 is missing, has no ok sample or is invalid (its data stays in `levels`). */
   singleStream: z
     .object({
@@ -519,6 +526,8 @@ export const Summary = z.object({
     .default(null),
   /** Where and why the sweep stopped before its top level; null when no level was invalid for rate limits or failures. */
   stop: Stop.nullable().default(null),
+  /** A searched sweep's brackets, stop and spend; null for a ladder and in documents stored before searches. */
+  search: SearchRecord.nullable().default(null),
 });
 export type Summary = z.infer<typeof Summary>;
 

@@ -174,6 +174,7 @@ function run(shape: RunShape): RunIndexEntry {
       capacity: null,
       capacityRequestsPerSecond: null,
       goodputPeak: null,
+      search: null,
     },
     levels,
     servedProviders: [],

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import type { LoadKind } from "../../drive/kind.ts";
 import { closedLevelTiming } from "../../drive/plan.ts";
+import { type LevelSearch, ladderOf } from "../../drive/search.ts";
 import { USERS, USERS_PLAN, type WorkersSpec, workersDriver } from "../../drive/workers.ts";
 
 /** `arrival: { "mode": "closed" }`, the default: N in flight. */
@@ -25,12 +26,17 @@ export const ClosedLoad = z.object({
 });
 export type ClosedLoad = z.infer<typeof ClosedLoad>;
 
-export const closed: LoadKind<{ concurrency: number[] }, ClosedLoad, ClosedLoad, WorkersSpec<"closed">> = {
+export const closed: LoadKind<
+  { concurrency: number[] | LevelSearch },
+  ClosedLoad,
+  ClosedLoad,
+  WorkersSpec<"closed">
+> = {
   kind: "closed",
   document: ClosedLoad,
   axis: "concurrency",
   levels: (workload, { requestSeconds }) =>
-    workload.concurrency.map((concurrency, i) => ({
+    ladderOf(workload.concurrency).map((concurrency, i) => ({
       load: { kind: "closed", concurrency },
       name: `concurrency ${concurrency}`,
       level: i + 1,

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import type { LoadKind } from "../../drive/kind.ts";
 import { closedLevelTiming } from "../../drive/plan.ts";
+import { type LevelSearch, ladderOf } from "../../drive/search.ts";
 import { number } from "../../drive/words.ts";
 import { USERS, USERS_PLAN, type WorkersSpec, workersDriver } from "../../drive/workers.ts";
 import { type ConversationSpec, conversations } from "./session.ts";
@@ -127,7 +128,7 @@ export function conversationPlan(workload: {
 }
 
 export const conversation: LoadKind<
-  { concurrency: number[]; conversation: Conversation },
+  { concurrency: number[] | LevelSearch; conversation: Conversation },
   ConversationLevelLoad,
   ConversationLoad,
   WorkersSpec<"conversation"> & { conversation: ConversationSpec }
@@ -139,7 +140,7 @@ export const conversation: LoadKind<
     const talk = workload.conversation;
     // A worker thinks after every turn but the last: each measured request takes that share of it more.
     const pauseSeconds = (talk.thinkSeconds * (talk.turns - 1)) / talk.turns;
-    return workload.concurrency.map((concurrency, i) => ({
+    return ladderOf(workload.concurrency).map((concurrency, i) => ({
       load: { kind: "conversation", concurrency, turns: talk.turns, thinkSeconds: talk.thinkSeconds },
       name: `concurrency ${concurrency} (${concurrency} in conversation)`,
       level: i + 1,

@@ -10,17 +10,30 @@ import { MaxInFlight, Positive, Seed, strictlyAscending } from "../../drive/fiel
 import type { LoadKind } from "../../drive/kind.ts";
 import { scheduledLevelTiming } from "../../drive/plan.ts";
 import { runOpenLoop, scheduleFigures } from "../../drive/schedule.ts";
+import { ladderOf, levelSearchSchema, searchOf } from "../../drive/search.ts";
 import { number } from "../../drive/words.ts";
 import { normal, seededRandom } from "../../random/index.ts";
 
 /** Request rates of an open loop, requests/s, strictly ascending. */
 const RatesPerSecond = z
-  .array(Positive, { error: "poisson arrivals need ratesPerSecond: an array of request rates, e.g. [1, 2, 4]" })
-  .min(1)
-  .superRefine(strictlyAscending("rates"))
+  .union(
+    [
+      z
+        .array(Positive, {
+          error: "poisson arrivals need ratesPerSecond: an array of request rates, e.g. [1, 2, 4]",
+        })
+        .min(1)
+        .superRefine(strictlyAscending("rates")),
+      levelSearchSchema(false, "requests/s", 100_000),
+    ],
+    {
+      error:
+        'open arrivals need ratesPerSecond: an array of request rates, e.g. [1, 2, 4], or { "search": { "from", "to", "resolution" } }',
+    },
+  )
   .meta({
     description:
-      "Request rates, requests/s, positive and strictly ascending: each is a level, sending at that rate for levelDurationSeconds or until requestsPerLevel were sent, never waiting on completions. Required.",
+      'Request rates, requests/s, positive and strictly ascending: each is a level, sending at that rate for levelDurationSeconds or until requestsPerLevel were sent, never waiting on completions; or { "search": { from, to, resolution } }, rates the sweep finds itself (docs/config.md#searched-levels). Required.',
   });
 
 /** `arrival: { "mode": "poisson", "ratesPerSecond": [...] }`: exponential gaps from a seeded generator. */
@@ -224,7 +237,7 @@ export const open: LoadKind<{ arrival: OpenArrivalConfig }, OpenLevelLoad, OpenL
       arrival.mode === "gamma" ? { arrival: "gamma", burstiness: arrival.burstiness } : { arrival: "poisson" };
     const duration = workload.levelDurationSeconds;
     const requests = duration === undefined ? (workload.requestsPerLevel ?? 0) : null;
-    return arrival.ratesPerSecond.map((ratePerSecond, i) => ({
+    return ladderOf(arrival.ratesPerSecond).map((ratePerSecond, i) => ({
       load: { kind: "open", ...spacing, ratePerSecond, seed: arrival.seed, maxInFlight: arrival.maxInFlight },
       name: `rate ${ratePerSecond} requests/s${spacing.arrival === "gamma" ? ` (gamma, burstiness ${spacing.burstiness})` : ""}`,
       level: i + 1,
@@ -254,6 +267,8 @@ export const open: LoadKind<{ arrival: OpenArrivalConfig }, OpenLevelLoad, OpenL
     openLoopChunksPerSecond(load.ratePerSecond, maxTokens, chunksPerToken),
   // Its streams are as many as its rate keeps in flight: no bound.
   userLevels: () => null,
+  search: ({ arrival }) => searchOf(arrival.ratesPerSecond),
+  pinned: ({ arrival }, ratePerSecond) => ({ arrival: { ...arrival, ratesPerSecond: [ratePerSecond] } }),
   threadBound: () => Number.POSITIVE_INFINITY,
   summary: { knee: "kneeRequestsPerSecond", capacity: "capacityRequestsPerSecond" },
   expectsCache: false,

@@ -228,6 +228,11 @@ export const trace: LoadKind<{ arrival: TraceArrival }, TraceLevelLoad, TraceLoa
   },
   // Each request is its own recorded one, sent by its place in the window: one thread.
   userLevels: () => null,
+  // A replay's levels are speedups of a recorded window: there is no SLO boundary to search for.
+  search: () => null,
+  pinned: () => {
+    throw new Error("a trace replay's levels cannot be searched");
+  },
   threadBound: () => 1,
   // A speedup is neither users nor a rate: a replay has no knee or capacity of its own.
   summary: { knee: null, capacity: null },

@@ -1,0 +1,157 @@
+/** @module The SLO decision's bounds: their ranks by the binomial, their coverage by seeded simulation, and the decision at and away from the boundary. */
+import { describe, expect, it } from "vitest";
+import { seededRandom } from "../random/index.ts";
+import {
+  binomialCdf,
+  decideLevel,
+  decideLook,
+  lookConfidences,
+  looksOf,
+  lowerBoundRank,
+  quantileLowerBound,
+  quantileUpperBound,
+  upperBoundRank,
+} from "./decide.ts";
+
+/** An exponential draw of mean `mean`: a skewed, continuous distribution with known quantiles. */
+const exponential = (random: () => number, mean: number) => -mean * Math.log(1 - random());
+const exponentialQuantile = (q: number, mean: number) => -mean * Math.log(1 - q);
+
+describe("binomialCdf", () => {
+  it("sums the binomial's terms, and does not underflow for large n", () => {
+    expect(binomialCdf(0, 3, 0.5)).toBeCloseTo(1 / 8, 12);
+    expect(binomialCdf(1, 3, 0.5)).toBeCloseTo(4 / 8, 12);
+    expect(binomialCdf(63, 64, 0.95)).toBeCloseTo(1 - 0.95 ** 64, 12);
+    // 0.05^1000 underflows a double; the log-space sum still gives P(Bin(1000, 0.95) <= 950) near 1/2.
+    expect(binomialCdf(950, 1000, 0.95)).toBeGreaterThan(0.5);
+    expect(binomialCdf(950, 1000, 0.95)).toBeLessThan(0.55);
+  });
+});
+
+describe("order-statistic ranks", () => {
+  it("take the smallest upper rank (and largest lower rank) whose coverage reaches the confidence", () => {
+    // 64 draws, p95, 95 %: the largest covers with 1 - 0.95^64 = 0.9625; the one below does not.
+    expect(upperBoundRank(64, 0.95, 0.95)).toBe(64);
+    expect(binomialCdf(62, 64, 0.95)).toBeLessThan(0.95);
+    // 64 at 96 % (the first look's share of a 95 % allowance): 0.9625 is enough; 97.5 % is not.
+    expect(upperBoundRank(64, 0.95, 0.96)).toBe(64);
+    expect(upperBoundRank(64, 0.95, 0.975)).toBeNull();
+    for (const n of [20, 64, 200]) {
+      const k = lowerBoundRank(n, 0.5, 0.95) as number;
+      expect(1 - binomialCdf(k - 1, n, 0.5)).toBeGreaterThanOrEqual(0.95);
+      expect(1 - binomialCdf(k, n, 0.5)).toBeLessThan(0.95);
+    }
+    expect(lowerBoundRank(3, 0.5, 0.95)).toBeNull();
+  });
+
+  // 4000 seeded trials of n draws each: a bound's coverage (the share of trials in which it holds the
+  // true quantile) is a binomial share with standard error sqrt(c (1 - c) / 4000) <= 0.0035. Each is
+  // asserted to be at least its exact coverage (>= the confidence) less 4 standard errors, and not
+  // above it plus 4: the bound holds as often as stated, and not by being needlessly wide.
+  const TRIALS = 4000;
+  const fourSe = (p: number) => 4 * Math.sqrt((p * (1 - p)) / TRIALS);
+  it.each([
+    { n: 64, quantile: 0.95, side: "upper" as const },
+    { n: 128, quantile: 0.95, side: "upper" as const },
+    { n: 64, quantile: 0.5, side: "lower" as const },
+    { n: 64, quantile: 0.95, side: "lower" as const },
+    { n: 96, quantile: 0.5, side: "upper" as const },
+  ])("cover the $side bound of p$quantile from $n draws as often as stated", ({ n, quantile, side }) => {
+    const random = seededRandom(7 + n);
+    const truth = exponentialQuantile(quantile, 100);
+    const confidence = 0.95;
+    const rank = (side === "upper" ? upperBoundRank : lowerBoundRank)(n, quantile, confidence) as number;
+    const exact = side === "upper" ? binomialCdf(rank - 1, n, quantile) : 1 - binomialCdf(rank - 1, n, quantile);
+    expect(exact).toBeGreaterThanOrEqual(confidence);
+    let covered = 0;
+    for (let t = 0; t < TRIALS; t++) {
+      const draws = Array.from({ length: n }, () => exponential(random, 100));
+      const bound = (side === "upper" ? quantileUpperBound : quantileLowerBound)(draws, quantile, confidence) as number;
+      if (side === "upper" ? bound >= truth : bound <= truth) covered++;
+    }
+    const share = covered / TRIALS;
+    expect(share).toBeGreaterThanOrEqual(exact - fourSe(exact));
+    expect(share).toBeLessThanOrEqual(exact + fourSe(exact));
+  });
+});
+
+describe("looks and their confidences", () => {
+  it("look early for a miss, then every batch to the cap, never under the minimum", () => {
+    expect(looksOf({ batch: 64, cap: 256, minimum: 2 })).toEqual([16, 32, 64, 128, 192, 256]);
+    expect(looksOf({ batch: 64, cap: 256, minimum: 24 })).toEqual([24, 32, 64, 128, 192, 256]);
+    expect(looksOf({ batch: 64, cap: 64, minimum: 128 })).toEqual([64]);
+  });
+
+  it("spend a wrong meets' allowance from the first look that can bound TTFT p95, and a wrong miss's evenly, 1 - confidence each in all", () => {
+    const looks = looksOf({ batch: 64, cap: 256, minimum: 2 });
+    const c = lookConfidences(0.95, looks);
+    // 16 and 32 requests cannot bound p95 at 96 % (0.95^32 = 0.19): they can only miss.
+    expect(c.map((x) => x.meets)).toEqual(
+      [1, 1, 0.96, 1 - 0.01 / 3, 1 - 0.01 / 3, 1 - 0.01 / 3].map((x) => expect.closeTo(x, 12)),
+    );
+    const spent = (pick: (x: { meets: number; misses: number }) => number) =>
+      c.reduce((sum, x) => sum + 1 - pick(x), 0);
+    expect(spent((x) => x.meets)).toBeCloseTo(0.05, 12);
+    expect(spent((x) => x.misses)).toBeCloseTo(0.05, 12);
+  });
+});
+
+describe("decideLook", () => {
+  const PLAN = { batch: 64, cap: 256, minimum: 2 };
+  const slo = { minOutputTokensPerSecond: 24, maxTtftMs: 2000 };
+  const level = (seed: number, n: number, perStreamMedian: number, ttftMean = 100) => {
+    const random = seededRandom(seed);
+    // Per-stream speeds spread +-5 % around the median (uniform), TTFTs exponential.
+    return {
+      ttft: Array.from({ length: n }, () => exponential(random, ttftMean)),
+      perStream: Array.from({ length: n }, () => perStreamMedian * (0.95 + 0.1 * random())),
+    };
+  };
+
+  it("meets far above the SLO and misses far below it on one batch", () => {
+    const high = level(1, 64, 27.9);
+    expect(decideLook(high.ttft, high.perStream, slo, { meets: 0.96, misses: 0.99 }).decision).toBe("meets");
+    const low = level(2, 64, 20);
+    expect(decideLook(low.ttft, low.perStream, slo, { meets: 0.96, misses: 0.99 }).decision).toBe("misses");
+    const slow = level(3, 64, 30, 5000);
+    expect(decideLook(slow.ttft, slow.perStream, slo, { meets: 0.96, misses: 0.99 }).decision).toBe("misses");
+  });
+
+  it("does not meet when the TTFT p95 cannot be bounded yet (too few requests)", () => {
+    const few = level(4, 40, 30);
+    const d = decideLook(few.ttft, few.perStream, slo, { meets: 0.96, misses: 0.99 });
+    expect(d.ttftP95UpperMs).toBeNull();
+    expect(d.decision).toBe("pending");
+  });
+
+  // A level exactly on the SLO (per-stream median 24.0): 2000 seeded levels, each drawn at the looks of batches of 64
+  // up to 256 (16, 32, 64, 128, 192, 256) with their confidences. Calling it `meets` is an error the allowance bounds by 5 %;
+  // its share is asserted under 5 % + 4 standard errors (sqrt(0.05 x 0.95 / 2000) = 0.0049), and most
+  // such levels end `undecided` at the cap.
+  it("on the boundary, draws to the cap and ends undecided, calling it met at most as often as the confidence allows", () => {
+    const LEVELS = 2000;
+    let met = 0;
+    let undecided = 0;
+    for (let seed = 0; seed < LEVELS; seed++) {
+      const all = level(1000 + seed, 256, 24);
+      for (const drawn of looksOf(PLAN)) {
+        const d = decideLevel(all.ttft.slice(0, drawn), all.perStream.slice(0, drawn), slo, 0.95, drawn, PLAN);
+        if (d.decision === "pending") continue;
+        if (d.decision === "meets") met++;
+        if (d.decision === "undecided") undecided++;
+        break;
+      }
+    }
+    expect(met / LEVELS).toBeLessThanOrEqual(0.05 + 4 * Math.sqrt((0.05 * 0.95) / LEVELS));
+    expect(undecided / LEVELS).toBeGreaterThan(0.8);
+  });
+
+  it("a seeded level on the boundary is undecided at the cap, never met", () => {
+    // One of the (at least 95 % of) boundary levels that the previous test ends undecided.
+    const all = level(7, 256, 24);
+    const decisions = looksOf(PLAN).map(
+      (drawn) => decideLevel(all.ttft.slice(0, drawn), all.perStream.slice(0, drawn), slo, 0.95, drawn, PLAN).decision,
+    );
+    expect(decisions).toEqual(["pending", "pending", "pending", "pending", "pending", "undecided"]);
+  });
+});
