@@ -9,7 +9,7 @@ import { availableParallelism, hostname } from "node:os";
 import type { HealthWatch } from "../client/health.ts";
 import { type Endpoint, StreamingClient } from "../client/index.ts";
 import { type CanarySettings, modelKeyOf, type Target, type Workload } from "../config/index.ts";
-import { concurrencyOf, documentLoad, replayedWindow } from "../kinds/index.ts";
+import { concurrencyOf, documentLoad, levelAt, levelSearch, replayedWindow } from "../kinds/index.ts";
 import { levelStop, summarizeRun } from "../metrics/index.ts";
 import {
   DEFAULT_PLAN_ASSUMPTIONS,
@@ -23,10 +23,21 @@ import {
 } from "../plan/index.ts";
 import type { Canary, Level, Load, RunDocument, Sample, Stop } from "../run/index.ts";
 import { type Scheduler, systemScheduler } from "../scheduler/index.ts";
+import { LoadSearch } from "../search/machine.ts";
 import { type Traces, traceRecord } from "../trace/index.ts";
 import { PromptSizer } from "../workload/index.ts";
 import { runCanary } from "./canary.ts";
 import { type RequestSender, runLevel, Stopped } from "./level.ts";
+import {
+  byLoad,
+  byOrder,
+  drawPlan,
+  ProbeJudge,
+  probedFigures,
+  searchedSummary,
+  searchLevelBound,
+  searchPlan,
+} from "./search.ts";
 import { type ThreadHost, workerThreads } from "./threads.ts";
 
 export type { DriveLoop, DriveRecord, DriveSpec, LevelDriver } from "../drive/driver.ts";
@@ -171,8 +182,42 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
     return null;
   };
 
+  // A searched sweep (docs/config.md#searched-levels): its plan and state machine; null for a ladder.
+  const searched = levelSearch(workload);
+  const search = searched
+    ? (() => {
+        const plan = searchPlan(workload, searched.axis, searched.settings);
+        return { plan, machine: new LoadSearch(plan.bounds) };
+      })()
+    : null;
+  if (search && options.previous) {
+    // Its levels are kept numbered in the order run while it runs (`byLoad` sorts them for the document).
+    const ran = byOrder(levels, samples);
+    levels.splice(0, levels.length, ...ran.levels);
+    samples.splice(0, samples.length, ...ran.samples);
+  }
+
   let canary: Canary | undefined;
-  const document = (status: RunDocument["status"], reason = partialReason): RunDocument => ({
+  const document = (status: RunDocument["status"], reason = partialReason): RunDocument => {
+    if (!search) return documentOf(status, reason, levels, samples, summarizeRun(levels, { stop }));
+    const sorted = byLoad(levels, samples);
+    const summary = searchedSummary(
+      summarizeRun(sorted.levels, { stop }),
+      sorted.levels,
+      sorted.samples,
+      search.plan,
+      search.machine.outcome(),
+      workload,
+    );
+    return documentOf(status, reason, sorted.levels, sorted.samples, summary);
+  };
+  const documentOf = (
+    status: RunDocument["status"],
+    reason: string | null,
+    levels: Level[],
+    samples: Sample[],
+    summary: RunDocument["summary"],
+  ): RunDocument => ({
     schemaVersion: 3,
     runId,
     targetId: target.id,
@@ -197,25 +242,34 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
     workload: { ...workload },
     trace: replayed ? traceRecord(replayed) : null,
     levels,
-    summary: summarizeRun(levels, { stop }),
+    summary,
     samples,
     ...(target.reference ? { reference: true } : {}),
     ...(canary ? { canary } : {}),
   });
 
   const perStream = target.expectedOutputTokensPerSecond ?? DEFAULT_PLAN_ASSUMPTIONS.outputTokensPerSecondPerStream;
-  const plan = planLevels(workload, expectedRequestSeconds(workload, perStream), options.traces);
+  const requestSeconds = expectedRequestSeconds(workload, perStream);
+  const plan = planLevels(workload, requestSeconds, options.traces);
   const replayed = plan[0] ? replayedWindow(plan[0].load) : null;
   const threadHost =
     options.threadHost ?? (clock.threadable ? workerThreads(clock.threadable.timeOriginMs) : undefined);
-  for (let levelIndex = options.startLevelIndex ?? 0; levelIndex < plan.length && !stop; levelIndex++) {
-    const { level, load, name, requests, levelDurationSeconds } = plan[levelIndex] as LevelPlan;
+
+  /** Runs one level and keeps it; false when the sweep stopped during it (the document is then partial). */
+  const runOne = async (
+    levelPlan: LevelPlan,
+    levelIndex: number,
+    levelCount: number,
+    probe?: { judge: ProbeJudge; order: number },
+  ): Promise<boolean> => {
+    const { level, load, name, requests, levelDurationSeconds } = levelPlan;
     // What `RequestPlace.concurrency` carries: a closed loop's N, any other level's number (its
     // prompts are tagged with it, an open loop's arrival stream seeded by it).
     const documented = documentLoad(load);
     const concurrency = concurrencyOf(documented) ?? level;
     try {
-      const threads = levelThreads(options, load, levels.at(-1));
+      // A probed level's judge reads this thread's results: it runs on this thread.
+      const threads = probe ? 1 : levelThreads(options, load, levels.at(-1));
       const result = await runLevel({
         client,
         endpoint,
@@ -235,6 +289,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
         expectedRequestMs: levels.at(-1)?.e2eMs.p50,
         signal: options.signal,
         deadlineMs: options.deadlineMs,
+        ...(probe ? { judge: probe.judge.judge } : {}),
         progress: (p) =>
           options.onProgress?.({
             ...p,
@@ -242,25 +297,64 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
             level,
             load: documented,
             levelIndex,
-            levelCount: plan.length,
+            levelCount,
             threads,
           }),
       });
       if (result.simulated) simulated = true;
-      levels.push(result.level);
+      const kept = probe ? { ...result.level, probe: probe.judge.probe(probe.order, result.samples) } : result.level;
+      levels.push(kept);
       samples.push(...result.samples);
-      stop = levelStop(result.level, result.early);
+      stop = levelStop(kept, result.early);
+      return true;
     } catch (error) {
       if (!(error instanceof Stopped)) throw error;
       partialReason = `${error.message} during ${name}`;
-      return document("partial");
+      return false;
     }
-    if (levelIndex < plan.length - 1 && !stop) {
-      // What a reader finds if this is the last save: the process ended (killed, crashed) before the next level.
-      const unfinished = `the sweep had not finished after ${name} (its process ended, or it was still running)`;
-      await options.onLevel?.(document("partial", unfinished));
+  };
+  const unfinished = (name: string) =>
+    // What a reader finds if this is the last save: the process ended (killed, crashed) before the next level.
+    `the sweep had not finished after ${name} (its process ended, or it was still running)`;
+
+  if (search) {
+    // A continued search takes up the levels it ran before, in the order it ran them.
+    for (const l of [...levels].sort((a, b) => (a.probe?.order ?? 0) - (b.probe?.order ?? 0)))
+      search.machine.record(probedFigures(l));
+    if (stop) search.machine.impose({ reason: stop.reason, detail: stop.detail });
+    const bound = searchLevelBound(search.plan.bounds);
+    for (let load = search.machine.next(); load !== null; load = search.machine.next()) {
+      const order = levels.length + 1;
+      const levelPlan = levelAt(workload, load, order, { requestSeconds, traces: options.traces });
+      const judge = new ProbeJudge(
+        workload,
+        search.plan.confidence,
+        drawPlan(search.plan, concurrencyOf(documentLoad(levelPlan.load))),
+      );
+      const ran = await runOne(
+        { ...levelPlan, requests: search.plan.cap, levelDurationSeconds: null },
+        order - 1,
+        bound,
+        {
+          judge,
+          order,
+        },
+      );
+      if (!ran) {
+        search.machine.impose({ reason: "stopped", detail: partialReason ?? "stopped" });
+        return document("partial");
+      }
+      search.machine.record(probedFigures(levels.at(-1) as Level));
+      if (stop) search.machine.impose({ reason: stop.reason, detail: stop.detail });
+      else await options.onLevel?.(document("partial", unfinished(levelPlan.name)));
     }
-  }
+  } else
+    for (let levelIndex = options.startLevelIndex ?? 0; levelIndex < plan.length && !stop; levelIndex++) {
+      const levelPlan = plan[levelIndex] as LevelPlan;
+      if (!(await runOne(levelPlan, levelIndex, plan.length))) return document("partial");
+      if (levelIndex < plan.length - 1 && !stop)
+        await options.onLevel?.(document("partial", unfinished(levelPlan.name)));
+    }
   // A sweep that finished with no valid level measured nothing it can rank: it failed.
   const measured = levels.some((l) => l.valid);
   // The canary needs an endpoint that answers, not a valid level: a level the client limited still had its answers.

@@ -95,16 +95,19 @@ export class LevelRunner implements LevelCounters {
   }
 
   takeIndex(): number | null {
-    if (this.ended() || this.next >= this.count) return null;
+    if (this.ended() || this.enough || this.next >= this.count) return null;
     return this.next++;
   }
+
+  /** A searched level's judge had enough measured requests: nothing more is sent, the requests in flight end and are kept. */
+  enough = false;
 
   takeSeq(): number {
     return this.sent++;
   }
 
   exhausted(): boolean {
-    return this.ended() || this.next >= this.count;
+    return this.ended() || this.enough || this.next >= this.count;
   }
 
   /**
@@ -201,6 +204,12 @@ export interface LevelContext {
   watchHealth?: () => HealthWatch;
   /** The previous level's e2e p50, ms: how long a request is expected to take (else the warm-up's). */
   expectedRequestMs?: number | null;
+  /**
+   * A searched level's judge: told the measured results so far after each one, true once they suffice
+   * (its decision is taken); the level then sends nothing more, and the requests in flight end and are
+   * kept. Absent: the level sends all its requests. A level on several threads runs to its count.
+   */
+  judge?: (results: readonly LoopResult[]) => boolean;
   /** Measured requests done so far and the level's live tok/s. */
   progress: (p: { done: number; total: number | null; liveTokensPerSecond: number; levelDone: boolean }) => void;
 }
@@ -287,6 +296,7 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
       // A replayed prompt's size is its recorded request's, not the workload's: it teaches the sizer nothing.
       if (!replay) sized(r);
       if (r.raw.outcome === "ok") okTokens += r.raw.completionTokens ?? r.raw.contentChunks.length;
+      if (ctx.judge && !runner.enough && ctx.judge(runner.results)) runner.enough = true;
       ctx.progress({
         done: runner.results.length,
         total,
