@@ -34,12 +34,15 @@ const STATUS_WORDS: Record<Bracket["status"], string> = {
   not_reached: "not reached",
 };
 
+/** A searched load in its axis's unit: users at once, or requests/s. */
+const LOAD_WORDS: Record<SearchRecord["axis"], (value: number) => string> = {
+  concurrency: (n) => `${fmt(n)} user${n === 1 ? "" : "s"}`,
+  rate: (r) => `${fmt(r, r % 1 === 0 ? 0 : 2)} req/s`,
+};
+
 /** A load on the search's axis in words: `10 users`, `3.5 req/s`. */
 export function searchedLoad(axis: SearchRecord["axis"], value: number | null): string {
-  if (value === null) return "—";
-  return axis === "rate"
-    ? `${fmt(value, value % 1 === 0 ? 0 : 2)} req/s`
-    : `${fmt(value)} user${value === 1 ? "" : "s"}`;
+  return value === null ? "—" : LOAD_WORDS[axis](value);
 }
 
 /** A bracket as `[10, 11]` in the axis's numbers, `—` where an end is unknown. */
