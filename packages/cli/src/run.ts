@@ -319,25 +319,11 @@ export const DEMO_REPLAY_TARGETS = ["ref-small-cached"];
 /** Targets whose demo levels count requests (see `DEMO_WORKLOAD`); the others run for `REFERENCE_LEVEL_SECONDS`. */
 const COUNTED_TARGETS = ["ref-ratelimited", "ref-gateway-beta"];
 
-/**
- * The demo's closed loops in `chat` search their levels (issue 44) over the ladder's span, 1 to 16,
- * to 10 % (or one user): a search runs counted levels, so they run `DEMO_WORKLOAD.requestsPerLevel`
- * a level, as the counted targets do, instead of `REFERENCE_LEVEL_SECONDS`. What it spent against
- * the ladder it replaced: docs/benchmarks.md#searched-levels.
- */
-export const DEMO_SEARCH = { search: { from: 1, to: 16, resolution: 0.1 } };
-
-/** The demo's targets that run other loads (an open loop, conversations) and keep their own levels. */
-const UNSEARCHED_TARGETS = ["ref-small-open", ...DEMO_CONVERSATION_TARGETS];
-
-/** The reference targets as the demo sweeps them: level lengths, searched levels and scenarios as above. */
+/** The reference targets as the demo sweeps them: level lengths and scenarios as above. */
 export function demoTargets(baseURL: string) {
   return referenceTargets(baseURL).map((t) => {
-    const searched = !UNSEARCHED_TARGETS.includes(t.id);
-    const levels = searched
-      ? { ...withoutDuration(t.workload), concurrency: DEMO_SEARCH }
-      : (t.workload ??
-        (COUNTED_TARGETS.includes(t.id) ? undefined : { levelDurationSeconds: REFERENCE_LEVEL_SECONDS }));
+    const levels =
+      t.workload ?? (COUNTED_TARGETS.includes(t.id) ? undefined : { levelDurationSeconds: REFERENCE_LEVEL_SECONDS });
     const canary = DEMO_CANARY_TARGETS.includes(t.id) ? { canary: DEMO_CANARY } : {};
     return {
       ...t,
@@ -349,12 +335,6 @@ export function demoTargets(baseURL: string) {
           : ["chat"],
     };
   });
-}
-
-/** A target's own workload without its level duration (a searched level counts its requests). */
-function withoutDuration(workload: Record<string, unknown> | undefined): Record<string, unknown> {
-  const { levelDurationSeconds: _duration, ...rest } = workload ?? {};
-  return rest;
 }
 
 /** The demo's config (the shape of docs/config.md) for the reference targets at baseURL, replaying `traceFile`. */
