@@ -67,7 +67,7 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
     label: "Leaderboard, one row per target, in rank order, grouped by model",
     caption: [
       `Each figure is the median over the target's valid runs of the last ${windowHours} hours (at most ${maxRuns} runs; the latest valid run when none is that recent), with the interval that bounds it in brackets below it (`,
-      `; the peak's tooltip says how many runs). Ranked by peak aggregate tok/s: targets whose intervals overlap share a rank (=2). Rows run in rank order; a model's routes sit together under their model wherever no other model ranks between them. Clicking a column header sorts all rows and drops the grouping. Capacity: the most users served at ${sloText}; where a target's levels were searched rather than laddered, its latest run's searched answer, with the bracket it lies in on hover. Trend: peak aggregate over the last ${TREND_RUNS} runs. Runs, knee, scaling efficiency, errors and the latest run's levels are on each target's page.`,
+      `; the peak's tooltip says how many runs). Ranked by peak aggregate tok/s: targets whose intervals overlap share a rank (=2). Rows run in rank order; a model's routes sit together under their model wherever no other model ranks between them. Clicking a column header sorts all rows and drops the grouping. Capacity: the most users served at ${sloText}; where a target's levels were searched rather than laddered, the searched answer of its newest run in the standing, with the bracket it lies in on hover. Trend: peak aggregate over the last ${TREND_RUNS} runs. Runs, knee, scaling efficiency, errors and the latest run's levels are on each target's page.`,
     ],
     columns: [
       {
@@ -96,7 +96,7 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
         type: "num",
         className: "capacity",
         title:
-          "highest level whose medians meet the SLO: per-stream p50 and TTFT p95; where the levels were searched, the latest run's searched answer (its bracket on hover)",
+          "highest level whose medians meet the SLO: per-stream p50 and TTFT p95; where the levels were searched, the newest standing run's searched answer (its bracket on hover)",
       },
       {
         heading: "$/Mtok at peak",

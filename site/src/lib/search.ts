@@ -90,7 +90,7 @@ export function searchedCapacity(
   const others = older.map((h) => searchedLoad(s.axis, h.search?.capacity.value ?? null));
   return {
     value: s.capacity.value,
-    title: `searched in the latest run: ${bracketWords(s.axis, s.capacity)}; ${precisionWords(s)}; ${costWords(s)}${
+    title: `searched in the newest run of the standing: ${bracketWords(s.axis, s.capacity)}; ${precisionWords(s)}; ${costWords(s)}${
       others.length > 0 ? `. Earlier runs found ${others.join(", ")}` : ""
     }`,
   };
