@@ -13,10 +13,12 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { runsCsv } from "../src/build/downloads.ts";
 import { levelPoints, throughputCurvesSpec } from "../src/lib/charts/index.ts";
+import { searchedCapacity, searchSection } from "../src/lib/search.ts";
+import { historyPoint } from "../src/lib/site-data.ts";
 import { renderSvg } from "../src/lib/svg.ts";
 import { type StaticServer, serveStatic } from "../src/serve.ts";
 import { launchChromium } from "./browser.ts";
-import { ladderRequests, SEARCHED, SEARCHED_SMALL, type SearchedSpec, searchedRun } from "./fixture.ts";
+import { ladderRequests, openLoopRun, SEARCHED, SEARCHED_SMALL, type SearchedSpec, searchedRun } from "./fixture.ts";
 import { sharedSite } from "./shared-site.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: the specs are checked structurally, whatever vega-lite's union types say
@@ -85,6 +87,88 @@ describe("the throughput curves of a searched run", () => {
     });
     expect(plain.layer[0].mark.type).toBe("line");
     expect(numberLabels(await renderSvg(plain))).toEqual([]);
+  });
+});
+
+describe("an open loop's searched rates", () => {
+  // Rates 0.5 to 4 req/s probed 1, 2, 4, then 3: capacity undecided between 2 and 3 (a level at the boundary stayed undecided).
+  const base = openLoopRun(
+    syntheticRun({
+      targetId: "rates",
+      startedAt: "2026-11-01T00:00:00Z",
+      singleStreamTokensPerSecond: 100,
+      ttftMs: 200,
+      saturationStreams: 4,
+      concurrency: [1, 2, 3, 4],
+    }),
+    [1, 2, 3, 4],
+    [true, true, false, false],
+  );
+  const order = [1, 2, 4, 3];
+  const doc = {
+    ...base,
+    levels: base.levels.map((l, i) => ({
+      ...l,
+      probe: {
+        order: order[i] as number,
+        decision: (["meets", "meets", "undecided", "misses"] as const)[i] as "meets" | "misses" | "undecided",
+        ttftP95UpperMs: null,
+        perStreamP50LowerTokensPerSecond: null,
+        requests: l.requests.sent,
+      },
+    })),
+    summary: {
+      ...base.summary,
+      search: {
+        axis: "rate" as const,
+        from: 1,
+        to: 4,
+        resolution: 0.2,
+        confidence: 0.9,
+        capacity: { value: 2, lo: 2, hi: 3, status: "undecided" as const },
+        knee: { value: null, lo: null, hi: null, status: "not_reached" as const },
+        stop: { reason: "undecided" as const, detail: "3 req/s stayed undecided at its cap of 96 requests" },
+        requests: 90,
+        promptTokens: 0,
+        outputTokens: 0,
+        ladderRequests: 120,
+      },
+    },
+  };
+  const entry = indexEntryFor("runs/rates/0.json", doc);
+
+  it("say the capacity in requests/s with its undecided bracket, in the tooltip and on the page", () => {
+    const view = { history: [historyPoint(entry)], standing: { runIds: [entry.runId] } } as Parameters<
+      typeof searchedCapacity
+    >[0];
+    const cap = searchedCapacity(view);
+    expect(cap?.value).toBe(2);
+    expect(cap?.title).toContain("2 req/s, in [2, 3] (undecided");
+    expect(cap?.title).toContain(
+      "90 % confidence, 20 % resolution; 90 requests, where the ladder from 1 to 4 would have sent 120 (75 %)",
+    );
+    const section = searchSection({ latest: entry, details: { ...doc, key: entry.key } } as Parameters<
+      typeof searchSection
+    >[0]);
+    const [summary, probes] = section?.tables ?? [];
+    expect(summary?.rows.find((r) => r.data?.["data-row"] === "search-stop")?.cells[1]?.text).toBe(
+      "a level stayed undecided at its request cap: 3 req/s stayed undecided at its cap of 96 requests",
+    );
+    expect(probes?.rows.map((r) => r.cells.slice(0, 3).map((c) => c.text))).toEqual([
+      ["1", "1 req/s", "meets"],
+      ["2", "2 req/s", "meets"],
+      ["3", "4 req/s", "misses"],
+      ["4", "3 req/s", "undecided"],
+    ]);
+  });
+
+  it("leave a view whose standing runs walked a ladder to the standing's capacity", () => {
+    const ladderEntry = indexEntryFor("runs/l/0.json", ladder);
+    const view = { history: [historyPoint(ladderEntry)], standing: { runIds: [ladderEntry.runId] } } as Parameters<
+      typeof searchedCapacity
+    >[0];
+    expect(searchedCapacity(view)).toBeNull();
+    expect(searchSection({ latest: ladderEntry, details: null } as Parameters<typeof searchSection>[0])).toBeNull();
   });
 });
 
