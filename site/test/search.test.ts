@@ -284,6 +284,9 @@ describe("the built site's searched targets", () => {
     };
     const knee = index.series.find((t) => t.id === SEARCHED.id)?.latest.summary.search.knee;
     const page = await open(`targets/${SEARCHED.id}/`);
+    // The headline's capacity is the search's, as the leaderboard's, with its bracket on hover.
+    expect(await page.textContent("#searched-capacity")).toBe("10 users");
+    expect(await page.getAttribute("#searched-capacity", "title")).toContain("10 users, in [10, 11] (found)");
     const row = (name: string) => page.$eval(`#search tr[data-row="${name}"] td`, (td) => td.textContent?.trim());
     expect(await row("search-capacity")).toBe("10 users, in [10, 11] (found)");
     expect(await row("search-knee")).toBe(`${knee?.value} users, in [${knee?.lo}, ${knee?.hi}] (found)`);

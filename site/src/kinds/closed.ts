@@ -21,6 +21,7 @@ import {
   sameModelById,
   slo,
 } from "../lib/rankings.ts";
+import { searchedCapacity, searchedLoad } from "../lib/search.ts";
 import { headline, headlineFigures, leaderboardDescription, users } from "../lib/share.ts";
 import type { TargetView } from "../lib/site-data.ts";
 import { sparkline } from "../lib/sparkline.ts";
@@ -168,6 +169,8 @@ export function closedHeadlines({ view }: TargetContext) {
   const s = view.latest.summary;
   const single = standing.singleStream;
   const peak = standing.peak;
+  // Searched levels: the search's answer, as the leaderboard shows it (the median curve's levels differ run to run).
+  const searched = searchedCapacity(view);
   return [
     {
       label: "single-stream tok/s (p50, N=1)",
@@ -195,11 +198,18 @@ export function closedHeadlines({ view }: TargetContext) {
       // No valid level stands (no median curve, so no peak): a knee is neither reached nor "not reached".
       value: String(standing.kneeConcurrency ?? (standing.saturated || peak === null ? "—" : "not reached")),
     },
-    {
-      label: "capacity at the SLO",
-      value: standing.capacity ? `${concurrencyOf(standing.capacity.load)} users` : "—",
-      title: `per-stream p50 ≥ ${standing.slo.minOutputTokensPerSecond} tok/s and TTFT p95 ≤ ${standing.slo.maxTtftMs} ms, on the medians`,
-    },
+    searched
+      ? {
+          label: "capacity at the SLO (searched)",
+          id: "searched-capacity",
+          value: searchedLoad("concurrency", searched.value),
+          title: searched.title,
+        }
+      : {
+          label: "capacity at the SLO",
+          value: standing.capacity ? `${concurrencyOf(standing.capacity.load)} users` : "—",
+          title: `per-stream p50 ≥ ${standing.slo.minOutputTokensPerSecond} tok/s and TTFT p95 ≤ ${standing.slo.maxTtftMs} ms, on the medians`,
+        },
     {
       label: "goodput peak (last run)",
       id: "goodput-peak",
