@@ -354,6 +354,7 @@ describe("labels that fit", () => {
 const rate = (ratePerSecond: number, valid: boolean, ttftP50Ms: number): LevelPoint => ({
   axis: "rate",
   position: ratePerSecond,
+  probeOrder: null,
   achievedRatePerSecond: ratePerSecond,
   inFlightMean: null,
   inFlightMax: null,

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { summarizeRun } from "@kneeboard/core/metrics";
 import { seededRandom } from "@kneeboard/core/random";
 import { evaluateStore } from "@kneeboard/core/regress/check";
-import type { RunDocument } from "@kneeboard/core/run";
+import { loadPosition, type RunDocument } from "@kneeboard/core/run";
 import { saveRun } from "@kneeboard/core/run-index";
 import { StoreRunIndex } from "@kneeboard/core/run-index/store";
 import { FolderStore } from "@kneeboard/core/store/folder";
@@ -307,4 +307,112 @@ export function conversationRun(doc: RunDocument): RunDocument {
     },
   }));
   return { ...doc, workload: { ...doc.workload, conversation: { turns: 3, sharedPrefixTokens: 100 } }, levels };
+}
+
+/**
+ * A simulated closed-loop target whose levels were searched, not laddered (issue 44), in a scenario of
+ * its own: per-stream p50 falls through the default SLO's 20 tok/s between N = 10 and 11 (about 21 and
+ * 19 tok/s), so the search brackets capacity by doubling (16 misses), bisects to [10, 11], then reads
+ * the knee between 4 and 5 (aggregate flat from about 5).
+ */
+export interface SearchedSpec {
+  id: string;
+  label: string;
+  model: string;
+  scenario: string;
+  single: number;
+  ttft: number;
+  saturation: number;
+  /** The loads in the order the search ran them. */
+  probes: readonly number[];
+  /** The largest probed load that met the SLO: every probe at or below it met it. */
+  capacity: number;
+  search: { from: number; to: number; resolution: number; confidence: number };
+  runs: number;
+}
+
+export const SEARCHED: SearchedSpec = {
+  id: "searched-route",
+  label: "Searched route",
+  model: "acme/searched-model-8b",
+  scenario: "search",
+  single: 53.4,
+  ttft: 100,
+  saturation: 4,
+  /** The loads in the order the search ran them. */
+  probes: [1, 2, 4, 8, 16, 12, 10, 11, 6, 5],
+  /** The largest probed load that met the SLO: every probe at or below it met it. */
+  capacity: 10,
+  search: { from: 1, to: 64, resolution: 0.1, confidence: 0.95 },
+  runs: 2,
+};
+
+/** A second searched route in the same scenario, of a smaller capacity (6 users, in [6, 7]): the capacity column sorts the two. */
+export const SEARCHED_SMALL: SearchedSpec = {
+  ...SEARCHED,
+  id: "searched-small",
+  label: "Searched smaller route",
+  model: "acme/searched-small-4b",
+  single: 40,
+  probes: [1, 2, 4, 8, 6, 7, 3],
+  capacity: 6,
+};
+
+/** Requests the doubling ladder from..to would send at the synthetic runs' default of 2N a level (at least 4). */
+export function ladderRequests(from: number, to: number): number {
+  let sum = 0;
+  for (let n = from; n <= to; n *= 2) sum += Math.max(4, 2 * n);
+  return sum;
+}
+
+/**
+ * A searched run built from a synthetic closed loop over `spec.probes` (sorted): each level carries
+ * its probe order and decision (meets up to `capacity`), its confidence bounds and requests, and the
+ * summary the search's brackets, stop and spend, as a searched run document records them.
+ */
+export function searchedRun(doc: RunDocument, spec: SearchedSpec = SEARCHED): RunDocument {
+  const order = (n: number) => spec.probes.indexOf(n) + 1;
+  const levels = doc.levels.map((l) => {
+    const n = loadPosition(l.load);
+    const meets = n <= spec.capacity;
+    return {
+      ...l,
+      meetsSlo: meets,
+      probe: {
+        order: order(n),
+        decision: meets ? ("meets" as const) : ("misses" as const),
+        ttftP95UpperMs: (l.ttftMs.p95 ?? 0) * 1.1,
+        perStreamP50LowerTokensPerSecond: (l.perStream.outputTokensPerSecond.p50 ?? 0) * 0.95,
+        requests: l.requests.sent,
+      },
+    };
+  });
+  const summary = summarizeRun(levels);
+  const probed = [...spec.probes].sort((a, b) => a - b);
+  const knee = summary.kneeConcurrency;
+  const below = (x: number) => probed.filter((n) => n < x).at(-1) ?? null;
+  const above = (x: number) => probed.find((n) => n > x) ?? null;
+  const ok = doc.samples.filter((s) => s.outcome === "ok");
+  return {
+    ...doc,
+    workload: { ...doc.workload, concurrency: { search: { ...spec.search } } },
+    levels,
+    summary: {
+      ...summary,
+      search: {
+        axis: "concurrency",
+        ...spec.search,
+        capacity: { value: spec.capacity, lo: spec.capacity, hi: above(spec.capacity), status: "found" },
+        knee:
+          knee === null
+            ? { value: null, lo: null, hi: null, status: "not_reached" }
+            : { value: knee, lo: below(knee), hi: knee, status: "found" },
+        stop: { reason: "resolved", detail: "capacity and knee brackets within 10 %, or one user apart" },
+        requests: levels.reduce((sum, l) => sum + l.requests.sent, 0),
+        promptTokens: ok.reduce((sum, s) => sum + (s.promptTokens ?? 0), 0),
+        outputTokens: ok.reduce((sum, s) => sum + (s.completionTokens ?? 0), 0),
+        ladderRequests: ladderRequests(spec.search.from, spec.search.to),
+      },
+    },
+  };
 }

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { fmt } from "../src/lib/format.ts";
 import { type StaticServer, serveStatic } from "../src/serve.ts";
 import { launchChromium } from "./browser.ts";
-import { CHAT_OPEN, CONVERSATION, OPEN_LOOP, RAG, SHARED_MODEL_KEY, TRACE } from "./fixture.ts";
+import { CHAT_OPEN, CONVERSATION, OPEN_LOOP, RAG, SEARCHED, SHARED_MODEL_KEY, TRACE } from "./fixture.ts";
 import { NO_VALID, sharedSite, THREE } from "./shared-site.ts";
 
 /**
@@ -550,6 +550,7 @@ describe("scenarios", () => {
       `s/${OPEN_LOOP.scenario}/`,
       `s/${CONVERSATION.scenario}/`,
       `s/${TRACE.scenario}/`,
+      `s/${SEARCHED.scenario}/`,
     ]);
     expect(await board.textContent("nav.scenarios [aria-current=page]")).toBe("chat");
     await board.click(`nav.scenarios a[href="s/${RAG.scenario}/"]`);

@@ -82,6 +82,7 @@ export const READERS = [
   "layout.test.ts",
   "kinds.test.ts",
   "tool-calls.test.ts",
+  "search.test.ts",
 ];
 
 /**
@@ -157,7 +158,8 @@ async function build(dir: string): Promise<void> {
   const { syntheticRun } = await import("@kneeboard/core/synthetic");
   const { seededRandom } = await import("@kneeboard/core/random");
   const { buildSite } = await import("../src/build.ts");
-  const { CONVERSATION, conversationRun, fixtureStore, RAG, TRACE, traceRun } = await import("./fixture.ts");
+  const { CONVERSATION, conversationRun, fixtureStore, RAG, SEARCHED, SEARCHED_SMALL, searchedRun, TRACE, traceRun } =
+    await import("./fixture.ts");
   const sourcesBefore = sourcesState();
   const fixture = await fixtureStore(RUNS_PER_TARGET);
   // A rag run of one target that answers nothing: the core opens a "stopped answering" alert for (target, rag).
@@ -226,6 +228,24 @@ async function build(dir: string): Promise<void> {
     });
   await saveRun(fixture.store, fixture.index, traceRun(kindRun(TRACE, TRACE.speedups.length), TRACE.speedups));
   await saveRun(fixture.store, fixture.index, conversationRun(kindRun(CONVERSATION, CONVERSATION.concurrency.length)));
+  // Two closed loops whose levels were searched (issue 44), in a scenario of their own: probes, brackets and spend.
+  for (const spec of [SEARCHED, SEARCHED_SMALL])
+    for (let r = 0; r < spec.runs; r++) {
+      const doc = syntheticRun({
+        targetId: spec.id,
+        scenario: spec.scenario,
+        label: spec.label,
+        model: spec.model,
+        runId: `${spec.id}-r${r}`,
+        startedAt: new Date(Date.UTC(2026, 10, 1, 13, 10 * r + 20)).toISOString(),
+        singleStreamTokensPerSecond: spec.single,
+        ttftMs: spec.ttft,
+        saturationStreams: spec.saturation,
+        concurrency: [...spec.probes].sort((a, b) => a - b),
+        random,
+      });
+      await saveRun(fixture.store, fixture.index, searchedRun(doc, spec));
+    }
   await evaluateStore({ store: fixture.store, index: fixture.index, now: BUILT_AT });
   const outDir = join(dir, "site", "prefix", "dist");
   let warnings = "";

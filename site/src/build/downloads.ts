@@ -3,7 +3,7 @@
  * `data/runs.csv` (every run and level, each row saying whether it entered its target's standing)
  * and `data/standing.csv` (the standing's estimates, one row per target and level).
  */
-import { type Load, loadPosition, sameLoad } from "@kneeboard/core/run";
+import { type Load, loadPosition, type SearchRecord, sameLoad } from "@kneeboard/core/run";
 import type { RunIndexEntry } from "@kneeboard/core/run-index";
 import type { Estimate, Standing } from "@kneeboard/core/standing";
 import { KINDS, type KindedLevel, kindOf, type LoadCells } from "../kinds/index.ts";
@@ -59,6 +59,8 @@ export function indexJson(data: SiteData): string {
       levels: t.latest.levels,
     },
     history: t.history,
+    /** The latest run's search in the columns `runs.csv` gives it (`SEARCH_COLUMNS`); null for a ladder. */
+    search: t.latest.summary.search ? searchCells(t.latest.summary.search) : null,
   });
   return JSON.stringify({
     /** 2: levels, peaks and standing levels name their `load`, as run documents of version 2 do (1 had `concurrency`). */
@@ -72,6 +74,35 @@ export function indexJson(data: SiteData): string {
     /** Every other (target, scenario), in the same shape. */
     series: data.series.filter((t) => t.scenario !== first).map(view),
   });
+}
+
+/**
+ * A searched run's brackets and cost as download columns (docs/site.md): capacity's and the knee's
+ * bracket, how the capacity search ended, and the requests it sent against those of the ladder it
+ * replaced. Empty (null) for a run that walked a ladder.
+ */
+const SEARCH_COLUMNS = [
+  "capacity_lo",
+  "capacity_hi",
+  "capacity_status",
+  "knee_lo",
+  "knee_hi",
+  "search_requests",
+  "search_ladder_requests",
+] as const;
+type SearchCells = Record<(typeof SEARCH_COLUMNS)[number], number | string | null>;
+
+/** A run's search as its columns; every cell null for a ladder. */
+function searchCells(search: SearchRecord | null | undefined): SearchCells {
+  return {
+    capacity_lo: search?.capacity.lo ?? null,
+    capacity_hi: search?.capacity.hi ?? null,
+    capacity_status: search?.capacity.status ?? null,
+    knee_lo: search?.knee.lo ?? null,
+    knee_hi: search?.knee.hi ?? null,
+    search_requests: search?.requests ?? null,
+    search_ladder_requests: search?.ladderRequests ?? null,
+  };
 }
 
 const CSV_COLUMNS = [
@@ -114,6 +145,9 @@ const CSV_COLUMNS = [
   "tool_calls_schema_valid_share",
   "tool_calls_right_tool_share",
   "tool_calls_verdict",
+  "probe_order",
+  "probe_decision",
+  ...SEARCH_COLUMNS,
 ] as const;
 
 function cell(value: unknown): string {
@@ -145,6 +179,7 @@ export function runsCsv(entries: Iterable<RunIndexEntry>, standings: Iterable<St
       tool_calls_right_tool_share: e.toolCalls?.shares.rightTool.share ?? null,
       tool_calls_verdict: e.toolCallsVerdict?.verdict ?? null,
     };
+    const search = searchCells(e.summary.search);
     for (const l of e.levels) {
       const row: Record<(typeof CSV_COLUMNS)[number], unknown> = {
         targetId: e.targetId,
@@ -179,6 +214,9 @@ export function runsCsv(entries: Iterable<RunIndexEntry>, standings: Iterable<St
         invalidReasons: l.invalidReasons.join("; "),
         inStanding: inStanding && l.valid,
         ...tools,
+        probe_order: l.probe?.order ?? null,
+        probe_decision: l.probe?.decision ?? null,
+        ...search,
       };
       lines.push(CSV_COLUMNS.map((c) => cell(row[c])).join(","));
     }

@@ -21,6 +21,7 @@ import {
   sameModelById,
   slo,
 } from "../lib/rankings.ts";
+import { searchedCapacity, searchedLoad } from "../lib/search.ts";
 import { headline, headlineFigures, leaderboardDescription, users } from "../lib/share.ts";
 import type { TargetView } from "../lib/site-data.ts";
 import { sparkline } from "../lib/sparkline.ts";
@@ -67,7 +68,7 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
     label: "Leaderboard, one row per target, in rank order, grouped by model",
     caption: [
       `Each figure is the median over the target's valid runs of the last ${windowHours} hours (at most ${maxRuns} runs; the latest valid run when none is that recent), with the interval that bounds it in brackets below it (`,
-      `; the peak's tooltip says how many runs). Ranked by peak aggregate tok/s: targets whose intervals overlap share a rank (=2). Rows run in rank order; a model's routes sit together under their model wherever no other model ranks between them. Clicking a column header sorts all rows and drops the grouping. Capacity: the most users served at ${sloText}. Trend: peak aggregate over the last ${TREND_RUNS} runs. Runs, knee, scaling efficiency, errors and the latest run's levels are on each target's page.`,
+      `; the peak's tooltip says how many runs). Ranked by peak aggregate tok/s: targets whose intervals overlap share a rank (=2). Rows run in rank order; a model's routes sit together under their model wherever no other model ranks between them. Clicking a column header sorts all rows and drops the grouping. Capacity: the most users served at ${sloText}; where a target's levels were searched rather than laddered, the searched answer of its newest run in the standing, with the bracket it lies in on hover. Trend: peak aggregate over the last ${TREND_RUNS} runs. Runs, knee, scaling efficiency, errors and the latest run's levels are on each target's page.`,
     ],
     columns: [
       {
@@ -95,7 +96,8 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
         sub: `serves N users at ${sloText}`,
         type: "num",
         className: "capacity",
-        title: "highest level whose medians meet the SLO: per-stream p50 and TTFT p95",
+        title:
+          "highest level whose medians meet the SLO: per-stream p50 and TTFT p95; where the levels were searched, the newest standing run's searched answer (its bracket on hover)",
       },
       {
         heading: "$/Mtok at peak",
@@ -139,7 +141,12 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
           { kind: "estimate", estimate: r.peakAggregateTokensPerSecond, digits: 0, tooltip: true },
           { kind: "number", value: r.peakConcurrency, digits: 0 },
           { kind: "estimate", estimate: r.perStreamAtPeakTokensPerSecond, digits: 1, tooltip: false },
-          { kind: "number", value: r.capacityConcurrency, digits: 0 },
+          {
+            kind: "number",
+            value: r.capacityConcurrency,
+            digits: 0,
+            ...(r.capacityTitle ? { className: "searched", title: r.capacityTitle } : {}),
+          },
           { kind: "cost", ...r.costAtPeak },
           {
             kind: "trend",
@@ -162,6 +169,8 @@ export function closedHeadlines({ view }: TargetContext) {
   const s = view.latest.summary;
   const single = standing.singleStream;
   const peak = standing.peak;
+  // Searched levels: the search's answer, as the leaderboard shows it (the median curve's levels differ run to run).
+  const searched = searchedCapacity(view);
   return [
     {
       label: "single-stream tok/s (p50, N=1)",
@@ -189,11 +198,18 @@ export function closedHeadlines({ view }: TargetContext) {
       // No valid level stands (no median curve, so no peak): a knee is neither reached nor "not reached".
       value: String(standing.kneeConcurrency ?? (standing.saturated || peak === null ? "—" : "not reached")),
     },
-    {
-      label: "capacity at the SLO",
-      value: standing.capacity ? `${concurrencyOf(standing.capacity.load)} users` : "—",
-      title: `per-stream p50 ≥ ${standing.slo.minOutputTokensPerSecond} tok/s and TTFT p95 ≤ ${standing.slo.maxTtftMs} ms, on the medians`,
-    },
+    searched
+      ? {
+          label: "capacity at the SLO (searched)",
+          id: "searched-capacity",
+          value: searchedLoad("concurrency", searched.value),
+          title: searched.title,
+        }
+      : {
+          label: "capacity at the SLO",
+          value: standing.capacity ? `${concurrencyOf(standing.capacity.load)} users` : "—",
+          title: `per-stream p50 ≥ ${standing.slo.minOutputTokensPerSecond} tok/s and TTFT p95 ≤ ${standing.slo.maxTtftMs} ms, on the medians`,
+        },
     {
       label: "goodput peak (last run)",
       id: "goodput-peak",
@@ -517,7 +533,13 @@ export function closedRoutes(routes: TargetView[], ctx: RoutesContext): RoutesTa
               { kind: "estimate", estimate: r.peakAggregateTokensPerSecond, digits: 0, tooltip: true },
               { kind: "number", value: r.peakConcurrency, digits: 0 },
               { kind: "estimate", estimate: r.perStreamAtPeakTokensPerSecond, digits: 1, tooltip: true },
-              { kind: "number", value: r.capacityConcurrency, digits: 0, className: "capacity" },
+              {
+                kind: "number",
+                value: r.capacityConcurrency,
+                digits: 0,
+                className: r.capacityTitle ? "capacity searched" : "capacity",
+                ...(r.capacityTitle ? { title: r.capacityTitle } : {}),
+              },
               {
                 kind: "number",
                 value: gp?.goodputOutputTokensPerSecond ?? null,

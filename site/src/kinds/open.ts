@@ -20,6 +20,7 @@ import {
   sameModelById,
   slo,
 } from "../lib/rankings.ts";
+import { searchedCapacity } from "../lib/search.ts";
 import { simulatedLabel } from "../lib/share.ts";
 import type { TargetView } from "../lib/site-data.ts";
 import { sparkline } from "../lib/sparkline.ts";
@@ -65,6 +66,8 @@ export interface RateRow {
   rankLabel: string;
   /** The highest offered rate meeting the SLO, requests/s, over the standing's runs. */
   capacity: Estimate | null;
+  /** Where the rates were searched: the capacity cell's tooltip (the latest run's bracket, confidence and spend); null for a ladder's. */
+  capacityTitle: string | null;
   /** The latest run's achieved rate at its capacity level, requests/s. */
   achievedAtCapacity: number | null;
   /** The standing's TTFT p95 and per-stream tok/s at the latest run's capacity level. */
@@ -101,6 +104,7 @@ export function rateRows(views: readonly TargetView[], trendRuns = 20): RateRow[
         rank,
         rankLabel: rankLabel(rank, all),
         capacity: caps.get(v.id) ?? null,
+        capacityTitle: searchedCapacity(v)?.title ?? null,
         achievedAtCapacity: capLevel?.open?.achievedRatePerSecond ?? null,
         ttftP95AtCapacity: standingAt?.ttftP95Ms ?? null,
         perStreamAtCapacity: standingAt?.perStreamOutputTokensPerSecondP50 ?? null,
@@ -205,7 +209,13 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
               invalid: null,
               sameModel: sameModel.get(r.id) ?? null,
             }),
-            { kind: "estimate", estimate: r.capacity, digits: 2, tooltip: true },
+            {
+              kind: "estimate",
+              estimate: r.capacity,
+              digits: 2,
+              tooltip: true,
+              ...(r.capacityTitle ? { title: `${estimateTitle(r.capacity)}; ${r.capacityTitle}` } : {}),
+            },
             { kind: "number", value: r.achievedAtCapacity, digits: 2 },
             { kind: "estimate", estimate: r.ttftP95AtCapacity, digits: 0, tooltip: false },
             { kind: "estimate", estimate: r.perStreamAtCapacity, digits: 1, tooltip: false },

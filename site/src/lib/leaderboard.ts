@@ -7,6 +7,7 @@
 import { concurrencyOf, loadWords, sameLoad, stopLabel } from "@kneeboard/core/run";
 import { type Estimate, rankLabel, ranksBy } from "@kneeboard/core/standing";
 import { costNote, targetModelKey } from "./models.ts";
+import { searchedCapacity } from "./search.ts";
 import type { TargetView } from "./site-data.ts";
 
 /** A level the standing shows but does not rank, with why. */
@@ -39,7 +40,10 @@ export interface LeaderboardRow {
   peakConcurrency: number | null;
   perStreamAtPeakTokensPerSecond: Estimate | null;
   kneeConcurrency: number | null;
+  /** Users served at the SLO: a searched run's answer where the standing's runs searched, else the standing's (its median curve). */
   capacityConcurrency: number | null;
+  /** Where the capacity was searched: its bracket, confidence and cost, as the cell's tooltip; null for a ladder's. */
+  capacityTitle: string | null;
   /** Cost at the standing's peak level, from the latest run's figures there, USD per million output tokens. */
   costAtPeak: { metered: number | null; declared: number | null; note: string | null };
   /** Levels invalid in some run of the standing, with their reasons: shown, and not ranked unless valid in most runs. */
@@ -80,6 +84,7 @@ export function leaderboardRows(targets: TargetView[]): LeaderboardRow[] {
               : null;
       const rank = ranks.get(t.id) ?? null;
       const peak = st.peak;
+      const searched = searchedCapacity(t);
       const peakLevel = peak ? t.latest.levels.find((l) => sameLoad(l.load, peak.load)) : undefined;
       const metered = peakLevel?.meteredUsdPerMillionOutputTokens ?? null;
       const declared = peakLevel?.declaredUsdPerMillionOutputTokens ?? null;
@@ -101,7 +106,8 @@ export function leaderboardRows(targets: TargetView[]): LeaderboardRow[] {
         kneeConcurrency: st.kneeConcurrency,
         saturated: st.saturated,
         scalingEfficiency: st.scalingEfficiency,
-        capacityConcurrency: st.capacity ? concurrencyOf(st.capacity.load) : null,
+        capacityConcurrency: searched ? searched.value : st.capacity ? concurrencyOf(st.capacity.load) : null,
+        capacityTitle: searched?.title ?? null,
         costAtPeak: { metered, declared, note: costNote(metered, declared) },
         invalidLevels: st.levels
           .filter((l) => l.invalidRuns > 0)

@@ -95,6 +95,7 @@ export function historyPoint(e: RunIndexEntry): HistoryPoint {
     capacityRequestsPerSecond: e.summary.capacityRequestsPerSecond ?? null,
     errorRate: e.summary.errorRate,
     rateLimitRate: e.summary.rateLimitRate,
+    search: e.summary.search ?? null,
   };
 }
 

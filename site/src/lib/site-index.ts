@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { Alert } from "@kneeboard/core/alerts";
-import { RunDocumentV4 } from "@kneeboard/core/run";
+import { RunDocumentV4, SearchRecord } from "@kneeboard/core/run";
 import { RunIndexEntry } from "@kneeboard/core/run-index";
 import { SameModel } from "@kneeboard/core/same-model";
 import { Standing } from "@kneeboard/core/standing";
@@ -30,6 +30,8 @@ export const HistoryPoint = z.object({
   capacityRequestsPerSecond: z.number().nullable(),
   errorRate: z.number(),
   rateLimitRate: z.number(),
+  /** A searched run's brackets, stop and cost (`summary.search`); null for a ladder. */
+  search: SearchRecord.nullable().default(null),
 });
 export type HistoryPoint = z.infer<typeof HistoryPoint>;
 

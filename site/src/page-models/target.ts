@@ -10,6 +10,7 @@ import { targetContext, targetSections } from "../kinds/sections.ts";
 import { fmt, pct, rootFrom, when } from "../lib/format.ts";
 import { targetModelKey } from "../lib/models.ts";
 import { modelPath, targetPath, targetScenarios } from "../lib/scenarios.ts";
+import { searchSection } from "../lib/search.ts";
 import { type TargetView, viewKey } from "../lib/site-data.ts";
 import type { SiteIndex } from "../lib/site-index.ts";
 import { type Headline, num, type PageSection, type Table, text } from "../lib/table.ts";
@@ -49,6 +50,8 @@ export interface TargetPage {
   /** What the figures below are medians of; `howHref` links the methodology after it. */
   standingNote: { text: string; howHref: string | null };
   headlines: Headline[];
+  /** How a searched latest run found its levels (brackets, confidence, stop, cost, probes in order); null for a ladder. */
+  search: PageSection | null;
   /** The latest run's and the standing's figures, each with the tables of their numbers. */
   sections: PageSection[];
   /** The last readable run, level by level; null when no run document could be read. */
@@ -131,6 +134,7 @@ export function targetPage(index: SiteIndex, params: TargetParams): TargetPage {
             howHref: `${root}methodology/#over-runs`,
           },
     headlines: words.headlines(targetContext(view)),
+    search: searchSection(view),
     sections: targetSections(view, figureSections),
     lastRun: details === null ? null : lastRun(view, details, words),
     prefill: prefill && {

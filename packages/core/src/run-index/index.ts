@@ -27,6 +27,11 @@ export const LevelFigures = z.object({
   level: z.number().int().positive(),
   /** The load the level offered (the run document's `levels[].load`). */
   load: Load,
+  /** A searched level's order and decision (the run document's `levels[].probe`); null for a ladder's. */
+  probe: z
+    .object({ order: z.number().int().positive(), decision: z.enum(["meets", "misses", "undecided"]) })
+    .nullable()
+    .optional(),
   aggregateOutputTokensPerSecond: z.number().nullable(),
   perStreamOutputTokensPerSecondP50: z.number().nullable(),
   ttftP50Ms: z.number().nullable(),
@@ -199,6 +204,7 @@ export function indexEntryFor(key: string, doc: RunDocument): RunIndexEntry {
     levels: doc.levels.map((l) => ({
       level: l.level,
       load: l.load,
+      probe: l.probe ? { order: l.probe.order, decision: l.probe.decision } : null,
       aggregateOutputTokensPerSecond: l.aggregateOutputTokensPerSecond,
       perStreamOutputTokensPerSecondP50: l.perStream.outputTokensPerSecond.p50,
       ttftP50Ms: l.ttftMs.p50,

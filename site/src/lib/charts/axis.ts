@@ -45,12 +45,19 @@ export const LEVEL_FIGURES = [
 export type LevelFigure = (typeof LEVEL_FIGURES)[number];
 
 /** One level as the charts and their tables take it: where it sits on its axis, its figures, and whether it is valid. */
-export type LevelPoint = { axis: LoadAxis; position: number; valid: boolean } & Record<LevelFigure, number | null>;
+export type LevelPoint = {
+  axis: LoadAxis;
+  position: number;
+  valid: boolean;
+  /** A searched level's place in the order the search ran its levels (1 first); null for a ladder's. */
+  probeOrder: number | null;
+} & Record<LevelFigure, number | null>;
 
 /** A level as the site index holds it: the index's figures (`LevelFigures`) or the run document's level. */
 interface IndexLevel {
   load: Load;
   valid: boolean;
+  probe?: { order: number } | null;
   aggregateOutputTokensPerSecond: number | null;
   perStreamOutputTokensPerSecondP50?: number | null;
   goodputOutputTokensPerSecond?: number | null;
@@ -64,6 +71,7 @@ interface IndexLevel {
 interface DocumentLevel {
   load: Load;
   valid: boolean;
+  probe?: { order: number } | null;
   aggregateOutputTokensPerSecond: number | null;
   goodputOutputTokensPerSecond?: number | null;
   /** What a schedule sent, under the level's kind (`open`, `trace`): read through `levelSchedule`. */
@@ -79,7 +87,12 @@ const isDocument = (l: SourceLevel): l is DocumentLevel => "ttftMs" in l;
 
 /** A level of the index or of a run document as a point on its load's axis; figures it lacks are null. */
 export function levelPoint(l: SourceLevel): LevelPoint {
-  const base = { axis: loadAxis(l.load), position: loadPosition(l.load), valid: l.valid };
+  const base = {
+    axis: loadAxis(l.load),
+    position: loadPosition(l.load),
+    valid: l.valid,
+    probeOrder: l.probe?.order ?? null,
+  };
   if (isDocument(l)) {
     const schedule = levelSchedule(l);
     return {

@@ -22,6 +22,7 @@ import { type KneeColors, kneeLayer } from "./knee.ts";
 import {
   CHART_COLORS,
   CONFIG,
+  FONT_SIZE,
   PANEL_HEIGHT,
   PLOT_HEIGHT,
   PLOT_WIDTH,
@@ -59,8 +60,15 @@ export function throughputCurvesSpec(input: {
   );
   const measures = a.throughput.measures.map((k) => ({ key: k, ...MEASURES[k] }));
   const rows = (figure: (typeof measures)[number]["figure"]) =>
-    present(levels.map((l) => ({ [input.axis]: l.position, value: l[figure] })));
-  const kneeWords = input.knee === null ? "" : `; the knee is at ${a.label(input.knee)}`;
+    present(
+      levels.map((l) => ({
+        [input.axis]: l.position,
+        value: l[figure],
+        ...(l.probeOrder === null ? {} : { probe: l.probeOrder }),
+      })),
+    );
+  const probed = levels.some((l) => l.probeOrder !== null);
+  const kneeWords = `${input.knee === null ? "" : `; the knee is at ${a.label(input.knee)}`}${probed ? PROBE_WORDS : ""}`;
   if (a.throughput.sharedY) {
     const domain = measures.map((m) => m.key);
     const legend = (range: unknown[]) => ({
@@ -89,6 +97,15 @@ export function throughputCurvesSpec(input: {
             shape: legend(measures.map((_, i) => style(i).shape)),
           },
         },
+        // The first measure's points carry the probe order (the second's sit under them, at the same load).
+        ...(probed
+          ? [
+              {
+                data: { values: rows(MEASURES[a.throughput.measures[0]].figure) },
+                ...probeLabels(x, { field: "value", type: "quantitative" }, -9),
+              },
+            ]
+          : []),
         ...kneeLayer(input.knee, x),
       ],
     } as TopLevelSpec;
@@ -105,28 +122,48 @@ export function throughputCurvesSpec(input: {
     config: CONFIG,
     resolve: { scale: { y: "independent" } },
     layer: [
-      ...measures.map((m, i) => ({
-        data: { values: rows(m.figure) },
-        mark: {
+      ...measures.map((m, i) => {
+        const line = {
           type: "line" as const,
           interpolate: "linear" as const,
           color: style(i).color,
           point: { filled: true, color: style(i).color, size: 50, shape: style(i).shape },
-        },
-        encoding: {
-          x,
-          y: {
-            field: "value",
-            type: "quantitative" as const,
-            title: `${marks[i]} ${m.title}`,
-            scale: THROUGHPUT_SCALE,
-            axis: { titleColor: style(i).color, orient: sides[i] },
-          },
-        },
-      })),
+        };
+        const y = {
+          field: "value",
+          type: "quantitative" as const,
+          title: `${marks[i]} ${m.title}`,
+          scale: THROUGHPUT_SCALE,
+          axis: { titleColor: style(i).color, orient: sides[i] },
+        };
+        const values = rows(m.figure);
+        // Probed levels: the line and its points' order labels share this measure's y axis (one layer, two marks).
+        return probed
+          ? {
+              data: { values },
+              encoding: { x, y },
+              layer: [{ mark: line }, probeLabels(x, y, i === 0 ? -9 : 14)],
+            }
+          : { data: { values }, mark: line, encoding: { x, y } };
+      }),
       ...kneeLayer(input.knee, x),
     ],
   } as TopLevelSpec;
+}
+
+/** What a chart of searched levels says of the numbers by its points. */
+const PROBE_WORDS = "; the number by each point is the order in which the search ran that level (1 first)";
+
+/**
+ * The order labels of a searched run's points, `dy` px off each point (above or below it): a text
+ * mark over the rows that carry a `probe` order, on the chart's x and the measure's y.
+ */
+function probeLabels(x: ReturnType<typeof loadAxisEncoding>, y: object, dy: number) {
+  return {
+    transform: [{ filter: "datum.probe != null" }],
+    mark: { type: "text" as const, dy, fontSize: FONT_SIZE, color: CHART_COLORS.ink },
+    encoding: { x, y, text: { field: "probe", type: "nominal" as const } },
+  };
 }
 
 const PERCENTILE_FIGURE = {

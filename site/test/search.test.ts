@@ -1,0 +1,351 @@
+/**
+ * Searched sweeps (issue 44) on the site: the spec of the throughput curves numbers each probed point
+ * with its order, `runs.csv` carries the brackets (empty for ladders), and the shared fixture site,
+ * in real headless Chromium, shows the searched capacity with its bracket on hover and sorts on it,
+ * states the bracket, confidence, stop and spend on the target page, draws the orders by the points,
+ * and publishes the brackets in `index.json` and `runs.csv`.
+ */
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { indexEntryFor } from "@kneeboard/core/run-index";
+import { syntheticRun } from "@kneeboard/core/synthetic";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { runsCsv } from "../src/build/downloads.ts";
+import { levelPoints, throughputCurvesSpec } from "../src/lib/charts/index.ts";
+import { searchedCapacity, searchSection } from "../src/lib/search.ts";
+import { historyPoint } from "../src/lib/site-data.ts";
+import { renderSvg } from "../src/lib/svg.ts";
+import { type StaticServer, serveStatic } from "../src/serve.ts";
+import { launchChromium } from "./browser.ts";
+import { ladderRequests, openLoopRun, SEARCHED, SEARCHED_SMALL, type SearchedSpec, searchedRun } from "./fixture.ts";
+import { sharedSite } from "./shared-site.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: the specs are checked structurally, whatever vega-lite's union types say
+type Loose = any;
+
+/** A synthetic searched run of a spec, and the same target walking the doubling ladder. */
+const searched = (spec: SearchedSpec) =>
+  searchedRun(
+    syntheticRun({
+      targetId: spec.id,
+      startedAt: "2026-11-01T00:00:00Z",
+      singleStreamTokensPerSecond: spec.single,
+      ttftMs: spec.ttft,
+      saturationStreams: spec.saturation,
+      concurrency: [...spec.probes].sort((a, b) => a - b),
+    }),
+    spec,
+  );
+const ladder = syntheticRun({
+  targetId: "ladder",
+  startedAt: "2026-11-01T00:00:00Z",
+  singleStreamTokensPerSecond: 100,
+  ttftMs: 200,
+  saturationStreams: 8,
+});
+
+/** The SVG's text marks' strings that are whole numbers (the probe orders; the knee's label is `knee: N`). */
+const numberLabels = (svg: string) =>
+  [...svg.matchAll(/<text[^>]*aria-roledescription="text mark"[^>]*>(\d+)<\/text>/g)]
+    .map((m) => Number(m[1]))
+    .sort((a, b) => a - b);
+
+/** The CSV's rows as records by column (no field of these rows is quoted). */
+function csvRecords(csv: string): Record<string, string>[] {
+  const [header, ...rows] = csv.trim().split("\n");
+  const cols = (header ?? "").split(",");
+  return rows.map((r) => Object.fromEntries(r.split(",").map((v, i) => [cols[i], v])));
+}
+
+describe("the throughput curves of a searched run", () => {
+  const doc = searched(SEARCHED);
+  const points = levelPoints(doc.levels);
+  const spec: Loose = throughputCurvesSpec({ title: "t", axis: "concurrency", levels: points, knee: null });
+
+  it("label each probed point with its order, on the aggregate and the per-stream curve alike", () => {
+    for (const measure of spec.layer.slice(0, 2)) {
+      const [line, labels] = measure.layer;
+      expect(line.mark.type).toBe("line");
+      expect(labels.mark.type).toBe("text");
+      // The label shares its line's data and y encoding: it sits on the point of its load.
+      expect(labels.encoding.y).toEqual(measure.encoding.y);
+      const byLoad = Object.fromEntries(measure.data.values.map((r: Loose) => [r.concurrency, r.probe]));
+      expect(byLoad).toEqual(Object.fromEntries(SEARCHED.probes.map((n, i) => [n, i + 1])));
+    }
+    expect(spec.description).toContain("the order in which the search ran that level");
+  });
+
+  it("draws each order once by each curve's point, and a ladder's curves carry no number", async () => {
+    const orders = SEARCHED.probes.map((_, i) => i + 1);
+    expect(numberLabels(await renderSvg(spec))).toEqual([...orders, ...orders].sort((a, b) => a - b));
+    const plain: Loose = throughputCurvesSpec({
+      title: "t",
+      axis: "concurrency",
+      levels: levelPoints(ladder.levels),
+      knee: null,
+    });
+    expect(plain.layer[0].mark.type).toBe("line");
+    expect(numberLabels(await renderSvg(plain))).toEqual([]);
+  });
+});
+
+describe("an open loop's searched rates", () => {
+  // Rates 0.5 to 4 req/s probed 1, 2, 4, then 3: capacity undecided between 2 and 3 (a level at the boundary stayed undecided).
+  const base = openLoopRun(
+    syntheticRun({
+      targetId: "rates",
+      startedAt: "2026-11-01T00:00:00Z",
+      singleStreamTokensPerSecond: 100,
+      ttftMs: 200,
+      saturationStreams: 4,
+      concurrency: [1, 2, 3, 4],
+    }),
+    [1, 2, 3, 4],
+    [true, true, false, false],
+  );
+  const order = [1, 2, 4, 3];
+  const doc = {
+    ...base,
+    levels: base.levels.map((l, i) => ({
+      ...l,
+      probe: {
+        order: order[i] as number,
+        decision: (["meets", "meets", "undecided", "misses"] as const)[i] as "meets" | "misses" | "undecided",
+        ttftP95UpperMs: null,
+        perStreamP50LowerTokensPerSecond: null,
+        requests: l.requests.sent,
+      },
+    })),
+    summary: {
+      ...base.summary,
+      search: {
+        axis: "rate" as const,
+        from: 1,
+        to: 4,
+        resolution: 0.2,
+        confidence: 0.9,
+        capacity: { value: 2, lo: 2, hi: 3, status: "undecided" as const },
+        knee: { value: null, lo: null, hi: null, status: "not_reached" as const },
+        stop: { reason: "undecided" as const, detail: "3 req/s stayed undecided at its cap of 96 requests" },
+        requests: 90,
+        promptTokens: 0,
+        outputTokens: 0,
+        ladderRequests: 120,
+      },
+    },
+  };
+  const entry = indexEntryFor("runs/rates/0.json", doc);
+
+  it("say the capacity in requests/s with its undecided bracket, in the tooltip and on the page", () => {
+    const view = { history: [historyPoint(entry)], standing: { runIds: [entry.runId] } } as Parameters<
+      typeof searchedCapacity
+    >[0];
+    const cap = searchedCapacity(view);
+    expect(cap?.value).toBe(2);
+    expect(cap?.title).toContain("2 req/s, in [2, 3] (undecided");
+    expect(cap?.title).toContain(
+      "90 % confidence, 20 % resolution; 90 requests, where the ladder from 1 to 4 would have sent 120 (75 %)",
+    );
+    const section = searchSection({ latest: entry, details: { ...doc, key: entry.key } } as Parameters<
+      typeof searchSection
+    >[0]);
+    const [summary, probes] = section?.tables ?? [];
+    expect(summary?.rows.find((r) => r.data?.["data-row"] === "search-stop")?.cells[1]?.text).toBe(
+      "a level stayed undecided at its request cap: 3 req/s stayed undecided at its cap of 96 requests",
+    );
+    expect(probes?.rows.map((r) => r.cells.slice(0, 3).map((c) => c.text))).toEqual([
+      ["1", "1 req/s", "meets"],
+      ["2", "2 req/s", "meets"],
+      ["3", "4 req/s", "misses"],
+      ["4", "3 req/s", "undecided"],
+    ]);
+  });
+
+  it("leave a view whose standing runs walked a ladder to the standing's capacity", () => {
+    const ladderEntry = indexEntryFor("runs/l/0.json", ladder);
+    const view = { history: [historyPoint(ladderEntry)], standing: { runIds: [ladderEntry.runId] } } as Parameters<
+      typeof searchedCapacity
+    >[0];
+    expect(searchedCapacity(view)).toBeNull();
+    expect(searchSection({ latest: ladderEntry, details: null } as Parameters<typeof searchSection>[0])).toBeNull();
+  });
+});
+
+describe("runs.csv", () => {
+  it("carries a searched run's brackets and spend on each of its rows, with each level's probe, and leaves them empty for a ladder", () => {
+    const doc = searched(SEARCHED);
+    const knee = doc.summary.search?.knee;
+    expect(knee?.status).toBe("found");
+    const rows = csvRecords(runsCsv([indexEntryFor("runs/s/0.json", doc), indexEntryFor("runs/l/0.json", ladder)]));
+    const search = rows.filter((r) => r.targetId === SEARCHED.id);
+    expect(search).toHaveLength(SEARCHED.probes.length);
+    const sent = search.reduce((sum, r) => sum + Number(r.sent), 0);
+    for (const r of search)
+      expect([
+        r.capacity_lo,
+        r.capacity_hi,
+        r.capacity_status,
+        r.knee_lo,
+        r.knee_hi,
+        r.search_requests,
+        r.search_ladder_requests,
+      ]).toEqual([
+        "10",
+        "11",
+        "found",
+        String(knee?.lo),
+        String(knee?.hi),
+        String(sent),
+        String(ladderRequests(1, 64)),
+      ]);
+    // 152 requests against the ladder's 256: the fixture's search spends less than the ladder it replaces.
+    expect(sent).toBeLessThan(ladderRequests(1, 64));
+    expect(search.map((r) => [Number(r.concurrency), Number(r.probe_order), r.probe_decision])).toEqual(
+      [...SEARCHED.probes]
+        .sort((a, b) => a - b)
+        .map((n) => [n, SEARCHED.probes.indexOf(n) + 1, n <= SEARCHED.capacity ? "meets" : "misses"]),
+    );
+    const plain = rows.filter((r) => r.targetId === "ladder");
+    expect(plain.length).toBeGreaterThan(0);
+    const searchColumns = [
+      "probe_order",
+      "probe_decision",
+      "capacity_lo",
+      "capacity_hi",
+      "capacity_status",
+      "knee_lo",
+      "knee_hi",
+      "search_requests",
+      "search_ladder_requests",
+    ];
+    for (const r of plain) expect(searchColumns.map((c) => r[c])).toEqual(searchColumns.map(() => ""));
+  });
+});
+
+describe("the built site's searched targets", () => {
+  let browser: Browser;
+  let server: StaticServer;
+  let base: string;
+  let outDir: string;
+
+  const open = async (path: string): Promise<Page> => {
+    const page = await browser.newPage();
+    await page.goto(new URL(path, base).href, { waitUntil: "load" });
+    return page;
+  };
+
+  beforeAll(async () => {
+    ({ outDir } = await sharedSite(inject("sharedSiteDir")));
+    server = await serveStatic(dirname(dirname(outDir)));
+    base = `${server.url}prefix/dist/`;
+    browser = await launchChromium();
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it("show the searched capacity on the leaderboard, its bracket on hover, and sort on it", async () => {
+    const page = await open(`s/${SEARCHED.scenario}/`);
+    const capacityOf = (id: string) =>
+      page.$eval(`#leaderboard tr[data-target="${id}"] td.searched`, (td) => ({
+        text: td.textContent?.trim(),
+        value: (td as HTMLElement).dataset.v,
+        title: td.getAttribute("title") ?? "",
+      }));
+    const big = await capacityOf(SEARCHED.id);
+    expect([big.text, big.value]).toEqual(["10", "10"]);
+    expect(big.title).toContain("10 users, in [10, 11] (found)");
+    expect(big.title).toContain("95 % confidence, 10 % resolution");
+    expect(big.title).toContain(`would have sent ${ladderRequests(1, 64)}`);
+    // The older run of the standing found the same.
+    expect(big.title).toContain("Earlier runs found 10 users");
+    const small = await capacityOf(SEARCHED_SMALL.id);
+    expect([small.text, small.value]).toEqual(["6", "6"]);
+    expect(small.title).toContain("6 users, in [6, 7] (found)");
+    const order = () =>
+      page.$$eval("#leaderboard tbody tr[data-target]", (rows) => rows.map((r) => (r as HTMLElement).dataset.target));
+    await page.click('th:has-text("capacity") button');
+    const first = await order();
+    await page.click('th:has-text("capacity") button');
+    const second = await order();
+    // One click sorts one way, the next the other: by the searched values, 10 above 6 or below it.
+    expect(new Set([JSON.stringify(first), JSON.stringify(second)])).toEqual(
+      new Set([JSON.stringify([SEARCHED.id, SEARCHED_SMALL.id]), JSON.stringify([SEARCHED_SMALL.id, SEARCHED.id])]),
+    );
+    await page.close();
+  });
+
+  it("state the bracket, confidence, stop and spend, and the probes in order, on the target page", async () => {
+    const index = JSON.parse(readFileSync(join(outDir, "data", "index.json"), "utf8")) as {
+      series: { id: string; latest: { summary: { search: { knee: { value: number; lo: number; hi: number } } } } }[];
+    };
+    const knee = index.series.find((t) => t.id === SEARCHED.id)?.latest.summary.search.knee;
+    const page = await open(`targets/${SEARCHED.id}/`);
+    // The headline's capacity is the search's, as the leaderboard's, with its bracket on hover.
+    expect(await page.textContent("#searched-capacity")).toBe("10 users");
+    expect(await page.getAttribute("#searched-capacity", "title")).toContain("10 users, in [10, 11] (found)");
+    const row = (name: string) => page.$eval(`#search tr[data-row="${name}"] td`, (td) => td.textContent?.trim());
+    expect(await row("search-capacity")).toBe("10 users, in [10, 11] (found)");
+    expect(await row("search-knee")).toBe(`${knee?.value} users, in [${knee?.lo}, ${knee?.hi}] (found)`);
+    expect(await row("search-precision")).toBe("95 % confidence, 10 % resolution");
+    expect(await row("search-stop")).toContain("the bracket narrowed to the resolution");
+    const doc = searched(SEARCHED);
+    const spent = doc.summary.search?.requests as number;
+    expect(await row("search-cost")).toBe(
+      `${spent} requests, where the ladder from 1 to 64 would have sent ${ladderRequests(1, 64)} (${Math.round((100 * spent) / ladderRequests(1, 64))} %)`,
+    );
+    const probes = await page.$$eval("#search-probes tbody tr", (rows) =>
+      rows.map((r) =>
+        Array.from(r.querySelectorAll("td"))
+          .slice(0, 3)
+          .map((td) => td.textContent?.trim()),
+      ),
+    );
+    expect(probes).toEqual(
+      SEARCHED.probes.map((n, i) => [String(i + 1), `N=${n}`, n <= SEARCHED.capacity ? "meets" : "misses"]),
+    );
+    // The curves number each probed point: every order by the aggregate and by the per-stream point.
+    const labels = await page.$$eval("#curves svg text[aria-roledescription='text mark']", (ts) =>
+      ts.map((t) => t.textContent ?? "").filter((t) => /^\d+$/.test(t)),
+    );
+    const orders = SEARCHED.probes.map((_, i) => String(i + 1));
+    expect(labels.sort()).toEqual([...orders, ...orders].sort());
+    await page.close();
+  });
+
+  it("say nothing of a search on a ladder's target page", () => {
+    const page = readFileSync(join(outDir, "targets", "fast-small", "index.html"), "utf8");
+    expect(page).not.toContain('id="search"');
+    expect(page).not.toContain("How the search found its levels");
+  });
+
+  it("publish the brackets per target in index.json, null for a ladder", () => {
+    const index = JSON.parse(readFileSync(join(outDir, "data", "index.json"), "utf8")) as {
+      targets: { id: string; search: unknown }[];
+      series: { id: string; search: unknown }[];
+    };
+    const all = [...index.targets, ...index.series];
+    const of = (id: string) => all.find((t) => t.id === id)?.search;
+    expect(of(SEARCHED_SMALL.id)).toMatchObject({ capacity_lo: 6, capacity_hi: 7, capacity_status: "found" });
+    expect(of(SEARCHED.id)).toMatchObject({
+      capacity_lo: 10,
+      capacity_hi: 11,
+      capacity_status: "found",
+      search_ladder_requests: ladderRequests(1, 64),
+    });
+    expect(of("fast-small")).toBeNull();
+  });
+
+  it("publish the brackets on the searched runs' rows of runs.csv", () => {
+    const rows = csvRecords(readFileSync(join(outDir, "data", "runs.csv"), "utf8")).filter(
+      (r) => r.targetId === SEARCHED.id,
+    );
+    expect(rows).toHaveLength(SEARCHED.runs * SEARCHED.probes.length);
+    expect(new Set(rows.map((r) => `${r.capacity_lo} ${r.capacity_hi} ${r.capacity_status}`))).toEqual(
+      new Set(["10 11 found"]),
+    );
+  });
+});
