@@ -226,16 +226,26 @@ describe("the demo config (npm start)", () => {
   const canary = (id: string, scenario: string) => canaryFor(config.targets, targetOf(id), workload(id, scenario));
 
   it("sweeps every reference target and the sloppy route in chat but the two conversation routes, the small and large model in rag too, each simulated", () => {
+    // The references first (a run is judged against the reference's runs started before it), then the
+    // others in their order, then the sloppy route.
+    const reference = referenceTargets("http://127.0.0.1:9/v1");
     expect(config.targets.map((t) => t.id)).toEqual([
-      ...referenceTargets("http://127.0.0.1:9/v1").map((t) => t.id),
+      ...reference.filter((t) => t.reference).map((t) => t.id),
+      ...reference.filter((t) => !t.reference).map((t) => t.id),
       "ref-small-sloppy",
     ]);
+    expect(config.targets.slice(0, 2).map((t) => t.id)).toEqual(["ref-large-slow", "ref-small-priced"]);
     expect(config.targets.every((t) => t.label.endsWith("(simulated)"))).toBe(true);
     // The demo's server (referenceModels) serves every model the targets name.
     const served = new Set(referenceModels().map((m) => m.id));
     expect(config.targets.filter((t) => !served.has(t.model))).toEqual([]);
     expect(DEMO_RAG_TARGETS).toEqual(["ref-small-fast", "ref-large-slow"]);
-    expect(pairs.filter(([, s]) => s === "rag").map(([id]) => id)).toEqual(DEMO_RAG_TARGETS);
+    expect(
+      pairs
+        .filter(([, s]) => s === "rag")
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual([...DEMO_RAG_TARGETS].sort());
     expect(pairs.filter(([, s]) => s === "chat")).toHaveLength(12);
     expect(DEMO_CONVERSATION_TARGETS).toEqual(["ref-small-cached", "ref-small-uncached"]);
     expect(pairs.filter(([, s]) => s === "conversation").map(([id]) => id)).toEqual(DEMO_CONVERSATION_TARGETS);
@@ -252,10 +262,13 @@ describe("the demo config (npm start)", () => {
     expect(phased.map(([id]) => id).sort()).toEqual([...DEMO_TOOL_CALL_TARGETS].sort());
     expect(phased.every(([, s]) => s === "chat")).toBe(true);
     expect(toolCallsFor(workload("ref-small-sloppy", "chat"))).toEqual({
-      ...DEMO_TOOL_CALLS,
+      samplesPerPrompt: 5,
+      concurrency: 8,
       temperature: 0,
       maxTokens: 256,
     });
+    expect(toolCallsFor(workload("ref-small-priced", "chat"))?.samplesPerPrompt).toBe(5);
+    expect(toolCallsFor(workload("ref-small-fast", "chat"))?.samplesPerPrompt).toBe(3);
     // One model, its reference among them: each other route gets a verdict against it.
     const routes = DEMO_TOOL_CALL_TARGETS.map(targetOf);
     expect(routes.map((t) => t.modelKey)).toEqual(["ref-small", "ref-small", "ref-small"]);
@@ -263,7 +276,8 @@ describe("the demo config (npm start)", () => {
     // Both tested shares count the answers to the prompts that need a call: enough a side for a verdict.
     const needCall = TOOLS_V1.prompts.filter((p) => p.kind === "one-call" || p.kind === "parallel").length;
     expect(needCall).toBe(15);
-    expect(needCall * DEMO_TOOL_CALLS.samplesPerPrompt).toBeGreaterThanOrEqual(TOOL_CALLS_MIN_TRIALS);
+    for (const settings of Object.values(DEMO_TOOL_CALLS))
+      expect(needCall * settings.samplesPerPrompt).toBeGreaterThanOrEqual(TOOL_CALLS_MIN_TRIALS);
     // The sloppy route breaks tool calls; it runs the fewest levels, and no canary.
     expect(targetOf("ref-small-sloppy").model).toBe("ref-small-sloppy");
     expect(referenceModels().find((m) => m.id === "ref-small-sloppy")).toMatchObject({ profile: SMALL_SLOPPY });

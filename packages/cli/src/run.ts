@@ -329,19 +329,23 @@ export function demoReplay(file: string) {
 export const DEMO_REPLAY_TARGETS = ["ref-small-cached"];
 
 /**
- * The demo's tool-call phase (docs/methodology.md#tool-calls), on `DEMO_TOOL_CALL_TARGETS` in `chat`
- * alone: each of tools-v1's 24 prompts 5 times, 8 at once (the small model's routes have 4 to 8
- * slots). 5, not the default 4: both tested shares then count 75 answers a side (the 15 prompts that
- * need a call), and in 2,000 simulated demos the sloppy route was `worse` in 1,999 at 5, 1,972 at 4
- * and 1,773 at 3 (45 trials, just over the 40 the verdict needs); the faithful route `same` in all.
+ * The demo's tool-call phase (docs/methodology.md#tool-calls), per target that runs it, in `chat`
+ * alone: the small model's reference route, the route that breaks tool calls, and a faithful route in
+ * another server family's stream (llama.cpp's), each of tools-v1's 24 prompts asked `samplesPerPrompt`
+ * times, 8 at once (the routes have 4 to 8 slots). Both tested shares count the answers to the 15
+ * prompts that need a call. The reference and the sloppy route ask 5 (75 trials a side), not 4 or 3:
+ * in 2,000 simulated demos the sloppy route was `worse` in 1,999 at 5, 1,972 at 4 and 1,773 at 3. The
+ * faithful route, as sure to be `same` at any size, asks 3 (45 trials, over the 40 the verdict needs).
+ * Each route's phase took 1.7 s (8 slots, 120 requests) to 2.8 s (4 slots) at 5.
  */
-export const DEMO_TOOL_CALLS = { samplesPerPrompt: 5, concurrency: 8 };
+export const DEMO_TOOL_CALLS: Record<string, { samplesPerPrompt: number; concurrency: number }> = {
+  "ref-small-priced": { samplesPerPrompt: 5, concurrency: 8 },
+  "ref-small-sloppy": { samplesPerPrompt: 5, concurrency: 8 },
+  "ref-small-fast": { samplesPerPrompt: 3, concurrency: 8 },
+};
 
-/**
- * The targets that run the demo's tool-call phase: the small model's reference route, a faithful
- * route in another server family's stream (llama.cpp's), and the route that breaks tool calls.
- */
-export const DEMO_TOOL_CALL_TARGETS = ["ref-small-priced", "ref-small-fast", "ref-small-sloppy"];
+/** The targets that run the demo's tool-call phase (`DEMO_TOOL_CALLS`). */
+export const DEMO_TOOL_CALL_TARGETS = Object.keys(DEMO_TOOL_CALLS);
 
 /**
  * The levels of the route that breaks tool calls (`sloppyToolsTarget`): it is in the demo for its
@@ -355,20 +359,23 @@ const COUNTED_TARGETS = ["ref-ratelimited", "ref-gateway-beta"];
 /**
  * The reference targets as the demo sweeps them, with the route that breaks tool calls: level lengths
  * and scenarios as above, the canary on `DEMO_CANARY_TARGETS` unless `canary` is false, and the
- * tool-call phase on `DEMO_TOOL_CALL_TARGETS` unless `toolCalls` is false.
+ * tool-call phase on `DEMO_TOOL_CALL_TARGETS` unless `toolCalls` is false. Each model's reference
+ * route comes first: a run is judged against the reference's runs started before it
+ * (run-index/judge.ts), so in a round the routes after it are judged against that round's.
  */
 export function demoTargets(baseURL: string, canary = true, toolCalls = true) {
   const sloppy = sloppyToolsTarget(baseURL);
+  const isReference = (t: { reference?: boolean }) => (t.reference === true ? 0 : 1);
   const targets = [
     ...referenceTargets(baseURL),
     { ...sloppy, workload: { ...sloppy.workload, ...DEMO_SLOPPY_LEVELS } },
-  ];
+  ].sort((a, b) => isReference(a) - isReference(b));
   return targets.map((t) => {
     const levels =
       t.workload ?? (COUNTED_TARGETS.includes(t.id) ? undefined : { levelDurationSeconds: REFERENCE_LEVEL_SECONDS });
     const sampled = {
       ...(canary && DEMO_CANARY_TARGETS.includes(t.id) ? { canary: DEMO_CANARY } : {}),
-      ...(toolCalls && DEMO_TOOL_CALL_TARGETS.includes(t.id) ? { toolCalls: DEMO_TOOL_CALLS } : {}),
+      ...(toolCalls && t.id in DEMO_TOOL_CALLS ? { toolCalls: DEMO_TOOL_CALLS[t.id] } : {}),
     };
     return {
       ...t,
