@@ -334,9 +334,10 @@ export const DEMO_REPLAY_TARGETS = ["ref-small-cached"];
  * another server family's stream (llama.cpp's), each of tools-v1's 24 prompts asked `samplesPerPrompt`
  * times, 8 at once (the routes have 4 to 8 slots). Both tested shares count the answers to the 15
  * prompts that need a call. The reference and the sloppy route ask 5 (75 trials a side), not 4 or 3:
- * in 2,000 simulated demos the sloppy route was `worse` in 1,999 at 5, 1,972 at 4 and 1,773 at 3. The
- * faithful route, as sure to be `same` at any size, asks 3 (45 trials, over the 40 the verdict needs).
- * Each route's phase took 1.7 s (8 slots, 120 requests) to 2.8 s (4 slots) at 5.
+ * in 2,000 simulated demos at these sizes the sloppy route was `worse` in 2,000; with both at 4, in
+ * 1,972 of 2,000, at 3 in 1,773. The faithful route, `same` at any size (every answer right, as the
+ * reference's), asks 3 (45 trials, over the 40 the verdict needs). The phases take 5.4 s a demo
+ * (docs/benchmarks.md#npm-start).
  */
 export const DEMO_TOOL_CALLS: Record<string, { samplesPerPrompt: number; concurrency: number }> = {
   "ref-small-priced": { samplesPerPrompt: 5, concurrency: 8 },
