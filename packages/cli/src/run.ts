@@ -366,7 +366,7 @@ const COUNTED_TARGETS = ["ref-ratelimited", "ref-gateway-beta"];
  */
 export function demoTargets(baseURL: string, canary = true, toolCalls = true) {
   const sloppy = sloppyToolsTarget(baseURL);
-  const isReference = (t: { reference?: boolean }) => (t.reference === true ? 0 : 1);
+  const isReference = (t: object) => ("reference" in t && t.reference === true ? 0 : 1);
   const targets = [
     ...referenceTargets(baseURL),
     { ...sloppy, workload: { ...sloppy.workload, ...DEMO_SLOPPY_LEVELS } },
