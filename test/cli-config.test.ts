@@ -14,15 +14,20 @@ import {
   DEMO_RAG_TARGETS,
   DEMO_REPEAT,
   DEMO_REPLAY_TARGETS,
+  DEMO_TOOL_CALL_TARGETS,
+  DEMO_TOOL_CALLS,
   demoConfig,
 } from "@kneeboard/cli/run";
-import { canaryFor, parseConfig, scenariosOf, workloadFor } from "@kneeboard/core/config";
+import { canaryFor, parseConfig, scenariosOf, toolCallsFor, workloadFor } from "@kneeboard/core/config";
 import { MIN_OPEN_LOOP_REQUESTS } from "@kneeboard/core/metrics";
+import { TOOL_CALLS_MIN_TRIALS, TOOLS_V1 } from "@kneeboard/core/tool-calls";
 import {
   REFERENCE_OPEN_RATES,
   REFERENCE_OPEN_REQUESTS,
   type ReferenceServer,
+  referenceModels,
   referenceTargets,
+  SMALL_SLOPPY,
 } from "@kneeboard/reference";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -220,20 +225,65 @@ describe("the demo config (npm start)", () => {
   const workload = (id: string, scenario: string) => workloadFor(config, targetOf(id), scenario);
   const canary = (id: string, scenario: string) => canaryFor(config.targets, targetOf(id), workload(id, scenario));
 
-  it("sweeps every reference target in chat but the two conversation routes, the small and large model in rag too, each simulated", () => {
-    expect(config.targets.map((t) => t.id)).toEqual(referenceTargets("http://127.0.0.1:9/v1").map((t) => t.id));
+  it("sweeps every reference target and the sloppy route in chat but the two conversation routes, the small and large model in rag too, each simulated", () => {
+    // The references first (a run is judged against the reference's runs started before it), then the
+    // others in their order, then the sloppy route.
+    const reference = referenceTargets("http://127.0.0.1:9/v1");
+    expect(config.targets.map((t) => t.id)).toEqual([
+      ...reference.filter((t) => t.reference).map((t) => t.id),
+      ...reference.filter((t) => !t.reference).map((t) => t.id),
+      "ref-small-sloppy",
+    ]);
+    expect(config.targets.slice(0, 2).map((t) => t.id)).toEqual(["ref-large-slow", "ref-small-priced"]);
     expect(config.targets.every((t) => t.label.endsWith("(simulated)"))).toBe(true);
+    // The demo's server (referenceModels) serves every model the targets name.
+    const served = new Set(referenceModels().map((m) => m.id));
+    expect(config.targets.filter((t) => !served.has(t.model))).toEqual([]);
     expect(DEMO_RAG_TARGETS).toEqual(["ref-small-fast", "ref-large-slow"]);
-    expect(pairs.filter(([, s]) => s === "rag").map(([id]) => id)).toEqual(DEMO_RAG_TARGETS);
-    expect(pairs.filter(([, s]) => s === "chat")).toHaveLength(11);
+    expect(
+      pairs
+        .filter(([, s]) => s === "rag")
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual([...DEMO_RAG_TARGETS].sort());
+    expect(pairs.filter(([, s]) => s === "chat")).toHaveLength(12);
     expect(DEMO_CONVERSATION_TARGETS).toEqual(["ref-small-cached", "ref-small-uncached"]);
     expect(pairs.filter(([, s]) => s === "conversation").map(([id]) => id)).toEqual(DEMO_CONVERSATION_TARGETS);
     // The trace replay, on the route with a prefix cache: every load kind is on the demo's site.
     expect(DEMO_REPLAY_TARGETS).toEqual(["ref-small-cached"]);
     expect(pairs.filter(([, s]) => s === "replay").map(([id]) => id)).toEqual(DEMO_REPLAY_TARGETS);
     expect(workload("ref-small-cached", "replay").arrival).toMatchObject({ mode: "trace", speedup: [16], limit: 20 });
-    // 16 (target, scenario) pairs, 3 runs each: 48 runs.
-    expect(pairs.length * DEMO_REPEAT).toBe(48);
+    // 17 (target, scenario) pairs, 3 runs each: 51 runs.
+    expect(pairs.length * DEMO_REPEAT).toBe(51);
+  });
+
+  it("runs the tool-call phase in chat on the small model's reference, a faithful route and the sloppy route, enough for the verdict", () => {
+    const phased = pairs.filter(([id, s]) => toolCallsFor(workload(id, s)) !== null);
+    expect(phased.map(([id]) => id).sort()).toEqual([...DEMO_TOOL_CALL_TARGETS].sort());
+    expect(phased.every(([, s]) => s === "chat")).toBe(true);
+    expect(toolCallsFor(workload("ref-small-sloppy", "chat"))).toEqual({
+      samplesPerPrompt: 5,
+      concurrency: 8,
+      temperature: 0,
+      maxTokens: 256,
+    });
+    expect(toolCallsFor(workload("ref-small-priced", "chat"))?.samplesPerPrompt).toBe(5);
+    expect(toolCallsFor(workload("ref-small-fast", "chat"))?.samplesPerPrompt).toBe(3);
+    // One model, its reference among them: each other route gets a verdict against it.
+    const routes = DEMO_TOOL_CALL_TARGETS.map(targetOf);
+    expect(routes.map((t) => t.modelKey)).toEqual(["ref-small", "ref-small", "ref-small"]);
+    expect(routes.filter((t) => t.reference).map((t) => t.id)).toEqual(["ref-small-priced"]);
+    // Both tested shares count the answers to the prompts that need a call: enough a side for a verdict.
+    const needCall = TOOLS_V1.prompts.filter((p) => p.kind === "one-call" || p.kind === "parallel").length;
+    expect(needCall).toBe(15);
+    for (const settings of Object.values(DEMO_TOOL_CALLS))
+      expect(needCall * settings.samplesPerPrompt).toBeGreaterThanOrEqual(TOOL_CALLS_MIN_TRIALS);
+    // The sloppy route breaks tool calls; it runs the fewest levels, and no canary.
+    expect(targetOf("ref-small-sloppy").model).toBe("ref-small-sloppy");
+    expect(referenceModels().find((m) => m.id === "ref-small-sloppy")).toMatchObject({ profile: SMALL_SLOPPY });
+    expect(SMALL_SLOPPY.tools?.breakages).toBeDefined();
+    expect(workload("ref-small-sloppy", "chat")).toMatchObject({ concurrency: [1], levelDurationSeconds: 0.25 });
+    expect(canary("ref-small-sloppy", "chat")).toBeNull();
   });
 
   it("runs the canary in chat on every route of the models with a reference route, one reference each", () => {
@@ -245,17 +295,20 @@ describe("the demo config (npm start)", () => {
     expect(references.sort()).toEqual(["ref-large", "ref-small"]);
   });
 
-  it("without the canary for the rounds before the last: the same pairs and workloads, no canary anywhere", () => {
+  it("without the canary and tool calls for the rounds before the last: the same pairs and workloads, neither phase anywhere", () => {
     const quiet = parseConfig(
-      JSON.stringify(demoConfig("http://127.0.0.1:9/v1", "/tmp/synthetic-mooncake.jsonl", { canary: false })),
+      JSON.stringify(
+        demoConfig("http://127.0.0.1:9/v1", "/tmp/synthetic-mooncake.jsonl", { canary: false, toolCalls: false }),
+      ),
     );
     const quietPairs = quiet.targets.flatMap((t) => scenariosOf(quiet, t).map((s) => [t, s] as const));
     expect(quietPairs.map(([t, s]) => [t.id, s])).toEqual(pairs);
     for (const [t, s] of quietPairs) {
-      const { canary: _off, ...levels } = workloadFor(quiet, t, s);
-      const { canary: _on, ...same } = workload(t.id, s);
+      const { canary: _off, toolCalls: _none, ...levels } = workloadFor(quiet, t, s);
+      const { canary: _on, toolCalls: _some, ...same } = workload(t.id, s);
       expect(levels).toEqual(same);
       expect(canaryFor(quiet.targets, t, workloadFor(quiet, t, s))).toBeNull();
+      expect(toolCallsFor(workloadFor(quiet, t, s))).toBeNull();
     }
   });
 

@@ -27,6 +27,7 @@ import {
   REFERENCE_SLO,
   referenceModels,
   referenceTargets,
+  sloppyToolsTarget,
   startReferenceServer,
 } from "@kneeboard/reference";
 import { progressPrinter, runTable } from "./report.ts";
@@ -280,6 +281,7 @@ export const DEMO_SCENARIOS = {
     warmupRequests: 0,
     slo: REFERENCE_RAG_SLO,
     canary: false,
+    toolCalls: false,
   },
   conversation: DEMO_CONVERSATION,
 };
@@ -326,21 +328,59 @@ export function demoReplay(file: string) {
 /** The targets swept in `replay` too: the small model's route with a prefix cache, which the trace's shared blocks reward. */
 export const DEMO_REPLAY_TARGETS = ["ref-small-cached"];
 
+/**
+ * The demo's tool-call phase (docs/methodology.md#tool-calls), per target that runs it, in `chat`
+ * alone: the small model's reference route, the route that breaks tool calls, and a faithful route in
+ * another server family's stream (llama.cpp's), each of tools-v1's 24 prompts asked `samplesPerPrompt`
+ * times, 8 at once (the routes have 4 to 8 slots). Both tested shares count the answers to the 15
+ * prompts that need a call. The reference and the sloppy route ask 5 (75 trials a side), not 4 or 3:
+ * in 2,000 simulated demos at these sizes the sloppy route was `worse` in 2,000; with both at 4, in
+ * 1,972 of 2,000, at 3 in 1,773. The faithful route, `same` at any size (every answer right, as the
+ * reference's), asks 3 (45 trials, over the 40 the verdict needs). The phases take 5.4 s a demo
+ * (docs/benchmarks.md#npm-start).
+ */
+export const DEMO_TOOL_CALLS: Record<string, { samplesPerPrompt: number; concurrency: number }> = {
+  "ref-small-priced": { samplesPerPrompt: 5, concurrency: 8 },
+  "ref-small-sloppy": { samplesPerPrompt: 5, concurrency: 8 },
+  "ref-small-fast": { samplesPerPrompt: 3, concurrency: 8 },
+};
+
+/** The targets that run the demo's tool-call phase (`DEMO_TOOL_CALLS`). */
+export const DEMO_TOOL_CALL_TARGETS = Object.keys(DEMO_TOOL_CALLS);
+
+/**
+ * The levels of the route that breaks tool calls (`sloppyToolsTarget`): it is in the demo for its
+ * tool calls, and a config has at least one level, so it runs the fewest, N = 1.
+ */
+export const DEMO_SLOPPY_LEVELS = { concurrency: [1] };
+
 /** Targets whose demo levels count requests (see `DEMO_WORKLOAD`); the others run for `REFERENCE_LEVEL_SECONDS`. */
 const COUNTED_TARGETS = ["ref-ratelimited", "ref-gateway-beta"];
 
 /**
- * The reference targets as the demo sweeps them: level lengths and scenarios as above, and the canary
- * on `DEMO_CANARY_TARGETS` unless `canary` is false.
+ * The reference targets as the demo sweeps them, with the route that breaks tool calls: level lengths
+ * and scenarios as above, the canary on `DEMO_CANARY_TARGETS` unless `canary` is false, and the
+ * tool-call phase on `DEMO_TOOL_CALL_TARGETS` unless `toolCalls` is false. Each model's reference
+ * route comes first: a run is judged against the reference's runs started before it
+ * (run-index/judge.ts), so in a round the routes after it are judged against that round's.
  */
-export function demoTargets(baseURL: string, canary = true) {
-  return referenceTargets(baseURL).map((t) => {
+export function demoTargets(baseURL: string, canary = true, toolCalls = true) {
+  const sloppy = sloppyToolsTarget(baseURL);
+  const isReference = (t: object) => ("reference" in t && t.reference === true ? 0 : 1);
+  const targets = [
+    ...referenceTargets(baseURL),
+    { ...sloppy, workload: { ...sloppy.workload, ...DEMO_SLOPPY_LEVELS } },
+  ].sort((a, b) => isReference(a) - isReference(b));
+  return targets.map((t) => {
     const levels =
       t.workload ?? (COUNTED_TARGETS.includes(t.id) ? undefined : { levelDurationSeconds: REFERENCE_LEVEL_SECONDS });
-    const sampled = canary && DEMO_CANARY_TARGETS.includes(t.id) ? { canary: DEMO_CANARY } : {};
+    const sampled = {
+      ...(canary && DEMO_CANARY_TARGETS.includes(t.id) ? { canary: DEMO_CANARY } : {}),
+      ...(toolCalls && t.id in DEMO_TOOL_CALLS ? { toolCalls: DEMO_TOOL_CALLS[t.id] } : {}),
+    };
     return {
       ...t,
-      workload: levels || "canary" in sampled ? { ...levels, ...sampled } : undefined,
+      workload: levels || Object.keys(sampled).length > 0 ? { ...levels, ...sampled } : undefined,
       scenarios: DEMO_CONVERSATION_TARGETS.includes(t.id)
         ? ["conversation", ...(DEMO_REPLAY_TARGETS.includes(t.id) ? ["replay"] : [])]
         : DEMO_RAG_TARGETS.includes(t.id)
@@ -352,12 +392,17 @@ export function demoTargets(baseURL: string, canary = true) {
 
 /**
  * The demo's config (the shape of docs/config.md) for the reference targets at baseURL, replaying
- * `traceFile`; without the canary when `canary` is false (the demo's rounds before its last).
+ * `traceFile`; without the canary when `canary` is false, without the tool-call phase when `toolCalls`
+ * is false (the demo's rounds before its last).
  */
-export function demoConfig(baseURL: string, traceFile: string, options: { canary?: boolean } = {}) {
+export function demoConfig(
+  baseURL: string,
+  traceFile: string,
+  options: { canary?: boolean; toolCalls?: boolean } = {},
+) {
   // The reference SLO is scaled to simulated speeds, so capacity tells the reference targets apart.
   return {
-    targets: demoTargets(baseURL, options.canary ?? true),
+    targets: demoTargets(baseURL, options.canary ?? true, options.toolCalls ?? true),
     workload: { ...DEMO_WORKLOAD, slo: REFERENCE_SLO, canary: false },
     scenarios: { ...DEMO_SCENARIOS, replay: demoReplay(traceFile) },
   };
@@ -368,9 +413,9 @@ export const DEMO_REPEAT = 3;
 
 /**
  * `npm start`: the reference targets, started in-process, each (target, scenario) swept `DEMO_REPEAT`
- * times (interleaved) into the store, then stopped. Only the last round samples the canary: the
- * same-model verdict reads each route's latest canary run (run-index/judge.ts, and the site the
- * newest verdict), so a canary in the earlier rounds (about 11 s of the sweep) would show nowhere.
+ * times (interleaved) into the store, then stopped. Only the last round samples the canary and the
+ * tool calls: the same-model and tool-call verdicts read each route's latest run with the phase
+ * (run-index/judge.ts, and the site the newest verdict), so a phase in the earlier rounds would show nowhere.
  */
 export async function demo(options: { dataDir: string; io: IO }): Promise<number> {
   const began = performance.now();
@@ -381,10 +426,12 @@ export async function demo(options: { dataDir: string; io: IO }): Promise<number
   writeFileSync(traceFile, syntheticMooncakeTrace());
   try {
     const configFile = "(reference targets)";
-    const configOf = (canary: boolean) =>
-      parseConfig(JSON.stringify(demoConfig(server.url, traceFile, { canary })), { file: configFile });
+    const configOf = (lastRound: boolean) =>
+      parseConfig(JSON.stringify(demoConfig(server.url, traceFile, { canary: lastRound, toolCalls: lastRound })), {
+        file: configFile,
+      });
     options.io.out.write(
-      `reference targets (simulated) at ${server.url}, ${DEMO_REPEAT} runs of each (target, scenario): chat, rag for ${DEMO_RAG_TARGETS.join(", ")}, conversation for ${DEMO_CONVERSATION_TARGETS.join(", ")}, replay (a trace) for ${DEMO_REPLAY_TARGETS.join(", ")}; the same-model canary in the last round\n`,
+      `reference targets (simulated) at ${server.url}, ${DEMO_REPEAT} runs of each (target, scenario): chat, rag for ${DEMO_RAG_TARGETS.join(", ")}, conversation for ${DEMO_CONVERSATION_TARGETS.join(", ")}, replay (a trace) for ${DEMO_REPLAY_TARGETS.join(", ")}; the same-model canary and tool calls (${DEMO_TOOL_CALL_TARGETS.join(", ")}) in the last round\n`,
     );
     let stored = 0;
     // Rounds run one after the other as `interleave` orders them: the same order as one sweep of DEMO_REPEAT.

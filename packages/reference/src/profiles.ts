@@ -331,7 +331,7 @@ export function referenceTargets(baseURL: string) {
 /**
  * The small model's route that breaks tool calls (`SMALL_SLOPPY`), as a config target: judged against
  * the small model's reference route `ref-small-priced`, its tool-call verdict is `worse`. Not among
- * `referenceTargets`, so the demo's sweeps stay as they are until it adds it.
+ * `referenceTargets` (whose sweeps tests pin): the demo adds it (packages/cli's `demoTargets`).
  */
 export function sloppyToolsTarget(baseURL: string) {
   return {
