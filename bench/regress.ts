@@ -20,6 +20,7 @@ function entry(index: number, cov: number, random: () => number, scale = 1): Run
   const level = (number: number, concurrency: number, aggregate: number) => ({
     level: number,
     load: { kind: "closed" as const, concurrency },
+    probe: null,
     aggregateOutputTokensPerSecond: aggregate,
     perStreamOutputTokensPerSecondP50: aggregate / concurrency,
     ttftP50Ms: ttft,

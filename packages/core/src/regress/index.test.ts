@@ -33,6 +33,7 @@ function entry(i: number, r: () => number, f: Figures = {}, cov = 0.05, targetId
   const level = (number: number, concurrency: number, aggregate: number) => ({
     level: number,
     load: { kind: "closed" as const, concurrency },
+    probe: null,
     aggregateOutputTokensPerSecond: f.stopped ? null : aggregate,
     perStreamOutputTokensPerSecondP50: f.stopped ? null : aggregate / concurrency,
     ttftP50Ms: f.stopped ? null : ttft,

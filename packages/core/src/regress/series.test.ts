@@ -7,6 +7,7 @@ function level(concurrency: number, valid: boolean): LevelFigures {
   return {
     level: Math.log2(concurrency) + 1,
     load: { kind: "closed", concurrency },
+    probe: null,
     aggregateOutputTokensPerSecond: 100 * concurrency,
     perStreamOutputTokensPerSecondP50: 100,
     ttftP50Ms: 50,

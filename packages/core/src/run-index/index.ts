@@ -27,11 +27,11 @@ export const LevelFigures = z.object({
   level: z.number().int().positive(),
   /** The load the level offered (the run document's `levels[].load`). */
   load: Load,
-  /** A searched level's order and decision (the run document's `levels[].probe`); null for a ladder's. */
+  /** A searched level's order and decision (the run document's `levels[].probe`); null for a ladder's and in entries recorded before searches. */
   probe: z
     .object({ order: z.number().int().positive(), decision: z.enum(["meets", "misses", "undecided"]) })
     .nullable()
-    .optional(),
+    .default(null),
   aggregateOutputTokensPerSecond: z.number().nullable(),
   perStreamOutputTokensPerSecondP50: z.number().nullable(),
   ttftP50Ms: z.number().nullable(),

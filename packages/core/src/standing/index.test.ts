@@ -122,6 +122,7 @@ function run(shape: RunShape): RunIndexEntry {
     load: shape.rates
       ? { kind: "open", arrival: "poisson", ratePerSecond: shape.rates[Number(n)] as number }
       : { kind: "closed", concurrency: Number(n) },
+    probe: null,
     aggregateOutputTokensPerSecond: aggregate ?? 1,
     perStreamOutputTokensPerSecondP50: (aggregate ?? 1) / Number(n),
     ttftP50Ms: 100 * Number(n),
