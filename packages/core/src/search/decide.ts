@@ -175,10 +175,11 @@ export function looksOf(plan: DrawPlan): number[] {
 /**
  * The confidences of each look (`looksOf`), so that all of a level's looks together call a level that
  * misses `meets` with probability at most 1 - `confidence`, and one that meets `misses` likewise (a
- * union bound with weights fixed before any sample). A `meets` needs an upper bound on TTFT p95, which
- * n requests give only when 0.95^n is at most its allowance: the first look with enough requests for
- * `FIRST_LOOK_SHARE` of the allowance gets that share, the later looks the rest in equal parts, the
- * earlier looks none (they can only miss). A `misses` gets the allowance in equal parts at every look.
+ * union bound with weights fixed before any sample). A `meets` needs a lower bound on per-stream p50
+ * and, with a TTFT SLO (`ttft`), an upper bound on TTFT p95, which n requests give only when 0.95^n is
+ * at most its allowance: the first look with enough requests for both at `FIRST_LOOK_SHARE` of the
+ * allowance gets that share, the later looks the rest in equal parts, the earlier looks none (they can
+ * only miss). A `misses` gets the allowance in equal parts at every look.
  */
 export function lookConfidences(confidence: number, looks: readonly number[], ttft = true): LookConfidences[] {
   const alpha = 1 - confidence;
