@@ -8,6 +8,7 @@ import {
   lookConfidences,
   looksOf,
   lowerBoundRank,
+  minimumRequests,
   quantileLowerBound,
   quantileUpperBound,
   upperBoundRank,
@@ -76,18 +77,19 @@ describe("order-statistic ranks", () => {
 });
 
 describe("looks and their confidences", () => {
-  it("look early for a miss, then every batch to the cap, never under the minimum", () => {
-    expect(looksOf({ batch: 64, cap: 256, minimum: 2 })).toEqual([16, 32, 64, 128, 192, 256]);
-    expect(looksOf({ batch: 64, cap: 256, minimum: 24 })).toEqual([24, 32, 64, 128, 192, 256]);
+  it("look first at the minimum, at its doublings below a batch, then every batch to the cap", () => {
+    expect(looksOf({ batch: 64, cap: 256, minimum: 2 })).toEqual([2, 4, 8, 16, 32, 64, 128, 192, 256]);
+    expect(looksOf({ batch: 64, cap: 256, minimum: 5 })).toEqual([5, 10, 20, 40, 64, 128, 192, 256]);
+    expect(looksOf({ batch: 64, cap: 256, minimum: 24 })).toEqual([24, 48, 64, 128, 192, 256]);
     expect(looksOf({ batch: 64, cap: 64, minimum: 128 })).toEqual([64]);
   });
 
   it("spend a wrong meets' allowance from the first look that can bound TTFT p95, and a wrong miss's evenly, 1 - confidence each in all", () => {
     const looks = looksOf({ batch: 64, cap: 256, minimum: 2 });
     const c = lookConfidences(0.95, looks);
-    // 16 and 32 requests cannot bound p95 at 96 % (0.95^32 = 0.19): they can only miss.
+    // 2 to 32 requests cannot bound p95 at 96 % (0.95^32 = 0.19): they can only miss.
     expect(c.map((x) => x.meets)).toEqual(
-      [1, 1, 0.96, 1 - 0.01 / 3, 1 - 0.01 / 3, 1 - 0.01 / 3].map((x) => expect.closeTo(x, 12)),
+      [1, 1, 1, 1, 1, 0.96, 1 - 0.01 / 3, 1 - 0.01 / 3, 1 - 0.01 / 3].map((x) => expect.closeTo(x, 12)),
     );
     const spent = (pick: (x: { meets: number; misses: number }) => number) =>
       c.reduce((sum, x) => sum + 1 - pick(x), 0);
@@ -152,6 +154,63 @@ describe("decideLook", () => {
     const decisions = looksOf(PLAN).map(
       (drawn) => decideLevel(all.ttft.slice(0, drawn), all.perStream.slice(0, drawn), slo, 0.95, drawn, PLAN).decision,
     );
-    expect(decisions).toEqual(["pending", "pending", "pending", "pending", "pending", "undecided"]);
+    expect(decisions).toEqual([...Array(looksOf(PLAN).length - 1).fill("pending"), "undecided"]);
+  });
+
+  // Without a TTFT SLO a `meets` is possible from the first look (5 requests at 96 %: 0.5^5 = 0.031):
+  // 2000 seeded levels exactly on the SLO, looked at 5, 10, 20, 40, 64, 128, 192, 256; the share called
+  // met stays under 5 % + 4 standard errors (0.0049), however many looks it took.
+  it("without a TTFT SLO, on the boundary, calls a level met at most as often as the confidence allows over all its looks", () => {
+    const plan = { batch: 64, cap: 256, minimum: minimumRequests(0.95, null) };
+    const perStreamOnly = { minOutputTokensPerSecond: 24, maxTtftMs: null };
+    let met = 0;
+    for (let seed = 0; seed < 2000; seed++) {
+      const all = level(5000 + seed, 256, 24);
+      for (const drawn of looksOf(plan)) {
+        const d = decideLevel(
+          all.ttft.slice(0, drawn),
+          all.perStream.slice(0, drawn),
+          perStreamOnly,
+          0.95,
+          drawn,
+          plan,
+        );
+        if (d.decision === "pending") continue;
+        if (d.decision === "meets") met++;
+        break;
+      }
+    }
+    expect(met / 2000).toBeLessThanOrEqual(0.05 + 4 * Math.sqrt((0.05 * 0.95) / 2000));
+  });
+
+  it("without a TTFT SLO, decides a level far from it at the first look (5 requests), with one", () => {
+    const plan = { batch: 64, cap: 256, minimum: minimumRequests(0.95, null) };
+    const far = level(11, 256, 41.7);
+    const perStreamOnly = { minOutputTokensPerSecond: 24, maxTtftMs: null };
+    expect(decideLevel(far.ttft.slice(0, 5), far.perStream.slice(0, 5), perStreamOnly, 0.95, 5, plan).decision).toBe(
+      "meets",
+    );
+    // With a TTFT SLO the same level waits for the look that bounds TTFT p95 (64): a miss far below needs no such wait.
+    const looks = looksOf(plan);
+    const first = looks.find(
+      (n) => decideLevel(far.ttft.slice(0, n), far.perStream.slice(0, n), slo, 0.95, n, plan).decision === "meets",
+    );
+    expect(first).toBe(64);
+    // A miss spends 1/8 of 5 % a look, each bound at half of it (0.3 %): 0.5^9 = 0.002 allows it from 9 requests, the look at 10.
+    const low = level(12, 256, 19.2);
+    const decisions = [5, 10].map(
+      (n) => decideLevel(low.ttft.slice(0, n), low.perStream.slice(0, n), slo, 0.95, n, plan).decision,
+    );
+    expect(decisions).toEqual(["pending", "misses"]);
+  });
+});
+
+describe("minimumRequests", () => {
+  it("is enough for the p50 bound at the first look's confidence, and a closed loop's 2N", () => {
+    // 0.5^4 = 0.0625 > 0.04 >= 0.5^5 = 0.031 at 0.95 (first look 96 %); 0.5^6 = 0.016 > 0.008 >= 0.5^7 at 0.99.
+    expect(minimumRequests(0.95, null)).toBe(5);
+    expect(minimumRequests(0.99, null)).toBe(7);
+    expect(minimumRequests(0.95, 1)).toBe(5);
+    expect(minimumRequests(0.95, 8)).toBe(16);
   });
 });

@@ -93,7 +93,8 @@ export const FIRST_LOOK_SHARE = 0.8;
 /** What one user needs: the SLO a decision judges. */
 export interface DecisionSlo {
   minOutputTokensPerSecond: number;
-  maxTtftMs: number;
+  /** null: no TTFT SLO, only a per-stream one (a `meets` then needs no bound on TTFT p95). */
+  maxTtftMs: number | null;
 }
 
 /** The confidences of one look: of a `meets` (both bounds inside the SLO) and of a `misses` (either opposite bound outside). */
@@ -132,18 +133,19 @@ export function decideLook(
     confidence.meets,
   );
   const bounds = { ttftP95UpperMs, perStreamP50LowerTokensPerSecond };
+  const maxTtftMs = slo.maxTtftMs;
+  const ttftMet = maxTtftMs === null || (ttftP95UpperMs !== null && ttftP95UpperMs <= maxTtftMs);
   if (
-    ttftP95UpperMs !== null &&
+    ttftMet &&
     perStreamP50LowerTokensPerSecond !== null &&
-    ttftP95UpperMs <= slo.maxTtftMs &&
     perStreamP50LowerTokensPerSecond >= slo.minOutputTokensPerSecond
   )
     return { decision: "meets", ...bounds };
   const half = 1 - (1 - confidence.misses) / 2;
-  const ttftLower = quantileLowerBound(ttftMs, TTFT_QUANTILE, half);
+  const ttftLower = maxTtftMs === null ? null : quantileLowerBound(ttftMs, TTFT_QUANTILE, half);
   const perStreamUpper = quantileUpperBound(perStreamTokensPerSecond, PER_STREAM_QUANTILE, half);
   if (
-    (ttftLower !== null && ttftLower > slo.maxTtftMs) ||
+    (ttftLower !== null && maxTtftMs !== null && ttftLower > maxTtftMs) ||
     (perStreamUpper !== null && perStreamUpper < slo.minOutputTokensPerSecond)
   )
     return { decision: "misses", ...bounds };
@@ -151,9 +153,9 @@ export function decideLook(
 }
 
 /**
- * How a probed level draws its requests: looked at after `batch / 4` and `batch / 2` (for a miss far
- * below the SLO, when at least `minimum`), then every `batch` (`requestsPerLevel`) up to `cap`.
- * `minimum` keeps a closed loop's level a level: 2N, so every worker sends twice.
+ * How a probed level draws its requests: looked at first after `minimum` (`minimumRequests`), then at
+ * each doubling of it below `batch`, then every `batch` (`requestsPerLevel`) up to `cap`. A level far
+ * from the SLO is decided at an early look; one near it draws on, up to the cap.
  */
 export interface DrawPlan {
   batch: number;
@@ -163,9 +165,8 @@ export interface DrawPlan {
 
 /** The requests drawn at each look, ascending, the last at the cap. */
 export function looksOf(plan: DrawPlan): number[] {
-  const early = [Math.floor(plan.batch / 4), Math.floor(plan.batch / 2)].filter((n) => n >= 8);
   const looks = new Set<number>();
-  for (const n of early) looks.add(Math.min(plan.cap, Math.max(n, plan.minimum)));
+  for (let n = Math.max(1, plan.minimum); n < plan.batch && n < plan.cap; n *= 2) looks.add(n);
   for (let n = plan.batch; n < plan.cap; n += plan.batch) if (n >= plan.minimum) looks.add(n);
   looks.add(plan.cap);
   return [...looks].sort((a, b) => a - b);
@@ -174,14 +175,15 @@ export function looksOf(plan: DrawPlan): number[] {
 /**
  * The confidences of each look (`looksOf`), so that all of a level's looks together call a level that
  * misses `meets` with probability at most 1 - `confidence`, and one that meets `misses` likewise (a
- * union bound with weights fixed before any sample). A `meets` needs an upper bound on TTFT p95, which
- * n requests give only when 0.95^n is at most its allowance: the first look with enough requests for
- * `FIRST_LOOK_SHARE` of the allowance gets that share, the later looks the rest in equal parts, the
- * earlier looks none (they can only miss). A `misses` gets the allowance in equal parts at every look.
+ * union bound with weights fixed before any sample). A `meets` needs a lower bound on per-stream p50
+ * and, with a TTFT SLO (`ttft`), an upper bound on TTFT p95, which n requests give only when 0.95^n is
+ * at most its allowance: the first look with enough requests for both at `FIRST_LOOK_SHARE` of the
+ * allowance gets that share, the later looks the rest in equal parts, the earlier looks none (they can
+ * only miss). A `misses` gets the allowance in equal parts at every look.
  */
-export function lookConfidences(confidence: number, looks: readonly number[]): LookConfidences[] {
+export function lookConfidences(confidence: number, looks: readonly number[], ttft = true): LookConfidences[] {
   const alpha = 1 - confidence;
-  const first = looks.findIndex((n) => upperBoundRank(n, TTFT_QUANTILE, 1 - alpha * FIRST_LOOK_SHARE) !== null);
+  const first = looks.findIndex((n) => canMeet(n, 1 - alpha * FIRST_LOOK_SHARE, ttft));
   const later = first < 0 ? 0 : looks.length - 1 - first;
   return looks.map((_, i) => ({
     meets:
@@ -215,7 +217,27 @@ export function decideLevel(
     ttftMs,
     perStreamTokensPerSecond,
     slo,
-    lookConfidences(confidence, looks)[at] as LookConfidences,
+    lookConfidences(confidence, looks, slo.maxTtftMs !== null)[at] as LookConfidences,
   );
   return result.decision === "pending" && drawn >= plan.cap ? { ...result, decision: "undecided" } : result;
+}
+
+/** True when n requests can bound what a `meets` needs at `level`: TTFT p95 from above (when the SLO has one) and per-stream p50 from below. */
+function canMeet(n: number, level: number, ttft: boolean): boolean {
+  const perStream = lowerBoundRank(n, PER_STREAM_QUANTILE, level) !== null;
+  return perStream && (!ttft || upperBoundRank(n, TTFT_QUANTILE, level) !== null);
+}
+
+/**
+ * The fewest measured requests a probed level draws before its first look: enough for a `meets` to be
+ * possible at the first look's confidence on per-stream p50 alone (n with 0.5^n <= 1 - (1 - confidence)
+ * x FIRST_LOOK_SHARE: 5 at 0.95), and for a closed loop 2N, so every user finished a request and
+ * sent another. With a TTFT SLO a `meets` waits for the look that can bound TTFT p95 (63 at 0.95); a
+ * `misses` far below the SLO can come at this first look.
+ */
+export function minimumRequests(confidence: number, users: number | null): number {
+  const level = 1 - (1 - confidence) * FIRST_LOOK_SHARE;
+  let n = 1;
+  while (lowerBoundRank(n, PER_STREAM_QUANTILE, level) === null) n++;
+  return Math.max(n, 2 * (users ?? 0));
 }

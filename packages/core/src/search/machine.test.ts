@@ -126,3 +126,48 @@ describe("LoadSearch", () => {
     expect(search.outcome().capacity.status).toBe("not_reached");
   });
 });
+
+describe("LoadSearch never runs a load twice", () => {
+  it("bisects around a level the knee's curve leaves out (invalid), and stops when the bracket cannot narrow", () => {
+    // The demo's defect: 13, inside the knee's gap [12, 14], came out invalid each time, stayed off
+    // the knee's curve, and the gap asked for 13 again (five times, orders 9 to 13).
+    const figures = (n: number): ProbedFigures => (n === 13 ? { ...server(n), valid: false } : kneeAt13(n));
+    const { order, search } = run(users(), figures);
+    expect(new Set(order).size).toBe(order.length);
+    expect(order.filter((n) => n === 13)).toHaveLength(1);
+    const { knee, stop } = search.outcome();
+    expect(knee).toEqual({ value: 14, lo: 12, hi: 14, status: "not_reached" });
+    expect(stop.detail).toContain("can narrow no further");
+  });
+
+  it("takes the other half of a gap whose middle was probed and left off the curve", () => {
+    // 12, the middle of the knee's gap [8, 16], is invalid: the search bisects [8, 12] and [12, 16] instead.
+    const figures = (n: number): ProbedFigures => (n === 12 ? { ...server(n), valid: false } : server(n));
+    const { order, search } = run(users(), figures);
+    expect(new Set(order).size).toBe(order.length);
+    expect(search.outcome().knee).toEqual({ value: 10, lo: 9, hi: 10, status: "found" });
+  });
+
+  it("asks for no load it has probed, whatever the figures (seeded random curves)", () => {
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    for (let trial = 0; trial < 200; trial++) {
+      const { order } = run(users(), (n) => ({
+        ...server(n),
+        valid: random() > 0.2,
+        aggregate: server(n).aggregate === null ? null : (server(n).aggregate as number) * (0.8 + 0.4 * random()),
+        decision: random() < 0.1 ? "undecided" : server(n).decision,
+      }));
+      expect(new Set(order).size).toBe(order.length);
+    }
+  });
+});
+
+/** A curve whose knee sits at 14 (flat from there), the aggregate rising by 20 % a user below it. */
+function kneeAt13(n: number): ProbedFigures {
+  const aggregate = n >= 14 ? 200 : 200 / 1.2 ** (14 - n);
+  return { ...server(n), aggregate, ttftP50Ms: 50 };
+}

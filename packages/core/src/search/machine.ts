@@ -88,10 +88,36 @@ export class LoadSearch {
       this.bracketing = false;
     }
     const capacity = this.capacityGap();
-    if (capacity && !this.resolved(capacity.lo, capacity.hi)) return this.middle(capacity.lo, capacity.hi);
+    const inCapacity = capacity ? this.unprobedInside(capacity.lo, capacity.hi) : null;
+    if (inCapacity !== null) return inCapacity;
     const knee = this.kneeGap();
-    if (knee && !this.resolved(knee.lo, knee.hi)) return this.middle(knee.lo, knee.hi);
-    return null;
+    return knee ? this.unprobedInside(knee.lo, knee.hi) : null;
+  }
+
+  /**
+   * The next load to bisect (lo, hi) at, never one already probed: a load probed inside the gap (one
+   * the knee's curve leaves out, being invalid or without an answer) splits it, and the widest part
+   * still wider than the resolution is bisected. Null when no part is: the bracket cannot narrow with
+   * loads not yet run, and running a load again would only repeat its figures.
+   */
+  private unprobedInside(lo: number, hi: number): number | null {
+    const inside = this.probes.map((p) => p.load).filter((load) => load > lo && load < hi);
+    const edges = [...new Set([lo, ...inside, hi])].sort((a, b) => a - b);
+    const width = (a: number, b: number) => (this.bounds.whole ? b - a : Math.log(b / a));
+    let best: { lo: number; hi: number } | null = null;
+    for (let i = 1; i < edges.length; i++) {
+      const [a, b] = [edges[i - 1] as number, edges[i] as number];
+      if (this.resolved(a, b)) continue;
+      if (!best || width(a, b) > width(best.lo, best.hi)) best = { lo: a, hi: b };
+    }
+    if (!best) return null;
+    const mid = this.middle(best.lo, best.hi);
+    return this.probes.some((p) => p.load === mid) ? null : mid;
+  }
+
+  /** The gap's bracket is as narrow as loads not yet run can make it, but wider than the resolution. */
+  private stuck(lo: number, hi: number): boolean {
+    return !this.resolved(lo, hi) && this.unprobedInside(lo, hi) === null;
   }
 
   /** The brackets and why the search stopped (call when `next` is null). */
@@ -223,6 +249,14 @@ export class LoadSearch {
       };
     if (capacity.status === "at_to")
       return { reason: "reached_to", detail: `the SLO was still met at to (${this.bounds.to})` };
+    const knee = this.kneeGap();
+    if (knee && this.stuck(knee.lo, knee.hi)) {
+      const off = this.probes.filter((p) => p.load > knee.lo && p.load < knee.hi).map((p) => p.load);
+      return {
+        reason: "resolved",
+        detail: `the knee's bracket [${knee.lo}, ${knee.hi}] can narrow no further: the loads inside it (${off.join(", ")}) were probed already and are off the knee's curve (invalid, or without an answer); a load is never run twice`,
+      };
+    }
     if (invalid && capacity.status !== "found")
       return { reason: "resolved", detail: `the level at ${invalid.load} was invalid, so the bracket ended there` };
     return {

@@ -151,6 +151,32 @@ describe("a searched sweep", () => {
     expect(search?.stop.reason).toBe("below_from");
   }, 300_000);
 
+  it("from 1 to 64: capacity 5, each load run once, and the levels far below the SLO stopped before requestsPerLevel", async () => {
+    const searched = setup({ search: { from: 1, to: 64, resolution: 0.1 } });
+    const doc = await searched.run();
+    const search = doc.summary.search;
+    expect(search?.capacity).toEqual({ value: 5, lo: 5, hi: 6, status: "found" });
+    const loads = doc.levels.map((l) => loadPosition(l.load));
+    expect(new Set(loads).size).toBe(loads.length);
+    // Far below the SLO (N = 8 to 16: 19.9 tok/s a stream down to 15.6, against 24) a level is
+    // decided at a look before 64 requests; one at 32 cannot be (its minimum is 2N = 64).
+    const far = doc.levels.filter((l) => loadPosition(l.load) >= 8 && loadPosition(l.load) <= 16);
+    expect(far.length).toBeGreaterThan(0);
+    for (const l of far) {
+      expect(l.probe?.decision).toBe("misses");
+      expect(l.probe?.requests as number).toBeLessThan(64);
+    }
+    // Levels that meet wait for the look that bounds TTFT p95 (the config's default TTFT SLO, 2000 ms): 64.
+    for (const l of doc.levels.filter((x) => x.probe?.decision === "meets")) expect(l.probe?.requests).toBe(64);
+    expect(search?.requests).toBe(searched.endpoint.sent);
+    console.log(
+      `searched 1..64: ${search?.requests} requests sent (ladder 1..64: ${search?.ladderRequests});`,
+      doc.levels.map(
+        (l) => `${loadPosition(l.load)}: ${l.probe?.decision} at ${l.probe?.requests}, ${l.requests.sent} sent`,
+      ),
+    );
+  }, 300_000);
+
   it("keeps the levels it ran and says why when failures stop it", async () => {
     const failing = setup({ search: { from: 1, to: 64, resolution: 0.1 } }, 3);
     const doc = await failing.run();

@@ -9,18 +9,16 @@ import type { LoopResult } from "../drive/loop.ts";
 import { summaryUnits } from "../kinds/index.ts";
 import { type Level, loadPosition, type Probe, type Sample, type SearchRecord, type Summary } from "../run/index.ts";
 import { doublingLadder, type SearchPlan } from "../search/bounds.ts";
-import { type DrawPlan, decideLevel, looksOf } from "../search/decide.ts";
+import { type DrawPlan, decideLevel, looksOf, minimumRequests } from "../search/decide.ts";
 import type { ProbedFigures, SearchOutcome } from "../search/machine.ts";
 import { toSample } from "./sample.ts";
 
 /**
- * A probed level's draw plan: no look before `requestsPerLevel` (and before a closed loop's N users
- * each sent twice). Earlier looks would stop a level far past the boundary sooner, but its aggregate,
- * which the knee is read from, would then come from a shorter level than a ladder's (more of it ramp
- * and tail) and bend the knee.
+ * A probed level's draw plan: its first look after `minimumRequests` (5 at the default confidence, and
+ * at least a closed loop's 2N), so a level far from the SLO stops early; then looks up to the cap.
  */
 export function drawPlan(plan: SearchPlan, users: number | null): DrawPlan {
-  return { batch: plan.batch, cap: plan.cap, minimum: Math.max(plan.batch, 2 * (users ?? 0)) };
+  return { batch: plan.batch, cap: plan.cap, minimum: minimumRequests(plan.confidence, users) };
 }
 
 /** The judge of one probed level: after each measured result, has a look been reached that decides? */
