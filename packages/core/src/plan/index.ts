@@ -208,26 +208,50 @@ export function planCanary(
   const requests = canaryRequests(settings);
   const promptTokens =
     settings.samplesPerPrompt * prompts.reduce((sum, p) => sum + Math.ceil(p.text.length / 4) + TEMPLATE_TOKENS, 0);
+  return {
+    settings,
+    ...phaseCost(target, workload, settings, requests, promptTokens, outputTokensPerSecondPerStream, assumptions),
+  };
+}
+
+/**
+ * A phase of fixed requests after the levels (the canary, the tool calls): its output tokens at most,
+ * its dollars at list prices, and its time in rounds of `concurrency` requests.
+ */
+function phaseCost(
+  target: Pick<Target, "pricing">,
+  workload: Workload,
+  settings: { maxTokens: number; concurrency: number },
+  requests: number,
+  promptTokens: number,
+  outputTokensPerSecondPerStream: number,
+  assumptions: PlanAssumptions,
+) {
   const outputTokens = requests * settings.maxTokens;
-  const pricing = target.pricing;
-  const usd =
-    pricing && "inputPerMillionUsd" in pricing
-      ? (promptTokens * pricing.inputPerMillionUsd + outputTokens * pricing.outputPerMillionUsd) / 1e6
-      : null;
   const oneRequest = Math.min(
     workload.requestTimeoutSeconds,
     assumptions.ttftSeconds + settings.maxTokens / outputTokensPerSecondPerStream,
   );
   const roundsOf = rounds(requests, settings.concurrency);
   return {
-    settings,
     requests,
     promptTokens,
     outputTokens,
-    usd,
+    usd: listPriceUsd(target.pricing, promptTokens, outputTokens),
     expectedSeconds: roundsOf * oneRequest,
     upperBoundSeconds: roundsOf * workload.requestTimeoutSeconds,
   };
+}
+
+/** Dollars at the target's list prices; null without them (none, or hourly). */
+function listPriceUsd(
+  pricing: Target["pricing"] | undefined,
+  promptTokens: number,
+  outputTokens: number,
+): number | null {
+  return pricing && "inputPerMillionUsd" in pricing
+    ? (promptTokens * pricing.inputPerMillionUsd + outputTokens * pricing.outputPerMillionUsd) / 1e6
+    : null;
 }
 
 /** The tool-call phase of a sweep, as planned (`planToolCalls`). */
@@ -266,25 +290,9 @@ export function planToolCalls(
     (p.responseSchema ? JSON.stringify(p.responseSchema).length : 0);
   const promptTokens =
     settings.samplesPerPrompt * suite.prompts.reduce((sum, p) => sum + Math.ceil(sent(p) / 4) + TEMPLATE_TOKENS, 0);
-  const outputTokens = requests * settings.maxTokens;
-  const pricing = target.pricing;
-  const usd =
-    pricing && "inputPerMillionUsd" in pricing
-      ? (promptTokens * pricing.inputPerMillionUsd + outputTokens * pricing.outputPerMillionUsd) / 1e6
-      : null;
-  const oneRequest = Math.min(
-    workload.requestTimeoutSeconds,
-    assumptions.ttftSeconds + settings.maxTokens / outputTokensPerSecondPerStream,
-  );
-  const roundsOf = rounds(requests, settings.concurrency);
   return {
     settings,
-    requests,
-    promptTokens,
-    outputTokens,
-    usd,
-    expectedSeconds: roundsOf * oneRequest,
-    upperBoundSeconds: roundsOf * workload.requestTimeoutSeconds,
+    ...phaseCost(target, workload, settings, requests, promptTokens, outputTokensPerSecondPerStream, assumptions),
   };
 }
 
@@ -454,10 +462,7 @@ function searchUpperBound(levels: LevelPlan[], workload: Workload, pricing: Targ
     requests,
     promptTokens,
     outputTokens,
-    usd:
-      pricing && "inputPerMillionUsd" in pricing
-        ? (promptTokens * pricing.inputPerMillionUsd + outputTokens * pricing.outputPerMillionUsd) / 1e6
-        : null,
+    usd: listPriceUsd(pricing, promptTokens, outputTokens),
     upperBoundSeconds: levels.reduce((sum, l) => sum + l.upperBoundSeconds, 0),
   };
 }
