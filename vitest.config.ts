@@ -1,7 +1,7 @@
 /**
  * @module Three groups of test files, one after the other. First the files that measure nothing against
  * the clock run side by side, one per core, the longest first (project `parallel`); then the files that
- * hold measured times to a server's truth or to the wall clock, three at a time (project `timed`); last,
+ * hold measured times to a server's truth or to the wall clock, four at a time (project `timed`); last,
  * one at a time, the timed files that keep both cores busy themselves (project `alone`). A build or a
  * browser beside a timed file would bend the very numbers it checks. `npx vitest run --project timed
  * --project alone` runs the timed files alone.
@@ -24,7 +24,7 @@ const ALL = [
  * validity, which judges the client's health) with what a real server on this machine did, in real
  * time, and the end-to-end scheduled path, whose simulated invocations end on the wall clock (3.9 s
  * each, for a level of 2 s: on a busy machine a level no longer fits in one): after the parallel
- * group, three at a time.
+ * group, four at a time.
  * They spend their time waiting on their servers' clocks (a sixth of a core or less each, but for the
  * scheduled path's site builds), so three of them seldom want a core at once; what would bend their
  * numbers is the parallel group's builds and browsers beside them.
@@ -134,7 +134,7 @@ export default defineConfig({
         test: {
           name: "timed",
           include: TIMED,
-          maxWorkers: 3,
+          maxWorkers: 4,
           sequence: { groupOrder: 1 },
         },
       },
