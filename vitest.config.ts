@@ -26,7 +26,7 @@ const ALL = [
  * each, for a level of 2 s: on a busy machine a level no longer fits in one): after the parallel
  * group, four at a time.
  * They spend their time waiting on their servers' clocks (a sixth of a core or less each, but for the
- * scheduled path's site builds), so three of them seldom want a core at once; what would bend their
+ * scheduled path's site builds), so four of them seldom want a core at once; what would bend their
  * numbers is the parallel group's builds and browsers beside them.
  */
 const TIMED = [
