@@ -465,15 +465,9 @@ export async function startReferenceServer(options: {
     const chunk = (delta: Record<string, unknown>, finish: string | null) =>
       `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, ...extra, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 
-    if (isToolRequest(body)) {
-      // The tool path (./tools.ts): one delta per engine token, then the finish chunk; no reasoning. A
-      // `midStream` fault breaks it as it breaks text: after `afterTokens` deltas, a stall or an error event.
-      const random = answerRandom(`${model}\u0000tools`, promptText(body.messages));
-      const plan = planToolAnswer(body, { profile: profile.tools, random });
-      const deltas = toolDeltas(plan, { profile: profile.tools, random });
-      const sent: Record<string, unknown>[] = [];
-      const tokens = Math.min(deltas.length, maxTokens);
-      const toolTiming: ResponseTiming = {
+    /** This response's timing, kept (while there is room) for the tests that read the server's log. */
+    const startTiming = (): ResponseTiming => {
+      const timing: ResponseTiming = {
         responseId: id,
         arrivedAtMs,
         firstTokenAtMs: null,
@@ -484,7 +478,19 @@ export async function startReferenceServer(options: {
         cachedTokens: cache ? cachedTokens : null,
         prompt: options.recordPrompts ? promptText(body.messages) : null,
       };
-      if (stream && timings.length < MAX_TIMINGS) timings.push(toolTiming);
+      if (stream && timings.length < MAX_TIMINGS) timings.push(timing);
+      return timing;
+    };
+
+    if (isToolRequest(body)) {
+      // The tool path (./tools.ts): one delta per engine token, then the finish chunk; no reasoning. A
+      // `midStream` fault breaks it as it breaks text: after `afterTokens` deltas, a stall or an error event.
+      const random = answerRandom(`${model}\u0000tools`, promptText(body.messages));
+      const plan = planToolAnswer(body, { profile: profile.tools, random });
+      const deltas = toolDeltas(plan, { profile: profile.tools, random });
+      const sent: Record<string, unknown>[] = [];
+      const tokens = Math.min(deltas.length, maxTokens);
+      const toolTiming = startTiming();
       let ended = false;
       let logged = false;
       let splitEvents = 0;
@@ -601,18 +607,7 @@ export async function startReferenceServer(options: {
         : " tok".repeat(to - from + 1);
     const reasoningTokens = reasoningTokensOf(profile, maxTokens);
     const reasoningField = profile.reasoning?.field ?? "reasoning";
-    const timing: ResponseTiming = {
-      responseId: id,
-      arrivedAtMs,
-      firstTokenAtMs: null,
-      lastTokenAtMs: null,
-      tokens: 0,
-      maxTokens,
-      promptTokens,
-      cachedTokens: cache ? cachedTokens : null,
-      prompt: options.recordPrompts ? promptText(body.messages) : null,
-    };
-    if (stream && timings.length < MAX_TIMINGS) timings.push(timing);
+    const timing = startTiming();
     let pending = 0;
     const seq: Sequence = {
       promptTokens,

@@ -6,13 +6,11 @@
  * requests all fail, or when the sweep stops.
  */
 import type { CanarySettings, Workload } from "../config/index.ts";
+import { type PhaseReply, runPhase } from "../drive/phase.ts";
 import type { Canary, CanaryCompletion } from "../run/index.ts";
 import { CANARY_PROMPTS, type CanaryPromptSet } from "../same-model/prompts.ts";
 import type { Scheduler } from "../scheduler/index.ts";
 import type { RequestSender } from "./request.ts";
-
-/** As a level's: when the phase's first this many requests all fail, it sends no more. */
-const CANARY_EARLY_STOP_REQUESTS = 4;
 
 export interface CanaryOptions {
   client: RequestSender;
@@ -37,21 +35,12 @@ export async function runCanary(options: CanaryOptions): Promise<Canary> {
   const asks = Array.from({ length: settings.samplesPerPrompt }, (_, index) =>
     set.prompts.map((prompt) => ({ prompt, index })),
   ).flat();
-  const completions: (CanaryCompletion | undefined)[] = new Array(asks.length);
-  let next = 0;
-  let stopped: string | null = null;
-  let failedFirst = 0;
-  let answered = 0;
   const startMs = scheduler.now();
-  const worker = async () => {
-    while (stopped === null && next < asks.length) {
-      const reason = options.stopReason();
-      if (reason !== null) {
-        stopped = reason;
-        return;
-      }
-      const at = next++;
-      const { prompt, index } = asks[at] as (typeof asks)[number];
+  const { answers: completions, stopped } = await runPhase({
+    asks,
+    concurrency: settings.concurrency,
+    stopReason: options.stopReason,
+    send: async ({ prompt, index }): Promise<PhaseReply<CanaryCompletion>> => {
       const result = await options.client.send({
         prompt: prompt.text,
         maxTokens: settings.maxTokens,
@@ -61,7 +50,7 @@ export async function runCanary(options: CanaryOptions): Promise<Canary> {
         signal: options.signal,
         keepText: true,
       });
-      completions[at] = {
+      const answer = {
         promptId: prompt.id,
         index,
         outcome: result.outcome,
@@ -71,15 +60,9 @@ export async function runCanary(options: CanaryOptions): Promise<Canary> {
         finishReason: result.finishReason,
         error: result.error,
       };
-      if (at < CANARY_EARLY_STOP_REQUESTS) {
-        answered += result.outcome === "ok" ? 1 : 0;
-        failedFirst += result.outcome === "ok" ? 0 : 1;
-        if (failedFirst === Math.min(CANARY_EARLY_STOP_REQUESTS, asks.length) && answered === 0)
-          stopped ??= `its first ${failedFirst} requests all failed`;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(settings.concurrency, asks.length)) }, worker));
+      return { answer, ok: result.outcome === "ok" };
+    },
+  });
   return {
     promptSet: set.name,
     temperature: settings.temperature,
@@ -87,7 +70,7 @@ export async function runCanary(options: CanaryOptions): Promise<Canary> {
     samplesPerPrompt: settings.samplesPerPrompt,
     concurrency: settings.concurrency,
     prompts: set.prompts.map((p) => ({ id: p.id, text: p.text })),
-    completions: completions.filter((c): c is CanaryCompletion => c !== undefined),
+    completions,
     durationMs: Math.max(0, scheduler.now() - startMs),
     stopped,
   };

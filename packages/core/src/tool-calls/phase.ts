@@ -6,12 +6,10 @@
  */
 import type { ChatRequest, RawResult } from "../client/index.ts";
 import type { ToolCallSettings, Workload } from "../config/index.ts";
+import { runPhase } from "../drive/phase.ts";
 import type { ToolCallAnswer, ToolCalls } from "../run/index.ts";
 import { scoreAnswer, sharesOf } from "./measures.ts";
 import { TOOL_SUITE, type ToolPrompt, type ToolSuite } from "./suite.ts";
-
-/** As the canary's: when the phase's first this many requests all fail, it sends no more. */
-const EARLY_STOP_REQUESTS = 4;
 
 /** The statuses by which a route refuses a request it cannot take (the body names tools or not). */
 const REFUSED_STATUSES = new Set([400, 422]);
@@ -93,38 +91,22 @@ export async function runToolCalls(options: ToolCallOptions): Promise<ToolCalls>
   const asks = Array.from({ length: settings.samplesPerPrompt }, (_, sample) =>
     suite.prompts.map((prompt) => ({ prompt, sample })),
   ).flat();
-  const answers: (ToolCallAnswer | undefined)[] = new Array(asks.length);
-  let next = 0;
-  let stopped: string | null = null;
   let refused: string | null = null;
-  let failedFirst = 0;
-  let answeredFirst = 0;
-  const worker = async () => {
-    while (stopped === null && next < asks.length) {
-      const reason = options.stopReason();
-      if (reason !== null) {
-        stopped = reason;
-        return;
-      }
-      const at = next++;
-      const { prompt, sample } = asks[at] as (typeof asks)[number];
+  const { answers: sent, stopped } = await runPhase({
+    asks,
+    concurrency: settings.concurrency,
+    stopReason: options.stopReason,
+    send: async ({ prompt, sample }) => {
       const result = await options.client.send(toolCallRequest(prompt, settings, options.workload, options.signal));
-      answers[at] = answerOf(prompt, sample, result);
       const refusal = refusedTools(prompt, result);
-      if (refusal !== null && refused === null) {
-        refused = refusal;
-        stopped ??= "the route refused tools";
-      }
-      if (at < EARLY_STOP_REQUESTS) {
-        answeredFirst += result.outcome === "ok" ? 1 : 0;
-        failedFirst += result.outcome === "ok" ? 0 : 1;
-        if (failedFirst === Math.min(EARLY_STOP_REQUESTS, asks.length) && answeredFirst === 0)
-          stopped ??= `its first ${failedFirst} requests all failed`;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(settings.concurrency, asks.length)) }, worker));
-  const sent = answers.filter((a): a is ToolCallAnswer => a !== undefined);
+      refused ??= refusal;
+      return {
+        answer: answerOf(prompt, sample, result),
+        ok: result.outcome === "ok",
+        stop: refusal === null ? null : "the route refused tools",
+      };
+    },
+  });
   const promptOf = new Map(suite.prompts.map((p) => [p.id, p]));
   // A route that refused tools is measured on nothing: its answers stand as data, its shares count none.
   const scores = refused === null ? sent.map((a) => scoreAnswer(promptOf.get(a.promptId) as ToolPrompt, a)) : [];
