@@ -1,6 +1,6 @@
 /** @module Run claims as files in a local folder, for local runs. */
 import { randomUUID } from "node:crypto";
-import { mkdir, readdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
+import { link, mkdir, readdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { ClaimError, type ClaimOptions, type ClaimResult, type RunClaims } from "./index.ts";
@@ -19,10 +19,11 @@ type ClaimFile = z.infer<typeof ClaimFile>;
 const RunIdSegment = /^[A-Za-z0-9._-]+$/;
 
 /**
- * Claims as files under `rootDir`, for local runs. Each takeover writes the next generation
- * (`<runId>.<n>.json`) with exclusive create (`wx`), so of owners racing for a free or expired run
- * exactly one wins, with no lock to go stale; the newest generation is the claim. Complete and
- * release replace the owner's generation by write-then-rename, so readers never see half a file.
+ * Claims as files under `rootDir`, for local runs. Each takeover creates the next generation
+ * (`<runId>.<n>.json`) whole, by an exclusive hard link of a written file, so of owners racing for
+ * a free or expired run exactly one wins, with no lock to go stale; the newest generation is the
+ * claim. Complete and release replace the owner's generation by write-then-rename, so readers never
+ * see half a file.
  */
 export class FolderRunClaims implements RunClaims {
   constructor(readonly rootDir: string) {}
@@ -60,14 +61,23 @@ export class FolderRunClaims implements RunClaims {
     }
   }
 
-  /** Creates generation n; false when another owner created it first. */
+  /**
+   * Creates generation n whole; false when another owner created it first. The claim is written to
+   * a file of its own and hard-linked into place (a link fails on an existing name, as `wx` does), so
+   * a reader never finds the generation before its contents: with `wx` it could read an empty file.
+   */
   private async create(runId: string, generation: number, claim: ClaimFile): Promise<boolean> {
+    const path = this.path(runId, generation);
+    const temp = `${path}.${randomUUID()}.tmp`;
+    await writeFile(temp, JSON.stringify(claim));
     try {
-      await writeFile(this.path(runId, generation), JSON.stringify(claim), { flag: "wx" });
+      await link(temp, path);
       return true;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
       throw error;
+    } finally {
+      await unlink(temp).catch(() => {});
     }
   }
 
