@@ -6,6 +6,7 @@
  */
 import type { Workload } from "../config/index.ts";
 import type { LoopResult } from "../drive/loop.ts";
+import { MAX_FAILURE_RATE } from "../metrics/index.ts";
 import { summaryUnits } from "../kinds/index.ts";
 import { type Level, loadPosition, type Probe, type Sample, type SearchRecord, type Summary } from "../run/index.ts";
 import { doublingLadder, type SearchPlan } from "../search/bounds.ts";
@@ -35,11 +36,17 @@ export class ProbeJudge {
     this.looks = looksOf(plan);
   }
 
-  /** `LevelContext.judge`: true once a look decided (`meets` or `misses`), or the cap was reached. */
+  /**
+   * `LevelContext.judge`: true once a look decided (`meets` or `misses`), or the cap was reached. A look
+   * before `requestsPerLevel` whose failures are over `MAX_FAILURE_RATE` draws on instead: one broken
+   * stream in the 11 requests of a level far from the SLO would make it invalid, and stop the sweep, on
+   * a share the failure rule never meant to judge on so few (at requestsPerLevel it judges as a ladder's).
+   */
   readonly judge = (results: readonly LoopResult[]): boolean => {
     if (this.decided) return true;
     const drawn = results.length;
     if (!this.looks.includes(drawn)) return false;
+    if (drawn < this.plan.batch && failedShare(results) > MAX_FAILURE_RATE) return false;
     const samples = results.map((r) => toSample(r.raw, 0, r.index, 0));
     const d = this.decide(samples, drawn);
     if (d.decision === "pending") return false;
@@ -67,6 +74,14 @@ export class ProbeJudge {
     const perStream = ok.flatMap((s) => (s.outputTokensPerSecond === null ? [] : [s.outputTokensPerSecond]));
     return decideLevel(ttft, perStream, this.workload.slo, this.confidence, drawn, this.plan);
   }
+}
+
+/** The outcomes the failure rule counts (`failuresOf`): not 429s or route mismatches, which have rules of their own. */
+const FAILED = new Set(["http_error", "timeout", "network", "incomplete"]);
+
+/** Share of a level's results so far that failed. */
+function failedShare(results: readonly LoopResult[]): number {
+  return results.length === 0 ? 0 : results.filter((r) => FAILED.has(r.raw.outcome)).length / results.length;
 }
 
 /** What the search reads of a probed level. */
