@@ -16,7 +16,7 @@ import {
   type SloRecord,
 } from "../run/index.ts";
 import { type ConversationInput, cachedShare, conversationFigures } from "./conversation.ts";
-import { DEFAULT_SLO, goodputTokens, levelCost } from "./cost.ts";
+import { DEFAULT_SLO, goodputTokens, levelCost, withinTtftLimit } from "./cost.ts";
 import { distribution } from "./distribution.ts";
 import {
   CLIENT_LAG_LIMIT_MS,
@@ -289,7 +289,7 @@ export function summarizeLevel(input: LevelInput): Level {
       perStreamOutput.p50 !== null &&
       ttftMs.p95 !== null &&
       perStreamOutput.p50 >= slo.minOutputTokensPerSecond &&
-      ttftMs.p95 <= slo.maxTtftMs,
+      withinTtftLimit(slo, ttftMs.p95),
     goodputOutputTokensPerSecond: ok.length > 0 && wallTimeMs > 0 ? goodputTokens(ok, slo) / (wallTimeMs / 1000) : null,
     ...connectionFigures(samples),
     valid: invalid.length === 0,

@@ -163,8 +163,8 @@ export type RequestCounts = z.infer<typeof RequestCounts>;
 export const SloRecord = z.object({
   /** Least per-stream output tok/s a user accepts. */
   minOutputTokensPerSecond: z.number().positive(),
-  /** Longest TTFT (p95 over a level) a user accepts, ms. */
-  maxTtftMs: z.number().positive(),
+  /** Longest TTFT (p95 over a level) a user accepts, ms; null: no TTFT limit, the SLO is per-stream speed alone. */
+  maxTtftMs: z.number().positive().nullable(),
 });
 export type SloRecord = z.infer<typeof SloRecord>;
 
@@ -380,7 +380,7 @@ export const Level = z.object({
   cachedPromptTokenShare: z.number().nonnegative().nullable().default(null),
   /** USD per million output tokens: metered by the gateway, and declared from the target's pricing. */
   cost: LevelCost.default({ meteredUsdPerMillionOutputTokens: null, declaredUsdPerMillionOutputTokens: null }),
-  /** Per-stream output tok/s p50 >= slo.minOutputTokensPerSecond and TTFT p95 <= slo.maxTtftMs; null when not judged. */
+  /** Per-stream output tok/s p50 >= slo.minOutputTokensPerSecond and TTFT p95 <= slo.maxTtftMs (when set); null when not judged. */
   meetsSlo: z.boolean().nullable().default(null),
   /** Output tokens of ok requests that each met the SLO (own tok/s and TTFT) / wall time, tok/s. */
   goodputOutputTokensPerSecond: z.number().nonnegative().nullable().default(null),

@@ -83,7 +83,7 @@ const calm = () => ({
   }),
 });
 
-function setup(concurrency: unknown, failEvery = 0) {
+function setup(concurrency: unknown, failEvery = 0, slo: object = { minOutputTokensPerSecond: 24 }) {
   const config = parseConfig(
     JSON.stringify({
       targets: [
@@ -94,7 +94,7 @@ function setup(concurrency: unknown, failEvery = 0) {
         requestsPerLevel: 64,
         warmupRequests: 1,
         maxTokens: TOKENS,
-        slo: { minOutputTokensPerSecond: 24 },
+        slo,
         canary: false,
       },
     }),
@@ -177,6 +177,23 @@ describe("a searched sweep", () => {
         (l) => `${loadPosition(l.load)}: ${l.probe?.decision} at ${l.probe?.requests}, ${l.requests.sent} sent`,
       ),
     );
+  }, 300_000);
+
+  it("with the issue's per-stream SLO alone (no TTFT limit): capacity 5 and the knee for fewer requests than the ladder 1..64 measures (448)", async () => {
+    const searched = setup({ search: { from: 1, to: 64, resolution: 0.1 } }, 0, {
+      minOutputTokensPerSecond: 24,
+      maxTtftMs: null,
+    });
+    const doc = await searched.run();
+    const search = doc.summary.search;
+    expect(search?.capacity).toEqual({ value: 5, lo: 5, hi: 6, status: "found" });
+    expect(search?.knee.status).toBe("found");
+    // Every request sent, warm-ups included, against the ladder's measured 7 x 64.
+    expect(search?.requests).toBe(searched.endpoint.sent);
+    expect(search?.requests as number).toBeLessThan(7 * 64);
+    // With no TTFT bound to draw for, a level that meets stops at the first look that bounds per-stream p50.
+    for (const l of doc.levels.filter((x) => x.probe?.decision === "meets")) expect(l.probe?.requests).toBeLessThan(64);
+    console.log(`searched 1..64, per-stream SLO alone: ${search?.requests} requests sent (ladder: ${7 * 64} measured)`);
   }, 300_000);
 
   it("keeps the levels it ran and says why when failures stop it", async () => {
