@@ -16,6 +16,8 @@ const SEEDS = Array.from({ length: 10 }, (_, i) => i + 1);
 /** The ladder 1, 2, 4, ..., 64 at requestsPerLevel 64: 7 levels of 64 measured requests. */
 const LADDER_MEASURED = 7 * 64;
 const RESOLUTION = 0.1;
+/** The open loop's margin beyond the resolution (docs/methodology.md#searched-levels): Poisson noise moves the boundary by about a 10 % step. */
+const OPEN_LOOP_MARGIN = 0.1;
 
 /** The 10 seeded searches 1 to 64, run once for the tests that read them. */
 let seededSearches: Promise<{ seed: number; doc: RunDocument; counts: DecoderCounts }[]> | null = null;
@@ -129,4 +131,56 @@ describe("the search on the route of known capacity (closed loop)", () => {
       expect(doc.summary.search?.requests).toBe(counts.received);
     }
   }, 120_000);
+
+  // KNOWN TO FAIL: the decision's confidence takes a level's requests as independent, but a closed
+  // loop's N users share the decoder's steps (and its jitter): at N = 5 they start together and decode
+  // the same 32 steps, five equal values for one draw of the noise, so its bounds are about sqrt(5)
+  // too narrow. On the SLO exactly (25.0 tok/s), 3 of seeds 2 to 8 decided (two `meets`, one `misses`)
+  // where at most 5 % should. This turns red once the decision allows for it.
+  it.fails("an undecided level at N = 5: with the SLO exactly on its per-stream p50 it is undecided in every seed", async () => {
+    const slo = { minOutputTokensPerSecond: perStreamAt(ROUTE, 5), maxTtftMs: null };
+    for (const seed of SEEDS.slice(1, 8)) {
+      const { doc } = await inMemory(seed, { concurrency: { search: { from: 4, to: 8, resolution: RESOLUTION } }, slo });
+      const five = doc.levels.find((l) => loadPosition(l.load) === 5) as Level;
+      expect(five.probe?.decision).toBe("undecided");
+    }
+  }, 120_000);
 });
+
+describe("the search on the route of known capacity (open loop)", () => {
+  it("Poisson: each seeded search's capacity agrees with a dense ladder's boundary within the resolution and the stated 10 % margin, or is undecided", async () => {
+    const slo = SLO;
+    // The boundary on two dense ladders (seeded), 512 requests a rate: in each, between the highest rate
+    // met below its first miss and that miss. Poisson noise moves a rate's per-stream p50 by about as much
+    // as a step of 0.25 req/s does, so the two disagree: the band spans both.
+    const rates = [2.5, 2.75, 3, 3.25, 3.5, 3.75, 4, 4.5];
+    const band = { lo: Number.POSITIVE_INFINITY, hi: 0 };
+    for (const seed of [1, 2]) {
+      const { doc } = await inMemory(seed, { arrival: { mode: "poisson", seed, ratesPerSecond: rates }, requestsPerLevel: 512, slo });
+      expect(doc.levels.every((l) => l.valid)).toBe(true);
+      const firstMiss = doc.levels.findIndex((l) => !l.meetsSlo);
+      expect(firstMiss).toBeGreaterThan(0);
+      band.lo = Math.min(band.lo, loadPosition((doc.levels[firstMiss - 1] as Level).load));
+      band.hi = Math.max(band.hi, loadPosition((doc.levels[firstMiss] as Level).load));
+    }
+    const tolerance = 1 + RESOLUTION + OPEN_LOOP_MARGIN;
+    const outcomes = [];
+    for (const seed of SEEDS.slice(0, 6)) {
+      const { doc, counts } = await inMemory(seed, {
+        arrival: { mode: "poisson", seed, ratesPerSecond: { search: { from: 0.5, to: 16, resolution: RESOLUTION } } },
+        slo,
+      });
+      const capacity = doc.summary.search?.capacity;
+      outcomes.push(`${capacity?.value} [${capacity?.lo}, ${capacity?.hi}] ${capacity?.status}`);
+      expect(doc.summary.search?.requests).toBe(counts.received);
+      expect(["found", "undecided"]).toContain(capacity?.status);
+      // Never a rate from one lucky window: a found capacity lies in the band, give or take the tolerance.
+      if (capacity?.status === "found") {
+        expect(capacity.value as number).toBeGreaterThanOrEqual(band.lo / tolerance);
+        expect(capacity.value as number).toBeLessThanOrEqual(band.hi * tolerance);
+      }
+    }
+    console.log(`open loop: dense ladders put the boundary in [${band.lo}, ${band.hi}] req/s; searches:`, outcomes);
+  }, 180_000);
+});
+

@@ -6,9 +6,10 @@
 import { describe, expect, it } from "vitest";
 import type { RawResult } from "../client/index.ts";
 import type { LoopResult } from "../drive/loop.ts";
-import { MAX_FAILURE_RATE } from "../metrics/index.ts";
+import { documentLoad } from "../kinds/index.ts";
+import { MAX_FAILURE_RATE, MIN_OPEN_LOOP_REQUESTS } from "../metrics/index.ts";
 import { looksOf } from "../search/decide.ts";
-import { ProbeJudge } from "./search.ts";
+import { drawPlan, ProbeJudge, validMinimumOf } from "./search.ts";
 
 const TOKENS = 32;
 
@@ -76,5 +77,19 @@ describe("a probed level's judge", () => {
     expect(judge.judge(results.slice(0, 32))).toBe(false);
     expect(judge.judge(results)).toBe(true);
     expect(judge.probe(1, []).decision).toBe("misses");
+  });
+});
+
+describe("a probed level's draw plan", () => {
+  const plan = { batch: 64, cap: 256, confidence: 0.95 } as Parameters<typeof drawPlan>[0];
+  it("an open loop's first look waits for the requests its level is valid with (its rate is measured from its sends)", () => {
+    const open = documentLoad({ kind: "open", ratePerSecond: 0.5, seed: 1, maxInFlight: 256, arrival: "poisson" });
+    const closed = documentLoad({ kind: "closed", concurrency: 1 });
+    expect(validMinimumOf(open)).toBe(MIN_OPEN_LOOP_REQUESTS);
+    expect(validMinimumOf(closed)).toBe(0);
+    // Per-stream p50 alone could meet at 5; the level would be invalid (open_too_few_requests) under 20.
+    expect(drawPlan(plan, null).minimum).toBe(5);
+    expect(looksOf(drawPlan(plan, null, validMinimumOf(open)))[0]).toBe(MIN_OPEN_LOOP_REQUESTS);
+    expect(drawPlan(plan, 1, validMinimumOf(closed)).minimum).toBe(5);
   });
 });

@@ -6,9 +6,9 @@
  */
 import type { Workload } from "../config/index.ts";
 import type { LoopResult } from "../drive/loop.ts";
-import { MAX_FAILURE_RATE } from "../metrics/index.ts";
-import { summaryUnits } from "../kinds/index.ts";
-import { type Level, loadPosition, type Probe, type Sample, type SearchRecord, type Summary } from "../run/index.ts";
+import { offeredRate, summaryUnits } from "../kinds/index.ts";
+import { MAX_FAILURE_RATE, MIN_OPEN_LOOP_REQUESTS } from "../metrics/index.ts";
+import { type Level, type Load, loadPosition, type Probe, type Sample, type SearchRecord, type Summary } from "../run/index.ts";
 import { doublingLadder, type SearchPlan } from "../search/bounds.ts";
 import { type DrawPlan, decideLevel, looksOf, minimumRequests } from "../search/decide.ts";
 import type { ProbedFigures, SearchOutcome } from "../search/machine.ts";
@@ -16,10 +16,18 @@ import { toSample } from "./sample.ts";
 
 /**
  * A probed level's draw plan: its first look after `minimumRequests` (5 at the default confidence, and
- * at least a closed loop's 2N), so a level far from the SLO stops early; then looks up to the cap.
+ * at least a closed loop's 2N), and no sooner than `validMinimum`, the fewest its level is valid with
+ * (an open loop's `MIN_OPEN_LOOP_REQUESTS`: a level decided on 5 was invalid, and read as a miss at
+ * `from`), so a level far from the SLO stops early; then looks up to the cap.
  */
-export function drawPlan(plan: SearchPlan, users: number | null): DrawPlan {
-  return { batch: plan.batch, cap: plan.cap, minimum: minimumRequests(plan.confidence, users) };
+export function drawPlan(plan: SearchPlan, users: number | null, validMinimum = 0): DrawPlan {
+  const minimum = Math.min(plan.cap, Math.max(minimumRequests(plan.confidence, users), validMinimum));
+  return { batch: plan.batch, cap: plan.cap, minimum };
+}
+
+/** The fewest requests a level of `load` is valid with: an open loop's rate is measured from its sends. */
+export function validMinimumOf(load: Load): number {
+  return offeredRate(load) === null ? 0 : MIN_OPEN_LOOP_REQUESTS;
 }
 
 /** The judge of one probed level: after each measured result, has a look been reached that decides? */
