@@ -15,9 +15,9 @@ import { calm, expectBrokenAccounted, loads, measured, ROUTE, SLO, setup } from 
 
 describe("the search over real HTTP", () => {
   it("1 to 8: capacity 5 (bracket [5, 6]) where the ladder 1, 2, 4, 8 says 4; it spent what the server received, warm-ups included", async () => {
-    // Seed 15 breaks the 24th request (an SSE error event) and the 49th (the connection cut): both of the
-    // search's ~94. The client's next request has 5 ms to reach the server before a step's sequences are taken.
-    const server = await startBatchServer({ ...ROUTE, admitWindowMs: 5, seed: 15 });
+    // Seed 3 cuts the connection of the 31st request after 24 tokens, one of the search's ~90. The client's
+    // next request has 5 ms to reach the server before a step's sequences are taken.
+    const server = await startBatchServer({ ...ROUTE, admitWindowMs: 5, seed: 3 });
     try {
       const doc = await runSweep({
         ...setup({ concurrency: { search: { from: 1, to: 8, resolution: 0.1 } }, slo: SLO }, server.url),
@@ -37,8 +37,7 @@ describe("the search over real HTTP", () => {
       expect(search?.requests).toBe(counts.received);
       expect(server.httpRequests()).toBe(counts.received);
       expect(doc.samples).toHaveLength(measured(doc));
-      expect(counts.closed).toBeGreaterThanOrEqual(1);
-      expect(counts.errored).toBeGreaterThanOrEqual(1);
+      expect(counts.closed).toBe(1);
       expectBrokenAccounted(doc, counts);
       console.log(
         `real HTTP 1..8: ${search?.requests} requests sent (ladder 1, 2, 4, 8: ${search?.ladderRequests});`,

@@ -11,9 +11,9 @@ import { BatchDecoder, type BatchProfile } from "./batch-decoder.ts";
 /** What the batch server's error event says, and so what the client reports for it. */
 export const DECODER_ERROR_MESSAGE = "the batch decoder failed mid-stream";
 
-/** The errors the real client reports for the decoder's two faults. */
+/** The errors the real client reports for the decoder's two faults over HTTP (test/search-capacity-http.test.ts checks them). */
 export const FAULT_ERRORS = {
-  close: "stream broken: connection closed mid-response",
+  close: "stream broken: aborted",
   error: `stream error: ${DECODER_ERROR_MESSAGE}`,
 } as const;
 

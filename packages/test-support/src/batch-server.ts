@@ -68,14 +68,16 @@ export async function startBatchServer(profile: BatchProfile, scheduler: Schedul
       const chunk = (delta: Record<string, unknown>, finish: string | null) =>
         `data: ${JSON.stringify({ id: responseId, object: "chat.completion.chunk", created: 0, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      // The head goes at once, as streaming servers send it: a stream cut later is cut mid-response.
+      res.flushHeaders();
       const cancel = decoder.submit(maxTokens, {
         token(index) {
           res.write(chunk(index === 1 ? { role: "assistant", content: " tok" } : { content: " tok" }, null));
         },
         end(how) {
           if (how === "close") {
-            // The connection dies mid-stream, no finish, no usage: as a crashed worker's.
-            res.destroy();
+            // The connection dies mid-stream (once the tokens sent are out), no finish, no usage: as a crashed worker's.
+            res.write("", () => res.destroy());
             return;
           }
           if (how === "error") {
