@@ -140,9 +140,9 @@ describe("a searched sweep", () => {
     expect(knee?.status).toBe("found");
     expect(knee?.hi).toBe(knee?.value);
     expect((knee?.hi as number) - (knee?.lo as number)).toBe(1);
-    // The knee is today's definition read along the probed levels.
+    // The knee is today's definition read along the probed levels' steady aggregates.
     const curve = doc.levels.filter((l) => l.valid);
-    const k = kneeIndex(curve.map((l) => l.aggregateOutputTokensPerSecond as number)) as number;
+    const k = kneeIndex(curve.map((l) => l.steadyAggregateOutputTokensPerSecond as number)) as number;
     expect(loadPosition((curve[k] as (typeof curve)[number]).load)).toBe(knee?.value);
     expect(doc.summary.kneeConcurrency).toBe(knee?.value);
     // The knee lies between the slots' start of queueing (16) and the lowest level (8).
