@@ -336,6 +336,13 @@ export const Level = z.object({
   requests: RequestCounts,
   /** Sum of ok completionTokens / level wall time (first measured send to last measured end), tok/s. */
   aggregateOutputTokensPerSecond: z.number().nullable(),
+  /**
+   * Output tok/s of the ok requests over the judged window only (from the ramp's end, the first N
+   * sends, to the last send), without the drain after it: a level cut short at a search's look has a
+   * drain as long as its whole window, and the knee of a search reads this. Null when nothing was sent
+   * after the ramp, and in documents before it.
+   */
+  steadyAggregateOutputTokensPerSecond: z.number().nullable().default(null),
   /** First measured send to last measured end, ms. */
   wallTimeMs: z.number().nonnegative(),
   perStream: z.object({ outputTokensPerSecond: Distribution, decodeTokensPerSecond: Distribution }),

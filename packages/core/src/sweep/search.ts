@@ -98,7 +98,9 @@ export function probedFigures(level: Level): ProbedFigures {
     load: loadPosition(level.load),
     decision: level.probe?.decision ?? "undecided",
     valid: level.valid,
-    aggregate: level.aggregateOutputTokensPerSecond,
+    // Over its judged window: a level cut short at a look drains for as long again, which would bend its
+    // aggregate by how early it was decided rather than by the load.
+    aggregate: level.steadyAggregateOutputTokensPerSecond ?? level.aggregateOutputTokensPerSecond,
     ttftP50Ms: level.ttftMs.p50,
   };
 }
