@@ -30,7 +30,14 @@ describe("the search over real HTTP", () => {
       // The ladder 1, 2, 4, 8 would say 4: 8 misses. The search probed 1, 2, 4, 8, then 6 (misses) and 5 (meets).
       expect(loads(doc.levels)).toEqual([1, 2, 4, 5, 6, 8]);
       expect(doc.levels.map((l) => l.probe?.order)).toEqual([1, 2, 3, 6, 5, 4]);
-      expect(doc.levels.map((l) => l.probe?.decision)).toEqual(["meets", "meets", "meets", "meets", "misses", "misses"]);
+      expect(doc.levels.map((l) => l.probe?.decision)).toEqual([
+        "meets",
+        "meets",
+        "meets",
+        "meets",
+        "misses",
+        "misses",
+      ]);
       expect(doc.simulated).toBe(true);
       // What the search spent is what the server received (warm-ups included), every request a chat completion.
       const counts = server.decoder.counts;

@@ -132,7 +132,8 @@ export class BatchDecoder {
   }
 
   private composeStep(dueMs: number): void {
-    while (this.queue.length > 0 && this.active.size < this.profile.slots) this.active.add(this.queue.shift() as Sequence);
+    while (this.queue.length > 0 && this.active.size < this.profile.slots)
+      this.active.add(this.queue.shift() as Sequence);
     if (this.active.size === 0) {
       this.stepDueMs = null;
       return;

@@ -33,7 +33,10 @@ function promptTokensOf(messages: unknown): number {
 }
 
 /** Starts the decoder behind an HTTP server; `admitWindowMs` of the profile should be a few ms here (the client's next request on its way). */
-export async function startBatchServer(profile: BatchProfile, scheduler: Scheduler = systemScheduler): Promise<BatchServer> {
+export async function startBatchServer(
+  profile: BatchProfile,
+  scheduler: Scheduler = systemScheduler,
+): Promise<BatchServer> {
   const decoder = new BatchDecoder(profile, scheduler);
   const open = new Set<ServerResponse>();
   let httpRequests = 0;
@@ -44,7 +47,9 @@ export async function startBatchServer(profile: BatchProfile, scheduler: Schedul
     open.add(res);
     res.on("close", () => open.delete(res));
     if (req.method !== "POST" || req.url?.split("?")[0] !== "/v1/chat/completions") {
-      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "no route" } }));
+      res
+        .writeHead(404, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { message: "no route" } }));
       return;
     }
     let text = "";
@@ -57,7 +62,9 @@ export async function startBatchServer(profile: BatchProfile, scheduler: Schedul
       try {
         body = JSON.parse(text);
       } catch {
-        res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "not JSON" } }));
+        res
+          .writeHead(400, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: { message: "not JSON" } }));
         return;
       }
       const maxTokens = Math.max(1, Number(body.max_tokens ?? body.max_completion_tokens ?? 32) | 0);
@@ -86,7 +93,11 @@ export async function startBatchServer(profile: BatchProfile, scheduler: Schedul
           }
           let tail = chunk({}, "length");
           if (includeUsage) {
-            const usage = { prompt_tokens: promptTokens, completion_tokens: maxTokens, total_tokens: promptTokens + maxTokens };
+            const usage = {
+              prompt_tokens: promptTokens,
+              completion_tokens: maxTokens,
+              total_tokens: promptTokens + maxTokens,
+            };
             tail += `data: ${JSON.stringify({ id: responseId, object: "chat.completion.chunk", created: 0, model, choices: [], usage })}\n\n`;
           }
           res.end(`${tail}data: [DONE]\n\n`);

@@ -329,7 +329,11 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
       const judge = new ProbeJudge(
         workload,
         search.plan.confidence,
-        drawPlan(search.plan, concurrencyOf(documentLoad(levelPlan.load)), validMinimumOf(documentLoad(levelPlan.load))),
+        drawPlan(
+          search.plan,
+          concurrencyOf(documentLoad(levelPlan.load)),
+          validMinimumOf(documentLoad(levelPlan.load)),
+        ),
       );
       const ran = await runOne(
         { ...levelPlan, requests: search.plan.cap, levelDurationSeconds: null },

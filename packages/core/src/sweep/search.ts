@@ -8,7 +8,15 @@ import type { Workload } from "../config/index.ts";
 import type { LoopResult } from "../drive/loop.ts";
 import { offeredRate, summaryUnits } from "../kinds/index.ts";
 import { MAX_FAILURE_RATE, MIN_OPEN_LOOP_REQUESTS } from "../metrics/index.ts";
-import { type Level, type Load, loadPosition, type Probe, type Sample, type SearchRecord, type Summary } from "../run/index.ts";
+import {
+  type Level,
+  type Load,
+  loadPosition,
+  type Probe,
+  type Sample,
+  type SearchRecord,
+  type Summary,
+} from "../run/index.ts";
 import { doublingLadder, type SearchPlan } from "../search/bounds.ts";
 import { type DrawPlan, decideLevel, looksOf, minimumRequests } from "../search/decide.ts";
 import type { ProbedFigures, SearchOutcome } from "../search/machine.ts";
