@@ -116,32 +116,39 @@ describe("the search on the route of known capacity (closed loop)", () => {
     expectBrokenAccounted(doc, counts);
   }, 120_000);
 
-  it("an undecided level: with the SLO exactly on N = 1's per-stream p50, it is undecided at its cap in every seed and never reported as met", async () => {
+  it("an undecided level: with the SLO exactly on N = 1's per-stream p50, it is never reported as met, and undecided at its cap in most seeds", async () => {
     // 41.67 tok/s: the median of 32000 / (32 steps of 24 ms, each off by a symmetric +-5 %) is exactly 1000 / 24.
     const slo = { minOutputTokensPerSecond: perStreamAt(ROUTE, 1), maxTtftMs: null };
+    const decisions: string[] = [];
     for (const seed of SEEDS.slice(0, 5)) {
       const { doc, counts } = await inMemory(seed, {
         concurrency: { search: { from: 1, to: 8, resolution: RESOLUTION } },
         slo,
       });
       const one = doc.levels.find((l) => loadPosition(l.load) === 1) as Level;
-      // The cap: 4 x requestsPerLevel.
-      expect(one.probe).toMatchObject({ decision: "undecided", requests: 256 });
-      const capacity = doc.summary.search?.capacity;
-      expect(capacity).toMatchObject({ value: null, status: "undecided" });
+      decisions.push(`${one.probe?.decision} at ${one.probe?.requests}`);
+      expect(one.probe?.decision).not.toBe("meets");
       expect(doc.summary.capacity).toBeNull();
-      expect(doc.summary.search?.stop.reason).toBe("undecided");
+      expect(doc.summary.search?.capacity.value).toBeNull();
       expect(doc.summary.search?.requests).toBe(counts.received);
+      if (one.probe?.decision === "undecided") {
+        // At the cap (4 x requestsPerLevel), and the search says why.
+        expect(one.probe.requests).toBe(256);
+        expect(doc.summary.search?.capacity.status).toBe("undecided");
+        expect(doc.summary.search?.stop.reason).toBe("undecided");
+      }
     }
+    console.log("N = 1 on the SLO exactly:", decisions);
+    // A wrong `misses` is allowed 5 % a level: 0.25 of 5, and 1 more is within 2 standard errors (0.49).
+    expect(decisions.filter((d) => d.startsWith("undecided")).length).toBeGreaterThanOrEqual(4);
   }, 120_000);
 
-  // KNOWN TO FAIL: the decision's confidence takes a level's requests as independent, but a closed
-  // loop's N users share the decoder's steps (and their jitter): at N = 5 they start together and decode
-  // the same 32 steps, five equal values for one draw of the noise, so its bounds are about sqrt(5) too
-  // narrow. On the SLO exactly (25.0 tok/s), 6 of these 10 seeds decide (4 `meets`, 2 `misses`; two
-  // `meets` at 10 requests, two draws of the noise) where each should at most 5 % of the time. This turns
-  // red once the decision allows for requests that share the server's steps.
-  it.fails("an undecided level at N = 5: with the SLO exactly on its per-stream p50 it is undecided in every seed", async () => {
+  // A closed loop's N users share the decoder's steps (and their jitter): at N = 5 the five streams of a
+  // round decode the same 32 steps, five equal values for one draw of the noise. Taken as independent
+  // requests (order statistics over all of them, as before), 6 of these 10 seeds decided (4 `meets`, 2
+  // `misses`). Judged on groups of N sends (docs/methodology.md#searched-levels), a wrong call is allowed
+  // 5 % a level on each side: 0.5 of 10, and 1 more is within 2 standard errors of a count (0.69).
+  it("a level at N = 5 exactly on the SLO: requests that share a round are one draw, so it is seldom decided", async () => {
     const slo = { minOutputTokensPerSecond: perStreamAt(ROUTE, 5), maxTtftMs: null };
     const decisions = [];
     for (const seed of SEEDS) {
@@ -153,7 +160,8 @@ describe("the search on the route of known capacity (closed loop)", () => {
       decisions.push(`${five.probe?.decision} at ${five.probe?.requests}`);
     }
     console.log("N = 5 on the SLO exactly:", decisions);
-    expect(decisions.filter((d) => !d.startsWith("undecided"))).toEqual([]);
+    expect(decisions.filter((d) => d.startsWith("meets")).length).toBeLessThanOrEqual(1);
+    expect(decisions.filter((d) => d.startsWith("misses")).length).toBeLessThanOrEqual(1);
   }, 120_000);
 });
 

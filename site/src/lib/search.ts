@@ -101,7 +101,7 @@ interface ProbedLevel {
   load: Load;
   probe?: {
     order: number;
-    decision: "meets" | "misses" | "undecided";
+    decision: "meets" | "misses" | "undecided" | "not_judged";
     ttftP95UpperMs?: number | null;
     perStreamP50LowerTokensPerSecond?: number | null;
     requests?: number;
@@ -168,7 +168,7 @@ export function searchSection(view: Pick<TargetView, "latest" | "details">): Pag
       cells: [
         num(String(l.probe.order)),
         num(axis.label(loadPosition(l.load))),
-        text(l.probe.decision),
+        text(l.probe.decision.replace("_", " ")),
         num(fmt(l.probe.ttftP95UpperMs)),
         num(fmt(l.probe.perStreamP50LowerTokensPerSecond, 1)),
         num(fmt(l.probe.requests)),

@@ -9,6 +9,7 @@ import { isOpenLoopRun, summarizeRun } from "../metrics/index.ts";
 import {
   CacheVerdict,
   Load,
+  Probe,
   RouteRecord,
   type RunDocument,
   SloRecord,
@@ -28,10 +29,7 @@ export const LevelFigures = z.object({
   /** The load the level offered (the run document's `levels[].load`). */
   load: Load,
   /** A searched level's order and decision (the run document's `levels[].probe`); null for a ladder's and in entries recorded before searches. */
-  probe: z
-    .object({ order: z.number().int().positive(), decision: z.enum(["meets", "misses", "undecided"]) })
-    .nullable()
-    .default(null),
+  probe: z.object({ order: z.number().int().positive(), decision: Probe.shape.decision }).nullable().default(null),
   aggregateOutputTokensPerSecond: z.number().nullable(),
   perStreamOutputTokensPerSecondP50: z.number().nullable(),
   ttftP50Ms: z.number().nullable(),

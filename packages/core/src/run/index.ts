@@ -268,11 +268,15 @@ export type InvalidReason = z.infer<typeof InvalidReason>;
 export const Probe = z.object({
   /** 1 = the first level the search ran; levels stay sorted by load, this is the order they ran. */
   order: z.number().int().positive(),
-  /** The SLO decision at the search's stated confidence: both bounds inside the SLO, one outside, or neither after the cap. */
-  decision: z.enum(["meets", "misses", "undecided"]),
-  /** Upper confidence bound on TTFT p95, ms (an order statistic of the level's TTFTs); null with too few ok requests. */
+  /**
+   * The SLO decision at the search's stated confidence: both bounds inside the SLO, one outside, or
+   * neither after the cap; `not_judged` for a level above a load that already missed, run only for the
+   * knee's aggregate (no decision drawn: the SLO is taken to be missed there too).
+   */
+  decision: z.enum(["meets", "misses", "undecided", "not_judged"]),
+  /** Upper confidence bound on TTFT p95, ms (an order statistic of the TTFTs after the ramp); null with too few ok requests. */
   ttftP95UpperMs: z.number().nullable(),
-  /** Lower confidence bound on per-stream output tok/s p50 (an order statistic); null with too few ok requests. */
+  /** Lower confidence bound on per-stream output tok/s p50 (a t bound on the medians of groups of sends after the ramp); null with fewer than two groups. */
   perStreamP50LowerTokensPerSecond: z.number().nullable(),
   /** Measured requests the decision drew (more near the SLO's boundary, up to the cap). */
   requests: z.number().int().nonnegative(),

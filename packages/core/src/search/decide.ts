@@ -3,6 +3,7 @@
  * pure: distribution-free confidence bounds on a quantile from order statistics, and the decision a
  * level's samples allow at one look, `meets`, `misses`, or draw more (`undecided` at the cap).
  */
+import { studentTQuantile } from "../stats/student-t.ts";
 
 /** P(Bin(n, p) <= k): the binomial distribution function, summed in log space so large n does not underflow its terms. */
 export function binomialCdf(k: number, n: number, p: number): number {
@@ -83,6 +84,50 @@ function sortedCopy(values: readonly number[]): number[] {
   return [...values].sort((a, b) => a - b);
 }
 
+/**
+ * The fewest consecutive sends a per-stream bound judges as one group. Requests in flight together
+ * share the server's decode steps, so their speeds move together (on a batching server the N streams
+ * of one round can be identical): N of them are one draw, not N. A closed loop's group is its N users,
+ * at least this; a level without N (an open loop) groups this many consecutive sends.
+ */
+export const MIN_GROUP = 5;
+
+/** The size of a level's per-stream groups: its users (a closed loop's N), at least `MIN_GROUP`. */
+export function groupSize(users: number | null): number {
+  return Math.max(MIN_GROUP, users ?? 0);
+}
+
+/**
+ * The medians of consecutive groups of `size` sends, in order: null marks a send with no value (it
+ * failed), left out of its group's median; a group with none, and a last partial group, are left out.
+ */
+export function groupMedians(values: readonly (number | null)[], size: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i + size <= values.length; i += size) {
+    const group = sortedCopy(values.slice(i, i + size).filter((v): v is number => v !== null));
+    if (group.length === 0) continue;
+    const mid = Math.floor(group.length / 2);
+    out.push(
+      group.length % 2 === 1 ? (group[mid] as number) : ((group[mid - 1] as number) + (group[mid] as number)) / 2,
+    );
+  }
+  return out;
+}
+
+/**
+ * A one-sided bound at `confidence` on the mean that `values` (independent, near normal: medians of
+ * groups are) were drawn about: mean -/+ t(confidence, k - 1) x sd / sqrt(k), Student's t. Null with
+ * fewer than two values.
+ */
+export function meanBound(values: readonly number[], confidence: number, side: "lower" | "upper"): number | null {
+  const k = values.length;
+  if (k < 2) return null;
+  const mean = values.reduce((a, b) => a + b, 0) / k;
+  const sd = Math.sqrt(values.reduce((a, v) => a + (v - mean) ** 2, 0) / (k - 1));
+  const half = (studentTQuantile(confidence, k - 1) * sd) / Math.sqrt(k);
+  return side === "lower" ? mean - half : mean + half;
+}
+
 /** The TTFT quantile the SLO bounds (p95) and the per-stream quantile it asks for (p50). */
 export const TTFT_QUANTILE = 0.95;
 export const PER_STREAM_QUANTILE = 0.5;
@@ -108,7 +153,7 @@ export interface LookDecision {
   decision: "meets" | "misses" | "pending";
   /** Upper confidence bound on TTFT p95, ms; null with too few ok requests. */
   ttftP95UpperMs: number | null;
-  /** Lower confidence bound on per-stream output tok/s p50; null with too few ok requests. */
+  /** Lower confidence bound on per-stream output tok/s p50 (on its groups' medians); null with fewer than two groups. */
   perStreamP50LowerTokensPerSecond: number | null;
 }
 
@@ -119,19 +164,19 @@ export interface LookDecision {
  * at most 1 - confidence.meets); `misses` when the lower bound on TTFT p95 is over `maxTtftMs` or the
  * upper bound on per-stream p50 under the minimum, each at half of 1 - confidence.misses (a level that
  * truly meets is called missing with probability at most 1 - confidence.misses); else `pending`.
+ * TTFT's bounds are order statistics of the requests; per-stream p50's are t bounds on the medians of
+ * groups of `group` consecutive sends (`groupSize`), in the order sent.
  */
 export function decideLook(
   ttftMs: readonly number[],
-  perStreamTokensPerSecond: readonly number[],
+  perStreamTokensPerSecond: readonly (number | null)[],
   slo: DecisionSlo,
   confidence: LookConfidences,
+  group: number,
 ): LookDecision {
+  const groups = groupMedians(perStreamTokensPerSecond, group);
   const ttftP95UpperMs = quantileUpperBound(ttftMs, TTFT_QUANTILE, confidence.meets);
-  const perStreamP50LowerTokensPerSecond = quantileLowerBound(
-    perStreamTokensPerSecond,
-    PER_STREAM_QUANTILE,
-    confidence.meets,
-  );
+  const perStreamP50LowerTokensPerSecond = meanBound(groups, confidence.meets, "lower");
   const bounds = { ttftP95UpperMs, perStreamP50LowerTokensPerSecond };
   const maxTtftMs = slo.maxTtftMs;
   const ttftMet = maxTtftMs === null || (ttftP95UpperMs !== null && ttftP95UpperMs <= maxTtftMs);
@@ -141,9 +186,10 @@ export function decideLook(
     perStreamP50LowerTokensPerSecond >= slo.minOutputTokensPerSecond
   )
     return { decision: "meets", ...bounds };
-  const half = 1 - (1 - confidence.misses) / 2;
+  // Either of two bounds can call a miss: each gets half the allowance, or all of it without a TTFT SLO.
+  const half = maxTtftMs === null ? confidence.misses : 1 - (1 - confidence.misses) / 2;
   const ttftLower = maxTtftMs === null ? null : quantileLowerBound(ttftMs, TTFT_QUANTILE, half);
-  const perStreamUpper = quantileUpperBound(perStreamTokensPerSecond, PER_STREAM_QUANTILE, half);
+  const perStreamUpper = meanBound(groups, half, "upper");
   if (
     (ttftLower !== null && maxTtftMs !== null && ttftLower > maxTtftMs) ||
     (perStreamUpper !== null && perStreamUpper < slo.minOutputTokensPerSecond)
@@ -161,11 +207,16 @@ export interface DrawPlan {
   batch: number;
   cap: number;
   minimum: number;
+  /** Consecutive sends judged as one group for per-stream p50 (`groupSize`). */
+  group: number;
+  /** The first sends, left out of the decision (`rampOf`). */
+  ramp: number;
 }
 
 /** The requests drawn at each look, ascending, the last at the cap. */
 export function looksOf(plan: DrawPlan): number[] {
-  const looks = new Set<number>();
+  // The minimum is always a look (one past a batch too: a closed loop's 3N at N = 32 is 96).
+  const looks = new Set<number>([Math.min(Math.max(1, plan.minimum), plan.cap)]);
   for (let n = Math.max(1, plan.minimum); n < plan.batch && n < plan.cap; n *= 2) looks.add(n);
   for (let n = plan.batch; n < plan.cap; n += plan.batch) if (n >= plan.minimum) looks.add(n);
   looks.add(plan.cap);
@@ -179,32 +230,45 @@ export function looksOf(plan: DrawPlan): number[] {
  * and, with a TTFT SLO (`ttft`), an upper bound on TTFT p95, which n requests give only when 0.95^n is
  * at most its allowance: the first look with enough requests for both at `FIRST_LOOK_SHARE` of the
  * allowance gets that share, the later looks the rest in equal parts, the earlier looks none (they can
- * only miss). A `misses` gets the allowance in equal parts at every look.
+ * only miss). A `misses` is spent the same way from the first look (which has two groups after the
+ * ramp): a level far from the SLO is called there, on the fewest requests.
  */
-export function lookConfidences(confidence: number, looks: readonly number[], ttft = true): LookConfidences[] {
+export function lookConfidences(
+  confidence: number,
+  looks: readonly number[],
+  { group, ramp }: Pick<DrawPlan, "group" | "ramp">,
+  ttft = true,
+): LookConfidences[] {
   const alpha = 1 - confidence;
-  const first = looks.findIndex((n) => canMeet(n, 1 - alpha * FIRST_LOOK_SHARE, ttft));
-  const later = first < 0 ? 0 : looks.length - 1 - first;
-  return looks.map((_, i) => ({
-    meets:
-      first < 0 || i < first
-        ? 1
-        : later === 0
-          ? confidence
-          : i === first
-            ? 1 - alpha * FIRST_LOOK_SHARE
-            : 1 - (alpha * (1 - FIRST_LOOK_SHARE)) / later,
-    misses: 1 - alpha / looks.length,
-  }));
+  const first = looks.findIndex((n) => canMeet(n - ramp, 1 - alpha * FIRST_LOOK_SHARE, group, ttft));
+  const meets = spend(confidence, looks.length, first);
+  const misses = spend(confidence, looks.length, 0);
+  return looks.map((_, i) => ({ meets: meets[i] as number, misses: misses[i] as number }));
+}
+
+/** Each look's confidence when the allowance 1 - `confidence` is spent from look `first` on (none before; -1: none at all). */
+function spend(confidence: number, looks: number, first: number): number[] {
+  const alpha = 1 - confidence;
+  const later = first < 0 ? 0 : looks - 1 - first;
+  return Array.from({ length: looks }, (_, i) =>
+    first < 0 || i < first
+      ? 1
+      : later === 0
+        ? confidence
+        : i === first
+          ? 1 - alpha * FIRST_LOOK_SHARE
+          : 1 - (alpha * (1 - FIRST_LOOK_SHARE)) / later,
+  );
 }
 
 /**
  * The decision after `drawn` measured requests (at the look they reach; between looks, the look
- * before), with its bounds: at the cap a `pending` decision is `undecided`.
+ * before), with its bounds, on the requests after the plan's ramp, in the order sent (null where a
+ * request failed): at the cap a `pending` decision is `undecided`.
  */
 export function decideLevel(
-  ttftMs: readonly number[],
-  perStreamTokensPerSecond: readonly number[],
+  ttftMs: readonly (number | null)[],
+  perStreamTokensPerSecond: readonly (number | null)[],
   slo: DecisionSlo,
   confidence: number,
   drawn: number,
@@ -214,30 +278,35 @@ export function decideLevel(
   const at = looks.filter((n) => n <= drawn).length - 1;
   if (at < 0) return { decision: "pending", ttftP95UpperMs: null, perStreamP50LowerTokensPerSecond: null };
   const result = decideLook(
-    ttftMs,
-    perStreamTokensPerSecond,
+    ttftMs.slice(plan.ramp).filter((v): v is number => v !== null),
+    perStreamTokensPerSecond.slice(plan.ramp),
     slo,
-    lookConfidences(confidence, looks, slo.maxTtftMs !== null)[at] as LookConfidences,
+    lookConfidences(confidence, looks, plan, slo.maxTtftMs !== null)[at] as LookConfidences,
+    plan.group,
   );
   return result.decision === "pending" && drawn >= plan.cap ? { ...result, decision: "undecided" } : result;
 }
 
-/** True when n requests can bound what a `meets` needs at `level`: TTFT p95 from above (when the SLO has one) and per-stream p50 from below. */
-function canMeet(n: number, level: number, ttft: boolean): boolean {
-  const perStream = lowerBoundRank(n, PER_STREAM_QUANTILE, level) !== null;
-  return perStream && (!ttft || upperBoundRank(n, TTFT_QUANTILE, level) !== null);
+/** True when n requests can bound what a `meets` needs at `level`: TTFT p95 from above (when the SLO has one) and per-stream p50 from below (two groups). */
+function canMeet(n: number, level: number, group: number, ttft: boolean): boolean {
+  return n >= 2 * group && (!ttft || upperBoundRank(n, TTFT_QUANTILE, level) !== null);
 }
 
 /**
- * The fewest measured requests a probed level draws before its first look: enough for a `meets` to be
- * possible at the first look's confidence on per-stream p50 alone (n with 0.5^n <= 1 - (1 - confidence)
- * x FIRST_LOOK_SHARE: 5 at 0.95), and for a closed loop 2N, so every user finished a request and
- * sent another. With a TTFT SLO a `meets` waits for the look that can bound TTFT p95 (63 at 0.95); a
- * `misses` far below the SLO can come at this first look.
+ * The fewest measured requests a probed level draws before its first look: its ramp (`rampOf`, a
+ * closed loop's 2N) and two per-stream groups after it (`groupSize`), the fewest a t bound needs: 10
+ * without N, 4N for N of 5 or more. With a TTFT SLO a `meets` waits for the look that can bound TTFT p95 (63
+ * at 0.95); a `misses` far below the SLO can come at this first look.
  */
-export function minimumRequests(confidence: number, users: number | null): number {
-  const level = 1 - (1 - confidence) * FIRST_LOOK_SHARE;
-  let n = 1;
-  while (lowerBoundRank(n, PER_STREAM_QUANTILE, level) === null) n++;
-  return Math.max(n, 2 * (users ?? 0));
+export function minimumRequests(users: number | null): number {
+  return rampOf(users) + 2 * groupSize(users);
+}
+
+/**
+ * The sends a decision leaves out: a closed loop's first 2N. The first N are sent one after another as
+ * its users start and the next N overlap them, so both run while the server fills (the first faster
+ * than the rest): they are no draw of the load at N. A level without N has none.
+ */
+export function rampOf(users: number | null): number {
+  return 2 * (users ?? 0);
 }

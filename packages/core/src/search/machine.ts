@@ -24,8 +24,8 @@ export interface SearchBounds {
 export interface ProbedFigures {
   /** Its place on the axis: N, or requests/s. */
   load: number;
-  /** Its SLO decision (search/decide.ts). */
-  decision: "meets" | "misses" | "undecided";
+  /** Its SLO decision (search/decide.ts), or `not_judged` above a load that missed (`judges`). */
+  decision: "meets" | "misses" | "undecided" | "not_judged";
   /** A valid level; an invalid one (saturated, client limited, ...) counts as past the boundary, and ends the bracket. */
   valid: boolean;
   /** Aggregate output tok/s; null without ok requests. */
@@ -66,6 +66,17 @@ export class LoadSearch {
   /** The probed levels so far, in the order run. */
   get probed(): readonly ProbedFigures[] {
     return this.probes;
+  }
+
+  /**
+   * Whether a load needs an SLO decision: not when a valid lower load already missed (or was itself
+   * above one). The SLO is taken to be monotone in load, as the bisection takes it, so such a load is
+   * run only for the knee's aggregate.
+   */
+  judges(load: number): boolean {
+    return !this.probes.some(
+      (p) => p.valid && p.load < load && (p.decision === "misses" || p.decision === "not_judged"),
+    );
   }
 
   /** Takes a probed level's figures (the load `next` asked for). */
@@ -268,7 +279,7 @@ export class LoadSearch {
 
 /** A probed level past the SLO's boundary: it missed, or could not be judged valid. */
 function pastBoundary(p: ProbedFigures): boolean {
-  return p.decision === "misses" || !p.valid;
+  return p.decision === "misses" || p.decision === "not_judged" || !p.valid;
 }
 
 function round(value: number | null): string {

@@ -326,6 +326,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
     for (let load = search.machine.next(); load !== null; load = search.machine.next()) {
       const order = levels.length + 1;
       const levelPlan = levelAt(workload, load, order, { requestSeconds, traces: options.traces });
+      const judged = search.machine.judges(load);
       const judge = new ProbeJudge(
         workload,
         search.plan.confidence,
@@ -333,7 +334,9 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
           search.plan,
           concurrencyOf(documentLoad(levelPlan.load)),
           validMinimumOf(documentLoad(levelPlan.load)),
+          judged,
         ),
+        judged,
       );
       const ran = await runOne(
         { ...levelPlan, requests: search.plan.cap, levelDurationSeconds: null },

@@ -45,7 +45,7 @@ function result(index: number, stepMs: number, broken = false): LoopResult {
 
 const SLO = { slo: { minOutputTokensPerSecond: 24, maxTtftMs: 2000 } };
 /** N = 8: the first look after 2N = 16, then 32, then 64 (requestsPerLevel). */
-const PLAN = { batch: 64, cap: 256, minimum: 16 };
+const PLAN = { batch: 64, cap: 256, minimum: 16, group: 8, ramp: 0 };
 
 describe("a probed level's judge", () => {
   it("decides a level far below the SLO at its first look", () => {
@@ -87,9 +87,20 @@ describe("a probed level's draw plan", () => {
     const closed = documentLoad({ kind: "closed", concurrency: 1 });
     expect(validMinimumOf(open)).toBe(MIN_OPEN_LOOP_REQUESTS);
     expect(validMinimumOf(closed)).toBe(0);
-    // Per-stream p50 alone could meet at 5; the level would be invalid (open_too_few_requests) under 20.
-    expect(drawPlan(plan, null).minimum).toBe(5);
+    // Per-stream p50 alone could meet at two groups of 5; the level would be invalid (open_too_few_requests) under 20.
+    expect(drawPlan(plan, null).minimum).toBe(10);
     expect(looksOf(drawPlan(plan, null, validMinimumOf(open)))[0]).toBe(MIN_OPEN_LOOP_REQUESTS);
-    expect(drawPlan(plan, 1, validMinimumOf(closed)).minimum).toBe(5);
+    // A closed loop at N = 1: its 2-send ramp, then two groups of 5.
+    expect(drawPlan(plan, 1, validMinimumOf(closed)).minimum).toBe(12);
+  });
+
+  it("a level above a load that missed draws for its aggregate only: 2N, and no fewer than 20 (one broken stream within 5 %)", () => {
+    expect(drawPlan(plan, 32, 0, false).minimum).toBe(64);
+    expect(drawPlan(plan, 4, 0, false).minimum).toBe(20);
+    const judge = new ProbeJudge(SLO, 0.95, drawPlan(plan, 32, 0, false), false);
+    const results = Array.from({ length: 64 }, (_, i) => result(i, 52));
+    expect(judge.judge(results.slice(0, 63))).toBe(false);
+    expect(judge.judge(results)).toBe(true);
+    expect(judge.probe(1, [])).toMatchObject({ decision: "not_judged", perStreamP50LowerTokensPerSecond: null });
   });
 });

@@ -18,19 +18,28 @@ import {
   type Summary,
 } from "../run/index.ts";
 import { doublingLadder, type SearchPlan } from "../search/bounds.ts";
-import { type DrawPlan, decideLevel, looksOf, minimumRequests } from "../search/decide.ts";
+import { type DrawPlan, decideLevel, groupSize, looksOf, minimumRequests, rampOf } from "../search/decide.ts";
 import type { ProbedFigures, SearchOutcome } from "../search/machine.ts";
 import { toSample } from "./sample.ts";
 
 /**
- * A probed level's draw plan: its first look after `minimumRequests` (5 at the default confidence, and
- * at least a closed loop's 2N), and no sooner than `validMinimum`, the fewest its level is valid with
- * (an open loop's `MIN_OPEN_LOOP_REQUESTS`: a level decided on 5 was invalid, and read as a miss at
- * `from`), so a level far from the SLO stops early; then looks up to the cap.
+ * A probed level's draw plan: its first look after `minimumRequests` (its ramp and two per-stream
+ * groups: 10, or a closed loop's 4N), and no sooner than `validMinimum`, the fewest its level is valid
+ * with (an open loop's `MIN_OPEN_LOOP_REQUESTS`: a level decided on 5 was invalid, and read as a miss
+ * at `from`), so a level far from the SLO stops early; then looks up to the cap. A level not `judged`
+ * (above a load that missed, run for the knee's aggregate) draws once: 2N, so its steady window holds a
+ * round after the first N sends, and no fewer than `validMinimum` or the 20 whose one broken stream is
+ * within the failure rule's 5 % (on fewer, one would make the level invalid and stop the sweep).
  */
-export function drawPlan(plan: SearchPlan, users: number | null, validMinimum = 0): DrawPlan {
-  const minimum = Math.min(plan.cap, Math.max(minimumRequests(plan.confidence, users), validMinimum));
-  return { batch: plan.batch, cap: plan.cap, minimum };
+export function drawPlan(plan: SearchPlan, users: number | null, validMinimum = 0, judged = true): DrawPlan {
+  const group = groupSize(users);
+  const minimum = Math.min(
+    plan.cap,
+    judged
+      ? Math.max(minimumRequests(users), validMinimum)
+      : Math.max(2 * (users ?? 0), validMinimum, Math.ceil(1 / MAX_FAILURE_RATE)),
+  );
+  return { batch: plan.batch, cap: plan.cap, minimum, group, ramp: rampOf(users) };
 }
 
 /** The fewest requests a level of `load` is valid with: an open loop's rate is measured from its sends. */
@@ -48,6 +57,8 @@ export class ProbeJudge {
     private readonly workload: Pick<Workload, "slo">,
     private readonly confidence: number,
     private readonly plan: DrawPlan,
+    /** False above a load that missed (`LoadSearch.judges`): the level draws its plan's minimum, and decides nothing. */
+    private readonly judged = true,
   ) {
     this.looks = looksOf(plan);
   }
@@ -61,9 +72,12 @@ export class ProbeJudge {
   readonly judge = (results: readonly LoopResult[]): boolean => {
     if (this.decided) return true;
     const drawn = results.length;
+    const withinFailureRule = drawn >= this.plan.batch || failedShare(results) <= MAX_FAILURE_RATE;
+    if (!this.judged) return drawn >= this.plan.minimum && withinFailureRule;
     if (!this.looks.includes(drawn)) return false;
-    if (drawn < this.plan.batch && failedShare(results) > MAX_FAILURE_RATE) return false;
-    const samples = results.map((r) => toSample(r.raw, 0, r.index, 0));
+    if (!withinFailureRule) return false;
+    // In the order sent: per-stream p50 is judged on groups of consecutive sends.
+    const samples = [...results].sort((a, b) => a.index - b.index).map((r) => toSample(r.raw, 0, r.index, 0));
     const d = this.decide(samples, drawn);
     if (d.decision === "pending") return false;
     this.decided = { ...d, decision: d.decision };
@@ -73,6 +87,14 @@ export class ProbeJudge {
 
   /** The level's probe, from the look that decided, else from all its samples at the look they reach. */
   probe(order: number, samples: readonly Sample[]): Probe {
+    if (!this.judged)
+      return {
+        order,
+        decision: "not_judged",
+        ttftP95UpperMs: null,
+        perStreamP50LowerTokensPerSecond: null,
+        requests: samples.length,
+      };
     if (this.decided) return { order, ...this.decided, requests: this.drawnAtDecision };
     const d = this.decide(samples, samples.length);
     return {
@@ -85,9 +107,10 @@ export class ProbeJudge {
   }
 
   private decide(samples: readonly Sample[], drawn: number) {
-    const ok = samples.filter((s) => s.outcome === "ok");
-    const ttft = ok.flatMap((s) => (s.ttftMs === null ? [] : [s.ttftMs]));
-    const perStream = ok.flatMap((s) => (s.outputTokensPerSecond === null ? [] : [s.outputTokensPerSecond]));
+    // Both by send, null where a request failed: the ramp and the groups are counted in sends.
+    const ok = (s: Sample) => s.outcome === "ok";
+    const ttft = samples.map((s) => (ok(s) ? s.ttftMs : null));
+    const perStream = samples.map((s) => (ok(s) ? s.outputTokensPerSecond : null));
     return decideLevel(ttft, perStream, this.workload.slo, this.confidence, drawn, this.plan);
   }
 }
