@@ -75,6 +75,8 @@ const LONGEST_FIRST = [
   "functions/src/publish-package.test.ts",
   "packages/core/src/aws/store.contract.test.ts",
   // The readers of the shared fixture site, once it is likely built.
+  "site/test/layout-laptop.test.ts",
+  "site/test/layout-phone.test.ts",
   "site/test/layout.test.ts",
   "packages/core/src/same-model/index.test.ts",
   "site/test/site.test.ts",
@@ -122,7 +124,7 @@ export default defineConfig({
           // second each, most of a minute over the group's small files).
           isolate: false,
           exclude: [...configDefaults.exclude, ...TIMED, ...ALONE],
-          // The one fixture site that site.test, chart-text.test, compare.test, layout.test and kinds.test share,
+          // The one fixture site that the site tests of `READERS` in site/test/shared-site.ts share,
           // built once a run beside the other files (`site/test/shared-site.ts`).
           globalSetup: ["site/test/shared-site.ts"],
           maxWorkers,
