@@ -68,23 +68,35 @@ const TIMED = [
 const ALONE = ["test/client-health.test.ts", "test/sweep-threads.test.ts"];
 
 /**
- * The longest files of the parallel group (10 s to over a minute each on two cores), started first so
- * that the two workers end together rather than one finishing a long file alone at the end. Vitest
- * would order by the durations it recorded last time, but a fresh clone has none and falls back to file
- * size.
+ * The longest files of each group, started first so that the workers end together rather than one
+ * finishing a long file alone at the end. Vitest would order by the durations it recorded last time,
+ * but a fresh clone has none and falls back to file size, which put the timed group's second and third
+ * longest files (a minute or less each, but for a site build) after a dozen short ones.
  */
 const LONGEST_FIRST = [
+  // The parallel group: 10 s to over a minute each on two cores.
   "functions/src/publish-package.test.ts",
   "packages/core/src/aws/store.contract.test.ts",
-  // The readers of the shared fixture site, once it is likely built.
-  "site/test/layout.test.ts",
-  "packages/core/src/same-model/index.test.ts",
+  // The readers of the shared fixture site, once it is likely built: the walks of every variant of every
+  // page, one pass a file (axe, most of their time: every rule on the laptop, colours on the phone).
+  "site/test/layout-laptop.test.ts",
   "site/test/site.test.ts",
+  "site/test/layout-phone.test.ts",
+  "packages/core/src/same-model/index.test.ts",
+  "site/test/layout.test.ts",
   "packages/core/src/aws/scheduled.contract.test.ts",
   "site/test/chart-text.test.ts",
   "test/architecture.test.ts",
   // A build of the kneeboard package, packed and installed.
   "test/package.test.ts",
+  // The timed group, four at a time: the scheduled path (two site builds and invocations on the wall
+  // clock), runs killed mid-level (and a site build), the README's commands (a run, a site build).
+  "test/e2e-aws-local.test.ts",
+  "test/cli-crash.test.ts",
+  "test/readme-endpoint.test.ts",
+  "test/sweep.test.ts",
+  "test/trace-replay.test.ts",
+  "test/cli-stop.test.ts",
 ];
 
 /** Within a group, `LONGEST_FIRST` in its order, then the other files as Vitest orders them. */
@@ -124,7 +136,7 @@ export default defineConfig({
           // second each, most of a minute over the group's small files).
           isolate: false,
           exclude: [...configDefaults.exclude, ...TIMED, ...ALONE],
-          // The one fixture site that site.test, chart-text.test, compare.test, layout.test and kinds.test share,
+          // The one fixture site that the site tests of `READERS` in site/test/shared-site.ts share,
           // built once a run beside the other files (`site/test/shared-site.ts`).
           globalSetup: ["site/test/shared-site.ts"],
           maxWorkers,

@@ -80,6 +80,8 @@ export const READERS = [
   "chart-text.test.ts",
   "compare.test.ts",
   "layout.test.ts",
+  "layout-phone.test.ts",
+  "layout-laptop.test.ts",
   "kinds.test.ts",
   "tool-calls.test.ts",
   "search.test.ts",
