@@ -86,6 +86,8 @@ const LONGEST_FIRST = [
   "site/test/layout.test.ts",
   "packages/core/src/aws/scheduled.contract.test.ts",
   "site/test/chart-text.test.ts",
+  // Seeded searches on the batch decoder in a manual scheduler's time.
+  "test/search-capacity.test.ts",
   "test/architecture.test.ts",
   // A build of the kneeboard package, packed and installed.
   "test/package.test.ts",
@@ -94,6 +96,8 @@ const LONGEST_FIRST = [
   "test/e2e-aws-local.test.ts",
   "test/cli-crash.test.ts",
   "test/readme-endpoint.test.ts",
+  // A search over real HTTP on the batch decoder's clock.
+  "test/search-capacity-http.test.ts",
   "test/sweep.test.ts",
   "test/trace-replay.test.ts",
   "test/cli-stop.test.ts",
