@@ -360,7 +360,7 @@ describe("the demo config (npm start)", () => {
     expect(Object.keys(DEMO_SEARCHES)).toEqual(["ref-small-fast"]);
     const chat = workload("ref-small-fast", "chat");
     expect(chat).toMatchObject({
-      concurrency: { search: { from: 4, to: 8, resolution: 0.1, maxRequestsPerLevel: 64 } },
+      concurrency: { search: { from: 4, to: 8, resolution: 0.5, maxRequestsPerLevel: 64 } },
       requestsPerLevel: 16,
       promptTokens: 150,
       slo: REFERENCE_SLO,

@@ -358,10 +358,12 @@ export const DEMO_SLOPPY_LEVELS = { concurrency: [1] };
  * The demo's searched routes (docs/methodology.md#searched-levels): in `chat`, the small fast model's
  * direct route searches its users from 4 to 8 for its capacity at the SLO, where the ladder 1 to 16
  * can only say "4, and not 8". A level that meets draws 64 requests (the floor of a TTFT bound at
- * 95 %), so the search starts at the ladder's answer, stops at the step that missed it, and caps a
- * level at that floor: 16 requests a look. The open loop keeps its ladder: its rates would each draw
- * 64 sends at 16 to 32 a second, past the demo's 3 minutes. What the search spent against the ladder
- * it replaced: docs/benchmarks.md#npm-start.
+ * 95 %), and the route serves about 36 requests/s (4 slots), so each such level takes 1.9 s: the
+ * search starts at the ladder's answer, stops at the step that missed it, caps a level at that floor
+ * (16 requests a look), and brackets to a resolution of 0.5, so it runs 4, 8 and 6 and says "6 or 7"
+ * or "4 or 5" (at 0.1 it ran 7 as well, 1.9 s more a run, past the demo's 3 minutes). The open loop
+ * keeps its ladder: its rates would each draw 64 sends at 16 to 32 a second. What the search spent
+ * against the ladder it replaced: docs/benchmarks.md#npm-start.
  */
 export const DEMO_SEARCHES: Record<
   string,
