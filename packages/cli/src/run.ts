@@ -373,7 +373,7 @@ export const DEMO_SEARCHES: Record<
   }
 > = {
   "ref-small-fast": {
-    concurrency: { search: { from: 4, to: 8, resolution: 0.1, maxRequestsPerLevel: 64 } },
+    concurrency: { search: { from: 4, to: 8, resolution: 0.5, maxRequestsPerLevel: 64 } },
     requestsPerLevel: 16,
   },
 };
