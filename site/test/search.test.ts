@@ -267,7 +267,7 @@ describe("the built site's searched targets", () => {
     expect(SEARCHED.capacities).toEqual([11, 12, 10]);
     expect([big.text, big.value]).toEqual(["11 (10-12)", "11"]);
     expect(big.title).toContain(
-      "searched: 11 users (median of 3 runs; interval: their range to 12 users, from 10 users) over 3 searched runs: 3 found, 0 undecided",
+      "searched: 11 users (10 to 12: median of 3 runs; interval: their range) over 3 searched runs: 3 found, 0 undecided",
     );
     // The newest run's own bracket, confidence and spend, and what the older runs found, newest first.
     expect(big.title).toContain("Newest run of the standing: 10 users, in [10, 11] (found)");

@@ -83,11 +83,12 @@ function runsWords(f: SearchedEstimate): string {
   return `${f.runs} searched run${f.runs === 1 ? "" : "s"}: ${f.found} found, ${f.undecided} undecided${others > 0 ? `, ${others} stopped short of the resolution` : ""}`;
 }
 
-/** A searched figure over runs in words: `10 users (9 to 11: median of 3 runs, interval their range)`. */
+/** A searched figure over runs in words: `11 users (10 to 12: median of 3 runs; interval: their range)`. */
 export function searchedEstimateWords(axis: SearchRecord["axis"], e: Estimate | null): string {
   if (e === null) return "—";
-  const interval = e.low === e.high ? "" : ` to ${searchedLoad(axis, e.high)}, from ${searchedLoad(axis, e.low)}`;
-  return `${searchedLoad(axis, e.median)} (${estimateTitle(e)}${interval})`;
+  const end = (x: number) => String(Number(x.toFixed(3)));
+  const interval = e.low === e.high ? "" : `${end(e.low)} to ${end(e.high)}: `;
+  return `${searchedLoad(axis, e.median)} (${interval}${estimateTitle(e)})`;
 }
 
 /**
