@@ -119,6 +119,7 @@ describe("models", () => {
 
   it("says the SLO in words and notes cost disagreement over 10 %", () => {
     expect(sloWords({ minOutputTokensPerSecond: 20, maxTtftMs: 2000 })).toBe("≥ 20 tok/s, TTFT p95 ≤ 2 s");
+    expect(sloWords({ minOutputTokensPerSecond: 24, maxTtftMs: null })).toBe("≥ 24 tok/s, no TTFT limit");
     expect(capacityTitle({ minOutputTokensPerSecond: 30, maxTtftMs: 1500 })).toBe(
       "serves N users at ≥ 30 tok/s, TTFT p95 ≤ 1,500 ms",
     );

@@ -91,7 +91,7 @@ export const READERS = [
  */
 export function mayReadSharedSite(argv: readonly string[]): boolean {
   const named = argv.filter((a) => !a.startsWith("-") && (a.includes("/") || a.endsWith(".ts")));
-  return named.length === 0 || named.some((a) => READERS.some((r) => a.endsWith(r)));
+  return named.length === 0 || named.some((a) => READERS.some((r) => a.endsWith(`site/test/${r}`)));
 }
 
 /**
@@ -129,7 +129,10 @@ function startBuild(dir: string): void {
   const output = openSync(join(dir, "output.txt"), "w");
   const child = spawn(process.execPath, ["--import", "tsx", SELF, dir], { stdio: ["ignore", output, output] });
   writeFileSync(join(dir, "pid"), String(child.pid));
-  child.on("exit", (code, signal) => writeFileSync(join(dir, "exit.json"), JSON.stringify({ code, signal })));
+  child.on("exit", (code, signal) => {
+    // The run's teardown may have stopped the build and removed its folder: nobody waits for it then.
+    if (existsSync(dir)) writeFileSync(join(dir, "exit.json"), JSON.stringify({ code, signal }));
+  });
 }
 
 /**

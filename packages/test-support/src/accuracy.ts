@@ -264,9 +264,10 @@ export function recordedSloVerdict(
   const ttftP95 = distribution(ttft).p95;
   if (perStreamP50 === null || ttftP95 === null) return null;
   const nearRate = Math.abs(perStreamP50 / slo.minOutputTokensPerSecond - 1) <= PER_STREAM_TOLERANCE_SHARE;
-  const nearTtft = Math.abs(ttftP95 - slo.maxTtftMs) <= ttftToleranceMs(slo.maxTtftMs);
+  const { maxTtftMs } = slo;
+  const nearTtft = maxTtftMs !== null && Math.abs(ttftP95 - maxTtftMs) <= ttftToleranceMs(maxTtftMs);
   if (nearRate || nearTtft) return null;
-  return perStreamP50 >= slo.minOutputTokensPerSecond && ttftP95 <= slo.maxTtftMs;
+  return perStreamP50 >= slo.minOutputTokensPerSecond && (maxTtftMs === null || ttftP95 <= maxTtftMs);
 }
 
 /**

@@ -240,7 +240,7 @@ export function closedHeadlines({ view }: TargetContext) {
       : {
           label: "capacity at the SLO",
           value: standing.capacity ? `${concurrencyOf(standing.capacity.load)} users` : "—",
-          title: `per-stream p50 ≥ ${standing.slo.minOutputTokensPerSecond} tok/s and TTFT p95 ≤ ${standing.slo.maxTtftMs} ms, on the medians`,
+          title: `per-stream p50 ${sloWords(standing.slo)}, on the medians`,
         },
     {
       label: "goodput peak (last run)",

@@ -261,7 +261,7 @@ function headlines({ view }: TargetContext) {
       label: "capacity at the SLO (last run)",
       id: "capacity-rate",
       value: fmtRate(capacity),
-      title: `highest offered rate meeting per-stream p50 ≥ ${standing.slo.minOutputTokensPerSecond} tok/s and TTFT p95 ≤ ${standing.slo.maxTtftMs} ms`,
+      title: `highest offered rate meeting ${sloWords(standing.slo)}`,
     },
     {
       label: "achieved there",

@@ -15,10 +15,12 @@ export function targetModelKey(t: Pick<TargetView, "model" | "latest">): string 
   return modelKeyOf({ model: t.model, modelKey: t.latest.modelKey });
 }
 
-/** "≥ 20 tok/s, TTFT p95 ≤ 2 s": what one interactive user needs, in words. */
+/** "≥ 20 tok/s, TTFT p95 ≤ 2 s" (or "≥ 24 tok/s, no TTFT limit"): what one interactive user needs, in words. */
 export function sloWords(slo: Slo): string {
+  const speed = `≥ ${fmt(slo.minOutputTokensPerSecond)} tok/s`;
+  if (slo.maxTtftMs === null) return `${speed}, no TTFT limit`;
   const ttft = slo.maxTtftMs % 1000 === 0 ? `${fmt(slo.maxTtftMs / 1000)} s` : `${fmt(slo.maxTtftMs)} ms`;
-  return `≥ ${fmt(slo.minOutputTokensPerSecond)} tok/s, TTFT p95 ≤ ${ttft}`;
+  return `${speed}, TTFT p95 ≤ ${ttft}`;
 }
 
 /** The capacity column's title: "serves N users at ≥ 20 tok/s, TTFT p95 ≤ 2 s". */

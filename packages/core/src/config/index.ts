@@ -23,9 +23,10 @@ export const Slo = z.strictObject({
   minOutputTokensPerSecond: Positive.meta({
     description: "Per-stream output tokens per second (p50) a level must reach, tok/s, positive. Default 20.",
   }),
-  /** Longest TTFT p95 a user accepts, ms. */
-  maxTtftMs: Positive.meta({
-    description: "Time to first token (p95) a level must stay under, ms, positive. Default 2000.",
+  /** Longest TTFT p95 a user accepts, ms; null sets no TTFT limit. */
+  maxTtftMs: Positive.nullable().meta({
+    description:
+      "Time to first token (p95) a level must stay under, ms, positive; null sets no TTFT limit (the SLO is per-stream speed alone, and a searched level needs no samples to bound TTFT p95). Default 2000.",
   }),
 });
 export type Slo = z.infer<typeof Slo>;

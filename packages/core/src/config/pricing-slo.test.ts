@@ -64,6 +64,16 @@ describe("pricing and slo", () => {
     expect(DEFAULT_SLO).toEqual({ minOutputTokensPerSecond: 20, maxTtftMs: 2000 });
   });
 
+  it("takes maxTtftMs null as no TTFT limit, over the default, at any layer", () => {
+    const config = parse({
+      targets: [target(), target({ id: "limited", workload: { slo: { maxTtftMs: 800 } } })],
+      workload: { slo: { minOutputTokensPerSecond: 24, maxTtftMs: null } },
+    });
+    const [open, limited] = config.targets as [never, never];
+    expect(workloadFor(config, open).slo).toEqual({ minOutputTokensPerSecond: 24, maxTtftMs: null });
+    expect(workloadFor(config, limited).slo).toEqual({ minOutputTokensPerSecond: 24, maxTtftMs: 800 });
+  });
+
   const shape = "must be { inputPerMillionUsd, outputPerMillionUsd } or { hourlyUsd }, positive numbers (USD)";
   const cases: [string, unknown, { path: string; message: string }[]][] = [
     [

@@ -52,6 +52,15 @@ describe("SLO and goodput", () => {
     expect(level([sample({ outcome: "timeout" })], { slo }).meetsSlo).toBe(false);
   });
 
+  it("with no TTFT limit (maxTtftMs null), judges per-stream speed alone, in meetsSlo and goodput", () => {
+    const speedOnly = { minOutputTokensPerSecond: 50, maxTtftMs: null };
+    const slow = [sample({ outputTokensPerSecond: 50, ttftMs: 60_000, completionTokens: 10 })];
+    expect(level(slow, { slo: speedOnly }).meetsSlo).toBe(true);
+    expect(level(slow, { slo }).meetsSlo).toBe(false);
+    expect(level(slow, { slo: speedOnly, wallTimeMs: 1000 }).goodputOutputTokensPerSecond).toBe(10);
+    expect(level([sample({ outputTokensPerSecond: 49.99 })], { slo: speedOnly }).meetsSlo).toBe(false);
+  });
+
   it("judges TTFT at p95: one slow request in twenty-one does not fail the level, two do", () => {
     const quick = Array.from({ length: 19 }, () => sample({ ttftMs: 100 }));
     expect(level([...quick, sample({ ttftMs: 100 }), sample({ ttftMs: 900 })], { slo }).meetsSlo).toBe(true);

@@ -4,12 +4,16 @@ import type { LevelCost, PricingRecord, Sample, SloRecord } from "../run/index.t
 /** The SLO when the workload sets none: 20 tok/s per user, TTFT p95 within 2 s. */
 export const DEFAULT_SLO: SloRecord = { minOutputTokensPerSecond: 20, maxTtftMs: 2000 };
 
+/** Whether a TTFT (ms) is within the SLO's limit; every TTFT is when the SLO sets none (`maxTtftMs: null`). */
+export const withinTtftLimit = (slo: SloRecord, ttftMs: number): boolean =>
+  slo.maxTtftMs === null || ttftMs <= slo.maxTtftMs;
+
 /** Output tokens of the ok samples that each met the SLO: their own output tok/s and their own TTFT. */
 export function goodputTokens(ok: Sample[], slo: SloRecord): number {
   let tokens = 0;
   for (const s of ok) {
     const fastEnough = s.outputTokensPerSecond !== null && s.outputTokensPerSecond >= slo.minOutputTokensPerSecond;
-    const soonEnough = s.ttftMs !== null && s.ttftMs <= slo.maxTtftMs;
+    const soonEnough = s.ttftMs !== null && withinTtftLimit(slo, s.ttftMs);
     if (fastEnough && soonEnough) tokens += s.completionTokens ?? 0;
   }
   return tokens;

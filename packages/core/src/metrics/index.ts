@@ -11,7 +11,7 @@ export {
   MIN_PROMPT_RATIO,
   MIN_TURN_SAMPLES,
 } from "./conversation.ts";
-export { DEFAULT_SLO } from "./cost.ts";
+export { DEFAULT_SLO, withinTtftLimit } from "./cost.ts";
 export { distribution } from "./distribution.ts";
 export { type LevelInput, summarizeLevel } from "./level.ts";
 export { type EarlyResult, isOpenLoopRun, KNEE_GAIN_THRESHOLD, kneeIndex, levelStop, summarizeRun } from "./run.ts";

@@ -16,7 +16,7 @@ import {
   type SloRecord,
 } from "../run/index.ts";
 import { type ConversationInput, cachedShare, conversationFigures } from "./conversation.ts";
-import { DEFAULT_SLO, goodputTokens, levelCost } from "./cost.ts";
+import { DEFAULT_SLO, goodputTokens, levelCost, withinTtftLimit } from "./cost.ts";
 import { distribution } from "./distribution.ts";
 import {
   CLIENT_LAG_LIMIT_MS,
@@ -46,6 +46,8 @@ export interface LevelInput {
   samples: Sample[];
   /** First measured send to last measured end, ms. */
   wallTimeMs: number;
+  /** The ok requests' output tokens sent within the judged window (ramp end to last send), and its length, ms; null when empty. */
+  steadyWindow?: { outputTokens: number; ms: number } | null;
   /** Time-weighted mean of requests in flight over the wall time (the sweep's `inFlightTracker`, sweep/in-flight.ts). */
   achievedConcurrency: number;
   /** p99 of the event loop lag during the level, ms. */
@@ -243,6 +245,10 @@ export function summarizeLevel(input: LevelInput): Level {
     load,
     requests,
     aggregateOutputTokensPerSecond,
+    steadyAggregateOutputTokensPerSecond:
+      input.steadyWindow && input.steadyWindow.ms > 0
+        ? input.steadyWindow.outputTokens / (input.steadyWindow.ms / 1000)
+        : null,
     wallTimeMs,
     perStream: {
       outputTokensPerSecond: perStreamOutput,
@@ -289,7 +295,7 @@ export function summarizeLevel(input: LevelInput): Level {
       perStreamOutput.p50 !== null &&
       ttftMs.p95 !== null &&
       perStreamOutput.p50 >= slo.minOutputTokensPerSecond &&
-      ttftMs.p95 <= slo.maxTtftMs,
+      withinTtftLimit(slo, ttftMs.p95),
     goodputOutputTokensPerSecond: ok.length > 0 && wallTimeMs > 0 ? goodputTokens(ok, slo) / (wallTimeMs / 1000) : null,
     ...connectionFigures(samples),
     valid: invalid.length === 0,

@@ -163,8 +163,8 @@ export type RequestCounts = z.infer<typeof RequestCounts>;
 export const SloRecord = z.object({
   /** Least per-stream output tok/s a user accepts. */
   minOutputTokensPerSecond: z.number().positive(),
-  /** Longest TTFT (p95 over a level) a user accepts, ms. */
-  maxTtftMs: z.number().positive(),
+  /** Longest TTFT (p95 over a level) a user accepts, ms; null: no TTFT limit, the SLO is per-stream speed alone. */
+  maxTtftMs: z.number().positive().nullable(),
 });
 export type SloRecord = z.infer<typeof SloRecord>;
 
@@ -336,6 +336,13 @@ export const Level = z.object({
   requests: RequestCounts,
   /** Sum of ok completionTokens / level wall time (first measured send to last measured end), tok/s. */
   aggregateOutputTokensPerSecond: z.number().nullable(),
+  /**
+   * Output tok/s of the ok requests over the judged window only (from the ramp's end, the first N
+   * sends, to the last send), without the drain after it: a level cut short at a search's look has a
+   * drain as long as its whole window, and the knee of a search reads this. Null when nothing was sent
+   * after the ramp, and in documents before it.
+   */
+  steadyAggregateOutputTokensPerSecond: z.number().nullable().default(null),
   /** First measured send to last measured end, ms. */
   wallTimeMs: z.number().nonnegative(),
   perStream: z.object({ outputTokensPerSecond: Distribution, decodeTokensPerSecond: Distribution }),
@@ -380,7 +387,7 @@ export const Level = z.object({
   cachedPromptTokenShare: z.number().nonnegative().nullable().default(null),
   /** USD per million output tokens: metered by the gateway, and declared from the target's pricing. */
   cost: LevelCost.default({ meteredUsdPerMillionOutputTokens: null, declaredUsdPerMillionOutputTokens: null }),
-  /** Per-stream output tok/s p50 >= slo.minOutputTokensPerSecond and TTFT p95 <= slo.maxTtftMs; null when not judged. */
+  /** Per-stream output tok/s p50 >= slo.minOutputTokensPerSecond and TTFT p95 <= slo.maxTtftMs (when set); null when not judged. */
   meetsSlo: z.boolean().nullable().default(null),
   /** Output tokens of ok requests that each met the SLO (own tok/s and TTFT) / wall time, tok/s. */
   goodputOutputTokensPerSecond: z.number().nonnegative().nullable().default(null),

@@ -281,6 +281,12 @@ describe("a standing's levels and its median curve", () => {
     expect(s.scalingEfficiency).toBeCloseTo(380 / (8 * 100), 12);
     // Per-stream medians: 100, 95, 87.5, 47.5 tok/s; TTFT p95 150 N ms. At >= 80 tok/s: up to N=4.
     expect(s.capacity?.load).toEqual({ kind: "closed", concurrency: 4 });
+    // TTFT p95 150 N ms: a 300 ms limit stops capacity at N = 2; no limit (null) leaves it at 4.
+    const runs = curves.map((aggregate, i) => run({ hoursAgo: i + 1, aggregate }));
+    const tight = standingOf("t", runs, { now: NOW, slo: { minOutputTokensPerSecond: 80, maxTtftMs: 300 } });
+    expect(tight.capacity?.load).toEqual({ kind: "closed", concurrency: 2 });
+    const speedOnly = standingOf("t", runs, { now: NOW, slo: { minOutputTokensPerSecond: 80, maxTtftMs: null } });
+    expect(speedOnly.capacity?.load).toEqual({ kind: "closed", concurrency: 4 });
     const strict = standingOf("t", [run({ hoursAgo: 1, aggregate: { 1: 10 } })], { now: NOW });
     expect(strict.capacity).toBeNull();
   });

@@ -9,7 +9,7 @@
 import { z } from "zod";
 import { DEFAULT_STANDING, type StandingConfig } from "../config/index.ts";
 import { summaryUnits } from "../kinds/index.ts";
-import { DEFAULT_SLO, kneeIndex } from "../metrics/index.ts";
+import { DEFAULT_SLO, kneeIndex, withinTtftLimit } from "../metrics/index.ts";
 import {
   type Bracket,
   CacheVerdict,
@@ -29,8 +29,8 @@ export const MEDIAN_CONFIDENCE = 0.95;
 export interface Slo {
   /** Per-stream output tok/s (p50) at least this. */
   minOutputTokensPerSecond: number;
-  /** TTFT p95 at most this, ms. */
-  maxTtftMs: number;
+  /** TTFT p95 at most this, ms; null: no TTFT limit. */
+  maxTtftMs: number | null;
 }
 
 /** The SLO a run is judged by unless the config names one: the one the metrics define. */
@@ -147,7 +147,7 @@ export const Standing = z.object({
    * "sustains R requests/s at the SLO"; null when none does.
    */
   capacity: z.object(LevelRef).nullable(),
-  slo: z.object({ minOutputTokensPerSecond: z.number(), maxTtftMs: z.number() }),
+  slo: z.object({ minOutputTokensPerSecond: z.number(), maxTtftMs: z.number().nullable() }),
   /**
    * Where the standing's runs searched their levels: capacity and knee over those runs, each the
    * median of the runs' searched values with its interval (`capacity` and the knee above are read off
@@ -403,7 +403,7 @@ export function standingOf(targetId: string, entries: readonly RunIndexEntry[], 
     const perStream = l.perStreamOutputTokensPerSecondP50?.median;
     const ttftP95 = l.ttftP95Ms?.median;
     if (!l.ranked || perStream === undefined || ttftP95 === undefined) continue;
-    if (perStream >= slo.minOutputTokensPerSecond && ttftP95 <= slo.maxTtftMs)
+    if (perStream >= slo.minOutputTokensPerSecond && withinTtftLimit(slo, ttftP95))
       capacity = { level: l.level, load: l.load };
   }
 

@@ -30,7 +30,7 @@ import { type Traces, traceRecord } from "../trace/index.ts";
 import { PromptSizer } from "../workload/index.ts";
 import { runCanary } from "./canary.ts";
 import { type RequestSender, runLevel, Stopped } from "./level.ts";
-import { byLoad, byOrder, drawPlan, ProbeJudge, probedFigures, searchedSummary } from "./search.ts";
+import { byLoad, byOrder, drawPlan, ProbeJudge, probedFigures, searchedSummary, validMinimumOf } from "./search.ts";
 import { type ThreadHost, workerThreads } from "./threads.ts";
 
 export type { DriveLoop, DriveRecord, DriveSpec, LevelDriver } from "../drive/driver.ts";
@@ -329,7 +329,11 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
       const judge = new ProbeJudge(
         workload,
         search.plan.confidence,
-        drawPlan(search.plan, concurrencyOf(documentLoad(levelPlan.load))),
+        drawPlan(
+          search.plan,
+          concurrencyOf(documentLoad(levelPlan.load)),
+          validMinimumOf(documentLoad(levelPlan.load)),
+        ),
       );
       const ran = await runOne(
         { ...levelPlan, requests: search.plan.cap, levelDurationSeconds: null },

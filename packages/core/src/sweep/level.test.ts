@@ -44,6 +44,27 @@ describe("a level on a manual scheduler", () => {
     expect(Math.max(...endpoint.inFlightLog.map(([, n]) => n))).toBe(4);
   });
 
+  it("takes the steady aggregate over the judged window (ramp end to last send), leaving out the drain", async () => {
+    // N = 4, 100 ms a request, 6 requests: four sent at 0, two refills at 100 ms, done at 200 ms.
+    const { scheduler, options } = setup({ concurrency: [4], requestsPerLevel: 6, warmupRequests: 0 }, () => ({
+      outcome: "ok",
+      durationMs: 100,
+    }));
+    const doc = await scheduler.run(runSweep(options));
+    const level = doc.levels[0] as (typeof doc.levels)[number];
+    // Whole level: 6 answers over 200 ms, half of its second 100 ms only two in flight.
+    expect(level.aggregateOutputTokensPerSecond).toBe((6 * TOKENS) / 0.2);
+    // Window [0, 100] ms: the first four answers' chunks, all four users busy.
+    expect(level.steadyAggregateOutputTokensPerSecond).toBe((4 * TOKENS) / 0.1);
+    // One round and nothing after the ramp: no window to judge.
+    const one = setup({ concurrency: [4], requestsPerLevel: 4, warmupRequests: 0 }, () => ({
+      outcome: "ok",
+      durationMs: 100,
+    }));
+    const single = await one.scheduler.run(runSweep(one.options));
+    expect(single.levels[0]?.steadyAggregateOutputTokensPerSecond).toBeNull();
+  });
+
   it("ends a 429 wait at once on a stop: the run is partial, the levels before are kept", async () => {
     const stop = new AbortController();
     // Level 1 is clean; at level 2 every request is refused with a retry-after far past the 30 s cap.

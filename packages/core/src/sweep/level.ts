@@ -350,6 +350,21 @@ function promptChars(place: RequestPlace): number {
   return requestChars(chatRequest(place, 0, false, new AbortController().signal));
 }
 
+/**
+ * The output tokens of the ok results that arrived within [fromMs, toMs]: each result's tokens shared
+ * evenly over its content chunks, counted by the chunks' arrival times.
+ */
+function tokensWithin(results: readonly { raw: RawResult }[], fromMs: number, toMs: number): number {
+  let tokens = 0;
+  for (const { raw } of results) {
+    const chunks = raw.contentChunks;
+    if (raw.outcome !== "ok" || chunks.length === 0) continue;
+    const inside = chunks.filter((c) => c.tMs >= fromMs && c.tMs <= toMs).length;
+    tokens += ((raw.completionTokens ?? chunks.length) * inside) / chunks.length;
+  }
+  return tokens;
+}
+
 function summarize(
   ctx: LevelContext,
   runner: LevelRunner,
@@ -387,6 +402,9 @@ function summarize(
     load: documentLoad(ctx.load),
     samples,
     wallTimeMs: lastEndMs - firstSendMs,
+    steadyWindow: measured
+      ? { outputTokens: tokensWithin(results, rampEndMs, lastSendMs), ms: lastSendMs - rampEndMs }
+      : null,
     ...describe({ firstSendMs, lastSendMs, sendTimes, inFlight, rampEndMs, measured }),
     waitingConcurrency: measured ? waiting.timeWeightedMean(rampEndMs, lastSendMs) : 0,
     eventLoopLagP99Ms: clientHealth.eventLoopLagP99Ms,

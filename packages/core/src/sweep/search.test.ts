@@ -8,7 +8,7 @@ import type { ChatRequest, RawResult } from "../client/index.ts";
 import { parseConfig, workloadFor } from "../config/index.ts";
 import { kneeIndex } from "../metrics/index.ts";
 import { planTarget } from "../plan/index.ts";
-import { loadPosition } from "../run/index.ts";
+import { loadPosition, type RunDocument } from "../run/index.ts";
 import { ManualScheduler } from "../scheduler/manual.ts";
 import { runSweep } from "./index.ts";
 
@@ -83,7 +83,7 @@ const calm = () => ({
   }),
 });
 
-function setup(concurrency: unknown, failEvery = 0) {
+function setup(concurrency: unknown, failEvery = 0, slo: object = { minOutputTokensPerSecond: 24 }) {
   const config = parseConfig(
     JSON.stringify({
       targets: [
@@ -94,7 +94,7 @@ function setup(concurrency: unknown, failEvery = 0) {
         requestsPerLevel: 64,
         warmupRequests: 1,
         maxTokens: TOKENS,
-        slo: { minOutputTokensPerSecond: 24 },
+        slo,
         canary: false,
       },
     }),
@@ -102,9 +102,16 @@ function setup(concurrency: unknown, failEvery = 0) {
   const target = config.targets[0] as (typeof config.targets)[number];
   const scheduler = new ManualScheduler();
   const endpoint = kneeEndpoint(scheduler, failEvery);
-  const run = () =>
+  const run = (more: Partial<Parameters<typeof runSweep>[0]> = {}) =>
     scheduler.run(
-      runSweep({ target, workload: workloadFor(config, target), scheduler, client: endpoint, watchHealth: calm }),
+      runSweep({
+        target,
+        workload: workloadFor(config, target),
+        scheduler,
+        client: endpoint,
+        watchHealth: calm,
+        ...more,
+      }),
     );
   return { config, target, endpoint, run };
 }
@@ -140,9 +147,9 @@ describe("a searched sweep", () => {
     expect(knee?.status).toBe("found");
     expect(knee?.hi).toBe(knee?.value);
     expect((knee?.hi as number) - (knee?.lo as number)).toBe(1);
-    // The knee is today's definition read along the probed levels.
+    // The knee is today's definition read along the probed levels' steady aggregates.
     const curve = doc.levels.filter((l) => l.valid);
-    const k = kneeIndex(curve.map((l) => l.aggregateOutputTokensPerSecond as number)) as number;
+    const k = kneeIndex(curve.map((l) => l.steadyAggregateOutputTokensPerSecond as number)) as number;
     expect(loadPosition((curve[k] as (typeof curve)[number]).load)).toBe(knee?.value);
     expect(doc.summary.kneeConcurrency).toBe(knee?.value);
     // The knee lies between the slots' start of queueing (16) and the lowest level (8).
@@ -177,6 +184,49 @@ describe("a searched sweep", () => {
         (l) => `${loadPosition(l.load)}: ${l.probe?.decision} at ${l.probe?.requests}, ${l.requests.sent} sent`,
       ),
     );
+  }, 300_000);
+
+  it("with the issue's per-stream SLO alone (no TTFT limit): capacity 5 and the knee for fewer requests than the ladder 1..64 measures (448)", async () => {
+    const searched = setup({ search: { from: 1, to: 64, resolution: 0.1 } }, 0, {
+      minOutputTokensPerSecond: 24,
+      maxTtftMs: null,
+    });
+    const doc = await searched.run();
+    const search = doc.summary.search;
+    expect(search?.capacity).toEqual({ value: 5, lo: 5, hi: 6, status: "found" });
+    expect(search?.knee.status).toBe("found");
+    // Every request sent, warm-ups included, against the ladder's measured 7 x 64.
+    expect(search?.requests).toBe(searched.endpoint.sent);
+    expect(search?.requests as number).toBeLessThan(7 * 64);
+    // With no TTFT bound to draw for, a level that meets stops at the first look that bounds per-stream p50.
+    for (const l of doc.levels.filter((x) => x.probe?.decision === "meets")) expect(l.probe?.requests).toBeLessThan(64);
+    console.log(`searched 1..64, per-stream SLO alone: ${search?.requests} requests sent (ladder: ${7 * 64} measured)`);
+  }, 300_000);
+
+  it("resumed after a crash, takes up the levels it ran and ends where an uninterrupted search ends, no load run twice", async () => {
+    const search = { search: { from: 1, to: 64, resolution: 0.1 } };
+    const slo = { minOutputTokensPerSecond: 24, maxTtftMs: null };
+    const whole = await setup(search, 0, slo).run();
+    // The first run saves after each level, as a Lambda does; it "crashes" after its fourth.
+    const saves: RunDocument[] = [];
+    const first = setup(search, 0, slo);
+    await first.run({ onLevel: (partial) => void saves.push(partial) });
+    const saved = saves[3] as RunDocument;
+    expect(saved.levels).toHaveLength(4);
+    const second = setup(search, 0, slo);
+    const resumed = await second.run({ previous: saved });
+    const loads = (d: RunDocument) => d.levels.map((l) => loadPosition(l.load));
+    expect(loads(resumed)).toEqual(loads(whole));
+    expect(new Set(loads(resumed)).size).toBe(resumed.levels.length);
+    expect(resumed.levels.map((l) => l.probe?.order).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(
+      whole.levels.map((_, i) => i + 1),
+    );
+    expect(resumed.summary.search?.capacity).toEqual(whole.summary.search?.capacity);
+    expect(resumed.summary.search?.knee).toEqual(whole.summary.search?.knee);
+    expect(resumed.summary.search?.stop.reason).toBe(whole.summary.search?.stop.reason);
+    // The second run sent only the levels the first had not saved.
+    const savedSent = saved.levels.reduce((sum, l) => sum + l.requests.sent + 1, 0);
+    expect(second.endpoint.sent).toBe((resumed.summary.search?.requests as number) - savedSent);
   }, 300_000);
 
   it("keeps the levels it ran and says why when failures stop it", async () => {

@@ -6,8 +6,17 @@
  */
 import type { Workload } from "../config/index.ts";
 import type { LoopResult } from "../drive/loop.ts";
-import { summaryUnits } from "../kinds/index.ts";
-import { type Level, loadPosition, type Probe, type Sample, type SearchRecord, type Summary } from "../run/index.ts";
+import { offeredRate, summaryUnits } from "../kinds/index.ts";
+import { MAX_FAILURE_RATE, MIN_OPEN_LOOP_REQUESTS } from "../metrics/index.ts";
+import {
+  type Level,
+  type Load,
+  loadPosition,
+  type Probe,
+  type Sample,
+  type SearchRecord,
+  type Summary,
+} from "../run/index.ts";
 import { doublingLadder, type SearchPlan } from "../search/bounds.ts";
 import { type DrawPlan, decideLevel, looksOf, minimumRequests } from "../search/decide.ts";
 import type { ProbedFigures, SearchOutcome } from "../search/machine.ts";
@@ -15,10 +24,18 @@ import { toSample } from "./sample.ts";
 
 /**
  * A probed level's draw plan: its first look after `minimumRequests` (5 at the default confidence, and
- * at least a closed loop's 2N), so a level far from the SLO stops early; then looks up to the cap.
+ * at least a closed loop's 2N), and no sooner than `validMinimum`, the fewest its level is valid with
+ * (an open loop's `MIN_OPEN_LOOP_REQUESTS`: a level decided on 5 was invalid, and read as a miss at
+ * `from`), so a level far from the SLO stops early; then looks up to the cap.
  */
-export function drawPlan(plan: SearchPlan, users: number | null): DrawPlan {
-  return { batch: plan.batch, cap: plan.cap, minimum: minimumRequests(plan.confidence, users) };
+export function drawPlan(plan: SearchPlan, users: number | null, validMinimum = 0): DrawPlan {
+  const minimum = Math.min(plan.cap, Math.max(minimumRequests(plan.confidence, users), validMinimum));
+  return { batch: plan.batch, cap: plan.cap, minimum };
+}
+
+/** The fewest requests a level of `load` is valid with: an open loop's rate is measured from its sends. */
+export function validMinimumOf(load: Load): number {
+  return offeredRate(load) === null ? 0 : MIN_OPEN_LOOP_REQUESTS;
 }
 
 /** The judge of one probed level: after each measured result, has a look been reached that decides? */
@@ -35,11 +52,17 @@ export class ProbeJudge {
     this.looks = looksOf(plan);
   }
 
-  /** `LevelContext.judge`: true once a look decided (`meets` or `misses`), or the cap was reached. */
+  /**
+   * `LevelContext.judge`: true once a look decided (`meets` or `misses`), or the cap was reached. A look
+   * before `requestsPerLevel` whose failures are over `MAX_FAILURE_RATE` draws on instead: one broken
+   * stream in the 11 requests of a level far from the SLO would make it invalid, and stop the sweep, on
+   * a share the failure rule never meant to judge on so few (at requestsPerLevel it judges as a ladder's).
+   */
   readonly judge = (results: readonly LoopResult[]): boolean => {
     if (this.decided) return true;
     const drawn = results.length;
     if (!this.looks.includes(drawn)) return false;
+    if (drawn < this.plan.batch && failedShare(results) > MAX_FAILURE_RATE) return false;
     const samples = results.map((r) => toSample(r.raw, 0, r.index, 0));
     const d = this.decide(samples, drawn);
     if (d.decision === "pending") return false;
@@ -69,13 +92,23 @@ export class ProbeJudge {
   }
 }
 
+/** The outcomes the failure rule counts (`failuresOf`): not 429s or route mismatches, which have rules of their own. */
+const FAILED = new Set(["http_error", "timeout", "network", "incomplete"]);
+
+/** Share of a level's results so far that failed. */
+function failedShare(results: readonly LoopResult[]): number {
+  return results.length === 0 ? 0 : results.filter((r) => FAILED.has(r.raw.outcome)).length / results.length;
+}
+
 /** What the search reads of a probed level. */
 export function probedFigures(level: Level): ProbedFigures {
   return {
     load: loadPosition(level.load),
     decision: level.probe?.decision ?? "undecided",
     valid: level.valid,
-    aggregate: level.aggregateOutputTokensPerSecond,
+    // Over its judged window: a level cut short at a look drains for as long again, which would bend its
+    // aggregate by how early it was decided rather than by the load.
+    aggregate: level.steadyAggregateOutputTokensPerSecond ?? level.aggregateOutputTokensPerSecond,
     ttftP50Ms: level.ttftMs.p50,
   };
 }

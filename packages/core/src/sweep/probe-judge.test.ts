@@ -1,0 +1,95 @@
+/**
+ * @module A probed level's judge at its looks: a level far from the SLO is decided at its first look,
+ * but not while one broken stream among its few requests is over the failure rule's share (it would
+ * make the level invalid and stop the sweep); it draws on to the look where the share is within it.
+ */
+import { describe, expect, it } from "vitest";
+import type { RawResult } from "../client/index.ts";
+import type { LoopResult } from "../drive/loop.ts";
+import { documentLoad } from "../kinds/index.ts";
+import { MAX_FAILURE_RATE, MIN_OPEN_LOOP_REQUESTS } from "../metrics/index.ts";
+import { looksOf } from "../search/decide.ts";
+import { drawPlan, ProbeJudge, validMinimumOf } from "./search.ts";
+
+const TOKENS = 32;
+
+/** One closed-loop result: 32 tokens at `stepMs` each from 0 (per-stream 1000 / stepMs tok/s), or a stream cut after 10. */
+function result(index: number, stepMs: number, broken = false): LoopResult {
+  const count = broken ? 10 : TOKENS;
+  const chunks = Array.from({ length: count }, (_, i) => ({ tMs: stepMs * (i + 1), chars: 4 }));
+  const raw: RawResult = {
+    outcome: broken ? "incomplete" : "ok",
+    startMs: 0,
+    contentChunks: chunks,
+    firstAnswerMs: stepMs,
+    completionTokens: broken ? null : TOKENS,
+    promptTokens: broken ? null : 100,
+    reasoningTokens: null,
+    cachedPromptTokens: null,
+    costUsd: null,
+    finishReason: broken ? null : "length",
+    responseId: `r${index}`,
+    servedProvider: null,
+    httpStatus: 200,
+    retryAfterSeconds: null,
+    error: broken ? "stream broken: connection closed mid-response" : null,
+    connection: "reused",
+    sends: 1,
+    staleSockets: 0,
+    staleSocketMs: null,
+    connectMs: null,
+    tlsMs: null,
+  };
+  return { index, seq: index, raw, endMs: stepMs * count };
+}
+
+const SLO = { slo: { minOutputTokensPerSecond: 24, maxTtftMs: 2000 } };
+/** N = 8: the first look after 2N = 16, then 32, then 64 (requestsPerLevel). */
+const PLAN = { batch: 64, cap: 256, minimum: 16 };
+
+describe("a probed level's judge", () => {
+  it("decides a level far below the SLO at its first look", () => {
+    const judge = new ProbeJudge(SLO, 0.95, PLAN);
+    // 52 ms a token: 19.2 tok/s a stream, far under 24.
+    const results = Array.from({ length: 16 }, (_, i) => result(i, 52));
+    expect(looksOf(PLAN)[0]).toBe(16);
+    expect(judge.judge(results.slice(0, 15))).toBe(false);
+    expect(judge.judge(results)).toBe(true);
+    expect(judge.probe(1, []).decision).toBe("misses");
+  });
+
+  it("draws on past a look whose failures are over the failure rule's share, and decides at the next look within it", () => {
+    const judge = new ProbeJudge(SLO, 0.95, PLAN);
+    const results = Array.from({ length: 32 }, (_, i) => result(i, 52, i === 3));
+    // 1 of 16 (6.25 %) is over 5 %: the level would be invalid, so no decision yet.
+    expect(1 / 16).toBeGreaterThan(MAX_FAILURE_RATE);
+    expect(judge.judge(results.slice(0, 16))).toBe(false);
+    // 1 of 32 (3.1 %) is within it: the look at 32 decides.
+    expect(judge.judge(results)).toBe(true);
+    expect(judge.probe(1, [])).toMatchObject({ decision: "misses", requests: 32 });
+  });
+
+  it("judges at requestsPerLevel as a ladder level would be, however many failed", () => {
+    const judge = new ProbeJudge(SLO, 0.95, PLAN);
+    // One in three broken: over 5 % at every look; at 64 the level is decided, and the failure rule makes it invalid as a ladder's.
+    const results = Array.from({ length: 64 }, (_, i) => result(i, 52, i % 3 === 0));
+    expect(judge.judge(results.slice(0, 16))).toBe(false);
+    expect(judge.judge(results.slice(0, 32))).toBe(false);
+    expect(judge.judge(results)).toBe(true);
+    expect(judge.probe(1, []).decision).toBe("misses");
+  });
+});
+
+describe("a probed level's draw plan", () => {
+  const plan = { batch: 64, cap: 256, confidence: 0.95 } as Parameters<typeof drawPlan>[0];
+  it("an open loop's first look waits for the requests its level is valid with (its rate is measured from its sends)", () => {
+    const open = documentLoad({ kind: "open", ratePerSecond: 0.5, seed: 1, maxInFlight: 256, arrival: "poisson" });
+    const closed = documentLoad({ kind: "closed", concurrency: 1 });
+    expect(validMinimumOf(open)).toBe(MIN_OPEN_LOOP_REQUESTS);
+    expect(validMinimumOf(closed)).toBe(0);
+    // Per-stream p50 alone could meet at 5; the level would be invalid (open_too_few_requests) under 20.
+    expect(drawPlan(plan, null).minimum).toBe(5);
+    expect(looksOf(drawPlan(plan, null, validMinimumOf(open)))[0]).toBe(MIN_OPEN_LOOP_REQUESTS);
+    expect(drawPlan(plan, 1, validMinimumOf(closed)).minimum).toBe(5);
+  });
+});

@@ -1,0 +1,199 @@
+/**
+ * @module The capacity search's acceptance tests (issue 44, "What must hold") on the batch decoder of
+ * `@kneeboard/test-support/batch-decoder` in a manual scheduler's exact time, many seeded runs: the
+ * same decoder the real-HTTP test serves (test/search-capacity-http.test.ts). 16 sequences decode at
+ * once (more queue), a step lasts 20 + 4 x active ms off by a seeded +-5 %, 32 tokens an answer, one
+ * request in 200 breaks. A closed loop of N users measures 1000 / (20 + 4N) tok/s a stream: at 24 tok/s
+ * the true capacity is 5. Counts and decisions are asserted.
+ */
+import { kneeIndex } from "@kneeboard/core/metrics";
+import { type Level, loadPosition, type RunDocument } from "@kneeboard/core/run";
+import { type DecoderCounts, perStreamAt } from "@kneeboard/test-support/batch-decoder";
+import { describe, expect, it } from "vitest";
+import { expectBrokenAccounted, inMemory, loads, measured, ROUTE, SLO } from "./search-harness.ts";
+
+const SEEDS = Array.from({ length: 10 }, (_, i) => i + 1);
+/** The ladder 1, 2, 4, ..., 64 at requestsPerLevel 64: 7 levels of 64 measured requests. */
+const LADDER_MEASURED = 7 * 64;
+const RESOLUTION = 0.1;
+/** The open loop's margin beyond the resolution (docs/methodology.md#searched-levels): Poisson noise moves the boundary by about a 10 % step. */
+const OPEN_LOOP_MARGIN = 0.1;
+
+/** The 10 seeded searches 1 to 64, run once for the tests that read them. */
+let seededSearches: Promise<{ seed: number; doc: RunDocument; counts: DecoderCounts }[]> | null = null;
+function searchesFrom1To64() {
+  seededSearches ??= (async () => {
+    const runs = [];
+    for (const seed of SEEDS)
+      runs.push({
+        seed,
+        ...(await inMemory(seed, { concurrency: { search: { from: 1, to: 64, resolution: RESOLUTION } }, slo: SLO })),
+      });
+    return runs;
+  })();
+  return seededSearches;
+}
+
+/** Within the resolution of `value`: one user, or 10 % where that is wider. */
+function withinResolution(found: number, value: number): boolean {
+  return Math.abs(found - value) <= Math.max(1, RESOLUTION * value);
+}
+
+describe("the search on the route of known capacity (closed loop)", () => {
+  it("10 seeded searches 1 to 64: capacity 5 in at least 9, capacity and knee together under the ladder's 448 measured requests", async () => {
+    const runs = (await searchesFrom1To64()).map(({ doc, counts }) => {
+      const search = doc.summary.search;
+      // Every request the decoder received is in the search's count, warm-ups included.
+      expect(search?.requests).toBe(counts.received);
+      expectBrokenAccounted(doc, counts);
+      expect(new Set(loads(doc.levels)).size).toBe(doc.levels.length);
+      return { search, measured: measured(doc) };
+    });
+    console.log(
+      "10 seeded searches 1..64:",
+      runs.map(
+        ({ search: s, measured: m }) =>
+          `capacity ${s?.capacity.value} (${s?.capacity.status}), knee ${s?.knee.value}, ${m} measured, ${s?.requests} sent, ${s?.stop.reason}`,
+      ),
+    );
+    // A request at N = 5 measures 25.0 tok/s +- 0.13 (the +-5 % of 32 steps), at N = 6 22.7: the SLO is
+    // over 7 of those standard errors from either, so a wrong decision is rare; 9 of 10 allows one.
+    expect(
+      runs.filter((r) => r.search?.capacity.value === 5 && r.search.capacity.status === "found").length,
+    ).toBeGreaterThanOrEqual(9);
+    for (const r of runs) {
+      expect(r.search?.capacity.lo).toBe(r.search?.capacity.value);
+      expect(r.measured).toBeLessThan(LADDER_MEASURED);
+    }
+  }, 120_000);
+
+  // The knee reads each probed level's steady aggregate (between the ramp's end and the last send): a
+  // level cut short at its deciding look drains for about as long as it sent, and its whole-level
+  // aggregate put the knee at 14 in 3 of these 10 seeds.
+  it("the knee: each searched knee (to = 64) lies within its resolution of today's knee on a dense ladder 1..32", async () => {
+    const { doc: dense } = await inMemory(1, { concurrency: Array.from({ length: 32 }, (_, i) => i + 1), slo: SLO });
+    const denseKnee = dense.summary.kneeConcurrency as number;
+    // Today's definition on the dense ladder: the smallest N within 15 % of the highest aggregate above it.
+    const valid = dense.levels.filter((l) => l.valid);
+    const k = kneeIndex(valid.map((l) => l.aggregateOutputTokensPerSecond as number)) as number;
+    expect(loadPosition((valid[k] as Level).load)).toBe(denseKnee);
+    expect(dense.summary.capacity).toBe(5);
+    const knees = (await searchesFrom1To64()).map(({ doc }) => doc.summary.search?.knee);
+    console.log(
+      `dense ladder 1..32: knee ${denseKnee}; searched knees`,
+      knees.map((x) => `${x?.value} [${x?.lo}, ${x?.hi}]`),
+    );
+    for (const knee of knees) {
+      expect(knee?.status).toBe("found");
+      expect(withinResolution(knee?.value as number, denseKnee)).toBe(true);
+    }
+  }, 120_000);
+
+  it("the over-saturation stop: past the 16 slots TTFT climbs while aggregate stays flat; a search to 256 whose loose SLO every level meets stops there, saying so", async () => {
+    // 0.5 tok/s a stream is met up to 256 users (there a stream waits 16 batches: 0.7 tok/s).
+    const { doc, counts } = await inMemory(1, {
+      concurrency: { search: { from: 1, to: 256, resolution: RESOLUTION } },
+      slo: { minOutputTokensPerSecond: 0.5, maxTtftMs: null },
+    });
+    const search = doc.summary.search;
+    expect(search?.stop.reason).toBe("over_saturation");
+    expect(search?.stop.detail).toMatch(/^over-saturated at \d+: /);
+    const highest = Math.max(...loads(doc.levels));
+    expect(highest).toBeLessThan(256);
+    // No level missed: the stop is the queue's, not the SLO's.
+    expect(doc.levels.every((l) => l.probe?.decision === "meets")).toBe(true);
+    // The doubling that stopped: TTFT p50 more than 1.5 times a doubling, aggregate within 15 %.
+    const doubling = [16, 32, 64].map((n) => doc.levels.find((l) => loadPosition(l.load) === n) as Level);
+    for (let i = 1; i < doubling.length; i++) {
+      const [a, b] = [doubling[i - 1] as Level, doubling[i] as Level];
+      expect((b.ttftMs.p50 as number) / (a.ttftMs.p50 as number)).toBeGreaterThan(1.5);
+      expect((b.aggregateOutputTokensPerSecond as number) / (a.aggregateOutputTokensPerSecond as number)).toBeLessThan(
+        1.15,
+      );
+    }
+    expect(highest).toBe(64);
+    expect(search?.requests).toBe(counts.received);
+    expectBrokenAccounted(doc, counts);
+  }, 120_000);
+
+  it("an undecided level: with the SLO exactly on N = 1's per-stream p50, it is undecided at its cap in every seed and never reported as met", async () => {
+    // 41.67 tok/s: the median of 32000 / (32 steps of 24 ms, each off by a symmetric +-5 %) is exactly 1000 / 24.
+    const slo = { minOutputTokensPerSecond: perStreamAt(ROUTE, 1), maxTtftMs: null };
+    for (const seed of SEEDS.slice(0, 5)) {
+      const { doc, counts } = await inMemory(seed, {
+        concurrency: { search: { from: 1, to: 8, resolution: RESOLUTION } },
+        slo,
+      });
+      const one = doc.levels.find((l) => loadPosition(l.load) === 1) as Level;
+      // The cap: 4 x requestsPerLevel.
+      expect(one.probe).toMatchObject({ decision: "undecided", requests: 256 });
+      const capacity = doc.summary.search?.capacity;
+      expect(capacity).toMatchObject({ value: null, status: "undecided" });
+      expect(doc.summary.capacity).toBeNull();
+      expect(doc.summary.search?.stop.reason).toBe("undecided");
+      expect(doc.summary.search?.requests).toBe(counts.received);
+    }
+  }, 120_000);
+
+  // KNOWN TO FAIL: the decision's confidence takes a level's requests as independent, but a closed
+  // loop's N users share the decoder's steps (and their jitter): at N = 5 they start together and decode
+  // the same 32 steps, five equal values for one draw of the noise, so its bounds are about sqrt(5) too
+  // narrow. On the SLO exactly (25.0 tok/s), 6 of these 10 seeds decide (4 `meets`, 2 `misses`; two
+  // `meets` at 10 requests, two draws of the noise) where each should at most 5 % of the time. This turns
+  // red once the decision allows for requests that share the server's steps.
+  it.fails("an undecided level at N = 5: with the SLO exactly on its per-stream p50 it is undecided in every seed", async () => {
+    const slo = { minOutputTokensPerSecond: perStreamAt(ROUTE, 5), maxTtftMs: null };
+    const decisions = [];
+    for (const seed of SEEDS) {
+      const { doc } = await inMemory(seed, {
+        concurrency: { search: { from: 4, to: 8, resolution: RESOLUTION } },
+        slo,
+      });
+      const five = doc.levels.find((l) => loadPosition(l.load) === 5) as Level;
+      decisions.push(`${five.probe?.decision} at ${five.probe?.requests}`);
+    }
+    console.log("N = 5 on the SLO exactly:", decisions);
+    expect(decisions.filter((d) => !d.startsWith("undecided"))).toEqual([]);
+  }, 120_000);
+});
+
+describe("the search on the route of known capacity (open loop)", () => {
+  it("Poisson: each seeded search's capacity agrees with a dense ladder's boundary within the resolution and the stated 10 % margin, or is undecided", async () => {
+    const slo = SLO;
+    // The boundary on two dense ladders (seeded), 512 requests a rate: in each, between the highest rate
+    // met below its first miss and that miss. Poisson noise moves a rate's per-stream p50 by about as much
+    // as a step of 0.25 req/s does, so the two disagree: the band spans both.
+    const rates = [2.5, 2.75, 3, 3.25, 3.5, 3.75, 4, 4.5];
+    const band = { lo: Number.POSITIVE_INFINITY, hi: 0 };
+    for (const seed of [1, 2]) {
+      const { doc } = await inMemory(seed, {
+        arrival: { mode: "poisson", seed, ratesPerSecond: rates },
+        requestsPerLevel: 512,
+        slo,
+      });
+      expect(doc.levels.every((l) => l.valid)).toBe(true);
+      const firstMiss = doc.levels.findIndex((l) => !l.meetsSlo);
+      expect(firstMiss).toBeGreaterThan(0);
+      band.lo = Math.min(band.lo, loadPosition((doc.levels[firstMiss - 1] as Level).load));
+      band.hi = Math.max(band.hi, loadPosition((doc.levels[firstMiss] as Level).load));
+    }
+    const tolerance = 1 + RESOLUTION + OPEN_LOOP_MARGIN;
+    const outcomes = [];
+    for (const seed of SEEDS.slice(0, 6)) {
+      const { doc, counts } = await inMemory(seed, {
+        arrival: { mode: "poisson", seed, ratesPerSecond: { search: { from: 0.5, to: 16, resolution: RESOLUTION } } },
+        slo,
+      });
+      const capacity = doc.summary.search?.capacity;
+      outcomes.push(`${capacity?.value} [${capacity?.lo}, ${capacity?.hi}] ${capacity?.status}`);
+      expect(doc.summary.search?.requests).toBe(counts.received);
+      expect(["found", "undecided"]).toContain(capacity?.status);
+      // Never a rate from one lucky window: a found capacity lies in the band, give or take the tolerance.
+      if (capacity?.status === "found") {
+        expect(capacity.value as number).toBeGreaterThanOrEqual(band.lo / tolerance);
+        expect(capacity.value as number).toBeLessThanOrEqual(band.hi * tolerance);
+      }
+    }
+    console.log(`open loop: dense ladders put the boundary in [${band.lo}, ${band.hi}] req/s; searches:`, outcomes);
+  }, 180_000);
+});
