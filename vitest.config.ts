@@ -59,6 +59,8 @@ const TIMED = [
   "test/cli-crash.test.ts",
   // The capacity search over real HTTP: what it decides is judged from the per-stream speeds it measured.
   "test/search-capacity-http.test.ts",
+  // Searched runs (--repeat 3) whose levels must meet the SLO on a real server's clock.
+  "test/cli-search-repeat.test.ts",
 ];
 
 /**

@@ -14,6 +14,7 @@ import {
   DEMO_RAG_TARGETS,
   DEMO_REPEAT,
   DEMO_REPLAY_TARGETS,
+  DEMO_SEARCHES,
   DEMO_TOOL_CALL_TARGETS,
   DEMO_TOOL_CALLS,
   demoConfig,
@@ -24,6 +25,7 @@ import { TOOL_CALLS_MIN_TRIALS, TOOLS_V1 } from "@kneeboard/core/tool-calls";
 import {
   REFERENCE_OPEN_RATES,
   REFERENCE_OPEN_REQUESTS,
+  REFERENCE_SLO,
   type ReferenceServer,
   referenceModels,
   referenceTargets,
@@ -321,8 +323,8 @@ describe("the demo config (npm start)", () => {
       requestsPerLevel: 20,
     });
     expect(workload("ref-gateway-beta", "chat").requestsPerLevel).toBe(20);
-    expect(workload("ref-small-fast", "chat")).toMatchObject({ levelDurationSeconds: 0.25, promptTokens: 150 });
-    expect(workload("ref-small-fast", "chat").requestsPerLevel).toBeUndefined();
+    expect(workload("ref-small-priced", "chat")).toMatchObject({ levelDurationSeconds: 0.25, promptTokens: 150 });
+    expect(workload("ref-small-priced", "chat").requestsPerLevel).toBeUndefined();
     for (const id of DEMO_RAG_TARGETS)
       expect(workload(id, "rag")).toMatchObject({
         concurrency: [1, 4],
@@ -350,6 +352,23 @@ describe("the demo config (npm start)", () => {
       "ref-small",
       "ref-small",
     ]);
+  });
+
+  it("searches the small fast model's users in chat, counted, a level capped at the 64 a TTFT bound at 95 % needs; its rag keeps the ladder", () => {
+    const searched = pairs.filter(([id, s]) => !Array.isArray(workload(id, s).concurrency));
+    expect(searched).toEqual([["ref-small-fast", "chat"]]);
+    expect(Object.keys(DEMO_SEARCHES)).toEqual(["ref-small-fast"]);
+    const chat = workload("ref-small-fast", "chat");
+    expect(chat).toMatchObject({
+      concurrency: { search: { from: 4, to: 8, resolution: 0.5, maxRequestsPerLevel: 64 } },
+      requestsPerLevel: 16,
+      promptTokens: 150,
+      slo: REFERENCE_SLO,
+    });
+    // A search runs counted levels; 63 requests are the fewest whose largest TTFT bounds p95 at 96 %.
+    expect(chat.levelDurationSeconds).toBeUndefined();
+    expect(0.95 ** 63).toBeLessThanOrEqual(0.04);
+    expect(workload("ref-small-fast", "rag")).toMatchObject({ concurrency: [1, 4], levelDurationSeconds: 0.8 });
   });
 
   it("one open-loop target: Poisson arrivals at the reference rates, a count of sends a level over the open loop's minimum", () => {

@@ -329,6 +329,8 @@ export interface SearchedSpec {
   capacity: number;
   search: { from: number; to: number; resolution: number; confidence: number };
   runs: number;
+  /** Each run's capacity, oldest first, where the runs differ (the standing's searched interval); else `capacity` in each. */
+  capacities?: readonly number[];
 }
 
 export const SEARCHED: SearchedSpec = {
@@ -344,7 +346,9 @@ export const SEARCHED: SearchedSpec = {
   /** The largest probed load that met the SLO: every probe at or below it met it. */
   capacity: 10,
   search: { from: 1, to: 64, resolution: 0.1, confidence: 0.95 },
-  runs: 2,
+  // Three runs found 11, 12, then 10 users: the standing's searched capacity is their median, 11, in [10, 12].
+  runs: 3,
+  capacities: [11, 12, 10],
 };
 
 /** A second searched route in the same scenario, of a smaller capacity (6 users, in [6, 7]): the capacity column sorts the two. */
@@ -356,6 +360,8 @@ export const SEARCHED_SMALL: SearchedSpec = {
   single: 40,
   probes: [1, 2, 4, 8, 6, 7, 3],
   capacity: 6,
+  runs: 2,
+  capacities: [6, 6],
 };
 
 /** Requests the doubling ladder from..to would send at the synthetic runs' default of 2N a level (at least 4). */
@@ -363,6 +369,11 @@ export function ladderRequests(from: number, to: number): number {
   let sum = 0;
   for (let n = from; n <= to; n *= 2) sum += Math.max(4, 2 * n);
   return sum;
+}
+
+/** The spec of a searched spec's run r (0 the oldest): its capacity is `capacities[r]` where given. */
+export function searchedRunSpec(spec: SearchedSpec, r: number): SearchedSpec {
+  return { ...spec, capacity: spec.capacities?.[r] ?? spec.capacity };
 }
 
 /**

@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { indexEntryFor } from "@kneeboard/core/run-index";
+import { standingOf } from "@kneeboard/core/standing";
 import { syntheticRun } from "@kneeboard/core/synthetic";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -138,11 +139,16 @@ describe("an open loop's searched rates", () => {
   const entry = indexEntryFor("runs/rates/0.json", doc);
 
   it("say the capacity in requests/s with its undecided bracket, in the tooltip and on the page", () => {
-    const view = { history: [historyPoint(entry)], standing: { runIds: [entry.runId] } } as Parameters<
-      typeof searchedCapacity
-    >[0];
+    const view = {
+      history: [historyPoint(entry)],
+      standing: standingOf(entry.targetId, [entry], { now: "2026-11-02T00:00:00Z" }),
+    } as Parameters<typeof searchedCapacity>[0];
     const cap = searchedCapacity(view);
-    expect(cap?.value).toBe(2);
+    // One run: its own answer, no interval; the tooltip says it stayed undecided.
+    expect(cap?.estimate).toEqual({ median: 2, low: 2, high: 2, n: 1 });
+    expect(cap?.title).toContain(
+      "searched: 2 req/s (median of 1 run; interval: their range) over 1 searched run: 0 found, 1 undecided",
+    );
     expect(cap?.title).toContain("2 req/s, in [2, 3] (undecided");
     expect(cap?.title).toContain(
       "90 % confidence, 20 % resolution; 90 requests, where the ladder from 1 to 4 would have sent 120 (75 %)",
@@ -164,9 +170,10 @@ describe("an open loop's searched rates", () => {
 
   it("leave a view whose standing runs walked a ladder to the standing's capacity", () => {
     const ladderEntry = indexEntryFor("runs/l/0.json", ladder);
-    const view = { history: [historyPoint(ladderEntry)], standing: { runIds: [ladderEntry.runId] } } as Parameters<
-      typeof searchedCapacity
-    >[0];
+    const view = {
+      history: [historyPoint(ladderEntry)],
+      standing: standingOf(ladderEntry.targetId, [ladderEntry], { now: "2026-11-02T00:00:00Z" }),
+    } as Parameters<typeof searchedCapacity>[0];
     expect(searchedCapacity(view)).toBeNull();
     expect(searchSection({ latest: ladderEntry, details: null } as Parameters<typeof searchSection>[0])).toBeNull();
   });
@@ -256,13 +263,19 @@ describe("the built site's searched targets", () => {
         title: td.getAttribute("title") ?? "",
       }));
     const big = await capacityOf(SEARCHED.id);
-    expect([big.text, big.value]).toEqual(["10", "10"]);
-    expect(big.title).toContain("10 users, in [10, 11] (found)");
+    // Its three runs found 11, 12 and 10 users: the median, 11, with the interval they give (their range at n = 3).
+    expect(SEARCHED.capacities).toEqual([11, 12, 10]);
+    expect([big.text, big.value]).toEqual(["11 (10-12)", "11"]);
+    expect(big.title).toContain(
+      "searched: 11 users (10 to 12: median of 3 runs; interval: their range) over 3 searched runs: 3 found, 0 undecided",
+    );
+    // The newest run's own bracket, confidence and spend, and what the older runs found, newest first.
+    expect(big.title).toContain("Newest run of the standing: 10 users, in [10, 11] (found)");
     expect(big.title).toContain("95 % confidence, 10 % resolution");
     expect(big.title).toContain(`would have sent ${ladderRequests(1, 64)}`);
-    // The older run of the standing found the same.
-    expect(big.title).toContain("Earlier runs found 10 users");
+    expect(big.title).toContain("Earlier runs found 12 users, 11 users");
     const small = await capacityOf(SEARCHED_SMALL.id);
+    // Both its runs found 6: no interval to show.
     expect([small.text, small.value]).toEqual(["6", "6"]);
     expect(small.title).toContain("6 users, in [6, 7] (found)");
     const order = () =>
@@ -284,9 +297,11 @@ describe("the built site's searched targets", () => {
     };
     const knee = index.series.find((t) => t.id === SEARCHED.id)?.latest.summary.search.knee;
     const page = await open(`targets/${SEARCHED.id}/`);
-    // The headline's capacity is the search's, as the leaderboard's, with its bracket on hover.
-    expect(await page.textContent("#searched-capacity")).toBe("10 users");
+    // The headline's capacity is the standing's searched one, as the leaderboard's, with the newest run's bracket on hover.
+    expect(await page.textContent("#searched-capacity")).toBe("11 users (10-12)");
     expect(await page.getAttribute("#searched-capacity", "title")).toContain("10 users, in [10, 11] (found)");
+    // The knee likewise over the runs (each run's knee along its own probed levels).
+    expect(await page.getAttribute("#searched-knee", "title")).toContain("over 3 searched runs: 3 found");
     const row = (name: string) => page.$eval(`#search tr[data-row="${name}"] td`, (td) => td.textContent?.trim());
     expect(await row("search-capacity")).toBe("10 users, in [10, 11] (found)");
     expect(await row("search-knee")).toBe(`${knee?.value} users, in [${knee?.lo}, ${knee?.hi}] (found)`);
@@ -339,13 +354,30 @@ describe("the built site's searched targets", () => {
     expect(of("fast-small")).toBeNull();
   });
 
+  it("publish each searched series' capacity over its runs in index.json's standing, null for a ladder", () => {
+    const index = JSON.parse(readFileSync(join(outDir, "data", "index.json"), "utf8")) as {
+      series: { id: string; standing: { search: { axis: string; capacity: unknown } | null } }[];
+    };
+    const of = (id: string) => index.series.find((t) => t.id === id)?.standing.search;
+    expect(of(SEARCHED.id)?.axis).toBe("concurrency");
+    expect(of(SEARCHED.id)?.capacity).toEqual({
+      estimate: { median: 11, low: 10, high: 12, n: 3 },
+      runs: 3,
+      found: 3,
+      undecided: 0,
+    });
+    expect(of(SEARCHED_SMALL.id)?.capacity).toMatchObject({ estimate: { median: 6, low: 6, high: 6, n: 2 } });
+    expect(of("fast-small")).toBeNull();
+  });
+
   it("publish the brackets on the searched runs' rows of runs.csv", () => {
     const rows = csvRecords(readFileSync(join(outDir, "data", "runs.csv"), "utf8")).filter(
       (r) => r.targetId === SEARCHED.id,
     );
     expect(rows).toHaveLength(SEARCHED.runs * SEARCHED.probes.length);
+    // Each run's own bracket on its rows: the runs found 11 in [11, 12], 12 in [12, 16] and 10 in [10, 11].
     expect(new Set(rows.map((r) => `${r.capacity_lo} ${r.capacity_hi} ${r.capacity_status}`))).toEqual(
-      new Set(["10 11 found"]),
+      new Set(["11 12 found", "12 16 found", "10 11 found"]),
     );
   });
 });

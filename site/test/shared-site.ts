@@ -163,8 +163,18 @@ async function build(dir: string): Promise<void> {
   const { syntheticRun } = await import("@kneeboard/core/synthetic");
   const { seededRandom } = await import("@kneeboard/core/random");
   const { buildSite } = await import("../src/build.ts");
-  const { CONVERSATION, conversationRun, fixtureStore, RAG, SEARCHED, SEARCHED_SMALL, searchedRun, TRACE, traceRun } =
-    await import("./fixture.ts");
+  const {
+    CONVERSATION,
+    conversationRun,
+    fixtureStore,
+    RAG,
+    SEARCHED,
+    SEARCHED_SMALL,
+    searchedRun,
+    searchedRunSpec,
+    TRACE,
+    traceRun,
+  } = await import("./fixture.ts");
   const sourcesBefore = sourcesState();
   const fixture = await fixtureStore(RUNS_PER_TARGET);
   // A rag run of one target that answers nothing: the core opens a "stopped answering" alert for (target, rag).
@@ -249,7 +259,7 @@ async function build(dir: string): Promise<void> {
         concurrency: [...spec.probes].sort((a, b) => a - b),
         random,
       });
-      await saveRun(fixture.store, fixture.index, searchedRun(doc, spec));
+      await saveRun(fixture.store, fixture.index, searchedRun(doc, searchedRunSpec(spec, r)));
     }
   await evaluateStore({ store: fixture.store, index: fixture.index, now: BUILT_AT });
   const outDir = join(dir, "site", "prefix", "dist");

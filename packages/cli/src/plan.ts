@@ -43,14 +43,13 @@ function keyText(name: string | null, env: Record<string, string | undefined>): 
 
 /** What the top level asks of the client, in words. */
 function topLevelText(plan: TargetPlan, words: PlanWords<Workload, LevelLoad>): string {
-  const top = plan.levels.at(-1);
   const figures = {
     chunks: `${number(plan.topLevelChunksPerSecond)} chunks/s`,
     chunksPerSecond: plan.topLevelChunksPerSecond,
     maxTokens: plan.workload.maxTokens,
     expectedRequestSeconds: plan.expectedRequestSeconds,
   };
-  return top ? words.topLevel(top.load, figures) : figures.chunks;
+  return words.topLevel(plan.topLevelLoad, figures);
 }
 
 function targetText(plan: TargetPlan, env: Record<string, string | undefined>): string {

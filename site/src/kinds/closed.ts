@@ -5,12 +5,14 @@
  * curves, the latest run's curves, the trade-off and latency against N.
  */
 import { concurrencyOf, loadWords } from "@kneeboard/core/run";
+import type { Estimate } from "@kneeboard/core/standing";
 import { levelPoints, MEASURES, standingCurvesSpec, tradeoffSpec } from "../lib/charts/index.ts";
 import type { TargetTable } from "../lib/compare.ts";
 import { estimateTitle, fmt, fmtEstimate, pct, when } from "../lib/format.ts";
-import { leaderboardRows, rankedGroups, TREND_RUNS } from "../lib/leaderboard.ts";
+import { type LeaderboardRow, leaderboardRows, rankedGroups, TREND_RUNS } from "../lib/leaderboard.ts";
 import { costNote, curvesLeftOut, levelsRun, sloWords, usd } from "../lib/models.ts";
 import {
+  type Cell,
   groupNote,
   lastRunNote,
   problemOf,
@@ -21,7 +23,7 @@ import {
   sameModelById,
   slo,
 } from "../lib/rankings.ts";
-import { searchedCapacity, searchedLoad } from "../lib/search.ts";
+import { searchedCapacity, searchedKnee, searchedLoad } from "../lib/search.ts";
 import { headline, headlineFigures, leaderboardDescription, users } from "../lib/share.ts";
 import type { TargetView } from "../lib/site-data.ts";
 import { sparkline } from "../lib/sparkline.ts";
@@ -141,12 +143,7 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
           { kind: "estimate", estimate: r.peakAggregateTokensPerSecond, digits: 0, tooltip: true },
           { kind: "number", value: r.peakConcurrency, digits: 0 },
           { kind: "estimate", estimate: r.perStreamAtPeakTokensPerSecond, digits: 1, tooltip: false },
-          {
-            kind: "number",
-            value: r.capacityConcurrency,
-            digits: 0,
-            ...(r.capacityTitle ? { className: "searched", title: r.capacityTitle } : {}),
-          },
+          capacityCell(r, "searched"),
           { kind: "cost", ...r.costAtPeak },
           {
             kind: "trend",
@@ -163,6 +160,33 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
   };
 }
 
+/**
+ * A row's capacity cell: where the standing's runs searched, the median of their searched capacities
+ * with its interval (sorting on the median) and how they found it on hover; else the standing's level.
+ */
+function capacityCell(
+  r: Pick<LeaderboardRow, "capacityConcurrency" | "capacitySearched" | "capacityTitle">,
+  searchedClass: string,
+  ladderClass?: string,
+): Cell {
+  if (r.capacityTitle !== null)
+    return {
+      kind: "estimate",
+      estimate: r.capacitySearched,
+      // A median of an even number of runs may fall between two whole users.
+      digits: r.capacitySearched && !Number.isInteger(r.capacitySearched.median) ? 1 : 0,
+      tooltip: false,
+      title: r.capacityTitle,
+      className: searchedClass,
+    };
+  return {
+    kind: "number",
+    value: r.capacityConcurrency,
+    digits: 0,
+    ...(ladderClass ? { className: ladderClass } : {}),
+  };
+}
+
 /** A target page's headline figures of a closed loop: single-stream, the peak, the knee, capacity in users. */
 export function closedHeadlines({ view }: TargetContext) {
   const { standing } = view;
@@ -171,6 +195,7 @@ export function closedHeadlines({ view }: TargetContext) {
   const peak = standing.peak;
   // Searched levels: the search's answer, as the leaderboard shows it (the median curve's levels differ run to run).
   const searched = searchedCapacity(view);
+  const searchedKneeOver = searchedKnee(view);
   return [
     {
       label: "single-stream tok/s (p50, N=1)",
@@ -193,16 +218,23 @@ export function closedHeadlines({ view }: TargetContext) {
       value: fmtEstimate(peak?.perStreamOutputTokensPerSecond, 1),
       title: estimateTitle(peak?.perStreamOutputTokensPerSecond),
     },
-    {
-      label: "knee",
-      // No valid level stands (no median curve, so no peak): a knee is neither reached nor "not reached".
-      value: String(standing.kneeConcurrency ?? (standing.saturated || peak === null ? "—" : "not reached")),
-    },
+    searchedKneeOver
+      ? {
+          label: "knee (searched)",
+          id: "searched-knee",
+          value: fmtSearched(searchedKneeOver.estimate),
+          title: searchedKneeOver.title,
+        }
+      : {
+          label: "knee",
+          // No valid level stands (no median curve, so no peak): a knee is neither reached nor "not reached".
+          value: String(standing.kneeConcurrency ?? (standing.saturated || peak === null ? "—" : "not reached")),
+        },
     searched
       ? {
           label: "capacity at the SLO (searched)",
           id: "searched-capacity",
-          value: searchedLoad("concurrency", searched.value),
+          value: fmtSearched(searched.estimate),
           title: searched.title,
         }
       : {
@@ -220,6 +252,14 @@ export function closedHeadlines({ view }: TargetContext) {
     { label: "scaling efficiency", value: pct(standing.scalingEfficiency, 0) },
     { label: "errors / 429s (last run)", value: `${pct(s.errorRate)} / ${pct(s.rateLimitRate)}` },
   ];
+}
+
+/** A searched figure over runs as a headline: `10 users (9-11)`, the interval where the runs differ. */
+function fmtSearched(e: Estimate | null): string {
+  if (e === null) return "—";
+  const interval = e.low === e.high ? "" : ` (${fmt(e.low)}-${fmt(e.high)})`;
+  // The interval's ends are probed loads, whole users; the median of an even number of runs may not be.
+  return `${searchedLoad("concurrency", e.median)}${interval}`;
 }
 
 const noValidLevel = "the latest run has no valid level";
@@ -533,13 +573,7 @@ export function closedRoutes(routes: TargetView[], ctx: RoutesContext): RoutesTa
               { kind: "estimate", estimate: r.peakAggregateTokensPerSecond, digits: 0, tooltip: true },
               { kind: "number", value: r.peakConcurrency, digits: 0 },
               { kind: "estimate", estimate: r.perStreamAtPeakTokensPerSecond, digits: 1, tooltip: true },
-              {
-                kind: "number",
-                value: r.capacityConcurrency,
-                digits: 0,
-                className: r.capacityTitle ? "capacity searched" : "capacity",
-                ...(r.capacityTitle ? { title: r.capacityTitle } : {}),
-              },
+              capacityCell(r, "capacity searched", "capacity"),
               {
                 kind: "number",
                 value: gp?.goodputOutputTokensPerSecond ?? null,

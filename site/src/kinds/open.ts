@@ -48,8 +48,11 @@ const atRate = (load: Load, rate: number) => load.kind === "open" && load.ratePe
 /**
  * Capacity in requests/s over the standing's runs: the median (and interval) of each run's
  * `capacityRequestsPerSecond`, a run in which no rate met the SLO counting as 0; null when none met it.
+ * Where the standing's runs searched their rates, the standing's searched capacity (`standing.search`:
+ * the median over the searched runs' answers, a run that missed at `from` counting as 0).
  */
 export function capacityEstimate(view: Pick<TargetView, "history" | "standing">): Estimate | null {
+  if (view.standing.search) return view.standing.search.capacity.estimate;
   const inStanding = new Set(view.standing.runIds);
   const values = view.history.filter((h) => inStanding.has(h.runId)).map((h) => h.capacityRequestsPerSecond);
   if (values.every((v) => v === null)) return null;

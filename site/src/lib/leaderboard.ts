@@ -40,9 +40,11 @@ export interface LeaderboardRow {
   peakConcurrency: number | null;
   perStreamAtPeakTokensPerSecond: Estimate | null;
   kneeConcurrency: number | null;
-  /** Users served at the SLO: a searched run's answer where the standing's runs searched, else the standing's (its median curve). */
+  /** Users served at the SLO: the median of the runs' searched answers where the standing's runs searched, else the standing's (its median curve). */
   capacityConcurrency: number | null;
-  /** Where the capacity was searched: its bracket, confidence and cost, as the cell's tooltip; null for a ladder's. */
+  /** Where the standing's runs searched: the median of their searched capacities with its interval (`standing.search`); null for a ladder. */
+  capacitySearched: Estimate | null;
+  /** Where the capacity was searched: how the runs found it, the newest run's bracket, confidence and cost, as the cell's tooltip; null for a ladder's. */
   capacityTitle: string | null;
   /** Cost at the standing's peak level, from the latest run's figures there, USD per million output tokens. */
   costAtPeak: { metered: number | null; declared: number | null; note: string | null };
@@ -106,7 +108,12 @@ export function leaderboardRows(targets: TargetView[]): LeaderboardRow[] {
         kneeConcurrency: st.kneeConcurrency,
         saturated: st.saturated,
         scalingEfficiency: st.scalingEfficiency,
-        capacityConcurrency: searched ? searched.value : st.capacity ? concurrencyOf(st.capacity.load) : null,
+        capacityConcurrency: searched
+          ? (searched.estimate?.median ?? null)
+          : st.capacity
+            ? concurrencyOf(st.capacity.load)
+            : null,
+        capacitySearched: searched?.estimate ?? null,
         capacityTitle: searched?.title ?? null,
         costAtPeak: { metered, declared, note: costNote(metered, declared) },
         invalidLevels: st.levels

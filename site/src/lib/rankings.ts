@@ -17,7 +17,14 @@ import type { TargetView } from "./site-data.ts";
 export type Cell =
   | { kind: "rank"; label: string; value: number | null }
   | { kind: "target"; target: TargetCell }
-  | { kind: "estimate"; estimate: Estimate | null; digits: number; tooltip: boolean; title?: string }
+  | {
+      kind: "estimate";
+      estimate: Estimate | null;
+      digits: number;
+      tooltip: boolean;
+      title?: string;
+      className?: string;
+    }
   | { kind: "number"; value: number | null; digits: number; className?: string; suffix?: string; title?: string }
   | { kind: "cost"; metered: number | null; declared: number | null; note: string | null }
   | { kind: "trend"; svg: string; title?: string }

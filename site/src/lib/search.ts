@@ -5,8 +5,9 @@
  * one kind, so nothing here asks a kind: its axis (`concurrency` or `rate`) names its unit.
  */
 import { type Bracket, type Load, loadPosition, type SearchRecord } from "@kneeboard/core/run";
+import type { Estimate, SearchedEstimate } from "@kneeboard/core/standing";
 import { AXES } from "./charts/axis.ts";
-import { fmt, pct } from "./format.ts";
+import { estimateTitle, fmt, pct } from "./format.ts";
 import type { HistoryPoint, TargetView } from "./site-index.ts";
 import { num, type PageSection, type Table, text } from "./table.ts";
 
@@ -36,7 +37,7 @@ const STATUS_WORDS: Record<Bracket["status"], string> = {
 
 /** A searched load in its axis's unit: users at once, or requests/s. */
 const LOAD_WORDS: Record<SearchRecord["axis"], (value: number) => string> = {
-  concurrency: (n) => `${fmt(n)} user${n === 1 ? "" : "s"}`,
+  concurrency: (n) => `${fmt(n, Number.isInteger(n) ? 0 : 1)} user${n === 1 ? "" : "s"}`,
   rate: (r) => `${fmt(r, r % 1 === 0 ? 0 : 2)} req/s`,
 };
 
@@ -76,23 +77,49 @@ export function standingSearches(view: Pick<TargetView, "history" | "standing">)
   return view.history.filter((h) => inStanding.has(h.runId) && h.search !== null).reverse();
 }
 
+/** How a searched figure over runs was found: `3 runs: 2 found, 1 undecided`. */
+function runsWords(f: SearchedEstimate): string {
+  const others = f.runs - f.found - f.undecided;
+  return `${f.runs} searched run${f.runs === 1 ? "" : "s"}: ${f.found} found, ${f.undecided} undecided${others > 0 ? `, ${others} stopped short of the resolution` : ""}`;
+}
+
+/** A searched figure over runs in words: `11 users (10 to 12: median of 3 runs; interval: their range)`. */
+export function searchedEstimateWords(axis: SearchRecord["axis"], e: Estimate | null): string {
+  if (e === null) return "—";
+  const end = (x: number) => String(Number(x.toFixed(3)));
+  const interval = e.low === e.high ? "" : `${end(e.low)} to ${end(e.high)}: `;
+  return `${searchedLoad(axis, e.median)} (${interval}${estimateTitle(e)})`;
+}
+
 /**
- * The capacity a ranking shows of a searched target: the newest standing run's searched value, with a
- * tooltip giving its bracket, confidence and cost, and what the other standing runs found; null when
- * no run of the standing searched (a ladder's capacity is the standing's, read off the median curve).
+ * The capacity a ranking shows of a searched target: the standing's searched capacity, the median of
+ * its runs' searched capacities with its interval, and a tooltip giving how the runs found it and the
+ * newest run's bracket, confidence and cost; null when no run of the standing searched (a ladder's
+ * capacity is the standing's, read off the median curve).
  */
 export function searchedCapacity(
   view: Pick<TargetView, "history" | "standing">,
-): { value: number | null; title: string } | null {
+): { estimate: Estimate | null; title: string } | null {
+  const over = view.standing.search;
   const [newest, ...older] = standingSearches(view);
   const s = newest?.search;
-  if (!s) return null;
+  if (!over || !s) return null;
   const others = older.map((h) => searchedLoad(s.axis, h.search?.capacity.value ?? null));
   return {
-    value: s.capacity.value,
-    title: `searched in the newest run of the standing: ${bracketWords(s.axis, s.capacity)}; ${precisionWords(s)}; ${costWords(s)}${
+    estimate: over.capacity.estimate,
+    title: `searched: ${searchedEstimateWords(over.axis, over.capacity.estimate)} over ${runsWords(over.capacity)}. Newest run of the standing: ${bracketWords(s.axis, s.capacity)}; ${precisionWords(s)}; ${costWords(s)}${
       others.length > 0 ? `. Earlier runs found ${others.join(", ")}` : ""
     }`,
+  };
+}
+
+/** The standing's searched knee over runs (null when no run of the standing searched), in words with how the runs found it. */
+export function searchedKnee(view: Pick<TargetView, "standing">): { estimate: Estimate | null; title: string } | null {
+  const over = view.standing.search;
+  if (!over) return null;
+  return {
+    estimate: over.knee.estimate,
+    title: `searched: ${searchedEstimateWords(over.axis, over.knee.estimate)} over ${runsWords(over.knee)}`,
   };
 }
 

@@ -50,6 +50,17 @@ describe("planTarget", () => {
     expect(plan.topLevelThreads).toBe(1);
   });
 
+  it("takes a search's top doubling step as its top level, not its last planned level (the bisections, planned at from)", () => {
+    const plan = planTarget({}, target({ concurrency: { search: { from: 1, to: 32, resolution: 0.1 } } }));
+    // The doubling ladder 1 to 32, then the bisections' levels at `from`, each at its cap.
+    expect(plan.levels.map((l) => l.load).slice(0, 6)).toEqual(
+      [1, 2, 4, 8, 16, 32].map((n) => ({ kind: "closed", concurrency: n })),
+    );
+    expect(plan.levels.at(-1)?.load).toEqual({ kind: "closed", concurrency: 1 });
+    expect(plan.topLevelLoad).toEqual({ kind: "closed", concurrency: 32 });
+    expect(plan.topLevelChunksPerSecond).toBe(32 * 50);
+  });
+
   it("plans a thread with room under the busy loop the health check flags", () => {
     expect(CLIENT_PLANNED_CORE_SHARE).toBeLessThan(MAX_LOOP_UTILIZATION);
   });

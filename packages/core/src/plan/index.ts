@@ -325,6 +325,8 @@ export interface TargetPlan {
   invocationBudgetSeconds: number;
   upperBound: InvocationFit;
   expected: InvocationFit;
+  /** The busiest level's load: a ladder's last level, a search's top doubling step. */
+  topLevelLoad: LevelLoad;
   /** Chunks per second the top level asks of the client at the assumed rate. */
   topLevelChunksPerSecond: number;
   /** topLevelChunksPerSecond / CLIENT_CHUNKS_PER_SECOND_PER_THREAD. */
@@ -411,9 +413,14 @@ export function planTarget(
   const levels = planLevels(workload, requestSeconds, traces);
   const budget = LAMBDA_INVOCATION_SECONDS - LAMBDA_DEADLINE_MARGIN_SECONDS;
   const sum = (pick: (l: LevelPlan) => number) => levels.reduce((total, l) => total + pick(l), 0);
-  // No level (the config never allows an empty list) asks for one stream.
-  const top: LevelLoad = levels.at(-1)?.load ?? { kind: "closed", concurrency: 1 };
-  const topLevelChunksPerSecond = loadChunksPerSecond(top, perStream, workload.maxTokens, assumptions.chunksPerToken);
+  // The busiest level: a ladder's last, a search's top doubling step (its bisections are planned at
+  // `from`, after it, so the last level is not the top). No level (the config never allows an empty
+  // list) asks for one stream.
+  const chunksOf = (load: LevelLoad) =>
+    loadChunksPerSecond(load, perStream, workload.maxTokens, assumptions.chunksPerToken);
+  let top: LevelLoad = levels[0]?.load ?? { kind: "closed", concurrency: 1 };
+  for (const l of levels) if (chunksOf(l.load) > chunksOf(top)) top = l.load;
+  const topLevelChunksPerSecond = chunksOf(top);
   return {
     targetId: target.id,
     scenario,
@@ -438,6 +445,7 @@ export function planTarget(
       levels.map((l) => l.expectedSeconds),
       budget,
     ),
+    topLevelLoad: top,
     topLevelChunksPerSecond,
     conversation: conversationPlan(workload),
     clientCoreShare: topLevelChunksPerSecond / CLIENT_CHUNKS_PER_SECOND_PER_THREAD,

@@ -1,7 +1,7 @@
 /** @module Standing: the median interval against brute force, which runs enter, the median curve, and shared ranks. */
 import { describe, expect, it } from "vitest";
 import { normal, seededRandom } from "../random/index.ts";
-import { loadPosition } from "../run/index.ts";
+import { type Bracket, loadPosition, type SearchRecord } from "../run/index.ts";
 import type { LevelFigures, RunIndexEntry } from "../run-index/index.ts";
 import {
   type Estimate,
@@ -109,6 +109,26 @@ interface RunShape {
   ttftP95Ms?: number;
   /** An open loop: each level's offered rate, requests/s, by level number. */
   rates?: Record<number, number>;
+  /** A searched run: its brackets (and axis); absent, a ladder's run. */
+  search?: { capacity: Bracket; knee: Bracket; axis?: SearchRecord["axis"] };
+}
+
+/** A searched run's record around its brackets: the standing reads the brackets and the axis alone. */
+function searchRecord(search: NonNullable<RunShape["search"]>): SearchRecord {
+  return {
+    axis: search.axis ?? "concurrency",
+    from: 1,
+    to: 64,
+    resolution: 0.1,
+    confidence: 0.95,
+    capacity: search.capacity,
+    knee: search.knee,
+    stop: { reason: "resolved", detail: "" },
+    requests: 200,
+    promptTokens: 0,
+    outputTokens: 0,
+    ladderRequests: 448,
+  };
 }
 
 let serial = 0;
@@ -175,7 +195,7 @@ function run(shape: RunShape): RunIndexEntry {
       capacity: null,
       capacityRequestsPerSecond: null,
       goodputPeak: null,
-      search: null,
+      search: shape.search ? searchRecord(shape.search) : null,
     },
     levels,
     servedProviders: [],
@@ -302,6 +322,105 @@ describe("a standing's levels and its median curve", () => {
     expect(rag?.levels[0]?.aggregateOutputTokensPerSecond?.median).toBe(20);
     expect(chat?.capacity?.load).toEqual({ kind: "closed", concurrency: 2 });
     expect(rag?.capacity).toBeNull();
+  });
+});
+
+describe("a searched series' standing", () => {
+  /** A found bracket [value, hi] (capacity's: largest met, first missed), or another status. */
+  const found = (value: number, hi: number): Bracket => ({ value, lo: value, hi, status: "found" });
+  // Each run probed its own loads (doubling, then bisecting), so levels differ run to run.
+  const searched = (hoursAgo: number, capacity: Bracket, knee: Bracket, loads: number[]) =>
+    run({
+      hoursAgo,
+      aggregate: Object.fromEntries(loads.map((n) => [n, 100 * Math.min(n, 8)])),
+      search: { capacity, knee },
+    });
+
+  it("gives capacity and knee over 3 searched runs: the medians and, at n = 3, the range as interval", () => {
+    const entries = [
+      searched(1, found(5, 6), found(10, 11), [1, 2, 4, 5, 6, 8, 10, 11, 16]),
+      searched(2, found(4, 5), found(9, 10), [1, 2, 4, 5, 8, 9, 10, 16]),
+      searched(3, found(6, 7), found(11, 12), [1, 2, 4, 6, 7, 8, 11, 12, 16]),
+    ];
+    const s = standingOf("t", entries, { now: NOW });
+    // medianIntervalRank(3) = 1: the interval is the range (75 % coverage, as the standing says of n < 6).
+    expect(s.search).toEqual({
+      axis: "concurrency",
+      capacity: { estimate: { median: 5, low: 4, high: 6, n: 3 }, runs: 3, found: 3, undecided: 0 },
+      knee: { estimate: { median: 10, low: 9, high: 11, n: 3 }, runs: 3, found: 3, undecided: 0 },
+    });
+  });
+
+  it("over 5 runs takes the median of every value given, a capacity below `from` as 0, and counts the undecided", () => {
+    const entries = [
+      searched(1, found(5, 6), found(10, 11), [1, 2, 4, 5, 6, 8, 16]),
+      // Undecided at 6 after 5 met: 5 is still the largest load that met the SLO.
+      searched(2, { value: 5, lo: 5, hi: 6, status: "undecided" }, found(9, 10), [1, 2, 4, 5, 6, 8, 16]),
+      searched(3, found(7, 8), found(12, 13), [1, 2, 4, 7, 8, 16]),
+      // Missed already at `from`: serves no user at the SLO; its knee sits at `from`.
+      searched(
+        4,
+        { value: null, lo: null, hi: 1, status: "below_from" },
+        { value: 1, lo: null, hi: 1, status: "below_from" },
+        [1, 2],
+      ),
+      // Undecided at the lowest load: no capacity value at all, so it does not enter that estimate.
+      searched(
+        5,
+        { value: null, lo: null, hi: 1, status: "undecided" },
+        { value: 11, lo: 10, hi: 11, status: "found" },
+        [1, 2, 4, 8, 10, 11, 16],
+      ),
+    ];
+    const s = standingOf("t", entries, { now: NOW });
+    // Capacity values 5, 5, 7, 0 (n = 4, range); knee values 10, 9, 12, 1, 11 (n = 5, range: rank 1 below n = 6).
+    expect(s.search?.capacity).toEqual({
+      estimate: { median: 5, low: 0, high: 7, n: 4 },
+      runs: 5,
+      found: 2,
+      undecided: 2,
+    });
+    expect(s.search?.knee).toEqual({
+      estimate: { median: 10, low: 1, high: 12, n: 5 },
+      runs: 5,
+      found: 4,
+      undecided: 0,
+    });
+  });
+
+  it("narrows the interval to inner order statistics once the runs are enough (n = 9: the 2nd and 8th)", () => {
+    const caps = [5, 4, 6, 5, 5, 3, 7, 5, 6];
+    const entries = caps.map((c, i) => searched(i + 1, found(c, c + 1), found(10, 11), [1, 2, 4, c, c + 1, 8, 16]));
+    const s = standingOf("t", entries, { now: NOW, config: { windowHours: 72, maxRuns: 24 } });
+    // Sorted 3 4 5 5 5 5 6 6 7: median 5, x_(2) = 4, x_(8) = 6.
+    expect(s.search?.capacity.estimate).toEqual({ median: 5, low: 4, high: 6, n: 9 });
+  });
+
+  it("reads an open loop's searched rates in requests/s, and takes only the searched runs of a mixed series", () => {
+    const rates = { 1: 2, 2: 3, 3: 3.25, 4: 4 };
+    const open = (hoursAgo: number, capacity: number | null) =>
+      run({
+        hoursAgo,
+        aggregate: { 1: 200, 2: 300, 3: 320, 4: 330 },
+        rates,
+        ...(capacity === null
+          ? {}
+          : { search: { axis: "rate" as const, capacity: found(capacity, capacity * 1.1), knee: found(3, 3.25) } }),
+      });
+    const s = standingOf("t", [open(1, 3.25), open(2, null), open(3, 3), open(4, 3.5)], { now: NOW });
+    expect(s.runIds).toHaveLength(4);
+    expect(s.search?.axis).toBe("rate");
+    expect(s.search?.capacity).toEqual({
+      estimate: { median: 3.25, low: 3, high: 3.5, n: 3 },
+      runs: 3,
+      found: 3,
+      undecided: 0,
+    });
+  });
+
+  it("leaves a ladder's standing without a search", () => {
+    const s = standingOf("t", [run({ hoursAgo: 1, aggregate: { 1: 100, 2: 190 } })], { now: NOW });
+    expect(s.search).toBeNull();
   });
 });
 

@@ -10,7 +10,16 @@ import { z } from "zod";
 import { DEFAULT_STANDING, type StandingConfig } from "../config/index.ts";
 import { summaryUnits } from "../kinds/index.ts";
 import { DEFAULT_SLO, kneeIndex, withinTtftLimit } from "../metrics/index.ts";
-import { CacheVerdict, concurrencyOf, Load, loadAxis, loadPosition, sameLoad } from "../run/index.ts";
+import {
+  type Bracket,
+  CacheVerdict,
+  concurrencyOf,
+  Load,
+  loadAxis,
+  loadPosition,
+  SearchRecord,
+  sameLoad,
+} from "../run/index.ts";
 import { bySeries, type LevelFigures, type RunIndexEntry } from "../run-index/index.ts";
 
 /** The confidence the median's interval aims for (a share, 0..1). */
@@ -71,6 +80,36 @@ export const StandingLevel = z.object({
 });
 export type StandingLevel = z.infer<typeof StandingLevel>;
 
+/**
+ * A searched figure (capacity or knee) over the standing's searched runs: searched runs probe
+ * different loads, so their levels do not line up and the median curve cannot give it; each run's
+ * own searched value enters instead.
+ */
+export const SearchedEstimate = z.object({
+  /**
+   * The median of the runs' searched values (users, or requests/s) and its order-statistic interval,
+   * as `estimate` gives for any figure; a capacity below the search's `from` counts as 0 (nothing met
+   * the SLO). Null when no run gave a value (every bracket undecided or not reached).
+   */
+  estimate: Estimate.nullable(),
+  /** The standing's runs that searched. */
+  runs: z.number().int().nonnegative(),
+  /** Of those, runs whose bracket was found to the resolution. */
+  found: z.number().int().nonnegative(),
+  /** Of those, runs whose bracket stayed undecided at the boundary (a level at its request cap). */
+  undecided: z.number().int().nonnegative(),
+});
+export type SearchedEstimate = z.infer<typeof SearchedEstimate>;
+
+/** A searched series' capacity and knee over its runs (docs/methodology.md#searched-levels). */
+export const StandingSearch = z.object({
+  /** The axis searched, as the newest searched run's `summary.search.axis`: users, or requests/s. */
+  axis: SearchRecord.shape.axis,
+  capacity: SearchedEstimate,
+  knee: SearchedEstimate,
+});
+export type StandingSearch = z.infer<typeof StandingSearch>;
+
 /** A (target, scenario)'s standing: which runs it is taken over, its per-level estimates, and what the median curve shows. */
 export const Standing = z.object({
   targetId: z.string(),
@@ -109,6 +148,13 @@ export const Standing = z.object({
    */
   capacity: z.object(LevelRef).nullable(),
   slo: z.object({ minOutputTokensPerSecond: z.number(), maxTtftMs: z.number().nullable() }),
+  /**
+   * Where the standing's runs searched their levels: capacity and knee over those runs, each the
+   * median of the runs' searched values with its interval (`capacity` and the knee above are read off
+   * a median curve whose levels differ run to run, so a reader takes these); null for a ladder, and
+   * in standings written before searches.
+   */
+  search: StandingSearch.nullable().default(null),
 });
 export type Standing = z.infer<typeof Standing>;
 
@@ -259,6 +305,42 @@ export function kneeOf(curve: readonly { at: number; aggregate: number }[]): {
   return i === null ? { knee: null, saturated: false } : { knee: (curve[i] as { at: number }).at, saturated: true };
 }
 
+/**
+ * A searched figure over runs' brackets: the median of their values with its interval, and how many
+ * were found or undecided. A capacity bracket below `from` has no value but a meaning, nothing met the
+ * SLO, so it counts as 0 (as an open loop's ladder counts a run in which no rate met it); any other
+ * bracket without a value (undecided at the lowest load, not reached) gives none.
+ */
+export function searchedEstimate(brackets: readonly Bracket[], belowFromIsZero: boolean): SearchedEstimate {
+  const values = brackets.flatMap((b) =>
+    b.value !== null ? [b.value] : belowFromIsZero && b.status === "below_from" ? [0] : [],
+  );
+  return {
+    estimate: estimate(values),
+    runs: brackets.length,
+    found: brackets.filter((b) => b.status === "found").length,
+    undecided: brackets.filter((b) => b.status === "undecided").length,
+  };
+}
+
+/** Capacity and knee over the runs that searched (newest first); null when none did. */
+export function standingSearch(runs: readonly RunIndexEntry[]): StandingSearch | null {
+  const searches = runs.flatMap((r) => (r.summary.search ? [r.summary.search] : []));
+  const newest = searches[0];
+  if (newest === undefined) return null;
+  return {
+    axis: newest.axis,
+    capacity: searchedEstimate(
+      searches.map((s) => s.capacity),
+      true,
+    ),
+    knee: searchedEstimate(
+      searches.map((s) => s.knee),
+      false,
+    ),
+  };
+}
+
 export interface StandingOptions {
   /** The end of the window (ISO 8601), usually the build's time. */
   now: string;
@@ -352,6 +434,7 @@ export function standingOf(targetId: string, entries: readonly RunIndexEntry[], 
     scalingEfficiency,
     capacity,
     slo: { ...slo },
+    search: standingSearch(runs),
   };
 }
 

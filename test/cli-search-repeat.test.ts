@@ -1,0 +1,97 @@
+/**
+ * @module `kneeboard run --repeat 3` on a searched config against a real reference server: three
+ * searched runs stored, whose standing gives capacity and knee as the median of the runs' searched
+ * answers with its interval, and whose spend the server's own log confirms.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { RunDocument } from "@kneeboard/core/run";
+import { StoreRunIndex } from "@kneeboard/core/run-index/store";
+import { medianOfSorted, standings } from "@kneeboard/core/standing";
+import { FolderStore } from "@kneeboard/core/store/folder";
+import { type ReferenceServer, startReferenceServer } from "@kneeboard/reference";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { configFolder, exitProblems, filesUnder, kneeboardHere } from "./cli-harness.ts";
+
+/**
+ * 16 slots, a step of 14 + 1 x N ms: one stream at 1000 / (14 + N) tok/s, 45.5 at N = 8 (14 % over the
+ * SLO's 40, so `from` meets however busy the machine), 38.5 at 12 and 33.3 at 16 (both under it).
+ * 16 tokens an answer: streams of 350 ms or more, so a loaded machine's client delay stays within 3 %
+ * of them and the levels are valid.
+ */
+const PROFILE = { stepBaseMs: 14, stepPerSeqMs: 1, slots: 16, prefillBaseMs: 2, prefillPerTokenMs: 0 };
+const dir = mkdtempSync(join(tmpdir(), "kneeboard-search-repeat-"));
+const { writeConfig } = configFolder("kneeboard-search-repeat-config-");
+let server: ReferenceServer;
+
+beforeAll(async () => {
+  server = await startReferenceServer({ recordPrompts: true, models: [{ kind: "model", id: "m", profile: PROFILE }] });
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("kneeboard run --repeat on a searched config", () => {
+  it("stores K searched runs whose standing gives capacity and knee over them, with the interval", async () => {
+    const data = join(dir, "data");
+    const file = writeConfig("searched.json", {
+      targets: [{ id: "s", label: "s", baseURL: server.url, model: "m", route: { gateway: "direct" } }],
+      workload: {
+        // From 8: a level that meets draws 64 requests (the TTFT bound's floor, docs/methodology.md), 8
+        // rounds of streams there; to 16 and a resolution of 0.5 (8 to 12, one bisection) keep each run
+        // to a few seconds: 8, 16, then 12.
+        concurrency: { search: { from: 8, to: 16, resolution: 0.5, maxRequestsPerLevel: 64 } },
+        requestsPerLevel: 32,
+        warmupRequests: 1,
+        maxTokens: 16,
+        ignoreEos: true,
+        slo: { minOutputTokensPerSecond: 40, maxTtftMs: 2000 },
+        canary: false,
+      },
+    });
+
+    const { code } = await kneeboardHere(["run", "--config", file, "--data", data, "--repeat", "3"]);
+
+    const runs = filesUnder(join(data, "runs")).map((f) => JSON.parse(readFileSync(f, "utf8")) as RunDocument);
+    expect(exitProblems([code], runs)).toEqual([]);
+    expect(runs).toHaveLength(3);
+    const searches = runs.map((r) => r.summary.search);
+    for (const s of searches) expect(s).toMatchObject({ axis: "concurrency", from: 8, to: 16 });
+    // The server's own log: every chat request it received is one the searches say they spent.
+    expect(server.requests).toHaveLength(searches.reduce((sum, s) => sum + (s?.requests ?? 0), 0));
+
+    const entries = await new StoreRunIndex(new FolderStore(data)).entries();
+    const standing = standings(entries, { now: new Date().toISOString() }).get("s");
+    // The runs that enter a standing are the complete ones with a valid level: all three, unless a
+    // loaded machine's client flagged every level of one (`exitProblems` accepts that failed run).
+    const entered = runs.filter((r) => r.status === "complete" && r.levels.some((l) => l.valid));
+    expect(entered.length).toBe(3 - runs.filter((r) => r.status === "failed").length);
+    expect(entered.length).toBeGreaterThan(0);
+    expect([...(standing?.runIds ?? [])].sort()).toEqual(entered.map((r) => r.runId).sort());
+    const over = standing?.search;
+    expect(over?.axis).toBe("concurrency");
+    // Each run's own answer, as its document records it: the standing's median and interval are of these.
+    const capacities = entered.map((r) => r.summary.search?.capacity.value ?? null);
+    // N = 8 meets by 14 % in every run: each run has a capacity, so every entered run counts.
+    expect(capacities.every((c) => c !== null && c >= 8)).toBe(true);
+    const sorted = (capacities as number[]).sort((a, b) => a - b);
+    // Up to 5 runs the interval is their range (medianIntervalRank(n) = 1 below n = 6; 75 % coverage at n = 3).
+    expect(over?.capacity.estimate).toEqual({
+      median: medianOfSorted(sorted),
+      low: sorted[0],
+      high: sorted.at(-1),
+      n: entered.length,
+    });
+    const statuses = entered.map((r) => r.summary.search?.capacity.status);
+    expect(over?.capacity).toMatchObject({
+      runs: entered.length,
+      found: statuses.filter((s) => s === "found").length,
+      undecided: statuses.filter((s) => s === "undecided").length,
+    });
+    const knees = entered.flatMap((r) => (r.summary.search?.knee.value == null ? [] : [r.summary.search.knee.value]));
+    expect(over?.knee.runs).toBe(entered.length);
+    expect(over?.knee.estimate?.n ?? 0).toBe(knees.length);
+  }, 120_000);
+});
