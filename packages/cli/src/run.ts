@@ -359,8 +359,8 @@ export const DEMO_SLOPPY_LEVELS = { concurrency: [1] };
  * direct route searches its users from 4 to 8 for its capacity at the SLO, where the ladder 1 to 16
  * can only say "4, and not 8". Its SLO is per-stream speed alone (no TTFT limit, the page says so): a
  * level that meets with a TTFT limit must draw 63 requests after its ramp to bound TTFT p95, more than
- * the demo's minutes allow; on speed alone a level is decided on its ramp and two groups of N (18 to 32
- * requests here, at about 36 requests/s: 4 slots). The open loop keeps its ladder: its rates would each
+ * the demo's minutes allow; on speed alone a level is decided on its ramp and two groups of N (18 to 28
+ * requests here, at about 36 requests/s: 4 slots), and one near the SLO stops undecided at 32. The open loop keeps its ladder: its rates would each
  * draw 20 sends or more at 16 to 32 a second. What the search spent against the ladder it replaced:
  * docs/benchmarks.md#npm-start.
  */
@@ -373,7 +373,7 @@ export const DEMO_SEARCHES: Record<
   }
 > = {
   "ref-small-fast": {
-    concurrency: { search: { from: 4, to: 8, resolution: 0.1, maxRequestsPerLevel: 64 } },
+    concurrency: { search: { from: 4, to: 8, resolution: 0.1, maxRequestsPerLevel: 32 } },
     requestsPerLevel: 16,
     slo: { maxTtftMs: null },
   },
@@ -381,6 +381,12 @@ export const DEMO_SEARCHES: Record<
 
 /** Targets whose demo levels count requests (see `DEMO_WORKLOAD`); the others run for `REFERENCE_LEVEL_SECONDS`. */
 const COUNTED_TARGETS = ["ref-ratelimited", "ref-gateway-beta"];
+
+/**
+ * Gateway beta counts its levels for its fallbacks, not its curve: N = 1, 4 and 16 show the curve and
+ * the share; 2 and 8 would add about 2 s a run (N = 1 alone sends its 20 one after another).
+ */
+export const DEMO_BETA_LEVELS = { concurrency: [1, 4, 16] };
 
 /**
  * The reference targets as the demo sweeps them, with the route that breaks tool calls: level lengths
@@ -400,7 +406,11 @@ export function demoTargets(baseURL: string, canary = true, toolCalls = true) {
     const levels =
       t.workload ??
       DEMO_SEARCHES[t.id] ??
-      (COUNTED_TARGETS.includes(t.id) ? undefined : { levelDurationSeconds: REFERENCE_LEVEL_SECONDS });
+      (t.id === "ref-gateway-beta"
+        ? DEMO_BETA_LEVELS
+        : COUNTED_TARGETS.includes(t.id)
+          ? undefined
+          : { levelDurationSeconds: REFERENCE_LEVEL_SECONDS });
     const sampled = {
       ...(canary && DEMO_CANARY_TARGETS.includes(t.id) ? { canary: DEMO_CANARY } : {}),
       ...(toolCalls && t.id in DEMO_TOOL_CALLS ? { toolCalls: DEMO_TOOL_CALLS[t.id] } : {}),
