@@ -39,15 +39,16 @@ describe("kneeboard run --repeat on a searched config", () => {
     const file = writeConfig("searched.json", {
       targets: [{ id: "s", label: "s", baseURL: server.url, model: "m", route: { gateway: "direct" } }],
       workload: {
-        // From 8: a level that meets draws 64 requests (the TTFT bound's floor, docs/methodology.md), 8
-        // rounds of streams there; to 16 and a resolution of 0.5 (8 to 12, one bisection) keep each run
-        // to a few seconds: 8, 16, then 12.
+        // Per-stream speed alone (no TTFT limit): a level is decided on its 2N ramp and two groups of N
+        // (32 requests at N = 8, docs/methodology.md); with a TTFT limit a meet must draw 63 after the
+        // ramp. To 16 and a resolution of 0.5 (8 to 12, one bisection) keep each run to a few seconds:
+        // 8, 16, then 12.
         concurrency: { search: { from: 8, to: 16, resolution: 0.5, maxRequestsPerLevel: 64 } },
         requestsPerLevel: 32,
         warmupRequests: 1,
         maxTokens: 16,
         ignoreEos: true,
-        slo: { minOutputTokensPerSecond: 40, maxTtftMs: 2000 },
+        slo: { minOutputTokensPerSecond: 40, maxTtftMs: null },
         canary: false,
       },
     });

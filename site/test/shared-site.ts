@@ -133,7 +133,11 @@ function startBuild(dir: string): void {
   writeFileSync(join(dir, "pid"), String(child.pid));
   child.on("exit", (code, signal) => {
     // The run's teardown may have stopped the build and removed its folder: nobody waits for it then.
-    if (existsSync(dir)) writeFileSync(join(dir, "exit.json"), JSON.stringify({ code, signal }));
+    // Written whole, then renamed into place: a reader polling for it in another process must never
+    // find it created but still empty.
+    if (!existsSync(dir)) return;
+    writeFileSync(join(dir, "exit.json.part"), JSON.stringify({ code, signal }));
+    renameSync(join(dir, "exit.json.part"), join(dir, "exit.json"));
   });
 }
 

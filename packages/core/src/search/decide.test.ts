@@ -87,13 +87,15 @@ describe("looks and their confidences", () => {
     expect(looksOf({ batch: 64, cap: 64, minimum: 128, group: 64, ramp: 0 })).toEqual([64]);
   });
 
-  it("spend a wrong meets' allowance from the first look that can bound TTFT p95, and a wrong miss's evenly, 1 - confidence each in all", () => {
+  it("spend a wrong meets' allowance from the first look that can bound TTFT p95, and a wrong miss's from the first look, 1 - confidence each in all", () => {
     const looks = looksOf({ batch: 64, cap: 256, minimum: 2, group: 5, ramp: 0 });
     const c = lookConfidences(0.95, looks, { group: 5, ramp: 0 });
     // 2 to 32 requests cannot bound p95 at 96 % (0.95^32 = 0.19): they can only miss.
     expect(c.map((x) => x.meets)).toEqual(
       [1, 1, 1, 1, 1, 0.96, 1 - 0.01 / 3, 1 - 0.01 / 3, 1 - 0.01 / 3].map((x) => expect.closeTo(x, 12)),
     );
+    // A miss: 80 % of 5 % at the first look, the rest in equal parts over the 8 after it.
+    expect(c.map((x) => x.misses)).toEqual([0.96, ...Array(8).fill(1 - 0.01 / 8)].map((x) => expect.closeTo(x, 12)));
     const spent = (pick: (x: { meets: number; misses: number }) => number) =>
       c.reduce((sum, x) => sum + 1 - pick(x), 0);
     expect(spent((x) => x.meets)).toBeCloseTo(0.05, 12);

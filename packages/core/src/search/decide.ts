@@ -1,7 +1,8 @@
 /**
  * @module A probed level's SLO decision at a stated confidence (docs/methodology.md#searched-levels),
- * pure: distribution-free confidence bounds on a quantile from order statistics, and the decision a
- * level's samples allow at one look, `meets`, `misses`, or draw more (`undecided` at the cap).
+ * pure: distribution-free bounds on TTFT p95 from order statistics, Student's t bounds on per-stream
+ * p50 from the medians of groups of sends (requests in flight together are one draw), and the decision
+ * a level's samples allow at one look, `meets`, `misses`, or draw more (`undecided` at the cap).
  */
 import { studentTQuantile } from "../stats/student-t.ts";
 
@@ -128,9 +129,8 @@ export function meanBound(values: readonly number[], confidence: number, side: "
   return side === "lower" ? mean - half : mean + half;
 }
 
-/** The TTFT quantile the SLO bounds (p95) and the per-stream quantile it asks for (p50). */
+/** The TTFT quantile the SLO bounds (p95). */
 export const TTFT_QUANTILE = 0.95;
-export const PER_STREAM_QUANTILE = 0.5;
 
 /** Share of a level's allowance for a wrong `meets` spent at its first look that can say `meets`; the rest is split evenly over the later looks. */
 export const FIRST_LOOK_SHARE = 0.8;
@@ -215,7 +215,7 @@ export interface DrawPlan {
 
 /** The requests drawn at each look, ascending, the last at the cap. */
 export function looksOf(plan: DrawPlan): number[] {
-  // The minimum is always a look (one past a batch too: a closed loop's 3N at N = 32 is 96).
+  // The minimum is always a look (one past a batch too: a closed loop's 4N at N = 32 is 128).
   const looks = new Set<number>([Math.min(Math.max(1, plan.minimum), plan.cap)]);
   for (let n = Math.max(1, plan.minimum); n < plan.batch && n < plan.cap; n *= 2) looks.add(n);
   for (let n = plan.batch; n < plan.cap; n += plan.batch) if (n >= plan.minimum) looks.add(n);
