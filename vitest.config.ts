@@ -1,10 +1,9 @@
 /**
- * @module Three groups of test files, one after the other. First the files that measure nothing against
+ * @module Two groups of test files, one after the other. First the files that measure nothing against
  * the clock run side by side, one per core, the longest first (project `parallel`); then the files that
- * hold measured times to a server's truth or to the wall clock, four at a time (project `timed`); last,
- * one at a time, the timed files that keep both cores busy themselves (project `alone`). A build or a
- * browser beside a timed file would bend the very numbers it checks. `npx vitest run --project timed
- * --project alone` runs the timed files alone.
+ * hold measured times to a server's truth or to the wall clock, four at a time (project `timed`). A
+ * build or a browser beside a timed file would bend the very numbers it checks. `npx vitest run
+ * --project timed` runs the timed files alone.
  */
 import { availableParallelism } from "node:os";
 import { relative } from "node:path";
@@ -61,13 +60,12 @@ const TIMED = [
   "test/search-capacity-http.test.ts",
   // Searched runs (--repeat 3) whose levels must meet the SLO on a real server's clock.
   "test/cli-search-repeat.test.ts",
+  // The client's own delay raised until it bends TTFT, and sweeps on worker threads: they keep both
+  // cores busy themselves, and pass beside two busy loops (the check of a busy machine), so they share
+  // the time of the other timed files, which mostly wait on their servers' clocks.
+  "test/client-health.test.ts",
+  "test/sweep-threads.test.ts",
 ];
-
-/**
- * Timed files that keep both cores busy themselves, last and one at a time: the client's own delay
- * raised until it bends TTFT (a neighbour would move the bend), and sweeps on worker threads.
- */
-const ALONE = ["test/client-health.test.ts", "test/sweep-threads.test.ts"];
 
 /**
  * The longest files of each group, started first so that the workers end together rather than one
@@ -94,13 +92,16 @@ const LONGEST_FIRST = [
   // A build of the kneeboard package, packed and installed.
   "test/package.test.ts",
   // The timed group, four at a time: the scheduled path (two site builds and invocations on the wall
-  // clock), runs killed mid-level (and a site build), the README's commands (a run, a site build).
+  // clock), the client's delay raised until it bends TTFT, runs killed mid-level (and a site build),
+  // the README's commands (a run, a site build).
   "test/e2e-aws-local.test.ts",
+  "test/client-health.test.ts",
   "test/cli-crash.test.ts",
   "test/readme-endpoint.test.ts",
   // A search over real HTTP on the batch decoder's clock.
   "test/search-capacity-http.test.ts",
   "test/sweep.test.ts",
+  "test/sweep-threads.test.ts",
   "test/trace-replay.test.ts",
   "test/cli-stop.test.ts",
 ];
@@ -141,7 +142,7 @@ export default defineConfig({
           // One process per worker for all its files: modules load once, not once a file (about a
           // second each, most of a minute over the group's small files).
           isolate: false,
-          exclude: [...configDefaults.exclude, ...TIMED, ...ALONE],
+          exclude: [...configDefaults.exclude, ...TIMED],
           // The one fixture site that the site tests of `READERS` in site/test/shared-site.ts share,
           // built once a run beside the other files (`site/test/shared-site.ts`).
           globalSetup: ["site/test/shared-site.ts"],
@@ -156,15 +157,6 @@ export default defineConfig({
           include: TIMED,
           maxWorkers: 4,
           sequence: { groupOrder: 1 },
-        },
-      },
-      {
-        extends: true,
-        test: {
-          name: "alone",
-          include: ALONE,
-          fileParallelism: false,
-          sequence: { groupOrder: 2 },
         },
       },
     ],
