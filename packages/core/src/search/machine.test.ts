@@ -68,7 +68,19 @@ describe("LoadSearch", () => {
     const { order, search } = run(users({ from: 8, to: 8 }), (n) => server(n));
     expect(order).toEqual([8]);
     expect(search.outcome().capacity).toEqual({ value: null, lo: null, hi: 8, status: "below_from" });
-    expect(search.outcome().stop.reason).toBe("below_from");
+    expect(search.outcome().stop).toEqual({
+      reason: "below_from",
+      detail: "the lowest level probed (8) missed the SLO, so no load met the SLO",
+    });
+  });
+
+  it("says the lowest level was invalid, not missed, when it could not be judged valid", () => {
+    const { order, search } = run(users({ from: 8, to: 64 }), (n) => ({ ...server(n, 1), valid: false }));
+    expect(order).toEqual([8]);
+    expect(search.outcome().stop).toEqual({
+      reason: "below_from",
+      detail: "the lowest level probed (8) was invalid, so no load met the SLO",
+    });
   });
 
   it("bisects rates geometrically to the relative resolution", () => {

@@ -251,8 +251,11 @@ export class LoadSearch {
     const capacity = this.capacityBracket();
     if (this.overSaturated) return { reason: "over_saturation", detail: this.overSaturated };
     const invalid = this.probes.find((p) => !p.valid);
-    if (capacity.status === "below_from")
-      return { reason: "below_from", detail: `the SLO was missed already at from (${this.bounds.from})` };
+    if (capacity.status === "below_from") {
+      const lowest = this.probes.find((p) => p.load === capacity.hi);
+      const what = lowest && !lowest.valid ? "was invalid" : "missed the SLO";
+      return { reason: "below_from", detail: `the lowest level probed (${capacity.hi}) ${what}, so no load met the SLO` };
+    }
     if (capacity.status === "undecided")
       return {
         reason: "undecided",
