@@ -254,7 +254,10 @@ export class LoadSearch {
     if (capacity.status === "below_from") {
       const lowest = this.probes.find((p) => p.load === capacity.hi);
       const what = lowest && !lowest.valid ? "was invalid" : "missed the SLO";
-      return { reason: "below_from", detail: `the lowest level probed (${capacity.hi}) ${what}, so no load met the SLO` };
+      return {
+        reason: "below_from",
+        detail: `the lowest level probed (${capacity.hi}) ${what}, so no load met the SLO`,
+      };
     }
     if (capacity.status === "undecided")
       return {
