@@ -88,6 +88,8 @@ const LONGEST_FIRST = [
   "site/test/chart-text.test.ts",
   // Seeded searches on the batch decoder in a manual scheduler's time.
   "test/search-capacity.test.ts",
+  // Searched levels on a TTFT limit, 720 of them (about 15 s).
+  "test/search-ttft-boundary.test.ts",
   "test/architecture.test.ts",
   // A build of the kneeboard package, packed and installed.
   "test/package.test.ts",
