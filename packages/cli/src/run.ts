@@ -13,7 +13,7 @@ import {
   workloadFor,
 } from "@kneeboard/core/config";
 import { ConfigError, UsageError } from "@kneeboard/core/errors";
-import { baseUrlWarning, checkRequestsPerLevel } from "@kneeboard/core/plan";
+import { baseUrlWarning, checkRequestsPerLevel, missingNumbersWarning } from "@kneeboard/core/plan";
 import type { RunDocument } from "@kneeboard/core/run";
 import { type RunIndexEntry, saveRun } from "@kneeboard/core/run-index";
 import { StoreRunIndex } from "@kneeboard/core/run-index/store";
@@ -175,7 +175,8 @@ export function checkDataFolder(dataDir: string): void {
 /**
  * Says before anything is sent where a closed loop's `requestsPerLevel` is at most N (those levels
  * cannot be valid): a warning per sweep, or a `ConfigError` (exit 2) when no level of a sweep can be;
- * and warns of a target's `baseURL` that likely misses its API (`baseUrlWarning`), as `plan` does.
+ * warns of a target's `baseURL` that likely misses its API (`baseUrlWarning`), and of a ladder that
+ * will lack one of the route's two numbers (`missingNumbersWarning`), as `plan` does.
  */
 function checkWorkloads(config: Config, targets: Target[], io: IO): void {
   const problems: { path: string; message: string }[] = [];
@@ -185,7 +186,11 @@ function checkWorkloads(config: Config, targets: Target[], io: IO): void {
   }
   for (const target of targets)
     for (const scenario of scenariosOf(config, target)) {
-      const check = checkRequestsPerLevel(workloadFor(config, target, scenario));
+      const workload = workloadFor(config, target, scenario);
+      const lacks = missingNumbersWarning(workload);
+      if (lacks !== null)
+        io.err.write(`warning: workload.concurrency (target ${target.id}, scenario ${scenario}): ${lacks}\n`);
+      const check = checkRequestsPerLevel(workload);
       if (check.message === null) continue;
       const where = `workload.requestsPerLevel (target ${target.id}, scenario ${scenario})`;
       if (check.noValidLevel) problems.push({ path: where, message: check.message });
