@@ -4,7 +4,7 @@
  * command line that does not parse is named in one sentence and the command's usage (exit 2). In this
  * process (project `parallel`).
  */
-import { COMMANDS, synopsis } from "@kneeboard/cli/commands";
+import { COMMANDS, optionText, synopsis } from "@kneeboard/cli/commands";
 import { describe, expect, it } from "vitest";
 import cliPackage from "../packages/cli/package.json" with { type: "json" };
 import { kneeboardHere } from "./cli-harness.ts";
@@ -27,7 +27,7 @@ describe("kneeboard help", () => {
     expect(out).toContain(`kneeboard ${name}: ${spec.summary}.`);
     expect(out).toContain(`usage: ${synopsis(name)}`);
     for (const [option, o] of Object.entries(spec.options)) {
-      expect(out).toContain(`--${option} ${o.value}`);
+      expect(out).toContain(optionText(option, o));
       const fallback = "default" in o ? o.default : "defaultText" in o ? o.defaultText : undefined;
       if (fallback) expect(out).toContain(`default ${fallback}`);
     }

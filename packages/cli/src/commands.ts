@@ -6,10 +6,10 @@
 import { parseArgs } from "node:util";
 import { UsageError } from "@kneeboard/core/errors";
 
-/** One `--name VALUE` option of a command. */
+/** One `--name VALUE` option of a command, or a `--name` switch (no `value`). */
 export interface OptionSpec {
-  /** What the value stands for in the usage: FILE, DIR, ID, N. */
-  value: string;
+  /** What the value stands for in the usage: FILE, DIR, ID, N; none for a switch. */
+  value?: string;
   /** What the option sets, in a few words. */
   about: string;
   /** The value when the option is not given, passed to the parser as is. */
@@ -75,7 +75,13 @@ export const COMMANDS = {
   plan: {
     summary:
       "check a config and print what each sweep will send, how long it may take and what it costs, sending nothing",
-    options: { config: { value: "FILE", about: "the config file (docs/config.md)", required: true } },
+    options: {
+      config: { value: "FILE", about: "the config file (docs/config.md)", required: true },
+      deployed: {
+        about:
+          "also size the AWS deployment (Lambda invocations, memory, cost) when every target is on this machine; it is printed anyway otherwise",
+      },
+    },
     exitCodes: {
       0: "the config is valid",
       1: INTERNAL,
@@ -153,10 +159,14 @@ export const isCommand = (name: string): name is CommandName => Object.hasOwn(CO
 
 const spec = (name: CommandName): CommandSpec => COMMANDS[name];
 
+/** `--config FILE`, or `--deployed` for a switch. */
+export const optionText = (option: string, o: OptionSpec): string =>
+  o.value === undefined ? `--${option}` : `--${option} ${o.value}`;
+
 /** `kneeboard run --config FILE [--data DIR] [--target ID]... [--repeat K]` */
 export function synopsis(name: CommandName): string {
   const options = Object.entries(spec(name).options).map(([option, o]) => {
-    const text = `--${option} ${o.value}`;
+    const text = optionText(option, o);
     return o.required ? text : `[${text}]${o.multiple ? "..." : ""}`;
   });
   return ["kneeboard", name, ...options].join(" ");
@@ -185,7 +195,7 @@ export function commandHelp(name: CommandName): string {
   const { summary, options, env, exitCodes } = spec(name);
   const optionRows = Object.entries(options).map(([option, o]): [string, string] => {
     const fallback = o.required ? "required" : (o.defaultText ?? o.default);
-    return [`--${option} ${o.value}`, fallback ? `${o.about}; ${o.required ? "" : "default "}${fallback}` : o.about];
+    return [optionText(option, o), fallback ? `${o.about}; ${o.required ? "" : "default "}${fallback}` : o.about];
   });
   return [
     `kneeboard ${name}: ${summary}.`,
@@ -239,11 +249,13 @@ function argumentsProblem(name: CommandName, error: NodeJS.ErrnoException): stri
 export function parseCommand(
   name: CommandName,
   args: string[],
-): "help" | Record<string, string | string[] | undefined> {
+): "help" | Record<string, string | boolean | string[] | undefined> {
   const options = Object.fromEntries(
     Object.entries(spec(name).options).map(([option, o]) => [
       option,
-      { type: "string" as const, multiple: o.multiple ?? false, ...(o.default ? { default: o.default } : {}) },
+      o.value === undefined
+        ? { type: "boolean" as const }
+        : { type: "string" as const, multiple: o.multiple ?? false, ...(o.default ? { default: o.default } : {}) },
     ]),
   );
   let values: Record<string, string | boolean | string[] | undefined>;
@@ -262,7 +274,7 @@ export function parseCommand(
   if (values.help) return "help";
   for (const [option, o] of Object.entries(spec(name).options))
     if (o.required && values[option] === undefined)
-      throw new ArgumentsError(`${name} needs --${option} ${o.value}`, name);
+      throw new ArgumentsError(`${name} needs ${optionText(option, o)}`, name);
   const { help: _, ...rest } = values;
-  return rest as Record<string, string | string[] | undefined>;
+  return rest;
 }

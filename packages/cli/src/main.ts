@@ -74,7 +74,7 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
       }
       case "plan": {
         const { plan } = await import("./plan.ts");
-        return await plan({ configFile: values.config as string, io });
+        return await plan({ configFile: values.config as string, deployed: values.deployed === true, io });
       }
       case "demo": {
         const dataDir = values.data as string;

@@ -13,7 +13,7 @@ import {
   workloadFor,
 } from "@kneeboard/core/config";
 import { ConfigError, UsageError } from "@kneeboard/core/errors";
-import { baseUrlWarning, checkRequestsPerLevel } from "@kneeboard/core/plan";
+import { checkSweeps } from "@kneeboard/core/plan";
 import type { RunDocument } from "@kneeboard/core/run";
 import { type RunIndexEntry, saveRun } from "@kneeboard/core/run-index";
 import { StoreRunIndex } from "@kneeboard/core/run-index/store";
@@ -81,6 +81,8 @@ export function interleave<T>(targets: T[], repeat: number): T[] {
  */
 export async function sweepTargets(options: {
   config: Config;
+  /** The file the config came from, as errors name it. */
+  configFile: string;
   targets: Target[];
   dataDir: string;
   simulated: boolean;
@@ -92,7 +94,7 @@ export async function sweepTargets(options: {
 }): Promise<SweepOutcome> {
   const env = options.env ?? process.env;
   checkDataFolder(options.dataDir);
-  checkWorkloads(options.config, options.targets, options.io);
+  checkWorkloads(options.config, options.targets, options.configFile, options.io);
   const store = new FolderStore(options.dataDir);
   const index = new StoreRunIndex(store);
   const stop = new AbortController();
@@ -173,25 +175,14 @@ export function checkDataFolder(dataDir: string): void {
 }
 
 /**
- * Says before anything is sent where a closed loop's `requestsPerLevel` is at most N (those levels
- * cannot be valid): a warning per sweep, or a `ConfigError` (exit 2) when no level of a sweep can be;
- * and warns of a target's `baseURL` that likely misses its API (`baseUrlWarning`), as `plan` does.
+ * Says before anything is sent where a closed loop's levels cannot be valid and which base URLs likely
+ * miss their API (`checkSweeps`, as `plan` does): warnings, or a `ConfigError` naming `configFile`
+ * (exit 2) when no level of a sweep can be valid.
  */
-function checkWorkloads(config: Config, targets: Target[], io: IO): void {
-  const problems: { path: string; message: string }[] = [];
-  for (const target of targets) {
-    const path = baseUrlWarning(target);
-    if (path !== null) io.err.write(`warning: ${path}\n`);
-  }
-  for (const target of targets)
-    for (const scenario of scenariosOf(config, target)) {
-      const check = checkRequestsPerLevel(workloadFor(config, target, scenario));
-      if (check.message === null) continue;
-      const where = `workload.requestsPerLevel (target ${target.id}, scenario ${scenario})`;
-      if (check.noValidLevel) problems.push({ path: where, message: check.message });
-      else io.err.write(`warning: ${where}: ${check.message}\n`);
-    }
-  if (problems.length > 0) throw new ConfigError(problems);
+function checkWorkloads(config: Config, targets: Target[], configFile: string, io: IO): void {
+  const { problems, warnings } = checkSweeps(config, targets);
+  for (const warning of warnings) io.err.write(`warning: ${warning}\n`);
+  if (problems.length > 0) throw new ConfigError(problems, configFile);
 }
 
 /** Exit code of an interrupted sweep: 128 + SIGINT, as shells report it. */
@@ -218,6 +209,7 @@ export async function run(options: {
     : config.targets;
   const outcome = await sweepTargets({
     config,
+    configFile: options.configFile,
     targets,
     dataDir: options.dataDir,
     simulated: false,
@@ -479,6 +471,7 @@ export async function demo(options: { dataDir: string; io: IO }): Promise<number
       const config = configOf(canary);
       const outcome = await sweepTargets({
         config,
+        configFile,
         targets: config.targets,
         dataDir: options.dataDir,
         simulated: true,
