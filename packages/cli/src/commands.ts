@@ -67,7 +67,7 @@ export const COMMANDS = {
     },
     exitCodes: {
       0: "the sweep finished (failed requests are data, not errors)",
-      1: `a run failed (no valid level; the likely cause is said), or ${INTERNAL}`,
+      1: `a run failed (no valid level; the likely cause is said, and the run is kept as history), or ${INTERNAL}`,
       2: "an invalid config or usage: nothing sent or written, every problem named",
       130: "interrupted (Ctrl-C): the level in flight ends and the run is stored partial",
     },

@@ -13,7 +13,7 @@ import {
   workloadFor,
 } from "@kneeboard/core/config";
 import { ConfigError, UsageError } from "@kneeboard/core/errors";
-import { checkSweeps } from "@kneeboard/core/plan";
+import { baseUrlWarning, checkSweeps } from "@kneeboard/core/plan";
 import type { RunDocument } from "@kneeboard/core/run";
 import { type RunIndexEntry, saveRun } from "@kneeboard/core/run-index";
 import { StoreRunIndex } from "@kneeboard/core/run-index/store";
@@ -48,23 +48,37 @@ export interface SweepOutcome {
 }
 
 /**
- * Why a run found no valid level, in words a user can act on: a 404 is most often a base URL that
- * is not the API root, a 401 or 403 a key that is missing or wrong; else the sweep's own stop.
+ * Why a run found no valid level, in words a user can act on, with the endpoint's own sentence where
+ * it gave one: a 404 from a base URL whose path misses the API (`baseUrlWarning`) asks for `/v1`, a 404
+ * from the API itself is most often a model it does not serve; a 401 or 403 is a key missing or wrong;
+ * else the sweep's own stop.
  */
 export function likelyCause(doc: RunDocument, apiKeyEnv: string | undefined): string {
   const statuses = new Set(doc.samples.map((s) => s.httpStatus));
   const fromStop = doc.summary.stop?.detail.match(/HTTP (\d{3})/)?.[1];
   if (fromStop) statuses.add(Number(fromStop));
+  /** The endpoint's sentence for `status`, quoted after a colon; nothing when it gave none. */
+  const said = (status: number) => {
+    const error = doc.samples.find((s) => s.httpStatus === status && s.error)?.error;
+    const sentence = error?.replace(/^HTTP \d{3}:\s*(\d{3}\s+)?/, "").trim();
+    return sentence ? ` ("${sentence}")` : "";
+  };
   if (statuses.has(404))
-    return `HTTP 404 from ${doc.baseURL}: is baseURL the API root, ending in /v1 (e.g. https://openrouter.ai/api/v1)?`;
+    return baseUrlWarning({ id: doc.targetId, baseURL: doc.baseURL }) === null
+      ? `HTTP 404 from ${doc.baseURL}${said(404)}: does the endpoint serve the model ${doc.model}? (its /models lists what it does)`
+      : `HTTP 404 from ${doc.baseURL}${said(404)}: is baseURL the API root, ending in /v1 (e.g. https://openrouter.ai/api/v1)?`;
   if (statuses.has(401) || statuses.has(403)) {
     const status = statuses.has(401) ? 401 : 403;
     return apiKeyEnv
-      ? `HTTP ${status} from ${doc.baseURL}: the endpoint refused the key; is ${apiKeyEnv} set to a valid key for it?`
-      : `HTTP ${status} from ${doc.baseURL}: the endpoint wants a key; set apiKeyEnv to the variable that holds it`;
+      ? `HTTP ${status} from ${doc.baseURL}${said(status)}: the endpoint refused the key; is ${apiKeyEnv} set to a valid key for it?`
+      : `HTTP ${status} from ${doc.baseURL}${said(status)}: the endpoint wants a key; set apiKeyEnv to the variable that holds it`;
   }
   return doc.summary.stop?.detail ?? "no level was valid (see each level's invalid reasons above)";
 }
+
+/** What a failed run that was stored means, said once with its cause. */
+export const FAILED_RUN_KEPT =
+  "the failed run is kept in the store as history: it ranks nothing, and the site lists it among the route's runs as failed (a route that fails is news); to keep trials out of a store, give them a --data folder of their own";
 
 /**
  * The order of `repeat` runs of each sweep (a target in a scenario), interleaved (t1 t2 t3 t1 t2 t3 ...)
@@ -135,7 +149,7 @@ export async function sweepTargets(options: {
         const cause = `${doc.targetId}: ${likelyCause(doc, target.apiKeyEnv)}`;
         if (!failures.includes(cause)) {
           failures.push(cause);
-          options.io.err.write(`run failed (no valid level) for ${cause}\n`);
+          options.io.err.write(`run failed (no valid level) for ${cause}\n${FAILED_RUN_KEPT}\n`);
         }
       }
       if (stop.signal.aborted) break;
