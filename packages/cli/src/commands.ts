@@ -133,10 +133,13 @@ export const COMMANDS = {
       stage: { value: "NAME", about: "the SST stage", required: true },
       config: DEPLOYED_CONFIG,
     },
+    env: {
+      SST_TELEMETRY_DISABLED: "1 turns off the usage telemetry sst sends (sst reads it; DO_NOT_TRACK=1 too)",
+    },
     exitCodes: {
       0: "deployed and the first sweep queued",
       1: INTERNAL,
-      2: "an invalid config or usage",
+      2: "a missing or invalid config, or usage: checked before anything of sst runs",
       other: "`sst deploy` failed, with its own code",
     },
   },
@@ -146,7 +149,11 @@ export const COMMANDS = {
       stage: { value: "NAME", about: "the SST stage", defaultText: "none needed under `sst shell`" },
       config: DEPLOYED_CONFIG,
     },
-    exitCodes: { 0: "queued", 1: INTERNAL, 2: "an invalid config or usage" },
+    exitCodes: {
+      0: "queued",
+      1: INTERNAL,
+      2: "a missing or invalid config, or usage: checked before anything of sst runs",
+    },
   },
 } satisfies Record<string, CommandSpec>;
 
