@@ -11,9 +11,9 @@ import { targetFeedKey, writeAlerts } from "@kneeboard/core/feeds";
 import { notifies, slackMessage } from "@kneeboard/core/notify";
 import { fanOutSlot, MemoryQueue, SweepMessage, slotSweeps } from "@kneeboard/core/scheduled";
 import { FolderStore } from "@kneeboard/core/store/folder";
+import { type LoadedSstConfig, loadSstConfig, THREE_SWEEPS_CONFIG } from "@kneeboard/functions/testing/sst";
 import { markdownHtml, methodologyHtml } from "@kneeboard/site/lib/methodology.ts";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type LoadedSstConfig, loadSstConfig, THREE_SWEEPS_CONFIG } from "../functions/testing/sst.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, ROOT), "utf8");

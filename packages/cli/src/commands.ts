@@ -161,6 +161,35 @@ export type CommandName = keyof typeof COMMANDS;
 
 const NAMES = Object.keys(COMMANDS) as CommandName[];
 
+/** Edits (insert, delete, replace, swap two neighbours) that turn `a` into `b`. */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) (d[0] as number[])[j] = j;
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) {
+      const row = d[i] as number[];
+      const up = d[i - 1] as number[];
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min((up[j] as number) + 1, (row[j - 1] as number) + 1, (up[j - 1] as number) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(row[j] as number, ((d[i - 2] as number[])[j - 2] as number) + 1);
+    }
+  return (d[a.length] as number[])[b.length] as number;
+}
+
+/**
+ * The command `name` most likely meant (`plna`: plan), or `version` and `help`: the nearest within two
+ * edits, and within a third of the name; null when none is that near, or two are.
+ */
+export function nearestCommand(name: string): string | null {
+  const known = [...NAMES, "help", "version"];
+  const limit = Math.min(2, Math.max(1, Math.floor(name.length / 3)));
+  const scored = known.map((k) => ({ k, d: editDistance(name.toLowerCase(), k) })).filter((s) => s.d <= limit);
+  const best = Math.min(...scored.map((s) => s.d));
+  const nearest = scored.filter((s) => s.d === best);
+  return nearest.length === 1 ? (nearest[0] as { k: string }).k : null;
+}
+
 /** Whether `name` is a command of the table. */
 export const isCommand = (name: string): name is CommandName => Object.hasOwn(COMMANDS, name);
 
@@ -187,7 +216,7 @@ export function usage(): string {
     ...NAMES.flatMap((name) => [`  ${synopsis(name).slice("kneeboard ".length)}`, `      ${spec(name).summary}`]),
     "",
     "`kneeboard help <command>` (or `kneeboard <command> --help`) gives its options, defaults and exit codes;",
-    "`kneeboard --version` prints the version.",
+    "`kneeboard version` (or `--version`, `-V`) prints the version.",
   ].join("\n");
 }
 
