@@ -154,6 +154,7 @@ describe("a searched sweep", () => {
     // Both numbers: the single-stream figure (N = 1: 1000 / 24 tok/s a stream) and the search's capacity.
     expect(doc.summary.singleStream?.outputTokensPerSecond).toBeCloseTo(1000 / 24, 6);
     expect(doc.summary.search?.capacity).toEqual({ value: 5, lo: 5, hi: 6, status: "found" });
+    expect(doc.summary.capacityBracket).toEqual({ kind: "searched", lo: 5, hi: 6, confidence: 0.95 });
     // Everything sent is counted in the search's spend.
     expect(doc.summary.search?.requests).toBe(searched.endpoint.sent);
   }, 300_000);
