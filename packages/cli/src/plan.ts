@@ -17,6 +17,7 @@ import {
   LAMBDA_MB_PER_VCPU,
   type LevelPlan,
   lambdaCostPerDay,
+  missingNumbersWarning,
   planConfig,
   smallCanaryWarning,
   sweepMemoryMb,
@@ -83,6 +84,7 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
       : `${plan.totalRequests} measured requests, ${loop}`;
   const share = plan.clientCoreShare;
   const perLevel = checkRequestsPerLevel(w);
+  const lacks = missingNumbersWarning(w);
   return [
     `target ${plan.targetId} [${plan.scenario}]: ${plan.label} (model ${plan.model}, gateway ${plan.gateway})`,
     `  key: ${keyText(plan.apiKeyEnv, env)}`,
@@ -92,6 +94,7 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
     ...shown,
     ...words.after(plan.levels, w, plan.expectedRequestSeconds),
     ...(perLevel.message === null ? [] : [`  warning: ${perLevel.message}`]),
+    ...(lacks === null ? [] : [`  warning: ${lacks}`]),
     ...searchText(plan),
     `  total: ${requests} + ${plan.totalWarmupRequests} warm-up`,
     `  duration expected: ${number(plan.expectedSeconds)} s`,

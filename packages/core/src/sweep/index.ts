@@ -23,7 +23,7 @@ import {
 } from "../plan/index.ts";
 import type { Canary, Level, Load, RunDocument, Sample, Stop, ToolCalls } from "../run/index.ts";
 import { type Scheduler, systemScheduler } from "../scheduler/index.ts";
-import { searchLevelBound, searchPlan } from "../search/bounds.ts";
+import { type SearchPlan, searchLevelBound, searchPlan } from "../search/bounds.ts";
 import { LoadSearch } from "../search/machine.ts";
 import { runToolCalls } from "../tool-calls/phase.ts";
 import { type Traces, traceRecord } from "../trace/index.ts";
@@ -319,10 +319,25 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
 
   if (search) {
     // A continued search takes up the levels it ran before, in the order it ran them.
+    // (The level of one user alone run before a search from above 1 is no probe: the search never read it.)
     for (const l of [...levels].sort((a, b) => (a.probe?.order ?? 0) - (b.probe?.order ?? 0)))
-      search.machine.record(probedFigures(l));
+      if (l.probe) search.machine.record(probedFigures(l));
     if (stop) search.machine.impose({ reason: stop.reason, detail: stop.detail });
-    const bound = searchLevelBound(search.plan.bounds);
+    const single = singleStreamFirst(search.plan, levels);
+    const bound = searchLevelBound(search.plan.bounds) + (single ? 1 : 0);
+    if (single && !stop) {
+      // One user alone first, whatever the search's `from`: the single-stream figure every route shows.
+      // An ordinary level, outside the search's decisions (no probe); a search from 1 runs it itself.
+      const levelPlan = levelAt(workload, 1, levels.length + 1, { requestSeconds, traces: options.traces });
+      if (!(await runOne(levelPlan, 0, bound))) {
+        search.machine.impose({ reason: "stopped", detail: partialReason ?? "stopped" });
+        return document("partial");
+      }
+      // (`runOne` sets `stop`; the narrowing above does not see it.)
+      const after = stop as Stop | null;
+      if (after) search.machine.impose({ reason: after.reason, detail: after.detail });
+      else await options.onLevel?.(document("partial", unfinished(levelPlan.name)));
+    }
     for (let load = search.machine.next(); load !== null; load = search.machine.next()) {
       const order = levels.length + 1;
       const levelPlan = levelAt(workload, load, order, { requestSeconds, traces: options.traces });
@@ -384,6 +399,14 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
       signal: options.signal,
     });
   return document(measured ? "complete" : "failed");
+}
+
+/**
+ * Whether a searched sweep runs a level of one user alone before its search: a search of users
+ * (`concurrency`) from above 1 that has not run N = 1 yet (a continued sweep may have).
+ */
+function singleStreamFirst(plan: SearchPlan, levels: readonly Level[]): boolean {
+  return plan.axis === "concurrency" && plan.bounds.from > 1 && !levels.some((l) => concurrencyOf(l.load) === 1);
 }
 
 function routeRecord(target: Target): RunDocument["route"] {

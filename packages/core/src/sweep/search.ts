@@ -190,7 +190,20 @@ export function searchedSummary(
     ladderRequests:
       doublingLadder(plan.bounds).length * ((workload.requestsPerLevel ?? plan.batch) + workload.warmupRequests),
   };
-  const out: Summary = { ...summary, search: record };
+  const out: Summary = {
+    ...summary,
+    search: record,
+    ...(units.capacity
+      ? {
+          capacityBracket: {
+            kind: "searched" as const,
+            lo: outcome.capacity.lo,
+            hi: outcome.capacity.hi,
+            confidence: plan.confidence,
+          },
+        }
+      : {}),
+  };
   if (units.capacity) out[units.capacity] = outcome.capacity.value;
   if (units.knee) {
     const knee = outcome.knee.value;
