@@ -340,9 +340,9 @@ export const DEMO_REPLAY_TARGETS = ["ref-small-cached"];
  * (docs/benchmarks.md#npm-start).
  */
 export const DEMO_TOOL_CALLS: Record<string, { samplesPerPrompt: number; concurrency: number }> = {
-  "ref-small-priced": { samplesPerPrompt: 5, concurrency: 8 },
-  "ref-small-sloppy": { samplesPerPrompt: 5, concurrency: 8 },
-  "ref-small-fast": { samplesPerPrompt: 3, concurrency: 8 },
+  "ref-small-priced": { samplesPerPrompt: 2, concurrency: 8 },
+  "ref-small-sloppy": { samplesPerPrompt: 2, concurrency: 8 },
+  "ref-small-fast": { samplesPerPrompt: 2, concurrency: 8 },
 };
 
 /** The targets that run the demo's tool-call phase (`DEMO_TOOL_CALLS`). */
