@@ -186,7 +186,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
   const search = searched
     ? (() => {
         const plan = searchPlan(workload, searched);
-        return { plan, machine: new LoadSearch(plan.bounds) };
+        return { plan, machine: new LoadSearch(plan.bounds, workload.slo.maxTtftMs !== null) };
       })()
     : null;
   if (search && options.previous) {
@@ -289,7 +289,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
         expectedRequestMs: levels.at(-1)?.e2eMs.p50,
         signal: options.signal,
         deadlineMs: options.deadlineMs,
-        ...(probe ? { judge: probe.judge.judge } : {}),
+        ...(probe ? { judge: probe.judge.judge, count: probe.judge.requestsAfter } : {}),
         progress: (p) =>
           options.onProgress?.({
             ...p,
@@ -320,7 +320,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
   if (search) {
     // A continued search takes up the levels it ran before, in the order it ran them.
     for (const l of [...levels].sort((a, b) => (a.probe?.order ?? 0) - (b.probe?.order ?? 0)))
-      search.machine.record(probedFigures(l));
+      search.machine.record(probedFigures(l, workload.slo));
     if (stop) search.machine.impose({ reason: stop.reason, detail: stop.detail });
     const bound = searchLevelBound(search.plan.bounds);
     for (let load = search.machine.next(); load !== null; load = search.machine.next()) {
@@ -330,16 +330,15 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
       const judge = new ProbeJudge(
         workload,
         search.plan.confidence,
-        drawPlan(
-          search.plan,
-          concurrencyOf(documentLoad(levelPlan.load)),
-          validMinimumOf(documentLoad(levelPlan.load)),
+        drawPlan(search.plan, concurrencyOf(documentLoad(levelPlan.load)), {
+          validMinimum: validMinimumOf(documentLoad(levelPlan.load)),
           judged,
-        ),
+          ttftBound: search.machine.boundsTtft(load),
+        }),
         judged,
       );
       const ran = await runOne(
-        { ...levelPlan, requests: search.plan.cap, levelDurationSeconds: null },
+        { ...levelPlan, requests: judge.requests, levelDurationSeconds: null },
         order - 1,
         bound,
         {
@@ -351,7 +350,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
         search.machine.impose({ reason: "stopped", detail: partialReason ?? "stopped" });
         return document("partial");
       }
-      search.machine.record(probedFigures(levels.at(-1) as Level));
+      search.machine.record(probedFigures(levels.at(-1) as Level, workload.slo));
       if (stop) search.machine.impose({ reason: stop.reason, detail: stop.detail });
       else await options.onLevel?.(document("partial", unfinished(levelPlan.name)));
     }
