@@ -105,7 +105,28 @@ export class LoadSearch {
   /** Takes a probed level's figures (the load `next` asked for). */
   record(figures: ProbedFigures): void {
     this.probes.push(figures);
-    if (this.bracketing) this.overSaturated ??= this.overSaturation();
+    if (this.bracketing) {
+      this.doublings.push(figures);
+      this.overSaturated ??= this.overSaturation();
+    }
+  }
+
+  /** The probes of the doubling bracket, in order. */
+  private readonly doublings: ProbedFigures[] = [];
+
+  /**
+   * The first doubling step that shows over-saturation (TTFT p50 up by over 50 % while aggregate gains at
+   * most 15 %), named in the stop even where one step did not stop the bracket; null when none does.
+   */
+  private saturationSeen(): string | null {
+    for (let i = 1; i < this.doublings.length; i++) {
+      const [a, b] = [this.doublings[i - 1] as ProbedFigures, this.doublings[i] as ProbedFigures];
+      if (a.ttftP50Ms === null || b.ttftP50Ms === null || a.aggregate === null || b.aggregate === null) continue;
+      if (!b.valid || a.ttftP50Ms <= 0 || b.ttftP50Ms / a.ttftP50Ms <= 1 + OVER_SATURATION_TTFT_RISE) continue;
+      if (a.aggregate > 0 && b.aggregate / a.aggregate > 1 + KNEE_GAIN_THRESHOLD) continue;
+      return `over-saturated from ${b.load}: from ${a.load} to ${b.load} TTFT p50 rose from ${round(a.ttftP50Ms)} to ${round(b.ttftP50Ms)} ms while aggregate stayed within ${KNEE_GAIN_THRESHOLD * 100} % (${round(a.aggregate)} to ${round(b.aggregate)} tok/s)`;
+    }
+    return null;
   }
 
   /** The sweep stops the search (failures, rate limits, a signal): `next` asks for nothing more. */
@@ -282,6 +303,12 @@ export class LoadSearch {
   }
 
   private stop(): SearchStop {
+    const stop = this.stopOnly();
+    const seen = stop.reason === "over_saturation" ? null : this.saturationSeen();
+    return seen ? { ...stop, detail: `${stop.detail}; ${seen}` } : stop;
+  }
+
+  private stopOnly(): SearchStop {
     if (this.imposed) return this.imposed;
     const capacity = this.capacityBracket();
     if (this.overSaturated) return { reason: "over_saturation", detail: this.overSaturated };
