@@ -66,7 +66,13 @@ async function copyKey(store: Store, key: string, dir: string, folders: Folders 
   await made;
   const source = store.localPath?.(key);
   if (source) {
-    await link(source, file).catch(() => cp(source, file));
+    try {
+      await link(source, file);
+    } catch (error) {
+      // A missing file is a missing key, as `get` says for other stores: 0 bytes, nothing copied.
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return 0;
+      await cp(source, file);
+    }
     return (await stat(file)).size;
   }
   const body = await store.get(key);
