@@ -1,6 +1,7 @@
 /**
  * The architecture rules `npm test` checks (test/architecture.test.ts): no cycle, no relative import
- * from one package into another (a package is imported by its name and subpath), and dependencies
+ * from one package into another, the root's test/ and bench/ included (a package is imported by its
+ * name and subpath), and dependencies
  * pointing inward (core imports no outer layer; site components take their data, never the store).
  * The test also fails on a cycle between folders, computed from this cruise's module graph: the
  * folder scope here counts a subfolder's modules as its parent's and cannot leave test files out.
@@ -25,6 +26,18 @@ module.exports = {
         dependencyTypes: ["local"],
         dependencyTypesNot: ["aliased-workspace"],
         pathNot: ["^$1/"],
+      },
+    },
+    {
+      name: "no-relative-import-across-packages",
+      severity: "error",
+      comment:
+        "The root's tests (test/) and benchmarks (bench/) import a package by its name too, never by a path into its folder.",
+      from: { path: "^(test|bench)/" },
+      to: {
+        dependencyTypes: ["local"],
+        dependencyTypesNot: ["aliased-workspace"],
+        path: "^(packages|functions|site)/",
       },
     },
     {

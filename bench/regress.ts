@@ -39,6 +39,7 @@ function entry(index: number, cov: number, random: () => number, scale = 1): Run
     declaredUsdPerMillionOutputTokens: null,
     invalidReasons: [],
     goodputOutputTokensPerSecond: null,
+    sloFigures: null,
     cachedPromptTokenShare: null,
     reusablePromptTokenShare: null,
     laterTurnsTtftP50Ms: null,

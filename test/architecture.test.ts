@@ -282,7 +282,12 @@ describe("the architecture", () => {
     write("packages/core/src/f/index.ts", 'import { g } from "../g/index.ts";\nexport const f = g;\n');
     write("packages/core/src/g/index.ts", "export const g = 1;\n");
     write("packages/core/src/g/index.test.ts", 'import { f } from "../f/index.ts";\nexport const t = f;\n');
-    const { violations: found, modules } = await cruise(dir, ["packages", "site"]);
+    // A repository test that reaches into a package's folder, not through its name.
+    write("test/x.test.ts", 'import { run } from "../packages/cli/src/main.ts";\nexport const t = run;\n');
+    const { violations: found, modules } = await cruise(dir, ["packages", "site", "test"]);
+    expect(found.filter((v) => v.from.startsWith("test/")).map((v) => `${v.rule.name}: ${v.from} → ${v.to}`)).toEqual([
+      "no-relative-import-across-packages: test/x.test.ts → packages/cli/src/main.ts",
+    ]);
     expect(new Set(found.map((v) => v.rule.name))).toEqual(
       new Set([
         "no-circular",

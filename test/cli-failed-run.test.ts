@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { main } from "@kneeboard/cli/main";
+import { FAILED_RUN_KEPT } from "@kneeboard/cli/run";
 import { isClientReason } from "@kneeboard/core/metrics";
 import { RunDocument } from "@kneeboard/core/run";
 import { type ReferenceServer, startReferenceServer } from "@kneeboard/reference";
@@ -90,6 +91,10 @@ describe("a run in which no level is valid", () => {
     expect(doc.status).toBe("failed");
     expect(err.match(/is baseURL the API root, ending in \/v1/g)).toHaveLength(1);
     expect(out).toContain("(failed)");
+    // Kept, and said so once with what it means; the summary says there is no figure, not dashes.
+    expect(err.split(FAILED_RUN_KEPT)).toHaveLength(2);
+    expect(out).toContain("no valid level completed: no single-stream, peak or knee figure");
+    expect(out).not.toMatch(/- tok\/s/);
     // Level 1 ran its 3 requests (the server received exactly those) and ended the sweep.
     expect(received).toBe(3);
     expect(doc.levels).toHaveLength(1);
@@ -102,6 +107,25 @@ describe("a run in which no level is valid", () => {
     // Instant error replies say nothing of the client: no client reason.
     expect(level?.invalid.some((r) => isClientReason(r.code))).toBe(false);
     expect(level?.client.limited).toBe(false);
+  });
+
+  it("a model the endpoint does not serve (HTTP 404 from /v1): the endpoint's own sentence on stderr, no /v1 hint", async () => {
+    process.env.KNEEBOARD_TEST_RIGHT_KEY = KEY;
+    const { code, out, err, docs } = await kneeboardRun("no-model", {
+      baseURL: server.url,
+      model: "no-such-model",
+      apiKeyEnv: "KNEEBOARD_TEST_RIGHT_KEY",
+    });
+    delete process.env.KNEEBOARD_TEST_RIGHT_KEY;
+    expect(code).toBe(1);
+    expect(docs[0]?.status).toBe("failed");
+    // The reference server answers as OpenAI does: "The model no-such-model does not exist".
+    expect(err).toContain(
+      `run failed (no valid level) for no-model: HTTP 404 from ${server.url} ("The model no-such-model does not exist"): does the endpoint serve the model no-such-model?`,
+    );
+    expect(err).not.toContain("/v1 (e.g.");
+    expect(err.split(FAILED_RUN_KEPT)).toHaveLength(2);
+    expect(out).toContain("(failed)");
   });
 
   it("a wrong key (HTTP 401): failed, exit 1, the cause names the key's variable once", async () => {

@@ -4,9 +4,9 @@
  * command line that does not parse is named in one sentence and the command's usage (exit 2). In this
  * process (project `parallel`).
  */
-import { COMMANDS, synopsis } from "@kneeboard/cli/commands";
+import { COMMANDS, optionText, synopsis } from "@kneeboard/cli/commands";
+import cliPackage from "@kneeboard/cli/package.json" with { type: "json" };
 import { describe, expect, it } from "vitest";
-import cliPackage from "../packages/cli/package.json" with { type: "json" };
 import { kneeboardHere } from "./cli-harness.ts";
 
 const NAMES = Object.keys(COMMANDS) as (keyof typeof COMMANDS)[];
@@ -27,7 +27,7 @@ describe("kneeboard help", () => {
     expect(out).toContain(`kneeboard ${name}: ${spec.summary}.`);
     expect(out).toContain(`usage: ${synopsis(name)}`);
     for (const [option, o] of Object.entries(spec.options)) {
-      expect(out).toContain(`--${option} ${o.value}`);
+      expect(out).toContain(optionText(option, o));
       const fallback = "default" in o ? o.default : "defaultText" in o ? o.defaultText : undefined;
       if (fallback) expect(out).toContain(`default ${fallback}`);
     }
@@ -53,9 +53,12 @@ describe("kneeboard help", () => {
     expect(out).toContain("usage: kneeboard run");
   });
 
-  it("--version and -v print the CLI package's version", async () => {
-    for (const flag of ["--version", "-v"])
+  it("version, --version, -V and -v print the CLI package's version, as the usage says", async () => {
+    for (const flag of ["version", "--version", "-V", "-v"])
       expect(await kneeboardHere([flag])).toEqual({ code: 0, out: `${cliPackage.version}\n` });
+    expect((await kneeboardHere(["help"])).out).toContain(
+      "`kneeboard version` (or `--version`, `-V`) prints the version.",
+    );
   });
 });
 
@@ -76,6 +79,21 @@ describe("a command line that does not parse", () => {
     expect(code).toBe(2);
     expect(out).toBe(
       `${sentence}\nusage: ${synopsis(name as keyof typeof COMMANDS)}\n(kneeboard help ${name} says more)\n`,
+    );
+  });
+
+  it.each([
+    ["plna", "plan"],
+    ["rnu", "run"],
+    ["chek", "check"],
+    ["deplyo", "deploy"],
+    ["sweepnow", "sweep-now"],
+    ["verison", "version"],
+  ])("%s: exit 2, did you mean %s?", async (typo, meant) => {
+    const { code, out } = await kneeboardHere([typo]);
+    expect(code).toBe(2);
+    expect(out.split("\n")[0]).toBe(
+      `unknown command ${typo} (did you mean ${meant}?); the commands are ${NAMES.join(", ")}`,
     );
   });
 

@@ -11,9 +11,9 @@ import { targetFeedKey, writeAlerts } from "@kneeboard/core/feeds";
 import { notifies, slackMessage } from "@kneeboard/core/notify";
 import { fanOutSlot, MemoryQueue, SweepMessage, slotSweeps } from "@kneeboard/core/scheduled";
 import { FolderStore } from "@kneeboard/core/store/folder";
+import { type LoadedSstConfig, loadSstConfig, THREE_SWEEPS_CONFIG } from "@kneeboard/functions/testing/sst";
 import { markdownHtml, methodologyHtml } from "@kneeboard/site/lib/methodology.ts";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type LoadedSstConfig, loadSstConfig, THREE_SWEEPS_CONFIG } from "../functions/testing/sst.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, ROOT), "utf8");
@@ -137,6 +137,16 @@ describe("the README a newcomer reads in two minutes", () => {
     expect(commands).toEqual(["plan", "run", "site", "preview"]);
   });
 
+  it("states the Node versions package.json's engines allow, and the other pages point to it", () => {
+    const engines = (JSON.parse(read("package.json")) as { engines: { node: string } }).engines.node;
+    // ">=20.18.1 <21 || >=22": 20 from 20.18.1, not 21, 22 and later.
+    const [, least20, from] = /^>=(20\.\d+\.\d+) <21 \|\| >=(\d+)$/.exec(engines) ?? [];
+    expect(least20, engines).toBeDefined();
+    expect(readme).toContain(`On Node 20 (${least20} or later) or Node ${from} or later (21 is left out`);
+    expect(read("docs/deploying.md")).toContain("Node and npm as the [README](../README.md#set-up) says");
+    expect(read("CONTRIBUTING.md")).toContain(`Node ${least20} or later in 20, or ${from} or later`);
+  });
+
   it("names the license", () => {
     expect(readme).toContain("Apache-2.0");
     expect(existsSync(new URL("LICENSE", ROOT))).toBe(true);
@@ -154,6 +164,18 @@ describe("docs/methodology.md is the site's methodology page", () => {
     const page = read("site/src/pages/methodology.astro");
     expect(page).toContain("methodologyHtml");
     expect(page).not.toMatch(/<(h2|p|li|dt)\b/);
+  });
+
+  it("says of a search's cost what its own figures show: fewer requests than the ladder on speed alone, about twice with a TTFT limit", () => {
+    const section = markdown.split(/^## /m).find((s) => s.startsWith("Searched levels\n")) ?? "";
+    const speed = /Per-stream SLO only.*?for (\d+) requests sent[\s\S]*?ladder 1\.\.\d+'s (\d+) measured/.exec(section);
+    const ttft = /sends more than the ladder \((\d+) requests against its (\d+)/.exec(section);
+    expect(speed && ttft, "the section's two comparisons").toBeTruthy();
+    expect(Number(speed?.[1])).toBeLessThan(Number(speed?.[2]));
+    expect(Math.round(Number(ttft?.[1]) / Number(ttft?.[2]))).toBe(2);
+    expect(section).toContain("judged on per-stream speed alone it sent fewer\nrequests than the ladder");
+    expect(section).toContain("it sent about twice the ladder's");
+    expect(section).not.toContain("for fewer requests than a ladder");
   });
 
   it("escapes raw HTML and makes no request to another origin", () => {

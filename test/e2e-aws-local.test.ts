@@ -27,6 +27,9 @@ import type { RunDocument } from "@kneeboard/core/run";
 import { loadPosition, loadWords } from "@kneeboard/core/run";
 import { saveRun } from "@kneeboard/core/run-index";
 import { DEFAULT_MARGIN_MS } from "@kneeboard/core/scheduled";
+import { recordAwsCalls } from "@kneeboard/functions/testing/calls";
+import { allows, grantsOf, needsOf } from "@kneeboard/functions/testing/grants";
+import { loadSstConfig } from "@kneeboard/functions/testing/sst";
 import {
   type ReferenceServer,
   referenceModels,
@@ -40,9 +43,6 @@ import { createTable, type DynaliteHandle, startDynalite } from "@kneeboard/test
 import { type FauxqsHandle, interceptLocalhostDns, startFauxqs } from "@kneeboard/test-support/fauxqs";
 import { type S3rverHandle, s3ClientConfig, startS3rver } from "@kneeboard/test-support/s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recordAwsCalls } from "../functions/testing/calls.ts";
-import { allows, grantsOf, needsOf } from "../functions/testing/grants.ts";
-import { loadSstConfig } from "../functions/testing/sst.ts";
 
 const TABLE = "kneeboard";
 const RESULTS = "results-bucket";

@@ -8,6 +8,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DEFAULT_MAX_INVOCATIONS } from "@kneeboard/core/plan";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kneeboard, kneeboardHere } from "./cli-harness.ts";
 
@@ -105,8 +106,14 @@ describe("kneeboard plan", () => {
     expect(expected[2]).toBe(expected[3]);
     // Long context: 15 rounds of 0.5 + 15.5 + 5.12 s = 317 s, one invocation; at the timeout (15 x 60 s:
     // levels of 480, 240, 120, 60 s) its upper bound needs a continuation.
-    expect(sections[2]).toContain("duration expected: 317 s, fits one invocation");
-    expect(sections[2]).toContain("duration upper bound: 900 s, needs 2 invocations (1 continuation)");
+    expect(sections[2]).toContain("duration expected: 317 s\n");
+    expect(sections[2]).toContain("duration upper bound: 900 s\n");
+    // Every target is on this machine: the Lambda invocations are left out unless asked for.
+    expect(result.out).not.toContain("invocation");
+    const deployed = await kneeboardHere(["plan", "--config", file, "--deployed"]);
+    expect(deployed.out).toContain(
+      "  a [long-context]: expected 317 s, fits one invocation; upper bound 900 s, needs 2 invocations (1 continuation)\n",
+    );
     expect(requests).toBe(0);
   });
 
@@ -200,12 +207,12 @@ describe("kneeboard plan", () => {
     };
     const file = join(dir, "local.json");
     writeFileSync(file, JSON.stringify(config));
-    const result = await kneeboardHere(["plan", "--config", file], { KB_PLAN_KEY: "" });
+    const result = await kneeboardHere(["plan", "--config", file, "--deployed"], { KB_PLAN_KEY: "" });
     expect(result.code).toBe(0);
     expect(result.out).toContain("KB_PLAN_KEY (not set here");
     expect(result.out).toContain("total: 20 measured requests, closed loop + 2 warm-up");
     // 1 100 s and 400 s: neither fits the 870 s left after one alone, so level 1 cannot be sure to fit.
-    expect(result.out).toContain("duration upper bound: 1,500 s, not sure to fit: level 1 alone");
+    expect(result.out).toContain("upper bound 1,500 s, not sure to fit: level 1 alone");
     expect(result.out).toContain("top level: 4 streams x 50 chunks/s = 200 chunks/s");
     expect(result.out).toMatch(
       /threads "auto" \(the deployed one\) would run it on its own thread \(\d+ cores? here\)/,
@@ -216,6 +223,67 @@ describe("kneeboard plan", () => {
       "warning: local is on this machine (127.0.0.1 or localhost): AWS cannot reach it, so deployed, every sweep of it fails",
     );
     expect(requests).toBe(0);
+  });
+
+  it("leads a local endpoint's plan with its levels, requests and time; the deployment is one line unless --deployed", async () => {
+    const config = {
+      targets: [{ id: "mine", label: "Mine", baseURL: url, model: "m", route: { gateway: "direct" } }],
+      workload: { concurrency: [1, 2], requestsPerLevel: 8 },
+    };
+    const file = join(dir, "mine.json");
+    writeFileSync(file, JSON.stringify(config));
+    const result = await kneeboardHere(["plan", "--config", file]);
+    expect(result.code).toBe(0);
+    const [header, first, ...rest] = result.out.trimEnd().split("\n\n");
+    expect(header).toContain(`${file} is valid: 1 target`);
+    expect(first).toMatch(/^target mine \[chat\]/);
+    expect(first).toMatch(/^ +level +warm-up +requests +expected s/m);
+    expect(first).toContain("total: 16 measured requests");
+    expect(first).toMatch(/duration expected: [\d,]+ s\n/);
+    // Nothing of Lambda: no invocations, memory, cost or the AWS warning; one line says why and how to ask.
+    const plan = [header, first, ...rest.slice(0, -1)].join("\n\n");
+    for (const word of ["invocation", "Lambda", "vCPU", "cost", "AWS"]) expect(plan).not.toContain(word);
+    expect(rest.at(-1)).toBe(
+      "deployed: not sized, as every target is on this machine (127.0.0.1 or localhost), which AWS cannot reach; `kneeboard plan --deployed` sizes it anyway.",
+    );
+    const deployed = await kneeboardHere(["plan", "--config", file, "--deployed"]);
+    expect(deployed.out).toContain(`a run may use ${DEFAULT_MAX_INVOCATIONS} invocations`);
+    expect(deployed.out).toContain("warning: mine is on this machine (127.0.0.1 or localhost): AWS cannot reach it");
+    expect(requests).toBe(0);
+  });
+
+  it("warns of a sweep that needs more invocations than a deployed run may use", async () => {
+    // Five levels of 800 s: each fits an invocation of its own, and five are more than a run may use.
+    const levels = Array.from({ length: DEFAULT_MAX_INVOCATIONS + 1 }, (_, i) => i + 1);
+    const config = {
+      targets: [
+        { id: "long", label: "Long", baseURL: "https://example.com/v1", model: "m", route: { gateway: "direct" } },
+      ],
+      workload: { concurrency: levels, levelDurationSeconds: 800, warmupRequests: 0, requestTimeoutSeconds: 30 },
+    };
+    const file = join(dir, "long.json");
+    writeFileSync(file, JSON.stringify(config));
+    const result = await kneeboardHere(["plan", "--config", file]);
+    expect(result.code).toBe(0);
+    const n = levels.length;
+    expect(result.out).toContain(`long [chat]: expected`);
+    expect(result.out).toContain(`needs ${n} invocations (${n - 1} continuations)`);
+    expect(result.out).toContain(
+      `warning: long [chat] needs ${n} invocations at the expected durations, more than the ${DEFAULT_MAX_INVOCATIONS} a run may use`,
+    );
+  });
+
+  it("prints a search's bisection levels as one row with their count, not one row each", async () => {
+    const result = await kneeboardHere(["plan", "--config", join(EXAMPLES, "openrouter.json")]);
+    for (const part of result.out.split("\n\n").filter((p) => p.startsWith("target "))) {
+      const rows = part.split("\n").filter((line) => /^ +\d+ +\d+ +\d+ +[\d.,]+ +[\d,]+( +x \d+)?$/.test(line));
+      const counted = rows.reduce((sum, row) => sum + Number(/x (\d+)$/.exec(row)?.[1] ?? 1), 0);
+      // As many levels as the search's upper bound says, and no row the same as the one before it.
+      expect(counted).toBe(Number(/search upper bound: (\d+) levels/.exec(part)?.[1]));
+      expect(rows.some((row) => / x \d+$/.test(row))).toBe(true);
+      const bare = rows.map((row) => row.replace(/ +x \d+$/, ""));
+      expect(bare.every((row, i) => i === 0 || row !== bare[i - 1])).toBe(true);
+    }
   });
 
   it("prices the deployment once, and README and docs/deploying.md quote that figure for the OpenRouter example", async () => {
@@ -247,7 +315,7 @@ describe("kneeboard plan", () => {
     };
     const file = join(dir, "fast.json");
     writeFileSync(file, JSON.stringify(config));
-    const result = await kneeboardHere(["plan", "--config", file]);
+    const result = await kneeboardHere(["plan", "--config", file, "--deployed"]);
     expect(result.code).toBe(0);
     expect(result.out).toContain("top level: 64 streams x 2,000 chunks/s = 128,000 chunks/s");
     // 128,000 chunks/s over the 28,000 one thread is planned to carry: 5 cores, 5 x 1,769 MB.
@@ -286,6 +354,8 @@ describe("kneeboard plan", () => {
     ])
       expect(result.out).toContain(path);
     expect(result.out).not.toContain("duration");
+    expect(result.out).not.toContain(" is valid");
+    expect(result.out).toContain(`${file} is invalid:`);
     expect((await kneeboardHere(["plan"])).code).toBe(2);
     expect(requests).toBe(0);
   });

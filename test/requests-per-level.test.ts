@@ -68,11 +68,16 @@ async function kneeboard(command: "run" | "plan", name: string, concurrency: num
 
 describe("requestsPerLevel at most N", () => {
   it("no level can be valid ([4], 4 requests): plan and run say so as an error, exit 2, nothing sent", async () => {
+    // Both refuse the config as invalid, on stderr under the file's name; plan never calls it valid.
     const planned = await kneeboard("plan", "none-valid", [4]);
     expect(planned.code).toBe(2);
-    expect(planned.out.text()).toContain("error: requestsPerLevel 4 is at most N at level 4");
+    expect(planned.out.text()).toBe("");
+    const file = join(dir, "none-valid.json");
+    expect(planned.err.text()).toContain(`${file} is invalid:\n`);
+    expect(planned.err.text()).toContain("requestsPerLevel 4 is at most N at level 4");
     const ran = await kneeboard("run", "none-valid", [4]);
     expect(ran.code).toBe(2);
+    expect(ran.err.text()).toContain(`${file} is invalid:\n`);
     expect(ran.err.text()).toContain("no level can be valid");
     expect(ran.received).toBe(0);
     expect(ran.docs).toHaveLength(0);

@@ -9,6 +9,7 @@ import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, SQSCli
 import { type FauxqsHandle, interceptLocalhostDns, startFauxqs } from "@kneeboard/test-support/fauxqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deploy, type Exec, sweepNow } from "./aws.ts";
+import { main } from "./main.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "kneeboard-aws-cli-"));
 const configFile = join(dir, "kneeboard.config.json");
@@ -54,6 +55,45 @@ describe("kneeboard deploy", () => {
     const { runs, exec } = recording([1]);
     expect(await deploy({ stage: "dev", configFile, io: { out: sink().out }, exec })).toBe(1);
     expect(runs).toHaveLength(1);
+  });
+});
+
+describe("kneeboard deploy and sweep-now --stage with a config that is missing or invalid", () => {
+  const invalid = join(dir, "invalid.json");
+  // No level of [4] can be valid at 4 requests: plan refuses it, and so must deploy.
+  writeFileSync(
+    invalid,
+    JSON.stringify({ targets: [target("a")], workload: { concurrency: [4], requestsPerLevel: 4 } }),
+  );
+  const missing = join(dir, "kneeboard.config.missing.json");
+
+  it.each([
+    ["missing", missing],
+    ["invalid", invalid],
+  ])("%s: a ConfigError naming the file, and nothing of sst runs", async (_, file) => {
+    const { runs, exec } = recording();
+    await expect(deploy({ stage: "test", configFile: file, io: { out: sink().out }, exec })).rejects.toThrow(file);
+    await expect(sweepNow({ stage: "test", configFile: file, io: { out: sink().out }, env: {}, exec })).rejects.toThrow(
+      file,
+    );
+    expect(runs).toEqual([]);
+  });
+
+  it("the command exits 2 with the file named on stderr, $KNEEBOARD_CONFIG's when --config is not given", async () => {
+    const err: string[] = [];
+    const io = { out: sink().out, err: { write: (c: string) => err.push(c) } } as never;
+    const saved = process.env.KNEEBOARD_CONFIG;
+    process.env.KNEEBOARD_CONFIG = missing;
+    try {
+      // Had sst been spawned, the command would have waited on it and exited with its code, not 2.
+      expect(await main(["deploy", "--stage", "test"], io)).toBe(2);
+      expect(err.join("")).toContain(missing);
+      expect(await main(["deploy", "--stage", "test", "--config", invalid], io)).toBe(2);
+      expect(err.join("")).toContain(`${invalid} is invalid:`);
+    } finally {
+      if (saved === undefined) delete process.env.KNEEBOARD_CONFIG;
+      else process.env.KNEEBOARD_CONFIG = saved;
+    }
   });
 });
 

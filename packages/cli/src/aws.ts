@@ -6,9 +6,11 @@
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { loadConfig } from "@kneeboard/core/config";
-import { UsageError } from "@kneeboard/core/errors";
+import { type Config, loadConfig } from "@kneeboard/core/config";
+import { ConfigError, UsageError } from "@kneeboard/core/errors";
+import { checkSweeps } from "@kneeboard/core/plan";
 import { fanOutSlot, slotSweeps } from "@kneeboard/core/scheduled";
+import { loadTraces } from "@kneeboard/core/trace";
 
 /** Runs a command with the terminal's stdio and these variables added; resolves to its exit code. */
 export type Exec = (command: string, args: string[], env: Record<string, string>) => Promise<number>;
@@ -35,6 +37,19 @@ function sweepNowOnStage(stage: string, configFile: string, exec: Exec): Promise
   );
 }
 
+/**
+ * The config a stage deploys, checked as `plan` checks it before anything of sst runs: a file that is
+ * not there or is invalid, a trace that does not read, a sweep none of whose levels can be valid, each
+ * a ConfigError naming the file (exit 2). Keys are SST secrets there, not variables here.
+ */
+export async function checkDeployedConfig(configFile: string, env: NodeJS.ProcessEnv = process.env): Promise<Config> {
+  const config = await loadConfig(configFile, { requireKeys: false, env });
+  loadTraces(config, configFile);
+  const { problems } = checkSweeps(config, config.targets);
+  if (problems.length > 0) throw new ConfigError(problems, configFile);
+  return config;
+}
+
 /** Puts this moment's slot of sweeps on the stage's sweep queue; under `sst shell`, or via it with `stage`. */
 export async function sweepNow(options: {
   configFile: string;
@@ -49,6 +64,7 @@ export async function sweepNow(options: {
   if (!linked) {
     if (!options.stage)
       throw new UsageError("sweep-now needs --stage NAME (or to run under `sst shell`, which links the SweepQueue)");
+    await checkDeployedConfig(options.configFile, env);
     return sweepNowOnStage(options.stage, options.configFile, options.exec ?? spawnExec);
   }
   // The deployed config is the file deployed from; a target it no longer lists is dead-lettered by sweep.
@@ -62,13 +78,18 @@ export async function sweepNow(options: {
   return 0;
 }
 
-/** `sst deploy --stage NAME`, then, when it succeeded, the first sweep on that stage. */
+/**
+ * `sst deploy --stage NAME`, then, when it succeeded, the first sweep on that stage; nothing of sst
+ * runs before the config has been checked (`checkDeployedConfig`).
+ */
 export async function deploy(options: {
   stage: string;
   configFile: string;
   io: { out: NodeJS.WritableStream };
   exec?: Exec;
+  env?: NodeJS.ProcessEnv;
 }): Promise<number> {
+  await checkDeployedConfig(options.configFile, options.env);
   const exec = options.exec ?? spawnExec;
   // sst.config.ts reads the config from KNEEBOARD_CONFIG; the sweep is planned from the same file.
   const deployed = await exec("npx", ["sst", "deploy", "--stage", options.stage], {

@@ -6,10 +6,10 @@
 import { parseArgs } from "node:util";
 import { UsageError } from "@kneeboard/core/errors";
 
-/** One `--name VALUE` option of a command. */
+/** One `--name VALUE` option of a command, or a `--name` switch (no `value`). */
 export interface OptionSpec {
-  /** What the value stands for in the usage: FILE, DIR, ID, N. */
-  value: string;
+  /** What the value stands for in the usage: FILE, DIR, ID, N; none for a switch. */
+  value?: string;
   /** What the option sets, in a few words. */
   about: string;
   /** The value when the option is not given, passed to the parser as is. */
@@ -67,7 +67,7 @@ export const COMMANDS = {
     },
     exitCodes: {
       0: "the sweep finished (failed requests are data, not errors)",
-      1: `a run failed (no valid level; the likely cause is said), or ${INTERNAL}`,
+      1: `a run failed (no valid level; the likely cause is said, and the run is kept as history), or ${INTERNAL}`,
       2: "an invalid config or usage: nothing sent or written, every problem named",
       130: "interrupted (Ctrl-C): the level in flight ends and the run is stored partial",
     },
@@ -75,7 +75,13 @@ export const COMMANDS = {
   plan: {
     summary:
       "check a config and print what each sweep will send, how long it may take and what it costs, sending nothing",
-    options: { config: { value: "FILE", about: "the config file (docs/config.md)", required: true } },
+    options: {
+      config: { value: "FILE", about: "the config file (docs/config.md)", required: true },
+      deployed: {
+        about:
+          "also size the AWS deployment (Lambda invocations, memory, cost) when every target is on this machine; it is printed anyway otherwise",
+      },
+    },
     exitCodes: {
       0: "the config is valid",
       1: INTERNAL,
@@ -127,10 +133,13 @@ export const COMMANDS = {
       stage: { value: "NAME", about: "the SST stage", required: true },
       config: DEPLOYED_CONFIG,
     },
+    env: {
+      SST_TELEMETRY_DISABLED: "1 turns off the usage telemetry sst sends (sst reads it; DO_NOT_TRACK=1 too)",
+    },
     exitCodes: {
       0: "deployed and the first sweep queued",
       1: INTERNAL,
-      2: "an invalid config or usage",
+      2: "a missing or invalid config, or usage: checked before anything of sst runs",
       other: "`sst deploy` failed, with its own code",
     },
   },
@@ -140,7 +149,11 @@ export const COMMANDS = {
       stage: { value: "NAME", about: "the SST stage", defaultText: "none needed under `sst shell`" },
       config: DEPLOYED_CONFIG,
     },
-    exitCodes: { 0: "queued", 1: INTERNAL, 2: "an invalid config or usage" },
+    exitCodes: {
+      0: "queued",
+      1: INTERNAL,
+      2: "a missing or invalid config, or usage: checked before anything of sst runs",
+    },
   },
 } satisfies Record<string, CommandSpec>;
 
@@ -148,15 +161,48 @@ export type CommandName = keyof typeof COMMANDS;
 
 const NAMES = Object.keys(COMMANDS) as CommandName[];
 
+/** Edits (insert, delete, replace, swap two neighbours) that turn `a` into `b`. */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) (d[0] as number[])[j] = j;
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) {
+      const row = d[i] as number[];
+      const up = d[i - 1] as number[];
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min((up[j] as number) + 1, (row[j - 1] as number) + 1, (up[j - 1] as number) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(row[j] as number, ((d[i - 2] as number[])[j - 2] as number) + 1);
+    }
+  return (d[a.length] as number[])[b.length] as number;
+}
+
+/**
+ * The command `name` most likely meant (`plna`: plan), or `version` and `help`: the nearest within two
+ * edits, and within a third of the name; null when none is that near, or two are.
+ */
+export function nearestCommand(name: string): string | null {
+  const known = [...NAMES, "help", "version"];
+  const limit = Math.min(2, Math.max(1, Math.floor(name.length / 3)));
+  const scored = known.map((k) => ({ k, d: editDistance(name.toLowerCase(), k) })).filter((s) => s.d <= limit);
+  const best = Math.min(...scored.map((s) => s.d));
+  const nearest = scored.filter((s) => s.d === best);
+  return nearest.length === 1 ? (nearest[0] as { k: string }).k : null;
+}
+
 /** Whether `name` is a command of the table. */
 export const isCommand = (name: string): name is CommandName => Object.hasOwn(COMMANDS, name);
 
 const spec = (name: CommandName): CommandSpec => COMMANDS[name];
 
+/** `--config FILE`, or `--deployed` for a switch. */
+export const optionText = (option: string, o: OptionSpec): string =>
+  o.value === undefined ? `--${option}` : `--${option} ${o.value}`;
+
 /** `kneeboard run --config FILE [--data DIR] [--target ID]... [--repeat K]` */
 export function synopsis(name: CommandName): string {
   const options = Object.entries(spec(name).options).map(([option, o]) => {
-    const text = `--${option} ${o.value}`;
+    const text = optionText(option, o);
     return o.required ? text : `[${text}]${o.multiple ? "..." : ""}`;
   });
   return ["kneeboard", name, ...options].join(" ");
@@ -170,7 +216,7 @@ export function usage(): string {
     ...NAMES.flatMap((name) => [`  ${synopsis(name).slice("kneeboard ".length)}`, `      ${spec(name).summary}`]),
     "",
     "`kneeboard help <command>` (or `kneeboard <command> --help`) gives its options, defaults and exit codes;",
-    "`kneeboard --version` prints the version.",
+    "`kneeboard version` (or `--version`, `-V`) prints the version.",
   ].join("\n");
 }
 
@@ -185,7 +231,7 @@ export function commandHelp(name: CommandName): string {
   const { summary, options, env, exitCodes } = spec(name);
   const optionRows = Object.entries(options).map(([option, o]): [string, string] => {
     const fallback = o.required ? "required" : (o.defaultText ?? o.default);
-    return [`--${option} ${o.value}`, fallback ? `${o.about}; ${o.required ? "" : "default "}${fallback}` : o.about];
+    return [optionText(option, o), fallback ? `${o.about}; ${o.required ? "" : "default "}${fallback}` : o.about];
   });
   return [
     `kneeboard ${name}: ${summary}.`,
@@ -239,11 +285,13 @@ function argumentsProblem(name: CommandName, error: NodeJS.ErrnoException): stri
 export function parseCommand(
   name: CommandName,
   args: string[],
-): "help" | Record<string, string | string[] | undefined> {
+): "help" | Record<string, string | boolean | string[] | undefined> {
   const options = Object.fromEntries(
     Object.entries(spec(name).options).map(([option, o]) => [
       option,
-      { type: "string" as const, multiple: o.multiple ?? false, ...(o.default ? { default: o.default } : {}) },
+      o.value === undefined
+        ? { type: "boolean" as const }
+        : { type: "string" as const, multiple: o.multiple ?? false, ...(o.default ? { default: o.default } : {}) },
     ]),
   );
   let values: Record<string, string | boolean | string[] | undefined>;
@@ -262,7 +310,7 @@ export function parseCommand(
   if (values.help) return "help";
   for (const [option, o] of Object.entries(spec(name).options))
     if (o.required && values[option] === undefined)
-      throw new ArgumentsError(`${name} needs --${option} ${o.value}`, name);
+      throw new ArgumentsError(`${name} needs ${optionText(option, o)}`, name);
   const { help: _, ...rest } = values;
-  return rest as Record<string, string | string[] | undefined>;
+  return rest;
 }

@@ -1,4 +1,4 @@
-/** @module The `kneeboard` command line: `run`, `plan`, `check`, `site`, `preview`, `demo` (what `npm start` runs), `serve-reference`, and `deploy` and `sweep-now` for the AWS deployment; `help`, `--help` and `--version`. What each command takes is in commands.ts. */
+/** @module The `kneeboard` command line: `run`, `plan`, `check`, `site`, `preview`, `demo` (what `npm start` runs), `serve-reference`, and `deploy` and `sweep-now` for the AWS deployment; `help`, `--help`, and `version` (`--version`, `-V`). What each command takes is in commands.ts. */
 import { loadConfig } from "@kneeboard/core/config";
 import { ConfigError, UsageError } from "@kneeboard/core/errors";
 import cliPackage from "../package.json" with { type: "json" };
@@ -8,6 +8,7 @@ import {
   type CommandName,
   commandHelp,
   isCommand,
+  nearestCommand,
   parseCommand,
   synopsis,
   usage,
@@ -24,9 +25,13 @@ function portOf(text: string, command: CommandName): number {
   return port;
 }
 
-/** An unknown command, with the names of the known ones. */
-const unknownCommand = (name: string) =>
-  new ArgumentsError(`unknown command ${name}; the commands are ${Object.keys(COMMANDS).join(", ")}`);
+/** An unknown command, the nearest known one where it looks like a typo, and the names of all. */
+function unknownCommand(name: string): ArgumentsError {
+  const near = nearestCommand(name);
+  return new ArgumentsError(
+    `unknown command ${name}${near ? ` (did you mean ${near}?)` : ""}; the commands are ${Object.keys(COMMANDS).join(", ")}`,
+  );
+}
 
 /** Runs one command; resolves to the exit code (0 done, 1 internal failure, 2 bad config or usage). */
 export async function main(argv: string[], io = { out: process.stdout, err: process.stderr }): Promise<number> {
@@ -44,7 +49,9 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
         io.out.write(`${about === undefined ? usage() : commandHelp(about)}\n`);
         return 0;
       }
+      case "version":
       case "--version":
+      case "-V":
       case "-v":
         io.out.write(`${cliPackage.version}\n`);
         return 0;
@@ -74,7 +81,7 @@ export async function main(argv: string[], io = { out: process.stdout, err: proc
       }
       case "plan": {
         const { plan } = await import("./plan.ts");
-        return await plan({ configFile: values.config as string, io });
+        return await plan({ configFile: values.config as string, deployed: values.deployed === true, io });
       }
       case "demo": {
         const dataDir = values.data as string;

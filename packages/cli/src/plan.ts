@@ -1,5 +1,6 @@
 /** @module `kneeboard plan`: checks a config and prints what each (target, scenario)'s sweep will do, sending nothing. */
-import { loadConfig, type Workload } from "@kneeboard/core/config";
+import { type Config, loadConfig, type Workload } from "@kneeboard/core/config";
+import { ConfigError } from "@kneeboard/core/errors";
 import { type LevelLoad, type PlanWords, planWords } from "@kneeboard/core/kinds";
 import {
   baseUrlWarning,
@@ -7,6 +8,8 @@ import {
   CLIENT_CHUNKS_PER_SECOND_PER_THREAD,
   CLIENT_PLANNED_CORE_SHARE,
   checkRequestsPerLevel,
+  checkSweeps,
+  DEFAULT_MAX_INVOCATIONS,
   DEFAULT_PLAN_ASSUMPTIONS,
   type InvocationFit,
   LAMBDA_DEADLINE_MARGIN_SECONDS,
@@ -25,7 +28,8 @@ import { loadTraces } from "@kneeboard/core/trace";
 import { number } from "@kneeboard/core/words";
 
 function fitText(fit: InvocationFit, plan: TargetPlan, words: PlanWords<Workload, LevelLoad>): string {
-  const oversized = fit.oversizedLevels.map((i) => words.label((plan.levels[i] as LevelPlan).load));
+  // A search's bisections are planned at one load: each label once.
+  const oversized = [...new Set(fit.oversizedLevels.map((i) => words.label((plan.levels[i] as LevelPlan).load)))];
   if (oversized.length)
     return `not sure to fit: level${oversized.length === 1 ? "" : "s"} ${oversized.join(", ")} alone may take over one invocation (${plan.invocationBudgetSeconds} s), and a deployed run that slow ends partial there`;
   return fit.invocations === 1
@@ -52,6 +56,17 @@ function topLevelText(plan: TargetPlan, words: PlanWords<Workload, LevelLoad>): 
   return words.topLevel(plan.topLevelLoad, figures);
 }
 
+/** Runs of equal lines as one line each and how many times it came. */
+function collapseRepeats(lines: string[]): { row: string; times: number }[] {
+  const runs: { row: string; times: number }[] = [];
+  for (const row of lines) {
+    const last = runs.at(-1);
+    if (last?.row === row) last.times++;
+    else runs.push({ row, times: 1 });
+  }
+  return runs;
+}
+
 function targetText(plan: TargetPlan, env: Record<string, string | undefined>): string {
   const w = plan.workload;
   const words = planWords(w);
@@ -59,6 +74,8 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
     (l) =>
       `  ${words.label(l.load).padStart(7)}  ${String(l.warmupRequests).padStart(7)}  ${(l.requests === null ? `${l.levelDurationSeconds} s` : String(l.requests)).padStart(8)}  ${number(l.expectedSeconds, 1).padStart(10)}  ${number(l.upperBoundSeconds).padStart(13)}`,
   );
+  // A search plans its bisections alike (each at its cap, at the slowest load): one row with a count, not ten.
+  const shown = collapseRepeats(rows).map(({ row, times }) => (times === 1 ? row : `${row}  x ${times}`));
   const loop = words.loop(w);
   const requests =
     plan.totalRequests === null
@@ -72,13 +89,13 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
     `  workload: promptTokens ${w.promptTokens}, maxTokens ${w.maxTokens}, requestTimeoutSeconds ${w.requestTimeoutSeconds}, ignoreEos ${w.ignoreEos}${words.arrival(w)}`,
     ...words.before(plan.levels),
     `  ${words.column.padStart(7)}  warm-up  requests  expected s  upper bound s`,
-    ...rows,
+    ...shown,
     ...words.after(plan.levels, w, plan.expectedRequestSeconds),
-    ...(perLevel.message === null ? [] : [`  ${perLevel.noValidLevel ? "error" : "warning"}: ${perLevel.message}`]),
+    ...(perLevel.message === null ? [] : [`  warning: ${perLevel.message}`]),
     ...searchText(plan),
     `  total: ${requests} + ${plan.totalWarmupRequests} warm-up`,
-    `  duration expected: ${number(plan.expectedSeconds)} s, ${fitText(plan.expected, plan, words)}`,
-    `  duration upper bound: ${number(plan.upperBoundSeconds)} s, ${fitText(plan.upperBound, plan, words)}`,
+    `  duration expected: ${number(plan.expectedSeconds)} s`,
+    `  duration upper bound: ${number(plan.upperBoundSeconds)} s`,
     canaryText(plan),
     toolCallsText(plan),
     `  top level: ${topLevelText(plan, words)}, ${number(share * 100)} % of what one client thread is planned to carry (${number(CLIENT_CHUNKS_PER_SECOND_PER_THREAD)} chunks/s: ${number(CLIENT_PLANNED_CORE_SHARE * 100)} % of a core, which parses ${number(CLIENT_CHUNKS_PER_CPU_SECOND)} as measured); a sweep with threads "auto" (the deployed one) would run it on ${plan.topLevelThreads === 1 ? "its own thread" : `${plan.topLevelThreads} worker threads`} (${plan.cores} core${plan.cores === 1 ? "" : "s"} here)${share > plan.topLevelThreads ? ": more than those are planned to carry, so the level may be flagged client.limited here" : ""}`,
@@ -125,46 +142,90 @@ function toolCallsText(plan: TargetPlan): string {
   return `  tool calls (works for agents?): ${t.requests} requests after the levels and the canary (${t.requests / s.samplesPerPrompt} prompts x ${s.samplesPerPrompt}, temperature ${s.temperature}, maxTokens ${s.maxTokens}, ${s.concurrency} at once): about ${number(t.promptTokens)} prompt and at most ${number(t.outputTokens)} output tokens${usd}; expected ${number(t.expectedSeconds, 1)} s, upper bound ${number(t.upperBoundSeconds)} s, on top of the durations above`;
 }
 
+/** How the expected and upper-bound figures above are worked out, under a heading. */
+function assumptionsText(): string {
+  const a = DEFAULT_PLAN_ASSUMPTIONS;
+  return [
+    "how the durations are worked out:",
+    `  expected: each request takes ${a.ttftSeconds} s to its first token (a prompt over ${number(a.ttftPromptTokens)} tokens ${number(a.prefillTokensPerSecond)} tokens/s longer), then maxTokens at ${a.outputTokensPerSecondPerStream} tok/s per stream (a target's expectedOutputTokensPerSecond overrides it; ${a.chunksPerToken} chunk per token), capped at the timeout; a level runs ceil(requests / N) rounds after ceil(warm-up / N) warm-up rounds; an open-loop level sends for its duration (or its requests at the rate) after its warm-up, then waits for the last request.`,
+    "  upper bound: every request runs to requestTimeoutSeconds (a fixed-duration level: its duration plus one timeout); waits after 429s (at most 30 s each) come on top.",
+  ].join("\n");
+}
+
 /**
- * Validates configFile (exit 2 through ConfigError) and prints the plan of each target; exit 0, or 2
- * when a sweep's workload can give no valid level (closed loop, requestsPerLevel at most every N).
+ * The deployment's sizing under its heading: how each sweep fits Lambda invocations (a warning past the
+ * invocations a run may use), the sweep Lambda's memory and the daily cost; or one line saying why it
+ * is left out (every target on this machine, and `--deployed` not given).
+ */
+function deployedText(config: Config, plans: TargetPlan[], deployed: boolean): string {
+  const local = config.targets.filter((t) => isLocalOnly(t.baseURL)).map((t) => t.id);
+  if (local.length === config.targets.length && !deployed)
+    return `deployed: not sized, as every target is on this machine (127.0.0.1 or localhost), which AWS cannot reach; \`kneeboard plan --deployed\` sizes it anyway.`;
+  const budget = LAMBDA_INVOCATION_SECONDS - LAMBDA_DEADLINE_MARGIN_SECONDS;
+  const max = DEFAULT_MAX_INVOCATIONS;
+  const memory = sweepMemoryMb(plans);
+  const busiest = Math.max(...plans.map((p) => p.topLevelChunksPerSecond));
+  const cost = lambdaCostPerDay(plans, config.schedule, config.targets.length);
+  const they = local.length === 1 ? "it" : "them";
+  return [
+    "deployed (AWS Lambda, `kneeboard deploy`):",
+    `  one Lambda invocation sweeps for ${budget} s (${LAMBDA_INVOCATION_SECONDS} s less a ${LAMBDA_DEADLINE_MARGIN_SECONDS} s margin to save); a level that does not fit in what is left runs in a continuation, and a run may use ${max} invocations (${max - 1} continuations; KNEEBOARD_SWEEP_MAX_INVOCATIONS at deploy sets it) before it is stored partial.`,
+    ...plans.flatMap((p) => {
+      const words = planWords(p.workload);
+      const over = p.expected.invocations > max;
+      return [
+        `  ${p.targetId} [${p.scenario}]: expected ${number(p.expectedSeconds)} s, ${fitText(p.expected, p, words)}; upper bound ${number(p.upperBoundSeconds)} s, ${fitText(p.upperBound, p, words)}`,
+        ...(over
+          ? [
+              `  warning: ${p.targetId} [${p.scenario}] needs ${p.expected.invocations} invocations at the expected durations, more than the ${max} a run may use: deployed, its run is stored partial after ${max} invocations; sweep fewer levels or requests, or deploy with KNEEBOARD_SWEEP_MAX_INVOCATIONS=${p.expected.invocations} (docs/deploying.md)`,
+            ]
+          : []),
+      ];
+    }),
+    `  deployed: the sweep Lambda gets ${number(memory)} MB, about ${number(memory / LAMBDA_MB_PER_VCPU, 1)} vCPU: one per client thread the busiest top level (${number(busiest)} chunks/s) is expected to need, at least one.`,
+    cost === null
+      ? `  deployed cost: not estimated for a cron schedule (${config.schedule}); a rate(...) schedule gets a figure.`
+      : `  deployed cost: Lambda about $${cost.usdPerDay.toFixed(2)} a day ($${(cost.usdPerDay * 30).toFixed(2)} a month): ${number(cost.slotsPerDay, 1)} slots a day, ${number(cost.gbSecondsPerDay)} GB-s and ${number(cost.invocationsPerDay)} invocations of sweep, publish and plan at the expected durations (x86_64, us-east-1 prices). Providers bill the tokens; S3, SQS, DynamoDB, SNS and CloudFront add cents.`,
+    ...(local.length
+      ? [
+          `  warning: ${local.join(", ")} ${local.length === 1 ? "is" : "are"} on this machine (127.0.0.1 or localhost): AWS cannot reach ${they}, so deployed, every sweep of ${they} fails as unreachable. The sizing above counts ${they} anyway; deploy targets with public URLs.`,
+        ]
+      : []),
+  ].join("\n");
+}
+
+/**
+ * Validates configFile and prints the plan of each target, then how its figures are worked out and
+ * the deployment's sizing; exit 0. An invalid config, or a sweep none of whose levels can be valid
+ * (closed loop, requestsPerLevel at most every N), throws a ConfigError naming the file (exit 2):
+ * nothing of the plan is printed.
  */
 export async function plan(options: {
   configFile: string;
   io: { out: NodeJS.WritableStream };
   env?: Record<string, string | undefined>;
+  /** Size the deployment even when every target is on this machine. */
+  deployed?: boolean;
 }): Promise<number> {
   const env = options.env ?? process.env;
   // Planning sends nothing, so a missing key is reported per target, not a problem of the config.
   const config = await loadConfig(options.configFile, { requireKeys: false, env });
-  const a = DEFAULT_PLAN_ASSUMPTIONS;
-  const budget = LAMBDA_INVOCATION_SECONDS - LAMBDA_DEADLINE_MARGIN_SECONDS;
   // Each trace is read and checked now (bad lines, an empty window, a file over 50 MB stop the plan, exit 2).
-  const plans = planConfig(config, a, loadTraces(config, options.configFile));
+  const traces = loadTraces(config, options.configFile);
+  const { problems } = checkSweeps(config, config.targets);
+  if (problems.length > 0) throw new ConfigError(problems, options.configFile);
+  const plans = planConfig(config, DEFAULT_PLAN_ASSUMPTIONS, traces);
   const sweeps = plans.length;
   const header = [
     `${options.configFile} is valid: ${config.targets.length} target${config.targets.length === 1 ? "" : "s"}, ${sweeps} sweep${sweeps === 1 ? "" : "s"} per slot (one per target and scenario), schedule ${config.schedule}. Nothing is sent; API keys are not needed to plan.`,
-    `expected: each request takes ${a.ttftSeconds} s to its first token (a prompt over ${number(a.ttftPromptTokens)} tokens ${number(a.prefillTokensPerSecond)} tokens/s longer), then maxTokens at ${a.outputTokensPerSecondPerStream} tok/s per stream (a target's expectedOutputTokensPerSecond overrides it; ${a.chunksPerToken} chunk per token), capped at the timeout; a level runs ceil(requests / N) rounds after ceil(warm-up / N) warm-up rounds; an open-loop level sends for its duration (or its requests at the rate) after its warm-up, then waits for the last request.`,
-    "upper bound: every request runs to requestTimeoutSeconds (a fixed-duration level: its duration plus one timeout); waits after 429s (at most 30 s each) come on top.",
-    `one Lambda invocation sweeps for ${budget} s (${LAMBDA_INVOCATION_SECONDS} s less a ${LAMBDA_DEADLINE_MARGIN_SECONDS} s margin to save); a level that does not fit in what is left runs in a continuation.`,
-  ];
-  const memory = sweepMemoryMb(plans);
-  const busiest = Math.max(...plans.map((p) => p.topLevelChunksPerSecond));
-  const cost = lambdaCostPerDay(plans, config.schedule, config.targets.length);
-  const local = config.targets.filter((t) => isLocalOnly(t.baseURL)).map((t) => t.id);
-  const paths = config.targets.flatMap((t) => baseUrlWarning(t) ?? []);
-  const deployed = [
-    `deployed: the sweep Lambda gets ${number(memory)} MB, about ${number(memory / LAMBDA_MB_PER_VCPU, 1)} vCPU: one per client thread the busiest top level (${number(busiest)} chunks/s) is expected to need, at least one.`,
-    cost === null
-      ? `deployed cost: not estimated for a cron schedule (${config.schedule}); a rate(...) schedule gets a figure.`
-      : `deployed cost: Lambda about $${cost.usdPerDay.toFixed(2)} a day ($${(cost.usdPerDay * 30).toFixed(2)} a month): ${number(cost.slotsPerDay, 1)} slots a day, ${number(cost.gbSecondsPerDay)} GB-s and ${number(cost.invocationsPerDay)} invocations of sweep, publish and plan at the expected durations (x86_64, us-east-1 prices). Providers bill the tokens; S3, SQS, DynamoDB, SNS and CloudFront add cents.`,
-    ...(local.length
-      ? [
-          `warning: ${local.join(", ")} ${local.length === 1 ? "is" : "are"} on this machine (127.0.0.1 or localhost): AWS cannot reach ${local.length === 1 ? "it" : "them"}, so deployed, every sweep of ${local.length === 1 ? "it" : "them"} fails as unreachable. The sizing above counts ${local.length === 1 ? "it" : "them"} anyway; deploy targets with public URLs.`,
-        ]
-      : []),
-    ...paths.map((warning) => `warning: ${warning}`),
+    ...config.targets.flatMap((t) => baseUrlWarning(t) ?? []).map((warning) => `warning: ${warning}`),
   ].join("\n");
-  options.io.out.write(`${[header.join("\n"), ...plans.map((p) => targetText(p, env)), deployed].join("\n\n")}\n`);
-  return plans.some((p) => checkRequestsPerLevel(p.workload).noValidLevel) ? 2 : 0;
+  const sections = [
+    header,
+    ...plans.map((p) => targetText(p, env)),
+    assumptionsText(),
+    deployedText(config, plans, options.deployed ?? false),
+  ];
+  options.io.out.write(`${sections.join("\n\n")}\n`);
+  return 0;
 }

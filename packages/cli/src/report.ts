@@ -74,7 +74,11 @@ export function runTable(doc: RunDocument): string {
   };
   // Each kind says its headline: single-stream and N, what an open loop sustains, a replay's reuse.
   const first = doc.levels[0];
-  const headline = first ? headlineWords(first.load, parts) : `peak ${parts.peak}`;
+  // A run with no valid level has no figure to headline: it says so rather than print dashes.
+  const headline =
+    doc.status === "failed" || !first
+      ? "no valid level completed: no single-stream, peak or knee figure"
+      : headlineWords(first.load, parts);
   // The stop's words start with what happened: "rate-limited from N=8", "unreachable at N=1", "failing from N=2".
   const stopped = s.stop ? [`stopped: ${s.stop.detail}`] : [];
   return [title, format(header), ...rows.map(format), headline, ...conversationLines(doc), ...stopped, ""].join("\n");

@@ -13,7 +13,7 @@ import {
   workloadFor,
 } from "@kneeboard/core/config";
 import { ConfigError, UsageError } from "@kneeboard/core/errors";
-import { baseUrlWarning, checkRequestsPerLevel } from "@kneeboard/core/plan";
+import { baseUrlWarning, checkSweeps } from "@kneeboard/core/plan";
 import type { RunDocument } from "@kneeboard/core/run";
 import { type RunIndexEntry, saveRun } from "@kneeboard/core/run-index";
 import { StoreRunIndex } from "@kneeboard/core/run-index/store";
@@ -48,23 +48,37 @@ export interface SweepOutcome {
 }
 
 /**
- * Why a run found no valid level, in words a user can act on: a 404 is most often a base URL that
- * is not the API root, a 401 or 403 a key that is missing or wrong; else the sweep's own stop.
+ * Why a run found no valid level, in words a user can act on, with the endpoint's own sentence where
+ * it gave one: a 404 from a base URL whose path misses the API (`baseUrlWarning`) asks for `/v1`, a 404
+ * from the API itself is most often a model it does not serve; a 401 or 403 is a key missing or wrong;
+ * else the sweep's own stop.
  */
 export function likelyCause(doc: RunDocument, apiKeyEnv: string | undefined): string {
   const statuses = new Set(doc.samples.map((s) => s.httpStatus));
   const fromStop = doc.summary.stop?.detail.match(/HTTP (\d{3})/)?.[1];
   if (fromStop) statuses.add(Number(fromStop));
+  /** The endpoint's sentence for `status`, quoted after a colon; nothing when it gave none. */
+  const said = (status: number) => {
+    const error = doc.samples.find((s) => s.httpStatus === status && s.error)?.error;
+    const sentence = error?.replace(/^HTTP \d{3}:\s*(\d{3}\s+)?/, "").trim();
+    return sentence ? ` ("${sentence}")` : "";
+  };
   if (statuses.has(404))
-    return `HTTP 404 from ${doc.baseURL}: is baseURL the API root, ending in /v1 (e.g. https://openrouter.ai/api/v1)?`;
+    return baseUrlWarning({ id: doc.targetId, baseURL: doc.baseURL }) === null
+      ? `HTTP 404 from ${doc.baseURL}${said(404)}: does the endpoint serve the model ${doc.model}? (its /models lists what it does)`
+      : `HTTP 404 from ${doc.baseURL}${said(404)}: is baseURL the API root, ending in /v1 (e.g. https://openrouter.ai/api/v1)?`;
   if (statuses.has(401) || statuses.has(403)) {
     const status = statuses.has(401) ? 401 : 403;
     return apiKeyEnv
-      ? `HTTP ${status} from ${doc.baseURL}: the endpoint refused the key; is ${apiKeyEnv} set to a valid key for it?`
-      : `HTTP ${status} from ${doc.baseURL}: the endpoint wants a key; set apiKeyEnv to the variable that holds it`;
+      ? `HTTP ${status} from ${doc.baseURL}${said(status)}: the endpoint refused the key; is ${apiKeyEnv} set to a valid key for it?`
+      : `HTTP ${status} from ${doc.baseURL}${said(status)}: the endpoint wants a key; set apiKeyEnv to the variable that holds it`;
   }
   return doc.summary.stop?.detail ?? "no level was valid (see each level's invalid reasons above)";
 }
+
+/** What a failed run that was stored means, said once with its cause. */
+export const FAILED_RUN_KEPT =
+  "the failed run is kept in the store as history: it ranks nothing, and the site lists it among the route's runs as failed (a route that fails is news); to keep trials out of a store, give them a --data folder of their own";
 
 /**
  * The order of `repeat` runs of each sweep (a target in a scenario), interleaved (t1 t2 t3 t1 t2 t3 ...)
@@ -81,6 +95,8 @@ export function interleave<T>(targets: T[], repeat: number): T[] {
  */
 export async function sweepTargets(options: {
   config: Config;
+  /** The file the config came from, as errors name it. */
+  configFile: string;
   targets: Target[];
   dataDir: string;
   simulated: boolean;
@@ -92,7 +108,7 @@ export async function sweepTargets(options: {
 }): Promise<SweepOutcome> {
   const env = options.env ?? process.env;
   checkDataFolder(options.dataDir);
-  checkWorkloads(options.config, options.targets, options.io);
+  checkWorkloads(options.config, options.targets, options.configFile, options.io);
   const store = new FolderStore(options.dataDir);
   const index = new StoreRunIndex(store);
   const stop = new AbortController();
@@ -133,7 +149,7 @@ export async function sweepTargets(options: {
         const cause = `${doc.targetId}: ${likelyCause(doc, target.apiKeyEnv)}`;
         if (!failures.includes(cause)) {
           failures.push(cause);
-          options.io.err.write(`run failed (no valid level) for ${cause}\n`);
+          options.io.err.write(`run failed (no valid level) for ${cause}\n${FAILED_RUN_KEPT}\n`);
         }
       }
       if (stop.signal.aborted) break;
@@ -173,25 +189,14 @@ export function checkDataFolder(dataDir: string): void {
 }
 
 /**
- * Says before anything is sent where a closed loop's `requestsPerLevel` is at most N (those levels
- * cannot be valid): a warning per sweep, or a `ConfigError` (exit 2) when no level of a sweep can be;
- * and warns of a target's `baseURL` that likely misses its API (`baseUrlWarning`), as `plan` does.
+ * Says before anything is sent where a closed loop's levels cannot be valid and which base URLs likely
+ * miss their API (`checkSweeps`, as `plan` does): warnings, or a `ConfigError` naming `configFile`
+ * (exit 2) when no level of a sweep can be valid.
  */
-function checkWorkloads(config: Config, targets: Target[], io: IO): void {
-  const problems: { path: string; message: string }[] = [];
-  for (const target of targets) {
-    const path = baseUrlWarning(target);
-    if (path !== null) io.err.write(`warning: ${path}\n`);
-  }
-  for (const target of targets)
-    for (const scenario of scenariosOf(config, target)) {
-      const check = checkRequestsPerLevel(workloadFor(config, target, scenario));
-      if (check.message === null) continue;
-      const where = `workload.requestsPerLevel (target ${target.id}, scenario ${scenario})`;
-      if (check.noValidLevel) problems.push({ path: where, message: check.message });
-      else io.err.write(`warning: ${where}: ${check.message}\n`);
-    }
-  if (problems.length > 0) throw new ConfigError(problems);
+function checkWorkloads(config: Config, targets: Target[], configFile: string, io: IO): void {
+  const { problems, warnings } = checkSweeps(config, targets);
+  for (const warning of warnings) io.err.write(`warning: ${warning}\n`);
+  if (problems.length > 0) throw new ConfigError(problems, configFile);
 }
 
 /** Exit code of an interrupted sweep: 128 + SIGINT, as shells report it. */
@@ -218,6 +223,7 @@ export async function run(options: {
     : config.targets;
   const outcome = await sweepTargets({
     config,
+    configFile: options.configFile,
     targets,
     dataDir: options.dataDir,
     simulated: false,
@@ -479,6 +485,7 @@ export async function demo(options: { dataDir: string; io: IO }): Promise<number
       const config = configOf(canary);
       const outcome = await sweepTargets({
         config,
+        configFile,
         targets: config.targets,
         dataDir: options.dataDir,
         simulated: true,

@@ -65,6 +65,14 @@ export interface StreamProfile extends EngineProfile {
    * and ends the stream.
    */
   midStream?: { every: number; afterTokens: number; fault: "stall" | "error" };
+  /**
+   * A slow tail, repeating every `period` requests to the model (by arrival, 1-based): request k waits
+   * `delaysMs[(k - 1) % period]` ms (absent: 0) before its prefill, as a request stuck behind a long
+   * one does, and comes back late. With `giveUpAfterMs`, a request whose wait reaches it is answered
+   * HTTP 504 at that time instead, as a gateway with a first-byte timeout does: a route that fails its
+   * slowest requests rather than serving them late. `tailFailures` counts those 504s.
+   */
+  slowTail?: { period: number; delaysMs: readonly number[]; giveUpAfterMs?: number };
   /** Characters of prompt text per prompt token this model counts (default 4), as tokenizers differ. */
   charsPerPromptToken?: number;
   /**
@@ -248,6 +256,8 @@ export interface ReferenceServer {
   toolAnswers: ToolAnswerRecord[];
   /** Tool requests refused (`tools.refuse`). */
   readonly toolRefusals: number;
+  /** Requests answered 504 by a `slowTail`'s `giveUpAfterMs`. */
+  readonly tailFailures: number;
   /** Returns the timing record of every streamed response since the last call, and clears it. */
   takeTimings(): ResponseTiming[];
   /** Requests read (every path, counted as they arrive) and TCP connections accepted, since the start. */
@@ -385,6 +395,7 @@ export async function startReferenceServer(options: {
   };
   const toolAnswers: ToolAnswerRecord[] = [];
   let toolRefusals = 0;
+  let tailFailures = 0;
   const fallbacks: ReferenceServer["fallbacks"] = [];
   const open = new Set<ServerResponse>();
   let timings: ResponseTiming[] = [];
@@ -432,6 +443,14 @@ export async function startReferenceServer(options: {
     }
     // A hanging endpoint: the response stays open until the client gives up or the server closes.
     if (target.profile.stall) return;
+    const tail = target.profile.slowTail;
+    const tailDelayMs = tail ? (tail.delaysMs[(target.arrived - 1) % tail.period] ?? 0) : 0;
+    if (tail?.giveUpAfterMs !== undefined && tailDelayMs >= tail.giveUpAfterMs) {
+      tailFailures++;
+      const timer = setTimeout(() => error(res, 504, "upstream timed out before its first token"), tail.giveUpAfterMs);
+      res.on("close", () => clearTimeout(timer));
+      return;
+    }
     const counted = target;
     counted.serving++;
     res.on("close", () => counted.serving--);
@@ -695,7 +714,10 @@ export async function startReferenceServer(options: {
       res.flushHeaders();
       if (profile.roleChunk) res.write(chunk({ role: "assistant", content: "" }, null));
     }
-    engine.submit(seq);
+    if (tailDelayMs > 0) {
+      const timer = setTimeout(() => engine.submit(seq), tailDelayMs);
+      res.on("close", () => clearTimeout(timer));
+    } else engine.submit(seq);
   };
 
   /** Sockets the server has ended after a response (close-after-response): still read, never answered on. */
@@ -772,6 +794,9 @@ export async function startReferenceServer(options: {
     prompts,
     requests,
     toolAnswers,
+    get tailFailures() {
+      return tailFailures;
+    },
     get toolRefusals() {
       return toolRefusals;
     },

@@ -67,7 +67,34 @@ describe("SLO and goodput", () => {
     expect(level([...quick, sample({ ttftMs: 900 }), sample({ ttftMs: 900 })], { slo }).meetsSlo).toBe(false);
   });
 
-  it("counts only the tokens of requests that each met the SLO, over the wall time", () => {
+  it("counts a failed request as a miss: TTFT +Infinity at p95, 0 tok/s at the per-stream p50", () => {
+    // Twenty requests, the slowest one late (900 ms): p95 = 390 + 0.05 x (900 - 390) = 415.5 ms, over 400.
+    const quick = Array.from({ length: 18 }, () => sample({ ttftMs: 100 }));
+    const honest = level([...quick, sample({ ttftMs: 390 }), sample({ ttftMs: 900 })], { slo });
+    // The same route failing its slowest request instead of serving it late.
+    const failing = level([...quick, sample({ ttftMs: 390 }), sample({ outcome: "timeout", ttftMs: null })], { slo });
+    expect(honest.meetsSlo).toBe(false);
+    expect(honest.sloFigures?.ttftP95Ms).toBeCloseTo(415.5, 9);
+    // Over the ok requests alone it would meet: p95 of 18 x 100 and one 390 is 100 + 0.1 x 290 = 129 ms.
+    expect(failing.ttftMs.p95).toBeCloseTo(129, 9);
+    expect(failing.sloFigures).toEqual({
+      requests: 20,
+      failed: 1,
+      ttftP95Ms: null,
+      perStreamOutputTokensPerSecondP50: 100,
+    });
+    expect(failing.meetsSlo).toBe(false);
+    // Half the requests failed: the per-stream p50 counts them as 0 tok/s.
+    const half = level([sample(), sample(), sample({ outcome: "http_error" }), sample({ outcome: "network" })], {
+      slo,
+    });
+    expect(half.perStream.outputTokensPerSecond.p50).toBe(100);
+    expect(half.sloFigures?.perStreamOutputTokensPerSecondP50).toBe(50);
+    expect(half.sloFigures?.ttftP95Ms).toBeNull();
+    expect(half.meetsSlo).toBe(false);
+  });
+
+  it("counts only the tokens of requests that each met the SLO, over the wall time, times the ok share", () => {
     const l = level(
       [
         sample({ completionTokens: 100 }),
@@ -78,7 +105,8 @@ describe("SLO and goodput", () => {
       ],
       { slo, wallTimeMs: 2000 },
     );
-    expect(l.goodputOutputTokensPerSecond).toBe(150 / 2);
+    // Four of five came back ok: the failed one is charged about an average request's time.
+    expect(l.goodputOutputTokensPerSecond).toBeCloseTo((150 / 2) * (4 / 5), 12);
     expect(l.aggregateOutputTokensPerSecond).toBe(220 / 2);
     expect(level([sample({ outcome: "timeout" })]).goodputOutputTokensPerSecond).toBeNull();
   });

@@ -4,14 +4,17 @@ import type { Distribution } from "../run/index.ts";
 /**
  * Percentile `p` (0..1) of ascending `sorted` values by linear interpolation between closest ranks
  * (Hyndman-Fan type 7, as numpy's default and Excel's PERCENTILE.INC): rank h = (n - 1) p, then
- * x[floor h] + (h - floor h)(x[floor h + 1] - x[floor h]).
+ * x[floor h] + (h - floor h)(x[floor h + 1] - x[floor h]). Values may be +Infinity (a failed request in the
+ * SLO's figures): a rank that falls on one, or between one and a finite value, gives +Infinity.
  */
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: readonly number[], p: number): number {
   const h = (sorted.length - 1) * p;
   const lo = Math.floor(h);
   const hi = Math.min(lo + 1, sorted.length - 1);
   const a = sorted[lo] as number;
   const b = sorted[hi] as number;
+  // A failed request counts as +Infinity (the SLO's figures): on a rank, or weighed in, it gives +Infinity; 0 x Infinity is not 0 in floating point.
+  if (h === lo || a === b) return a;
   return a + (h - lo) * (b - a);
 }
 

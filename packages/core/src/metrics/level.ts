@@ -16,7 +16,7 @@ import {
   type SloRecord,
 } from "../run/index.ts";
 import { type ConversationInput, cachedShare, conversationFigures } from "./conversation.ts";
-import { DEFAULT_SLO, goodputTokens, levelCost, withinTtftLimit } from "./cost.ts";
+import { DEFAULT_SLO, goodput, levelCost, meetsSloOn, sloFigures } from "./cost.ts";
 import { distribution } from "./distribution.ts";
 import {
   CLIENT_LAG_LIMIT_MS,
@@ -105,8 +105,10 @@ function values(samples: Sample[], pick: (s: Sample) => number | null): number[]
  * distributions and the aggregate; the aggregate (tok/s) is null when the wall time is 0 or no
  * sample is ok. Thresholds: `CLIENT_LAG_LIMIT_MS`, `MIN_ACHIEVED_CONCURRENCY_RATIO`, `MAX_ROUTE_MISMATCH_RATE`,
  * `MAX_CACHED_PROMPT_SHARE`; each broken rule gives one `invalid` reason (a code and its figures) and
- * its sentence in `invalidReasons` (`invalidReasonText`). `meetsSlo` reads the per-stream output p50 and the TTFT p95 (first token,
- * reasoning included); goodput counts the tokens of the ok requests that each met the SLO on their own.
+ * its sentence in `invalidReasons` (`invalidReasonText`). `meetsSlo` reads the SLO's figures (`sloFigures`):
+ * the per-stream output p50 and the TTFT p95 (first token, reasoning included) over every request, a
+ * failed one counted as a miss; goodput counts the tokens of the ok requests that each met the SLO on
+ * their own, times the ok share (`goodput`).
  */
 export function summarizeLevel(input: LevelInput): Level {
   const { load, samples, wallTimeMs, achievedConcurrency, eventLoopLagP99Ms } = input;
@@ -239,6 +241,8 @@ export function summarizeLevel(input: LevelInput): Level {
     });
   const slo = input.slo ?? DEFAULT_SLO;
   const perStreamOutput = distribution(values(ok, (s) => s.outputTokensPerSecond));
+  // The SLO is judged over every request, a failed one counted as a miss.
+  const forSlo = sloFigures(samples);
 
   return {
     level: input.level ?? 1,
@@ -291,12 +295,9 @@ export function summarizeLevel(input: LevelInput): Level {
     tokensFromChunks: ok.some((s) => s.tokenSource === "chunks"),
     cachedPromptTokenShare,
     cost: levelCost(ok, aggregateOutputTokensPerSecond, input.pricing ?? null),
-    meetsSlo:
-      perStreamOutput.p50 !== null &&
-      ttftMs.p95 !== null &&
-      perStreamOutput.p50 >= slo.minOutputTokensPerSecond &&
-      withinTtftLimit(slo, ttftMs.p95),
-    goodputOutputTokensPerSecond: ok.length > 0 && wallTimeMs > 0 ? goodputTokens(ok, slo) / (wallTimeMs / 1000) : null,
+    meetsSlo: forSlo !== null && ok.length > 0 && meetsSloOn(forSlo, slo),
+    sloFigures: forSlo,
+    goodputOutputTokensPerSecond: goodput(samples, slo, wallTimeMs),
     ...connectionFigures(samples),
     valid: invalid.length === 0,
     invalidReasons: invalid.map(invalidReasonText),

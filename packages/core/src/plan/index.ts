@@ -18,6 +18,7 @@ import {
   workloadFor,
 } from "../config/index.ts";
 import { rounds } from "../drive/plan.ts";
+import type { ConfigProblem } from "../errors/index.ts";
 import type { ConversationPlan } from "../kinds/conversation/index.ts";
 import { conversationPlan } from "../kinds/conversation/index.ts";
 import {
@@ -107,6 +108,12 @@ export const LAMBDA_INVOCATION_SECONDS = 900;
 
 /** The deployed sweep stops this long before its invocation ends so the finished levels are saved, seconds. */
 export const LAMBDA_DEADLINE_MARGIN_SECONDS = 30;
+
+/**
+ * Invocations one deployed run may use (the first and its continuations) before it is stored partial;
+ * the functions' `KNEEBOARD_SWEEP_MAX_INVOCATIONS` overrides it.
+ */
+export const DEFAULT_MAX_INVOCATIONS = 4;
 
 /** What the expected duration and chunk rate assume about a target nobody has measured yet. */
 export interface PlanAssumptions {
@@ -602,4 +609,31 @@ export function checkRequestsPerLevel(workload: Workload): RequestsPerLevelCheck
   const noValidLevel = levels.length === users.length;
   const message = `requestsPerLevel ${perLevel} is at most N at level${levels.length === 1 ? "" : "s"} ${levels.join(", ")}: each worker sends at most one request, so N are never in flight at once and ${noValidLevel ? "no level can be valid" : levels.length === 1 ? "that level will be invalid" : "those levels will be invalid"} (too_few_requests); set requestsPerLevel above the highest N (say 4 x N), or use levelDurationSeconds`;
   return { levels, noValidLevel, message };
+}
+
+/** What `plan` and `run` find in the chosen targets' sweeps before anything is sent. */
+export interface SweepChecks {
+  /** Sweeps none of whose levels can be valid: the config is refused (exit 2). */
+  problems: ConfigProblem[];
+  /** Levels that will be invalid, and base URLs that likely miss their API: said, then the sweep runs. */
+  warnings: string[];
+}
+
+/**
+ * Checks each (target, scenario) of `targets`: a closed loop's `requestsPerLevel` at most N
+ * (`checkRequestsPerLevel`, a problem when no level can be valid) and a `baseURL` that likely misses
+ * its API (`baseUrlWarning`).
+ */
+export function checkSweeps(config: Pick<Config, "workload" | "scenarios">, targets: Target[]): SweepChecks {
+  const problems: ConfigProblem[] = [];
+  const warnings = targets.flatMap((target) => baseUrlWarning(target) ?? []);
+  for (const target of targets)
+    for (const scenario of scenariosOf(config, target)) {
+      const check = checkRequestsPerLevel(workloadFor(config, target, scenario));
+      if (check.message === null) continue;
+      const path = `workload.requestsPerLevel (target ${target.id}, scenario ${scenario})`;
+      if (check.noValidLevel) problems.push({ path, message: check.message });
+      else warnings.push(`${path}: ${check.message}`);
+    }
+  return { problems, warnings };
 }

@@ -52,6 +52,7 @@ function entry(i: number, r: () => number, f: Figures = {}, cov = 0.05, targetId
     declaredUsdPerMillionOutputTokens: null,
     invalidReasons: f.stopped ? ["no ok sample"] : [],
     goodputOutputTokensPerSecond: null,
+    sloFigures: null,
     cachedPromptTokenShare: null,
     reusablePromptTokenShare: null,
     laterTurnsTtftP50Ms: null,

@@ -26,6 +26,7 @@ function level(concurrency: number, valid: boolean): LevelFigures {
     declaredUsdPerMillionOutputTokens: null,
     invalidReasons: valid ? [] : ["rate-limited (429) 10 of 20 sent"],
     goodputOutputTokensPerSecond: null,
+    sloFigures: null,
     cachedPromptTokenShare: null,
     reusablePromptTokenShare: null,
     laterTurnsTtftP50Ms: null,

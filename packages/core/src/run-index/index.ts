@@ -12,6 +12,7 @@ import {
   Probe,
   RouteRecord,
   type RunDocument,
+  SloFigures,
   SloRecord,
   Summary,
   ToolCallShares,
@@ -52,8 +53,10 @@ export const LevelFigures = z.object({
   declaredUsdPerMillionOutputTokens: z.number().nullable().default(null),
   /** Why the level is not valid, in words; empty when valid (absent from older index entries). */
   invalidReasons: z.array(z.string()).default([]),
-  /** Output tok/s of the ok requests that each met the SLO, over the wall time; null when not recorded. */
+  /** Output tok/s of the ok requests that each met the SLO, over the wall time, times the ok share; null when not recorded. */
   goodputOutputTokensPerSecond: z.number().nullable().default(null),
+  /** The SLO's figures, a failed request counted as a miss (the run document's `levels[].sloFigures`); null in entries recorded before them. */
+  sloFigures: SloFigures.nullable().default(null),
   /** Cached prompt tokens the route reported over prompt tokens (the run document's level figure); null when none reported, and in entries recorded before it was. */
   cachedPromptTokenShare: z.number().nullable().default(null),
   /** A trace replay's reusable prompt tokens over prompt tokens: what its hash_ids allow from a cache; null for other loads and in entries recorded before it was. */
@@ -225,6 +228,7 @@ export function indexEntryFor(key: string, doc: RunDocument): RunIndexEntry {
       // Read tolerantly: run documents written before goodput was recorded have no such field.
       goodputOutputTokensPerSecond:
         (l as { goodputOutputTokensPerSecond?: number | null }).goodputOutputTokensPerSecond ?? null,
+      sloFigures: l.sloFigures,
       cachedPromptTokenShare: l.cachedPromptTokenShare,
       reusablePromptTokenShare: l.trace?.reusablePromptTokenShare ?? null,
       laterTurnsTtftP50Ms: l.conversation?.laterTurnsTtftMs.p50 ?? null,

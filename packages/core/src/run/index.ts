@@ -175,6 +175,24 @@ export const PricingRecord = z.union([
 ]);
 export type PricingRecord = z.infer<typeof PricingRecord>;
 
+/**
+ * A level's figures for the SLO, over every measured request: a request that did not come back `ok`
+ * counts as one that missed it, its TTFT as +Infinity and its output tok/s as 0
+ * (docs/methodology.md#the-slo-and-failed-requests). `meetsSlo` reads these; the level's distributions
+ * (`ttftMs`, `perStream`) stay over the ok requests alone.
+ */
+export const SloFigures = z.object({
+  /** Measured requests the figures count, every outcome. */
+  requests: z.number().int().nonnegative(),
+  /** Of those, the requests that did not come back ok: each a miss. */
+  failed: z.number().int().nonnegative(),
+  /** TTFT p95 over every request, a failed one as +Infinity, ms; null when the p95 falls on (or weighs in) a failed one: +Infinity. */
+  ttftP95Ms: z.number().nonnegative().nullable(),
+  /** Per-stream output tok/s p50 over every request, a failed one as 0 tok/s. */
+  perStreamOutputTokensPerSecondP50: z.number().nonnegative(),
+});
+export type SloFigures = z.infer<typeof SloFigures>;
+
 /** A level's cost per million output tokens, USD; each null when it cannot be known. */
 export const LevelCost = z.object({
   /** Sum of the gateway's metered usage.cost / output tokens x 1e6, over the ok samples it metered. */
@@ -391,9 +409,19 @@ export const Level = z.object({
   cachedPromptTokenShare: z.number().nonnegative().nullable().default(null),
   /** USD per million output tokens: metered by the gateway, and declared from the target's pricing. */
   cost: LevelCost.default({ meteredUsdPerMillionOutputTokens: null, declaredUsdPerMillionOutputTokens: null }),
-  /** Per-stream output tok/s p50 >= slo.minOutputTokensPerSecond and TTFT p95 <= slo.maxTtftMs (when set); null when not judged. */
+  /**
+   * `sloFigures`' per-stream p50 >= slo.minOutputTokensPerSecond and its TTFT p95 <= slo.maxTtftMs (when
+   * set), failed requests counted as misses; null when not judged. Documents stored before `sloFigures`
+   * judged the ok requests alone.
+   */
   meetsSlo: z.boolean().nullable().default(null),
-  /** Output tokens of ok requests that each met the SLO (own tok/s and TTFT) / wall time, tok/s. */
+  /** The SLO's figures over every request, a failed one counted as a miss; null in documents stored before them. */
+  sloFigures: SloFigures.nullable().default(null),
+  /**
+   * Output tokens of ok requests that each met the SLO (own tok/s and TTFT) / wall time, times the
+   * share of requests that came back ok (a failed request is a miss, and is charged about an average
+   * request's time), tok/s. Documents stored before `sloFigures` have no such factor.
+   */
   goodputOutputTokensPerSecond: z.number().nonnegative().nullable().default(null),
   /**
    * Samples on a connection opened for them over samples with a connection recorded (0..1), all

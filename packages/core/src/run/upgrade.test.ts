@@ -51,8 +51,23 @@ const today = (name: string, over: Partial<SyntheticRunOptions> = {}): RunDocume
   const { seed, ...options } = written[name] as (typeof written)[string];
   return syntheticRun({ ...options, random: seededRandom(seed), ...over });
 };
-/** Today's document of the same run, as a reader parses it (defaults applied, JSON numbers). */
-const v2 = (name: string): RunDocument => RunDocument.parse(JSON.parse(JSON.stringify(today(name))));
+/**
+ * Today's document of the same run, as a reader parses it (defaults applied, JSON numbers), with the
+ * SLO's verdicts as version 1 stored them: since `sloFigures` a failed request counts as a miss, and a
+ * stored document keeps the verdicts it was written with (its SLO figures null).
+ */
+const v2 = (name: string): RunDocument => {
+  const doc = RunDocument.parse(JSON.parse(JSON.stringify(today(name))));
+  const stored = RunDocument.parse(v1(name));
+  return {
+    ...doc,
+    levels: doc.levels.map((l, i) => {
+      const { meetsSlo, goodputOutputTokensPerSecond } = stored.levels[i] as RunDocument["levels"][number];
+      return { ...l, sloFigures: null, meetsSlo, goodputOutputTokensPerSecond };
+    }),
+    summary: { ...doc.summary, capacity: stored.summary.capacity, goodputPeak: stored.summary.goodputPeak },
+  };
+};
 /** The harness names the node that wrote the document: not part of the run. */
 const sameHarness = (doc: RunDocument): RunDocument => ({ ...doc, harness: { ...doc.harness, node: "v" } });
 
@@ -145,6 +160,7 @@ describe("a folder of version 1 documents", () => {
     // Prepare: the same runs, once as stored before loads, once as written today.
     const old = await folderOf(names.map(v1));
     const current = await folderOf(names.map(v2));
+    // (today's documents with the verdicts version 1 stored: see `v2`)
     const oldIndex = new StoreRunIndex(old);
     const todayIndex = new StoreRunIndex(current);
     // Act

@@ -14,6 +14,7 @@ import {
   workloadFor,
 } from "../config/index.ts";
 import { KneeboardError } from "../errors/index.ts";
+import { DEFAULT_MAX_INVOCATIONS } from "../plan/index.ts";
 import type { RunDocument } from "../run/index.ts";
 import { type RunIndex, saveRun } from "../run-index/index.ts";
 import { type Scheduler, systemScheduler } from "../scheduler/index.ts";
@@ -39,8 +40,8 @@ export interface Log {
 
 /** Stop this long before the invocation's end, so the finished levels are saved and a message sent. */
 export const DEFAULT_MARGIN_MS = 30_000;
-/** Invocations one run may use (the first and its continuations) before it is stored partial. */
-export const DEFAULT_MAX_INVOCATIONS = 4;
+/** Invocations one run may use (the first and its continuations) before it is stored partial: `plan` counts against it. */
+export { DEFAULT_MAX_INVOCATIONS };
 /** The lease a continuing run keeps between invocations: until the next one takes it over. */
 export const DEFAULT_HANDOVER_LEASE_MS = 15 * 60_000;
 

@@ -157,6 +157,7 @@ function run(shape: RunShape): RunIndexEntry {
     valid: aggregate !== null,
     invalidReasons: aggregate === null ? ["rate-limited: 3 of 10 sent (over 5 %)"] : [],
     goodputOutputTokensPerSecond: aggregate === null ? null : aggregate * 0.9,
+    sloFigures: null,
     ttftAnswerP50Ms: null,
     meetsSlo: null,
     meteredUsdPerMillionOutputTokens: null,

@@ -70,6 +70,12 @@ export const StandingLevel = z.object({
   ttftP50Ms: Estimate.nullable(),
   ttftP95Ms: Estimate.nullable(),
   goodputOutputTokensPerSecond: Estimate.nullable(),
+  /**
+   * The medians over its valid runs of the SLO's figures (a failed request counted as a miss: TTFT
+   * +Infinity, 0 tok/s) meet the SLO; runs recorded before those figures enter with their ok requests'
+   * p50 and p95. Null when no valid run gave both.
+   */
+  meetsSlo: z.boolean().nullable().default(null),
   /** A conversation level: TTFT p50 of turns 2 and later (what its leaderboard ranks by); null otherwise. */
   laterTurnsTtftP50Ms: Estimate.nullable().default(null),
   /**
@@ -143,7 +149,8 @@ export const Standing = z.object({
   /** Median aggregate at the peak / (N_peak x median aggregate at level 1); null for an open loop. */
   scalingEfficiency: z.number().nullable(),
   /**
-   * The highest ranked level whose medians meet the SLO: "serves N users at once", or for an open loop
+   * The highest ranked level whose medians meet the SLO (its `meetsSlo`, failed requests counted as
+   * misses): "serves N users at once", or for an open loop
    * "sustains R requests/s at the SLO"; null when none does.
    */
   capacity: z.object(LevelRef).nullable(),
@@ -248,7 +255,7 @@ const LEVEL_FIGURES = [
   "laterTurnsTtftP50Ms",
 ] as const satisfies readonly (keyof LevelFigures)[];
 
-function levelOf(load: Load, runs: readonly RunIndexEntry[]): StandingLevel {
+function levelOf(load: Load, runs: readonly RunIndexEntry[], slo: Slo): StandingLevel {
   const valid: LevelFigures[] = [];
   let invalidRuns = 0;
   let invalidReasons: string[] = [];
@@ -279,9 +286,31 @@ function levelOf(load: Load, runs: readonly RunIndexEntry[]): StandingLevel {
     ttftP50Ms: values("ttftP50Ms"),
     ttftP95Ms: values("ttftP95Ms"),
     goodputOutputTokensPerSecond: values("goodputOutputTokensPerSecond"),
+    meetsSlo: mediansMeetSlo(valid, slo),
     laterTurnsTtftP50Ms: values("laterTurnsTtftP50Ms"),
     cacheVerdict: mostGiven(valid.flatMap((l) => (l.conversation ? [l.conversation.cacheVerdict] : []))),
   };
+}
+
+/**
+ * Whether the medians over runs of a level's SLO figures meet the SLO: per-stream p50 (a failed request
+ * as 0 tok/s) and TTFT p95 (a p95 on a failed request as +Infinity); an entry recorded before those
+ * figures gives its ok requests' p50 and p95. Null when no run gives both.
+ */
+function mediansMeetSlo(valid: readonly LevelFigures[], slo: Slo): boolean | null {
+  const perStream: number[] = [];
+  const ttft: number[] = [];
+  for (const l of valid) {
+    const f = l.sloFigures;
+    const p50 = f ? f.perStreamOutputTokensPerSecondP50 : l.perStreamOutputTokensPerSecondP50;
+    const p95 = f ? (f.ttftP95Ms ?? Number.POSITIVE_INFINITY) : l.ttftP95Ms;
+    if (p50 === null || p95 === null) continue;
+    perStream.push(p50);
+    ttft.push(p95);
+  }
+  if (perStream.length === 0) return null;
+  const median = (xs: number[]) => medianOfSorted(xs.sort((a, b) => a - b));
+  return median(perStream) >= slo.minOutputTokensPerSecond && withinTtftLimit(slo, median(ttft));
 }
 
 /** The value given most often, newest first (a tie goes to the one met first); null for none. */
@@ -374,7 +403,7 @@ export function standingOf(targetId: string, entries: readonly RunIndexEntry[], 
   for (const r of runs) for (const l of r.levels) ladder.set(`${l.load.kind} ${loadPosition(l.load)}`, l.load);
   const levels = [...ladder.values()]
     .sort((a, b) => loadPosition(a) - loadPosition(b))
-    .map((load) => levelOf(load, runs));
+    .map((load) => levelOf(load, runs, slo));
   const load = (l: StandingLevel) => loadPosition(l.load);
 
   const curve = levels.filter(
@@ -399,13 +428,7 @@ export function standingOf(targetId: string, entries: readonly RunIndexEntry[], 
       : null;
 
   let capacity: Standing["capacity"] = null;
-  for (const l of levels) {
-    const perStream = l.perStreamOutputTokensPerSecondP50?.median;
-    const ttftP95 = l.ttftP95Ms?.median;
-    if (!l.ranked || perStream === undefined || ttftP95 === undefined) continue;
-    if (perStream >= slo.minOutputTokensPerSecond && withinTtftLimit(slo, ttftP95))
-      capacity = { level: l.level, load: l.load };
-  }
+  for (const l of levels) if (l.ranked && l.meetsSlo === true) capacity = { level: l.level, load: l.load };
 
   return {
     targetId,
