@@ -22,7 +22,7 @@ import {
 import { canaryFor, parseConfig, scenariosOf, toolCallsFor, workloadFor } from "@kneeboard/core/config";
 import { MIN_OPEN_LOOP_REQUESTS } from "@kneeboard/core/metrics";
 import { missingNumbersWarning } from "@kneeboard/core/plan";
-import { TOOL_CALLS_MIN_TRIALS, TOOLS_V1 } from "@kneeboard/core/tool-calls";
+import { TOOL_SUITE } from "@kneeboard/core/tool-calls";
 import {
   REFERENCE_OPEN_RATES,
   REFERENCE_OPEN_REQUESTS,
@@ -265,22 +265,20 @@ describe("the demo config (npm start)", () => {
     expect(phased.map(([id]) => id).sort()).toEqual([...DEMO_TOOL_CALL_TARGETS].sort());
     expect(phased.every(([, s]) => s === "chat")).toBe(true);
     expect(toolCallsFor(workload("ref-small-sloppy", "chat"))).toEqual({
-      samplesPerPrompt: 5,
+      samplesPerPrompt: 2,
       concurrency: 8,
       temperature: 0,
       maxTokens: 256,
     });
-    expect(toolCallsFor(workload("ref-small-priced", "chat"))?.samplesPerPrompt).toBe(5);
-    expect(toolCallsFor(workload("ref-small-fast", "chat"))?.samplesPerPrompt).toBe(3);
+    expect(toolCallsFor(workload("ref-small-priced", "chat"))?.samplesPerPrompt).toBe(2);
+    expect(toolCallsFor(workload("ref-small-fast", "chat"))?.samplesPerPrompt).toBe(2);
     // One model, its reference among them: each other route gets a verdict against it.
     const routes = DEMO_TOOL_CALL_TARGETS.map(targetOf);
     expect(routes.map((t) => t.modelKey)).toEqual(["ref-small", "ref-small", "ref-small"]);
     expect(routes.filter((t) => t.reference).map((t) => t.id)).toEqual(["ref-small-priced"]);
-    // Both tested shares count the answers to the prompts that need a call: enough a side for a verdict.
-    const needCall = TOOLS_V1.prompts.filter((p) => p.kind === "one-call" || p.kind === "parallel").length;
-    expect(needCall).toBe(15);
-    for (const settings of Object.values(DEMO_TOOL_CALLS))
-      expect(needCall * settings.samplesPerPrompt).toBeGreaterThanOrEqual(TOOL_CALLS_MIN_TRIALS);
+    // The verdict's unit is the prompt: the demo asks each of the suite's 120 prompts twice a route.
+    expect(TOOL_SUITE.prompts).toHaveLength(120);
+    for (const settings of Object.values(DEMO_TOOL_CALLS)) expect(settings.samplesPerPrompt).toBe(2);
     // The sloppy route breaks tool calls; it runs the fewest levels, and no canary.
     expect(targetOf("ref-small-sloppy").model).toBe("ref-small-sloppy");
     expect(referenceModels().find((m) => m.id === "ref-small-sloppy")).toMatchObject({ profile: SMALL_SLOPPY });

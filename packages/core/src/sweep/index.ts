@@ -186,7 +186,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
   const search = searched
     ? (() => {
         const plan = searchPlan(workload, searched);
-        return { plan, machine: new LoadSearch(plan.bounds) };
+        return { plan, machine: new LoadSearch(plan.bounds, workload.slo.maxTtftMs !== null) };
       })()
     : null;
   if (search && options.previous) {
@@ -289,7 +289,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
         expectedRequestMs: levels.at(-1)?.e2eMs.p50,
         signal: options.signal,
         deadlineMs: options.deadlineMs,
-        ...(probe ? { judge: probe.judge.judge } : {}),
+        ...(probe ? { judge: probe.judge.judge, count: probe.judge.requestsAfter } : {}),
         progress: (p) =>
           options.onProgress?.({
             ...p,
@@ -321,7 +321,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
     // A continued search takes up the levels it ran before, in the order it ran them.
     // (The level of one user alone run before a search from above 1 is no probe: the search never read it.)
     for (const l of [...levels].sort((a, b) => (a.probe?.order ?? 0) - (b.probe?.order ?? 0)))
-      if (l.probe) search.machine.record(probedFigures(l));
+      if (l.probe) search.machine.record(probedFigures(l, workload.slo));
     if (stop) search.machine.impose({ reason: stop.reason, detail: stop.detail });
     const single = singleStreamFirst(workload, search.plan, levels);
     const bound = searchLevelBound(search.plan.bounds) + (single ? 1 : 0);
@@ -345,16 +345,15 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
       const judge = new ProbeJudge(
         workload,
         search.plan.confidence,
-        drawPlan(
-          search.plan,
-          concurrencyOf(documentLoad(levelPlan.load)),
-          validMinimumOf(documentLoad(levelPlan.load)),
+        drawPlan(search.plan, concurrencyOf(documentLoad(levelPlan.load)), {
+          validMinimum: validMinimumOf(documentLoad(levelPlan.load)),
           judged,
-        ),
+          ttftBound: search.machine.boundsTtft(load),
+        }),
         judged,
       );
       const ran = await runOne(
-        { ...levelPlan, requests: search.plan.cap, levelDurationSeconds: null },
+        { ...levelPlan, requests: judge.requests, levelDurationSeconds: null },
         order - 1,
         bound,
         {
@@ -366,7 +365,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
         search.machine.impose({ reason: "stopped", detail: partialReason ?? "stopped" });
         return document("partial");
       }
-      search.machine.record(probedFigures(levels.at(-1) as Level));
+      search.machine.record(probedFigures(levels.at(-1) as Level, workload.slo));
       if (stop) search.machine.impose({ reason: stop.reason, detail: stop.detail });
       else await options.onLevel?.(document("partial", unfinished(levelPlan.name)));
     }
