@@ -40,6 +40,8 @@ export interface LeaderboardRow {
   singleStreamTtftP50Ms: Estimate | null;
   peakAggregateTokensPerSecond: Estimate | null;
   peakConcurrency: number | null;
+  /** The latest run read its aggregate at the peak's level over the whole level (no steady window): the figure is marked. */
+  peakWholeLevel: boolean;
   perStreamAtPeakTokensPerSecond: Estimate | null;
   kneeConcurrency: number | null;
   /** Users served at the SLO: the median of the runs' searched answers where the standing's runs searched, else the standing's (its median curve). */
@@ -138,6 +140,7 @@ export function leaderboardRows(targets: TargetView[]): LeaderboardRow[] {
         singleStreamTtftP50Ms: st.singleStream?.ttftP50Ms ?? null,
         peakAggregateTokensPerSecond: st.peak?.aggregateOutputTokensPerSecond ?? null,
         peakConcurrency: peak ? concurrencyOf(peak.load) : null,
+        peakWholeLevel: peakLevel?.aggregateWindow === "whole_level",
         perStreamAtPeakTokensPerSecond: st.peak?.perStreamOutputTokensPerSecond ?? null,
         kneeConcurrency: st.kneeConcurrency,
         saturated: st.saturated,
