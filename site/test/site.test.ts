@@ -360,7 +360,7 @@ describe("the built site", () => {
       // The figure, then the bracket it lies in, marked ladder or searched (or not measured above the top level).
       if (s.capacity) expect(cell.startsWith(fmt(concurrencyOf(s.capacity.load))), `${id}: ${cell}`).toBe(true);
       else expect(cell, id).toMatch(/^(below \d+|—)/);
-      expect(cell, id).toMatch(/, ladder$|, searched$|^—not measured$/);
+      expect(cell, id).toMatch(/, ladder$|, searched$|^—no ranked level$/);
     }
     expect(await page.textContent('#leaderboard tr[data-target="fast-small"] td.cost')).toMatch(
       /metered \d+ % above declared/,

@@ -224,10 +224,10 @@ function searchedBracketText(b: LeaderboardRow["capacityBracket"]): string {
   return `[${end(b.lo)}, ${end(b.hi)}]${b.confidence !== null ? ` at ${pct(b.confidence, 0)}` : ""}`;
 }
 
-/** A ladder's bracket: `[4, 8), ladder`, `not measured above 16, ladder`, `[0, 1), ladder`. */
+/** A ladder's bracket: `[4, 8), ladder`, `not measured above 16, ladder`, `[0, 1), ladder`; `no ranked level` where none was judged. */
 function ladderBracketText(b: LeaderboardRow["capacityBracket"]): string {
   if (b.lo !== null && b.hi === null) return `not measured above ${fmt(b.lo)}, ladder`;
-  if (b.lo === null && b.hi === null) return "not measured";
+  if (b.lo === null && b.hi === null) return "no ranked level";
   return `[${fmt(b.lo ?? 0)}, ${fmt(b.hi)}), ladder`;
 }
 
