@@ -5,7 +5,7 @@
  * `cli.test.ts` (project `timed`). The command runs in this process (no start-up of tsx per call), but
  * for the wrong key, run as a process.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   DEMO_CANARY,
@@ -21,6 +21,7 @@ import {
 } from "@kneeboard/cli/run";
 import { canaryFor, parseConfig, scenariosOf, toolCallsFor, workloadFor } from "@kneeboard/core/config";
 import { MIN_OPEN_LOOP_REQUESTS } from "@kneeboard/core/metrics";
+import { missingNumbersWarning } from "@kneeboard/core/plan";
 import { TOOL_SUITE } from "@kneeboard/core/tool-calls";
 import {
   REFERENCE_OPEN_RATES,
@@ -282,8 +283,24 @@ describe("the demo config (npm start)", () => {
     expect(targetOf("ref-small-sloppy").model).toBe("ref-small-sloppy");
     expect(referenceModels().find((m) => m.id === "ref-small-sloppy")).toMatchObject({ profile: SMALL_SLOPPY });
     expect(SMALL_SLOPPY.tools?.breakages).toBeDefined();
-    expect(workload("ref-small-sloppy", "chat")).toMatchObject({ concurrency: [1], levelDurationSeconds: 0.25 });
+    expect(workload("ref-small-sloppy", "chat")).toMatchObject({ concurrency: [1, 4], levelDurationSeconds: 0.25 });
     expect(canary("ref-small-sloppy", "chat")).toBeNull();
+  });
+
+  it("gives every closed-loop route both numbers: N = 1 and a level above (a search of users measures N = 1 first)", () => {
+    for (const [id, s] of pairs) expect(missingNumbersWarning(workload(id, s)), `${id} in ${s}`).toBeNull();
+    // The searched route runs its search from 4: N = 1 comes first, outside the search (docs/methodology.md).
+    expect(workload("ref-small-fast", "chat").concurrency).toMatchObject({ search: { from: 4 } });
+  });
+
+  it("every example config gives each closed-loop sweep both numbers", () => {
+    const dir = new URL("../examples/", import.meta.url);
+    for (const file of readdirSync(dir).filter((f) => f.endsWith(".json"))) {
+      const example = parseConfig(readFileSync(new URL(file, dir), "utf8"), { requireKeys: false });
+      for (const t of example.targets)
+        for (const s of scenariosOf(example, t))
+          expect(missingNumbersWarning(workloadFor(example, t, s)), `examples/${file}: ${t.id} in ${s}`).toBeNull();
+    }
   });
 
   it("runs the canary in chat on every route of the models with a reference route, one reference each", () => {

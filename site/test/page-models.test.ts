@@ -88,6 +88,7 @@ function index(series: TargetView[]): SiteIndex {
     generatedAt: NOW,
     series,
     scenarios: [...new Set(series.map((v) => v.scenario))],
+    seriesDir: null,
     charts: {},
     prefill: {},
     modelCharts: {},

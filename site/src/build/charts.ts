@@ -11,14 +11,11 @@ import { type LoadAxis, prefillSpec, tradeoffSpec } from "../lib/charts/index.ts
 import { tradeoffTargets } from "../lib/compare.ts";
 import { modelGroups } from "../lib/models.ts";
 import { prefillPoints } from "../lib/prefill.ts";
-import { type SiteData, viewKey, viewsOf } from "../lib/site-data.ts";
+import { type SiteData, viewsOf } from "../lib/site-data.ts";
 import type { Figure, FigureSection, ModelCharts, SiteIndex, TargetCharts, TargetView } from "../lib/site-index.ts";
 import { renderSvg } from "../lib/svg.ts";
 import { HISTORY_SECTION, type SectionDef, TRADEOFF_TITLE } from "../lib/target-charts.ts";
 import { viewPoints } from "../lib/view-points.ts";
-
-/** The site index's figures and charts. */
-export type SiteCharts = Pick<SiteIndex, "charts" | "prefill" | "modelCharts" | "compareTradeoff">;
 
 /** Sections' figures rendered to SVG, each section marked with the kind it belongs to (null: every kind's). */
 export async function renderSections<C>(
@@ -102,15 +99,10 @@ export async function modelCharts(targets: TargetView[]): Promise<Record<string,
   return out;
 }
 
-/** Renders every figure of the site: each series' sections, each target's prefill curve, each model's, the compare page's trade-off. */
-export async function siteCharts(data: SiteData): Promise<SiteCharts> {
-  const prefill: SiteIndex["prefill"] = {};
-  for (const id of new Set(data.series.map((v) => v.id))) {
-    const chart = await prefillChart(data.series.filter((v) => v.id === id));
-    if (chart) prefill[id] = chart;
-  }
-  const charts: SiteIndex["charts"] = {};
-  for (const view of data.series) charts[viewKey(view)] = await targetCharts(view);
+/** The figures drawn over many series: each scenario's model pages' and its compare page's trade-off. */
+export async function crossSeriesCharts(
+  data: Pick<SiteData, "series" | "scenarios">,
+): Promise<Pick<SiteIndex, "modelCharts" | "compareTradeoff">> {
   const models: SiteIndex["modelCharts"] = {};
   const tradeoffs: SiteIndex["compareTradeoff"] = {};
   for (const s of data.scenarios) {
@@ -122,5 +114,5 @@ export async function siteCharts(data: SiteData): Promise<SiteCharts> {
     if (lead && KINDS[lead].compare.tradeoff)
       tradeoffs[s] = await compareTradeoff(viewsOfKind(views, lead), KINDS[lead].axis);
   }
-  return { charts, prefill, modelCharts: models, compareTradeoff: tradeoffs };
+  return { modelCharts: models, compareTradeoff: tradeoffs };
 }

@@ -178,6 +178,8 @@ export interface RunIndex {
   record(...entries: RunIndexEntry[]): Promise<void>;
   /** Entries of one target (or of all), oldest first per target. */
   entries(targetId?: string): Promise<RunIndexEntry[]>;
+  /** Every target with entries, in id order: what a reader walks to read one target at a time. */
+  targetIds(): Promise<string[]>;
 }
 
 /** The index entry of a run document stored at key. */
