@@ -82,6 +82,7 @@ function entry(index: number, cov: number, random: () => number, scale = 1): Run
       capacity: null,
       capacityRequestsPerSecond: null,
       goodputPeak: null,
+      capacityBracket: null,
       search: null,
       stop: null,
     },

@@ -5,9 +5,9 @@
  * installed bin. Slow (a build and an install) but not timed, so it runs in the parallel group.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -82,6 +82,27 @@ describe("the kneeboard package", () => {
     expect(readdirSync(join(app, "node_modules")).filter((name) => !name.startsWith("."))).toEqual(["kneeboard"]);
   });
 
+  it("ships the docs its README links, with no link leading out of the package, and the config schema its $schema names", () => {
+    const pkg = join(app, "node_modules", "kneeboard");
+    const readme = readFileSync(join(pkg, "README.md"), "utf8");
+    /** The relative links of a shipped markdown file, as paths in the package (anchors dropped). */
+    const links = (file: string) =>
+      [...readFileSync(join(pkg, file), "utf8").matchAll(/\]\(([^)#\s]+)(#[^)\s]*)?\)/g)]
+        .map((m) => m[1] as string)
+        .filter((target) => !/^[a-z]+:/.test(target))
+        .map((target) => join(dirname(file), target));
+    const linked = links("README.md");
+    expect(linked).toEqual(expect.arrayContaining(["docs/config.md", "docs/methodology.md", "docs/run-document.md"]));
+    for (const file of linked.filter((f) => f.endsWith(".md")))
+      for (const target of [file, ...links(file)])
+        expect(existsSync(join(pkg, target)), `${file} → ${target}`).toBe(true);
+    // The $schema the README gives, from the folder installed into, is the repository's config schema.
+    const schema = /"\$schema": "([^"]+)"/.exec(readme)?.[1] ?? "";
+    expect(readFileSync(join(app, schema), "utf8")).toBe(
+      readFileSync(join(ROOT, "schemas/config.schema.json"), "utf8"),
+    );
+  });
+
   it("answers --version with the CLI's version", async () => {
     const version = JSON.parse(readFileSync(join(ROOT, "packages/cli/package.json"), "utf8")).version;
     expect(await installed(["--version"])).toEqual({ code: 0, stdout: `${version}\n`, stderr: "" });
@@ -92,6 +113,8 @@ describe("the kneeboard package", () => {
     writeFileSync(
       config,
       JSON.stringify({
+        // As the package's README gives it.
+        $schema: "./node_modules/kneeboard/schemas/config.schema.json",
         targets: [
           { id: "ref", label: "reference (simulated)", baseURL, model: "ref-large-slow", route: { gateway: "direct" } },
         ],

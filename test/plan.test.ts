@@ -217,7 +217,7 @@ describe("kneeboard plan", () => {
     expect(result.out).toMatch(
       /threads "auto" \(the deployed one\) would run it on its own thread \(\d+ cores? here\)/,
     );
-    expect(result.out).toContain("deployed: the sweep Lambda gets 1,769 MB, about 1.0 vCPU");
+    expect(result.out).toContain("memory: the sweep Lambda gets 1,769 MB, about 1.0 vCPU");
     // Sized all the same, but a Lambda cannot reach this machine: the plan says so.
     expect(result.out).toContain(
       "warning: local is on this machine (127.0.0.1 or localhost): AWS cannot reach it, so deployed, every sweep of it fails",
@@ -291,7 +291,7 @@ describe("kneeboard plan", () => {
     expect(result.code).toBe(0);
     // Public endpoints: no warning.
     expect(result.out).not.toContain("warning:");
-    const [, perDay] = /deployed cost: Lambda about (\$\d+\.\d\d) a day/.exec(result.out) ?? [];
+    const [, perDay] = /cost: Lambda about (\$\d+\.\d\d) a day/.exec(result.out) ?? [];
     expect(perDay).toBeDefined();
     for (const doc of ["../README.md", "../docs/deploying.md"]) {
       const text = readFileSync(new URL(doc, import.meta.url), "utf8");
@@ -322,7 +322,7 @@ describe("kneeboard plan", () => {
     expect(result.out).toContain(
       "128,000 chunks/s, 457 % of what one client thread is planned to carry (28,000 chunks/s",
     );
-    expect(result.out).toContain("deployed: the sweep Lambda gets 8,845 MB, about 5.0 vCPU");
+    expect(result.out).toContain("memory: the sweep Lambda gets 8,845 MB, about 5.0 vCPU");
     expect(requests).toBe(0);
   });
 

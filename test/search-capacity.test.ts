@@ -67,6 +67,46 @@ describe("the search on the route of known capacity (closed loop)", () => {
     }
   }, 120_000);
 
+  // The issue's bar with the default TTFT limit in the SLO (p95 <= 2 s): TTFT p95 is bounded once, at the
+  // capacity bisection's level that meets (5: its ramp and 63 requests), and the levels below take its
+  // `meets`; so the search stays under the ladder's 448 measured requests (355 to 433 in 6 of seeds
+  // 1..10). A broken stream among level 5's 63 judged sends, after its ramp of 10 (one in 200 breaks: 1 - 0.995^63, 27 % of
+  // searches) counts as a miss, its TTFT over any limit, so the largest of 63 TTFTs bounds nothing and
+  // the level draws on to 192 or 256 (475 to 576 measured in seeds 3, 6, 8 and 10): those are allowed
+  // over the 448, 4 of 10 at most (2.7 expected, and 1 standard error, 1.4, more).
+  it("with TTFT p95 <= 2 s in the SLO, 10 seeded searches 1 to 64: capacity 5, knee 9 to 11, over-saturation named, under 448 measured where no stream broke at 5", async () => {
+    const runs = [];
+    let over = 0;
+    for (const seed of SEEDS) {
+      const { doc, counts } = await inMemory(seed, {
+        concurrency: { search: { from: 1, to: 64, resolution: RESOLUTION } },
+        slo: { ...SLO, maxTtftMs: 2000 },
+      });
+      const search = doc.summary.search;
+      expect(search?.requests).toBe(counts.received);
+      expect(search?.capacity).toEqual({ value: 5, lo: 5, hi: 6, status: "found" });
+      expect(search?.knee.value as number).toBeGreaterThanOrEqual(9);
+      expect(search?.knee.value as number).toBeLessThanOrEqual(11);
+      expect(search?.stop.detail).toMatch(/over-saturated from \d+/);
+      // TTFT is bounded at 5: its ramp and 63 requests, or later where one of those broke.
+      const five = doc.levels.find((l) => loadPosition(l.load) === 5) as Level;
+      expect(five.probe?.ttftP95UpperMs as number).toBeLessThanOrEqual(2000);
+      const brokeAtFive = doc.samples.some(
+        (x) => x.level === five.level && x.index >= 10 && x.index < 73 && x.outcome !== "ok",
+      );
+      if (brokeAtFive) over++;
+      else {
+        expect(five.probe?.requests).toBe(73);
+        expect(measured(doc)).toBeLessThan(LADDER_MEASURED);
+      }
+      runs.push(
+        `capacity ${search?.capacity.value}, knee ${search?.knee.value}, ${measured(doc)} measured, ${search?.requests} sent`,
+      );
+    }
+    console.log("TTFT p95 <= 2 s, 10 seeded searches 1..64:", runs);
+    expect(over).toBeLessThanOrEqual(4);
+  }, 120_000);
+
   // The knee reads each probed level's steady aggregate (between the ramp's end and the last send): a
   // level cut short at its deciding look drains for about as long as it sent, and its whole-level
   // aggregate put the knee at 14 in 3 of these 10 seeds.

@@ -86,14 +86,17 @@ describe("a searched level's TTFT decision near its limit (batch decoder, closed
 
     // The TTFTs spread +-5 % about a step, so a limit with the true p95 10 % under it is over every
     // TTFT, and one with it 10 % over is under every TTFT (at the spread's floor): each level is decided
-    // at its first look that can call it (128 requests for a `meets`, its minimum for a `misses`), in
-    // every seed. These hold without chance, so no standard errors.
+    // at its first look that can call it (its ramp and 63 for a `meets`, its minimum for a `misses`), and
+    // never wrongly. A broken stream (one in 200) counts as a miss, its TTFT as over any limit: a level
+    // whose judged sends hold one draws on to a later look (seeds 1..40: 11 at N = 5, 11 at N = 12), and
+    // may end undecided (1 at each N). These hold without chance, so no standard errors.
     it(`N = ${n}, the true p95 10 % under the limit and 10 % over it, 40 seeds each: always decided, and rightly`, async () => {
       const under = await searchedLevels(n, trueP95(n) / 0.9, 40);
       const over = await searchedLevels(n, trueP95(n) / 1.1, 40);
       console.log(`N = ${n}, p95 10 % under the limit:`, tally(under), byDecisionAndDraw(under));
       console.log(`N = ${n}, p95 10 % over the limit:`, tally(over), byDecisionAndDraw(over));
-      expect(tally(under).meets).toBe(40);
+      expect(tally(under).misses).toBe(0);
+      expect(tally(under).meets).toBeGreaterThanOrEqual(38);
       expect(tally(over).misses).toBe(40);
     }, 60_000);
 

@@ -36,6 +36,7 @@ function view(stop: Stop | null, valid = stop === null): TargetView {
       capacity: null,
       capacityRequestsPerSecond: null,
       goodputPeak: null,
+      capacityBracket: null,
       search: null,
     },
     levels: [],

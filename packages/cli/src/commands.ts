@@ -5,6 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { UsageError } from "@kneeboard/core/errors";
+import { DEFAULT_DETECTOR } from "@kneeboard/core/regress";
 
 /** One `--name VALUE` option of a command, or a `--name` switch (no `value`). */
 export interface OptionSpec {
@@ -26,6 +27,8 @@ export interface OptionSpec {
 export interface CommandSpec {
   /** What the command does, one line. */
   summary: string;
+  /** What a user should know before running it, printed under the summary in its help. */
+  notes?: string[];
   options: Record<string, OptionSpec>;
   /** Environment variables the command reads, and what for. */
   env?: Record<string, string>;
@@ -45,6 +48,9 @@ const DEPLOYED_CONFIG: OptionSpec = {
   about: "the config deployed",
   defaultText: "$KNEEBOARD_CONFIG, else kneeboard.config.json",
 };
+
+/** How much history a regression needs, from the detector's own settings: `check` prints it, its help too. */
+export const HISTORY_NEEDED = `a (target, scenario) is judged for regressions once it has ${DEFAULT_DETECTOR.minBaselineRuns} complete runs with a valid level (its baseline); a shift then alerts when ${DEFAULT_DETECTOR.confirmRuns} runs confirm it, a throughput under ${DEFAULT_DETECTOR.catastrophicFraction * 100} % of its baseline on its first`;
 
 /** Every command, in the order the usage lists them. */
 export const COMMANDS = {
@@ -90,6 +96,7 @@ export const COMMANDS = {
   },
   check: {
     summary: "detect regressions over the store's history; write alerts.json and the Atom feeds",
+    notes: [`${HISTORY_NEEDED.charAt(0).toUpperCase()}${HISTORY_NEEDED.slice(1)}.`],
     options: { data: { ...DATA, about: "the store folder (one `kneeboard run` wrote)" } },
     env: WEBHOOK,
     exitCodes: {
@@ -228,13 +235,14 @@ function columns(rows: [string, string][]): string[] {
 
 /** One command's help: what it does, its usage, options with their defaults, environment and exit codes. */
 export function commandHelp(name: CommandName): string {
-  const { summary, options, env, exitCodes } = spec(name);
+  const { summary, notes, options, env, exitCodes } = spec(name);
   const optionRows = Object.entries(options).map(([option, o]): [string, string] => {
     const fallback = o.required ? "required" : (o.defaultText ?? o.default);
     return [optionText(option, o), fallback ? `${o.about}; ${o.required ? "" : "default "}${fallback}` : o.about];
   });
   return [
     `kneeboard ${name}: ${summary}.`,
+    ...(notes ?? []),
     "",
     `usage: ${synopsis(name)}`,
     "",

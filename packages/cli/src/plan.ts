@@ -17,6 +17,7 @@ import {
   LAMBDA_MB_PER_VCPU,
   type LevelPlan,
   lambdaCostPerDay,
+  missingNumbersWarning,
   planConfig,
   smallCanaryWarning,
   sweepMemoryMb,
@@ -83,6 +84,7 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
       : `${plan.totalRequests} measured requests, ${loop}`;
   const share = plan.clientCoreShare;
   const perLevel = checkRequestsPerLevel(w);
+  const lacks = missingNumbersWarning(w);
   return [
     `target ${plan.targetId} [${plan.scenario}]: ${plan.label} (model ${plan.model}, gateway ${plan.gateway})`,
     `  key: ${keyText(plan.apiKeyEnv, env)}`,
@@ -92,6 +94,7 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
     ...shown,
     ...words.after(plan.levels, w, plan.expectedRequestSeconds),
     ...(perLevel.message === null ? [] : [`  warning: ${perLevel.message}`]),
+    ...(lacks === null ? [] : [`  warning: ${lacks}`]),
     ...searchText(plan),
     `  total: ${requests} + ${plan.totalWarmupRequests} warm-up`,
     `  duration expected: ${number(plan.expectedSeconds)} s`,
@@ -182,10 +185,10 @@ function deployedText(config: Config, plans: TargetPlan[], deployed: boolean): s
           : []),
       ];
     }),
-    `  deployed: the sweep Lambda gets ${number(memory)} MB, about ${number(memory / LAMBDA_MB_PER_VCPU, 1)} vCPU: one per client thread the busiest top level (${number(busiest)} chunks/s) is expected to need, at least one.`,
+    `  memory: the sweep Lambda gets ${number(memory)} MB, about ${number(memory / LAMBDA_MB_PER_VCPU, 1)} vCPU: one per client thread the busiest top level (${number(busiest)} chunks/s) is expected to need, at least one.`,
     cost === null
-      ? `  deployed cost: not estimated for a cron schedule (${config.schedule}); a rate(...) schedule gets a figure.`
-      : `  deployed cost: Lambda about $${cost.usdPerDay.toFixed(2)} a day ($${(cost.usdPerDay * 30).toFixed(2)} a month): ${number(cost.slotsPerDay, 1)} slots a day, ${number(cost.gbSecondsPerDay)} GB-s and ${number(cost.invocationsPerDay)} invocations of sweep, publish and plan at the expected durations (x86_64, us-east-1 prices). Providers bill the tokens; S3, SQS, DynamoDB, SNS and CloudFront add cents.`,
+      ? `  cost: not estimated for a cron schedule (${config.schedule}); a rate(...) schedule gets a figure.`
+      : `  cost: Lambda about $${cost.usdPerDay.toFixed(2)} a day ($${(cost.usdPerDay * 30).toFixed(2)} a month): ${number(cost.slotsPerDay, 1)} slots a day, ${number(cost.gbSecondsPerDay)} GB-s and ${number(cost.invocationsPerDay)} invocations of sweep, publish and plan at the expected durations (x86_64, us-east-1 prices). Providers bill the tokens; S3, SQS, DynamoDB, SNS and CloudFront add cents.`,
     ...(local.length
       ? [
           `  warning: ${local.join(", ")} ${local.length === 1 ? "is" : "are"} on this machine (127.0.0.1 or localhost): AWS cannot reach ${they}, so deployed, every sweep of ${they} fails as unreachable. The sizing above counts ${they} anyway; deploy targets with public URLs.`,

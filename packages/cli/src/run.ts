@@ -337,18 +337,17 @@ export const DEMO_REPLAY_TARGETS = ["ref-small-cached"];
 /**
  * The demo's tool-call phase (docs/methodology.md#tool-calls), per target that runs it, in `chat`
  * alone: the small model's reference route, the route that breaks tool calls, and a faithful route in
- * another server family's stream (llama.cpp's), each of tools-v1's 24 prompts asked `samplesPerPrompt`
- * times, 8 at once (the routes have 4 to 8 slots). Both tested shares count the answers to the 15
- * prompts that need a call. The reference and the sloppy route ask 5 (75 trials a side), not 4 or 3:
- * in 2,000 simulated demos at these sizes the sloppy route was `worse` in 2,000; with both at 4, in
- * 1,972 of 2,000, at 3 in 1,773. The faithful route, `same` at any size (every answer right, as the
- * reference's), asks 3 (45 trials, over the 40 the verdict needs). The phases take 5.4 s a demo
- * (docs/benchmarks.md#npm-start).
+ * another server family's stream (llama.cpp's), each of tools-v2's 120 prompts asked twice, 8 at once
+ * (the routes have 4 to 8 slots). The verdict's unit is the prompt, met when every answer to it was:
+ * a sloppy answer with calls is whole with probability about 0.9^4 = 0.66, a prompt's two answers
+ * with about 0.43, so the sloppy route fails about half of the 75 prompts that need a call, far past
+ * the 10 lost prompts `worse` needs; the faithful routes fail none. The phases took 5.4 s a demo at
+ * tools-v1's sizes, 312 requests (docs/benchmarks.md#npm-start); they now send 720.
  */
 export const DEMO_TOOL_CALLS: Record<string, { samplesPerPrompt: number; concurrency: number }> = {
-  "ref-small-priced": { samplesPerPrompt: 5, concurrency: 8 },
-  "ref-small-sloppy": { samplesPerPrompt: 5, concurrency: 8 },
-  "ref-small-fast": { samplesPerPrompt: 3, concurrency: 8 },
+  "ref-small-priced": { samplesPerPrompt: 2, concurrency: 8 },
+  "ref-small-sloppy": { samplesPerPrompt: 2, concurrency: 8 },
+  "ref-small-fast": { samplesPerPrompt: 2, concurrency: 8 },
 };
 
 /** The targets that run the demo's tool-call phase (`DEMO_TOOL_CALLS`). */
@@ -356,9 +355,9 @@ export const DEMO_TOOL_CALL_TARGETS = Object.keys(DEMO_TOOL_CALLS);
 
 /**
  * The levels of the route that breaks tool calls (`sloppyToolsTarget`): it is in the demo for its
- * tool calls, and a config has at least one level, so it runs the fewest, N = 1.
+ * tool calls, and runs the fewest levels that still give both of a route's numbers: N = 1 and 4.
  */
-export const DEMO_SLOPPY_LEVELS = { concurrency: [1] };
+export const DEMO_SLOPPY_LEVELS = { concurrency: [1, 4] };
 
 /**
  * The demo's searched routes (docs/methodology.md#searched-levels): in `chat`, the small fast model's

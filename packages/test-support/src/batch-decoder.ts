@@ -30,6 +30,17 @@ export interface BatchProfile {
   /** One request in `faultEvery`, drawn at random (seeded), breaks partway: its stream is cut or ends with an error event; 0: none. */
   faultEvery: number;
   seed: number;
+  /**
+   * Answers of drawn length, as a real model's (seeded; absent: every answer runs to its max_tokens): a
+   * share `long` runs to max_tokens, the rest end uniformly between 1 token and `short` x max_tokens.
+   */
+  lengths?: { long: number; short: number };
+  /**
+   * A real engine's per-request noise: each sequence has its own chance, drawn uniformly in [0, stall],
+   * of emitting no token at a step (preempted, a rejected draft): some requests are slower than the
+   * others in their steps, and take longer. Absent: none.
+   */
+  stall?: number;
 }
 
 /** The issue's route: 16 slots, a step of 20 + 4 x active ms, +-5 % jitter, one request in 50 broken. */
@@ -52,8 +63,8 @@ export interface Fault {
 /** What a stream hears from the decoder: a token at its time, then its end. */
 export interface DecodeListener {
   token(index: number, atMs: number): void;
-  /** `done` after the last token; a fault ends it early. */
-  end(how: "done" | Fault["kind"], atMs: number): void;
+  /** `done` after the last token (`tokens` of them: the answer's drawn length); a fault ends it early. */
+  end(how: "done" | Fault["kind"], atMs: number, tokens: number): void;
 }
 
 /** What the decoder received, completed, broke and saw cancelled (the client went away). */
@@ -68,6 +79,8 @@ export interface DecoderCounts {
 
 interface Sequence {
   tokens: number;
+  /** Its chance of emitting no token at a step (`BatchProfile.stall`). */
+  stall: number;
   generated: number;
   fault: Fault | null;
   listener: DecodeListener;
@@ -91,6 +104,16 @@ export class BatchDecoder {
   ) {
     this.random = seededRandom(profile.seed);
     this.faultRandom = seededRandom(profile.seed + 1_000_003);
+    this.answerRandom = seededRandom(profile.seed + 2_000_003);
+  }
+
+  private readonly answerRandom: () => number;
+
+  /** The answer's length for a request of `maxTokens` (`BatchProfile.lengths`). */
+  private drawLength(maxTokens: number): number {
+    const lengths = this.profile.lengths;
+    if (!lengths || this.answerRandom() < lengths.long) return maxTokens;
+    return 1 + Math.floor(this.answerRandom() * Math.max(1, Math.floor(lengths.short * maxTokens)));
   }
 
   /** Sequences decoding and waiting now. */
@@ -101,7 +124,16 @@ export class BatchDecoder {
   /** Queues a request for `tokens` tokens; it joins at the next step boundary. Returns its cancel. */
   submit(tokens: number, listener: DecodeListener): () => void {
     this.counts.received++;
-    const seq: Sequence = { tokens, generated: 0, fault: this.drawFault(tokens), listener, ended: false };
+    const length = this.drawLength(tokens);
+    const stall = (this.profile.stall ?? 0) * this.answerRandom();
+    const seq: Sequence = {
+      tokens: length,
+      stall,
+      generated: 0,
+      fault: this.drawFault(length),
+      listener,
+      ended: false,
+    };
     this.queue.push(seq);
     // Idle: a step starts now.
     if (this.stepDueMs === null) this.beginStep(this.scheduler.now());
@@ -150,6 +182,7 @@ export class BatchDecoder {
   private endStep(members: Sequence[], endMs: number): void {
     for (const seq of members) {
       if (seq.ended) continue;
+      if (seq.stall > 0 && this.answerRandom() < seq.stall) continue;
       seq.generated++;
       this.counts.tokens++;
       seq.listener.token(seq.generated, endMs);
@@ -169,7 +202,7 @@ export class BatchDecoder {
   private finish(seq: Sequence, how: "done" | Fault["kind"], atMs: number): void {
     seq.ended = true;
     this.active.delete(seq);
-    seq.listener.end(how, atMs);
+    seq.listener.end(how, atMs, seq.generated);
   }
 }
 

@@ -64,12 +64,12 @@ export function batchEndpoint(profile: BatchProfile, scheduler: Scheduler) {
             result.contentChunks.push({ tMs: atMs, chars: CHARS_PER_TOKEN });
             result.firstAnswerMs ??= atMs;
           },
-          end(how) {
+          end(how, _atMs, tokens) {
             off();
             if (how === "done") {
               result.outcome = "ok";
-              result.finishReason = "length";
-              result.completionTokens = request.maxTokens;
+              result.finishReason = tokens < request.maxTokens ? "stop" : "length";
+              result.completionTokens = tokens;
               result.promptTokens = Math.ceil(request.prompt.length / CHARS_PER_TOKEN);
             } else result.error = FAULT_ERRORS[how];
             resolve(result);

@@ -81,7 +81,7 @@ export async function startBatchServer(
         token(index) {
           res.write(chunk(index === 1 ? { role: "assistant", content: " tok" } : { content: " tok" }, null));
         },
-        end(how) {
+        end(how, _atMs, tokens) {
           if (how === "close") {
             // The connection dies mid-stream (once the tokens sent are out), no finish, no usage: as a crashed worker's.
             res.write("", () => res.destroy());
@@ -91,12 +91,12 @@ export async function startBatchServer(
             res.end(`event: error\ndata: ${JSON.stringify({ message: DECODER_ERROR_MESSAGE })}\n\n`);
             return;
           }
-          let tail = chunk({}, "length");
+          let tail = chunk({}, tokens < maxTokens ? "stop" : "length");
           if (includeUsage) {
             const usage = {
               prompt_tokens: promptTokens,
-              completion_tokens: maxTokens,
-              total_tokens: promptTokens + maxTokens,
+              completion_tokens: tokens,
+              total_tokens: promptTokens + tokens,
             };
             tail += `data: ${JSON.stringify({ id: responseId, object: "chat.completion.chunk", created: 0, model, choices: [], usage })}\n\n`;
           }

@@ -14,7 +14,7 @@ import type { ToolCallsView } from "../lib/tool-calls.ts";
 /**
  * A route's tool calls in `index.json`: its latest tool-call run's support, the verdict against the
  * reference (null before one), the schema-valid and right-tool shares the leaderboard and the verdict
- * read, every share, the F1 against the reference's calls and the verdict's reason; null when the route
+ * read, every share, the trigger F1 and the exact call F1 against the reference and the verdict's reason; null when the route
  * has no tool-call run.
  */
 export function toolCallsJson(tc: ToolCallsView | null) {
@@ -27,7 +27,8 @@ export function toolCallsJson(tc: ToolCallsView | null) {
     schemaValid: tc.shares.argumentsValid,
     rightTool: tc.shares.rightTool,
     shares: tc.shares,
-    f1: tc.verdict?.f1 ?? null,
+    triggerF1: tc.verdict?.triggerF1 ?? null,
+    exactCallF1: tc.verdict?.exactCallF1 ?? null,
     reason: tc.verdict?.reason ?? null,
   };
 }
@@ -45,7 +46,7 @@ export function indexJsonView(t: TargetView) {
     standing: t.standing,
     /** Same model as the reference route? `{ reference, verdict, pValue, reason, samples, ... }`; null before a judged canary. */
     sameModel: t.sameModel,
-    /** Tool calls (`toolCallsJson`): `{ support, verdict, schemaValid, rightTool, shares, f1, reason, ... }`; null when not measured. */
+    /** Tool calls (`toolCallsJson`): `{ support, verdict, schemaValid, rightTool, shares, triggerF1, exactCallF1, reason, ... }`; null when not measured. */
     toolCalls: toolCallsJson(t.toolCalls),
     latest: {
       key: t.latest.key,

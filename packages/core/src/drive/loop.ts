@@ -42,6 +42,11 @@ export interface LevelCounters {
   takeSeq(): number;
   /** True when no index is left or the level has ended: a worker then leaves without serving its wait. */
   exhausted(): boolean;
+  /**
+   * Once exhausted: whether more indexes will come (a searched level's count may still grow with the
+   * results in flight); a worker waits for the answer instead of leaving. Absent: none will.
+   */
+  more?(): Promise<boolean>;
 }
 
 /** One request's result as a worker hands it on; times on the scheduler's clock. */
@@ -93,7 +98,8 @@ export async function runWorkers(loop: WorkerLoop): Promise<void> {
     const delayMs = loop.firstSendDelayMs?.(i) ?? 0;
     if (delayMs > 0) await scheduler.sleep(delayMs, signal);
     let thinkMs = 0;
-    while (failure === undefined && !counters.exhausted()) {
+    const more = () => counters.more?.() ?? Promise.resolve(false);
+    while (failure === undefined && (!counters.exhausted() || (await more()))) {
       try {
         for (const [kind, ms] of [
           ["rate_limit", debt.owedMs],
@@ -108,7 +114,7 @@ export async function runWorkers(loop: WorkerLoop): Promise<void> {
         thinkMs = 0;
         if (signal.aborted || scheduler.now() >= loop.endMs()) return;
         const index = counters.takeIndex();
-        if (index === null) return;
+        if (index === null) continue;
         const seq = counters.takeSeq();
         const turn = session?.next(i, index);
         const raw = await loop.send(index, turn);

@@ -94,12 +94,20 @@ export function workersDriver<L extends { kind: K; concurrency: number }, K exte
     // Achieved concurrency is judged from the ramp's end up to the last send: the loop holds N until
     // then by design, and the drain after it belongs to the method, not to a client falling behind. A
     // level whose requests all left in the ramp has no refill to judge: its most in flight stands for it.
-    describe: (spec, _record, window) => ({
-      startSpreadMs: spec.startSpreadMs,
-      achievedConcurrency: window.measured
-        ? window.inFlight.timeWeightedMean(window.rampEndMs, window.lastSendMs)
-        : window.inFlight.maxInFlight,
-    }),
+    // The ramp ends at the N-th send or the last user's start, whichever is later: users that started
+    // early at a lighter load may send their second request before the last one starts (a level that
+    // sends 2N would otherwise read the start spread as a client falling behind).
+    describe: (spec, _record, window) => {
+      const lastStartMs = window.firstSendMs + (spec.startSpreadMs * (spec.concurrency - 1)) / spec.concurrency;
+      const fromMs = Math.max(window.rampEndMs, lastStartMs);
+      return {
+        startSpreadMs: spec.startSpreadMs,
+        achievedConcurrency:
+          window.measured && fromMs < window.lastSendMs
+            ? window.inFlight.timeWeightedMean(fromMs, window.lastSendMs)
+            : window.inFlight.maxInFlight,
+      };
+    },
   };
 }
 

@@ -288,10 +288,28 @@ describe("summarizeRun", () => {
       valid: false,
       capacity: null,
       capacityRequestsPerSecond: null,
+      capacityBracket: null,
       goodputPeak: null,
       stop: null,
       search: null,
     });
+  });
+
+  it("gives a ladder's capacity as its bracket: [the highest step that met, the next step)", () => {
+    const ladder = (meets: boolean[]) =>
+      summarizeRun([1, 2, 4, 8].map((n, i) => levelWith(n, 100 * n, { meetsSlo: meets[i] as boolean })));
+    expect(ladder([true, true, true, false]).capacityBracket).toEqual({
+      kind: "ladder",
+      lo: 4,
+      hi: 8,
+      confidence: null,
+    });
+    // The top step met: nothing above it was measured.
+    expect(ladder([true, true, true, true]).capacityBracket).toMatchObject({ lo: 8, hi: null });
+    // None met: below the lowest step.
+    expect(ladder([false, false, false, false]).capacityBracket).toMatchObject({ lo: null, hi: 1 });
+    // One level alone that met: capacity 1, not measured above it.
+    expect(summarizeRun([levelWith(1, 100)]).capacityBracket).toMatchObject({ lo: 1, hi: null });
   });
 
   it("computes error and rate-limit rates over every level", () => {
@@ -374,6 +392,7 @@ describe("summarizeRun on an open loop", () => {
       "valid",
       "capacity",
       "capacityRequestsPerSecond",
+      "capacityBracket",
       "goodputPeak",
       "stop",
       "search",

@@ -103,6 +103,17 @@ export function levelStop(level: Level, early: EarlyResult[] = []): Stop | null 
   };
 }
 
+/**
+ * A ladder's capacity as its bracket `[lo, hi)`: lo the highest step that met the SLO, hi the next
+ * step run above it, null when lo is the top step (not measured above); when no step met, lo is null
+ * and hi the lowest step. `steps` are the loads run, any order.
+ */
+export function ladderBracket(steps: readonly number[], capacity: number | null): Summary["capacityBracket"] {
+  const sorted = [...new Set(steps)].sort((a, b) => a - b);
+  const hi = capacity === null ? (sorted[0] ?? null) : (sorted.find((x) => x > capacity) ?? null);
+  return { kind: "ladder", lo: capacity, hi, confidence: null };
+}
+
 /** The stop of the lowest level that calls for one, or null. */
 function firstStop(levels: Level[]): Stop | null {
   for (const l of [...levels].sort((a, b) => a.level - b.level)) {
@@ -209,6 +220,15 @@ export function summarizeRun(levels: Level[], options: { stop?: Stop | null } = 
       goodputPeak = { level: l.level, load: l.load, goodputOutputTokensPerSecond: goodput };
   }
 
+  const capacityUnit = levels[0] ? summaryUnits(levels[0].load).capacity : null;
+  const capacityBracket =
+    capacityUnit === null
+      ? null
+      : ladderBracket(
+          levels.filter((l) => summaryUnits(l.load).capacity === capacityUnit).map((l) => loadPosition(l.load)),
+          capacityUnit === "capacity" ? capacity : capacityRequestsPerSecond,
+        );
+
   return {
     singleStream,
     peak,
@@ -221,6 +241,7 @@ export function summarizeRun(levels: Level[], options: { stop?: Stop | null } = 
     valid: levels.length > 0 && levels.every((l) => l.valid),
     capacity,
     capacityRequestsPerSecond,
+    capacityBracket,
     goodputPeak,
     stop: options.stop !== undefined ? options.stop : firstStop(levels),
     search: null,

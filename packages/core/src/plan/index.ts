@@ -583,6 +583,28 @@ export function baseUrlWarning(target: Pick<Target, "id" | "baseURL">): string |
   return `target ${target.id}: baseURL ${target.baseURL} does not end in ${first} (nor ${others.join(" or ")}): requests go to its /chat/completions, which an OpenAI-compatible API does not serve there, so its runs would fail; give the URL up to and including /v1, or the path your provider documents`;
 }
 
+/**
+ * Which of a route's two numbers a ladder of users will not measure (docs/methodology.md#every-routes-two-numbers):
+ * without N = 1, the single-stream figure (what one waiting user gets); with one level only, the
+ * concurrent figures (peak, knee, capacity above it). Such a ladder is allowed (a quick check, a
+ * client benchmark at one N); `plan` and `run` say what the route will lack. Null when the ladder has
+ * both, for a search (it measures N = 1 first), and for kinds without users (an open loop, a replay).
+ */
+export function missingNumbersWarning(workload: Workload): string | null {
+  const users = userLevels(workload);
+  if (users === null || users.length === 0) return null;
+  const lacks: string[] = [];
+  if (!users.includes(1))
+    lacks.push(
+      `no level at N = 1 (concurrency ${users.join(", ")}): the route will have no single-stream figure, and the site will say "not measured" for it; add 1 to the levels`,
+    );
+  if (users.length === 1)
+    lacks.push(
+      `one level only (N = ${users[0]}): the route will have no concurrent figures (peak, knee, capacity above N = ${users[0]}); add a level above it, or search the levels`,
+    );
+  return lacks.length > 0 ? lacks.join("; ") : null;
+}
+
 /** What a workload's closed-loop levels make of `requestsPerLevel`, before anything is sent. */
 export interface RequestsPerLevelCheck {
   /** Closed-loop levels (N > 1) at which `requestsPerLevel` is at most N: invalid (`too_few_requests`) whatever the endpoint does. */
@@ -621,15 +643,18 @@ export interface SweepChecks {
 
 /**
  * Checks each (target, scenario) of `targets`: a closed loop's `requestsPerLevel` at most N
- * (`checkRequestsPerLevel`, a problem when no level can be valid) and a `baseURL` that likely misses
- * its API (`baseUrlWarning`).
+ * (`checkRequestsPerLevel`, a problem when no level can be valid), a ladder that will lack one of the
+ * route's two numbers (`missingNumbersWarning`) and a `baseURL` that likely misses its API (`baseUrlWarning`).
  */
 export function checkSweeps(config: Pick<Config, "workload" | "scenarios">, targets: Target[]): SweepChecks {
   const problems: ConfigProblem[] = [];
   const warnings = targets.flatMap((target) => baseUrlWarning(target) ?? []);
   for (const target of targets)
     for (const scenario of scenariosOf(config, target)) {
-      const check = checkRequestsPerLevel(workloadFor(config, target, scenario));
+      const workload = workloadFor(config, target, scenario);
+      const lacks = missingNumbersWarning(workload);
+      if (lacks !== null) warnings.push(`workload.concurrency (target ${target.id}, scenario ${scenario}): ${lacks}`);
+      const check = checkRequestsPerLevel(workload);
       if (check.message === null) continue;
       const path = `workload.requestsPerLevel (target ${target.id}, scenario ${scenario})`;
       if (check.noValidLevel) problems.push({ path, message: check.message });

@@ -86,6 +86,7 @@ function entry(i: number, r: () => number, f: Figures = {}, cov = 0.05, targetId
           capacity: null,
           capacityRequestsPerSecond: null,
           goodputPeak: null,
+          capacityBracket: null,
           search: null,
           stop: null,
         }
@@ -111,6 +112,7 @@ function entry(i: number, r: () => number, f: Figures = {}, cov = 0.05, targetId
           capacity: null,
           capacityRequestsPerSecond: null,
           goodputPeak: null,
+          capacityBracket: null,
           search: null,
           stop: null,
         },

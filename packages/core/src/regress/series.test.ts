@@ -67,6 +67,7 @@ function entry(levels: LevelFigures[], status: RunIndexEntry["status"] = "comple
       capacity: null,
       capacityRequestsPerSecond: null,
       goodputPeak: null,
+      capacityBracket: null,
       search: null,
       valid: levels.every((l) => l.valid),
       stop: null,

@@ -497,6 +497,24 @@ export const Summary = z.object({
   capacity: z.number().int().positive().nullable().default(null),
   /** Open loop: the highest rate of a valid level that meets the SLO, requests/s ("sustains R requests/s at the SLO"). */
   capacityRequestsPerSecond: z.number().positive().nullable().default(null),
+  /**
+   * Capacity as the bracket it lies in (docs/methodology.md#capacity-as-a-bracket), in the capacity's
+   * unit (users, or requests/s). A ladder's: `[lo, hi)`, lo the highest step that met the SLO (null
+   * when none did), hi the next step run above it (the lowest step when none met; null when lo is the
+   * top step: not measured above it). A search's: `[lo, hi]` at its `confidence`, as
+   * `search.capacity`. Null for a kind without a capacity (a trace replay), and in documents stored
+   * before it.
+   */
+  capacityBracket: z
+    .object({
+      kind: z.enum(["ladder", "searched"]),
+      lo: z.number().nonnegative().nullable(),
+      hi: z.number().positive().nullable(),
+      /** A search's stated confidence (0..1); null for a ladder's. */
+      confidence: z.number().nullable(),
+    })
+    .nullable()
+    .default(null),
   /** The valid level with the most goodput; null when no valid level delivered any. */
   goodputPeak: z
     .object({

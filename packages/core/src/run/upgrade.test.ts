@@ -65,7 +65,12 @@ const v2 = (name: string): RunDocument => {
       const { meetsSlo, goodputOutputTokensPerSecond } = stored.levels[i] as RunDocument["levels"][number];
       return { ...l, sloFigures: null, meetsSlo, goodputOutputTokensPerSecond };
     }),
-    summary: { ...doc.summary, capacity: stored.summary.capacity, goodputPeak: stored.summary.goodputPeak },
+    summary: {
+      ...doc.summary,
+      capacity: stored.summary.capacity,
+      capacityBracket: stored.summary.capacityBracket,
+      goodputPeak: stored.summary.goodputPeak,
+    },
   };
 };
 /** The harness names the node that wrote the document: not part of the run. */

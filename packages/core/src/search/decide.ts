@@ -98,6 +98,16 @@ export function groupSize(users: number | null): number {
   return Math.max(MIN_GROUP, users ?? 0);
 }
 
+/** The median of the values (null: a send with no value, left out); null with none. */
+function median(values: readonly (number | null)[]): number | null {
+  const sorted = sortedCopy(values.filter((v): v is number => v !== null));
+  if (sorted.length === 0) return null;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
 /**
  * The medians of consecutive groups of `size` sends, in order: null marks a send with no value (it
  * failed), left out of its group's median; a group with none, and a last partial group, are left out.
@@ -105,14 +115,20 @@ export function groupSize(users: number | null): number {
 export function groupMedians(values: readonly (number | null)[], size: number): number[] {
   const out: number[] = [];
   for (let i = 0; i + size <= values.length; i += size) {
-    const group = sortedCopy(values.slice(i, i + size).filter((v): v is number => v !== null));
-    if (group.length === 0) continue;
-    const mid = Math.floor(group.length / 2);
-    out.push(
-      group.length % 2 === 1 ? (group[mid] as number) : ((group[mid - 1] as number) + (group[mid] as number)) / 2,
-    );
+    const m = median(values.slice(i, i + size));
+    if (m !== null) out.push(m);
   }
   return out;
+}
+
+/** A bound kept only where it is a number: a failed request's TTFT counts as +Infinity, and a bound on it says only "over any limit". */
+function finiteOrNull(value: number | null): number | null {
+  return value !== null && Number.isFinite(value) ? value : null;
+}
+
+/** A lower bound on a speed that is below zero says nothing a reader can use (the t bound of few, spread groups): kept as null. */
+function meaningfulSpeed(value: number | null): number | null {
+  return value !== null && Number.isFinite(value) && value >= 0 ? value : null;
 }
 
 /**
@@ -173,13 +189,18 @@ export function decideLook(
   slo: DecisionSlo,
   confidence: LookConfidences,
   group: number,
+  /** False: a `meets` needs no TTFT bound here (the search has TTFT's `meets` from a higher load); a TTFT `misses` still counts. */
+  boundTtft = true,
 ): LookDecision {
   const groups = groupMedians(perStreamTokensPerSecond, group);
-  const ttftP95UpperMs = quantileUpperBound(ttftMs, TTFT_QUANTILE, confidence.meets);
-  const perStreamP50LowerTokensPerSecond = meanBound(groups, confidence.meets, "lower");
+  const ttftP95UpperMs = finiteOrNull(quantileUpperBound(ttftMs, TTFT_QUANTILE, confidence.meets));
+  // On the figure the page reports: never above the judged sends' own per-request p50.
+  const t = meanBound(groups, confidence.meets, "lower");
+  const p50 = median(perStreamTokensPerSecond.slice(0, groups.length * group));
+  const perStreamP50LowerTokensPerSecond = meaningfulSpeed(t === null || p50 === null ? null : Math.min(t, p50));
   const bounds = { ttftP95UpperMs, perStreamP50LowerTokensPerSecond };
   const maxTtftMs = slo.maxTtftMs;
-  const ttftMet = maxTtftMs === null || (ttftP95UpperMs !== null && ttftP95UpperMs <= maxTtftMs);
+  const ttftMet = maxTtftMs === null || !boundTtft || (ttftP95UpperMs !== null && ttftP95UpperMs <= maxTtftMs);
   if (
     ttftMet &&
     perStreamP50LowerTokensPerSecond !== null &&
@@ -211,12 +232,34 @@ export interface DrawPlan {
   group: number;
   /** The first sends, left out of the decision (`rampOf`). */
   ramp: number;
+  /**
+   * Whether a `meets` needs this level's own upper bound on TTFT p95 (`ttftBoundLook`): false without a
+   * TTFT SLO, and where the search takes TTFT's `meets` from elsewhere (`LoadSearch.boundsTtft`); a
+   * `misses` on TTFT is called either way. Absent: true.
+   */
+  ttftBound?: boolean;
+  /** An extra look, where a `meets` with a TTFT bound first becomes possible (`ttftBoundLook`); absent: none. */
+  meetLook?: number;
+}
+
+/**
+ * The fewest requests after which a level that must bound TTFT p95 can be called `meets`: its ramp and
+ * the n whose largest TTFT bounds p95 at the first such look's confidence (0.95^n <= 0.8 x (1 -
+ * confidence): 63 at 0.95), and two per-stream groups at least. A look is put there, so a level that
+ * bounds TTFT draws no further than that needs.
+ */
+export function ttftBoundLook(confidence: number, group: number, ramp: number): number {
+  const level = 1 - (1 - confidence) * FIRST_LOOK_SHARE;
+  let n = 2 * group;
+  while (upperBoundRank(n, TTFT_QUANTILE, level) === null) n++;
+  return ramp + n;
 }
 
 /** The requests drawn at each look, ascending, the last at the cap. */
 export function looksOf(plan: DrawPlan): number[] {
   // The minimum is always a look (one past a batch too: a closed loop's 4N at N = 32 is 128).
   const looks = new Set<number>([Math.min(Math.max(1, plan.minimum), plan.cap)]);
+  if (plan.meetLook !== undefined && plan.meetLook < plan.cap) looks.add(plan.meetLook);
   for (let n = Math.max(1, plan.minimum); n < plan.batch && n < plan.cap; n *= 2) looks.add(n);
   for (let n = plan.batch; n < plan.cap; n += plan.batch) if (n >= plan.minimum) looks.add(n);
   looks.add(plan.cap);
@@ -277,12 +320,14 @@ export function decideLevel(
   const looks = looksOf(plan);
   const at = looks.filter((n) => n <= drawn).length - 1;
   if (at < 0) return { decision: "pending", ttftP95UpperMs: null, perStreamP50LowerTokensPerSecond: null };
+  const bound = slo.maxTtftMs !== null && plan.ttftBound !== false;
   const result = decideLook(
     ttftMs.slice(plan.ramp).filter((v): v is number => v !== null),
     perStreamTokensPerSecond.slice(plan.ramp),
     slo,
-    lookConfidences(confidence, looks, plan, slo.maxTtftMs !== null)[at] as LookConfidences,
+    lookConfidences(confidence, looks, plan, bound)[at] as LookConfidences,
     plan.group,
+    bound,
   );
   return result.decision === "pending" && drawn >= plan.cap ? { ...result, decision: "undecided" } : result;
 }

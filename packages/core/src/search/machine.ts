@@ -32,6 +32,8 @@ export interface ProbedFigures {
   aggregate: number | null;
   /** TTFT p50, ms, for the over-saturation stop; null without ok requests. */
   ttftP50Ms: number | null;
+  /** Its own upper bound on TTFT p95 was within the SLO's limit (a load at or below it meets on TTFT); absent: false. */
+  ttftMet?: boolean;
 }
 
 /** A stop the search came to, or one the sweep imposed (failures, rate limits, a signal). */
@@ -59,8 +61,29 @@ export class LoadSearch {
   private overSaturated: string | null = null;
   private bracketing = true;
 
-  constructor(private readonly bounds: SearchBounds) {
+  constructor(
+    private readonly bounds: SearchBounds,
+    /** The SLO has a TTFT limit: a capacity needs TTFT's `meets` at its load or above (`boundsTtft`). */
+    private readonly ttftLimit = false,
+  ) {
     if (!(bounds.from > 0 && bounds.from <= bounds.to)) throw new Error("a search runs from a positive from up to to");
+  }
+
+  /**
+   * Whether a judged probe at `load` must bound TTFT p95 itself for a `meets`. TTFT, like per-stream
+   * speed, is taken as monotone in load, so a load below one whose bound met inherits its `meets`; and
+   * the bound (63 requests after the ramp at 0.95) is drawn only where the answer depends on it: a
+   * load the capacity bisection probes (it is the capacity if it meets and the gap closes), and `to`.
+   * A doubling step below them meets on speed alone; a TTFT `misses` is called at every level.
+   */
+  boundsTtft(load: number): boolean {
+    if (!this.ttftLimit || this.ttftInherited(load)) return false;
+    return !this.bracketing || load >= this.bounds.to;
+  }
+
+  /** A valid probe at `load` or above bounded TTFT p95 within the limit. */
+  private ttftInherited(load: number): boolean {
+    return this.probes.some((p) => p.valid && p.load >= load && p.ttftMet === true);
   }
 
   /** The probed levels so far, in the order run. */
@@ -82,7 +105,28 @@ export class LoadSearch {
   /** Takes a probed level's figures (the load `next` asked for). */
   record(figures: ProbedFigures): void {
     this.probes.push(figures);
-    if (this.bracketing) this.overSaturated ??= this.overSaturation();
+    if (this.bracketing) {
+      this.doublings.push(figures);
+      this.overSaturated ??= this.overSaturation();
+    }
+  }
+
+  /** The probes of the doubling bracket, in order. */
+  private readonly doublings: ProbedFigures[] = [];
+
+  /**
+   * The first doubling step that shows over-saturation (TTFT p50 up by over 50 % while aggregate gains at
+   * most 15 %), named in the stop even where one step did not stop the bracket; null when none does.
+   */
+  private saturationSeen(): string | null {
+    for (let i = 1; i < this.doublings.length; i++) {
+      const [a, b] = [this.doublings[i - 1] as ProbedFigures, this.doublings[i] as ProbedFigures];
+      if (a.ttftP50Ms === null || b.ttftP50Ms === null || a.aggregate === null || b.aggregate === null) continue;
+      if (!b.valid || a.ttftP50Ms <= 0 || b.ttftP50Ms / a.ttftP50Ms <= 1 + OVER_SATURATION_TTFT_RISE) continue;
+      if (a.aggregate > 0 && b.aggregate / a.aggregate > 1 + KNEE_GAIN_THRESHOLD) continue;
+      return `over-saturated from ${b.load}: from ${a.load} to ${b.load} TTFT p50 rose from ${round(a.ttftP50Ms)} to ${round(b.ttftP50Ms)} ms while aggregate stayed within ${KNEE_GAIN_THRESHOLD * 100} % (${round(a.aggregate)} to ${round(b.aggregate)} tok/s)`;
+    }
+    return null;
   }
 
   /** The sweep stops the search (failures, rate limits, a signal): `next` asks for nothing more. */
@@ -218,14 +262,26 @@ export class LoadSearch {
       return { value: null, lo: null, hi: lowest, status: undecided ? "undecided" : "below_from" };
     }
     const lo = Math.max(...met);
+    // Met on speed, but no bound on TTFT p95 at lo or above: the capacity is not established.
+    const ttftOpen = this.ttftOpenAt(lo);
     if (gap)
       return {
         value: lo,
         lo,
         hi: gap.hi,
-        status: !this.resolved(gap.lo, gap.hi) ? "not_reached" : gap.undecided ? "undecided" : "found",
+        status: !this.resolved(gap.lo, gap.hi) ? "not_reached" : gap.undecided || ttftOpen ? "undecided" : "found",
       };
-    return { value: lo, lo, hi: null, status: lo >= this.bounds.to ? "at_to" : "not_reached" };
+    return {
+      value: lo,
+      lo,
+      hi: null,
+      status: lo >= this.bounds.to ? (ttftOpen ? "undecided" : "at_to") : "not_reached",
+    };
+  }
+
+  /** With a TTFT limit, no probe at `load` or above bounded TTFT p95 within it. */
+  private ttftOpenAt(load: number): boolean {
+    return this.ttftLimit && !this.ttftInherited(load);
   }
 
   private kneeBracket(): Bracket {
@@ -247,6 +303,12 @@ export class LoadSearch {
   }
 
   private stop(): SearchStop {
+    const stop = this.stopOnly();
+    const seen = stop.reason === "over_saturation" ? null : this.saturationSeen();
+    return seen ? { ...stop, detail: `${stop.detail}; ${seen}` } : stop;
+  }
+
+  private stopOnly(): SearchStop {
     if (this.imposed) return this.imposed;
     const capacity = this.capacityBracket();
     if (this.overSaturated) return { reason: "over_saturation", detail: this.overSaturated };
@@ -259,6 +321,11 @@ export class LoadSearch {
         detail: `the lowest level probed (${capacity.hi}) ${what}, so no load met the SLO`,
       };
     }
+    if (capacity.status === "undecided" && capacity.lo !== null && this.ttftOpenAt(capacity.lo))
+      return {
+        reason: "undecided",
+        detail: `the level at ${capacity.lo} met on per-stream speed, but no probe at ${capacity.lo} or above bounded TTFT p95 within the limit`,
+      };
     if (capacity.status === "undecided")
       return {
         reason: "undecided",

@@ -196,6 +196,7 @@ function run(shape: RunShape): RunIndexEntry {
       capacity: null,
       capacityRequestsPerSecond: null,
       goodputPeak: null,
+      capacityBracket: null,
       search: shape.search ? searchRecord(shape.search) : null,
     },
     levels,

@@ -23,7 +23,7 @@ import {
 } from "../plan/index.ts";
 import type { Canary, Level, Load, RunDocument, Sample, Stop, ToolCalls } from "../run/index.ts";
 import { type Scheduler, systemScheduler } from "../scheduler/index.ts";
-import { searchLevelBound, searchPlan } from "../search/bounds.ts";
+import { type SearchPlan, searchLevelBound, searchPlan } from "../search/bounds.ts";
 import { LoadSearch } from "../search/machine.ts";
 import { runToolCalls } from "../tool-calls/phase.ts";
 import { type Traces, traceRecord } from "../trace/index.ts";
@@ -186,7 +186,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
   const search = searched
     ? (() => {
         const plan = searchPlan(workload, searched);
-        return { plan, machine: new LoadSearch(plan.bounds) };
+        return { plan, machine: new LoadSearch(plan.bounds, workload.slo.maxTtftMs !== null) };
       })()
     : null;
   if (search && options.previous) {
@@ -289,7 +289,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
         expectedRequestMs: levels.at(-1)?.e2eMs.p50,
         signal: options.signal,
         deadlineMs: options.deadlineMs,
-        ...(probe ? { judge: probe.judge.judge } : {}),
+        ...(probe ? { judge: probe.judge.judge, count: probe.judge.requestsAfter } : {}),
         progress: (p) =>
           options.onProgress?.({
             ...p,
@@ -319,10 +319,25 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
 
   if (search) {
     // A continued search takes up the levels it ran before, in the order it ran them.
+    // (The level of one user alone run before a search from above 1 is no probe: the search never read it.)
     for (const l of [...levels].sort((a, b) => (a.probe?.order ?? 0) - (b.probe?.order ?? 0)))
-      search.machine.record(probedFigures(l));
+      if (l.probe) search.machine.record(probedFigures(l, workload.slo));
     if (stop) search.machine.impose({ reason: stop.reason, detail: stop.detail });
-    const bound = searchLevelBound(search.plan.bounds);
+    const single = singleStreamFirst(search.plan, levels);
+    const bound = searchLevelBound(search.plan.bounds) + (single ? 1 : 0);
+    if (single && !stop) {
+      // One user alone first, whatever the search's `from`: the single-stream figure every route shows.
+      // An ordinary level, outside the search's decisions (no probe); a search from 1 runs it itself.
+      const levelPlan = levelAt(workload, 1, levels.length + 1, { requestSeconds, traces: options.traces });
+      if (!(await runOne(levelPlan, 0, bound))) {
+        search.machine.impose({ reason: "stopped", detail: partialReason ?? "stopped" });
+        return document("partial");
+      }
+      // (`runOne` sets `stop`; the narrowing above does not see it.)
+      const after = stop as Stop | null;
+      if (after) search.machine.impose({ reason: after.reason, detail: after.detail });
+      else await options.onLevel?.(document("partial", unfinished(levelPlan.name)));
+    }
     for (let load = search.machine.next(); load !== null; load = search.machine.next()) {
       const order = levels.length + 1;
       const levelPlan = levelAt(workload, load, order, { requestSeconds, traces: options.traces });
@@ -330,16 +345,15 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
       const judge = new ProbeJudge(
         workload,
         search.plan.confidence,
-        drawPlan(
-          search.plan,
-          concurrencyOf(documentLoad(levelPlan.load)),
-          validMinimumOf(documentLoad(levelPlan.load)),
+        drawPlan(search.plan, concurrencyOf(documentLoad(levelPlan.load)), {
+          validMinimum: validMinimumOf(documentLoad(levelPlan.load)),
           judged,
-        ),
+          ttftBound: search.machine.boundsTtft(load),
+        }),
         judged,
       );
       const ran = await runOne(
-        { ...levelPlan, requests: search.plan.cap, levelDurationSeconds: null },
+        { ...levelPlan, requests: judge.requests, levelDurationSeconds: null },
         order - 1,
         bound,
         {
@@ -351,7 +365,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
         search.machine.impose({ reason: "stopped", detail: partialReason ?? "stopped" });
         return document("partial");
       }
-      search.machine.record(probedFigures(levels.at(-1) as Level));
+      search.machine.record(probedFigures(levels.at(-1) as Level, workload.slo));
       if (stop) search.machine.impose({ reason: stop.reason, detail: stop.detail });
       else await options.onLevel?.(document("partial", unfinished(levelPlan.name)));
     }
@@ -384,6 +398,14 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
       signal: options.signal,
     });
   return document(measured ? "complete" : "failed");
+}
+
+/**
+ * Whether a searched sweep runs a level of one user alone before its search: a search of users
+ * (`concurrency`) from above 1 that has not run N = 1 yet (a continued sweep may have).
+ */
+function singleStreamFirst(plan: SearchPlan, levels: readonly Level[]): boolean {
+  return plan.axis === "concurrency" && plan.bounds.from > 1 && !levels.some((l) => concurrencyOf(l.load) === 1);
 }
 
 function routeRecord(target: Target): RunDocument["route"] {

@@ -82,6 +82,34 @@ export class LevelRunner implements LevelCounters {
     this.earlyNeeded = Math.min(EARLY_FAILURE_REQUESTS, warmupRequests + (requests ?? Number.POSITIVE_INFINITY));
   }
 
+  /** The measured loop sends up to `count` (never fewer than it was): a level not judged draws on past its failures. */
+  extend(count: number): void {
+    this.count = Math.max(this.count, count);
+  }
+
+  /** The count may grow (`LevelContext.count`): a worker with nothing left waits for the results in flight (`more`). */
+  extendable = false;
+  private parked: ((more: boolean) => void)[] = [];
+
+  /** `LevelCounters.more`: true once the count grew past the indexes taken; false once every measured send has ended. */
+  more(): Promise<boolean> {
+    if (!this.extendable || !this.measuring) return Promise.resolve(false);
+    if (this.settled()) return Promise.resolve(!this.exhausted());
+    return new Promise((resolve) => this.parked.push(resolve));
+  }
+
+  /** Answers the workers waiting in `more`, once the answer is known. */
+  settle(): void {
+    if (this.parked.length === 0 || !this.settled()) return;
+    const go = !this.exhausted();
+    for (const resolve of this.parked.splice(0)) resolve(go);
+  }
+
+  /** More indexes are free, the level has ended, or every measured send has ended (the count is final). */
+  private settled(): boolean {
+    return !this.exhausted() || this.ended() || this.enough || this.results.length >= this.next;
+  }
+
   /** Starts the warm-up (`measured` false) or the measured loop: `count` indexes from 0. */
   begin(count: number, measured: boolean): void {
     this.next = 0;
@@ -138,6 +166,7 @@ export class LevelRunner implements LevelCounters {
   stop(reason: string): void {
     this.stopped ??= reason;
     this.abort.abort();
+    this.settle();
   }
 
   /**
@@ -210,6 +239,8 @@ export interface LevelContext {
    * kept. Absent: the level sends all its requests. A level on several threads runs to its count.
    */
   judge?: (results: readonly LoopResult[]) => boolean;
+  /** A searched level's count as its results come (`ProbeJudge.requestsAfter`): it may grow, never shrink. */
+  count?: (results: readonly LoopResult[]) => number;
   /** Measured requests done so far and the level's live tok/s. */
   progress: (p: { done: number; total: number | null; liveTokensPerSecond: number; levelDone: boolean }) => void;
 }
@@ -241,6 +272,7 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
   const total = ctx.requests;
   // One 429 debt per worker: N of them, or the one a kind without N warms up with.
   const runner = new LevelRunner(users ?? 1, workload.warmupRequests, total, ctx.stopReason);
+  runner.extendable = ctx.count !== undefined;
   const { signal } = runner.abort;
   const disarm = runner.stopOn(scheduler, ctx.signal, ctx.deadlineMs);
   let watch: HealthWatch | undefined;
@@ -297,7 +329,9 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
       // A replayed prompt's size is its recorded request's, not the workload's: it teaches the sizer nothing.
       if (!replay) sized(r);
       if (r.raw.outcome === "ok") okTokens += r.raw.completionTokens ?? r.raw.contentChunks.length;
+      if (ctx.count) runner.extend(ctx.count(runner.results));
       if (ctx.judge && !runner.enough && ctx.judge(runner.results)) runner.enough = true;
+      runner.settle();
       ctx.progress({
         done: runner.results.length,
         total,

@@ -44,6 +44,7 @@ function result(index: number, stepMs: number, broken = false): LoopResult {
 }
 
 const SLO = { slo: { minOutputTokensPerSecond: 24, maxTtftMs: 2000 } };
+const SPEED_ONLY = { slo: { minOutputTokensPerSecond: 24, maxTtftMs: null } };
 /** N = 8: the first look after 2N = 16, then 32, then 64 (requestsPerLevel). */
 const PLAN = { batch: 64, cap: 256, minimum: 16, group: 8, ramp: 0 };
 
@@ -89,18 +90,47 @@ describe("a probed level's draw plan", () => {
     expect(validMinimumOf(closed)).toBe(0);
     // Per-stream p50 alone could meet at two groups of 5; the level would be invalid (open_too_few_requests) under 20.
     expect(drawPlan(plan, null).minimum).toBe(10);
-    expect(looksOf(drawPlan(plan, null, validMinimumOf(open)))[0]).toBe(MIN_OPEN_LOOP_REQUESTS);
+    expect(looksOf(drawPlan(plan, null, { validMinimum: validMinimumOf(open) }))[0]).toBe(MIN_OPEN_LOOP_REQUESTS);
     // A closed loop at N = 1: its 2-send ramp, then two groups of 5.
-    expect(drawPlan(plan, 1, validMinimumOf(closed)).minimum).toBe(12);
+    expect(drawPlan(plan, 1, { validMinimum: validMinimumOf(closed) }).minimum).toBe(12);
   });
 
-  it("a level above a load that missed draws for its aggregate only: 2N, and no fewer than 20 (one broken stream within 5 %)", () => {
-    expect(drawPlan(plan, 32, 0, false).minimum).toBe(64);
-    expect(drawPlan(plan, 4, 0, false).minimum).toBe(20);
-    const judge = new ProbeJudge(SLO, 0.95, drawPlan(plan, 32, 0, false), false);
-    const results = Array.from({ length: 64 }, (_, i) => result(i, 52));
-    expect(judge.judge(results.slice(0, 63))).toBe(false);
-    expect(judge.judge(results)).toBe(true);
+  it("a level above a load that missed sends a count for its aggregate only: 2N, and no fewer than 20 (one broken stream within 5 %)", () => {
+    const notJudged = { judged: false };
+    expect(drawPlan(plan, 32, notJudged).minimum).toBe(64);
+    expect(drawPlan(plan, 4, notJudged).minimum).toBe(20);
+    const judge = new ProbeJudge(SLO, 0.95, drawPlan(plan, 32, notJudged), false);
+    // It sends exactly its count (no requests go out past it while the last ones end), and decides nothing.
+    expect(judge.requests).toBe(64);
+    expect(judge.judge(Array.from({ length: 64 }, (_, i) => result(i, 52)))).toBe(false);
     expect(judge.probe(1, [])).toMatchObject({ decision: "not_judged", perStreamP50LowerTokensPerSecond: null });
+  });
+
+  it("a level that must bound TTFT p95 has a look where that first can meet: its ramp and 63 TTFTs at 0.95", () => {
+    const bounded = drawPlan(plan, 5, { ttftBound: true });
+    expect(bounded.meetLook).toBe(10 + 63);
+    expect(looksOf(bounded)).toEqual([20, 40, 64, 73, 128, 192, 256]);
+    expect(drawPlan(plan, 5, { ttftBound: false }).meetLook).toBeUndefined();
+  });
+});
+
+describe("a look reads sends in the order sent", () => {
+  it("a send still in flight holds the look back, though later sends have ended: the slow ones are not left out", () => {
+    const judge = new ProbeJudge(SPEED_ONLY, 0.95, PLAN);
+    // Send 0 is slow (80 ms a token, 12.5 tok/s) and still in flight; 1..16 ended fast (50 tok/s). Read
+    // as the first 16 to end, they would be met at this look.
+    const fast = Array.from({ length: 16 }, (_, i) => result(i + 1, 20));
+    expect(judge.judge(fast)).toBe(false);
+    // Once it ends, the look at 16 reads sends 0..15 (not 1..16): one slow of 8 leaves the groups' medians fast.
+    expect(judge.judge([...fast, result(0, 80)])).toBe(true);
+    expect(judge.probe(1, [])).toMatchObject({ decision: "meets", requests: 16 });
+  });
+
+  it("a failed request counts as a miss: as 0 tok/s, and its TTFT as over any limit", () => {
+    // Half of every group broken, the rest fast: the group medians fall to the broken ones' 0 tok/s.
+    const judge = new ProbeJudge(SLO, 0.95, { ...PLAN, batch: 16 });
+    const results = Array.from({ length: 16 }, (_, i) => result(i, 20, i % 2 === 0));
+    expect(judge.judge(results)).toBe(true);
+    expect(judge.probe(1, [])).toMatchObject({ decision: "misses", requests: 16, ttftP95UpperMs: null });
   });
 });

@@ -140,6 +140,25 @@ describe("a searched sweep", () => {
     expect(search?.outputTokens).toBe(doc.samples.filter((x) => x.outcome === "ok").length * TOKENS);
   }, 300_000);
 
+  it("from above 1: measures one user alone first, an ordinary level outside the search's decisions", async () => {
+    const searched = setup({ search: { from: 4, to: 8, resolution: 0.1 } });
+    const doc = await searched.run();
+    const single = doc.levels[0];
+    expect(single?.load).toEqual({ kind: "closed", concurrency: 1 });
+    // No probe: the search neither ran nor read it; its own first probe is `from`, order 2 of the run.
+    expect(single?.probe).toBeNull();
+    expect(single?.requests.sent).toBe(64);
+    const probed = doc.levels.filter((l) => l.probe !== null);
+    expect(Math.min(...probed.map((l) => l.probe?.order as number))).toBe(2);
+    expect(Math.min(...probed.map((l) => loadPosition(l.load)))).toBe(4);
+    // Both numbers: the single-stream figure (N = 1: 1000 / 24 tok/s a stream) and the search's capacity.
+    expect(doc.summary.singleStream?.outputTokensPerSecond).toBeCloseTo(1000 / 24, 6);
+    expect(doc.summary.search?.capacity).toEqual({ value: 5, lo: 5, hi: 6, status: "found" });
+    expect(doc.summary.capacityBracket).toEqual({ kind: "searched", lo: 5, hi: 6, confidence: 0.95 });
+    // Everything sent is counted in the search's spend.
+    expect(doc.summary.search?.requests).toBe(searched.endpoint.sent);
+  }, 300_000);
+
   it("brackets the knee along its probed levels to the resolution (today's 15 % rule), below an SLO already missed at from", async () => {
     const doc = await setup({ search: { from: 8, to: 64, resolution: 0.1 } }).run();
     const search = doc.summary.search;
@@ -168,7 +187,8 @@ describe("a searched sweep", () => {
     const loads = doc.levels.map((l) => loadPosition(l.load));
     expect(new Set(loads).size).toBe(loads.length);
     // The doubling's first miss (8: 19.9 tok/s a stream against 24) is decided at a look before 64
-    // requests; the loads above it are run for the knee's aggregate only, 2N requests and no decision.
+    // requests; the loads above it are run for the knee's aggregate only: they send 2N requests (at
+    // least 20) and no more, and decide nothing.
     const eight = doc.levels.find((l) => loadPosition(l.load) === 8);
     expect(eight?.probe?.decision).toBe("misses");
     expect(eight?.probe?.requests as number).toBeLessThan(64);
@@ -176,12 +196,15 @@ describe("a searched sweep", () => {
     expect(above.length).toBeGreaterThan(0);
     for (const l of above) {
       expect(l.probe?.decision).toBe("not_judged");
-      expect(l.probe?.requests).toBe(Math.max(20, 2 * loadPosition(l.load)) + loadPosition(l.load) - 1);
+      expect(l.requests.sent).toBe(Math.max(20, 2 * loadPosition(l.load)));
     }
-    // Levels that meet wait for the look that bounds TTFT p95 (the config's default TTFT SLO, 2000 ms):
-    // 63 requests after the 2N of the ramp.
-    for (const l of doc.levels.filter((x) => x.probe?.decision === "meets"))
-      expect(l.probe?.requests as number).toBeGreaterThanOrEqual(63 + 2 * loadPosition(l.load));
+    // TTFT p95 (the config's default TTFT SLO, 2000 ms) is bounded once, at the capacity bisection's
+    // level that meets (5): 63 requests after the 2N of the ramp, at the look put there. The doubling's
+    // levels below it (1, 2, 4) meet on speed at their first look and take TTFT's `meets` from it.
+    const meets = doc.levels.filter((x) => x.probe?.decision === "meets");
+    expect(meets.map((l) => loadPosition(l.load))).toEqual([1, 2, 4, 5]);
+    for (const l of meets)
+      expect(l.probe?.requests).toBe(loadPosition(l.load) === 5 ? 63 + 10 : 2 * loadPosition(l.load) + 10);
     expect(search?.requests).toBe(searched.endpoint.sent);
     console.log(
       `searched 1..64: ${search?.requests} requests sent (ladder 1..64: ${search?.ladderRequests});`,

@@ -18,7 +18,15 @@ import {
   type Summary,
 } from "../run/index.ts";
 import { doublingLadder, type SearchPlan } from "../search/bounds.ts";
-import { type DrawPlan, decideLevel, groupSize, looksOf, minimumRequests, rampOf } from "../search/decide.ts";
+import {
+  type DrawPlan,
+  decideLevel,
+  groupSize,
+  looksOf,
+  minimumRequests,
+  rampOf,
+  ttftBoundLook,
+} from "../search/decide.ts";
 import type { ProbedFigures, SearchOutcome } from "../search/machine.ts";
 import { toSample } from "./sample.ts";
 
@@ -26,20 +34,39 @@ import { toSample } from "./sample.ts";
  * A probed level's draw plan: its first look after `minimumRequests` (its ramp and two per-stream
  * groups: 10, or a closed loop's 4N), and no sooner than `validMinimum`, the fewest its level is valid
  * with (an open loop's `MIN_OPEN_LOOP_REQUESTS`: a level decided on 5 was invalid, and read as a miss
- * at `from`), so a level far from the SLO stops early; then looks up to the cap. A level not `judged`
- * (above a load that missed, run for the knee's aggregate) draws once: 2N, so its steady window holds a
- * round after the first N sends, and no fewer than `validMinimum` or the 20 whose one broken stream is
- * within the failure rule's 5 % (on fewer, one would make the level invalid and stop the sweep).
+ * at `from`), so a level far from the SLO stops early; then looks up to the cap, and one where a
+ * `meets` that must bound TTFT p95 (`ttftBound`) first can be called (`ttftBoundLook`). A level not
+ * `judged` (above a load that missed, run for the knee's aggregate) sends a count: 2N, so its steady
+ * window holds a round after the first N sends, and no fewer than `validMinimum` or the 20 whose one
+ * broken stream is within the failure rule's 5 % (on fewer, one would make the level invalid and stop
+ * the sweep).
  */
-export function drawPlan(plan: SearchPlan, users: number | null, validMinimum = 0, judged = true): DrawPlan {
+export function drawPlan(
+  plan: SearchPlan,
+  users: number | null,
+  {
+    validMinimum = 0,
+    judged = true,
+    ttftBound = true,
+  }: { validMinimum?: number; judged?: boolean; ttftBound?: boolean } = {},
+): DrawPlan {
   const group = groupSize(users);
+  const ramp = rampOf(users);
   const minimum = Math.min(
     plan.cap,
     judged
       ? Math.max(minimumRequests(users), validMinimum)
       : Math.max(2 * (users ?? 0), validMinimum, Math.ceil(1 / MAX_FAILURE_RATE)),
   );
-  return { batch: plan.batch, cap: plan.cap, minimum, group, ramp: rampOf(users) };
+  return {
+    batch: plan.batch,
+    cap: plan.cap,
+    minimum,
+    group,
+    ramp,
+    ttftBound,
+    ...(judged && ttftBound ? { meetLook: Math.max(minimum, ttftBoundLook(plan.confidence, group, ramp)) } : {}),
+  };
 }
 
 /** The fewest requests a level of `load` is valid with: an open loop's rate is measured from its sends. */
@@ -47,21 +74,51 @@ export function validMinimumOf(load: Load): number {
   return offeredRate(load) === null ? 0 : MIN_OPEN_LOOP_REQUESTS;
 }
 
-/** The judge of one probed level: after each measured result, has a look been reached that decides? */
+/**
+ * The judge of one probed level: after each measured result, has a look been reached that decides? A
+ * look at n reads the first n sends, each ended (or failed), in the order sent: the requests still in
+ * flight are the slow ones, and a look that read the first n to finish instead would leave them out in
+ * favour of later, faster ones, and lean toward `meets`.
+ */
 export class ProbeJudge {
   private decided: Pick<Probe, "decision" | "ttftP95UpperMs" | "perStreamP50LowerTokensPerSecond"> | null = null;
   private drawnAtDecision = 0;
   private readonly looks: number[];
+  /** Measured results by send index, as they end. */
+  private readonly bySend: LoopResult[] = [];
+  private seen = 0;
+  /** Sends 0 .. ended - 1 have all ended. */
+  private ended = 0;
+  /** The last look read. */
+  private looked = 0;
 
   constructor(
     private readonly workload: Pick<Workload, "slo">,
     private readonly confidence: number,
     private readonly plan: DrawPlan,
-    /** False above a load that missed (`LoadSearch.judges`): the level draws its plan's minimum, and decides nothing. */
+    /** False above a load that missed (`LoadSearch.judges`): the level sends its plan's minimum, and decides nothing. */
     private readonly judged = true,
   ) {
     this.looks = looksOf(plan);
   }
+
+  /** The measured requests the level may send: the cap, or a level not judged its minimum. */
+  get requests(): number {
+    return this.judged ? this.plan.cap : this.plan.minimum;
+  }
+
+  /**
+   * `LevelContext.count`: a level not judged sends its minimum and 20 more for each request that failed
+   * so far, so one broken stream keeps it within the failure rule's 5 % (as a judged level's looks do),
+   * where a fixed count of 2N would let two broken streams among 32 stop the sweep.
+   */
+  readonly requestsAfter = (results: readonly LoopResult[]): number =>
+    this.judged
+      ? this.plan.cap
+      : Math.min(
+          this.plan.cap,
+          this.plan.minimum + Math.ceil(1 / MAX_FAILURE_RATE) * results.filter((r) => FAILED.has(r.raw.outcome)).length,
+        );
 
   /**
    * `LevelContext.judge`: true once a look decided (`meets` or `misses`), or the cap was reached. A look
@@ -71,17 +128,24 @@ export class ProbeJudge {
    */
   readonly judge = (results: readonly LoopResult[]): boolean => {
     if (this.decided) return true;
-    const drawn = results.length;
-    const withinFailureRule = drawn >= this.plan.batch || failedShare(results) <= MAX_FAILURE_RATE;
-    if (!this.judged) return drawn >= this.plan.minimum && withinFailureRule;
-    if (!this.looks.includes(drawn)) return false;
-    if (!withinFailureRule) return false;
-    // In the order sent: per-stream p50 is judged on groups of consecutive sends.
-    const samples = [...results].sort((a, b) => a.index - b.index).map((r) => toSample(r.raw, 0, r.index, 0));
-    const d = this.decide(samples, drawn);
+    for (; this.seen < results.length; this.seen++) {
+      const r = results[this.seen] as LoopResult;
+      this.bySend[r.index] = r;
+    }
+    while (this.bySend[this.ended]) this.ended++;
+    if (!this.judged) return false;
+    const look = this.looks.filter((n) => n > this.looked && n <= this.ended).at(-1);
+    if (look === undefined) return false;
+    this.looked = look;
+    const judged = this.bySend.slice(0, look);
+    if (look < this.plan.batch && failedShare(judged) > MAX_FAILURE_RATE) return false;
+    const d = this.decide(
+      judged.map((r) => toSample(r.raw, 0, r.index, 0)),
+      look,
+    );
     if (d.decision === "pending") return false;
     this.decided = { ...d, decision: d.decision };
-    this.drawnAtDecision = drawn;
+    this.drawnAtDecision = look;
     return true;
   };
 
@@ -107,10 +171,11 @@ export class ProbeJudge {
   }
 
   private decide(samples: readonly Sample[], drawn: number) {
-    // Both by send, null where a request failed: the ramp and the groups are counted in sends.
+    // By send: the ramp and the groups are counted in sends. A failed request missed the SLO: its TTFT
+    // counts as +Infinity and its speed as 0.
     const ok = (s: Sample) => s.outcome === "ok";
-    const ttft = samples.map((s) => (ok(s) ? s.ttftMs : null));
-    const perStream = samples.map((s) => (ok(s) ? s.outputTokensPerSecond : null));
+    const ttft = samples.map((s) => (ok(s) ? s.ttftMs : Number.POSITIVE_INFINITY));
+    const perStream = samples.map((s) => (ok(s) ? s.outputTokensPerSecond : 0));
     return decideLevel(ttft, perStream, this.workload.slo, this.confidence, drawn, this.plan);
   }
 }
@@ -123,9 +188,11 @@ function failedShare(results: readonly LoopResult[]): number {
   return results.length === 0 ? 0 : results.filter((r) => FAILED.has(r.raw.outcome)).length / results.length;
 }
 
-/** What the search reads of a probed level. */
-export function probedFigures(level: Level): ProbedFigures {
+/** What the search reads of a probed level (its TTFT bound against the SLO's limit). */
+export function probedFigures(level: Level, slo: Pick<Workload["slo"], "maxTtftMs">): ProbedFigures {
+  const upper = level.probe?.ttftP95UpperMs ?? null;
   return {
+    ttftMet: slo.maxTtftMs !== null && upper !== null && upper <= slo.maxTtftMs,
     load: loadPosition(level.load),
     decision: level.probe?.decision ?? "undecided",
     valid: level.valid,
@@ -190,7 +257,20 @@ export function searchedSummary(
     ladderRequests:
       doublingLadder(plan.bounds).length * ((workload.requestsPerLevel ?? plan.batch) + workload.warmupRequests),
   };
-  const out: Summary = { ...summary, search: record };
+  const out: Summary = {
+    ...summary,
+    search: record,
+    ...(units.capacity
+      ? {
+          capacityBracket: {
+            kind: "searched" as const,
+            lo: outcome.capacity.lo,
+            hi: outcome.capacity.hi,
+            confidence: plan.confidence,
+          },
+        }
+      : {}),
+  };
   if (units.capacity) out[units.capacity] = outcome.capacity.value;
   if (units.knee) {
     const knee = outcome.knee.value;
