@@ -683,7 +683,7 @@ export type ToolCallAnswer = z.infer<typeof ToolCallAnswer>;
  * schema), and every answer scored.
  */
 export const ToolCalls = z.object({
-  /** The suite's id and version (`tools-v1`): routes are compared on the suite they share. */
+  /** The suite's id and version (`tools-v2`; `tools-v1` in earlier runs): routes are compared on the suite they share. */
   suite: z.string(),
   samplesPerPrompt: z.number().int().positive(),
   concurrency: z.number().int().positive(),
