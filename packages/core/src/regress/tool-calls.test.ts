@@ -90,7 +90,7 @@ describe("tool_calls_regression follows the verdict", () => {
       expect.arrayContaining(["everyMeasure", "rightTool", "parallelBoth"]),
     );
     const text = alertLines(alert as Alert).join("\n");
-    expect(text).toMatch(/cause: lower \(lower than the reference's: /);
+    expect(text).toContain("\ncause: lower, against the reference ref\n");
     expect(text).toMatch(/\nright tools: 50\/75 prompts against the reference's 75\/75 \(25 lost, 0 gained\), p = /);
   });
 
