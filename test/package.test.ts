@@ -33,6 +33,8 @@ async function installed(args: string[]) {
 
 let server: ChildProcess | undefined;
 let baseURL: string;
+/** The tarball `npm pack` made of the build, as npm named it. */
+let tarball: string;
 
 beforeAll(async () => {
   // Prepare: build into a folder of this test's own (the repository's dist is left alone), pack, install.
@@ -42,8 +44,9 @@ beforeAll(async () => {
   });
   const { stdout } = await exec("npm", ["pack", built, "--json", "--pack-destination", dir], { cwd: dir, env });
   const [packed] = JSON.parse(stdout) as { filename: string }[];
+  tarball = packed?.filename ?? "";
   mkdirSync(app);
-  await exec("npm", ["install", "--offline", "--no-audit", "--no-fund", join(dir, packed?.filename ?? "")], {
+  await exec("npm", ["install", "--offline", "--no-audit", "--no-fund", join(dir, tarball)], {
     cwd: app,
     env,
   });
@@ -72,14 +75,31 @@ afterAll(async () => {
 });
 
 describe("the kneeboard package", () => {
-  it("is named kneeboard, has the bin kneeboard and no dependencies", () => {
-    const manifest = JSON.parse(readFileSync(join(app, "node_modules", "kneeboard", "package.json"), "utf8"));
-    expect(manifest.name).toBe("kneeboard");
-    expect(manifest.bin).toEqual({ kneeboard: "kneeboard.js" });
-    expect(manifest.dependencies).toBeUndefined();
-    expect(manifest.license).toBe("Apache-2.0");
-    // Nothing but the package itself was installed.
+  // What the README promises of the package (its section "The installable package", and "License"),
+  // as npm and the installed folder show it, not as the build script wrote its manifest.
+  it("packs as kneeboard-<version>.tgz, answers `npx kneeboard` offline, installs nothing besides itself, under Apache-2.0", async () => {
+    const version = JSON.parse(readFileSync(join(ROOT, "packages/cli/package.json"), "utf8")).version;
+    expect(tarball).toBe(`kneeboard-${version}.tgz`);
+    const { stdout } = await exec("npx", ["--offline", "kneeboard", "--version"], { cwd: app, env });
+    expect(stdout).toBe(`${version}\n`);
+    // What npm recorded it installed: the one package, by that name, and nothing under it.
+    const { stdout: listed } = await exec("npm", ["ls", "--all", "--json"], { cwd: app, env });
+    expect(JSON.parse(listed).dependencies).toEqual({
+      kneeboard: expect.objectContaining({ version, resolved: expect.stringContaining(tarball) }),
+    });
+    expect(JSON.parse(listed).dependencies.kneeboard.dependencies).toBeUndefined();
     expect(readdirSync(join(app, "node_modules")).filter((name) => !name.startsWith("."))).toEqual(["kneeboard"]);
+    // The licence the README names, as the installed package declares it, and its text.
+    const licence = /^(\S+): see \[LICENSE\]\(LICENSE\)\.$/m.exec(readFileSync(join(ROOT, "README.md"), "utf8"))?.[1];
+    expect(licence).toBe("Apache-2.0");
+    const { stdout: declared } = await exec("npm", ["pkg", "get", "license"], {
+      cwd: join(app, "node_modules", "kneeboard"),
+      env,
+    });
+    expect(JSON.parse(declared)).toBe(licence);
+    expect(readFileSync(join(app, "node_modules", "kneeboard", "LICENSE"), "utf8")).toBe(
+      readFileSync(join(ROOT, "LICENSE"), "utf8"),
+    );
   });
 
   it("ships the docs its README links, with no link leading out of the package, and the config schema its $schema names", () => {
