@@ -1,8 +1,12 @@
 /**
- * @module Builds the static site from a store: read it through the ports, then stage the downloads
- * (`build/stage.ts`, so the data page can state their sizes) while the charts render
- * (`build/charts.ts`), run Astro (`build/astro.ts`), then move the downloads into place. Writes only under `outDir` and the system temp folder (never
- * the site's sources), so it runs inside Lambda (`/tmp`).
+ * @module Builds the static site from a store, one target at a time so memory holds one target's
+ * history, not every target's: each target's index entries are read through the ports, its figures
+ * drawn and its series' detail files written (`build/charts.ts`; a target page reads its own) while its
+ * downloads are staged (`build/stage.ts`, so the data page can state their sizes); only its recent
+ * views are kept for the pages that list targets. Then Astro runs (`build/astro.ts`) and the
+ * downloads move into place. An incremental build (`only`) draws and renders only some targets'
+ * pages. Writes only under `outDir` and the system temp folder (never the site's sources), so it runs
+ * inside Lambda (`/tmp`).
  */
 import { once } from "node:events";
 import { createWriteStream } from "node:fs";
