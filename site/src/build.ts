@@ -14,7 +14,9 @@ import type { Store } from "@kneeboard/core/store";
 import { runAstro } from "./build/astro.ts";
 import { crossSeriesCharts, prefillChart, targetCharts } from "./build/charts.ts";
 import { DownloadStager, moveInto } from "./build/stage.ts";
+import { codeVersion } from "./build/version.ts";
 import { methodologyHtml } from "./lib/methodology.ts";
+import { targetModelKey } from "./lib/models.ts";
 import { recentView } from "./lib/recent-view.ts";
 import { readAlerts, scenarioOrder, type TargetView, targetsData } from "./lib/site-data.ts";
 import { type SeriesDetail, type SiteIndex, seriesDetailFile } from "./lib/site-index.ts";
@@ -37,6 +39,13 @@ export interface BuildSiteOptions {
    * publish Lambda passes `/var/task/site`).
    */
   siteRoot?: string;
+  /**
+   * An incremental build, after runs of these targets only: their pages and their models' pages, with
+   * every page that lists targets (rankings, compare, data, alerts, filters), `index.json` and the
+   * CSVs; the other targets' run documents are not staged (the site has them), their sizes taken from
+   * `runBytes` (what an earlier build returned). Absent: every page.
+   */
+  only?: { targetIds: readonly string[]; runBytes: Readonly<Record<string, number>> };
   /** Where the subscribe form posts (the deployed subscribe function URL); the form is disabled without it. */
   subscribeUrl?: string;
   warn?: (message: string) => void;
@@ -46,7 +55,17 @@ export interface BuildSiteResult {
   outDir: string;
   targets: number;
   runDocuments: number;
+  /** Each target's run documents' total size in bytes (what a later incremental build is given). */
+  runBytes: Record<string, number>;
   warnings: string[];
+}
+
+/**
+ * The version of the code that builds the pages (`codeVersion`): the site's sources, the methodology,
+ * and `also` (the publish bundle): publish rebuilds every page when it changes.
+ */
+export function siteCodeVersion(siteRoot: string = SITE_ROOT, also: readonly string[] = []): Promise<string> {
+  return codeVersion([join(siteRoot, "src"), join(siteRoot, "..", "docs", "methodology.md"), ...also]);
 }
 
 /** Builds the whole site into outDir (replacing what was there). */
@@ -57,57 +76,94 @@ export async function buildSite(options: BuildSiteOptions): Promise<BuildSiteRes
     (options.warn ?? ((w: string) => console.warn(`warning: ${w}`)))(m);
   };
   const siteRoot = options.siteRoot ?? SITE_ROOT;
-  const generatedAt = options.now ?? new Date().toISOString();
   const work = await mkdtemp(join(tmpdir(), "kneeboard-site-"));
-  const staged = join(work, "public");
-  const seriesDir = join(work, "series");
   try {
-    await mkdir(seriesDir);
-    const stager = new DownloadStager(options.store, staged, work);
-    // One target at a time: its figures drawn and its detail files written while its downloads are
-    // staged (CPU and file I/O overlap), then only its recent view is kept for the pages that list it.
-    const series: TargetView[] = [];
-    const firstRuns = new Map<string, string>();
-    for await (const target of targetsData({ ...options, now: generatedAt, warn })) {
-      const [stagedDone, drawnDone] = await Promise.allSettled([
-        stager.addTarget(target),
-        writeSeriesDetails(target.views, seriesDir),
-      ]);
-      // Both settle before either's failure is thrown, so nothing is still writing into work when it is removed.
-      if (stagedDone.status === "rejected") throw stagedDone.reason;
-      if (drawnDone.status === "rejected") throw drawnDone.reason;
-      series.push(...target.views.map(recentView));
-      for (const e of target.entries)
-        if ((firstRuns.get(e.scenario) ?? e.startedAt) >= e.startedAt) firstRuns.set(e.scenario, e.startedAt);
-    }
-    const scenarios = scenarioOrder([...firstRuns].map(([scenario, startedAt]) => ({ scenario, startedAt })));
-    const alerts = await readAlerts(options.store, warn);
-    const { downloads, runBytes, runCount } = await stager.finish({ generatedAt, scenarios, series });
-    const payload: SiteIndex = {
-      generatedAt,
-      series,
-      scenarios,
-      seriesDir,
-      charts: {},
-      prefill: {},
-      ...(await crossSeriesCharts({ series, scenarios })),
-      alerts,
-      downloads,
-      runDocuments: { count: runCount, bytes: runBytes },
-      subscribeUrl: options.subscribeUrl ?? null,
-      methodologyHtml: await methodologyHtml(join(siteRoot, "..", "docs", "methodology.md")),
-    };
-    const payloadFile = join(work, "site-data.json");
-    await writeFile(payloadFile, JSON.stringify(payload));
-
+    // Everything read from the store is out of scope once the site index is written: Astro's pages
+    // then hold the index alone, not a second copy of every view.
+    const prepared = await writeSiteIndex(options, siteRoot, work, warn);
     const outDir = resolve(options.outDir);
     await rm(outDir, { recursive: true, force: true });
-    await runAstro({ siteRoot, work, payloadFile, outDir });
-    for (const entry of await readdir(staged)) await moveInto(join(staged, entry), join(outDir, entry));
-    return { outDir, targets: new Set(series.map((v) => v.id)).size, runDocuments: runCount, warnings };
+    await runAstro({ siteRoot, work, payloadFile: prepared.payloadFile, outDir });
+    for (const entry of await readdir(prepared.staged))
+      await moveInto(join(prepared.staged, entry), join(outDir, entry));
+    return {
+      outDir,
+      targets: prepared.targets,
+      runDocuments: prepared.runDocuments,
+      runBytes: prepared.runBytes,
+      warnings,
+    };
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * Reads the store one target at a time: its figures drawn and its detail files written while its
+ * downloads are staged (CPU and file I/O overlap), then only its recent view kept for the pages that
+ * list it; then the downloads that need every target, and the site index the pages read.
+ */
+async function writeSiteIndex(
+  options: BuildSiteOptions,
+  siteRoot: string,
+  work: string,
+  warn: (m: string) => void,
+): Promise<{ payloadFile: string; staged: string } & Omit<BuildSiteResult, "outDir" | "warnings">> {
+  const generatedAt = options.now ?? new Date().toISOString();
+  const staged = join(work, "public");
+  const seriesDir = join(work, "series");
+  await mkdir(seriesDir);
+  const stager = new DownloadStager(options.store, staged, work);
+  const series: TargetView[] = [];
+  const firstRuns = new Map<string, string>();
+  const only = options.only ? new Set(options.only.targetIds) : null;
+  const runBytes: Record<string, number> = {};
+  // An incremental build draws the pages of its targets' models too (every scenario's).
+  const models = new Set<string>();
+  for await (const target of targetsData({ ...options, now: generatedAt, warn })) {
+    const id = (target.views[0] as TargetView).id;
+    const built = !only || only.has(id);
+    const known = built ? undefined : (options.only?.runBytes[id] ?? 0);
+    const [stagedDone, drawnDone] = await Promise.allSettled([
+      stager.addTarget(target, known),
+      built ? writeSeriesDetails(target.views, seriesDir) : Promise.resolve(),
+    ]);
+    // Both settle before either's failure is thrown, so nothing is still writing into work when it is removed.
+    if (stagedDone.status === "rejected") throw stagedDone.reason;
+    if (drawnDone.status === "rejected") throw drawnDone.reason;
+    runBytes[id] = stagedDone.value;
+    if (built) for (const v of target.views) models.add(targetModelKey(v));
+    series.push(...target.views.map(recentView));
+    for (const e of target.entries)
+      if ((firstRuns.get(e.scenario) ?? e.startedAt) >= e.startedAt) firstRuns.set(e.scenario, e.startedAt);
+  }
+  const scenarios = scenarioOrder([...firstRuns].map(([scenario, startedAt]) => ({ scenario, startedAt })));
+  const alerts = await readAlerts(options.store, warn);
+  const staging = await stager.finish({ generatedAt, scenarios, series });
+  const payload: SiteIndex = {
+    generatedAt,
+    series,
+    scenarios,
+    seriesDir,
+    only: only && { targetIds: [...only], modelKeys: [...models] },
+    charts: {},
+    prefill: {},
+    ...(await crossSeriesCharts({ series, scenarios }, only && models)),
+    alerts,
+    downloads: staging.downloads,
+    runDocuments: { count: staging.runCount, bytes: staging.runBytes },
+    subscribeUrl: options.subscribeUrl ?? null,
+    methodologyHtml: await methodologyHtml(join(siteRoot, "..", "docs", "methodology.md")),
+  };
+  const payloadFile = join(work, "site-data.json");
+  await writeFile(payloadFile, JSON.stringify(payload));
+  return {
+    payloadFile,
+    staged,
+    targets: new Set(series.map((v) => v.id)).size,
+    runDocuments: staging.runCount,
+    runBytes,
+  };
 }
 
 /** Each of a target's series' detail file (`SeriesDetail`): its whole view, its figures, the target's prefill curve. */

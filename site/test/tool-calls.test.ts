@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { toolCallsCell, verdictWords } from "../src/lib/tool-calls.ts";
 import { type StaticServer, serveStatic } from "../src/serve.ts";
 import { launchChromium } from "./browser.ts";
 import { CHAT_OPEN, SHARED_MODEL_KEY, TOOL_ROUTES } from "./fixture.ts";
@@ -211,5 +212,41 @@ describe("tool calls on the site", () => {
     expect(headings).toContain("Tool calls");
     expect(await page.textContent("main")).toContain("tool_calls_regression");
     await page.close();
+  });
+});
+
+describe("tool-call words", () => {
+  const verdict = {
+    reference: "ref",
+    verdict: "worse" as const,
+    cause: "stopped_calling" as const,
+    reason: "lower than the reference's: call when needed (trigger) 0/75 prompts against 75/75",
+    lower: ["callWhenNeeded" as const],
+    measures: [],
+    triggerF1: 0,
+    exactCallF1: 0,
+    runId: "r",
+    referenceRunId: "s",
+  };
+  it("says a route that stopped calling tools did so, in the badge and on the model page", () => {
+    const none = { successes: 0, trials: 75, share: 0, low: 0, high: 0.05 };
+    const shares = Object.fromEntries(
+      [
+        "callWhenNeeded",
+        "noCallWhenNone",
+        "rightTool",
+        "argumentsParse",
+        "argumentsValid",
+        "argumentValues",
+        "parallelBoth",
+        "finishReason",
+        "structuredOutput",
+      ].map((m) => [m, none]),
+    );
+    const cell = toolCallsCell({ runId: "r", suite: "tools-v2", support: "supported", shares, verdict } as never);
+    expect(cell).toMatchObject({ text: "0 %", badge: "tool calls: stopped calling" });
+    expect(verdictWords(verdict)).toBe("worse: stopped calling tools");
+    expect(verdictWords({ ...verdict, cause: "lower" })).toBe("worse");
+    expect(verdictWords({ ...verdict, verdict: "too-few-samples", cause: "unanswered" })).toBe("not comparable");
   });
 });

@@ -3,12 +3,13 @@ import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { UsageError } from "@kneeboard/core/errors";
 import { StoreAlertLedger } from "@kneeboard/core/ledger/store";
-import { deliver, webhookChannel } from "@kneeboard/core/notify";
+import { deliver, toolCallLines, webhookChannel } from "@kneeboard/core/notify";
 import { seriesHistory } from "@kneeboard/core/regress";
 import { evaluateStore } from "@kneeboard/core/regress/check";
 import { StoreRunIndex } from "@kneeboard/core/run-index/store";
 import { FolderStore } from "@kneeboard/core/store/folder";
 import { HISTORY_NEEDED } from "./commands.ts";
+import { lowerLines, sharesLine, verdictLine } from "./tool-calls.ts";
 
 /** What marks a folder as a store: a run (`kneeboard run` writes `runs/`) or a check before (`alerts.json`). */
 const STORE_MARKS = ["runs", "alerts.json"];
@@ -72,7 +73,19 @@ export async function check(options: {
   );
   out.write(`since the last check: ${result.changed.length} new or changed\n`);
   out.write(`${historyText(await index.entries())}\n`);
-  for (const a of result.changed) out.write(`  [${a.severity}] ${a.state} ${a.kind}: ${a.title}\n`);
+  for (const a of result.changed) {
+    out.write(`  [${a.severity}] ${a.state} ${a.kind}: ${a.title}\n`);
+    if (a.toolCalls) for (const line of toolCallLines(a.toolCalls)) out.write(`      ${line}\n`);
+  }
+  if (result.toolCallsJudged.length > 0) {
+    out.write(`tool-call verdicts recorded: ${result.toolCallsJudged.length}\n`);
+    for (const e of result.toolCallsJudged) {
+      const v = e.toolCallsVerdict as NonNullable<typeof e.toolCallsVerdict>;
+      out.write(`  ${e.targetId} [${e.scenario}] ${e.runId}: ${verdictLine(v)}\n`);
+      for (const line of lowerLines(v)) out.write(`${line}\n`);
+      if (e.toolCalls?.support === "supported") out.write(`    shares: ${sharesLine(e.toolCalls.shares)}\n`);
+    }
+  }
   if (options.webhookUrl) {
     const report = await deliver(result.alerts, {
       ledger: new StoreAlertLedger(store),

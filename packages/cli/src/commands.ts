@@ -56,6 +56,9 @@ export const HISTORY_NEEDED = `a (target, scenario) is judged for regressions on
 export const COMMANDS = {
   run: {
     summary: "sweep each (target, scenario) of a config and store one run document per run",
+    notes: [
+      "The reference routes (targets[].reference) are swept first: a run is judged against the reference's runs started before it. A run with tool calls prints its shares; after the sweeps, each one's tool-call verdict against its model's reference is printed, as `check` will record it.",
+    ],
     options: {
       config: { value: "FILE", about: "the config file (docs/config.md)", required: true },
       data: { ...DATA, about: "the store folder, made when missing" },
@@ -96,7 +99,10 @@ export const COMMANDS = {
   },
   check: {
     summary: "detect regressions over the store's history; write alerts.json and the Atom feeds",
-    notes: [`${HISTORY_NEEDED.charAt(0).toUpperCase()}${HISTORY_NEEDED.slice(1)}.`],
+    notes: [
+      `${HISTORY_NEEDED.charAt(0).toUpperCase()}${HISTORY_NEEDED.slice(1)}.`,
+      "It prints each tool-call verdict it records (against the model's reference route, with its cause and the run's shares) and each new or changed alert, a tool-call alert with its cause and counts.",
+    ],
     options: { data: { ...DATA, about: "the store folder (one `kneeboard run` wrote)" } },
     env: WEBHOOK,
     exitCodes: {

@@ -142,7 +142,10 @@ function toolCallsText(plan: TargetPlan): string {
   if (t === null) return "  tool calls: off (workload toolCalls false, the default)";
   const s = t.settings;
   const usd = t.usd === null ? "" : `, about $${t.usd < 0.01 ? t.usd.toFixed(4) : t.usd.toFixed(2)} at the list prices`;
-  return `  tool calls (works for agents?): ${t.requests} requests after the levels and the canary (${t.requests / s.samplesPerPrompt} prompts x ${s.samplesPerPrompt}, temperature ${s.temperature}, maxTokens ${s.maxTokens}, ${s.concurrency} at once): about ${number(t.promptTokens)} prompt and at most ${number(t.outputTokens)} output tokens${usd}; expected ${number(t.expectedSeconds, 1)} s, upper bound ${number(t.upperBoundSeconds)} s, on top of the durations above`;
+  return [
+    `  tool calls (works for agents?): ${t.requests} requests after the levels and the canary (${t.suite}'s ${t.prompts} prompts x ${s.samplesPerPrompt}, temperature ${s.temperature}, maxTokens ${s.maxTokens}, ${s.concurrency} at once): about ${number(t.promptTokens)} prompt and at most ${number(t.outputTokens)} output tokens${usd}; expected ${number(t.expectedSeconds, 1)} s, upper bound ${number(t.upperBoundSeconds)} s, on top of the durations above`,
+    ...(t.unjudged === null ? [] : [`  tool calls cannot be judged: ${t.unjudged}`]),
+  ].join("\n");
 }
 
 /** How the expected and upper-bound figures above are worked out, under a heading. */

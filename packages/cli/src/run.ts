@@ -31,6 +31,7 @@ import {
   startReferenceServer,
 } from "@kneeboard/reference";
 import { progressPrinter, runTable } from "./report.ts";
+import { toolCallsReport, verdictsReport } from "./tool-calls.ts";
 
 interface IO {
   out: NodeJS.WritableStream & { isTTY?: boolean };
@@ -90,8 +91,8 @@ export function interleave<T>(targets: T[], repeat: number): T[] {
 
 /**
  * Sweeps each (target, scenario) of the chosen targets of a loaded config into the store at dataDir,
- * `repeat` runs per pair (default 1), interleaved over all pairs. A signal (Ctrl-C) ends the current
- * sweep partial, stores it, and runs nothing more.
+ * `repeat` runs per pair (default 1), interleaved over all pairs, the reference routes' first. A
+ * signal (Ctrl-C) ends the current sweep partial, stores it, and runs nothing more.
  */
 export async function sweepTargets(options: {
   config: Config;
@@ -118,8 +119,11 @@ export async function sweepTargets(options: {
   const progress = progressPrinter((t) => options.io.out.write(t), options.io.out.isTTY === true);
   const stored: RunIndexEntry[] = [];
   const failures: string[] = [];
+  const toolDocs: RunDocument[] = [];
   try {
-    const pairs = options.targets.flatMap((target) =>
+    // Reference routes first: a run is judged (same model, tool calls) against the reference's runs started before it.
+    const ordered = [...options.targets.filter((t) => t.reference), ...options.targets.filter((t) => !t.reference)];
+    const pairs = ordered.flatMap((target) =>
       scenariosOf(options.config, target).map((scenario) => ({ target, scenario })),
     );
     for (const { target, scenario } of interleave(pairs, options.repeat ?? 1)) {
@@ -144,7 +148,8 @@ export async function sweepTargets(options: {
       });
       const entry = await saveRun(store, index, doc);
       stored.push(entry);
-      options.io.out.write(`\n${runTable(doc)}stored ${resolve(options.dataDir, entry.key)}\n`);
+      options.io.out.write(`\n${runTable(doc)}${toolCallsReport(doc)}stored ${resolve(options.dataDir, entry.key)}\n`);
+      if (doc.toolCalls) toolDocs.push(doc);
       if (doc.status === "failed") {
         const cause = `${doc.targetId}: ${likelyCause(doc, target.apiKeyEnv)}`;
         if (!failures.includes(cause)) {
@@ -158,6 +163,8 @@ export async function sweepTargets(options: {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
+  // After every sweep: a route's reference may have run after it in this invocation.
+  options.io.out.write(await verdictsReport(store, index, toolDocs));
   return { stored, interrupted: stop.signal.aborted, failures };
 }
 

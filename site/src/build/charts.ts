@@ -79,14 +79,18 @@ export async function targetCharts(view: TargetView): Promise<TargetCharts> {
   ];
 }
 
-/** Charts per model key, for every model: each kind its routes are on, that kind's sections. */
-export async function modelCharts(targets: TargetView[]): Promise<Record<string, ModelCharts>> {
+/** Charts per model key, for every model (or those of `only`): each kind its routes are on, that kind's sections. */
+export async function modelCharts(
+  targets: TargetView[],
+  only: ReadonlySet<string> | null = null,
+): Promise<Record<string, ModelCharts>> {
   const out: Record<string, ModelCharts> = {};
   const byId = new Map(targets.map((t) => [t.id, t]));
   for (const g of modelGroups(
     targets,
     targets.map((t) => t.id),
   )) {
+    if (only && !only.has(g.modelKey)) continue;
     const routes = g.targetIds.map((id) => byId.get(id) as TargetView);
     const sections: FigureSection[] = [];
     for (const kind of KIND_NAMES) {
@@ -102,17 +106,19 @@ export async function modelCharts(targets: TargetView[]): Promise<Record<string,
 /** The figures drawn over many series: each scenario's model pages' and its compare page's trade-off. */
 export async function crossSeriesCharts(
   data: Pick<SiteData, "series" | "scenarios">,
+  /** The models whose pages are built (an incremental build's); null: every model. */
+  models: ReadonlySet<string> | null = null,
 ): Promise<Pick<SiteIndex, "modelCharts" | "compareTradeoff">> {
-  const models: SiteIndex["modelCharts"] = {};
+  const charts: SiteIndex["modelCharts"] = {};
   const tradeoffs: SiteIndex["compareTradeoff"] = {};
   for (const s of data.scenarios) {
     const views = viewsOf(data.series, s);
     // Each model's figures of the kinds its routes are on (see `modelCharts`).
-    models[s] = await modelCharts(views);
+    charts[s] = await modelCharts(views, models);
     // The compare page's trade-off chart, where the kind that leads the scenario's compare page draws one.
     const lead = kindsAmong(views)[0];
     if (lead && KINDS[lead].compare.tradeoff)
       tradeoffs[s] = await compareTradeoff(viewsOfKind(views, lead), KINDS[lead].axis);
   }
-  return { modelCharts: models, compareTradeoff: tradeoffs };
+  return { modelCharts: charts, compareTradeoff: tradeoffs };
 }

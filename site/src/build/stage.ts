@@ -109,8 +109,11 @@ export class DownloadStager {
     await writeFile(this.viewsFile, "");
   }
 
-  /** One target's rows, views and run documents. */
-  async addTarget(t: TargetData): Promise<void> {
+  /**
+   * One target's rows, views and run documents; with `knownBytes`, its documents are not staged (the
+   * site already has them) and that is their size. Returns the size of its documents.
+   */
+  async addTarget(t: TargetData, knownBytes?: number): Promise<number> {
     await this.start();
     await appendFile(
       join(this.staged, RUNS_CSV),
@@ -125,11 +128,16 @@ export class DownloadStager {
         .map((v) => `${JSON.stringify({ scenario: v.scenario, json: JSON.stringify(indexJsonView(v)) })}\n`)
         .join(""),
     );
-    const sizes = await mapBounded(t.entries, COPIES_IN_FLIGHT, (e) =>
-      copyKey(this.store, e.key, join(this.staged, "data"), this.folders),
-    );
-    this.runBytes += sizes.reduce((sum, bytes) => sum + bytes, 0);
+    const bytes =
+      knownBytes ??
+      (
+        await mapBounded(t.entries, COPIES_IN_FLIGHT, (e) =>
+          copyKey(this.store, e.key, join(this.staged, "data"), this.folders),
+        )
+      ).reduce((sum, n) => sum + n, 0);
+    this.runBytes += bytes;
     this.runCount += t.entries.length;
+    return bytes;
   }
 
   /** The downloads that need every target (index.json, standing.csv) and those that need none. */

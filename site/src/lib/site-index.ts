@@ -128,6 +128,14 @@ export const SiteIndex = z.object({
   series: z.array(TargetView),
   /** Every scenario with runs, in the site's order (`chat` first when present): `/` ranks the first. */
   scenarios: z.array(z.string()),
+  /**
+   * An incremental build's pages: only these targets' and models' pages are built (every other page
+   * is built whole); null: every page.
+   */
+  only: z
+    .object({ targetIds: z.array(z.string()), modelKeys: z.array(z.string()) })
+    .nullable()
+    .default(null),
   /** The folder of the series' detail files (`SeriesDetail`, named by `seriesDetailFile`); null: `charts` and `prefill` below hold them. */
   seriesDir: z.string().nullable().default(null),
   /** Figures per series key (`seriesKey`: the target id for chat, `<id>/<scenario>` else), when there is no `seriesDir`. */

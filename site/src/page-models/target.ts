@@ -24,10 +24,13 @@ export interface TargetParams {
 /** Every target page's params: a target's first scenario at `targets/<id>/`, each other at `targets/<id>/s/<scenario>/`. */
 export function targetPaths(index: SiteIndex): { params: TargetParams }[] {
   const { series, scenarios } = index;
-  return series.map((target) => {
-    const first = targetScenarios(series, scenarios, target.id)[0] === target.scenario;
-    return { params: { id: target.id, rest: first ? undefined : `s/${target.scenario}` } };
-  });
+  const only = index.only && new Set(index.only.targetIds);
+  return series
+    .filter((target) => !only || only.has(target.id))
+    .map((target) => {
+      const first = targetScenarios(series, scenarios, target.id)[0] === target.scenario;
+      return { params: { id: target.id, rest: first ? undefined : `s/${target.scenario}` } };
+    });
 }
 
 export interface TargetPage {

@@ -166,6 +166,8 @@ describe("summarizeRun", () => {
       load: { kind: "closed", concurrency: 32 },
       aggregateOutputTokensPerSecond: 650,
       perStreamOutputTokensPerSecond: 650 / 32,
+      // These levels record no steady window: the whole level's aggregate, marked.
+      window: "whole_level",
     });
     expect(s.scalingEfficiency).toBeCloseTo(650 / (32 * 100), 12);
     expect(s.valid).toBe(true);
@@ -348,6 +350,8 @@ describe("summarizeRun on an open loop", () => {
       load: { kind: "open", arrival: "poisson", ratePerSecond: 8 },
       aggregateOutputTokensPerSecond: 390,
       perStreamOutputTokensPerSecond: 60,
+      // An open loop keeps no N in flight: its aggregate is its headline, no window to mark.
+      window: null,
     });
     expect(s.singleStream).toBeNull();
     expect(s.scalingEfficiency).toBeNull();
@@ -402,6 +406,7 @@ describe("summarizeRun on an open loop", () => {
       "load",
       "aggregateOutputTokensPerSecond",
       "perStreamOutputTokensPerSecond",
+      "window",
     ]);
     expect(Object.keys(s.goodputPeak ?? {})).toEqual(["level", "load", "goodputOutputTokensPerSecond"]);
   });

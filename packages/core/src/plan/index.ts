@@ -10,6 +10,7 @@ import {
   type Config,
   canaryChoice,
   DEFAULT_CANARY,
+  modelKeyOf,
   scenariosOf,
   type Target,
   type ToolCallSettings,
@@ -264,8 +265,16 @@ function listPriceUsd(
 /** The tool-call phase of a sweep, as planned (`planToolCalls`). */
 export interface ToolCallsPlan {
   settings: ToolCallSettings;
+  /** The suite asked (`tools-v2`) and its prompts. */
+  suite: string;
+  prompts: number;
   /** The suite's prompts x samplesPerPrompt. */
   requests: number;
+  /**
+   * Why the route's tool calls cannot be judged against a reference route, in words; null when they
+   * can (or the route is the reference). The phase still runs: its shares are measured.
+   */
+  unjudged: string | null;
   /**
    * Prompt tokens over every request, estimated at 4 characters a token of the messages, the tools'
    * definitions (or the response schema) as sent, plus 8 for a chat template.
@@ -299,14 +308,52 @@ export function planToolCalls(
     settings.samplesPerPrompt * suite.prompts.reduce((sum, p) => sum + Math.ceil(sent(p) / 4) + TEMPLATE_TOKENS, 0);
   return {
     settings,
+    suite: suite.id,
+    prompts: suite.prompts.length,
+    unjudged: null,
     ...phaseCost(target, workload, settings, requests, promptTokens, outputTokensPerSecondPerStream, assumptions),
   };
 }
 
+/**
+ * Why a route's tool calls cannot be judged (`ToolCallsPlan.unjudged`): no route of its model key is
+ * marked reference (naming any reference routes under other model keys: routes whose `model` names
+ * differ share a model only through `modelKey`), or the route is its model's reference and its only
+ * route. Null when a verdict can come of it.
+ */
+export function toolCallsUnjudged(
+  targets: readonly Pick<Target, "id" | "model" | "modelKey" | "reference">[],
+  target: Pick<Target, "id" | "model" | "modelKey" | "reference">,
+): string | null {
+  const key = modelKeyOf(target);
+  const others = targets.filter((t) => t.id !== target.id && modelKeyOf(t) === key);
+  if (target.reference === true)
+    return others.length === 0
+      ? `it is the reference of model ${key} and its only route: no other route's tool calls are compared with it`
+      : null;
+  if (others.some((t) => t.reference === true)) return null;
+  const elsewhere = targets.filter((t) => t.reference === true).map((t) => `${t.id} (${modelKeyOf(t)})`);
+  return `no route of model ${key} is marked reference (targets[].reference), so no verdict can come of them${
+    elsewhere.length > 0
+      ? `; the reference routes ${elsewhere.join(", ")} serve other model keys: routes whose model names differ are compared only when they share a modelKey`
+      : ""
+  }`;
+}
+
 /** The tool-call phase a workload runs, planned; null when off. */
-function toolCallsOf(target: Target, workload: Workload, perStream: number, assumptions: PlanAssumptions) {
+function toolCallsOf(
+  targets: readonly Target[],
+  target: Target,
+  workload: Workload,
+  perStream: number,
+  assumptions: PlanAssumptions,
+) {
   const settings = toolCallsFor(workload);
-  return settings && planToolCalls(target, workload, settings, perStream, assumptions);
+  if (!settings) return null;
+  return {
+    ...planToolCalls(target, workload, settings, perStream, assumptions),
+    unjudged: toolCallsUnjudged(targets, target),
+  };
 }
 
 /** What `kneeboard plan` reports for one (target, scenario). */
@@ -462,7 +509,7 @@ export function planTarget(
     canaryChoice: canary,
     canarySavedRequests:
       canary.cause === "no-reference" || canary.cause === "alone" ? canaryRequests(DEFAULT_CANARY) : 0,
-    toolCalls: toolCallsOf(target, workload, perStream, assumptions),
+    toolCalls: toolCallsOf(config.targets ?? [target], target, workload, perStream, assumptions),
     search: levelSearch(workload) ? searchUpperBound(levels, workload, target.pricing) : null,
   };
 }

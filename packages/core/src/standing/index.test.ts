@@ -158,6 +158,7 @@ function run(shape: RunShape): RunIndexEntry {
     invalidReasons: aggregate === null ? ["rate-limited: 3 of 10 sent (over 5 %)"] : [],
     goodputOutputTokensPerSecond: aggregate === null ? null : aggregate * 0.9,
     sloFigures: null,
+    aggregateWindow: null,
     ttftAnswerP50Ms: null,
     meetsSlo: null,
     meteredUsdPerMillionOutputTokens: null,

@@ -9,7 +9,7 @@ import { availableParallelism, hostname } from "node:os";
 import type { HealthWatch } from "../client/health.ts";
 import { type Endpoint, StreamingClient } from "../client/index.ts";
 import { type CanarySettings, modelKeyOf, type Target, type ToolCallSettings, type Workload } from "../config/index.ts";
-import { concurrencyOf, documentLoad, levelAt, levelSearch, replayedWindow } from "../kinds/index.ts";
+import { concurrencyOf, documentLoad, levelAt, levelSearch, replayedWindow, userLevels } from "../kinds/index.ts";
 import { levelStop, summarizeRun } from "../metrics/index.ts";
 import {
   DEFAULT_PLAN_ASSUMPTIONS,
@@ -323,7 +323,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
     for (const l of [...levels].sort((a, b) => (a.probe?.order ?? 0) - (b.probe?.order ?? 0)))
       if (l.probe) search.machine.record(probedFigures(l, workload.slo));
     if (stop) search.machine.impose({ reason: stop.reason, detail: stop.detail });
-    const single = singleStreamFirst(search.plan, levels);
+    const single = singleStreamFirst(workload, search.plan, levels);
     const bound = searchLevelBound(search.plan.bounds) + (single ? 1 : 0);
     if (single && !stop) {
       // One user alone first, whatever the search's `from`: the single-stream figure every route shows.
@@ -401,11 +401,12 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
 }
 
 /**
- * Whether a searched sweep runs a level of one user alone before its search: a search of users
- * (`concurrency`) from above 1 that has not run N = 1 yet (a continued sweep may have).
+ * Whether a searched sweep runs a level of one user alone before its search: a search of a kind with
+ * users (`userLevels`) from above 1 that has not run N = 1 yet (a continued sweep may have).
  */
-function singleStreamFirst(plan: SearchPlan, levels: readonly Level[]): boolean {
-  return plan.axis === "concurrency" && plan.bounds.from > 1 && !levels.some((l) => concurrencyOf(l.load) === 1);
+function singleStreamFirst(workload: Workload, plan: SearchPlan, levels: readonly Level[]): boolean {
+  const ofUsers = userLevels(workload) !== null;
+  return ofUsers && plan.bounds.from > 1 && !levels.some((l) => concurrencyOf(l.load) === 1);
 }
 
 function routeRecord(target: Target): RunDocument["route"] {
