@@ -240,6 +240,8 @@ export interface DrawPlan {
   ttftBound?: boolean;
   /** An extra look, where a `meets` with a TTFT bound first becomes possible (`ttftBoundLook`); absent: none. */
   meetLook?: number;
+  /** An extra look, where that `meets` is possible with one failed request among the judged (`ttftRetryLook`); absent: none. */
+  retryLook?: number;
 }
 
 /**
@@ -259,7 +261,7 @@ export function ttftBoundLook(confidence: number, group: number, ramp: number): 
 export function looksOf(plan: DrawPlan): number[] {
   // The minimum is always a look (one past a batch too: a closed loop's 4N at N = 32 is 128).
   const looks = new Set<number>([Math.min(Math.max(1, plan.minimum), plan.cap)]);
-  if (plan.meetLook !== undefined && plan.meetLook < plan.cap) looks.add(plan.meetLook);
+  for (const extra of [plan.meetLook, plan.retryLook]) if (extra !== undefined && extra < plan.cap) looks.add(extra);
   for (let n = Math.max(1, plan.minimum); n < plan.batch && n < plan.cap; n *= 2) looks.add(n);
   for (let n = plan.batch; n < plan.cap; n += plan.batch) if (n >= plan.minimum) looks.add(n);
   looks.add(plan.cap);
@@ -279,14 +281,44 @@ export function looksOf(plan: DrawPlan): number[] {
 export function lookConfidences(
   confidence: number,
   looks: readonly number[],
-  { group, ramp }: Pick<DrawPlan, "group" | "ramp">,
+  { group, ramp, retryLook }: Pick<DrawPlan, "group" | "ramp" | "retryLook">,
   ttft = true,
 ): LookConfidences[] {
   const alpha = 1 - confidence;
   const first = looks.findIndex((n) => canMeet(n - ramp, 1 - alpha * FIRST_LOOK_SHARE, group, ttft));
   const meets = spend(confidence, looks.length, first);
+  const retry = retryLook === undefined ? -1 : looks.indexOf(retryLook);
+  if (ttft && first >= 0 && retry > first) {
+    // The retry look takes `RETRY_LOOK_SHARE` of the allowance; the other later looks share what is left.
+    const others = looks.length - 2 - first;
+    for (let i = first + 1; i < looks.length; i++)
+      meets[i] =
+        i === retry
+          ? 1 - alpha * (others === 0 ? 1 - FIRST_LOOK_SHARE : RETRY_LOOK_SHARE)
+          : 1 - (alpha * (1 - FIRST_LOOK_SHARE - RETRY_LOOK_SHARE)) / others;
+  }
   const misses = spend(confidence, looks.length, 0);
   return looks.map((_, i) => ({ meets: meets[i] as number, misses: misses[i] as number }));
+}
+
+/** Share of a level's allowance for a wrong `meets` at its retry look (`ttftRetryLook`), of the 1 - `FIRST_LOOK_SHARE` left after the first. */
+export const RETRY_LOOK_SHARE = 0.15;
+
+/**
+ * The look where a level that must bound TTFT p95 can still meet after one of its judged requests
+ * failed: a failure's TTFT counts as +Infinity, so the largest TTFT of the first look bounds nothing;
+ * here the second largest bounds p95 at `RETRY_LOOK_SHARE` of the allowance (137 requests after the
+ * ramp at 0.95). Without it the level would draw on to a later look whose share is too small for that
+ * before 182.
+ */
+export function ttftRetryLook(confidence: number, ramp: number): number {
+  const level = 1 - (1 - confidence) * RETRY_LOOK_SHARE;
+  let n = 2;
+  for (;;) {
+    const k = upperBoundRank(n, TTFT_QUANTILE, level);
+    if (k !== null && k <= n - 1) return ramp + n;
+    n++;
+  }
 }
 
 /** Each look's confidence when the allowance 1 - `confidence` is spent from look `first` on (none before; -1: none at all). */

@@ -106,10 +106,11 @@ describe("a probed level's draw plan", () => {
     expect(judge.probe(1, [])).toMatchObject({ decision: "not_judged", perStreamP50LowerTokensPerSecond: null });
   });
 
-  it("a level that must bound TTFT p95 has a look where that first can meet: its ramp and 63 TTFTs at 0.95", () => {
+  it("a level that must bound TTFT p95 has a look where that first can meet (its ramp and 63 TTFTs at 0.95) and one where it can with one failed (137)", () => {
     const bounded = drawPlan(plan, 5, { ttftBound: true });
     expect(bounded.meetLook).toBe(10 + 63);
-    expect(looksOf(bounded)).toEqual([20, 40, 64, 73, 128, 192, 256]);
+    expect(bounded.retryLook).toBe(10 + 137);
+    expect(looksOf(bounded)).toEqual([20, 40, 64, 73, 128, 147, 192, 256]);
     expect(drawPlan(plan, 5, { ttftBound: false }).meetLook).toBeUndefined();
   });
 });

@@ -250,10 +250,12 @@ describe("a searched sweep", () => {
   it("plans the search's upper bound of requests, tokens and time", () => {
     const { config, target } = setup({ search: { from: 1, to: 64, resolution: 0.1 } });
     const plan = planTarget(config, target);
-    // The doubling ladder 1..64 (7 levels), then two bisections of at most 5 halvings each (32 to 64).
-    expect(plan.search?.levels).toBe(7 + 2 * 5);
-    expect(plan.search?.requests).toBe(17 * (256 + 1));
-    expect(plan.search?.outputTokens).toBe(17 * 257 * TOKENS);
+    // The state machine's worst path over routes of every capacity and knee in 1..64: 15 levels, each
+    // at its cap of 256 (and a warm-up); but never more than its budget, the doubling ladder's 7 x 65.
+    expect(plan.search?.levels).toBe(15);
+    expect(plan.search?.budget).toBe(7 * 65);
+    expect(plan.search?.requests).toBe(7 * 65);
+    expect(plan.search?.outputTokens).toBe(7 * 65 * TOKENS);
     expect(plan.search?.upperBoundSeconds).toBeGreaterThan(0);
   });
 });
