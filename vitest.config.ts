@@ -58,6 +58,8 @@ const TIMED = [
   "test/cli-crash.test.ts",
   // The capacity search over real HTTP: what it decides is judged from the per-stream speeds it measured.
   "test/search-capacity-http.test.ts",
+  // Failed requests and the SLO: two routes' levels that must come out valid, their goodput side by side.
+  "test/slo-failures.test.ts",
   // Searched runs (--repeat 3) whose levels must meet the SLO on a real server's clock.
   "test/cli-search-repeat.test.ts",
   // The client's own delay raised until it bends TTFT, and sweeps on worker threads: they keep both

@@ -12,7 +12,7 @@ import { benchClient, benchClientCommand } from "./client.ts";
 import { benchOpenLoop } from "./open-loop.ts";
 import { benchRegress } from "./regress.ts";
 import { benchSameModel } from "./same-model.ts";
-import { benchSite } from "./site.ts";
+import { benchCatalogue, benchSite } from "./site.ts";
 
 async function demoRunTime(): Promise<void> {
   const data = mkdtempSync(join(tmpdir(), "kneeboard-bench-"));
@@ -28,7 +28,7 @@ async function demoRunTime(): Promise<void> {
 
 /**
  * `npm run bench -- client` (or `open-loop`, `demo`, `regress`, `site`, `aws`, `same-model`, several at
- * once) runs only those parts; none named, all. `command` (only when named) runs the client part's
+ * once) runs only those parts; none named, all. `catalogue` runs only the site part's 1,000-route case (`CATALOGUE_TARGETS` sets another count). `command` (only when named) runs the client part's
  * figures for the command as a user runs it, alone.
  */
 const parts = process.argv.slice(2);
@@ -40,5 +40,8 @@ if (runs("open-loop")) await benchOpenLoop(console.log);
 if (runs("demo")) await demoRunTime();
 if (runs("regress")) benchRegress(console.log);
 if (runs("site")) await benchSite(console.log);
+// The catalogue (1,000 routes, many minutes) with `site`, or alone as `catalogue`.
+if (runs("site") || parts.includes("catalogue"))
+  await benchCatalogue(console.log, Number(process.env.CATALOGUE_TARGETS) || undefined);
 if (runs("aws")) await benchAws(console.log);
 if (runs("same-model")) await benchSameModel(console.log);

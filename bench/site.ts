@@ -2,13 +2,15 @@
  * @module The site build at scale: a generated store of 100 targets x 3 scenarios x 120 runs (90 days
  * at 4 runs a day, the scenarios in turn), built in a child process so its peak memory is its own,
  * and a small one (2 targets, 1 scenario, 3 runs each): what a build costs before the data does.
- * Prints build times, peak RSS, page sizes.
+ * `npm run bench -- catalogue` builds the catalogue: 1,000 targets x 3 scenarios x 120 runs, each
+ * figure beside its goal (what publish's Lambda has). Prints build times, peak RSS, page sizes.
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { runKey } from "@kneeboard/core/run";
 import { indexEntryFor } from "@kneeboard/core/run-index";
 import { StoreRunIndex } from "@kneeboard/core/run-index/store";
 import { standings } from "@kneeboard/core/standing";
@@ -44,16 +46,26 @@ async function standingSeconds(root: string, config: { windowHours: number; maxR
   return best;
 }
 
-/** A store of `targets` targets, each with `runs` runs taking `scenarios` in turn. */
+/**
+ * A store of `targets` targets, each with `runs` runs taking `scenarios` in turn. With `latestOnly`,
+ * only each series' newest run document is stored (every run is indexed): the catalogue's 360,000
+ * documents would be 11 GB on disk, and the build reads only the newest (the others it hard-links
+ * into the site, a cost the 100-target case measures).
+ */
 async function generate(
   root: string,
-  { targets, scenarios, runs }: { targets: number; scenarios: typeof SCENARIOS; runs: number },
+  {
+    targets,
+    scenarios,
+    runs,
+    latestOnly = false,
+  }: { targets: number; scenarios: typeof SCENARIOS; runs: number; latestOnly?: boolean },
 ): Promise<void> {
   const store = new FolderStore(root);
   const index = new StoreRunIndex(store);
   const random = seededRandom(42);
   for (let t = 0; t < targets; t++) {
-    const targetId = `target-${String(t).padStart(3, "0")}`;
+    const targetId = `target-${String(t).padStart(4, "0")}`;
     const single = 30 + random() * 200;
     const entries = [];
     for (let r = 0; r < runs; r++) {
@@ -62,6 +74,14 @@ async function generate(
         targetId,
         scenario: scenario.name,
         label: `Generated model ${t} via provider ${t % 7} (simulated)`,
+        // Eight routes a model, as a catalogue has (one model served by many providers).
+        ...(latestOnly
+          ? {
+              label: `Model ${t >> 3} via provider ${t % 8} (simulated)`,
+              model: `model-${t >> 3}`,
+              route: { gateway: t % 2 ? ("openrouter" as const) : ("direct" as const), provider: `provider-${t % 8}` },
+            }
+          : {}),
         runId: `${targetId}-${r}`,
         startedAt: new Date(START_MS + r * 6 * 3600_000).toISOString(),
         singleStreamTokensPerSecond: single * (1 + 0.05 * normal(random)),
@@ -71,7 +91,8 @@ async function generate(
         requestsPerLevel: 4,
         random,
       });
-      entries.push(indexEntryFor(await putRun(store, doc), doc));
+      const stored = !latestOnly || r >= runs - scenarios.length;
+      entries.push(indexEntryFor(stored ? await putRun(store, doc) : runKey(doc), doc));
     }
     await index.record(...entries);
   }
@@ -95,6 +116,9 @@ async function buildInChild(data: string, out: string, at: string): Promise<{ se
   });
   return JSON.parse(stdout.trim().split("\n").pop() as string) as { seconds: number; maxRssMB: number };
 }
+
+/** The catalogue's goals: what publish's Lambda has (2,048 MB, 15 minutes), with room. */
+const CATALOGUE = { targets: 1000, maxRssMB: 2048, buildSeconds: 600, leaderboardKB: 300 };
 
 export async function benchSite(print: (line: string) => void): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), "kneeboard-bench-site-"));
@@ -127,6 +151,34 @@ export async function benchSite(print: (line: string) => void): Promise<void> {
     print(
       `  largest page             ${(largest.bytes / 1024).toFixed(0).padStart(6)} KB   < 500 KB  (${largest.path})`,
     );
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** `npm run bench -- catalogue`: 1,000 targets x 3 scenarios x 120 runs, a full build, each figure beside its goal. */
+export async function benchCatalogue(print: (line: string) => void, targets = CATALOGUE.targets): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), "kneeboard-bench-catalogue-"));
+  try {
+    const data = join(work, "data");
+    const out = join(work, "dist");
+    const began = performance.now();
+    await generate(data, { targets, scenarios: SCENARIOS, runs: RUNS, latestOnly: true });
+    print(
+      `\ncatalogue: generated ${targets} targets x ${SCENARIOS.length} scenarios x ${RUNS / SCENARIOS.length} runs (${targets * RUNS} indexed, the newest document of each series stored) in ${((performance.now() - began) / 1000).toFixed(0)} s`,
+    );
+    const full = await buildInChild(data, out, BUILT_AT);
+    const leaderboard = statSync(join(out, "index.html")).size;
+    const largest = largestHtml(out);
+    const pages = (readdirSync(out, { recursive: true }) as string[]).filter((n) => n.endsWith(".html")).length;
+    const row = (figure: string, measured: string, goal: string) =>
+      print(`  ${figure.padEnd(26)} ${measured.padStart(10)}   ${goal}`);
+    print(`  ${"figure".padEnd(26)} ${"measured".padStart(10)}   goal`);
+    row("full build", `${full.seconds.toFixed(0)} s`, `<= ${CATALOGUE.buildSeconds} s`);
+    row("full build peak RSS", `${full.maxRssMB.toFixed(0)} MB`, `<= ${CATALOGUE.maxRssMB} MB (publish's Lambda)`);
+    row("pages", String(pages), "");
+    row("leaderboard HTML", `${(leaderboard / 1024).toFixed(0)} KB`, `<= ${CATALOGUE.leaderboardKB} KB`);
+    row("largest page", `${(largest.bytes / 1024).toFixed(0)} KB`, `(${largest.path})`);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -7,7 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { check } from "@kneeboard/cli/check";
+import { HISTORY_NEEDED } from "@kneeboard/cli/commands";
 import { AlertsFile } from "@kneeboard/core/alerts";
+import { DEFAULT_DETECTOR } from "@kneeboard/core/regress";
 import { saveRun } from "@kneeboard/core/run-index";
 import { StoreRunIndex } from "@kneeboard/core/run-index/store";
 import { FolderStore } from "@kneeboard/core/store/folder";
@@ -80,6 +82,51 @@ describe("kneeboard check", () => {
       ["feeds/alerts.xml", "feeds/slow.xml", "feeds/steady.xml"].map((k) => readFileSync(join(dataDir, k), "utf8")),
     ).toEqual(feeds);
     expect(second.text()).toMatch(/since the last check: 0 new or changed/);
+    expect(second.text()).toContain(`history: ${HISTORY_NEEDED}; all 2 have that many\n`);
+  });
+
+  it("says how much history a regression needs, and which (target, scenario)s have less", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "kneeboard-check-short-"));
+    const store = new FolderStore(dataDir);
+    const index = new StoreRunIndex(store);
+    const random = seededRandom(3);
+    // One run fewer than a baseline needs for `young`, as many as it needs for `old`.
+    const needed = DEFAULT_DETECTOR.minBaselineRuns;
+    for (const [targetId, runs] of [
+      ["young", needed - 1],
+      ["old", needed],
+    ] as const)
+      for (let i = 0; i < runs; i++)
+        await saveRun(
+          store,
+          index,
+          syntheticRun({
+            targetId,
+            runId: `${targetId}${i}`,
+            startedAt: new Date(Date.UTC(2025, 0, 1) + i * 3_600_000).toISOString(),
+            singleStreamTokensPerSecond: 60,
+            ttftMs: 300,
+            saturationStreams: 8,
+            concurrency: [1, 4],
+            noise: 0.01,
+            random,
+          }),
+        );
+    const result = io();
+    expect(await check({ dataDir, io: result.io, now: "2025-02-01T00:00:00.000Z" })).toBe(0);
+    expect(result.text()).toContain(
+      `history: a (target, scenario) is judged for regressions once it has ${needed} complete runs with a valid level (its baseline)`,
+    );
+    expect(result.text()).toContain(
+      `; 1 of 2 have fewer, not judged yet (young: ${needed - 1}): \`kneeboard run --repeat K\` adds runs\n`,
+    );
+    // The methodology page and the help say the same, from the same settings.
+    const page = readFileSync(new URL("../docs/methodology.md", import.meta.url), "utf8");
+    expect(page).toContain(`nothing is judged before a baseline holds ${needed} such runs`);
+    expect(page).toContain(`trailing ${DEFAULT_DETECTOR.windowRuns}-run\nbaseline`);
+    const help = await kneeboardHere(["check", "--help"]);
+    expect(help.out).toContain(`once it has ${needed} complete runs with a valid level`);
+    expect(help.out).toContain(`a shift then alerts when ${DEFAULT_DETECTOR.confirmRuns} runs confirm it`);
   });
 });
 

@@ -5,7 +5,7 @@
  * `cli.test.ts` (project `timed`). The command runs in this process (no start-up of tsx per call), but
  * for the wrong key, run as a process.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   DEMO_CANARY,
@@ -21,7 +21,8 @@ import {
 } from "@kneeboard/cli/run";
 import { canaryFor, parseConfig, scenariosOf, toolCallsFor, workloadFor } from "@kneeboard/core/config";
 import { MIN_OPEN_LOOP_REQUESTS } from "@kneeboard/core/metrics";
-import { TOOL_CALLS_MIN_TRIALS, TOOLS_V1 } from "@kneeboard/core/tool-calls";
+import { missingNumbersWarning } from "@kneeboard/core/plan";
+import { TOOL_SUITE } from "@kneeboard/core/tool-calls";
 import {
   REFERENCE_OPEN_RATES,
   REFERENCE_OPEN_REQUESTS,
@@ -264,28 +265,42 @@ describe("the demo config (npm start)", () => {
     expect(phased.map(([id]) => id).sort()).toEqual([...DEMO_TOOL_CALL_TARGETS].sort());
     expect(phased.every(([, s]) => s === "chat")).toBe(true);
     expect(toolCallsFor(workload("ref-small-sloppy", "chat"))).toEqual({
-      samplesPerPrompt: 5,
+      samplesPerPrompt: 2,
       concurrency: 8,
       temperature: 0,
       maxTokens: 256,
     });
-    expect(toolCallsFor(workload("ref-small-priced", "chat"))?.samplesPerPrompt).toBe(5);
-    expect(toolCallsFor(workload("ref-small-fast", "chat"))?.samplesPerPrompt).toBe(3);
+    expect(toolCallsFor(workload("ref-small-priced", "chat"))?.samplesPerPrompt).toBe(2);
+    expect(toolCallsFor(workload("ref-small-fast", "chat"))?.samplesPerPrompt).toBe(2);
     // One model, its reference among them: each other route gets a verdict against it.
     const routes = DEMO_TOOL_CALL_TARGETS.map(targetOf);
     expect(routes.map((t) => t.modelKey)).toEqual(["ref-small", "ref-small", "ref-small"]);
     expect(routes.filter((t) => t.reference).map((t) => t.id)).toEqual(["ref-small-priced"]);
-    // Both tested shares count the answers to the prompts that need a call: enough a side for a verdict.
-    const needCall = TOOLS_V1.prompts.filter((p) => p.kind === "one-call" || p.kind === "parallel").length;
-    expect(needCall).toBe(15);
-    for (const settings of Object.values(DEMO_TOOL_CALLS))
-      expect(needCall * settings.samplesPerPrompt).toBeGreaterThanOrEqual(TOOL_CALLS_MIN_TRIALS);
+    // The verdict's unit is the prompt: the demo asks each of the suite's 120 prompts twice a route.
+    expect(TOOL_SUITE.prompts).toHaveLength(120);
+    for (const settings of Object.values(DEMO_TOOL_CALLS)) expect(settings.samplesPerPrompt).toBe(2);
     // The sloppy route breaks tool calls; it runs the fewest levels, and no canary.
     expect(targetOf("ref-small-sloppy").model).toBe("ref-small-sloppy");
     expect(referenceModels().find((m) => m.id === "ref-small-sloppy")).toMatchObject({ profile: SMALL_SLOPPY });
     expect(SMALL_SLOPPY.tools?.breakages).toBeDefined();
-    expect(workload("ref-small-sloppy", "chat")).toMatchObject({ concurrency: [1], levelDurationSeconds: 0.25 });
+    expect(workload("ref-small-sloppy", "chat")).toMatchObject({ concurrency: [1, 4], levelDurationSeconds: 0.25 });
     expect(canary("ref-small-sloppy", "chat")).toBeNull();
+  });
+
+  it("gives every closed-loop route both numbers: N = 1 and a level above (a search of users measures N = 1 first)", () => {
+    for (const [id, s] of pairs) expect(missingNumbersWarning(workload(id, s)), `${id} in ${s}`).toBeNull();
+    // The searched route runs its search from 4: N = 1 comes first, outside the search (docs/methodology.md).
+    expect(workload("ref-small-fast", "chat").concurrency).toMatchObject({ search: { from: 4 } });
+  });
+
+  it("every example config gives each closed-loop sweep both numbers", () => {
+    const dir = new URL("../examples/", import.meta.url);
+    for (const file of readdirSync(dir).filter((f) => f.endsWith(".json"))) {
+      const example = parseConfig(readFileSync(new URL(file, dir), "utf8"), { requireKeys: false });
+      for (const t of example.targets)
+        for (const s of scenariosOf(example, t))
+          expect(missingNumbersWarning(workloadFor(example, t, s)), `examples/${file}: ${t.id} in ${s}`).toBeNull();
+    }
   });
 
   it("runs the canary in chat on every route of the models with a reference route, one reference each", () => {

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import { CreateTopicCommand, SNSClient, SubscribeCommand } from "@aws-sdk/client-sns";
 import {
   CreateQueueCommand,
@@ -125,6 +125,54 @@ async function receiveAll(queueUrl: string, attempts = 10): Promise<Message[]> {
     if (batch.length === 0 && messages.length > 0) break;
   }
   return messages;
+}
+
+/** One more run of the seeded target, an hour after its `i - 1`th. */
+function seededRun(i: number): RunDocument {
+  return syntheticRun({
+    targetId: SEEDED,
+    runId: `${SEEDED}-${i}`,
+    startedAt: new Date(Date.UTC(2026, 10, 1) + i * 3_600_000).toISOString(),
+    singleStreamTokensPerSecond: 36,
+    ttftMs: 300,
+    saturationStreams: 8,
+    concurrency: [1, 4, 16],
+    noise: 0.01,
+    random: seededRandom(i),
+  });
+}
+
+/** The site bucket's keys publish uploaded since the `start`th recorded AWS call. */
+function sitePuts(start: number): string[] {
+  return recorder.calls
+    .slice(start)
+    .filter((c) => c.command === "PutObjectCommand" && c.input.Bucket === SITE)
+    .map((c) => c.input.Key as string);
+}
+
+/** One file of the site bucket, as text. */
+async function siteText(key: string): Promise<string> {
+  const out = await s3.send(new GetObjectCommand({ Bucket: SITE, Key: key }));
+  return (await out.Body?.transformToString("utf-8")) ?? "";
+}
+
+/** Makes uploads to the site bucket fail after `n` more (a publish dying midway); returns the undo. */
+function failSitePutsAfter(n: number): () => void {
+  let proto: object | null = S3Client.prototype;
+  while (proto && !Object.hasOwn(proto, "send")) proto = Object.getPrototypeOf(proto);
+  const owner = proto as {
+    send: (this: unknown, command: { input?: { Bucket?: string } }, ...rest: unknown[]) => unknown;
+  };
+  const original = owner.send;
+  let left = n;
+  owner.send = function (this: unknown, command, ...rest) {
+    if (command.constructor.name === "PutObjectCommand" && command.input?.Bucket === SITE && left-- <= 0)
+      return Promise.reject(new Error("killed: the publish died here"));
+    return original.call(this, command, ...rest);
+  };
+  return () => {
+    owner.send = original;
+  };
 }
 
 /** An SQS event of one message. */
@@ -457,7 +505,10 @@ describe("the scheduled path on one machine", () => {
     await siteBucket.put(stale.page, new TextEncoder().encode("<p>gone</p>"), "text/html; charset=utf-8");
     await siteBucket.put(stale.run, new TextEncoder().encode("{}"), "application/json");
     const again = await handlers.publish.handler();
-    expect(files - again.files).toBe(runDocuments);
+    // No message names targets: every page is rebuilt; files whose bytes did not change (the browser
+    // bundles, the schemas) are not uploaded again, nor are the run documents.
+    expect(again.full).toBe(true);
+    expect(files - again.files).toBeGreaterThan(runDocuments);
     expect(again.deleted).toBe(1);
     const after = await keys(SITE);
     expect(after).not.toContain(stale.page);
@@ -469,6 +520,65 @@ describe("the scheduled path on one machine", () => {
     const seeded = delivered.filter((m) => m.MessageAttributes?.targetId?.StringValue === SEEDED);
     expect(seeded.length).toBeGreaterThan(0);
     expect(delivered.every((m) => m.MessageAttributes?.targetId?.StringValue === SEEDED)).toBe(true);
+  }, 180_000);
+
+  it("publishes one new run's pages alone: its target's and model's, and the pages that list targets", async () => {
+    const store = new S3Store({ bucketName: RESULTS, client: s3 });
+    const index = new DynamoRunIndex({ tableName: TABLE, client: new DynamoDBClient({}) });
+    const entry = await saveRun(store, index, seededRun(46));
+    const start = recorder.calls.length;
+    const summary = await handlers.publish.handler(event(JSON.stringify({ runs: [entry.runId], targets: [SEEDED] })));
+    expect(summary).toMatchObject({ full: false, deleted: 0, rejected: 0 });
+    const written = sitePuts(start);
+    expect(written.length).toBe(summary.files);
+    for (const key of [
+      `targets/${SEEDED}/index.html`,
+      `data/${entry.key}`,
+      "index.html",
+      "data/index.json",
+      "data/runs.csv",
+    ])
+      expect(written).toContain(key);
+    // No other target's page, no other model's page, no run document stored before.
+    for (const id of targetIds) expect(written.filter((k) => k.startsWith(`targets/${id}/`))).toEqual([]);
+    expect(written.filter((k) => k.startsWith("models/") && !k.startsWith(`models/${entry.modelKey}/`))).toEqual([]);
+    expect(written.filter((k) => k.startsWith("data/runs/") && k !== `data/${entry.key}`)).toEqual([]);
+    // The other targets' pages are still there, as they were.
+    const site = await keys(SITE);
+    for (const id of targetIds) expect(site).toContain(`targets/${id}/index.html`);
+  }, 180_000);
+
+  it("leaves the site readable when a publish dies midway, and the next publish finishes its pages", async () => {
+    const store = new S3Store({ bucketName: RESULTS, client: s3 });
+    const index = new DynamoRunIndex({ tableName: TABLE, client: new DynamoDBClient({}) });
+    const entry = await saveRun(store, index, seededRun(47));
+    // The site bucket fails from its fourth upload on: the publish dies with most of its files unwritten.
+    const restore = failSitePutsAfter(3);
+    try {
+      await expect(
+        handlers.publish.handler(event(JSON.stringify({ runs: [entry.runId], targets: [SEEDED] }))),
+      ).rejects.toThrow(/killed/);
+    } finally {
+      restore();
+    }
+    // Every page is whole (a file is replaced whole or not at all), the new run's among them or not yet.
+    for (const key of ["index.html", `targets/${SEEDED}/index.html`, `targets/${targetIds[0]}/index.html`])
+      expect((await siteText(key)).trimEnd().endsWith("</html>"), key).toBe(true);
+    const state = JSON.parse((await store.get("publish/state.json")) as string);
+    expect(state.pendingTargets).toEqual([SEEDED]);
+
+    // The next publish, after a run of another target, rebuilds the pages the dead one began too.
+    const start = recorder.calls.length;
+    const next = await handlers.publish.handler(
+      event(JSON.stringify({ runs: ["another-run"], targets: [targetIds[0] as string] })),
+    );
+    expect(next.full).toBe(false);
+    const written = sitePuts(start);
+    expect(written).toContain(`targets/${SEEDED}/index.html`);
+    expect(written).toContain(`targets/${targetIds[0]}/index.html`);
+    expect(await siteText(`data/${entry.key}`)).toContain(entry.runId);
+    expect(await siteText(`targets/${SEEDED}/index.html`)).toContain(`${entry.runId}.json`);
+    expect(JSON.parse((await store.get("publish/state.json")) as string).pendingTargets).toEqual([]);
   }, 180_000);
 
   it("routes every folder of the published site: the deployed empty site lacks most of them", async () => {

@@ -5,9 +5,9 @@
  * installed bin. Slow (a build and an install) but not timed, so it runs in the parallel group.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -33,6 +33,8 @@ async function installed(args: string[]) {
 
 let server: ChildProcess | undefined;
 let baseURL: string;
+/** The tarball `npm pack` made of the build, as npm named it. */
+let tarball: string;
 
 beforeAll(async () => {
   // Prepare: build into a folder of this test's own (the repository's dist is left alone), pack, install.
@@ -42,8 +44,9 @@ beforeAll(async () => {
   });
   const { stdout } = await exec("npm", ["pack", built, "--json", "--pack-destination", dir], { cwd: dir, env });
   const [packed] = JSON.parse(stdout) as { filename: string }[];
+  tarball = packed?.filename ?? "";
   mkdirSync(app);
-  await exec("npm", ["install", "--offline", "--no-audit", "--no-fund", join(dir, packed?.filename ?? "")], {
+  await exec("npm", ["install", "--offline", "--no-audit", "--no-fund", join(dir, tarball)], {
     cwd: app,
     env,
   });
@@ -72,14 +75,52 @@ afterAll(async () => {
 });
 
 describe("the kneeboard package", () => {
-  it("is named kneeboard, has the bin kneeboard and no dependencies", () => {
-    const manifest = JSON.parse(readFileSync(join(app, "node_modules", "kneeboard", "package.json"), "utf8"));
-    expect(manifest.name).toBe("kneeboard");
-    expect(manifest.bin).toEqual({ kneeboard: "kneeboard.js" });
-    expect(manifest.dependencies).toBeUndefined();
-    expect(manifest.license).toBe("Apache-2.0");
-    // Nothing but the package itself was installed.
+  // What the README promises of the package (its section "The installable package", and "License"),
+  // as npm and the installed folder show it, not as the build script wrote its manifest.
+  it("packs as kneeboard-<version>.tgz, answers `npx kneeboard` offline, installs nothing besides itself, under Apache-2.0", async () => {
+    const version = JSON.parse(readFileSync(join(ROOT, "packages/cli/package.json"), "utf8")).version;
+    expect(tarball).toBe(`kneeboard-${version}.tgz`);
+    const { stdout } = await exec("npx", ["--offline", "kneeboard", "--version"], { cwd: app, env });
+    expect(stdout).toBe(`${version}\n`);
+    // What npm recorded it installed: the one package, by that name, and nothing under it.
+    const { stdout: listed } = await exec("npm", ["ls", "--all", "--json"], { cwd: app, env });
+    expect(JSON.parse(listed).dependencies).toEqual({
+      kneeboard: expect.objectContaining({ version, resolved: expect.stringContaining(tarball) }),
+    });
+    expect(JSON.parse(listed).dependencies.kneeboard.dependencies).toBeUndefined();
     expect(readdirSync(join(app, "node_modules")).filter((name) => !name.startsWith("."))).toEqual(["kneeboard"]);
+    // The licence the README names, as the installed package declares it, and its text.
+    const licence = /^(\S+): see \[LICENSE\]\(LICENSE\)\.$/m.exec(readFileSync(join(ROOT, "README.md"), "utf8"))?.[1];
+    expect(licence).toBe("Apache-2.0");
+    const { stdout: declared } = await exec("npm", ["pkg", "get", "license"], {
+      cwd: join(app, "node_modules", "kneeboard"),
+      env,
+    });
+    expect(JSON.parse(declared)).toBe(licence);
+    expect(readFileSync(join(app, "node_modules", "kneeboard", "LICENSE"), "utf8")).toBe(
+      readFileSync(join(ROOT, "LICENSE"), "utf8"),
+    );
+  });
+
+  it("ships the docs its README links, with no link leading out of the package, and the config schema its $schema names", () => {
+    const pkg = join(app, "node_modules", "kneeboard");
+    const readme = readFileSync(join(pkg, "README.md"), "utf8");
+    /** The relative links of a shipped markdown file, as paths in the package (anchors dropped). */
+    const links = (file: string) =>
+      [...readFileSync(join(pkg, file), "utf8").matchAll(/\]\(([^)#\s]+)(#[^)\s]*)?\)/g)]
+        .map((m) => m[1] as string)
+        .filter((target) => !/^[a-z]+:/.test(target))
+        .map((target) => join(dirname(file), target));
+    const linked = links("README.md");
+    expect(linked).toEqual(expect.arrayContaining(["docs/config.md", "docs/methodology.md", "docs/run-document.md"]));
+    for (const file of linked.filter((f) => f.endsWith(".md")))
+      for (const target of [file, ...links(file)])
+        expect(existsSync(join(pkg, target)), `${file} → ${target}`).toBe(true);
+    // The $schema the README gives, from the folder installed into, is the repository's config schema.
+    const schema = /"\$schema": "([^"]+)"/.exec(readme)?.[1] ?? "";
+    expect(readFileSync(join(app, schema), "utf8")).toBe(
+      readFileSync(join(ROOT, "schemas/config.schema.json"), "utf8"),
+    );
   });
 
   it("answers --version with the CLI's version", async () => {
@@ -92,6 +133,8 @@ describe("the kneeboard package", () => {
     writeFileSync(
       config,
       JSON.stringify({
+        // As the package's README gives it.
+        $schema: "./node_modules/kneeboard/schemas/config.schema.json",
         targets: [
           { id: "ref", label: "reference (simulated)", baseURL, model: "ref-large-slow", route: { gateway: "direct" } },
         ],

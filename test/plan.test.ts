@@ -117,7 +117,7 @@ describe("kneeboard plan", () => {
     expect(requests).toBe(0);
   });
 
-  it("plans the tool-call phase where a layer turns it on: requests, tokens, dollars and time", async () => {
+  it("plans the tool-call phase where a layer turns it on: requests, tokens, dollars, time, and whether it can be judged", async () => {
     const config = {
       targets: [
         {
@@ -127,6 +127,15 @@ describe("kneeboard plan", () => {
           model: "m",
           route: { gateway: "direct" },
           pricing: { inputPerMillionUsd: 1, outputPerMillionUsd: 2 },
+        },
+        // The model's maker, named otherwise and with no shared modelKey: not the reference of `m`.
+        {
+          id: "maker",
+          label: "Maker",
+          baseURL: url,
+          model: "maker/m-instruct",
+          route: { gateway: "direct" },
+          reference: true,
         },
       ],
       workload: { concurrency: [1], requestsPerLevel: 4, requestTimeoutSeconds: 60 },
@@ -140,17 +149,25 @@ describe("kneeboard plan", () => {
       (name) => result.out.split("\n\n").find((part) => part.startsWith(`target agents [${name}]`)) ?? "",
     );
     expect(chat).toContain("tool calls: off (workload toolCalls false, the default)");
-    // 24 prompts x 2 = 48 requests, 6 rounds of 8 at 0.5 s + 256 tokens at 50 tok/s = 5.62 s each: 33.7 s;
-    // at the 60 s timeout 360 s. At most 48 x 256 = 12,288 output tokens.
+    // tools-v2's 120 prompts x 2 = 240 requests, 30 rounds of 8 at 0.5 s + 256 tokens at 50 tok/s = 5.62 s
+    // each: 168.6 s; at the 60 s timeout 1,800 s. At most 240 x 256 = 61,440 output tokens.
     const line =
-      /tool calls \(works for agents\?\): 48 requests after the levels and the canary \(24 prompts x 2, temperature 0, maxTokens 256, 8 at once\): about ([\d,]+) prompt and at most 12,288 output tokens, about \$([\d.]+) at the list prices; expected 33\.7 s, upper bound 360 s/.exec(
+      /tool calls \(works for agents\?\): 240 requests after the levels and the canary \(tools-v2's 120 prompts x 2, temperature 0, maxTokens 256, 8 at once\): about ([\d,]+) prompt and at most 61,440 output tokens, about \$([\d.]+) at the list prices; expected 168\.6 s, upper bound 1,800 s/.exec(
         tools ?? "",
       );
     expect(line).not.toBeNull();
     const promptTokens = Number(line?.[1]?.replace(/,/g, ""));
     // Each request sends its tools' schemas: several hundred tokens a request, not the messages' few dozen.
-    expect(promptTokens / 48).toBeGreaterThan(150);
-    expect(Number(line?.[2])).toBeCloseTo((promptTokens * 1 + 12_288 * 2) / 1e6, 2);
+    expect(promptTokens / 240).toBeGreaterThan(150);
+    expect(Number(line?.[2])).toBeCloseTo((promptTokens * 1 + 61_440 * 2) / 1e6, 2);
+    // No route of `m` is its reference; the maker's route is another model key's.
+    expect(tools).toContain(
+      "  tool calls cannot be judged: no route of model m is marked reference (targets[].reference), so no verdict can come of them; the reference routes maker (m-instruct) serve other model keys: routes whose model names differ are compared only when they share a modelKey",
+    );
+    const maker = result.out.split("\n\n").find((part) => part.startsWith("target maker [tools]")) ?? "";
+    expect(maker).toContain(
+      "  tool calls cannot be judged: it is the reference of model m-instruct and its only route: no other route's tool calls are compared with it",
+    );
     expect(requests).toBe(0);
   });
 
@@ -217,7 +234,7 @@ describe("kneeboard plan", () => {
     expect(result.out).toMatch(
       /threads "auto" \(the deployed one\) would run it on its own thread \(\d+ cores? here\)/,
     );
-    expect(result.out).toContain("deployed: the sweep Lambda gets 1,769 MB, about 1.0 vCPU");
+    expect(result.out).toContain("memory: the sweep Lambda gets 1,769 MB, about 1.0 vCPU");
     // Sized all the same, but a Lambda cannot reach this machine: the plan says so.
     expect(result.out).toContain(
       "warning: local is on this machine (127.0.0.1 or localhost): AWS cannot reach it, so deployed, every sweep of it fails",
@@ -298,7 +315,7 @@ describe("kneeboard plan", () => {
     expect(result.code).toBe(0);
     // Public endpoints: no warning.
     expect(result.out).not.toContain("warning:");
-    const [, perDay] = /deployed cost: Lambda about (\$\d+\.\d\d) a day/.exec(result.out) ?? [];
+    const [, perDay] = /cost: Lambda about (\$\d+\.\d\d) a day/.exec(result.out) ?? [];
     expect(perDay).toBeDefined();
     for (const doc of ["../README.md", "../docs/deploying.md"]) {
       const text = readFileSync(new URL(doc, import.meta.url), "utf8");
@@ -329,7 +346,7 @@ describe("kneeboard plan", () => {
     expect(result.out).toContain(
       "128,000 chunks/s, 457 % of what one client thread is planned to carry (28,000 chunks/s",
     );
-    expect(result.out).toContain("deployed: the sweep Lambda gets 8,845 MB, about 5.0 vCPU");
+    expect(result.out).toContain("memory: the sweep Lambda gets 8,845 MB, about 5.0 vCPU");
     expect(requests).toBe(0);
   });
 

@@ -101,7 +101,21 @@ describe("the README's own endpoint", () => {
     const before = server.counts().requests;
     const result = await kneeboardHere(here(command("plan")), env());
     expect(result.code, result.out).toBe(0);
-    expect(result.out).toContain(target.id);
+    // What the README says it prints, first: the target's levels, requests and time, one row a level.
+    const [, first, ...rest] = result.out.trimEnd().split("\n\n");
+    expect(first).toMatch(new RegExp(`^target ${target.id} \\[chat\\]`));
+    const levels = (config.workload.concurrency as number[]).map(String);
+    expect(
+      first
+        ?.split("\n")
+        .filter((line) => /^ +\d+ +\d+ +\d+ +[\d.]+ +[\d,]+$/.test(line))
+        .map((l) => l.trim().split(/ +/)[0]),
+    ).toEqual(levels);
+    expect(first).toMatch(/total: \d+ measured requests/);
+    expect(first).toMatch(/duration expected: [\d,]+ s\n/);
+    // The endpoint is on this machine: no Lambda sizing, one line saying why.
+    expect(rest.at(-1)).toMatch(/^deployed: not sized, as every target is on this machine/);
+    expect(result.out).not.toContain("Lambda");
     expect(server.counts().requests).toBe(before);
   });
 

@@ -7,8 +7,6 @@
 import { mapBounded } from "@kneeboard/core/pool";
 import {
   type JsonSchema,
-  scoreAnswer,
-  sharesOf,
   TOOLS_V1,
   type ToolCallsRun,
   type ToolPrompt,
@@ -379,7 +377,7 @@ describe("the sloppy route's broken tool calls (ref-small-sloppy)", () => {
 });
 
 describe("the reference routes judged by the phase's measures (4 samples a prompt, as the phase's default)", () => {
-  /** A route's run over the suite: every prompt asked 4 times over HTTP, scored by `scoreAnswer`. */
+  /** A route's run over the suite: every prompt asked 4 times over HTTP; the verdict scores the answers. */
   async function runOf(targetId: string, model: string, reference = false): Promise<ToolCallsRun> {
     const jobs = TOOLS_V1.prompts.flatMap((prompt) => Array.from({ length: 4 }, () => prompt));
     const answers = await mapBounded(jobs, 4, async (prompt) => {
@@ -391,7 +389,7 @@ describe("the reference routes judged by the phase's measures (4 samples a promp
         calls: got.calls,
         content: got.content,
       };
-      return { answer, score: scoreAnswer(prompt, answer) };
+      return { answer };
     });
     return {
       targetId,
@@ -400,7 +398,6 @@ describe("the reference routes judged by the phase's measures (4 samples a promp
       toolCalls: {
         suite: TOOLS_V1.id,
         support: "supported",
-        shares: sharesOf(answers.map((a) => a.score)),
         answers: answers.map((a) => a.answer),
       },
     };
@@ -413,11 +410,21 @@ describe("the reference routes judged by the phase's measures (4 samples a promp
       await runOf("ref-small-sloppy", "ref-small-sloppy"),
     ];
     const verdicts = toolCallsVerdicts(runs);
-    expect(verdicts["vllm-twin"]).toMatchObject({ verdict: "same", cause: "no_difference", f1: 1 });
-    expect(verdicts["ref-small-sloppy"]).toMatchObject({ verdict: "worse", reference: "ref-small-priced" });
-    expect(verdicts["ref-small-sloppy"]?.cause).toMatch(/^arguments_valid/);
-    expect(verdicts["ref-small-sloppy"]?.f1).toBeLessThan(0.9);
-    const sloppy = runs[2]?.toolCalls?.shares;
-    expect(sloppy?.argumentsValid.trials).toBe(60);
+    expect(verdicts["vllm-twin"]).toMatchObject({
+      verdict: "same",
+      cause: "no_difference",
+      triggerF1: 1,
+      exactCallF1: 1,
+    });
+    expect(verdicts["ref-small-sloppy"]).toMatchObject({
+      verdict: "worse",
+      cause: "lower",
+      reference: "ref-small-priced",
+    });
+    expect(verdicts["ref-small-sloppy"]?.lower).toContain("argumentsValid");
+    expect(verdicts["ref-small-sloppy"]?.exactCallF1).toBeLessThan(0.9);
+    // It calls whenever a call is needed: its trigger F1 is 1, the breakage is in the calls themselves.
+    expect(verdicts["ref-small-sloppy"]?.triggerF1).toBe(1);
+    expect(verdicts["ref-small-sloppy"]?.measures.find((m) => m.measure === "argumentsValid")?.prompts).toBe(15);
   });
 });

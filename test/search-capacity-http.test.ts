@@ -15,9 +15,9 @@ import { calm, expectBrokenAccounted, loads, measured, ROUTE, SLO, setup } from 
 
 describe("the search over real HTTP", () => {
   it("4 to 8: capacity 5 (bracket [5, 6]) where the ladder 4, 8 says 4; it spent what the server received, warm-ups included", async () => {
-    // From 4, not 1: N = 1 and 2 are far above the SLO (in-memory tests run them), and their 12 and 14
-    // requests one or two at a time would be most of this file's time. Seed 3 cuts one connection of
-    // the search's; the client's next request has 5 ms to reach the server before a step's sequences are taken.
+    // From 4, not 1: N = 1 and 2 are far above the SLO (in-memory tests search them). The sweep still
+    // measures N = 1 first, for the single-stream figure, outside the search. Seed 3 cuts one connection
+    // of the run's; the client's next request has 5 ms to reach the server before a step's sequences are taken.
     const server = await startBatchServer({ ...ROUTE, admitWindowMs: 5, seed: 3 });
     try {
       const doc = await runSweep({
@@ -28,10 +28,12 @@ describe("the search over real HTTP", () => {
       const search = doc.summary.search;
       expect(search?.capacity).toEqual({ value: 5, lo: 5, hi: 6, status: "found" });
       expect(doc.summary.capacity).toBe(5);
-      // The ladder 4, 8 would say 4: 8 misses. The search probed 4, 8, then 6 (misses) and 5 (meets).
-      expect(loads(doc.levels)).toEqual([4, 5, 6, 8]);
-      expect(doc.levels.map((l) => l.probe?.order)).toEqual([1, 4, 3, 2]);
-      expect(doc.levels.map((l) => l.probe?.decision)).toEqual(["meets", "meets", "misses", "misses"]);
+      // The ladder 4, 8 would say 4: 8 misses. After N = 1 alone (no probe), the search probed 4, 8,
+      // then 6 (misses) and 5 (meets).
+      expect(loads(doc.levels)).toEqual([1, 4, 5, 6, 8]);
+      expect(doc.levels.map((l) => l.probe?.order ?? null)).toEqual([null, 2, 5, 4, 3]);
+      expect(doc.levels.map((l) => l.probe?.decision ?? null)).toEqual([null, "meets", "meets", "misses", "misses"]);
+      expect(doc.summary.singleStream?.outputTokensPerSecond).not.toBeNull();
       expect(doc.simulated).toBe(true);
       // What the search spent is what the server received (warm-ups included), every request a chat completion.
       const counts = server.decoder.counts;
@@ -41,7 +43,7 @@ describe("the search over real HTTP", () => {
       expect(counts.closed).toBe(1);
       expectBrokenAccounted(doc, counts);
       console.log(
-        `real HTTP 4..8: ${search?.requests} requests sent (ladder 4, 8: ${search?.ladderRequests});`,
+        `real HTTP 4..8 (N = 1 first): ${search?.requests} requests sent (ladder 4, 8: ${search?.ladderRequests});`,
         doc.levels.map((l) => `${loadPosition(l.load)}: ${l.probe?.decision} at ${l.probe?.requests}`),
         counts,
       );

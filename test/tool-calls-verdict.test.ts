@@ -1,10 +1,11 @@
 /**
- * @module The tool-call verdict end to end, over real HTTP: the reference server serving the small
- * model's reference route (OpenAI's stream), a faithful twin in vLLM's stream, the sloppy route
- * (`ref-small-sloppy`, breaking calls at seeded rates) and a route that refuses tools; each swept by
- * `runSweep` with the tool-call phase on at its defaults (tools-v1, 4 samples a prompt), stored,
- * indexed and judged as `kneeboard check` judges (`evaluateStore`). The server's answers are seeded,
- * so the shares and the verdicts are the same on every run. Nothing here is timed.
+ * @module The bars of the tool-call verdict, end to end over real HTTP: five routes of one model on the
+ * reference server, which streams tool-call deltas in fragments and logs every answer it sent. The
+ * reference route (OpenAI's stream), a faithful twin (vLLM's stream), a route that breaks one answer
+ * with calls in five (arguments cut short), one that answers 400 to every request with tools, and
+ * one that takes the tools and answers every request in prose. Each is swept by `runSweep` with the
+ * tool-call phase at its defaults (tools-v2, 4 samples a prompt), stored, indexed and judged as
+ * `kneeboard check` judges (`evaluateStore`). The server's answers are seeded; nothing is timed.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -16,14 +17,8 @@ import { saveRun } from "@kneeboard/core/run-index";
 import { StoreRunIndex } from "@kneeboard/core/run-index/store";
 import { FolderStore } from "@kneeboard/core/store/folder";
 import { runSweep } from "@kneeboard/core/sweep";
-import { TOOLS_V1 } from "@kneeboard/core/tool-calls";
-import {
-  type ReferenceServer,
-  SMALL_PRICED,
-  SMALL_SLOPPY,
-  type StreamProfile,
-  startReferenceServer,
-} from "@kneeboard/reference";
+import { REFUSAL_REQUESTS, TOOL_SUITE } from "@kneeboard/core/tool-calls";
+import { type ReferenceServer, SMALL_PRICED, type StreamProfile, startReferenceServer } from "@kneeboard/reference";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /** A quicker engine than the profiles' own, with their tool behaviour. */
@@ -31,8 +26,9 @@ const QUICK = { stepBaseMs: 0.5, stepPerSeqMs: 0, slots: 16, prefillBaseMs: 1, p
 const MODELS: Record<string, StreamProfile> = {
   "ref-small-priced": { ...QUICK, tools: SMALL_PRICED.tools },
   "ref-small-twin": { ...QUICK, tools: { dialect: "vllm" } },
-  "ref-small-sloppy": { ...QUICK, tools: SMALL_SLOPPY.tools },
+  "ref-small-breaks": { ...QUICK, tools: { dialect: "vllm", breakages: { truncatedArguments: 0.2 } } },
   "ref-small-no-tools": { ...QUICK, tools: { refuse: true } },
+  "ref-small-prose": { ...QUICK, tools: { prose: true } },
 };
 
 let server: ReferenceServer;
@@ -77,66 +73,76 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-describe("the tool-call verdict over HTTP against the reference server", () => {
-  it("runs the phase at its defaults on every route, and records the refusing route as no tool support", () => {
-    for (const doc of docs.slice(0, 3)) {
-      expect(doc.toolCalls).toMatchObject({ suite: TOOLS_V1.id, samplesPerPrompt: 4, support: "supported" });
-      expect(doc.toolCalls?.answers).toHaveLength(TOOLS_V1.prompts.length * 4);
+const logOf = (model: string) => server.toolAnswers.filter((a) => a.model === model);
+const docOf = (id: string) => docs.find((d) => d.targetId === id) as RunDocument;
+const needsCall = new Set(TOOL_SUITE.prompts.filter((p) => p.expected.length > 0).map((p) => p.id));
+
+describe("the tool-call verdict's bars over HTTP: five routes of one model", () => {
+  it("runs the phase at its defaults; the refusing route is no-tool-support after its first refusals, and its sweep completes", () => {
+    for (const id of ["ref-small-priced", "ref-small-twin", "ref-small-breaks", "ref-small-prose"]) {
+      expect(docOf(id).toolCalls).toMatchObject({ suite: "tools-v2", samplesPerPrompt: 4, support: "supported" });
+      expect(docOf(id).toolCalls?.answers).toHaveLength(TOOL_SUITE.prompts.length * 4);
     }
-    // The refusing route: its levels measured as the others' (the sweep went on), its phase stopped at the refusal.
-    expect(docs[3]?.toolCalls?.support).toBe("no-tool-support");
-    expect(docs[3]?.toolCalls?.answers.every((a) => a.outcome === "http_error" && a.httpStatus === 400)).toBe(true);
-    expect(docs[3]?.toolCalls?.supportDetail).toMatch(/400/);
-    expect(docs[3]?.levels).toHaveLength(docs[0]?.levels.length as number);
-    expect(server.toolRefusals).toBe(docs[3]?.toolCalls?.requests);
+    const refusing = docOf("ref-small-no-tools");
+    expect(refusing.toolCalls).toMatchObject({ support: "no-tool-support", stopped: "the route refused tools" });
+    // It stops once its first REFUSAL_REQUESTS are back; those sent meanwhile (4 in flight) were refused too.
+    const sent = refusing.toolCalls?.requests as number;
+    expect(sent).toBeGreaterThanOrEqual(REFUSAL_REQUESTS);
+    expect(sent).toBeLessThanOrEqual(REFUSAL_REQUESTS + 4);
+    expect(refusing.toolCalls?.answers.every((a) => a.outcome === "http_error" && a.httpStatus === 400)).toBe(true);
+    expect(refusing.status).not.toBe("partial");
+    expect(refusing.levels).toHaveLength(docOf("ref-small-priced").levels.length);
+    expect(server.toolRefusals).toBe(sent);
   });
 
-  it("reports the sloppy route's shares as the server's own log counts them", () => {
-    const sloppy = docs[2]?.toolCalls;
-    const log = server.toolAnswers.filter((a) => a.model === "ref-small-sloppy");
-    expect(log).toHaveLength(TOOLS_V1.prompts.length * 4);
-    // An answer stopped after its calls is scored wrong on finishReason; the log says how many were.
-    const stopped = log.filter((a) => a.breakages.includes("stopAfterCall")).length;
-    const withCalls = log.filter((a) => a.calls.length > 0).length;
-    expect(sloppy?.shares.finishReason).toMatchObject({ trials: log.length, successes: log.length - stopped });
-    expect(sloppy?.shares.argumentsParse).toMatchObject({
-      trials: withCalls,
-      successes: withCalls - log.filter((a) => a.breakages.includes("truncatedArguments")).length,
+  it("reports counts equal to the server's own log", () => {
+    for (const id of ["ref-small-priced", "ref-small-twin", "ref-small-breaks", "ref-small-prose"]) {
+      const log = logOf(id);
+      const tc = docOf(id).toolCalls;
+      expect(log, id).toHaveLength(tc?.requests as number);
+      expect(tc?.failed, id).toBe(log.filter((a) => a.finishReason === null).length);
+      const withCalls = log.filter((a) => a.calls.length > 0).length;
+      expect(tc?.answers.filter((a) => a.calls.length > 0).length, id).toBe(withCalls);
+    }
+    // The breaking route: an answer's arguments fail to parse exactly when the server cut them.
+    const breaks = logOf("ref-small-breaks");
+    const cut = breaks.filter((a) => a.breakages.includes("truncatedArguments")).length;
+    const needed = breaks.filter((a) => needsCall.has(a.promptId ?? "")).length;
+    expect(docOf("ref-small-breaks").toolCalls?.shares.argumentsParse).toMatchObject({
+      trials: needed,
+      successes: needed - cut,
     });
-    // The suite's expected arguments are valid: an answer's arguments are invalid exactly when one of the three argument breakages hit it.
-    const argumentBreakages = ["truncatedArguments", "missingRequired", "enumOutside"];
-    expect(sloppy?.shares.argumentsValid).toMatchObject({
-      trials: withCalls,
-      successes: withCalls - log.filter((a) => a.breakages.some((b) => argumentBreakages.includes(b))).length,
-    });
-    // A dropped second call leaves the wrong set of tools only where the two expected tools differ.
-    const twoTools = new Set(
-      TOOLS_V1.prompts.filter((p) => new Set(p.expected.map((e) => e.name)).size === 2).map((p) => p.id),
-    );
-    expect(sloppy?.shares.rightTool).toMatchObject({
-      trials: withCalls,
-      successes:
-        withCalls -
-        log.filter((a) => twoTools.has(a.promptId ?? "") && a.breakages.includes("dropSecondParallel")).length,
-    });
-    const parallel = new Set(TOOLS_V1.prompts.filter((p) => p.kind === "parallel").map((p) => p.id));
-    expect(sloppy?.shares.parallelBoth).toMatchObject({
-      trials: parallel.size * 4,
-      successes: parallel.size * 4 - log.filter((a) => a.breakages.includes("dropSecondParallel")).length,
-    });
+    // About one answer with calls in five.
+    expect(cut / needed).toBeGreaterThan(0.15);
+    expect(cut / needed).toBeLessThan(0.25);
+    // The prose route: no call sent, so every answer that needed one fails the call and the argument measures.
+    const prose = docOf("ref-small-prose").toolCalls;
+    expect(logOf("ref-small-prose").every((a) => a.calls.length === 0)).toBe(true);
+    for (const m of ["callWhenNeeded", "rightTool", "argumentsValid"] as const)
+      expect(prose?.shares[m]).toMatchObject({ successes: 0, trials: needed });
   });
 
-  it("judges the twin `same` and the sloppy route `worse` against the reference, as `kneeboard check` records them", async () => {
+  it("judges the twin `same`, the breaking and the prose routes `worse`, the refusing route no-tool-support", async () => {
     const store = new FolderStore(root);
     const index = new StoreRunIndex(store);
     for (const doc of docs) await saveRun(store, index, doc);
     await evaluateStore({ store, index, now: "2026-12-07T00:00:00Z" });
     const verdicts = Object.fromEntries((await index.entries()).map((e) => [e.targetId, e.toolCallsVerdict]));
     expect(verdicts["ref-small-priced"]).toMatchObject({ verdict: "same", cause: "reference" });
-    expect(verdicts["ref-small-twin"]).toMatchObject({ verdict: "same", cause: "no_difference", f1: 1 });
-    expect(verdicts["ref-small-sloppy"]).toMatchObject({ verdict: "worse", reference: "ref-small-priced" });
-    expect(verdicts["ref-small-sloppy"]?.pValues.argumentsValid).toBeLessThan(0.01);
-    expect(verdicts["ref-small-sloppy"]?.f1).toBeLessThan(0.9);
+    expect(verdicts["ref-small-twin"]).toMatchObject({ verdict: "same", cause: "no_difference", exactCallF1: 1 });
+    expect(verdicts["ref-small-breaks"]).toMatchObject({ verdict: "worse", cause: "lower", triggerF1: 1 });
+    expect(verdicts["ref-small-breaks"]?.lower).toEqual(expect.arrayContaining(["everyMeasure", "argumentsParse"]));
+    expect(verdicts["ref-small-prose"]).toMatchObject({ verdict: "worse", cause: "stopped_calling", triggerF1: 0 });
     expect(verdicts["ref-small-no-tools"]).toMatchObject({ verdict: "no-tool-support" });
+    // The paired counts the verdict carries are the server's: prompts the breaking route lost are those with a cut answer.
+    const lost = new Set(
+      logOf("ref-small-breaks")
+        .filter((a) => a.breakages.length > 0)
+        .map((a) => a.promptId),
+    );
+    expect(verdicts["ref-small-breaks"]?.measures.find((m) => m.measure === "argumentsParse")).toMatchObject({
+      lost: lost.size,
+      gained: 0,
+    });
   });
 });

@@ -2,8 +2,10 @@
  * @module `publish`, after sweeps (its queue batches them): regression check, alert delivery, site
  * rebuild and upload, CDN invalidation; a malformed message is reported back so it is dead-lettered.
  */
+
+import { fileURLToPath } from "node:url";
 import { type PublishSummary, publishBatch } from "@kneeboard/core/scheduled";
-import { buildSite } from "@kneeboard/site/build";
+import { buildSite, siteCodeVersion } from "@kneeboard/site/build";
 import { alertChannels, siteDeps, stores } from "./lib/deps.ts";
 import { records, type SqsEvent } from "./lib/sqs.ts";
 
@@ -16,7 +18,10 @@ export async function handler(event?: SqsEvent): Promise<PublishSummary> {
     index,
     ledger,
     channels: alertChannels(),
-    buildSite: (outDir, now) => buildSite({ store, index, outDir, now, subscribeUrl, standing, siteRoot, warn }),
+    buildSite: (outDir, now, only) =>
+      buildSite({ store, index, outDir, now, only, subscribeUrl, standing, siteRoot, warn }),
+    // The site's sources and this handler's own code (its bundle, deployed): pages built by other code are rebuilt.
+    siteVersion: await siteCodeVersion(siteRoot, [fileURLToPath(import.meta.url)]),
     outDir,
     siteBucket,
     cdn,

@@ -4,7 +4,7 @@
  * (`build/charts.ts`), run Astro (`build/astro.ts`), then move the downloads into place. Writes only under `outDir` and the system temp folder (never
  * the site's sources), so it runs inside Lambda (`/tmp`).
  */
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,11 +12,14 @@ import type { StandingConfig } from "@kneeboard/core/config";
 import type { RunIndex } from "@kneeboard/core/run-index";
 import type { Store } from "@kneeboard/core/store";
 import { runAstro } from "./build/astro.ts";
-import { siteCharts } from "./build/charts.ts";
-import { moveInto, stageDownloads } from "./build/stage.ts";
+import { crossSeriesCharts, prefillChart, targetCharts } from "./build/charts.ts";
+import { DownloadStager, moveInto } from "./build/stage.ts";
+import { codeVersion } from "./build/version.ts";
 import { methodologyHtml } from "./lib/methodology.ts";
-import { loadSiteData } from "./lib/site-data.ts";
-import type { SiteIndex } from "./lib/site-index.ts";
+import { targetModelKey } from "./lib/models.ts";
+import { recentView } from "./lib/recent-view.ts";
+import { readAlerts, scenarioOrder, type TargetView, targetsData } from "./lib/site-data.ts";
+import { type SeriesDetail, type SiteIndex, seriesDetailFile } from "./lib/site-index.ts";
 
 const SITE_ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** Where the site is built by default: `dist` of the site package, whatever the working directory. */
@@ -36,6 +39,13 @@ export interface BuildSiteOptions {
    * publish Lambda passes `/var/task/site`).
    */
   siteRoot?: string;
+  /**
+   * An incremental build, after runs of these targets only: their pages and their models' pages, with
+   * every page that lists targets (rankings, compare, data, alerts, filters), `index.json` and the
+   * CSVs; the other targets' run documents are not staged (the site has them), their sizes taken from
+   * `runBytes` (what an earlier build returned). Absent: every page.
+   */
+  only?: { targetIds: readonly string[]; runBytes: Readonly<Record<string, number>> };
   /** Where the subscribe form posts (the deployed subscribe function URL); the form is disabled without it. */
   subscribeUrl?: string;
   warn?: (message: string) => void;
@@ -45,58 +55,122 @@ export interface BuildSiteResult {
   outDir: string;
   targets: number;
   runDocuments: number;
+  /** Each target's run documents' total size in bytes (what a later incremental build is given). */
+  runBytes: Record<string, number>;
   warnings: string[];
+}
+
+/**
+ * The version of the code that builds the pages (`codeVersion`): the site's sources, the methodology,
+ * and `also` (the publish bundle): publish rebuilds every page when it changes.
+ */
+export function siteCodeVersion(siteRoot: string = SITE_ROOT, also: readonly string[] = []): Promise<string> {
+  return codeVersion([join(siteRoot, "src"), join(siteRoot, "..", "docs", "methodology.md"), ...also]);
 }
 
 /** Builds the whole site into outDir (replacing what was there). */
 export async function buildSite(options: BuildSiteOptions): Promise<BuildSiteResult> {
-  const warn = options.warn ?? ((m: string) => console.warn(`warning: ${m}`));
+  const warnings: string[] = [];
+  const warn = (m: string) => {
+    warnings.push(m);
+    (options.warn ?? ((w: string) => console.warn(`warning: ${w}`)))(m);
+  };
   const siteRoot = options.siteRoot ?? SITE_ROOT;
-  const data = await loadSiteData({
-    store: options.store,
-    index: options.index,
-    now: options.now,
-    standing: options.standing,
-    warn,
-  });
   const work = await mkdtemp(join(tmpdir(), "kneeboard-site-"));
-  const staged = join(work, "public");
   try {
-    // Staging is file I/O and charts are CPU: the two overlap. Both settle before either's failure
-    // is thrown, so no copy is still writing into the work folder when it is removed.
-    const [stagedDone, chartsDone] = await Promise.allSettled([
-      stageDownloads(options.store, data, staged),
-      siteCharts(data),
-    ]);
-    if (stagedDone.status === "rejected") throw stagedDone.reason;
-    if (chartsDone.status === "rejected") throw chartsDone.reason;
-    const { downloads, runBytes } = stagedDone.value;
-    const charts = chartsDone.value;
-    const payload: SiteIndex = {
-      generatedAt: data.generatedAt,
-      series: data.series,
-      scenarios: data.scenarios,
-      ...charts,
-      alerts: data.alerts,
-      downloads,
-      runDocuments: { count: data.allEntries.length, bytes: runBytes },
-      subscribeUrl: options.subscribeUrl ?? null,
-      methodologyHtml: await methodologyHtml(join(siteRoot, "..", "docs", "methodology.md")),
-    };
-    const payloadFile = join(work, "site-data.json");
-    await writeFile(payloadFile, JSON.stringify(payload));
-
+    // Everything read from the store is out of scope once the site index is written: Astro's pages
+    // then hold the index alone, not a second copy of every view.
+    const prepared = await writeSiteIndex(options, siteRoot, work, warn);
     const outDir = resolve(options.outDir);
     await rm(outDir, { recursive: true, force: true });
-    await runAstro({ siteRoot, work, payloadFile, outDir });
-    for (const entry of await readdir(staged)) await moveInto(join(staged, entry), join(outDir, entry));
+    await runAstro({ siteRoot, work, payloadFile: prepared.payloadFile, outDir });
+    for (const entry of await readdir(prepared.staged))
+      await moveInto(join(prepared.staged, entry), join(outDir, entry));
     return {
       outDir,
-      targets: new Set(data.series.map((v) => v.id)).size,
-      runDocuments: data.allEntries.length,
-      warnings: data.warnings,
+      targets: prepared.targets,
+      runDocuments: prepared.runDocuments,
+      runBytes: prepared.runBytes,
+      warnings,
     };
   } finally {
     await rm(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Reads the store one target at a time: its figures drawn and its detail files written while its
+ * downloads are staged (CPU and file I/O overlap), then only its recent view kept for the pages that
+ * list it; then the downloads that need every target, and the site index the pages read.
+ */
+async function writeSiteIndex(
+  options: BuildSiteOptions,
+  siteRoot: string,
+  work: string,
+  warn: (m: string) => void,
+): Promise<{ payloadFile: string; staged: string } & Omit<BuildSiteResult, "outDir" | "warnings">> {
+  const generatedAt = options.now ?? new Date().toISOString();
+  const staged = join(work, "public");
+  const seriesDir = join(work, "series");
+  await mkdir(seriesDir);
+  const stager = new DownloadStager(options.store, staged, work);
+  const series: TargetView[] = [];
+  const firstRuns = new Map<string, string>();
+  const only = options.only ? new Set(options.only.targetIds) : null;
+  const runBytes: Record<string, number> = {};
+  // An incremental build draws the pages of its targets' models too (every scenario's).
+  const models = new Set<string>();
+  for await (const target of targetsData({ ...options, now: generatedAt, warn })) {
+    const id = (target.views[0] as TargetView).id;
+    const built = !only || only.has(id);
+    const known = built ? undefined : (options.only?.runBytes[id] ?? 0);
+    const [stagedDone, drawnDone] = await Promise.allSettled([
+      stager.addTarget(target, known),
+      built ? writeSeriesDetails(target.views, seriesDir) : Promise.resolve(),
+    ]);
+    // Both settle before either's failure is thrown, so nothing is still writing into work when it is removed.
+    if (stagedDone.status === "rejected") throw stagedDone.reason;
+    if (drawnDone.status === "rejected") throw drawnDone.reason;
+    runBytes[id] = stagedDone.value;
+    if (built) for (const v of target.views) models.add(targetModelKey(v));
+    series.push(...target.views.map(recentView));
+    for (const e of target.entries)
+      if ((firstRuns.get(e.scenario) ?? e.startedAt) >= e.startedAt) firstRuns.set(e.scenario, e.startedAt);
+  }
+  const scenarios = scenarioOrder([...firstRuns].map(([scenario, startedAt]) => ({ scenario, startedAt })));
+  const alerts = await readAlerts(options.store, warn);
+  const staging = await stager.finish({ generatedAt, scenarios, series });
+  const payload: SiteIndex = {
+    generatedAt,
+    series,
+    scenarios,
+    seriesDir,
+    only: only && { targetIds: [...only], modelKeys: [...models] },
+    charts: {},
+    prefill: {},
+    ...(await crossSeriesCharts({ series, scenarios }, only && models)),
+    alerts,
+    downloads: staging.downloads,
+    runDocuments: { count: staging.runCount, bytes: staging.runBytes },
+    subscribeUrl: options.subscribeUrl ?? null,
+    methodologyHtml: await methodologyHtml(join(siteRoot, "..", "docs", "methodology.md")),
+  };
+  const payloadFile = join(work, "site-data.json");
+  await writeFile(payloadFile, JSON.stringify(payload));
+  return {
+    payloadFile,
+    staged,
+    targets: new Set(series.map((v) => v.id)).size,
+    runDocuments: staging.runCount,
+    runBytes,
+  };
+}
+
+/** Each of a target's series' detail file (`SeriesDetail`): its whole view, its figures, the target's prefill curve. */
+async function writeSeriesDetails(views: TargetView[], dir: string): Promise<void> {
+  const prefill = await prefillChart(views);
+  for (const view of views) {
+    const detail: SeriesDetail = { view, charts: await targetCharts(view), prefill };
+    await writeFile(join(dir, seriesDetailFile(view)), JSON.stringify(detail));
   }
 }

@@ -1,9 +1,12 @@
 /** @module The leaderboard row's problem text says where and why a sweep stopped, in the CLI's words; model groups keep ranks in order. */
 
+import { seededRandom } from "@kneeboard/core/random";
 import type { Stop } from "@kneeboard/core/run";
-import type { RunIndexEntry } from "@kneeboard/core/run-index";
+import { indexEntryFor, type RunIndexEntry } from "@kneeboard/core/run-index";
 import { standingOf } from "@kneeboard/core/standing";
+import { syntheticRun } from "@kneeboard/core/synthetic";
 import { describe, expect, it } from "vitest";
+import { closed } from "../src/kinds/closed.ts";
 import { leaderboardRows, rankedGroups } from "../src/lib/leaderboard.ts";
 import type { TargetView } from "../src/lib/site-data.ts";
 
@@ -36,6 +39,7 @@ function view(stop: Stop | null, valid = stop === null): TargetView {
       capacity: null,
       capacityRequestsPerSecond: null,
       goodputPeak: null,
+      capacityBracket: null,
       search: null,
     },
     levels: [],
@@ -109,5 +113,77 @@ describe("model groups in rank order", () => {
       row("b-", "b", null),
     ]).flatMap((g) => g.rows.map((r) => r.id));
     expect(ranks).toEqual(["a1", "b2", "b-", "a-", "c-"]);
+  });
+});
+
+describe("a route's two numbers and its capacity bracket on the leaderboard", () => {
+  /**
+   * A target's view over one synthetic run of the given levels, judged at 50 tok/s a stream: the route
+   * (80 tok/s alone, saturating at 4) gives about 74, 65 and 40 tok/s at N = 2, 4 and 8, so it meets the SLO up to 4.
+   */
+  function laddered(id: string, concurrency: number[]): TargetView {
+    const doc = syntheticRun({
+      targetId: id,
+      startedAt: "2026-01-01T00:00:00.000Z",
+      concurrency,
+      singleStreamTokensPerSecond: 80,
+      ttftMs: 200,
+      saturationStreams: 4,
+      random: seededRandom(7),
+    });
+    const latest = indexEntryFor(`runs/${id}/1.json`, doc);
+    return {
+      id,
+      scenario: "chat",
+      label: id,
+      model: "m",
+      simulated: true,
+      latest,
+      details: null,
+      promptTokens: null,
+      sameModel: null,
+      toolCalls: null,
+      history: [],
+      standing: standingOf(id, [latest], {
+        now: latest.finishedAt,
+        slo: { minOutputTokensPerSecond: 50, maxTtftMs: null },
+      }),
+    };
+  }
+  const ctx = {
+    scenario: "chat",
+    named: false,
+    targetHref: (id: string) => `targets/${id}/`,
+    modelHref: (m: string) => `models/${m}/`,
+    window: { windowHours: 72, maxRuns: 24 },
+    section: false,
+  };
+  /** Each row's single-stream cell and capacity cell, by target. */
+  function cells(views: TargetView[]) {
+    const table = closed.board.ranking(views, ctx);
+    const at = (name: string) => table.columns.findIndex((c) => c.heading === name);
+    return new Map(
+      table.groups
+        .flatMap((g) => g.rows)
+        .map((r) => [r.id, { single: r.cells[at("single-stream tok/s")], capacity: r.cells[at("capacity")] }]),
+    );
+  }
+
+  it("says 'not measured' for a route without N = 1, and brackets a ladder's capacity to the next level", () => {
+    const rows = cells([laddered("no-one", [2, 4, 8]), laddered("both", [1, 2, 4, 8])]);
+    expect(rows.get("no-one")?.single).toMatchObject({ kind: "estimate", estimate: null, missing: "not measured" });
+    expect(rows.get("both")?.single).toMatchObject({ kind: "estimate" });
+    expect(rows.get("both")?.single).not.toHaveProperty("missing");
+    expect(rows.get("both")?.capacity).toMatchObject({
+      kind: "capacity",
+      value: 4,
+      text: "4",
+      bracket: "[4, 8), ladder",
+    });
+  });
+
+  it("says 'not measured above N' where the top level met the SLO, not a bare capacity", () => {
+    const rows = cells([laddered("one", [1])]);
+    expect(rows.get("one")?.capacity).toMatchObject({ value: 1, text: "1", bracket: "not measured above 1, ladder" });
   });
 });

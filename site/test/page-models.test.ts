@@ -88,6 +88,8 @@ function index(series: TargetView[]): SiteIndex {
     generatedAt: NOW,
     series,
     scenarios: [...new Set(series.map((v) => v.scenario))],
+    seriesDir: null,
+    only: null,
     charts: {},
     prefill: {},
     modelCharts: {},

@@ -265,7 +265,8 @@ describe("the built site's searched targets", () => {
     const big = await capacityOf(SEARCHED.id);
     // Its three runs found 11, 12 and 10 users: the median, 11, with the interval they give (their range at n = 3).
     expect(SEARCHED.capacities).toEqual([11, 12, 10]);
-    expect([big.text, big.value]).toEqual(["11 (10-12)", "11"]);
+    // With the newest run's bracket at its confidence, marked searched; sorted on the median of the lower ends.
+    expect([big.text, big.value]).toEqual(["11 (10-12)[10, 11] at 95 %, searched", "11"]);
     expect(big.title).toContain(
       "searched: 11 users (10 to 12: median of 3 runs; interval: their range) over 3 searched runs: 3 found, 0 undecided",
     );
@@ -276,7 +277,7 @@ describe("the built site's searched targets", () => {
     expect(big.title).toContain("Earlier runs found 12 users, 11 users");
     const small = await capacityOf(SEARCHED_SMALL.id);
     // Both its runs found 6: no interval to show.
-    expect([small.text, small.value]).toEqual(["6", "6"]);
+    expect([small.text, small.value]).toEqual(["6[6, 7] at 95 %, searched", "6"]);
     expect(small.title).toContain("6 users, in [6, 7] (found)");
     const order = () =>
       page.$$eval("#leaderboard tbody tr[data-target]", (rows) => rows.map((r) => (r as HTMLElement).dataset.target));

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { toolCallsCell, verdictWords } from "../src/lib/tool-calls.ts";
 import { type StaticServer, serveStatic } from "../src/serve.ts";
 import { launchChromium } from "./browser.ts";
 import { CHAT_OPEN, SHARED_MODEL_KEY, TOOL_ROUTES } from "./fixture.ts";
@@ -23,7 +24,8 @@ interface Published {
     schemaValid: Share;
     rightTool: Share;
     shares: Record<string, Share>;
-    f1: number | null;
+    triggerF1: number | null;
+    exactCallF1: number | null;
     reason: string | null;
   } | null;
 }
@@ -70,12 +72,22 @@ afterAll(async () => {
 });
 
 describe("tool calls on the site", () => {
-  it("publishes each route's tool calls in index.json: support, verdict, the two shares, F1 and reason", () => {
-    expect(published.get("fast-small")?.toolCalls).toMatchObject({ support: "supported", verdict: "same", f1: null });
-    expect(published.get("slow-large")?.toolCalls).toMatchObject({ support: "supported", verdict: "same", f1: 1 });
+  it("publishes each route's tool calls in index.json: support, verdict, the two shares, both F1s and reason", () => {
+    expect(published.get("fast-small")?.toolCalls).toMatchObject({
+      support: "supported",
+      verdict: "same",
+      triggerF1: null,
+      exactCallF1: null,
+    });
+    expect(published.get("slow-large")?.toolCalls).toMatchObject({
+      support: "supported",
+      verdict: "same",
+      triggerF1: 1,
+      exactCallF1: 1,
+    });
     const worse = published.get(CHAT_OPEN.id)?.toolCalls;
     expect(worse).toMatchObject({ support: "supported", verdict: "worse" });
-    expect(worse?.reason).toMatch(/schema-valid share/);
+    expect(worse?.reason).toMatch(/schema-valid arguments \d+\/15 prompts against 15\/15/);
     // The share is the run's own count, with its Wilson interval around it.
     const valid = worse?.schemaValid as Share;
     expect(valid.trials).toBe(60);
@@ -147,7 +159,7 @@ describe("tool calls on the site", () => {
     await page.close();
   });
 
-  it("tables every measure per route on the model page, the reference first and marked, with F1 and the verdict's reason", async () => {
+  it("tables every measure per route on the model page, the reference first and marked, with both F1s and the verdict's reason", async () => {
     const page = await open(`models/${SHARED_MODEL_KEY}/`);
     const rows = await page.$$eval("#tool-calls tbody tr", (trs) =>
       trs.map((tr) => ({
@@ -162,18 +174,20 @@ describe("tool calls on the site", () => {
     expect(rows.map((r) => r.id).sort()).toEqual(ids.sort());
     expect(rows.filter((r) => r.reference !== null)).toHaveLength(1);
     const row = (id: string) => rows.find((r) => r.id === id);
-    expect(row("fast-small")?.cells.slice(1, 3)).toEqual(["reference", "—"]);
-    expect(row("slow-large")?.cells.slice(1, 3)).toEqual(["no drop detected", "1.00"]);
+    expect(row("fast-small")?.cells.slice(1, 4)).toEqual(["reference", "—", "—"]);
+    expect(row("slow-large")?.cells.slice(1, 4)).toEqual(["no drop detected", "1.00", "1.00"]);
     expect(row(CHAT_OPEN.id)?.cells[1]).toBe("worse");
     const headers = await page.$$eval("#tool-calls thead th", (ths) => ths.map((th) => th.textContent?.trim() ?? ""));
-    expect(headers).toHaveLength(13);
+    expect(headers).toHaveLength(14);
     // Each measure: the share, then its interval and count under it.
     const valid = published.get(CHAT_OPEN.id)?.toolCalls?.schemaValid as Share;
     const at = headers.indexOf("schema-valid");
     expect(row(CHAT_OPEN.id)?.cells[at]).toBe(
       `${percent(valid)}${Math.round((valid.low as number) * 100)}-${Math.round((valid.high as number) * 100)} %, ${valid.successes} of 60`,
     );
-    expect(row(CHAT_OPEN.id)?.cells.at(-1)).toMatch(/lower than the reference's: schema-valid share/);
+    expect(row(CHAT_OPEN.id)?.cells.at(-1)).toMatch(
+      /^lower than the reference's: every measure \d+\/24 prompts against 24\/24 .*schema-valid arguments \d+\/15 prompts/,
+    );
     // Simulated routes say so, in the row and in the caption.
     expect(await page.$$eval("#tool-calls .badge.sim", (b) => b.length)).toBe(3);
     expect(await page.textContent("#tool-calls caption")).toContain("not how any provider behaves");
@@ -198,5 +212,41 @@ describe("tool calls on the site", () => {
     expect(headings).toContain("Tool calls");
     expect(await page.textContent("main")).toContain("tool_calls_regression");
     await page.close();
+  });
+});
+
+describe("tool-call words", () => {
+  const verdict = {
+    reference: "ref",
+    verdict: "worse" as const,
+    cause: "stopped_calling" as const,
+    reason: "lower than the reference's: call when needed (trigger) 0/75 prompts against 75/75",
+    lower: ["callWhenNeeded" as const],
+    measures: [],
+    triggerF1: 0,
+    exactCallF1: 0,
+    runId: "r",
+    referenceRunId: "s",
+  };
+  it("says a route that stopped calling tools did so, in the badge and on the model page", () => {
+    const none = { successes: 0, trials: 75, share: 0, low: 0, high: 0.05 };
+    const shares = Object.fromEntries(
+      [
+        "callWhenNeeded",
+        "noCallWhenNone",
+        "rightTool",
+        "argumentsParse",
+        "argumentsValid",
+        "argumentValues",
+        "parallelBoth",
+        "finishReason",
+        "structuredOutput",
+      ].map((m) => [m, none]),
+    );
+    const cell = toolCallsCell({ runId: "r", suite: "tools-v2", support: "supported", shares, verdict } as never);
+    expect(cell).toMatchObject({ text: "0 %", badge: "tool calls: stopped calling" });
+    expect(verdictWords(verdict)).toBe("worse: stopped calling tools");
+    expect(verdictWords({ ...verdict, cause: "lower" })).toBe("worse");
+    expect(verdictWords({ ...verdict, verdict: "too-few-samples", cause: "unanswered" })).toBe("not comparable");
   });
 });

@@ -5,8 +5,8 @@
  * `npm pack dist` gives a tarball that installs without a registry. The commands the package leaves out
  * (`bin/entry.ts`'s list: the site and the deploy) are not bundled.
  */
-import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, posix, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { lambdaEsbuild } from "@kneeboard/functions/bundle";
 import { build, type Plugin } from "esbuild";
@@ -64,6 +64,22 @@ const result = await build({
   logLevel: "warning",
 });
 
+/** The pages a user of the package's commands reads, shipped beside them, and the JSON Schemas they name. */
+const DOCS = ["docs/config.md", "docs/methodology.md", "docs/run-document.md"];
+const SCHEMAS = ["schemas/config.schema.json", "schemas/run.schema.json"];
+
+/**
+ * A page as shipped: a link to a file the package does not ship (another page, an example) becomes its
+ * text and the file's path in the repository, so no link of the package leads nowhere.
+ */
+function shippedPage(markdown: string, page: string, shipped: string[]): string {
+  return markdown.replace(/\[([^\]]+)\]\(([^)#\s]+)(#[^)\s]*)?\)/g, (link, text: string, target: string) => {
+    if (/^[a-z]+:/.test(target)) return link;
+    const path = posix.normalize(posix.join(posix.dirname(page), target));
+    return shipped.includes(path) ? link : `${text} (the repository's \`${path}\`)`;
+  });
+}
+
 /** The package's manifest: the name and bin for publishing, no dependencies (all are bundled). */
 const manifest = {
   name: "kneeboard",
@@ -71,15 +87,28 @@ const manifest = {
   description: rootPackage.description,
   type: "module",
   bin: { kneeboard: "kneeboard.js" },
-  files: ["*.js"],
+  files: ["*.js", "docs", "schemas"],
   engines: cliPackage.engines,
   license: cliPackage.license,
 };
 writeFileSync(join(outDir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
 copyFileSync(join(ROOT, "LICENSE"), join(outDir, "LICENSE"));
+for (const path of [...DOCS, ...SCHEMAS]) mkdirSync(join(outDir, posix.dirname(path)), { recursive: true });
+for (const path of SCHEMAS) copyFileSync(join(ROOT, path), join(outDir, path));
+for (const path of DOCS)
+  writeFileSync(join(outDir, path), shippedPage(readFileSync(join(ROOT, path), "utf8"), path, [...DOCS, ...SCHEMAS]));
 writeFileSync(
   join(outDir, "README.md"),
-  `# kneeboard\n\n${rootPackage.description}\n\n\`kneeboard plan --config FILE\`, \`kneeboard run --config FILE\`, \`kneeboard check\`, \`kneeboard serve-reference\`; \`kneeboard help\` lists them. The site and the deployment run from a clone of the repository.\n`,
+  `# kneeboard
+
+${rootPackage.description}
+
+\`kneeboard plan --config FILE\`, \`kneeboard run --config FILE\`, \`kneeboard check\`, \`kneeboard serve-reference\`; \`kneeboard help\` lists them. The site and the deployment run from a clone of the repository.
+
+- [docs/config.md](docs/config.md): the config file, field by field. Its JSON Schema ships here too: a config in the folder you installed into gets completion and checks in an editor with \`"$schema": "./node_modules/kneeboard/schemas/config.schema.json"\`.
+- [docs/methodology.md](docs/methodology.md): how a sweep measures, when a level is valid, and what each figure means.
+- [docs/run-document.md](docs/run-document.md): the run document \`kneeboard run\` stores (its JSON Schema: [schemas/run.schema.json](schemas/run.schema.json)).
+`,
 );
 // The sources the bundle was built from (the workspace's, not node_modules'), for bin/kneeboard.js to
 // tell a stale build: paths relative to the output folder.

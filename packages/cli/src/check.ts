@@ -3,10 +3,13 @@ import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { UsageError } from "@kneeboard/core/errors";
 import { StoreAlertLedger } from "@kneeboard/core/ledger/store";
-import { deliver, webhookChannel } from "@kneeboard/core/notify";
+import { deliver, toolCallLines, webhookChannel } from "@kneeboard/core/notify";
+import { seriesHistory } from "@kneeboard/core/regress";
 import { evaluateStore } from "@kneeboard/core/regress/check";
 import { StoreRunIndex } from "@kneeboard/core/run-index/store";
 import { FolderStore } from "@kneeboard/core/store/folder";
+import { HISTORY_NEEDED } from "./commands.ts";
+import { lowerLines, sharesLine, verdictLine } from "./tool-calls.ts";
 
 /** What marks a folder as a store: a run (`kneeboard run` writes `runs/`) or a check before (`alerts.json`). */
 const STORE_MARKS = ["runs", "alerts.json"];
@@ -30,6 +33,19 @@ export function checkStoreFolder(dataDir: string): void {
     );
 }
 
+/** The store's (target, scenario)s against HISTORY_NEEDED: how many have too few runs yet, and which. */
+function historyText(entries: Parameters<typeof seriesHistory>[0]): string {
+  const series = seriesHistory(entries);
+  const short = series.filter((s) => s.missing > 0);
+  const named = short
+    .slice(0, 5)
+    .map((s) => `${s.key}: ${s.judgedRuns}`)
+    .join(", ");
+  return short.length === 0
+    ? `history: ${HISTORY_NEEDED}; all ${series.length} have that many`
+    : `history: ${HISTORY_NEEDED}; ${short.length} of ${series.length} have fewer, not judged yet (${named}${short.length > 5 ? ", ..." : ""}): \`kneeboard run --repeat K\` adds runs`;
+}
+
 /** Evaluates the store at dataDir; exit code 0 (alerts are findings, not failures); a UsageError when it is no store. */
 export async function check(options: {
   dataDir: string;
@@ -42,9 +58,10 @@ export async function check(options: {
 }): Promise<number> {
   checkStoreFolder(options.dataDir);
   const store = new FolderStore(options.dataDir);
+  const index = new StoreRunIndex(store);
   const result = await evaluateStore({
     store,
-    index: new StoreRunIndex(store),
+    index,
     now: options.now ?? new Date().toISOString(),
     siteUrl: options.siteUrl,
     warn: (message) => options.io.err.write(`warning: ${message}\n`),
@@ -55,7 +72,20 @@ export async function check(options: {
     `alerts: ${count((a) => a.state === "open")} open, ${count((a) => a.kind !== "improvement" && a.state === "resolved")} resolved, ${count((a) => a.kind === "improvement")} improvements\n`,
   );
   out.write(`since the last check: ${result.changed.length} new or changed\n`);
-  for (const a of result.changed) out.write(`  [${a.severity}] ${a.state} ${a.kind}: ${a.title}\n`);
+  out.write(`${historyText(await index.entries())}\n`);
+  for (const a of result.changed) {
+    out.write(`  [${a.severity}] ${a.state} ${a.kind}: ${a.title}\n`);
+    if (a.toolCalls) for (const line of toolCallLines(a.toolCalls)) out.write(`      ${line}\n`);
+  }
+  if (result.toolCallsJudged.length > 0) {
+    out.write(`tool-call verdicts recorded: ${result.toolCallsJudged.length}\n`);
+    for (const e of result.toolCallsJudged) {
+      const v = e.toolCallsVerdict as NonNullable<typeof e.toolCallsVerdict>;
+      out.write(`  ${e.targetId} [${e.scenario}] ${e.runId}: ${verdictLine(v)}\n`);
+      for (const line of lowerLines(v)) out.write(`${line}\n`);
+      if (e.toolCalls?.support === "supported") out.write(`    shares: ${sharesLine(e.toolCalls.shares)}\n`);
+    }
+  }
   if (options.webhookUrl) {
     const report = await deliver(result.alerts, {
       ledger: new StoreAlertLedger(store),

@@ -5,6 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { UsageError } from "@kneeboard/core/errors";
+import { DEFAULT_DETECTOR } from "@kneeboard/core/regress";
 
 /** One `--name VALUE` option of a command, or a `--name` switch (no `value`). */
 export interface OptionSpec {
@@ -26,6 +27,8 @@ export interface OptionSpec {
 export interface CommandSpec {
   /** What the command does, one line. */
   summary: string;
+  /** What a user should know before running it, printed under the summary in its help. */
+  notes?: string[];
   options: Record<string, OptionSpec>;
   /** Environment variables the command reads, and what for. */
   env?: Record<string, string>;
@@ -46,10 +49,16 @@ const DEPLOYED_CONFIG: OptionSpec = {
   defaultText: "$KNEEBOARD_CONFIG, else kneeboard.config.json",
 };
 
+/** How much history a regression needs, from the detector's own settings: `check` prints it, its help too. */
+export const HISTORY_NEEDED = `a (target, scenario) is judged for regressions once it has ${DEFAULT_DETECTOR.minBaselineRuns} complete runs with a valid level (its baseline); a shift then alerts when ${DEFAULT_DETECTOR.confirmRuns} runs confirm it, a throughput under ${DEFAULT_DETECTOR.catastrophicFraction * 100} % of its baseline on its first`;
+
 /** Every command, in the order the usage lists them. */
 export const COMMANDS = {
   run: {
     summary: "sweep each (target, scenario) of a config and store one run document per run",
+    notes: [
+      "The reference routes (targets[].reference) are swept first: a run is judged against the reference's runs started before it. A run with tool calls prints its shares; after the sweeps, each one's tool-call verdict against its model's reference is printed, as `check` will record it.",
+    ],
     options: {
       config: { value: "FILE", about: "the config file (docs/config.md)", required: true },
       data: { ...DATA, about: "the store folder, made when missing" },
@@ -90,6 +99,10 @@ export const COMMANDS = {
   },
   check: {
     summary: "detect regressions over the store's history; write alerts.json and the Atom feeds",
+    notes: [
+      `${HISTORY_NEEDED.charAt(0).toUpperCase()}${HISTORY_NEEDED.slice(1)}.`,
+      "It prints each tool-call verdict it records (against the model's reference route, with its cause and the run's shares) and each new or changed alert, a tool-call alert with its cause and counts.",
+    ],
     options: { data: { ...DATA, about: "the store folder (one `kneeboard run` wrote)" } },
     env: WEBHOOK,
     exitCodes: {
@@ -228,13 +241,14 @@ function columns(rows: [string, string][]): string[] {
 
 /** One command's help: what it does, its usage, options with their defaults, environment and exit codes. */
 export function commandHelp(name: CommandName): string {
-  const { summary, options, env, exitCodes } = spec(name);
+  const { summary, notes, options, env, exitCodes } = spec(name);
   const optionRows = Object.entries(options).map(([option, o]): [string, string] => {
     const fallback = o.required ? "required" : (o.defaultText ?? o.default);
     return [optionText(option, o), fallback ? `${o.about}; ${o.required ? "" : "default "}${fallback}` : o.about];
   });
   return [
     `kneeboard ${name}: ${summary}.`,
+    ...(notes ?? []),
     "",
     `usage: ${synopsis(name)}`,
     "",

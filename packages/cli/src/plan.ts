@@ -18,6 +18,7 @@ import {
   LAMBDA_MB_PER_VCPU,
   type LevelPlan,
   lambdaCostPerDay,
+  missingNumbersWarning,
   planConfig,
   smallCanaryWarning,
   sweepMemoryMb,
@@ -85,6 +86,7 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
   const share = plan.clientCoreShare;
   const perLevel = checkRequestsPerLevel(w);
   const cap = checkSearchCap(w);
+  const lacks = missingNumbersWarning(w);
   return [
     `target ${plan.targetId} [${plan.scenario}]: ${plan.label} (model ${plan.model}, gateway ${plan.gateway})`,
     `  key: ${keyText(plan.apiKeyEnv, env)}`,
@@ -95,6 +97,7 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
     ...words.after(plan.levels, w, plan.expectedRequestSeconds),
     ...(perLevel.message === null ? [] : [`  warning: ${perLevel.message}`]),
     ...(cap === null ? [] : [`  warning: ${cap.message}`]),
+    ...(lacks === null ? [] : [`  warning: ${lacks}`]),
     ...searchText(plan),
     `  total: ${requests} + ${plan.totalWarmupRequests} warm-up`,
     `  duration expected: ${number(plan.expectedSeconds)} s`,
@@ -142,7 +145,10 @@ function toolCallsText(plan: TargetPlan): string {
   if (t === null) return "  tool calls: off (workload toolCalls false, the default)";
   const s = t.settings;
   const usd = t.usd === null ? "" : `, about $${t.usd < 0.01 ? t.usd.toFixed(4) : t.usd.toFixed(2)} at the list prices`;
-  return `  tool calls (works for agents?): ${t.requests} requests after the levels and the canary (${t.requests / s.samplesPerPrompt} prompts x ${s.samplesPerPrompt}, temperature ${s.temperature}, maxTokens ${s.maxTokens}, ${s.concurrency} at once): about ${number(t.promptTokens)} prompt and at most ${number(t.outputTokens)} output tokens${usd}; expected ${number(t.expectedSeconds, 1)} s, upper bound ${number(t.upperBoundSeconds)} s, on top of the durations above`;
+  return [
+    `  tool calls (works for agents?): ${t.requests} requests after the levels and the canary (${t.suite}'s ${t.prompts} prompts x ${s.samplesPerPrompt}, temperature ${s.temperature}, maxTokens ${s.maxTokens}, ${s.concurrency} at once): about ${number(t.promptTokens)} prompt and at most ${number(t.outputTokens)} output tokens${usd}; expected ${number(t.expectedSeconds, 1)} s, upper bound ${number(t.upperBoundSeconds)} s, on top of the durations above`,
+    ...(t.unjudged === null ? [] : [`  tool calls cannot be judged: ${t.unjudged}`]),
+  ].join("\n");
 }
 
 /** How the expected and upper-bound figures above are worked out, under a heading. */
@@ -185,10 +191,10 @@ function deployedText(config: Config, plans: TargetPlan[], deployed: boolean): s
           : []),
       ];
     }),
-    `  deployed: the sweep Lambda gets ${number(memory)} MB, about ${number(memory / LAMBDA_MB_PER_VCPU, 1)} vCPU: one per client thread the busiest top level (${number(busiest)} chunks/s) is expected to need, at least one.`,
+    `  memory: the sweep Lambda gets ${number(memory)} MB, about ${number(memory / LAMBDA_MB_PER_VCPU, 1)} vCPU: one per client thread the busiest top level (${number(busiest)} chunks/s) is expected to need, at least one.`,
     cost === null
-      ? `  deployed cost: not estimated for a cron schedule (${config.schedule}); a rate(...) schedule gets a figure.`
-      : `  deployed cost: Lambda about $${cost.usdPerDay.toFixed(2)} a day ($${(cost.usdPerDay * 30).toFixed(2)} a month): ${number(cost.slotsPerDay, 1)} slots a day, ${number(cost.gbSecondsPerDay)} GB-s and ${number(cost.invocationsPerDay)} invocations of sweep, publish and plan at the expected durations (x86_64, us-east-1 prices). Providers bill the tokens; S3, SQS, DynamoDB, SNS and CloudFront add cents.`,
+      ? `  cost: not estimated for a cron schedule (${config.schedule}); a rate(...) schedule gets a figure.`
+      : `  cost: Lambda about $${cost.usdPerDay.toFixed(2)} a day ($${(cost.usdPerDay * 30).toFixed(2)} a month): ${number(cost.slotsPerDay, 1)} slots a day, ${number(cost.gbSecondsPerDay)} GB-s and ${number(cost.invocationsPerDay)} invocations of sweep, publish and plan at the expected durations (x86_64, us-east-1 prices). Providers bill the tokens; S3, SQS, DynamoDB, SNS and CloudFront add cents.`,
     ...(local.length
       ? [
           `  warning: ${local.join(", ")} ${local.length === 1 ? "is" : "are"} on this machine (127.0.0.1 or localhost): AWS cannot reach ${they}, so deployed, every sweep of ${they} fails as unreachable. The sizing above counts ${they} anyway; deploy targets with public URLs.`,

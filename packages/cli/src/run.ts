@@ -31,6 +31,7 @@ import {
   startReferenceServer,
 } from "@kneeboard/reference";
 import { progressPrinter, runTable } from "./report.ts";
+import { toolCallsReport, verdictsReport } from "./tool-calls.ts";
 
 interface IO {
   out: NodeJS.WritableStream & { isTTY?: boolean };
@@ -90,8 +91,8 @@ export function interleave<T>(targets: T[], repeat: number): T[] {
 
 /**
  * Sweeps each (target, scenario) of the chosen targets of a loaded config into the store at dataDir,
- * `repeat` runs per pair (default 1), interleaved over all pairs. A signal (Ctrl-C) ends the current
- * sweep partial, stores it, and runs nothing more.
+ * `repeat` runs per pair (default 1), interleaved over all pairs, the reference routes' first. A
+ * signal (Ctrl-C) ends the current sweep partial, stores it, and runs nothing more.
  */
 export async function sweepTargets(options: {
   config: Config;
@@ -118,8 +119,11 @@ export async function sweepTargets(options: {
   const progress = progressPrinter((t) => options.io.out.write(t), options.io.out.isTTY === true);
   const stored: RunIndexEntry[] = [];
   const failures: string[] = [];
+  const toolDocs: RunDocument[] = [];
   try {
-    const pairs = options.targets.flatMap((target) =>
+    // Reference routes first: a run is judged (same model, tool calls) against the reference's runs started before it.
+    const ordered = [...options.targets.filter((t) => t.reference), ...options.targets.filter((t) => !t.reference)];
+    const pairs = ordered.flatMap((target) =>
       scenariosOf(options.config, target).map((scenario) => ({ target, scenario })),
     );
     for (const { target, scenario } of interleave(pairs, options.repeat ?? 1)) {
@@ -144,7 +148,8 @@ export async function sweepTargets(options: {
       });
       const entry = await saveRun(store, index, doc);
       stored.push(entry);
-      options.io.out.write(`\n${runTable(doc)}stored ${resolve(options.dataDir, entry.key)}\n`);
+      options.io.out.write(`\n${runTable(doc)}${toolCallsReport(doc)}stored ${resolve(options.dataDir, entry.key)}\n`);
+      if (doc.toolCalls) toolDocs.push(doc);
       if (doc.status === "failed") {
         const cause = `${doc.targetId}: ${likelyCause(doc, target.apiKeyEnv)}`;
         if (!failures.includes(cause)) {
@@ -158,6 +163,8 @@ export async function sweepTargets(options: {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
+  // After every sweep: a route's reference may have run after it in this invocation.
+  options.io.out.write(await verdictsReport(store, index, toolDocs));
   return { stored, interrupted: stop.signal.aborted, failures };
 }
 
@@ -337,18 +344,17 @@ export const DEMO_REPLAY_TARGETS = ["ref-small-cached"];
 /**
  * The demo's tool-call phase (docs/methodology.md#tool-calls), per target that runs it, in `chat`
  * alone: the small model's reference route, the route that breaks tool calls, and a faithful route in
- * another server family's stream (llama.cpp's), each of tools-v1's 24 prompts asked `samplesPerPrompt`
- * times, 8 at once (the routes have 4 to 8 slots). Both tested shares count the answers to the 15
- * prompts that need a call. The reference and the sloppy route ask 5 (75 trials a side), not 4 or 3:
- * in 2,000 simulated demos at these sizes the sloppy route was `worse` in 2,000; with both at 4, in
- * 1,972 of 2,000, at 3 in 1,773. The faithful route, `same` at any size (every answer right, as the
- * reference's), asks 3 (45 trials, over the 40 the verdict needs). The phases take 5.4 s a demo
- * (docs/benchmarks.md#npm-start).
+ * another server family's stream (llama.cpp's), each of tools-v2's 120 prompts asked twice, 8 at once
+ * (the routes have 4 to 8 slots). The verdict's unit is the prompt, met when every answer to it was:
+ * a sloppy answer with calls is whole with probability about 0.9^4 = 0.66, a prompt's two answers
+ * with about 0.43, so the sloppy route fails about half of the 75 prompts that need a call, far past
+ * the 10 lost prompts `worse` needs; the faithful routes fail none. The phases took 5.4 s a demo at
+ * tools-v1's sizes, 312 requests (docs/benchmarks.md#npm-start); they now send 720.
  */
 export const DEMO_TOOL_CALLS: Record<string, { samplesPerPrompt: number; concurrency: number }> = {
-  "ref-small-priced": { samplesPerPrompt: 5, concurrency: 8 },
-  "ref-small-sloppy": { samplesPerPrompt: 5, concurrency: 8 },
-  "ref-small-fast": { samplesPerPrompt: 3, concurrency: 8 },
+  "ref-small-priced": { samplesPerPrompt: 2, concurrency: 8 },
+  "ref-small-sloppy": { samplesPerPrompt: 2, concurrency: 8 },
+  "ref-small-fast": { samplesPerPrompt: 2, concurrency: 8 },
 };
 
 /** The targets that run the demo's tool-call phase (`DEMO_TOOL_CALLS`). */
@@ -356,9 +362,9 @@ export const DEMO_TOOL_CALL_TARGETS = Object.keys(DEMO_TOOL_CALLS);
 
 /**
  * The levels of the route that breaks tool calls (`sloppyToolsTarget`): it is in the demo for its
- * tool calls, and a config has at least one level, so it runs the fewest, N = 1.
+ * tool calls, and runs the fewest levels that still give both of a route's numbers: N = 1 and 4.
  */
-export const DEMO_SLOPPY_LEVELS = { concurrency: [1] };
+export const DEMO_SLOPPY_LEVELS = { concurrency: [1, 4] };
 
 /**
  * The demo's searched routes (docs/methodology.md#searched-levels): in `chat`, the small fast model's

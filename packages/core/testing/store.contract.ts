@@ -134,6 +134,7 @@ export function runIndexContract(
       const index = await makeIndex();
       expect(await index.entries()).toEqual([]);
       expect(await index.entries("t-a")).toEqual([]);
+      expect(await index.targetIds()).toEqual([]);
     });
 
     it("returns a target's entries oldest first, however they were recorded", async () => {
@@ -167,6 +168,7 @@ export function runIndexContract(
       await index.record(at("t-c", 1), at("t-b", 1), at("t-a", 4));
       const all = await index.entries();
       expect(all.map((e) => `${e.targetId}/${e.runId}`)).toEqual(["t-a/r4", "t-a/r5", "t-b/r1", "t-b/r2", "t-c/r1"]);
+      expect(await index.targetIds()).toEqual(["t-a", "t-b", "t-c"]);
       expect(all).toEqual([
         ...(await index.entries("t-a")),
         ...(await index.entries("t-b")),

@@ -1,7 +1,7 @@
 /**
  * @module Tool calls on the reference server (simulated): which answer a request with `tools` (or a
  * `json_schema` response format) gets, and how it is streamed. The server does not understand the
- * prompt: it looks the request's messages up in the tool-call suite (`tools-v1`) and answers what the
+ * prompt: it looks the request's messages up in the tool-call suite (`tools-v2`, which holds `tools-v1`'s prompts) and answers what the
  * suite expects there (the expected calls, their arguments completed from the tool's schema where the
  * prompt fixes no value; words for a no-call prompt; a JSON object valid against the schema for
  * structured output). A request with tools that is in no suite gets a plausible answer: a call of the
@@ -49,6 +49,8 @@ export interface ToolsProfile {
   dialect?: ToolDialect;
   /** Answer 400 "tools are not supported" to any request with `tools`, as routes without tool support do. */
   refuse?: boolean;
+  /** Take the tools and answer every request in words (no call, no JSON), as a route whose chat template drops the tools does. */
+  prose?: boolean;
   /** Parallel calls' fragments alternate between the calls once both have started, as some gateways send them. */
   interleave?: boolean;
   /** Send each call's `arguments` whole, as a JSON object rather than a string (a deviation some providers make). */
@@ -215,7 +217,8 @@ export function planToolAnswer(
   const schemaOf = (name: string) => tools.find((t) => t.name === name)?.parameters ?? {};
   let calls: { name: string; args: Record<string, unknown> }[] = [];
   let content: string | null = null;
-  if (prompt) {
+  if (options.profile?.prose) content = WORDS;
+  else if (prompt) {
     calls = prompt.expected.map((e) => ({ name: e.name, args: completed(e.arguments, schemaOf(e.name)) }));
     if (prompt.kind === "structured" && prompt.responseSchema)
       content = JSON.stringify(exampleOf(prompt.responseSchema.schema));

@@ -11,14 +11,11 @@ import { type LoadAxis, prefillSpec, tradeoffSpec } from "../lib/charts/index.ts
 import { tradeoffTargets } from "../lib/compare.ts";
 import { modelGroups } from "../lib/models.ts";
 import { prefillPoints } from "../lib/prefill.ts";
-import { type SiteData, viewKey, viewsOf } from "../lib/site-data.ts";
+import { type SiteData, viewsOf } from "../lib/site-data.ts";
 import type { Figure, FigureSection, ModelCharts, SiteIndex, TargetCharts, TargetView } from "../lib/site-index.ts";
 import { renderSvg } from "../lib/svg.ts";
 import { HISTORY_SECTION, type SectionDef, TRADEOFF_TITLE } from "../lib/target-charts.ts";
 import { viewPoints } from "../lib/view-points.ts";
-
-/** The site index's figures and charts. */
-export type SiteCharts = Pick<SiteIndex, "charts" | "prefill" | "modelCharts" | "compareTradeoff">;
 
 /** Sections' figures rendered to SVG, each section marked with the kind it belongs to (null: every kind's). */
 export async function renderSections<C>(
@@ -82,14 +79,18 @@ export async function targetCharts(view: TargetView): Promise<TargetCharts> {
   ];
 }
 
-/** Charts per model key, for every model: each kind its routes are on, that kind's sections. */
-export async function modelCharts(targets: TargetView[]): Promise<Record<string, ModelCharts>> {
+/** Charts per model key, for every model (or those of `only`): each kind its routes are on, that kind's sections. */
+export async function modelCharts(
+  targets: TargetView[],
+  only: ReadonlySet<string> | null = null,
+): Promise<Record<string, ModelCharts>> {
   const out: Record<string, ModelCharts> = {};
   const byId = new Map(targets.map((t) => [t.id, t]));
   for (const g of modelGroups(
     targets,
     targets.map((t) => t.id),
   )) {
+    if (only && !only.has(g.modelKey)) continue;
     const routes = g.targetIds.map((id) => byId.get(id) as TargetView);
     const sections: FigureSection[] = [];
     for (const kind of KIND_NAMES) {
@@ -102,25 +103,22 @@ export async function modelCharts(targets: TargetView[]): Promise<Record<string,
   return out;
 }
 
-/** Renders every figure of the site: each series' sections, each target's prefill curve, each model's, the compare page's trade-off. */
-export async function siteCharts(data: SiteData): Promise<SiteCharts> {
-  const prefill: SiteIndex["prefill"] = {};
-  for (const id of new Set(data.series.map((v) => v.id))) {
-    const chart = await prefillChart(data.series.filter((v) => v.id === id));
-    if (chart) prefill[id] = chart;
-  }
-  const charts: SiteIndex["charts"] = {};
-  for (const view of data.series) charts[viewKey(view)] = await targetCharts(view);
-  const models: SiteIndex["modelCharts"] = {};
+/** The figures drawn over many series: each scenario's model pages' and its compare page's trade-off. */
+export async function crossSeriesCharts(
+  data: Pick<SiteData, "series" | "scenarios">,
+  /** The models whose pages are built (an incremental build's); null: every model. */
+  models: ReadonlySet<string> | null = null,
+): Promise<Pick<SiteIndex, "modelCharts" | "compareTradeoff">> {
+  const charts: SiteIndex["modelCharts"] = {};
   const tradeoffs: SiteIndex["compareTradeoff"] = {};
   for (const s of data.scenarios) {
     const views = viewsOf(data.series, s);
     // Each model's figures of the kinds its routes are on (see `modelCharts`).
-    models[s] = await modelCharts(views);
+    charts[s] = await modelCharts(views, models);
     // The compare page's trade-off chart, where the kind that leads the scenario's compare page draws one.
     const lead = kindsAmong(views)[0];
     if (lead && KINDS[lead].compare.tradeoff)
       tradeoffs[s] = await compareTradeoff(viewsOfKind(views, lead), KINDS[lead].axis);
   }
-  return { charts, prefill, modelCharts: models, compareTradeoff: tradeoffs };
+  return { modelCharts: charts, compareTradeoff: tradeoffs };
 }

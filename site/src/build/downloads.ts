@@ -14,7 +14,7 @@ import type { ToolCallsView } from "../lib/tool-calls.ts";
 /**
  * A route's tool calls in `index.json`: its latest tool-call run's support, the verdict against the
  * reference (null before one), the schema-valid and right-tool shares the leaderboard and the verdict
- * read, every share, the F1 against the reference's calls and the verdict's reason; null when the route
+ * read, every share, the trigger F1 and the exact call F1 against the reference and the verdict's reason; null when the route
  * has no tool-call run.
  */
 export function toolCallsJson(tc: ToolCallsView | null) {
@@ -27,15 +27,15 @@ export function toolCallsJson(tc: ToolCallsView | null) {
     schemaValid: tc.shares.argumentsValid,
     rightTool: tc.shares.rightTool,
     shares: tc.shares,
-    f1: tc.verdict?.f1 ?? null,
+    triggerF1: tc.verdict?.triggerF1 ?? null,
+    exactCallF1: tc.verdict?.exactCallF1 ?? null,
     reason: tc.verdict?.reason ?? null,
   };
 }
 
-/** `data/index.json`: every target with its standing, its latest run's headline and per-level figures, and its history. */
-export function indexJson(data: SiteData): string {
-  const first = data.scenarios[0] ?? "chat";
-  const view = (t: TargetView) => ({
+/** One (target, scenario) of `data/index.json`: its standing, its latest run's headline and per-level figures, and its history. */
+export function indexJsonView(t: TargetView) {
+  return {
     id: t.id,
     scenario: t.scenario,
     label: t.label,
@@ -46,7 +46,7 @@ export function indexJson(data: SiteData): string {
     standing: t.standing,
     /** Same model as the reference route? `{ reference, verdict, pValue, reason, samples, ... }`; null before a judged canary. */
     sameModel: t.sameModel,
-    /** Tool calls (`toolCallsJson`): `{ support, verdict, schemaValid, rightTool, shares, f1, reason, ... }`; null when not measured. */
+    /** Tool calls (`toolCallsJson`): `{ support, verdict, schemaValid, rightTool, shares, triggerF1, exactCallF1, reason, ... }`; null when not measured. */
     toolCalls: toolCallsJson(t.toolCalls),
     latest: {
       key: t.latest.key,
@@ -61,19 +61,52 @@ export function indexJson(data: SiteData): string {
     history: t.history,
     /** The latest run's search in the columns `runs.csv` gives it (`SEARCH_COLUMNS`); null for a ladder. */
     search: t.latest.summary.search ? searchCells(t.latest.summary.search) : null,
-  });
-  return JSON.stringify({
+  };
+}
+
+/** `data/index.json` around its views: `views` stands where the views go (the build writes them one series at a time). */
+export function indexJsonFrame(
+  data: Pick<SiteData, "generatedAt" | "scenarios">,
+  simulated: boolean,
+): { head: string; between: string; tail: string } {
+  // The views are the last two fields: what comes before them is the shape with both empty.
+  const whole = JSON.stringify(indexJsonShape(data, simulated, [], []));
+  const end = ',"targets":[],"series":[]}';
+  if (!whole.endsWith(end)) throw new Error("index.json: targets and series must be its last fields");
+  return { head: `${whole.slice(0, -end.length)},"targets":[`, between: '],"series":[', tail: "]}" };
+}
+
+/** `data/index.json`: every target with its standing, its latest run's headline and per-level figures, and its history. */
+export function indexJson(data: SiteData): string {
+  const first = data.scenarios[0] ?? "chat";
+  return JSON.stringify(
+    indexJsonShape(
+      data,
+      data.series.some((t) => t.simulated),
+      viewsOf(data.series, first).map(indexJsonView),
+      data.series.filter((t) => t.scenario !== first).map(indexJsonView),
+    ),
+  );
+}
+
+function indexJsonShape(
+  data: Pick<SiteData, "generatedAt" | "scenarios">,
+  simulated: boolean,
+  targets: unknown[],
+  series: unknown[],
+) {
+  return {
     /** 2: levels, peaks and standing levels name their `load`, as run documents of version 2 do (1 had `concurrency`). */
     schemaVersion: 2,
     generatedAt: data.generatedAt,
-    simulated: data.series.some((t) => t.simulated),
+    simulated,
     /** Every scenario, the site's first (ranked at `/`) first. */
     scenarios: data.scenarios,
     /** The first scenario's targets, each with its `scenario`. */
-    targets: viewsOf(data.series, first).map(view),
+    targets,
     /** Every other (target, scenario), in the same shape. */
-    series: data.series.filter((t) => t.scenario !== first).map(view),
-  });
+    series,
+  };
 }
 
 /**
@@ -105,7 +138,7 @@ function searchCells(search: SearchRecord | null | undefined): SearchCells {
   };
 }
 
-const CSV_COLUMNS = [
+export const CSV_COLUMNS = [
   "targetId",
   "scenario",
   "runId",
@@ -168,7 +201,12 @@ function cell(value: unknown): string {
  * it), repeated on each of its levels' rows, empty where the run had none.
  */
 export function runsCsv(entries: Iterable<RunIndexEntry>, standings: Iterable<Standing> = []): string {
-  const lines = [CSV_COLUMNS.join(",")];
+  return `${CSV_COLUMNS.join(",")}\n${runsCsvRows(entries, standings)}`;
+}
+
+/** The rows of `runsCsv` without its header, each line ended: the build appends one target's at a time. */
+export function runsCsvRows(entries: Iterable<RunIndexEntry>, standings: Iterable<Standing> = []): string {
+  const lines: string[] = [];
   const standingRuns = new Set<string>();
   for (const s of standings) for (const runId of s.runIds) standingRuns.add(`${s.targetId}\n${s.scenario}\n${runId}`);
   for (const e of entries) {
@@ -218,10 +256,10 @@ export function runsCsv(entries: Iterable<RunIndexEntry>, standings: Iterable<St
         probe_decision: l.probe?.decision ?? null,
         ...search,
       };
-      lines.push(CSV_COLUMNS.map((c) => cell(row[c])).join(","));
+      lines.push(`${CSV_COLUMNS.map((c) => cell(row[c])).join(",")}\n`);
     }
   }
-  return `${lines.join("\n")}\n`;
+  return lines.join("");
 }
 
 const STANDING_FIGURES = [

@@ -9,7 +9,13 @@ import type { Estimate } from "@kneeboard/core/standing";
 import { levelPoints, MEASURES, standingCurvesSpec, tradeoffSpec } from "../lib/charts/index.ts";
 import type { TargetTable } from "../lib/compare.ts";
 import { estimateTitle, fmt, fmtEstimate, pct, when } from "../lib/format.ts";
-import { type LeaderboardRow, leaderboardRows, rankedGroups, TREND_RUNS } from "../lib/leaderboard.ts";
+import {
+  capacityBracketOf,
+  type LeaderboardRow,
+  leaderboardRows,
+  rankedGroups,
+  TREND_RUNS,
+} from "../lib/leaderboard.ts";
 import { costNote, curvesLeftOut, levelsRun, sloWords, usd } from "../lib/models.ts";
 import {
   type Cell,
@@ -70,7 +76,7 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
     label: "Leaderboard, one row per target, in rank order, grouped by model",
     caption: [
       `Each figure is the median over the target's valid runs of the last ${windowHours} hours (at most ${maxRuns} runs; the latest valid run when none is that recent), with the interval that bounds it in brackets below it (`,
-      `; the peak's tooltip says how many runs). Ranked by peak aggregate tok/s: targets whose intervals overlap share a rank (=2). Rows run in rank order; a model's routes sit together under their model wherever no other model ranks between them. Clicking a column header sorts all rows and drops the grouping. Capacity: the most users served at ${sloText}; where a target's levels were searched rather than laddered, the searched answer of its newest run in the standing, with the bracket it lies in on hover. Trend: peak aggregate over the last ${TREND_RUNS} runs. Runs, knee, scaling efficiency, errors and the latest run's levels are on each target's page.`,
+      `; the peak's tooltip says how many runs). Ranked by peak aggregate tok/s: targets whose intervals overlap share a rank (=2). Rows run in rank order; a model's routes sit together under their model wherever no other model ranks between them. Clicking a column header sorts all rows and drops the grouping. Capacity: the most users served at ${sloText} (a failed request counts as a miss), with the bracket it lies in below it: a ladder's [highest level that met, next level run), or "not measured above N" where its top level met; where a target's levels were searched, the median of its searched runs with the newest run's bracket at its confidence, how they found it on hover. Sorted on the lower end. Single-stream figures say "not measured" where no run ran N = 1. Trend: peak aggregate over the last ${TREND_RUNS} runs. Runs, knee, scaling efficiency, errors and the latest run's levels are on each target's page.`,
     ],
     columns: [
       {
@@ -99,7 +105,7 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
         type: "num",
         className: "capacity",
         title:
-          "highest level whose medians meet the SLO: per-stream p50 and TTFT p95; where the levels were searched, the newest standing run's searched answer (its bracket on hover)",
+          "highest level whose medians meet the SLO (per-stream p50 and TTFT p95, a failed request counted as a miss), with its bracket, marked ladder or searched; where the levels were searched, the median of the standing's searched runs (how they found it on hover); sorted on the lower end",
       },
       {
         heading: "$/Mtok at peak",
@@ -138,8 +144,8 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
                 : null,
             sameModel: sameModel.get(r.id) ?? null,
           }),
-          { kind: "estimate", estimate: r.singleStreamTokensPerSecond, digits: 1, tooltip: false },
-          { kind: "estimate", estimate: r.singleStreamTtftP50Ms, digits: 0, tooltip: false },
+          { kind: "estimate", estimate: r.singleStreamTokensPerSecond, digits: 1, tooltip: false, ...notMeasured(r) },
+          { kind: "estimate", estimate: r.singleStreamTtftP50Ms, digits: 0, tooltip: false, ...notMeasured(r) },
           { kind: "estimate", estimate: r.peakAggregateTokensPerSecond, digits: 0, tooltip: true },
           { kind: "number", value: r.peakConcurrency, digits: 0 },
           { kind: "estimate", estimate: r.perStreamAtPeakTokensPerSecond, digits: 1, tooltip: false },
@@ -161,30 +167,59 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
 }
 
 /**
- * A row's capacity cell: where the standing's runs searched, the median of their searched capacities
- * with its interval (sorting on the median) and how they found it on hover; else the standing's level.
+ * A row's capacity cell: the figure, the bracket it lies in and how it was found, sorted on the
+ * bracket's lower end. Searched: the median of the standing's searched runs with their interval, and
+ * the newest run's `[lo, hi]` at its confidence (how the runs found it on hover). A ladder: the highest
+ * level that met the SLO and `[lo, hi)` to the next level run; "not measured above N" where the top
+ * level met it, "below N" where even the lowest missed.
  */
 function capacityCell(
-  r: Pick<LeaderboardRow, "capacityConcurrency" | "capacitySearched" | "capacityTitle">,
+  r: Pick<LeaderboardRow, "capacityConcurrency" | "capacitySearched" | "capacityTitle" | "capacityBracket">,
   searchedClass: string,
   ladderClass?: string,
 ): Cell {
-  if (r.capacityTitle !== null)
+  const b = r.capacityBracket;
+  if (b.kind === "searched") {
+    const e = r.capacitySearched;
+    // A median of an even number of runs may fall between two whole users.
+    const digits = e && !Number.isInteger(e.median) ? 1 : 0;
     return {
-      kind: "estimate",
-      estimate: r.capacitySearched,
-      // A median of an even number of runs may fall between two whole users.
-      digits: r.capacitySearched && !Number.isInteger(r.capacitySearched.median) ? 1 : 0,
-      tooltip: false,
-      title: r.capacityTitle,
+      kind: "capacity",
+      value: e?.median ?? null,
+      text: fmt(e?.median, digits),
+      interval: e && e.low !== e.high ? `${fmt(e.low, digits)}-${fmt(e.high, digits)}` : null,
+      bracket: `${searchedBracketText(b)}, searched`,
+      ...(r.capacityTitle ? { title: r.capacityTitle } : {}),
       className: searchedClass,
     };
+  }
   return {
-    kind: "number",
-    value: r.capacityConcurrency,
-    digits: 0,
+    kind: "capacity",
+    value: b.lo ?? (b.hi !== null ? 0 : null),
+    text: b.lo !== null ? fmt(b.lo) : b.hi !== null ? `below ${fmt(b.hi)}` : "—",
+    interval: null,
+    bracket: ladderBracketText(b),
+    title:
+      "a ladder's capacity: the highest level that met the SLO; the capacity lies between it and the next level run",
     ...(ladderClass ? { className: ladderClass } : {}),
   };
+}
+
+/** A single-stream cell's words where no run of the standing ran N = 1. */
+const notMeasured = (r: Pick<LeaderboardRow, "singleStreamMeasured">) =>
+  r.singleStreamMeasured ? {} : { missing: "not measured" };
+
+/** A search's bracket: `[5, 6] at 95 %`. */
+function searchedBracketText(b: LeaderboardRow["capacityBracket"]): string {
+  const end = (x: number | null) => (x === null ? "—" : fmt(x, Number.isInteger(x) ? 0 : 1));
+  return `[${end(b.lo)}, ${end(b.hi)}]${b.confidence !== null ? ` at ${pct(b.confidence, 0)}` : ""}`;
+}
+
+/** A ladder's bracket: `[4, 8), ladder`, `not measured above 16, ladder`, `[0, 1), ladder`. */
+function ladderBracketText(b: LeaderboardRow["capacityBracket"]): string {
+  if (b.lo !== null && b.hi === null) return `not measured above ${fmt(b.lo)}, ladder`;
+  if (b.lo === null && b.hi === null) return "not measured";
+  return `[${fmt(b.lo ?? 0)}, ${fmt(b.hi)}), ladder`;
 }
 
 /** A target page's headline figures of a closed loop: single-stream, the peak, the knee, capacity in users. */
@@ -196,15 +231,18 @@ export function closedHeadlines({ view }: TargetContext) {
   // Searched levels: the search's answer, as the leaderboard shows it (the median curve's levels differ run to run).
   const searched = searchedCapacity(view);
   const searchedKneeOver = searchedKnee(view);
+  // Without a valid run nothing stands, measured or not: a plain dash.
+  const measuredOne = standing.runIds.length === 0 || standing.levels.some((l) => concurrencyOf(l.load) === 1);
+  const bracket = capacityBracketOf(view);
   return [
     {
       label: "single-stream tok/s (p50, N=1)",
-      value: fmtEstimate(single?.outputTokensPerSecond, 1),
+      value: measuredOne ? fmtEstimate(single?.outputTokensPerSecond, 1) : "not measured",
       title: estimateTitle(single?.outputTokensPerSecond),
     },
     {
       label: "single-stream TTFT p50",
-      value: `${fmtEstimate(single?.ttftP50Ms)}${single?.ttftP50Ms ? " ms" : ""}`,
+      value: measuredOne ? `${fmtEstimate(single?.ttftP50Ms)}${single?.ttftP50Ms ? " ms" : ""}` : "not measured",
       title: estimateTitle(single?.ttftP50Ms),
     },
     {
@@ -239,8 +277,14 @@ export function closedHeadlines({ view }: TargetContext) {
         }
       : {
           label: "capacity at the SLO",
-          value: standing.capacity ? `${concurrencyOf(standing.capacity.load)} users` : "—",
-          title: `per-stream p50 ${sloWords(standing.slo)}, on the medians`,
+          value:
+            bracket.lo !== null
+              ? searchedLoad("concurrency", bracket.lo)
+              : bracket.hi !== null
+                ? `below ${searchedLoad("concurrency", bracket.hi)}`
+                : "—",
+          ...(bracket.lo !== null || bracket.hi !== null ? { note: ladderBracketText(bracket) } : {}),
+          title: `per-stream p50 ${sloWords(standing.slo)}, on the medians, failed requests counted as misses; the capacity lies between the highest level that met it and the next level run`,
         },
     {
       label: "goodput peak (last run)",
@@ -568,8 +612,14 @@ export function closedRoutes(routes: TargetView[], ctx: RoutesContext): RoutesTa
                 invalid: null,
                 sameModel: null,
               }),
-              { kind: "estimate", estimate: r.singleStreamTokensPerSecond, digits: 1, tooltip: true },
-              { kind: "estimate", estimate: r.singleStreamTtftP50Ms, digits: 0, tooltip: true },
+              {
+                kind: "estimate",
+                estimate: r.singleStreamTokensPerSecond,
+                digits: 1,
+                tooltip: true,
+                ...notMeasured(r),
+              },
+              { kind: "estimate", estimate: r.singleStreamTtftP50Ms, digits: 0, tooltip: true, ...notMeasured(r) },
               { kind: "estimate", estimate: r.peakAggregateTokensPerSecond, digits: 0, tooltip: true },
               { kind: "number", value: r.peakConcurrency, digits: 0 },
               { kind: "estimate", estimate: r.perStreamAtPeakTokensPerSecond, digits: 1, tooltip: true },

@@ -7,7 +7,7 @@
 import { concurrencyOf, loadWords, sameLoad, stopLabel } from "@kneeboard/core/run";
 import { type Estimate, rankLabel, ranksBy } from "@kneeboard/core/standing";
 import { costNote, targetModelKey } from "./models.ts";
-import { searchedCapacity } from "./search.ts";
+import { searchedCapacity, standingSearches } from "./search.ts";
 import type { TargetView } from "./site-data.ts";
 
 /** A level the standing shows but does not rank, with why. */
@@ -34,6 +34,8 @@ export interface LeaderboardRow {
   runs: number;
   /** True when no run fell in the window and the latest valid run, older, stands in. */
   beyondWindow: boolean;
+  /** False when the standing's runs ran no N = 1: the single-stream cells say "not measured", not a dash. */
+  singleStreamMeasured: boolean;
   singleStreamTokensPerSecond: Estimate | null;
   singleStreamTtftP50Ms: Estimate | null;
   peakAggregateTokensPerSecond: Estimate | null;
@@ -46,6 +48,12 @@ export interface LeaderboardRow {
   capacitySearched: Estimate | null;
   /** Where the capacity was searched: how the runs found it, the newest run's bracket, confidence and cost, as the cell's tooltip; null for a ladder's. */
   capacityTitle: string | null;
+  /**
+   * The bracket the capacity lies in, and how it was found: a ladder's `[lo, hi)` off the standing's
+   * levels (lo the capacity, null when no level met; hi the next level run above it, null when lo is
+   * the top: not measured above it), or the newest searched run's `[lo, hi]` at its confidence.
+   */
+  capacityBracket: CapacityBracket;
   /** Cost at the standing's peak level, from the latest run's figures there, USD per million output tokens. */
   costAtPeak: { metered: number | null; declared: number | null; note: string | null };
   /** Levels invalid in some run of the standing, with their reasons: shown, and not ranked unless valid in most runs. */
@@ -65,6 +73,30 @@ export interface LeaderboardRow {
 }
 
 export const TREND_RUNS = 20;
+
+/** A capacity's bracket as the leaderboard shows it (`LeaderboardRow.capacityBracket`). */
+export interface CapacityBracket {
+  kind: "ladder" | "searched";
+  lo: number | null;
+  hi: number | null;
+  /** A search's stated confidence; null for a ladder. */
+  confidence: number | null;
+}
+
+/** A target's capacity bracket: its newest standing search's, else the ladder's off the standing's levels. */
+export function capacityBracketOf(t: Pick<TargetView, "history" | "standing">): CapacityBracket {
+  const newest = standingSearches(t)[0]?.search;
+  if (newest)
+    return { kind: "searched", lo: newest.capacity.lo, hi: newest.capacity.hi, confidence: newest.confidence };
+  const st = t.standing;
+  const lo = st.capacity ? concurrencyOf(st.capacity.load) : null;
+  const steps = st.levels
+    .map((l) => concurrencyOf(l.load))
+    .filter((n): n is number => n !== null)
+    .sort((a, b) => a - b);
+  const hi = lo === null ? (steps[0] ?? null) : (steps.find((n) => n > lo) ?? null);
+  return { kind: "ladder", lo, hi, confidence: null };
+}
 
 export function leaderboardRows(targets: TargetView[]): LeaderboardRow[] {
   const ranks = ranksBy(
@@ -100,6 +132,8 @@ export function leaderboardRows(targets: TargetView[]): LeaderboardRow[] {
         rankLabel: rankLabel(rank, allRanks),
         runs: st.runIds.length,
         beyondWindow: st.beyondWindow,
+        // Without a valid run nothing stands, measured or not: a plain dash.
+        singleStreamMeasured: st.runIds.length === 0 || st.levels.some((l) => concurrencyOf(l.load) === 1),
         singleStreamTokensPerSecond: st.singleStream?.outputTokensPerSecond ?? null,
         singleStreamTtftP50Ms: st.singleStream?.ttftP50Ms ?? null,
         peakAggregateTokensPerSecond: st.peak?.aggregateOutputTokensPerSecond ?? null,
@@ -115,6 +149,7 @@ export function leaderboardRows(targets: TargetView[]): LeaderboardRow[] {
             : null,
         capacitySearched: searched?.estimate ?? null,
         capacityTitle: searched?.title ?? null,
+        capacityBracket: capacityBracketOf(t),
         costAtPeak: { metered, declared, note: costNote(metered, declared) },
         invalidLevels: st.levels
           .filter((l) => l.invalidRuns > 0)

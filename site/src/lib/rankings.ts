@@ -24,8 +24,20 @@ export type Cell =
       tooltip: boolean;
       title?: string;
       className?: string;
+      /** What the cell says without an estimate (default a dash): "not measured" where the level was never run. */
+      missing?: string;
     }
   | { kind: "number"; value: number | null; digits: number; className?: string; suffix?: string; title?: string }
+  /** A capacity: its figure (with an interval over runs), the bracket it lies in and how it was found; sorted on `value`, the bracket's lower end. */
+  | {
+      kind: "capacity";
+      value: number | null;
+      text: string;
+      interval: string | null;
+      bracket: string;
+      title?: string;
+      className?: string;
+    }
   | { kind: "cost"; metered: number | null; declared: number | null; note: string | null }
   | { kind: "trend"; svg: string; title?: string }
   | { kind: "text"; text: string }

@@ -99,7 +99,7 @@ export function historyPoint(e: RunIndexEntry): HistoryPoint {
   };
 }
 
-async function readAlerts(store: Store, warn: (m: string) => void): Promise<Alert[]> {
+export async function readAlerts(store: Store, warn: (m: string) => void): Promise<Alert[]> {
   const body = await store.get(ALERTS_KEY);
   if (body === null) return [];
   try {
@@ -110,8 +110,7 @@ async function readAlerts(store: Store, warn: (m: string) => void): Promise<Aler
   }
 }
 
-/** Reads everything the site shows. Malformed documents are skipped with a warning, never thrown. */
-export async function loadSiteData(options: {
+export interface SiteDataOptions {
   store: Store;
   index: RunIndex;
   now?: string;
@@ -119,41 +118,55 @@ export async function loadSiteData(options: {
   standing?: StandingConfig;
   slo?: Slo;
   warn?: (message: string) => void;
-}): Promise<SiteData> {
-  const generatedAt = options.now ?? new Date().toISOString();
-  const warnings: string[] = [];
-  const warn = (m: string) => {
-    warnings.push(m);
-    options.warn?.(m);
-  };
-  // Standing, capacity and history are per (target, scenario): one view per series.
-  const groups = [...bySeries(await options.index.entries()).values()].sort(
-    ([a], [b]) =>
-      (a as RunIndexEntry).targetId.localeCompare((b as RunIndexEntry).targetId) ||
-      (a as RunIndexEntry).scenario.localeCompare((b as RunIndexEntry).scenario),
-  );
+}
 
-  // The same-model verdict is the route's, whatever scenario its canary ran in: the newest judged one per target.
-  const sameModel = new Map<string, { startedAt: string; verdict: NonNullable<RunIndexEntry["sameModel"]> }>();
-  for (const entries of groups)
-    for (const e of entries)
-      if (e.sameModel && (sameModel.get(e.targetId)?.startedAt ?? "") < e.startedAt)
-        sameModel.set(e.targetId, { startedAt: e.startedAt, verdict: e.sameModel });
+/** One target as the site shows it: a view per scenario (by scenario), and its index entries, oldest first per series. */
+export interface TargetData {
+  views: TargetView[];
+  entries: RunIndexEntry[];
+}
+
+/**
+ * Reads the site's targets one at a time, in id order, each from its own index entries: what the
+ * build walks, so its memory holds one target's history at a time, not every target's.
+ * Malformed documents are skipped with a warning, never thrown.
+ */
+export async function* targetsData(options: SiteDataOptions & { now: string }): AsyncGenerator<TargetData> {
+  const ids = (await options.index.targetIds()).sort((a, b) => a.localeCompare(b));
+  for (const targetId of ids) {
+    const data = await targetData(options, await options.index.entries(targetId));
+    if (data.views.length > 0) yield data;
+  }
+}
+
+/** One target's views, from its index entries (every scenario). */
+async function targetData(
+  options: SiteDataOptions & { now: string },
+  targetEntries: RunIndexEntry[],
+): Promise<TargetData> {
+  const warn = options.warn ?? (() => {});
+  // Standing, capacity and history are per (target, scenario): one view per series.
+  const groups = [...bySeries(targetEntries).values()].sort(([a], [b]) =>
+    (a as RunIndexEntry).scenario.localeCompare((b as RunIndexEntry).scenario),
+  );
+  // The same-model verdict is the route's, whatever scenario its canary ran in: the newest judged one.
+  let sameModel: { startedAt: string; verdict: NonNullable<RunIndexEntry["sameModel"]> } | null = null;
+  for (const e of targetEntries)
+    if (e.sameModel && (sameModel?.startedAt ?? "") < e.startedAt)
+      sameModel = { startedAt: e.startedAt, verdict: e.sameModel };
   // Tool calls, likewise, are the route's: its newest tool-call run in any scenario, with the verdict on it.
-  const toolCalls = toolCallsByTarget(groups.flat());
-  const series: TargetView[] = [];
-  const all: RunIndexEntry[] = [];
-  const chat: RunIndexEntry[] = [];
-  for (const entries of groups) {
-    const { targetId: id, scenario } = entries[0] as RunIndexEntry;
-    entries.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.key.localeCompare(b.key));
-    all.push(...entries);
-    if (scenario === "chat") chat.push(...entries);
-    const latest = entries[entries.length - 1] as RunIndexEntry;
+  const toolCalls = toolCallsByTarget(targetEntries);
+  const views: TargetView[] = [];
+  const entries: RunIndexEntry[] = [];
+  for (const series of groups) {
+    const { targetId: id, scenario } = series[0] as RunIndexEntry;
+    series.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.key.localeCompare(b.key));
+    entries.push(...series);
+    const latest = series[series.length - 1] as RunIndexEntry;
     let details: RunDetails | null = null;
     let promptTokens: number | null = null;
-    for (let i = entries.length - 1; i >= 0 && details === null; i--) {
-      const key = (entries[i] as RunIndexEntry).key;
+    for (let i = series.length - 1; i >= 0 && details === null; i--) {
+      const key = (series[i] as RunIndexEntry).key;
       try {
         const doc = await readRun(options.store, key);
         promptTokens = promptTokensOf(doc);
@@ -163,7 +176,7 @@ export async function loadSiteData(options: {
         warn(`skipped ${key}: ${(error as Error).message}`);
       }
     }
-    series.push({
+    views.push({
       id,
       scenario,
       label: latest.label,
@@ -171,18 +184,35 @@ export async function loadSiteData(options: {
       simulated: latest.simulated,
       latest,
       details,
-      history: entries.map(historyPoint),
-      standing: standingOf(id, entries, {
+      history: series.map(historyPoint),
+      standing: standingOf(id, series, {
         scenario,
-        now: generatedAt,
+        now: options.now,
         config: options.standing ?? DEFAULT_STANDING,
         // The SLO the runs were judged by (the config's `workload.slo`), unless the build names one.
         slo: options.slo ?? latest.slo ?? undefined,
       }),
       promptTokens,
-      sameModel: sameModel.get(id)?.verdict ?? null,
+      sameModel: sameModel?.verdict ?? null,
       toolCalls: toolCalls.get(id) ?? null,
     });
+  }
+  return { views, entries };
+}
+
+/** Reads everything the site shows at once (tests and small sites; the build walks `targetsData`). */
+export async function loadSiteData(options: SiteDataOptions): Promise<SiteData> {
+  const generatedAt = options.now ?? new Date().toISOString();
+  const warnings: string[] = [];
+  const warn = (m: string) => {
+    warnings.push(m);
+    options.warn?.(m);
+  };
+  const series: TargetView[] = [];
+  const all: RunIndexEntry[] = [];
+  for await (const t of targetsData({ ...options, now: generatedAt, warn })) {
+    series.push(...t.views);
+    all.push(...t.entries);
   }
   return {
     generatedAt,
@@ -190,7 +220,7 @@ export async function loadSiteData(options: {
     series,
     scenarios: scenarioOrder(all),
     alerts: await readAlerts(options.store, warn),
-    entries: chat,
+    entries: all.filter((e) => e.scenario === "chat"),
     allEntries: all,
     warnings,
   };

@@ -4,9 +4,10 @@
  * Pages (`src/pages/`) read it and hand each component its part; components and layouts never do.
  */
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Alert } from "@kneeboard/core/alerts";
 import { RunDocumentV4, SearchRecord } from "@kneeboard/core/run";
-import { RunIndexEntry } from "@kneeboard/core/run-index";
+import { RunIndexEntry, seriesKey } from "@kneeboard/core/run-index";
 import { SameModel } from "@kneeboard/core/same-model";
 import { Standing } from "@kneeboard/core/standing";
 import { z } from "zod";
@@ -109,17 +110,38 @@ export type TargetCharts = z.infer<typeof TargetCharts>;
 export const ModelCharts = z.array(FigureSection);
 export type ModelCharts = z.infer<typeof ModelCharts>;
 
+/**
+ * What one target page needs beyond the site index: its series' view with every run of its history,
+ * its figures and its target's prefill curve. The build writes one file of it per series (`seriesDir`),
+ * so the pages read one series at a time, not every series' history at once.
+ */
+export const SeriesDetail = z.object({ view: TargetView, charts: TargetCharts, prefill: Figure.nullable() });
+export type SeriesDetail = z.infer<typeof SeriesDetail>;
+
 /** What the build writes for the pages. */
 export const SiteIndex = z.object({
   generatedAt: z.string(),
-  /** Every (target, scenario), by target id then scenario. */
+  /**
+   * Every (target, scenario), by target id then scenario. Written by the build, each view's history
+   * holds its recent runs only (`recentView`); a target page reads its own in full (`seriesDetail`).
+   */
   series: z.array(TargetView),
   /** Every scenario with runs, in the site's order (`chat` first when present): `/` ranks the first. */
   scenarios: z.array(z.string()),
-  /** Figures per series key (`seriesKey`: the target id for chat, `<id>/<scenario>` else). */
-  charts: z.record(z.string(), TargetCharts),
-  /** The prefill curve per target id, where it has one. */
-  prefill: z.record(z.string(), Figure),
+  /**
+   * An incremental build's pages: only these targets' and models' pages are built (every other page
+   * is built whole); null: every page.
+   */
+  only: z
+    .object({ targetIds: z.array(z.string()), modelKeys: z.array(z.string()) })
+    .nullable()
+    .default(null),
+  /** The folder of the series' detail files (`SeriesDetail`, named by `seriesDetailFile`); null: `charts` and `prefill` below hold them. */
+  seriesDir: z.string().nullable().default(null),
+  /** Figures per series key (`seriesKey`: the target id for chat, `<id>/<scenario>` else), when there is no `seriesDir`. */
+  charts: z.record(z.string(), TargetCharts).default({}),
+  /** The prefill curve per target id, where it has one, when there is no `seriesDir`. */
+  prefill: z.record(z.string(), Figure).default({}),
   /** Figures per scenario, then per model key. */
   modelCharts: z.record(z.string(), z.record(z.string(), ModelCharts)),
   /** The compare pages' trade-off chart per scenario whose leading kind draws one. */
@@ -144,6 +166,25 @@ export function parseSiteIndex(json: unknown, file = "site index"): SiteIndex {
     .map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`)
     .join("; ");
   throw new Error(`${file} does not match the site index schema: ${where}`);
+}
+
+/** The file name of a series' detail in `seriesDir`: its series key, made one safe path segment. */
+export function seriesDetailFile(view: Pick<TargetView, "id" | "scenario">): string {
+  return `${encodeURIComponent(seriesKey({ targetId: view.id, scenario: view.scenario }))}.json`;
+}
+
+/** One series' detail (`SeriesDetail`): read from its own file where the build wrote one, else from the index itself. */
+export function seriesDetail(index: SiteIndex, view: TargetView): SeriesDetail {
+  if (index.seriesDir === null)
+    return {
+      view,
+      charts: index.charts[seriesKey({ targetId: view.id, scenario: view.scenario })] ?? [],
+      prefill: index.prefill[view.id] ?? null,
+    };
+  const file = join(index.seriesDir, seriesDetailFile(view));
+  const parsed = SeriesDetail.safeParse(JSON.parse(readFileSync(file, "utf8")));
+  if (!parsed.success) throw new Error(`${file} does not match the series detail schema: ${parsed.error.message}`);
+  return parsed.data;
 }
 
 /** The site index of the build in progress, read and checked once per build. Pages only. */

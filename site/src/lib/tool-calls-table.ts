@@ -28,11 +28,20 @@ export function toolCallsTable(routes: readonly TargetView[], href: (id: string)
   return {
     id: "tool-calls",
     label: "Tool calls: every measure per route, the reference route first",
-    caption: `Tool calls: each route's latest tool-call run (${[...new Set(ordered.map((t) => (t.toolCalls as ToolCallsView).suite))].join(", ")}), each share with its Wilson 95 % interval and count. The reference route's row comes first. Worse: the schema-valid or right-tool share is below the reference's (one-sided two-proportion test, Holm across the model's routes, α 0.01); no drop detected is not proof of equality, only that none showed at this sample size. F1: the route's calls (name and arguments) against the reference's, prompt by prompt (see the methodology).${simulated ? " Routes marked simulated are reference targets (local engines, not providers): their figures show how kneeboard measures, not how any provider behaves." : ""}`,
+    caption: `Tool calls: each route's latest tool-call run (${[...new Set(ordered.map((t) => (t.toolCalls as ToolCallsView).suite))].join(", ")}), each share with its Wilson 95 % interval and count. The reference route's row comes first. Worse: on some measure (or on all of them at once) the route fails prompts its reference meets, more often than chance allows (an exact sign test over prompts, a prompt met when every answer to it met the measure; Holm across the measures and the model's routes, α 0.01); no drop detected is not proof of equality, only that none showed at this suite's size. Trigger F1 (Kimi Vendor Verifier's): whether the route called a tool when the reference did; exact call F1: the route's calls (name and arguments) against the reference's (see the methodology).${simulated ? " Routes marked simulated are reference targets (local engines, not providers): their figures show how kneeboard measures, not how any provider behaves." : ""}`,
     columns: [
       { head: "route", class: "text" },
       { head: "verdict", class: "text" },
-      { head: "F1", title: "tool-call F1 of (name, arguments) against the reference's calls to the same prompts" },
+      {
+        head: "trigger F1",
+        title:
+          "trigger F1 (Kimi Vendor Verifier's): did the route call a tool when the reference did, answer by answer",
+      },
+      {
+        head: "call F1",
+        title:
+          "exact call F1: the route's calls (name and arguments) against the reference's calls to the same prompts",
+      },
       ...TOOL_MEASURES.map((m) => ({ head: TOOL_MEASURE_WORDS[m].label, title: TOOL_MEASURE_WORDS[m].title })),
       { head: "why", class: "text" },
     ],
@@ -54,7 +63,8 @@ export function toolCallsTable(routes: readonly TargetView[], href: (id: string)
             ...(t.simulated ? { note: "simulated", noteClass: "badge sim" } : {}),
           }),
           text(reference ? "reference" : verdict, bad ? { class: "bad" } : {}),
-          num(tc.verdict?.f1 === null || tc.verdict?.f1 === undefined ? "—" : fmt(tc.verdict.f1, 2)),
+          num(f1Text(tc.verdict?.triggerF1)),
+          num(f1Text(tc.verdict?.exactCallF1)),
           ...TOOL_MEASURES.map((m) =>
             unsupported
               ? num("—")
@@ -69,3 +79,5 @@ export function toolCallsTable(routes: readonly TargetView[], href: (id: string)
     }),
   };
 }
+
+const f1Text = (f1: number | null | undefined) => (f1 === null || f1 === undefined ? "—" : fmt(f1, 2));

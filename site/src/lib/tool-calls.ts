@@ -115,7 +115,12 @@ export function toolCallsCell(view: ToolCallsView | null): ToolCallsCellWords {
     value: valid.share,
     text: sharePercent(valid),
     title,
-    badge: view.verdict?.verdict === "worse" ? "tool calls: worse" : null,
+    badge:
+      view.verdict?.verdict !== "worse"
+        ? null
+        : view.verdict.cause === "stopped_calling"
+          ? "tool calls: stopped calling"
+          : "tool calls: worse",
   };
 }
 
@@ -123,12 +128,13 @@ export function toolCallsCell(view: ToolCallsView | null): ToolCallsCellWords {
 export function verdictWords(v: ToolCallsVerdict | null): string {
   if (!v) return "not judged yet";
   if (v.cause === "reference") return "reference";
+  if (v.cause === "stopped_calling") return "worse: stopped calling tools";
   return {
     same: "no drop detected",
     worse: "worse",
     "no-tool-support": "no tool support",
     "no-reference": "no reference route",
-    "too-few-samples": "too few calls",
+    "too-few-samples": "not comparable",
   }[v.verdict];
 }
 

@@ -5,6 +5,8 @@
  */
 import { DEFAULT_STANDING } from "@kneeboard/core/config";
 import { KIND_NAMES, KINDS, type KindName, kindsAmong, scenarioNotes, viewsOfKind } from "../kinds/index.ts";
+import { type Facet, facetPath, facetValues, filterViews } from "../lib/facets.ts";
+import { type Fold, foldRanking } from "../lib/fold.ts";
 import { rootFrom } from "../lib/format.ts";
 import type { RankingContext, RankingTable } from "../lib/rankings.ts";
 import { modelPath, targetPath } from "../lib/scenarios.ts";
@@ -31,6 +33,17 @@ export interface LeaderboardPage {
   scenarios: ScenarioLinks;
   /** The first leads the page; the others are sections below it. */
   rankings: RankingTable[];
+  /** What each ranking folded away past its row budget (`lib/fold.ts`), by ranking; null where nothing. */
+  folds: (Fold | null)[];
+  /** Links that filter the scenario's routes by provider or gateway (`lib/facets.ts`), hrefs from this page. */
+  filters: FilterLinks;
+  /** On a filter's page: which one, and the whole leaderboard's href from this page; null elsewhere. */
+  filter: { facet: Facet; value: string; routes: number; of: number; allHref: string } | null;
+}
+
+/** Each facet's values as links, the current one marked. */
+export interface FilterLinks {
+  facets: { facet: Facet; values: { value: string; routes: number; href: string; current: boolean }[] }[];
 }
 
 /**
@@ -46,24 +59,41 @@ export function scenarioRankings(views: readonly TargetView[], ctx: Omit<Ranking
   });
 }
 
-/** The leaderboard of one scenario at `path` (`` for `/`, `s/<scenario>/` for each scenario's own page). */
-export function leaderboardPage(index: SiteIndex, scenario: string, path: string): LeaderboardPage {
+/**
+ * The leaderboard of one scenario at `path` (`` for `/`, `s/<scenario>/` for each scenario's own page),
+ * or of its routes of one provider or gateway (`filter`, at `facetPath`).
+ */
+export function leaderboardPage(
+  index: SiteIndex,
+  scenario: string,
+  path: string,
+  filter: { facet: Facet; slug: string } | null = null,
+): LeaderboardPage {
   const { series, scenarios } = index;
   // Links from `/` stay bare (`targets/x/`), as they always were.
   const root = path === "" ? "" : rootFrom(path);
-  const views = viewsOf(series, scenario);
-  const rankings = scenarioRankings(views, {
+  const all = viewsOf(series, scenario);
+  const views = filter ? filterViews(all, filter.facet, filter.slug) : all;
+  const modelHref = (key: string) => modelPath(series, scenarios, key, scenario);
+  const folded = scenarioRankings(views, {
     scenario,
     named: scenarios.length > 1,
     targetHref: (id) => targetPath(series, scenarios, id, scenario),
-    modelHref: (key) => modelPath(series, scenarios, key, scenario),
+    modelHref,
     window: views[0]?.standing.window ?? DEFAULT_STANDING,
-  });
+  }).map((table) => foldRanking(table, modelHref));
+  const rankings = folded.map((f) => f.table);
+  const boardHref = scenario === scenarios[0] ? root : `${root}s/${scenario}/`;
+  const facets = facetValues(all);
+  const current = filter && facets.find((f) => f.facet === filter.facet)?.values.find((v) => v.slug === filter.slug);
   // The page is titled and described by the kind that leads it.
   const leadKind = kindsAmong(views)[0] ?? (KIND_NAMES[0] as KindName);
   const lead = KINDS[leadKind];
   return {
-    title: path === "" ? "LLM throughput leaderboard: one user and many at once" : lead.board.title(scenario),
+    title:
+      path === ""
+        ? "LLM throughput leaderboard: one user and many at once"
+        : `${lead.board.title(scenario)}${current ? ` · ${filter?.facet} ${current.value}` : ""}`,
     description: lead.board.description(viewsOfKind(views, leadKind), scenario, scenarios.length),
     path,
     root,
@@ -75,5 +105,30 @@ export function leaderboardPage(index: SiteIndex, scenario: string, path: string
       notes: scenarioNotes(series, scenarios),
     },
     rankings,
+    folds: folded.map((f) => f.fold),
+    filters: {
+      facets: facets.map(({ facet, values }) => ({
+        facet,
+        values: values.map((v) => ({
+          value: v.value,
+          routes: v.routes,
+          href: `${root}${facetPath(scenario, facet, v.slug)}`,
+          current: v === current,
+        })),
+      })),
+    },
+    filter:
+      filter && current
+        ? { facet: filter.facet, value: current.value, routes: views.length, of: all.length, allHref: boardHref }
+        : null,
   };
+}
+
+/** Every filter page's params: each scenario's facets' values (`lib/facets.ts`). */
+export function filterPaths(index: SiteIndex): { params: { scenario: string; facet: Facet; value: string } }[] {
+  return index.scenarios.flatMap((scenario) =>
+    facetValues(viewsOf(index.series, scenario)).flatMap(({ facet, values }) =>
+      values.map((v) => ({ params: { scenario, facet, value: v.slug } })),
+    ),
+  );
 }

@@ -26,17 +26,20 @@ export interface ModelParams {
 /** Every model page's params: a model's first scenario at `models/<key>/`, each other at `models/<key>/s/<scenario>/`. */
 export function modelPaths(index: SiteIndex): { params: ModelParams }[] {
   const { series, scenarios } = index;
+  const only = index.only && new Set(index.only.modelKeys);
   return scenarios.flatMap((scenario) => {
     const targets = viewsOf(series, scenario);
     return modelGroups(
       targets,
       targets.map((t) => t.id),
-    ).map((g) => ({
-      params: {
-        modelKey: g.modelKey,
-        rest: modelScenarios(series, scenarios, g.modelKey)[0] === scenario ? undefined : `s/${scenario}`,
-      },
-    }));
+    )
+      .filter((g) => !only || only.has(g.modelKey))
+      .map((g) => ({
+        params: {
+          modelKey: g.modelKey,
+          rest: modelScenarios(series, scenarios, g.modelKey)[0] === scenario ? undefined : `s/${scenario}`,
+        },
+      }));
   });
 }
 

@@ -11,8 +11,8 @@ import { fmt, pct, rootFrom, when } from "../lib/format.ts";
 import { targetModelKey } from "../lib/models.ts";
 import { modelPath, targetPath, targetScenarios } from "../lib/scenarios.ts";
 import { searchSection } from "../lib/search.ts";
-import { type TargetView, viewKey } from "../lib/site-data.ts";
-import type { SiteIndex } from "../lib/site-index.ts";
+import type { TargetView } from "../lib/site-data.ts";
+import { type SiteIndex, seriesDetail } from "../lib/site-index.ts";
 import { type Headline, num, type PageSection, type Table, text } from "../lib/table.ts";
 
 /** The route's params: `targets/<id>/` (the target's first scenario) or `targets/<id>/s/<scenario>/`. */
@@ -24,10 +24,13 @@ export interface TargetParams {
 /** Every target page's params: a target's first scenario at `targets/<id>/`, each other at `targets/<id>/s/<scenario>/`. */
 export function targetPaths(index: SiteIndex): { params: TargetParams }[] {
   const { series, scenarios } = index;
-  return series.map((target) => {
-    const first = targetScenarios(series, scenarios, target.id)[0] === target.scenario;
-    return { params: { id: target.id, rest: first ? undefined : `s/${target.scenario}` } };
-  });
+  const only = index.only && new Set(index.only.targetIds);
+  return series
+    .filter((target) => !only || only.has(target.id))
+    .map((target) => {
+      const first = targetScenarios(series, scenarios, target.id)[0] === target.scenario;
+      return { params: { id: target.id, rest: first ? undefined : `s/${target.scenario}` } };
+    });
 }
 
 export interface TargetPage {
@@ -66,8 +69,10 @@ export function targetPage(index: SiteIndex, params: TargetParams): TargetPage {
   const { series, scenarios } = index;
   const own = targetScenarios(series, scenarios, params.id);
   const scenario = params.rest?.startsWith("s/") ? params.rest.slice(2) : own[0];
-  const view = series.find((v) => v.id === params.id && v.scenario === scenario);
-  if (!view) throw new Error(`no target page for ${params.id}${params.rest ? `/${params.rest}` : ""}`);
+  const listed = series.find((v) => v.id === params.id && v.scenario === scenario);
+  if (!listed) throw new Error(`no target page for ${params.id}${params.rest ? `/${params.rest}` : ""}`);
+  // The index lists the series with its recent runs; its page reads the whole history and its figures.
+  const { view, charts: figureSections, prefill: targetPrefill } = seriesDetail(index, listed);
   const first = own[0] === view.scenario;
   const kind = viewKind(view);
   const words = KINDS[kind];
@@ -79,7 +84,6 @@ export function targetPage(index: SiteIndex, params: TargetParams): TargetPage {
   const { latest, details, standing } = view;
   const s = latest.summary;
   const modelKey = targetModelKey(view);
-  const figureSections = index.charts[viewKey(view)] ?? [];
   const runs = standing.runIds.length;
   const badges = [
     ...(view.simulated ? [{ class: "badge sim", text: "simulated" }] : []),
@@ -93,7 +97,7 @@ export function targetPage(index: SiteIndex, params: TargetParams): TargetPage {
       : []),
     ...(!s.valid ? [{ class: "badge invalid", text: "last run has invalid levels" }] : []),
   ];
-  const prefill = first ? (index.prefill[view.id] ?? null) : null;
+  const prefill = first ? targetPrefill : null;
   const prefillViews = series.filter((v) => v.id === view.id && KINDS[viewKind(v)].atN && v.promptTokens != null);
   return {
     title: nameScenario ? `${words.title(view)} · scenario ${view.scenario}` : words.title(view),

@@ -44,12 +44,13 @@ export type MetricChange = z.infer<typeof MetricChange>;
 /**
  * `model_change`: a route whose same-model verdict turned from `same` to `differs` (docs/methodology.md,
  * same model); it resolves when the route is judged `same` again. `tool_calls_regression`: a route's
- * latest schema-valid or right-tool share of tool calls fell below its standing interval over the
- * window's earlier runs; it resolves when a run's share is back at or above that interval's low end.
+ * tool-call verdict against its reference turned `worse` (it stopped calling tools, or fails prompts
+ * its reference meets), or a route that took tools began to refuse them; it resolves when a run of the
+ * route is judged `same` again (docs/methodology.md#tool-calls).
  */
 export const AlertKind = z.enum(["regression", "improvement", "route_change", "model_change", "tool_calls_regression"]);
 export type AlertKind = z.infer<typeof AlertKind>;
-/** The tool-call shares the `tool_calls_regression` alert watches. */
+/** The tool-call shares the `tool_calls_regression` alert watched against the route's own history, in alerts recorded before it followed the verdict. */
 export const ToolCallsMeasure = z.enum(["argumentsValid", "rightTool"]);
 export type ToolCallsMeasure = z.infer<typeof ToolCallsMeasure>;
 /** A watched share's name in an alert's words. */
@@ -57,6 +58,31 @@ export const TOOL_MEASURE_WORDS: Record<ToolCallsMeasure, string> = {
   argumentsValid: "schema-valid arguments",
   rightTool: "right tool",
 };
+/** A measure the verdict found lower, as a `tool_calls_regression` alert carries it. */
+export const ToolCallsAlertMeasure = z.object({
+  /** A verdict measure (`everyMeasure`, `callWhenNeeded`, `argumentsValid`, ...: docs/methodology.md#tool-calls). */
+  measure: z.string(),
+  prompts: z.number().int().nonnegative(),
+  route: z.number().int().nonnegative(),
+  reference: z.number().int().nonnegative(),
+  lost: z.number().int().nonnegative(),
+  gained: z.number().int().nonnegative(),
+  pValue: z.number().min(0).max(1),
+});
+export type ToolCallsAlertMeasure = z.infer<typeof ToolCallsAlertMeasure>;
+/** A share that fell below its standing interval, in alerts recorded before the alert followed the verdict. */
+export const StandingShareDrop = z.object({
+  measure: ToolCallsMeasure,
+  before: z.object({ median: z.number(), low: z.number(), high: z.number(), n: z.number().int().positive() }),
+  after: z.object({
+    successes: z.number().int().nonnegative(),
+    trials: z.number().int().positive(),
+    share: z.number(),
+    low: z.number(),
+    high: z.number(),
+  }),
+});
+export type StandingShareDrop = z.infer<typeof StandingShareDrop>;
 export const AlertState = z.enum(["open", "resolved"]);
 export type AlertState = z.infer<typeof AlertState>;
 export const Severity = z.enum(["info", "warning", "critical"]);
@@ -87,27 +113,20 @@ export const Alert = z.object({
     .object({ reference: z.string().nullable(), pValue: z.number().nullable(), reason: z.string(), cause: z.string() })
     .optional(),
   /**
-   * For tool_calls_regression: each watched share that fell (`argumentsValid`, `rightTool`), with the
-   * standing interval of the window's earlier runs it fell below (`before`: median, low, high, n runs)
-   * and the share of the run that opened it (`after`: successes of trials, the share and its Wilson
-   * 95 % interval). Absent for the other kinds.
+   * For tool_calls_regression: the cause of the verdict that opened it (`stopped_calling`, `lower`, or
+   * `no_tool_support` for a route that began to refuse tools), the reference route, the verdict's
+   * reason, and each measure found lower (`ToolCallsAlertMeasure`: the prompts it applies to, those
+   * the route and the reference met, those lost and gained, the Holm-adjusted p-value). Alerts
+   * recorded before the alert followed the verdict hold their shares against the route's own history
+   * (`StandingShareDrop`), with no cause. Absent for the other kinds.
    */
   toolCalls: z
     .object({
       suite: z.string(),
-      measures: z.array(
-        z.object({
-          measure: ToolCallsMeasure,
-          before: z.object({ median: z.number(), low: z.number(), high: z.number(), n: z.number().int().positive() }),
-          after: z.object({
-            successes: z.number().int().nonnegative(),
-            trials: z.number().int().positive(),
-            share: z.number(),
-            low: z.number(),
-            high: z.number(),
-          }),
-        }),
-      ),
+      cause: z.string().optional(),
+      reference: z.string().nullable().optional(),
+      reason: z.string().optional(),
+      measures: z.array(z.union([ToolCallsAlertMeasure, StandingShareDrop])),
     })
     .optional(),
   /** startedAt of the first run after the change. */

@@ -191,8 +191,12 @@ export class DynamoRunIndex extends TableClient implements RunIndex {
 
   async entries(targetId?: string): Promise<RunIndexEntry[]> {
     if (targetId !== undefined) return this.entriesOf(targetId);
-    const targets = (await this.queryAll("targets")).map((item) => parseItem(TargetItem, item).targetId);
-    return (await mapBounded(targets, QUERY_CONCURRENCY, (t) => this.entriesOf(t))).flat();
+    return (await mapBounded(await this.targetIds(), QUERY_CONCURRENCY, (t) => this.entriesOf(t))).flat();
+  }
+
+  async targetIds(): Promise<string[]> {
+    // The sort key is the target id: a Query returns them in id order.
+    return (await this.queryAll("targets")).map((item) => parseItem(TargetItem, item).targetId);
   }
 }
 

@@ -30,15 +30,16 @@ export function alertSubject(alert: Alert): string {
 
 /**
  * The attributes a filter policy can match: `targetId`, `metric` (the first metric, `route` for
- * a route change, `model` for a model change, the fallen shares `argumentsValid`, `rightTool` for a
- * tool-call regression), `metrics` (String.Array of all), `severity`, `kind` and `state`.
+ * a route change, `model` for a model change, the measures found lower for a tool-call regression,
+ * `everyMeasure` first, or `toolSupport` when the route began to refuse tools), `metrics`
+ * (String.Array of all), `severity`, `kind` and `state`.
  */
 export function alertAttributes(alert: Alert): Record<string, MessageAttributeValue> {
   const metrics =
     alert.kind === "model_change"
       ? ["model"]
       : alert.kind === "tool_calls_regression"
-        ? (alert.toolCalls?.measures.map((m) => m.measure) ?? [])
+        ? toolCallsMetrics(alert)
         : alert.kind === "route_change" || alert.metrics.length === 0
           ? ["route"]
           : alert.metrics;
@@ -153,4 +154,10 @@ export class SnsSubscriptions implements AlertSubscriptions {
       throw error;
     }
   }
+}
+
+/** A tool-call regression's measures as SNS metrics: those found lower, or `toolSupport` when the route refuses tools. */
+function toolCallsMetrics(alert: Alert): string[] {
+  const measures = alert.toolCalls?.measures.map((m) => m.measure) ?? [];
+  return measures.length > 0 ? measures : ["toolSupport"];
 }

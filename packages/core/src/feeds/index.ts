@@ -39,9 +39,15 @@ export function alertText(alert: Alert): string {
       `${c.metric}: before ${figure(c.before.median)} ± ${figure(c.before.spread)} (median ± MAD of ${c.before.runs} runs), after ${figure(c.after.median)} ± ${figure(c.after.spread)} (${c.after.runs} runs)${pct}`,
     );
   }
+  if (alert.toolCalls?.cause)
+    lines.push(
+      `Cause: ${alert.toolCalls.cause}${alert.toolCalls.reference ? `, against the reference ${alert.toolCalls.reference}` : ""}${alert.toolCalls.reason ? `: ${alert.toolCalls.reason}` : ""}`,
+    );
   for (const m of alert.toolCalls?.measures ?? []) {
     lines.push(
-      `${m.measure}: before ${figure(m.before.median)} (${figure(m.before.low)}-${figure(m.before.high)}, median and interval of ${m.before.n} runs), after ${figure(m.after.share)} (${m.after.successes} of ${m.after.trials}, Wilson 95 % ${figure(m.after.low)}-${figure(m.after.high)})`,
+      "before" in m
+        ? `${m.measure}: before ${figure(m.before.median)} (${figure(m.before.low)}-${figure(m.before.high)}, median and interval of ${m.before.n} runs), after ${figure(m.after.share)} (${m.after.successes} of ${m.after.trials}, Wilson 95 % ${figure(m.after.low)}-${figure(m.after.high)})`
+        : `${m.measure}: ${m.route} of ${m.prompts} prompts met, the reference ${m.reference} (${m.lost} lost, ${m.gained} gained; exact sign test, Holm-adjusted p ${figure(m.pValue)})`,
     );
   }
   if (alert.served)

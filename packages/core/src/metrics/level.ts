@@ -46,8 +46,13 @@ export interface LevelInput {
   samples: Sample[];
   /** First measured send to last measured end, ms. */
   wallTimeMs: number;
-  /** The ok requests' output tokens sent within the judged window (ramp end to last send), and its length, ms; null when empty. */
-  steadyWindow?: { outputTokens: number; ms: number } | null;
+  /**
+   * The ok requests' output tokens sent within the judged window (ramp end to last send), its length,
+   * ms, and the ok requests that ended within it (absent: not counted); null when empty.
+   */
+  steadyWindow?: { outputTokens: number; ms: number; completions?: number } | null;
+  /** A search's look ended the level before its count (its sends stopped). */
+  cutAtLook?: boolean;
   /** Time-weighted mean of requests in flight over the wall time (the sweep's `inFlightTracker`, sweep/in-flight.ts). */
   achievedConcurrency: number;
   /** p99 of the event loop lag during the level, ms. */
@@ -244,15 +249,26 @@ export function summarizeLevel(input: LevelInput): Level {
   // The SLO is judged over every request, a failed one counted as a miss.
   const forSlo = sloFigures(samples);
 
+  const steady = input.steadyWindow;
+  const steadyAggregateOutputTokensPerSecond =
+    steady && steady.ms > 0 && ok.length > 0 ? steady.outputTokens / (steady.ms / 1000) : null;
+  const headline = headlineOf(
+    concurrencyOf(load),
+    aggregateOutputTokensPerSecond,
+    steadyAggregateOutputTokensPerSecond,
+    steady?.completions ?? null,
+    input.cutAtLook === true,
+  );
+
   return {
     level: input.level ?? 1,
     load,
     requests,
     aggregateOutputTokensPerSecond,
-    steadyAggregateOutputTokensPerSecond:
-      input.steadyWindow && input.steadyWindow.ms > 0
-        ? input.steadyWindow.outputTokens / (input.steadyWindow.ms / 1000)
-        : null,
+    steadyAggregateOutputTokensPerSecond,
+    steadyCompletions: steady?.completions ?? null,
+    headlineAggregateOutputTokensPerSecond: headline?.outputTokensPerSecond ?? null,
+    aggregateWindow: headline?.window ?? null,
     wallTimeMs,
     perStream: {
       outputTokensPerSecond: perStreamOutput,
@@ -304,6 +320,32 @@ export function summarizeLevel(input: LevelInput): Level {
     invalid,
     probe: null,
   };
+}
+
+/** The fewest completions a steady window must hold, whatever N (a window at N = 1 or 2 judged on one or two would be noise). */
+export const MIN_STEADY_COMPLETIONS = 8;
+
+/**
+ * A level's headline aggregate (docs/methodology.md#the-steady-window): with N users in flight, the
+ * steady window's (the ramp's end to the last send: all N in flight, no ramp, no drain) when it held
+ * at least max(N, `MIN_STEADY_COMPLETIONS`) completions, a full round of N and no fewer than 8; else
+ * the whole level's, marked with why. Null for a kind without N (an open loop, a replay), whose
+ * aggregate is its headline.
+ */
+function headlineOf(
+  users: number | null,
+  whole: number | null,
+  steady: number | null,
+  completions: number | null,
+  cutAtLook: boolean,
+): { outputTokensPerSecond: number | null; window: NonNullable<Level["aggregateWindow"]> } | null {
+  if (users === null) return null;
+  const minimumCompletions = Math.max(users, MIN_STEADY_COMPLETIONS);
+  if (steady !== null && completions !== null && completions >= minimumCompletions)
+    return { outputTokensPerSecond: steady, window: { window: "steady", reason: null, minimumCompletions } };
+  const reason =
+    steady === null || completions === null ? "no_steady_window" : cutAtLook ? "cut_at_look" : "too_few_completions";
+  return { outputTokensPerSecond: whole, window: { window: "whole_level", reason, minimumCompletions } };
 }
 
 /**

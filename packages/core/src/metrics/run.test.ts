@@ -166,6 +166,8 @@ describe("summarizeRun", () => {
       load: { kind: "closed", concurrency: 32 },
       aggregateOutputTokensPerSecond: 650,
       perStreamOutputTokensPerSecond: 650 / 32,
+      // These levels record no steady window: the whole level's aggregate, marked.
+      window: "whole_level",
     });
     expect(s.scalingEfficiency).toBeCloseTo(650 / (32 * 100), 12);
     expect(s.valid).toBe(true);
@@ -288,10 +290,28 @@ describe("summarizeRun", () => {
       valid: false,
       capacity: null,
       capacityRequestsPerSecond: null,
+      capacityBracket: null,
       goodputPeak: null,
       stop: null,
       search: null,
     });
+  });
+
+  it("gives a ladder's capacity as its bracket: [the highest step that met, the next step)", () => {
+    const ladder = (meets: boolean[]) =>
+      summarizeRun([1, 2, 4, 8].map((n, i) => levelWith(n, 100 * n, { meetsSlo: meets[i] as boolean })));
+    expect(ladder([true, true, true, false]).capacityBracket).toEqual({
+      kind: "ladder",
+      lo: 4,
+      hi: 8,
+      confidence: null,
+    });
+    // The top step met: nothing above it was measured.
+    expect(ladder([true, true, true, true]).capacityBracket).toMatchObject({ lo: 8, hi: null });
+    // None met: below the lowest step.
+    expect(ladder([false, false, false, false]).capacityBracket).toMatchObject({ lo: null, hi: 1 });
+    // One level alone that met: capacity 1, not measured above it.
+    expect(summarizeRun([levelWith(1, 100)]).capacityBracket).toMatchObject({ lo: 1, hi: null });
   });
 
   it("computes error and rate-limit rates over every level", () => {
@@ -330,6 +350,8 @@ describe("summarizeRun on an open loop", () => {
       load: { kind: "open", arrival: "poisson", ratePerSecond: 8 },
       aggregateOutputTokensPerSecond: 390,
       perStreamOutputTokensPerSecond: 60,
+      // An open loop keeps no N in flight: its aggregate is its headline, no window to mark.
+      window: null,
     });
     expect(s.singleStream).toBeNull();
     expect(s.scalingEfficiency).toBeNull();
@@ -374,6 +396,7 @@ describe("summarizeRun on an open loop", () => {
       "valid",
       "capacity",
       "capacityRequestsPerSecond",
+      "capacityBracket",
       "goodputPeak",
       "stop",
       "search",
@@ -383,6 +406,7 @@ describe("summarizeRun on an open loop", () => {
       "load",
       "aggregateOutputTokensPerSecond",
       "perStreamOutputTokensPerSecond",
+      "window",
     ]);
     expect(Object.keys(s.goodputPeak ?? {})).toEqual(["level", "load", "goodputOutputTokensPerSecond"]);
   });

@@ -2,6 +2,7 @@
 import { summaryUnits } from "../kinds/index.ts";
 import {
   concurrencyOf,
+  headlineAggregate,
   type Level,
   type Load,
   loadAxis,
@@ -20,6 +21,9 @@ import {
   MAX_FAILURE_RATE,
   MAX_RATE_LIMITED_RATE,
 } from "./validity.ts";
+
+/** Where a level's headline aggregate was read (`headlineAggregate`). */
+type Window = "steady" | "whole_level" | null;
 
 /** The knee is where no higher valid level raises aggregate tok/s by more than this share (0.15 = 15 %). */
 export const KNEE_GAIN_THRESHOLD = 0.15;
@@ -103,6 +107,17 @@ export function levelStop(level: Level, early: EarlyResult[] = []): Stop | null 
   };
 }
 
+/**
+ * A ladder's capacity as its bracket `[lo, hi)`: lo the highest step that met the SLO, hi the next
+ * step run above it, null when lo is the top step (not measured above); when no step met, lo is null
+ * and hi the lowest step. `steps` are the loads run, any order.
+ */
+export function ladderBracket(steps: readonly number[], capacity: number | null): Summary["capacityBracket"] {
+  const sorted = [...new Set(steps)].sort((a, b) => a - b);
+  const hi = capacity === null ? (sorted[0] ?? null) : (sorted.find((x) => x > capacity) ?? null);
+  return { kind: "ladder", lo: capacity, hi, confidence: null };
+}
+
 /** The stop of the lowest level that calls for one, or null. */
 function firstStop(levels: Level[]): Stop | null {
   for (const l of [...levels].sort((a, b) => a.level - b.level)) {
@@ -114,7 +129,8 @@ function firstStop(levels: Level[]): Stop | null {
 
 /**
  * The headline figures of a run (docs/methodology.md, per run). Only valid levels with an aggregate
- * enter `peak` and the knee; `singleStream` and the baseline of `scalingEfficiency` come from the
+ * enter `peak` and the knee, each with its headline aggregate (`headlineAggregate`: its steady
+ * window's where it had one, else its whole level's, which `peak.window` marks); `singleStream` and the baseline of `scalingEfficiency` come from the
  * concurrency-1 level only when it is valid (an invalid level keeps its data in `levels` but is never
  * ranked, so `singleStream` is then null). Rates are shares (0..1) of all sent requests. `stop` is
  * `options.stop` when the sweep gives it, else the first level's `levelStop`.
@@ -148,29 +164,33 @@ export function summarizeRun(levels: Level[], options: { stop?: Stop | null } = 
 
   // The curve runs along the run's load axis (concurrency, or an open loop's offered rate); a level off it (none is written so) is left out.
   const axis = levels[0] ? loadAxis(levels[0].load) : "concurrency";
+  // Each level's headline aggregate: its steady window's where it had one, else its whole level's (marked).
   const ranked = levels
+    .filter((l) => l.valid && loadAxis(l.load) === axis)
+    .map((l) => ({ level: l, headline: headlineAggregate(l) }))
     .filter(
-      (l): l is Level & { aggregateOutputTokensPerSecond: number } =>
-        l.valid && l.aggregateOutputTokensPerSecond !== null && loadAxis(l.load) === axis,
+      (x): x is { level: Level; headline: { outputTokensPerSecond: number; window: Window } } =>
+        x.headline.outputTokensPerSecond !== null,
     )
-    .sort((a, b) => loadPosition(a.load) - loadPosition(b.load));
+    .sort((a, b) => loadPosition(a.level.load) - loadPosition(b.level.load));
 
   let peakLevel: (typeof ranked)[number] | undefined;
   for (const l of ranked) {
-    if (peakLevel === undefined || l.aggregateOutputTokensPerSecond > peakLevel.aggregateOutputTokensPerSecond)
+    if (peakLevel === undefined || l.headline.outputTokensPerSecond > peakLevel.headline.outputTokensPerSecond)
       peakLevel = l;
   }
   const peak: Summary["peak"] = peakLevel
     ? {
-        level: peakLevel.level,
-        load: peakLevel.load,
-        aggregateOutputTokensPerSecond: peakLevel.aggregateOutputTokensPerSecond,
-        perStreamOutputTokensPerSecond: peakLevel.perStream.outputTokensPerSecond.p50,
+        level: peakLevel.level.level,
+        load: peakLevel.level.load,
+        aggregateOutputTokensPerSecond: peakLevel.headline.outputTokensPerSecond,
+        perStreamOutputTokensPerSecond: peakLevel.level.perStream.outputTokensPerSecond.p50,
+        window: peakLevel.headline.window,
       }
     : null;
 
-  const knee = kneeIndex(ranked.map((l) => l.aggregateOutputTokensPerSecond));
-  const kneeLevel = knee === null ? undefined : ranked[knee];
+  const knee = kneeIndex(ranked.map((l) => l.headline.outputTokensPerSecond));
+  const kneeLevel = knee === null ? undefined : ranked[knee]?.level;
   const saturated = kneeLevel !== undefined;
   // The knee in its kind's unit (users, or an open loop's requests/s); a replay's speedup is neither.
   const kneeUnit = levels[0] ? summaryUnits(levels[0].load).knee : "kneeConcurrency";
@@ -178,7 +198,7 @@ export function summarizeRun(levels: Level[], options: { stop?: Stop | null } = 
   const kneeConcurrency = kneeUnit === "kneeConcurrency" ? kneeAt : null;
   const kneeRequestsPerSecond = kneeUnit === "kneeRequestsPerSecond" ? kneeAt : null;
 
-  const singleAggregate = single?.aggregateOutputTokensPerSecond ?? null;
+  const singleAggregate = single ? headlineAggregate(single).outputTokensPerSecond : null;
   const peakUsers = peak ? concurrencyOf(peak.load) : null;
   const scalingEfficiency =
     peak && peakUsers !== null && singleAggregate !== null && singleAggregate > 0
@@ -209,6 +229,15 @@ export function summarizeRun(levels: Level[], options: { stop?: Stop | null } = 
       goodputPeak = { level: l.level, load: l.load, goodputOutputTokensPerSecond: goodput };
   }
 
+  const capacityUnit = levels[0] ? summaryUnits(levels[0].load).capacity : null;
+  const capacityBracket =
+    capacityUnit === null
+      ? null
+      : ladderBracket(
+          levels.filter((l) => summaryUnits(l.load).capacity === capacityUnit).map((l) => loadPosition(l.load)),
+          capacityUnit === "capacity" ? capacity : capacityRequestsPerSecond,
+        );
+
   return {
     singleStream,
     peak,
@@ -221,6 +250,7 @@ export function summarizeRun(levels: Level[], options: { stop?: Stop | null } = 
     valid: levels.length > 0 && levels.every((l) => l.valid),
     capacity,
     capacityRequestsPerSecond,
+    capacityBracket,
     goodputPeak,
     stop: options.stop !== undefined ? options.stop : firstStop(levels),
     search: null,

@@ -7,6 +7,7 @@ import {
   TOOL_MEASURE_WORDS,
 } from "../alerts/index.ts";
 import { FIGURE_LABELS } from "../labels/index.ts";
+import { VERDICT_MEASURE_WORDS, type VerdictMeasure } from "../tool-calls/verdict.ts";
 
 /** Three significant digits are enough to read a change; more suggests a precision we lack. */
 function formatNumber(value: number): string {
@@ -38,14 +39,21 @@ export function formatChange(change: MetricChange): string {
 const share = (value: number) => `${formatNumber(value * 100)} %`;
 
 /**
- * One line per tool-call share that fell:
- * `schema-valid arguments: 96 % (93-98 %, 12 runs) → 71 % (59-80 %, 37 of 52 calls)`.
+ * The cause, then one line per measure found lower:
+ * `schema-valid arguments: 60/75 prompts against the reference's 75/75 (15 lost, 0 gained), p = 0.0003`
+ * (an alert recorded before the alert followed the verdict: `schema-valid arguments: 96 % (93-98 %,
+ * 12 runs) → 71 % (59-80 %, 37 of 52)`).
  */
 export function toolCallLines(toolCalls: NonNullable<Alert["toolCalls"]>): string[] {
-  return toolCalls.measures.map(
-    ({ measure, before, after }) =>
-      `${TOOL_MEASURE_WORDS[measure]}: ${share(before.median)} (${share(before.low)}-${share(before.high)}, ${before.n} runs) → ${share(after.share)} (${share(after.low)}-${share(after.high)}, ${after.successes} of ${after.trials})`,
-  );
+  const cause = toolCalls.cause ? [`cause: ${toolCalls.cause}${toolCalls.reason ? ` (${toolCalls.reason})` : ""}`] : [];
+  return [
+    ...cause,
+    ...toolCalls.measures.map((m) =>
+      "before" in m
+        ? `${TOOL_MEASURE_WORDS[m.measure]}: ${share(m.before.median)} (${share(m.before.low)}-${share(m.before.high)}, ${m.before.n} runs) → ${share(m.after.share)} (${share(m.after.low)}-${share(m.after.high)}, ${m.after.successes} of ${m.after.trials})`
+        : `${VERDICT_MEASURE_WORDS[m.measure as VerdictMeasure] ?? m.measure}: ${m.route}/${m.prompts} prompts against the reference's ${m.reference}/${m.prompts} (${m.lost} lost, ${m.gained} gained), p = ${formatNumber(m.pValue)}`,
+    ),
+  ];
 }
 
 /** A short lead: `Regression open`, `Route change resolved`. */

@@ -10,6 +10,7 @@ import {
   type Config,
   canaryChoice,
   DEFAULT_CANARY,
+  modelKeyOf,
   scenariosOf,
   type Target,
   type ToolCallSettings,
@@ -71,15 +72,19 @@ function searchUpperBoundLevels(
     ...ladder,
     ...Array.from({ length: searchLevelBound(plan.bounds) - ladder.length }, () => plan.bounds.from),
   ];
-  // Each at its cap, in the order run, until the budget is spent: a search never sends more.
+  // Each at its cap, in the order run, until the budget is spent: a search never sends more. A search
+  // of users from above 1 runs one user alone first (the single-stream figure), outside its budget.
   let left = plan.budget;
-  const out: LevelPlan[] = [];
+  const out: LevelPlan[] =
+    userLevels(workload) !== null && plan.bounds.from > 1
+      ? [{ ...levelAt(workload, 1, 1, context), name: "concurrency 1 (single stream, before the search)" }]
+      : [];
   for (const [i, load] of loads.entries()) {
     const requests = Math.min(plan.cap, left - workload.warmupRequests);
     if (requests <= 0) break;
     left -= requests + workload.warmupRequests;
-    const level = levelAt(workload, load, i + 1, context);
-    const timing = levelAt({ ...workload, requestsPerLevel: requests }, load, i + 1, context);
+    const level = levelAt(workload, load, out.length + 1, context);
+    const timing = levelAt({ ...workload, requestsPerLevel: requests }, load, out.length + 1, context);
     out.push({ ...timing, name: `${level.name} (search level ${i + 1}, at most)` });
   }
   return out;
@@ -273,8 +278,16 @@ function listPriceUsd(
 /** The tool-call phase of a sweep, as planned (`planToolCalls`). */
 export interface ToolCallsPlan {
   settings: ToolCallSettings;
+  /** The suite asked (`tools-v2`) and its prompts. */
+  suite: string;
+  prompts: number;
   /** The suite's prompts x samplesPerPrompt. */
   requests: number;
+  /**
+   * Why the route's tool calls cannot be judged against a reference route, in words; null when they
+   * can (or the route is the reference). The phase still runs: its shares are measured.
+   */
+  unjudged: string | null;
   /**
    * Prompt tokens over every request, estimated at 4 characters a token of the messages, the tools'
    * definitions (or the response schema) as sent, plus 8 for a chat template.
@@ -308,14 +321,52 @@ export function planToolCalls(
     settings.samplesPerPrompt * suite.prompts.reduce((sum, p) => sum + Math.ceil(sent(p) / 4) + TEMPLATE_TOKENS, 0);
   return {
     settings,
+    suite: suite.id,
+    prompts: suite.prompts.length,
+    unjudged: null,
     ...phaseCost(target, workload, settings, requests, promptTokens, outputTokensPerSecondPerStream, assumptions),
   };
 }
 
+/**
+ * Why a route's tool calls cannot be judged (`ToolCallsPlan.unjudged`): no route of its model key is
+ * marked reference (naming any reference routes under other model keys: routes whose `model` names
+ * differ share a model only through `modelKey`), or the route is its model's reference and its only
+ * route. Null when a verdict can come of it.
+ */
+export function toolCallsUnjudged(
+  targets: readonly Pick<Target, "id" | "model" | "modelKey" | "reference">[],
+  target: Pick<Target, "id" | "model" | "modelKey" | "reference">,
+): string | null {
+  const key = modelKeyOf(target);
+  const others = targets.filter((t) => t.id !== target.id && modelKeyOf(t) === key);
+  if (target.reference === true)
+    return others.length === 0
+      ? `it is the reference of model ${key} and its only route: no other route's tool calls are compared with it`
+      : null;
+  if (others.some((t) => t.reference === true)) return null;
+  const elsewhere = targets.filter((t) => t.reference === true).map((t) => `${t.id} (${modelKeyOf(t)})`);
+  return `no route of model ${key} is marked reference (targets[].reference), so no verdict can come of them${
+    elsewhere.length > 0
+      ? `; the reference routes ${elsewhere.join(", ")} serve other model keys: routes whose model names differ are compared only when they share a modelKey`
+      : ""
+  }`;
+}
+
 /** The tool-call phase a workload runs, planned; null when off. */
-function toolCallsOf(target: Target, workload: Workload, perStream: number, assumptions: PlanAssumptions) {
+function toolCallsOf(
+  targets: readonly Target[],
+  target: Target,
+  workload: Workload,
+  perStream: number,
+  assumptions: PlanAssumptions,
+) {
   const settings = toolCallsFor(workload);
-  return settings && planToolCalls(target, workload, settings, perStream, assumptions);
+  if (!settings) return null;
+  return {
+    ...planToolCalls(target, workload, settings, perStream, assumptions),
+    unjudged: toolCallsUnjudged(targets, target),
+  };
 }
 
 /** What `kneeboard plan` reports for one (target, scenario). */
@@ -482,7 +533,7 @@ export function planTarget(
     canaryChoice: canary,
     canarySavedRequests:
       canary.cause === "no-reference" || canary.cause === "alone" ? canaryRequests(DEFAULT_CANARY) : 0,
-    toolCalls: toolCallsOf(target, workload, perStream, assumptions),
+    toolCalls: toolCallsOf(config.targets ?? [target], target, workload, perStream, assumptions),
     search: levelSearch(workload) ? searchUpperBound(levels, workload, target.pricing) : null,
   };
 }
@@ -495,15 +546,16 @@ function searchUpperBound(levels: LevelPlan[], workload: Workload, pricing: Targ
   const searched = levelSearch(workload);
   const plan = searched ? searchPlan(workload, searched) : null;
   const budget = plan?.budget ?? 0;
-  const requests = Math.min(
-    budget,
-    levels.reduce((sum, l) => sum + (l.requests ?? 0) + l.warmupRequests, 0),
-  );
+  // The levels are planned within the budget already (and the single-stream level outside it).
+  const requests = levels.reduce((sum, l) => sum + (l.requests ?? 0) + l.warmupRequests, 0);
   const promptTokens = requests * workload.promptTokens;
   const outputTokens = requests * workload.maxTokens;
   return {
-    // The state machine's worst path; the budget may end a search before it runs them all.
-    levels: plan ? searchLevelBound(plan.bounds) : levels.length,
+    // The state machine's worst path (and the single-stream level before it); the budget may end a
+    // search before it runs them all.
+    levels: plan
+      ? searchLevelBound(plan.bounds) + (userLevels(workload) !== null && plan.bounds.from > 1 ? 1 : 0)
+      : levels.length,
     budget,
     requests,
     promptTokens,
@@ -614,6 +666,28 @@ export function baseUrlWarning(target: Pick<Target, "id" | "baseURL">): string |
   return `target ${target.id}: baseURL ${target.baseURL} does not end in ${first} (nor ${others.join(" or ")}): requests go to its /chat/completions, which an OpenAI-compatible API does not serve there, so its runs would fail; give the URL up to and including /v1, or the path your provider documents`;
 }
 
+/**
+ * Which of a route's two numbers a ladder of users will not measure (docs/methodology.md#every-routes-two-numbers):
+ * without N = 1, the single-stream figure (what one waiting user gets); with one level only, the
+ * concurrent figures (peak, knee, capacity above it). Such a ladder is allowed (a quick check, a
+ * client benchmark at one N); `plan` and `run` say what the route will lack. Null when the ladder has
+ * both, for a search (it measures N = 1 first), and for kinds without users (an open loop, a replay).
+ */
+export function missingNumbersWarning(workload: Workload): string | null {
+  const users = userLevels(workload);
+  if (users === null || users.length === 0) return null;
+  const lacks: string[] = [];
+  if (!users.includes(1))
+    lacks.push(
+      `no level at N = 1 (concurrency ${users.join(", ")}): the route will have no single-stream figure, and the site will say "not measured" for it; add 1 to the levels`,
+    );
+  if (users.length === 1)
+    lacks.push(
+      `one level only (N = ${users[0]}): the route will have no concurrent figures (peak, knee, capacity above N = ${users[0]}); add a level above it, or search the levels`,
+    );
+  return lacks.length > 0 ? lacks.join("; ") : null;
+}
+
 /** What a workload's closed-loop levels make of `requestsPerLevel`, before anything is sent. */
 export interface RequestsPerLevelCheck {
   /** Closed-loop levels (N > 1) at which `requestsPerLevel` is at most N: invalid (`too_few_requests`) whatever the endpoint does. */
@@ -700,8 +774,8 @@ export interface SweepChecks {
 
 /**
  * Checks each (target, scenario) of `targets`: a closed loop's `requestsPerLevel` at most N
- * (`checkRequestsPerLevel`, a problem when no level can be valid) and a `baseURL` that likely misses
- * its API (`baseUrlWarning`).
+ * (`checkRequestsPerLevel`, a problem when no level can be valid), a ladder that will lack one of the
+ * route's two numbers (`missingNumbersWarning`) and a `baseURL` that likely misses its API (`baseUrlWarning`).
  */
 export function checkSweeps(config: Pick<Config, "workload" | "scenarios">, targets: Target[]): SweepChecks {
   const problems: ConfigProblem[] = [];
@@ -716,6 +790,8 @@ export function checkSweeps(config: Pick<Config, "workload" | "scenarios">, targ
         if (cap.problem) problems.push({ path, message: cap.message });
         else warnings.push(`${path}: ${cap.message}`);
       }
+      const lacks = missingNumbersWarning(workload);
+      if (lacks !== null) warnings.push(`workload.concurrency (target ${target.id}, scenario ${scenario}): ${lacks}`);
       const check = checkRequestsPerLevel(workload);
       if (check.message === null) continue;
       const path = `workload.requestsPerLevel (target ${target.id}, scenario ${scenario})`;

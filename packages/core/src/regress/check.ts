@@ -5,7 +5,7 @@
  */
 import { ALERTS_KEY, type Alert, AlertsFile } from "../alerts/index.ts";
 import { writeAlerts } from "../feeds/index.ts";
-import { type RunIndex, syncIndex } from "../run-index/index.ts";
+import { type RunIndex, type RunIndexEntry, syncIndex } from "../run-index/index.ts";
 import { judgeCanaryRuns, judgeToolCallRuns } from "../run-index/judge.ts";
 import type { Store } from "../store/index.ts";
 import { detectAlerts } from "./index.ts";
@@ -42,6 +42,8 @@ export interface EvaluateResult {
   changed: Alert[];
   /** Store keys written. */
   written: string[];
+  /** The runs whose tool-call verdict this evaluation recorded, with it. */
+  toolCallsJudged: RunIndexEntry[];
 }
 
 /** Evaluates the store's whole history and writes the alert keys. `now` is ISO 8601 UTC. */
@@ -63,9 +65,11 @@ export async function evaluateStore(options: {
   });
   // And runs with a tool-call phase get their tool-call verdict (the site shows it beside the same-model one).
   const entries = await judgeToolCallRuns({ store: options.store, index: options.index, entries: canaryJudged, warn });
+  const judgedBefore = new Set(canaryJudged.filter((e) => e.toolCallsVerdict).map((e) => e.key));
+  const toolCallsJudged = entries.filter((e) => e.toolCallsVerdict && !judgedBefore.has(e.key));
   const alerts = detectAlerts(entries);
   const previous = await readAlerts(options.store, warn);
   const targetIds = [...new Set(entries.map((e) => e.targetId))].sort();
   const written = await writeAlerts(options.store, alerts, { now: options.now, targetIds, siteUrl: options.siteUrl });
-  return { alerts, previous, changed: changedAlerts(alerts, previous), written };
+  return { alerts, previous, changed: changedAlerts(alerts, previous), written, toolCallsJudged };
 }

@@ -6,6 +6,7 @@
  */
 import type { Alert } from "../alerts/index.ts";
 import { bySeries, type RunIndexEntry } from "../run-index/index.ts";
+import { isJudged } from "./series.ts";
 import { TargetDetector } from "./target.ts";
 import { DEFAULT_DETECTOR, type DetectorOptions } from "./tracker.ts";
 
@@ -24,4 +25,22 @@ export function detectAlerts(entries: RunIndexEntry[], options: DetectorOptions 
     alerts.push(...new TargetDetector((series.get(key) ?? []).sort(byStart), options).detect());
   }
   return alerts.sort((a, b) => a.openedAt.localeCompare(b.openedAt) || a.id.localeCompare(b.id));
+}
+
+/** One (target, scenario)'s history as regression detection sees it. */
+export interface SeriesHistory {
+  /** `seriesKey`: the target id, or `<targetId>/<scenario>`. */
+  key: string;
+  /** Runs a baseline can hold: complete, with at least one valid level. */
+  judgedRuns: number;
+  /** Judged runs it lacks before its first baseline (`minBaselineRuns`); 0 when it has enough. */
+  missing: number;
+}
+
+/** Each (target, scenario) of the entries, how many judged runs it has, and how many it lacks for a baseline. */
+export function seriesHistory(entries: RunIndexEntry[], options: DetectorOptions = DEFAULT_DETECTOR): SeriesHistory[] {
+  return [...bySeries(entries)].map(([key, runs]) => {
+    const judgedRuns = runs.filter(isJudged).length;
+    return { key, judgedRuns, missing: Math.max(0, options.minBaselineRuns - judgedRuns) };
+  });
 }

@@ -46,7 +46,7 @@ export class TargetDetector {
     private readonly options: DetectorOptions,
   ) {
     this.trackers = new Map(METRICS.map((m) => [m, new MetricTracker(m, options)] as const));
-    this.toolCalls = new ToolCallsWatch(runs, options.windowRuns, (t) => this.tracked.push(t));
+    this.toolCalls = new ToolCallsWatch(runs, (t) => this.tracked.push(t));
   }
 
   /** Feeds every run in order; returns the target's alerts in the order they were opened. */

@@ -1,5 +1,5 @@
 /** @module One human sentence per alert: what moved, which way, from what to what. */
-import { type MetricChange, type MetricName, TOOL_MEASURE_WORDS, type ToolCallsMeasure } from "../alerts/index.ts";
+import type { MetricChange, MetricName } from "../alerts/index.ts";
 import { FIGURE_LABELS, shownUnit } from "../labels/index.ts";
 import { isRate } from "./series.ts";
 
@@ -52,20 +52,22 @@ export function modelTitle(label: string, reference: string | null, reason: stri
   return `${label}: No longer the same model as its reference ${reference ?? "route"} (${reason})`;
 }
 
-const percent = (share: number) => `${Math.round(share * 100)} %`;
-
-/** "Llama 8B via X: Tool calls got worse: schema-valid arguments 78 % (below 95-98 % over 12 runs)". */
+/**
+ * "Llama 8B via X: Tool calls worse than its reference llama-8b-maker: it stopped calling tools (call
+ * when needed 50/75 prompts against 75/75)"; for a route that began to refuse tools, "...: Tool calls
+ * refused: the route no longer takes tools".
+ */
 export function toolCallsTitle(
   label: string,
-  measures: readonly {
-    measure: ToolCallsMeasure;
-    before: { low: number; high: number; n: number };
-    after: { share: number };
-  }[],
+  cause: string,
+  reference: string | null,
+  measures: readonly { words: string; prompts: number; route: number; reference: number }[],
 ): string {
-  const parts = measures.map(
-    (m) =>
-      `${TOOL_MEASURE_WORDS[m.measure]} ${percent(m.after.share)} (below ${percent(m.before.low)}-${percent(m.before.high)} over ${m.before.n} runs)`,
-  );
-  return `${label}: Tool calls got worse: ${parts.join(" and ")}`;
+  if (cause === "no_tool_support") return `${label}: Tool calls refused: the route no longer takes tools`;
+  const parts = measures
+    .slice(0, 3)
+    .map((m) => `${m.words} ${m.route}/${m.prompts} prompts against ${m.reference}/${m.prompts}`);
+  const more = measures.length > 3 ? `, and ${measures.length - 3} more` : "";
+  const what = cause === "stopped_calling" ? "it stopped calling tools" : "it fails prompts its reference meets";
+  return `${label}: Tool calls worse than its reference ${reference ?? "route"}: ${what} (${parts.join("; ")}${more})`;
 }

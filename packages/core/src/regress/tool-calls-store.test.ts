@@ -1,8 +1,9 @@
 /**
  * @module The `tool_calls_regression` alert through the evaluation every alert goes through
  * (`evaluateStore`: index, judge, detect, `alerts.json`, the feeds), from run documents in an
- * in-memory store: a route whose arguments break opens one, in the target's feed and the site-wide
- * one, and its repair resolves it; notifying and mail attributes follow.
+ * in-memory store: a route whose arguments break is judged `worse` against its model's reference
+ * route and opens one, in the target's feed and the site-wide one, and its repair resolves it;
+ * notifying and mail attributes follow.
  */
 import { describe, expect, it } from "vitest";
 import { ALERTS_KEY, AlertsFile } from "../alerts/index.ts";
@@ -30,21 +31,25 @@ class MemoryStore implements Store {
   }
 }
 
-/** Run i of the route, with its tool calls' arguments broken in `broken` of the answers with calls. */
-function toolRun(i: number, broken: number, random: () => number): RunDocument {
-  const day = new Date(Date.UTC(2026, 1, 1) + i * 6 * 3_600_000).toISOString();
+/** Run i of `targetId`, with its tool calls' arguments broken in `broken` of the answers with calls. */
+function toolRun(i: number, broken: number, random: () => number, targetId = "route"): RunDocument {
+  const day = new Date(Date.UTC(2026, 1, 1) + i * 6 * 3_600_000 + (targetId === "route" ? 60_000 : 0)).toISOString();
   const doc = syntheticRun({
-    targetId: "route",
-    label: "Route & co",
+    targetId,
+    label: targetId === "route" ? "Route & co" : "The reference",
     startedAt: day,
-    runId: `route-${i}`,
+    runId: `${targetId}-${i}`,
     model: "maker/m",
     modelKey: "m",
     singleStreamTokensPerSecond: 80,
     ttftMs: 200,
     saturationStreams: 8,
   });
-  return { ...doc, toolCalls: syntheticToolCalls({ random, broken }) };
+  return {
+    ...doc,
+    toolCalls: syntheticToolCalls({ random, broken }),
+    ...(targetId === "route" ? {} : { reference: true }),
+  };
 }
 
 describe("tool_calls_regression through the store", () => {
@@ -56,6 +61,8 @@ describe("tool_calls_regression through the store", () => {
     const broken = [0, 0, 0, 0, 0, 0, 0.4, 0.4, 0, 0];
     const states: string[] = [];
     for (const [i, share] of broken.entries()) {
+      // The model's reference route runs just before each run of the route.
+      await saveRun(store, index, toolRun(i, 0, random, "ref"));
       const doc = toolRun(i, share, random);
       await saveRun(store, index, doc);
       const result = await evaluateStore({ store, index, now: doc.startedAt });
@@ -68,46 +75,52 @@ describe("tool_calls_regression through the store", () => {
     const file = AlertsFile.parse(JSON.parse((await store.get(ALERTS_KEY)) as string));
     const alert = file.alerts.find((a) => a.kind === "tool_calls_regression");
     const entries = await index.entries("route");
-    // The alert's counts are the run's own: the index brief of run 6 as recorded from its document.
-    const fell = entries[6]?.toolCalls?.shares.argumentsValid;
-    expect(fell?.trials).toBe(60);
+    // The alert's measures are run 6's verdict against the reference's run 6.
+    const verdict = entries[6]?.toolCallsVerdict;
+    expect(verdict).toMatchObject({ verdict: "worse", cause: "lower", reference: "ref", referenceRunId: "ref-6" });
     expect(alert).toMatchObject({
       targetId: "route",
       state: "resolved",
-      runIds: ["route-6", "route-7"],
+      runIds: ["route-6", "route-7", "route-8"],
       changedAt: entries[6]?.startedAt,
       resolvedAt: entries[8]?.startedAt,
-      toolCalls: {
-        suite: "tools-v1",
-        measures: [
-          {
-            measure: "argumentsValid",
-            before: { median: 1, low: 1, high: 1, n: 6 },
-            after: { successes: fell?.successes, trials: 60 },
-          },
-        ],
-      },
+      toolCalls: { suite: "tools-v1", cause: "lower", reference: "ref", reason: verdict?.reason },
+    });
+    const valid = verdict?.measures.find((m) => m.measure === "argumentsValid");
+    expect(alert?.toolCalls?.measures).toContainEqual({
+      measure: "argumentsValid",
+      prompts: 15,
+      route: valid?.route,
+      reference: 15,
+      lost: valid?.lost,
+      gained: 0,
+      pValue: valid?.pValue,
     });
     // The right tool was never at fault: it stays out of the alert.
-    expect(alert?.toolCalls?.measures.map((m) => m.measure)).toEqual(["argumentsValid"]);
+    expect(alert?.toolCalls?.measures.map((m) => m.measure)).not.toContain("rightTool");
 
-    // The feeds: the target's and the site-wide one carry it, with its kind and its counts.
+    // The feeds: the target's and the site-wide one carry it, with its kind, its cause and its counts.
     for (const key of ["feeds/route.xml", "feeds/alerts.xml"]) {
       const feed = (await store.get(key)) as string;
       expect(feed).toContain(`<id>urn:kneeboard:alert:${alert?.id}</id>`);
       expect(feed).toContain('<category term="tool_calls_regression"/>');
-      expect(feed).toContain(`argumentsValid: before 1.00 (1.00-1.00, median and interval of 6 runs), after`);
-      expect(feed).toContain(`(${fell?.successes} of 60, Wilson 95 %`);
-      expect(feed).toContain("Route &amp; co: Tool calls got worse: schema-valid arguments");
+      expect(feed).toContain("Cause: lower, against the reference ref: lower than the reference&apos;s");
+      expect(feed).toContain(
+        `argumentsValid: ${valid?.route} of 15 prompts met, the reference 15 (${valid?.lost} lost, 0 gained;`,
+      );
+      expect(feed).toContain(
+        "Route &amp; co: Tool calls worse than its reference ref: it fails prompts its reference meets",
+      );
     }
 
-    // Delivery: it notifies, its mail body gives the share with its count, its attributes the measure.
+    // Delivery: it notifies, its mail body gives the cause and the measure with its counts, its attributes the measures.
     if (!alert) throw new Error("no alert");
     expect(notifies(alert)).toBe(true);
-    expect(alertLines(alert)).toContain(
-      `schema-valid arguments: 100 % (100 %-100 %, 6 runs) → ${Number(((fell?.share ?? 0) * 100).toPrecision(3))} % (${Number(((fell?.low ?? 0) * 100).toPrecision(3))} %-${Number(((fell?.high ?? 0) * 100).toPrecision(3))} %, ${fell?.successes} of 60)`,
+    expect(alertLines(alert)).toContain(`cause: lower (${verdict?.reason})`);
+    expect(alertLines(alert).join("\n")).toContain(
+      `schema-valid arguments: ${valid?.route}/15 prompts against the reference's 15/15 (${valid?.lost} lost, 0 gained), p = `,
     );
     expect(alertLines(alert)[2]).toBe("Tool-call regression resolved (warning) on Route & co [route]");
-    expect(alertAttributes(alert).metric).toEqual({ DataType: "String", StringValue: "argumentsValid" });
+    expect(alertAttributes(alert).metric).toEqual({ DataType: "String", StringValue: "everyMeasure" });
   });
 });

@@ -8,6 +8,7 @@ import { DEFAULT_SCENARIO, modelKeyOf } from "../config/index.ts";
 import { isOpenLoopRun, summarizeRun } from "../metrics/index.ts";
 import {
   CacheVerdict,
+  headlineAggregate,
   Load,
   Probe,
   RouteRecord,
@@ -31,7 +32,10 @@ export const LevelFigures = z.object({
   load: Load,
   /** A searched level's order and decision (the run document's `levels[].probe`); null for a ladder's and in entries recorded before searches. */
   probe: z.object({ order: z.number().int().positive(), decision: Probe.shape.decision }).nullable().default(null),
+  /** The level's headline aggregate (the run document's `headlineAggregate`): its steady window's, or its whole level's where `aggregateWindow` says so. */
   aggregateOutputTokensPerSecond: z.number().nullable(),
+  /** Where the aggregate was read: `steady`, or `whole_level` (no steady window); null for a kind without N, and in entries recorded before it. */
+  aggregateWindow: z.enum(["steady", "whole_level"]).nullable().default(null),
   perStreamOutputTokensPerSecondP50: z.number().nullable(),
   ttftP50Ms: z.number().nullable(),
   ttftP95Ms: z.number().nullable(),
@@ -178,6 +182,8 @@ export interface RunIndex {
   record(...entries: RunIndexEntry[]): Promise<void>;
   /** Entries of one target (or of all), oldest first per target. */
   entries(targetId?: string): Promise<RunIndexEntry[]>;
+  /** Every target with entries, in id order: what a reader walks to read one target at a time. */
+  targetIds(): Promise<string[]>;
 }
 
 /** The index entry of a run document stored at key. */
@@ -206,7 +212,8 @@ export function indexEntryFor(key: string, doc: RunDocument): RunIndexEntry {
       level: l.level,
       load: l.load,
       probe: l.probe ? { order: l.probe.order, decision: l.probe.decision } : null,
-      aggregateOutputTokensPerSecond: l.aggregateOutputTokensPerSecond,
+      aggregateOutputTokensPerSecond: headlineAggregate(l).outputTokensPerSecond,
+      aggregateWindow: headlineAggregate(l).window,
       perStreamOutputTokensPerSecondP50: l.perStream.outputTokensPerSecond.p50,
       ttftP50Ms: l.ttftMs.p50,
       ttftP95Ms: l.ttftMs.p95,

@@ -46,9 +46,15 @@ export class StoreRunIndex implements RunIndex {
 
   async entries(targetId?: string): Promise<RunIndexEntry[]> {
     if (targetId) return this.read(this.keyOf(targetId));
-    const keys = (await this.store.list("index/runs/")).filter((k) => k.endsWith(".json"));
     const all: RunIndexEntry[] = [];
-    for (const key of keys) all.push(...(await this.read(key)));
+    for (const id of await this.targetIds()) all.push(...(await this.read(this.keyOf(id))));
     return all;
+  }
+
+  async targetIds(): Promise<string[]> {
+    return (await this.store.list("index/runs/"))
+      .filter((k) => k.endsWith(".json"))
+      .map((k) => k.slice("index/runs/".length, -".json".length))
+      .sort();
   }
 }

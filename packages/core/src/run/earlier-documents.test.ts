@@ -260,6 +260,7 @@ describe("open-loop documents stored before the summary read them in offered rat
       load: { kind: "open", arrival: "poisson", ratePerSecond: 8 },
       aggregateOutputTokensPerSecond: 220,
       perStreamOutputTokensPerSecond: 100,
+      window: null,
     });
     expect(entry.levels.map((l) => l.load)).toEqual(
       [1, 2, 4, 8].map((ratePerSecond) => ({ kind: "open", arrival: "poisson", ratePerSecond })),

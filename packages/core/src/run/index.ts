@@ -369,6 +369,31 @@ export const Level = z.object({
    * after the ramp, and in documents before it.
    */
   steadyAggregateOutputTokensPerSecond: z.number().nullable().default(null),
+  /** The `ok` requests that ended within the steady window (the ramp's end to the last send); null without one, and in documents before it. */
+  steadyCompletions: z.number().int().nonnegative().nullable().default(null),
+  /**
+   * The level's headline aggregate tok/s, what its peak, knee and scaling efficiency read
+   * (docs/methodology.md#the-steady-window): the steady aggregate where the steady window held at
+   * least `aggregateWindow.minimumCompletions` completions, else the whole level's, marked. Null for a
+   * kind without N in flight (an open loop, a replay: its aggregate is the headline) and in documents
+   * before it (`headlineAggregate` reads the whole level's there).
+   */
+  headlineAggregateOutputTokensPerSecond: z.number().nullable().default(null),
+  /** Where the headline aggregate was read, and why not the steady window when it was not; null where `headlineAggregateOutputTokensPerSecond` is. */
+  aggregateWindow: z
+    .object({
+      window: z.enum(["steady", "whole_level"]),
+      /**
+       * Why the whole level's: `too_few_completions` (the steady window held fewer than the minimum),
+       * `cut_at_look` (a search's look ended the level with fewer), `no_steady_window` (nothing was sent
+       * after the ramp); null when steady.
+       */
+      reason: z.enum(["too_few_completions", "cut_at_look", "no_steady_window"]).nullable(),
+      /** The completions a steady window must hold: max(N, 8). */
+      minimumCompletions: z.number().int().positive(),
+    })
+    .nullable()
+    .default(null),
   /** First measured send to last measured end, ms. */
   wallTimeMs: z.number().nonnegative(),
   perStream: z.object({ outputTokensPerSecond: Distribution, decodeTokensPerSecond: Distribution }),
@@ -468,12 +493,15 @@ export const Summary = z.object({
       ttftP95Ms: z.number().nullable(),
     })
     .nullable(),
-  /** The valid level with the highest aggregate tok/s. */
+  /** The valid level with the highest headline aggregate tok/s (`headlineAggregate`). */
   peak: z
     .object({
       ...LevelRef,
+      /** The level's headline aggregate: its steady window's, or its whole level's where `window` says so. */
       aggregateOutputTokensPerSecond: z.number(),
       perStreamOutputTokensPerSecond: z.number().nullable(),
+      /** Where the aggregate was read (the level's `aggregateWindow.window`); null for a kind without N, and in documents before it. */
+      window: z.enum(["steady", "whole_level"]).nullable().default(null),
     })
     .nullable(),
   /**
@@ -501,6 +529,24 @@ export const Summary = z.object({
   capacity: z.number().int().positive().nullable().default(null),
   /** Open loop: the highest rate of a valid level that meets the SLO, requests/s ("sustains R requests/s at the SLO"). */
   capacityRequestsPerSecond: z.number().positive().nullable().default(null),
+  /**
+   * Capacity as the bracket it lies in (docs/methodology.md#capacity-as-a-bracket), in the capacity's
+   * unit (users, or requests/s). A ladder's: `[lo, hi)`, lo the highest step that met the SLO (null
+   * when none did), hi the next step run above it (the lowest step when none met; null when lo is the
+   * top step: not measured above it). A search's: `[lo, hi]` at its `confidence`, as
+   * `search.capacity`. Null for a kind without a capacity (a trace replay), and in documents stored
+   * before it.
+   */
+  capacityBracket: z
+    .object({
+      kind: z.enum(["ladder", "searched"]),
+      lo: z.number().nonnegative().nullable(),
+      hi: z.number().positive().nullable(),
+      /** A search's stated confidence (0..1); null for a ladder's. */
+      confidence: z.number().nullable(),
+    })
+    .nullable()
+    .default(null),
   /** The valid level with the most goodput; null when no valid level delivered any. */
   goodputPeak: z
     .object({
@@ -732,6 +778,22 @@ export const RunDocumentV4 = z.object({
  */
 export const RunDocument = z.preprocess(upgradeRunDocument, RunDocumentV4);
 export type RunDocument = z.infer<typeof RunDocument>;
+
+/**
+ * A level's headline aggregate tok/s and where it was read: its `headlineAggregateOutputTokensPerSecond`
+ * where recorded, else (a kind without N, a document before it) its whole level's aggregate, `window`
+ * null.
+ */
+export function headlineAggregate(
+  level: Pick<Level, "headlineAggregateOutputTokensPerSecond" | "aggregateWindow" | "aggregateOutputTokensPerSecond">,
+): {
+  outputTokensPerSecond: number | null;
+  window: "steady" | "whole_level" | null;
+} {
+  if (level.aggregateWindow === null)
+    return { outputTokensPerSecond: level.aggregateOutputTokensPerSecond, window: null };
+  return { outputTokensPerSecond: level.headlineAggregateOutputTokensPerSecond, window: level.aggregateWindow.window };
+}
 
 /** `YYYYMMDDTHHMMSSZ` from an ISO 8601 time, as used in store keys. */
 export function compactTimestamp(iso: string): string {

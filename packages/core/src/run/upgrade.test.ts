@@ -54,7 +54,8 @@ const today = (name: string, over: Partial<SyntheticRunOptions> = {}): RunDocume
 /**
  * Today's document of the same run, as a reader parses it (defaults applied, JSON numbers), with the
  * SLO's verdicts as version 1 stored them: since `sloFigures` a failed request counts as a miss, and a
- * stored document keeps the verdicts it was written with (its SLO figures null).
+ * stored document keeps the verdicts it was written with (its SLO figures null); and without the
+ * figures recorded since (the steady window's headline: a stored document reads its whole level's).
  */
 const v2 = (name: string): RunDocument => {
   const doc = RunDocument.parse(JSON.parse(JSON.stringify(today(name))));
@@ -63,9 +64,23 @@ const v2 = (name: string): RunDocument => {
     ...doc,
     levels: doc.levels.map((l, i) => {
       const { meetsSlo, goodputOutputTokensPerSecond } = stored.levels[i] as RunDocument["levels"][number];
-      return { ...l, sloFigures: null, meetsSlo, goodputOutputTokensPerSecond };
+      return {
+        ...l,
+        sloFigures: null,
+        meetsSlo,
+        goodputOutputTokensPerSecond,
+        steadyCompletions: null,
+        headlineAggregateOutputTokensPerSecond: null,
+        aggregateWindow: null,
+      };
     }),
-    summary: { ...doc.summary, capacity: stored.summary.capacity, goodputPeak: stored.summary.goodputPeak },
+    summary: {
+      ...doc.summary,
+      peak: doc.summary.peak && { ...doc.summary.peak, window: null },
+      capacity: stored.summary.capacity,
+      capacityBracket: stored.summary.capacityBracket,
+      goodputPeak: stored.summary.goodputPeak,
+    },
   };
 };
 /** The harness names the node that wrote the document: not part of the run. */

@@ -42,6 +42,11 @@ export type PlanEvent = z.infer<typeof PlanEvent>;
 /** Runs stored by a sweep invocation: the publish function rebuilds after them. */
 export const PublishMessage = z.strictObject({
   runs: z.array(z.string().min(1)).min(1),
+  /**
+   * The targets of those runs: publish rebuilds their pages and every page that lists targets, not
+   * the others. Absent (a message sent by hand, or queued before targets were named): every page.
+   */
+  targets: z.array(z.string().min(1)).optional(),
 });
 export type PublishMessage = z.infer<typeof PublishMessage>;
 

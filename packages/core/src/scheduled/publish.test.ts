@@ -13,6 +13,7 @@ import type { Channel } from "../notify/index.ts";
 import { StoreRunIndex } from "../run-index/store.ts";
 import { FolderStore } from "../store/folder.ts";
 import { MemoryCdn, MemorySiteBucket, type PublishDeps, publishBatch } from "./index.ts";
+import { type BuildScope, PUBLISH_STATE_KEY } from "./publish.ts";
 
 const dirs: string[] = [];
 afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
@@ -38,6 +39,7 @@ function fakeBuild(runKeys: string[]) {
       await mkdir(dirname(join(outDir, key)), { recursive: true });
       await writeFile(join(outDir, key), body);
     }
+    return { runBytes: {} };
   };
   return build;
 }
@@ -129,5 +131,65 @@ describe("publishBatch", () => {
     expect(feed).toContain(
       '<link rel="self" type="application/atom+xml" href="https://kneeboard.example/feeds/alerts.xml"/>',
     );
+  });
+});
+
+describe("publishing only what a batch of sweeps changed", () => {
+  /** A build that records what it was asked to build and writes one page per target it builds. */
+  function scopedBuild(all: string[]) {
+    const asked: (readonly string[] | null)[] = [];
+    const build = async (outDir: string, _now: string, only?: BuildScope) => {
+      asked.push(only ? only.targetIds : null);
+      for (const id of only ? only.targetIds : all) {
+        await mkdir(join(outDir, "targets", id), { recursive: true });
+        await writeFile(join(outDir, "targets", id, "index.html"), `<p>${id} ${asked.length}</p>`);
+      }
+      await writeFile(join(outDir, "index.html"), `<p>ranking ${asked.length}</p>`);
+      return { runBytes: {} };
+    };
+    return { build, asked };
+  }
+  const message = (targets?: string[]) => ({
+    messageId: `m-${targets?.join("-") ?? "all"}`,
+    body: JSON.stringify(targets ? { runs: ["r"], targets } : { runs: ["r"] }),
+  });
+
+  it("builds every page first, then only the named targets' (with the rankings), then every page again when the site's code changes", async () => {
+    const { build, asked } = scopedBuild(["a", "b", "c"]);
+    const { d } = deps({ buildSite: build, siteVersion: "v1" });
+    expect((await publishBatch([message(["a"])], d)).full).toBe(true);
+    const bucket = d.siteBucket as MemorySiteBucket;
+    const before = bucket.puts.length;
+    const second = await publishBatch([message(["b"]), message(["c", "b"])], d);
+    expect(second).toMatchObject({ full: false, deleted: 0 });
+    expect(bucket.puts.slice(before).sort()).toEqual(["index.html", "targets/b/index.html", "targets/c/index.html"]);
+    // A's page stays as the first publish wrote it.
+    expect(new TextDecoder().decode(bucket.files.get("targets/a/index.html")?.body)).toBe("<p>a 1</p>");
+    expect((await publishBatch([message(["a"])], { ...d, siteVersion: "v2" })).full).toBe(true);
+    // A message naming no targets (sent by hand) rebuilds every page.
+    expect((await publishBatch([message(["a"]), message()], { ...d, siteVersion: "v2" })).full).toBe(true);
+    expect(asked).toEqual([null, ["b", "c"], null, null]);
+  });
+
+  it("finishes what a publish that died began: its targets' pages, or every page", async () => {
+    const { build, asked } = scopedBuild(["a", "b"]);
+    const { d } = deps({ buildSite: build, siteVersion: "v1" });
+    await publishBatch([], d);
+    const dying = async () => {
+      throw new Error("killed");
+    };
+    await expect(publishBatch([message(["a"])], { ...d, buildSite: dying })).rejects.toThrow("killed");
+    expect(JSON.parse((await d.store.get(PUBLISH_STATE_KEY)) as string)).toMatchObject({
+      fullPending: false,
+      pendingTargets: ["a"],
+    });
+    expect((await publishBatch([message(["b"])], d)).full).toBe(false);
+    await expect(publishBatch([], { ...d, buildSite: dying })).rejects.toThrow("killed");
+    expect((await publishBatch([message(["b"])], d)).full).toBe(true);
+    expect(asked).toEqual([null, ["a", "b"], null]);
+    expect(JSON.parse((await d.store.get(PUBLISH_STATE_KEY)) as string)).toMatchObject({
+      fullPending: false,
+      pendingTargets: [],
+    });
   });
 });

@@ -164,7 +164,7 @@ describe("sweepBatch", () => {
     const doc = await readRun(w.store, key as string);
     expect(doc.status).toBe("complete");
     expect(doc.levels.map((l) => loadPosition(l.load))).toEqual([1, 2]);
-    expect(w.publishQueue.sent.map((m) => JSON.parse(m.body))).toEqual([{ runs: summary.runs }]);
+    expect(w.publishQueue.sent.map((m) => JSON.parse(m.body))).toEqual([{ runs: summary.runs, targets: ["t-a"] }]);
     expect(w.sweepQueue.sent).toEqual([]);
   });
 
@@ -203,7 +203,7 @@ describe("sweepBatch", () => {
     );
     expect(await w.pending.load(runId)).toBeNull();
     expect(await w.index.entries("t-a")).toHaveLength(1);
-    expect(w.publishQueue.sent.map((m) => JSON.parse(m.body))).toEqual([{ runs: [runId] }]);
+    expect(w.publishQueue.sent.map((m) => JSON.parse(m.body))).toEqual([{ runs: [runId], targets: ["t-a"] }]);
   });
 
   it("stores the run partial, with its finished levels, once the continuation budget is spent", async () => {

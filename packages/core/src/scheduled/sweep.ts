@@ -90,7 +90,7 @@ export interface SweepSummary {
 }
 
 type Outcome =
-  | { kind: "stored"; runId: string }
+  | { kind: "stored"; runId: string; targetId: string }
   | { kind: "continued"; runId: string }
   | { kind: "duplicate" }
   | { kind: "rejected"; problem: string };
@@ -113,6 +113,7 @@ export async function sweepBatch(records: readonly QueueRecord[], deps: SweepDep
     failed: 0,
     batchItemFailures: [],
   };
+  const targets = new Set<string>();
   for (const record of records) {
     let outcome: Outcome;
     try {
@@ -123,8 +124,10 @@ export async function sweepBatch(records: readonly QueueRecord[], deps: SweepDep
       summary.batchItemFailures.push({ itemIdentifier: record.messageId });
       continue;
     }
-    if (outcome.kind === "stored") summary.runs.push(outcome.runId);
-    else if (outcome.kind === "continued") summary.continued.push(outcome.runId);
+    if (outcome.kind === "stored") {
+      summary.runs.push(outcome.runId);
+      targets.add(outcome.targetId);
+    } else if (outcome.kind === "continued") summary.continued.push(outcome.runId);
     else if (outcome.kind === "duplicate") summary.duplicates++;
     else {
       log.warn(`rejected sweep message ${record.messageId}: ${outcome.problem}; body ${excerpt(record.body)}`);
@@ -133,7 +136,7 @@ export async function sweepBatch(records: readonly QueueRecord[], deps: SweepDep
     }
   }
   if (summary.runs.length > 0) {
-    const message: PublishMessage = { runs: summary.runs };
+    const message: PublishMessage = { runs: summary.runs, targets: [...targets] };
     await deps.publishQueue.send({ body: JSON.stringify(message) });
   }
   return summary;
@@ -251,7 +254,7 @@ async function sweepClaimed(c: Claimed): Promise<Outcome> {
   log.info(
     `run ${runId} of ${label(target, scenario)}: ${doc.status}, ${doc.levels.length} levels, invocation ${invocation}`,
   );
-  return { kind: "stored", runId };
+  return { kind: "stored", runId, targetId: target.id };
 }
 
 /** Renews the claim's lease, then asks for the next invocation at the next level. */

@@ -66,3 +66,21 @@ export function oneSidedTwoProportionPValue(a: Proportion, b: Proportion): numbe
   if (variance <= 0) return 1;
   return normalUpperTail((pb - pa) / Math.sqrt(variance));
 }
+
+/**
+ * The exact one-sided sign test (exact McNemar) of paired successes: of the pairs where the two sides
+ * differ, `lost` went one way (the first side met, the second did not) and `gained` the other; H0
+ * says each differing pair goes either way with probability 1/2. The p-value is P(Bin(lost + gained,
+ * 1/2) >= lost), summed in log space; 1 when no pair differs.
+ */
+export function exactSignTestPValue(lost: number, gained: number): number {
+  const n = lost + gained;
+  if (lost <= 0) return 1;
+  let logChoose = 0; // log C(n, 0)
+  let tail = 0;
+  for (let k = 0; k <= n; k++) {
+    if (k > 0) logChoose += Math.log((n - k + 1) / k);
+    if (k >= lost) tail += Math.exp(logChoose - n * Math.LN2);
+  }
+  return Math.min(1, tail);
+}

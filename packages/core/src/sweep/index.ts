@@ -9,7 +9,7 @@ import { availableParallelism, hostname } from "node:os";
 import type { HealthWatch } from "../client/health.ts";
 import { type Endpoint, StreamingClient } from "../client/index.ts";
 import { type CanarySettings, modelKeyOf, type Target, type ToolCallSettings, type Workload } from "../config/index.ts";
-import { concurrencyOf, documentLoad, levelAt, levelSearch, replayedWindow } from "../kinds/index.ts";
+import { concurrencyOf, documentLoad, levelAt, levelSearch, replayedWindow, userLevels } from "../kinds/index.ts";
 import { levelStop, summarizeRun } from "../metrics/index.ts";
 import {
   DEFAULT_PLAN_ASSUMPTIONS,
@@ -32,7 +32,7 @@ import {
   type ToolCalls,
 } from "../run/index.ts";
 import { type Scheduler, systemScheduler } from "../scheduler/index.ts";
-import { searchLevelBound, searchPlan } from "../search/bounds.ts";
+import { type SearchPlan, searchLevelBound, searchPlan } from "../search/bounds.ts";
 import { LoadSearch } from "../search/machine.ts";
 import { runToolCalls } from "../tool-calls/phase.ts";
 import { type Traces, traceRecord } from "../trace/index.ts";
@@ -328,16 +328,34 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
 
   if (search) {
     // A continued search takes up the levels it ran before, in the order it ran them.
+    // (The level of one user alone run before a search from above 1 is no probe: the search never read it.)
     for (const l of [...levels].sort((a, b) => (a.probe?.order ?? 0) - (b.probe?.order ?? 0)))
-      search.machine.record(probedFigures(l, workload.slo));
+      if (l.probe) search.machine.record(probedFigures(l, workload.slo));
     if (stop) search.machine.impose({ reason: stop.reason, detail: stop.detail });
-    const bound = searchLevelBound(search.plan.bounds);
+    const single = singleStreamFirst(workload, search.plan, levels);
+    const bound = searchLevelBound(search.plan.bounds) + (single ? 1 : 0);
+    if (single && !stop) {
+      // One user alone first, whatever the search's `from`: the single-stream figure every route shows.
+      // An ordinary level, outside the search's decisions (no probe); a search from 1 runs it itself.
+      const levelPlan = levelAt(workload, 1, levels.length + 1, { requestSeconds, traces: options.traces });
+      if (!(await runOne(levelPlan, 0, bound))) {
+        search.machine.impose({ reason: "stopped", detail: partialReason ?? "stopped" });
+        return document("partial");
+      }
+      // (`runOne` sets `stop`; the narrowing above does not see it.)
+      const after = stop as Stop | null;
+      if (after) search.machine.impose({ reason: after.reason, detail: after.detail });
+      else await options.onLevel?.(document("partial", unfinished(levelPlan.name)));
+    }
     for (let load = search.machine.next(); load !== null; load = search.machine.next()) {
       const order = levels.length + 1;
       const levelPlan = levelAt(workload, load, order, { requestSeconds, traces: options.traces });
       const judged = search.machine.judges(load);
       // The budget: a level draws at most what is left of it, and none is begun that could not reach its first look.
-      const spent = levels.reduce((sum, l) => sum + l.requests.sent + workload.warmupRequests, 0);
+      // (The single-stream level run before the search, with no probe, is not the search's to spend.)
+      const spent = levels
+        .filter((l) => l.probe)
+        .reduce((sum, l) => sum + l.requests.sent + workload.warmupRequests, 0);
       const left = search.plan.budget - spent - workload.warmupRequests;
       const draw = (cap: number) =>
         drawPlan({ ...search.plan, cap }, concurrencyOf(documentLoad(levelPlan.load)), {
@@ -414,6 +432,15 @@ function clientLimit(level: Level): string | null {
   if (reasons.length === 0) return null;
   const words = level.invalidReasons.filter((w) => /client/i.test(w));
   return `the client could not keep up at ${loadPosition(level.load)}: ${words.join("; ") || reasons.map((r) => r.code).join(", ")}; the search ran no higher level, and its capacity is not found`;
+}
+
+/**
+ * Whether a searched sweep runs a level of one user alone before its search: a search of a kind with
+ * users (`userLevels`) from above 1 that has not run N = 1 yet (a continued sweep may have).
+ */
+function singleStreamFirst(workload: Workload, plan: SearchPlan, levels: readonly Level[]): boolean {
+  const ofUsers = userLevels(workload) !== null;
+  return ofUsers && plan.bounds.from > 1 && !levels.some((l) => concurrencyOf(l.load) === 1);
 }
 
 function routeRecord(target: Target): RunDocument["route"] {

@@ -64,7 +64,8 @@ export class LevelRunner implements LevelCounters {
   /** The end of a timed level on the scheduler's clock; Infinity for a counted level. */
   endMs = Number.POSITIVE_INFINITY;
   private next = 0;
-  private count = 0;
+  /** The indexes the current loop counts to (`begin`). */
+  count = 0;
   private sent = 0;
   private earlyKnown = 0;
   private measuring = false;
@@ -437,8 +438,15 @@ function summarize(
     samples,
     wallTimeMs: lastEndMs - firstSendMs,
     steadyWindow: measured
-      ? { outputTokens: tokensWithin(results, rampEndMs, lastSendMs), ms: lastSendMs - rampEndMs }
+      ? {
+          outputTokens: tokensWithin(results, rampEndMs, lastSendMs),
+          ms: lastSendMs - rampEndMs,
+          completions: results.filter((r) => r.raw.outcome === "ok" && r.endMs > rampEndMs && r.endMs <= lastSendMs)
+            .length,
+        }
       : null,
+    // A search's look decided it: its sends stopped before the level's count.
+    cutAtLook: runner.enough && runner.results.length < runner.count,
     ...describe({ firstSendMs, lastSendMs, sendTimes, inFlight, rampEndMs, measured }),
     waitingConcurrency: measured ? waiting.timeWeightedMean(rampEndMs, lastSendMs) : 0,
     eventLoopLagP99Ms: clientHealth.eventLoopLagP99Ms,

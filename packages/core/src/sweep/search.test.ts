@@ -140,6 +140,26 @@ describe("a searched sweep", () => {
     expect(search?.outputTokens).toBe(doc.samples.filter((x) => x.outcome === "ok").length * TOKENS);
   }, 300_000);
 
+  it("from above 1: measures one user alone first, an ordinary level outside the search's decisions", async () => {
+    // A budget over the ladder 4, 8's 130: under the TTFT limit, 5 must draw its ramp and 63 to meet.
+    const searched = setup({ search: { from: 4, to: 8, resolution: 0.1, maxRequests: 1000 } });
+    const doc = await searched.run();
+    const single = doc.levels[0];
+    expect(single?.load).toEqual({ kind: "closed", concurrency: 1 });
+    // No probe: the search neither ran nor read it; its own first probe is `from`, order 2 of the run.
+    expect(single?.probe).toBeNull();
+    expect(single?.requests.sent).toBe(64);
+    const probed = doc.levels.filter((l) => l.probe !== null);
+    expect(Math.min(...probed.map((l) => l.probe?.order as number))).toBe(2);
+    expect(Math.min(...probed.map((l) => loadPosition(l.load)))).toBe(4);
+    // Both numbers: the single-stream figure (N = 1: 1000 / 24 tok/s a stream) and the search's capacity.
+    expect(doc.summary.singleStream?.outputTokensPerSecond).toBeCloseTo(1000 / 24, 6);
+    expect(doc.summary.search?.capacity).toEqual({ value: 5, lo: 5, hi: 6, status: "found" });
+    expect(doc.summary.capacityBracket).toEqual({ kind: "searched", lo: 5, hi: 6, confidence: 0.95 });
+    // Everything sent is counted in the search's spend.
+    expect(doc.summary.search?.requests).toBe(searched.endpoint.sent);
+  }, 300_000);
+
   it("brackets the knee along its probed levels to the resolution (today's 15 % rule), below an SLO already missed at from", async () => {
     const doc = await setup({ search: { from: 8, to: 64, resolution: 0.1 } }).run();
     const search = doc.summary.search;

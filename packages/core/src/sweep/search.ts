@@ -263,7 +263,20 @@ export function searchedSummary(
     ladderRequests: ladderRequests(plan.bounds, workload.requestsPerLevel ?? plan.batch, workload.warmupRequests),
     budget: plan.budget,
   };
-  const out: Summary = { ...summary, search: record };
+  const out: Summary = {
+    ...summary,
+    search: record,
+    ...(units.capacity
+      ? {
+          capacityBracket: {
+            kind: "searched" as const,
+            lo: outcome.capacity.lo,
+            hi: outcome.capacity.hi,
+            confidence: plan.confidence,
+          },
+        }
+      : {}),
+  };
   if (units.capacity) out[units.capacity] = outcome.capacity.value;
   if (units.knee) {
     const knee = outcome.knee.value;

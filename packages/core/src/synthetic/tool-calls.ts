@@ -3,11 +3,11 @@
  * answered `samplesPerPrompt` times the way a faithful route answers (the expected calls, their
  * arguments as JSON text), with a share of the calls broken (arguments cut short: they neither parse
  * nor validate) or naming another offered tool, drawn from `random`; or a route that refused tools.
- * The shares are counted from the answers, so an F1 or a verdict computed from them agrees.
+ * The shares are the phase's own scoring of the answers, so an F1 or a verdict computed from them agrees.
  */
 import type { ToolCallAnswer, ToolCallShare, ToolCalls } from "../run/index.ts";
-import { TOOL_MEASURES, type ToolMeasure, wilson } from "../tool-calls/measures.ts";
-import { TOOLS_V1, type ToolPrompt, type ToolSuite } from "../tool-calls/suite.ts";
+import { scoreAnswer, sharesOf, wilson } from "../tool-calls/measures.ts";
+import { type JsonSchema, TOOLS_V1, type ToolPrompt, type ToolSuite } from "../tool-calls/suite.ts";
 
 export interface SyntheticToolCallsOptions {
   random: () => number;
@@ -24,25 +24,33 @@ export interface SyntheticToolCallsOptions {
 /** A share and its Wilson 95 % interval, as the phase records it. */
 export const wilsonShare = (successes: number, trials: number): ToolCallShare => wilson(successes, trials);
 
-type Measure = ToolMeasure;
-const MEASURES = TOOL_MEASURES;
+/** A made-up value valid against a suite's strict structured-output schema. */
+function exampleOf(schema: JsonSchema): unknown {
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  if (schema.type === "object")
+    return Object.fromEntries(
+      Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>).map(([k, v]) => [k, exampleOf(v)]),
+    );
+  if (schema.type === "array") return [exampleOf((schema.items ?? {}) as JsonSchema)];
+  if (schema.type === "integer" || schema.type === "number") return 1;
+  return "x";
+}
 
-/** One answer to a prompt and the measures it counts toward (true: a success). */
+/** One answer to a prompt. */
 function answer(
   prompt: ToolPrompt,
   sample: number,
   o: Required<Omit<SyntheticToolCallsOptions, "suite" | "support">>,
-): { answer: ToolCallAnswer; scores: Partial<Record<Measure, boolean>> } {
+): ToolCallAnswer {
   const base = { promptId: prompt.id, sample, outcome: "ok" as const, httpStatus: 200, argumentsAsObject: false };
   if (prompt.kind === "no-call")
-    return {
-      answer: { ...base, finishReason: "stop", calls: [], content: "No tool is needed for that." },
-      scores: { noCallWhenNone: true, finishReason: true },
-    };
+    return { ...base, finishReason: "stop", calls: [], content: "No tool is needed for that." };
   if (prompt.kind === "structured")
     return {
-      answer: { ...base, finishReason: "stop", calls: [], content: "{}" },
-      scores: { structuredOutput: true, finishReason: true },
+      ...base,
+      finishReason: "stop",
+      calls: [],
+      content: JSON.stringify(exampleOf(prompt.responseSchema?.schema ?? {})),
     };
   const broken = o.random() < o.broken;
   const wrong = prompt.kind === "one-call" && o.random() < o.wrongTool;
@@ -56,28 +64,13 @@ function answer(
       arguments: broken ? text.slice(0, Math.max(1, text.length - 3)) : text,
     };
   });
-  const right = !(wrong && other);
-  return {
-    answer: { ...base, finishReason: "tool_calls", calls, content: null },
-    scores: {
-      callWhenNeeded: true,
-      rightTool: right,
-      argumentsParse: !broken,
-      argumentsValid: !broken && right,
-      argumentValues: !broken && right,
-      finishReason: true,
-      ...(prompt.kind === "parallel" ? { parallelBoth: true } : {}),
-    },
-  };
+  return { ...base, finishReason: "tool_calls", calls, content: null };
 }
 
 export function syntheticToolCalls(options: SyntheticToolCallsOptions): ToolCalls {
   const suite = options.suite ?? TOOLS_V1;
   const samplesPerPrompt = options.samplesPerPrompt ?? 4;
   const common = { suite: suite.id, samplesPerPrompt, concurrency: 4, temperature: 0, maxTokens: 256, stopped: null };
-  const counts = new Map<Measure, { successes: number; trials: number }>(
-    MEASURES.map((m) => [m, { successes: 0, trials: 0 }]),
-  );
   if (options.support === "no-tool-support")
     return {
       ...common,
@@ -85,7 +78,7 @@ export function syntheticToolCalls(options: SyntheticToolCallsOptions): ToolCall
       supportDetail: "HTTP 400: tools not supported",
       requests: 1,
       failed: 1,
-      shares: Object.fromEntries(MEASURES.map((m) => [m, wilsonShare(0, 0)])) as ToolCalls["shares"],
+      shares: sharesOf([]),
       answers: [],
     };
   const o = {
@@ -95,19 +88,14 @@ export function syntheticToolCalls(options: SyntheticToolCallsOptions): ToolCall
     samplesPerPrompt,
   };
   const answers: ToolCallAnswer[] = [];
+  const scores: ReturnType<typeof scoreAnswer>[] = [];
   for (const prompt of suite.prompts)
     for (let sample = 0; sample < samplesPerPrompt; sample++) {
       const a = answer(prompt, sample, o);
-      answers.push(a.answer);
-      for (const [m, ok] of Object.entries(a.scores) as [Measure, boolean][]) {
-        const c = counts.get(m) as { successes: number; trials: number };
-        c.trials++;
-        if (ok) c.successes++;
-      }
+      answers.push(a);
+      scores.push(scoreAnswer(prompt, a));
     }
-  const shares = Object.fromEntries(
-    [...counts].map(([m, c]) => [m, wilsonShare(c.successes, c.trials)]),
-  ) as ToolCalls["shares"];
+  const shares = sharesOf(scores);
   return {
     ...common,
     support: "supported",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { holdsValues, scoreAnswer, sharesOf, TOOL_MEASURES, validAgainst, wilson } from "./measures.ts";
-import { TOOLS_V1, type ToolPrompt } from "./suite.ts";
+import { holdsValues, promptResults, scoreAnswer, sharesOf, TOOL_MEASURES, validAgainst, wilson } from "./measures.ts";
+import { TOOL_SUITE, TOOL_SUITES, TOOLS_V1, TOOLS_V2, type ToolPrompt } from "./suite.ts";
 
 const prompt = (id: string) => TOOLS_V1.prompts.find((p) => p.id === id) as ToolPrompt;
 const ok = (
@@ -16,15 +16,20 @@ const ok = (
 const counted = (score: ReturnType<typeof scoreAnswer>) =>
   Object.fromEntries(TOOL_MEASURES.filter((m) => score[m].trials === 1).map((m) => [m, score[m].successes]));
 
-describe("the tools-v1 suite", () => {
-  it("has 24 prompts of the four kinds, unique ids, and expected calls valid against their tools' schemas", () => {
-    const kinds = TOOLS_V1.prompts.map((p) => p.kind);
-    expect(TOOLS_V1.prompts).toHaveLength(24);
-    expect(new Set(TOOLS_V1.prompts.map((p) => p.id)).size).toBe(24);
-    expect(["one-call", "no-call", "parallel", "structured"].map((k) => kinds.filter((x) => x === k).length)).toEqual([
-      10, 5, 5, 4,
-    ]);
-    for (const p of TOOLS_V1.prompts) {
+describe.each([
+  [TOOLS_V1, [10, 5, 5, 4]],
+  [TOOLS_V2, [50, 25, 25, 20]],
+])("the suite $id", (suite, sizes) => {
+  it("has prompts of the four kinds, unique ids and messages, and expected calls valid against their tools' schemas", () => {
+    const kinds = suite.prompts.map((p) => p.kind);
+    const total = sizes.reduce((a, b) => a + b, 0);
+    expect(suite.prompts).toHaveLength(total);
+    expect(new Set(suite.prompts.map((p) => p.id)).size).toBe(total);
+    expect(new Set(suite.prompts.map((p) => JSON.stringify(p.messages))).size).toBe(total);
+    expect(["one-call", "no-call", "parallel", "structured"].map((k) => kinds.filter((x) => x === k).length)).toEqual(
+      sizes,
+    );
+    for (const p of suite.prompts) {
       expect(p.expected.length).toBe({ "one-call": 1, "no-call": 0, parallel: 2, structured: 0 }[p.kind]);
       for (const e of p.expected) {
         const tool = p.tools.find((t) => t.name === e.name);
@@ -41,6 +46,12 @@ describe("the tools-v1 suite", () => {
         expect(validAgainst(schema, {})).toBe(false);
     }
   });
+});
+
+it("publishes tools-v2 for new runs and keeps tools-v1 readable: v2 starts with v1's prompts, unchanged", () => {
+  expect(TOOL_SUITE).toBe(TOOLS_V2);
+  expect([...TOOL_SUITES.keys()]).toEqual(["tools-v1", "tools-v2"]);
+  expect(TOOLS_V2.prompts.slice(0, 24)).toEqual(TOOLS_V1.prompts);
 });
 
 describe("scoreAnswer", () => {
@@ -68,9 +79,13 @@ describe("scoreAnswer", () => {
       argumentsParse: 1,
     });
   });
-  it("text where a call was needed counts only callWhenNeeded and finishReason", () => {
+  it("text where a call was needed fails the call and every argument measure: it never drops out of them", () => {
     expect(counted(scoreAnswer(usdEur, ok([], "stop", "12 USD is about 11 EUR.")))).toEqual({
       callWhenNeeded: 0,
+      rightTool: 0,
+      argumentsParse: 0,
+      argumentsValid: 0,
+      argumentValues: 0,
       finishReason: 1,
     });
   });
@@ -84,13 +99,19 @@ describe("scoreAnswer", () => {
       finishReason: 0,
     });
   });
-  it("a dropped parallel call fails parallelBoth, not argumentValues; a wrong tool fails rightTool", () => {
+  it("a dropped or doubled call fails rightTool (a multiset) and parallelBoth, whether the two tools differ or not", () => {
     const p = prompt("weather-and-stock");
     const weather = {
       name: "get_weather",
       arguments: '{"location":{"city":"Berlin","country":"DE"},"unit":"fahrenheit"}',
     };
-    expect(counted(scoreAnswer(p, ok([weather])))).toMatchObject({ parallelBoth: 0, argumentValues: 1, rightTool: 0 });
+    expect(counted(scoreAnswer(p, ok([weather])))).toMatchObject({ parallelBoth: 0, argumentValues: 0, rightTool: 0 });
+    const same = prompt("currency-two");
+    const a = { name: "convert_currency", arguments: '{"amount":100,"from":"EUR","to":"GBP"}' };
+    expect(counted(scoreAnswer(same, ok([a])))).toMatchObject({ parallelBoth: 0, rightTool: 0, argumentsValid: 1 });
+    const one = prompt("currency-usd-eur");
+    const usd = { name: "convert_currency", arguments: '{"amount":12,"from":"USD","to":"EUR"}' };
+    expect(counted(scoreAnswer(one, ok([usd, usd])))).toMatchObject({ rightTool: 0, argumentValues: 1 });
     const stock = { name: "get_stock_price", arguments: '{"exchange":"XETRA","symbol":"SAP"}' };
     expect(counted(scoreAnswer(p, ok([stock, weather])))).toMatchObject({
       parallelBoth: 1,
@@ -114,8 +135,6 @@ describe("scoreAnswer", () => {
     });
     expect(counted(scoreAnswer(none, ok([{ name: "search_web", arguments: '{"query":"haiku"}' }])))).toEqual({
       noCallWhenNone: 0,
-      argumentsParse: 1,
-      argumentsValid: 1,
       finishReason: 1,
     });
     const person = prompt("json-person");
@@ -126,7 +145,35 @@ describe("scoreAnswer", () => {
       scoreAnswer(person, ok([], "stop", '{"name":"Ada Lovelace","birth_year":"1815","city":"London"}'))
         .structuredOutput.successes,
     ).toBe(0);
-    expect(counted(scoreAnswer(usdEur, { ...ok([]), outcome: "incomplete" }))).toEqual({});
+    // A failed request fails every measure of its prompt, a right answer's included.
+    const right = ok([{ name: "convert_currency", arguments: '{"amount":12,"from":"USD","to":"EUR"}' }]);
+    expect(counted(scoreAnswer(usdEur, { ...right, outcome: "incomplete" }))).toEqual({
+      callWhenNeeded: 0,
+      rightTool: 0,
+      argumentsParse: 0,
+      argumentsValid: 0,
+      argumentValues: 0,
+      finishReason: 0,
+    });
+    expect(counted(scoreAnswer(person, { ...ok([], "stop", "{}"), outcome: "http_error" }))).toEqual({
+      structuredOutput: 0,
+      finishReason: 0,
+    });
+  });
+});
+
+describe("promptResults", () => {
+  const usdEur = prompt("currency-usd-eur");
+  const right = ok([{ name: "convert_currency", arguments: '{"amount":12,"from":"USD","to":"EUR"}' }]);
+  it("meets a measure only when every answer to the prompt met it, and says nothing without answers", () => {
+    expect(promptResults(usdEur, [right, right]).argumentsValid).toBe(true);
+    const cut = ok([{ name: "convert_currency", arguments: '{"amount":12,' }]);
+    expect(promptResults(usdEur, [right, cut, right])).toMatchObject({ argumentsValid: false, callWhenNeeded: true });
+    expect(promptResults(usdEur, [])).toEqual({});
+    expect(Object.keys(promptResults(prompt("none-haiku"), [ok([], "stop", "Rain")]))).toEqual([
+      "noCallWhenNone",
+      "finishReason",
+    ]);
   });
 });
 

@@ -5,7 +5,7 @@
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
 import type { ExpectedCall, JsonSchema, ToolPrompt } from "./suite.ts";
 
-/** The measures, in the order tables show them. */
+/** The measures, in the order tables show them. `callWhenNeeded` is trigger agreement with the suite: a call when one is needed. */
 export const TOOL_MEASURES = [
   "callWhenNeeded",
   "noCallWhenNone",
@@ -85,82 +85,136 @@ export function holdsValues(fixed: unknown, actual: unknown): boolean {
   return fixed === actual;
 }
 
-/** Whether each of `calls` can be paired with its own expected call, one to one, so that `fits` each pair. */
+/** Whether the expected calls can each be paired with a call of its own, one to one, that `fits` it. */
 function matchOneToOne<C>(
   calls: readonly C[],
   expected: readonly ExpectedCall[],
   fits: (c: C, e: ExpectedCall) => boolean,
 ) {
-  const used = new Array<boolean>(expected.length).fill(false);
-  const place = (i: number): boolean => {
-    if (i === calls.length) return true;
-    for (let j = 0; j < expected.length; j++) {
-      if (used[j] || !fits(calls[i] as C, expected[j] as ExpectedCall)) continue;
-      used[j] = true;
-      if (place(i + 1)) return true;
-      used[j] = false;
+  const used = new Array<boolean>(calls.length).fill(false);
+  const place = (j: number): boolean => {
+    if (j === expected.length) return true;
+    for (let i = 0; i < calls.length; i++) {
+      if (used[i] || !fits(calls[i] as C, expected[j] as ExpectedCall)) continue;
+      used[i] = true;
+      if (place(j + 1)) return true;
+      used[i] = false;
     }
     return false;
   };
-  return calls.length <= expected.length && place(0);
+  return place(0);
+}
+
+/** Two lists of names hold the same names the same number of times (a dropped or doubled call differs). */
+function sameMultiset(a: readonly (string | null)[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  const left = [...b];
+  return a.every((n) => {
+    const at = n === null ? -1 : left.indexOf(n);
+    if (at >= 0) left.splice(at, 1);
+    return at >= 0;
+  });
 }
 
 /**
- * One answer scored on every measure (docs/methodology.md#tool-calls says which answers each counts).
- * Only an `ok` answer counts toward any measure: a failed request is data, not a wrong answer.
+ * The measures that apply to a prompt, by its kind: every answer to it counts in each of them, whatever
+ * the answer did (docs/methodology.md#tool-calls). A prompt that needs calls is judged on the call and
+ * its arguments, so an answer in words fails the argument measures rather than dropping out of them.
  */
-export function scoreAnswer(prompt: ToolPrompt, answer: ScoredAnswer): Record<ToolMeasure, Trial> {
-  const score = Object.fromEntries(TOOL_MEASURES.map((m) => [m, NOT_COUNTED])) as Record<ToolMeasure, Trial>;
-  if (answer.outcome !== "ok") return score;
+export function measuresOf(prompt: ToolPrompt): readonly ToolMeasure[] {
+  switch (prompt.kind) {
+    case "one-call":
+      return ["callWhenNeeded", "rightTool", "argumentsParse", "argumentsValid", "argumentValues", "finishReason"];
+    case "parallel":
+      return [
+        "callWhenNeeded",
+        "rightTool",
+        "argumentsParse",
+        "argumentsValid",
+        "argumentValues",
+        "parallelBoth",
+        "finishReason",
+      ];
+    case "no-call":
+      return ["noCallWhenNone", "finishReason"];
+    case "structured":
+      return ["structuredOutput", "finishReason"];
+  }
+}
+
+/** Whether an answer met each measure, before knowing which apply. */
+function successes(prompt: ToolPrompt, answer: ScoredAnswer): Record<ToolMeasure, boolean> {
   const { calls } = answer;
   const called = calls.length > 0;
-  const needsCalls = prompt.kind === "one-call" || prompt.kind === "parallel";
-  const expectedNames = new Set(prompt.expected.map((e) => e.name));
   const args = calls.map((c) => parsed(c.arguments));
-
-  if (needsCalls) score.callWhenNeeded = counted(called);
-  if (prompt.kind === "no-call") score.noCallWhenNone = counted(!called);
-  if (needsCalls && called) {
-    const names = new Set(calls.map((c) => c.name));
-    score.rightTool = counted(
-      names.size === expectedNames.size && [...names].every((n) => n !== null && expectedNames.has(n)),
-    );
-  }
-  if (called) {
-    score.argumentsParse = counted(args.every(isObject));
-    score.argumentsValid = counted(
+  const names = calls.map((c) => c.name);
+  return {
+    callWhenNeeded: called,
+    noCallWhenNone: !called,
+    rightTool: sameMultiset(
+      names,
+      prompt.expected.map((e) => e.name),
+    ),
+    argumentsParse: called && args.every(isObject),
+    argumentsValid:
+      called &&
       calls.every((c, i) => {
         const tool = prompt.tools.find((t) => t.name === c.name);
         return tool !== undefined && args[i] !== undefined && validAgainst(tool.parameters, args[i]);
       }),
-    );
-  }
-  const toExpected = calls.flatMap((c, i) =>
-    c.name !== null && expectedNames.has(c.name) ? [{ name: c.name, args: args[i] }] : [],
-  );
-  if (needsCalls && toExpected.length > 0)
-    score.argumentValues = counted(
-      matchOneToOne(toExpected, prompt.expected, (c, e) => c.name === e.name && holdsValues(e.arguments, c.args)),
-    );
-  if (prompt.kind === "parallel") {
+    argumentValues:
+      called &&
+      matchOneToOne(
+        calls.map((c, i) => ({ name: c.name, args: args[i] })),
+        prompt.expected,
+        (c, e) => c.name === e.name && holdsValues(e.arguments, c.args),
+      ),
     // Both present: the expected names, counted with repeats, are all among the calls' names.
-    const names = calls.map((c) => c.name);
-    score.parallelBoth = counted(
-      prompt.expected.every((e) => {
-        const at = names.indexOf(e.name);
-        if (at >= 0) names.splice(at, 1);
+    parallelBoth: (() => {
+      const left = [...names];
+      return prompt.expected.every((e) => {
+        const at = left.indexOf(e.name);
+        if (at >= 0) left.splice(at, 1);
         return at >= 0;
-      }),
-    );
-  }
-  score.finishReason = counted(
-    called ? answer.finishReason === "tool_calls" : answer.finishReason === "stop" || answer.finishReason === "length",
-  );
-  if (prompt.kind === "structured" && prompt.responseSchema) {
-    const value = parsed(answer.content);
-    score.structuredOutput = counted(value !== undefined && validAgainst(prompt.responseSchema.schema, value));
-  }
+      });
+    })(),
+    finishReason: called
+      ? answer.finishReason === "tool_calls"
+      : answer.finishReason === "stop" || answer.finishReason === "length",
+    structuredOutput: (() => {
+      const value = parsed(answer.content);
+      return (
+        prompt.responseSchema !== undefined && value !== undefined && validAgainst(prompt.responseSchema.schema, value)
+      );
+    })(),
+  };
+}
+
+/**
+ * One answer scored on every measure: counted in each measure that applies to its prompt
+ * (`measuresOf`), a success where it met it. A failed request (any outcome but `ok`) fails every
+ * measure that applies: an agent that gets no answer gets no call.
+ */
+export function scoreAnswer(prompt: ToolPrompt, answer: ScoredAnswer): Record<ToolMeasure, Trial> {
+  const score = Object.fromEntries(TOOL_MEASURES.map((m) => [m, NOT_COUNTED])) as Record<ToolMeasure, Trial>;
+  const met = answer.outcome === "ok" ? successes(prompt, answer) : null;
+  for (const m of measuresOf(prompt)) score[m] = counted(met?.[m] ?? false);
   return score;
+}
+
+/**
+ * A prompt's result on each measure that applies to it (`measuresOf`): met when every one of its
+ * answers met it. The prompt is the unit the verdict tests: at temperature 0 its samples repeat one
+ * behaviour, so four failures of one prompt are one failure, and a prompt an agent cannot rely on
+ * every time fails. Empty when the prompt has no answer.
+ */
+export function promptResults(
+  prompt: ToolPrompt,
+  answers: readonly ScoredAnswer[],
+): Partial<Record<ToolMeasure, boolean>> {
+  if (answers.length === 0) return {};
+  const scores = answers.map((a) => scoreAnswer(prompt, a));
+  return Object.fromEntries(measuresOf(prompt).map((m) => [m, scores.every((s) => s[m].successes === 1)]));
 }
 
 /**

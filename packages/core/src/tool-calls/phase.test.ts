@@ -15,9 +15,9 @@ import { seededRandom } from "../random/index.ts";
 import { RunDocument, type ToolCalls } from "../run/index.ts";
 import { indexEntryFor, RunIndexEntry } from "../run-index/index.ts";
 import { runSweep } from "../sweep/index.ts";
-import { TOOL_MEASURES, type ToolMeasure } from "./measures.ts";
-import { runToolCalls } from "./phase.ts";
-import { TOOLS_V1, type ToolPrompt } from "./suite.ts";
+import { measuresOf, TOOL_MEASURES, type ToolMeasure } from "./measures.ts";
+import { REFUSAL_REQUESTS, runToolCalls } from "./phase.ts";
+import { TOOL_SUITE, TOOLS_V1, type ToolPrompt } from "./suite.ts";
 
 /** A valid answer to each structured prompt. */
 const STRUCTURED: Record<string, unknown> = {
@@ -119,7 +119,16 @@ function answerFor(
         calls: [],
         finish: "stop",
         content: "I can't do that here.",
-        truth: { callWhenNeeded: 0, finishReason: 1 } as const,
+        // Words where a call was needed fail every argument measure too: they never drop out.
+        truth: {
+          callWhenNeeded: 0,
+          rightTool: 0,
+          argumentsParse: 0,
+          argumentsValid: 0,
+          argumentValues: 0,
+          finishReason: 1,
+          ...both(0),
+        } as const,
       };
     case "calls:truncated": {
       const args = faithful[0]?.args ?? "";
@@ -152,15 +161,14 @@ function answerFor(
     }
     case "calls:stopAfterCall":
       return { calls: faithful, finish: "stop", content: null, truth: { ...all, finishReason: 0, ...both(1) } };
-    case "calls:dropSecond": {
-      const sameTool = prompt.expected.every((e) => e.name === first?.name);
+    case "calls:dropSecond":
+      // The tools are a multiset: a dropped call is the wrong tools, whether the two were the same tool or not.
       return {
         calls: faithful.slice(0, 1),
         finish: "tool_calls",
         content: null,
-        truth: { ...all, rightTool: b(!parallel || sameTool), ...both(0) },
+        truth: { ...all, rightTool: b(!parallel), argumentValues: b(!parallel), ...both(0) },
       };
-    }
     case "calls:wrongTool":
       return {
         calls: [{ name: wrong?.name ?? "", args: "{}" }],
@@ -171,6 +179,7 @@ function answerFor(
           rightTool: 0,
           argumentsParse: 1,
           argumentsValid: 0,
+          argumentValues: 0,
           finishReason: 1,
           ...both(0),
         } as const,
@@ -187,7 +196,7 @@ function answerFor(
         calls: [{ name: prompt.tools[0]?.name ?? "", args: "{}" }],
         finish: "tool_calls",
         content: null,
-        truth: { noCallWhenNone: 0, argumentsParse: 1, argumentsValid: 0, finishReason: 1 } as const,
+        truth: { noCallWhenNone: 0, finishReason: 1 } as const,
       };
     case "structured:valid":
       return {
@@ -213,8 +222,13 @@ function answerFor(
         truth: { structuredOutput: 0, finishReason: 1 } as const,
       };
     default:
-      // close and errorEvent: a faithful start that never finishes.
-      return { calls: faithful, finish: "tool_calls", content: faithful.length > 0 ? null : "Partial", truth: {} };
+      // close and errorEvent: a faithful start that never finishes, a failure on every measure of its prompt.
+      return {
+        calls: faithful,
+        finish: "tool_calls",
+        content: faithful.length > 0 ? null : "Partial",
+        truth: Object.fromEntries(measuresOf(prompt).map((m) => [m, 0])),
+      };
   }
 }
 
@@ -267,6 +281,7 @@ function streamOf(answer: ReturnType<typeof answerFor>, asObject: boolean, rando
 const log: LogEntry[] = [];
 const perPrompt = new Map<string, number>();
 let plainRequests = 0;
+let strayCount = 0;
 let server: Server;
 let baseURL: string;
 
@@ -313,6 +328,19 @@ async function answer(req: IncomingMessage, res: ServerResponse, body: Record<st
     res.end(
       `${event({ role: "assistant", content: "" })}${event({ content: "hello there" })}${event({}, "stop")}data: ${JSON.stringify({ id: "x", object: "chat.completion.chunk", created: 1, model: "m", choices: [], usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 } })}\n\ndata: [DONE]\n\n`,
     );
+    return;
+  }
+  // One refusal, the fifth request with tools: a stray 400, not a route without tools.
+  if (body.model === "stray" && body.tools !== undefined && ++strayCount === 5) {
+    log.push({
+      promptId: prompt.id,
+      behaviour: "refused",
+      failed: true,
+      asObject: false,
+      truth: Object.fromEntries(measuresOf(prompt).map((m) => [m, 0])),
+    });
+    res.writeHead(400, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error: { message: "tools are not supported right now", type: "invalid_request_error" } }));
     return;
   }
   if (body.model === "refuses" && body.tools !== undefined) {
@@ -406,7 +434,13 @@ describe("the tool-call phase against a misbehaving streaming server", () => {
     perPrompt.clear();
     maxInFlight = 0;
     const client = new StreamingClient({ baseURL, model: "sloppy", route: { gateway: "direct" } });
-    result = await runToolCalls({ client, settings: SETTINGS, workload: WORKLOAD, stopReason: () => null });
+    result = await runToolCalls({
+      client,
+      settings: SETTINGS,
+      workload: WORKLOAD,
+      stopReason: () => null,
+      suite: TOOLS_V1,
+    });
   }, 60_000);
 
   it("sends every prompt 4 times, and each behaviour comes up", () => {
@@ -493,7 +527,13 @@ describe("a route that ignores tools, and a sweep that stops", () => {
   it("text where every call was needed: supported, with its rates, not an error", async () => {
     log.length = 0;
     const client = new StreamingClient({ baseURL, model: "ignores", route: { gateway: "direct" } });
-    const r = await runToolCalls({ client, settings: SETTINGS, workload: WORKLOAD, stopReason: () => null });
+    const r = await runToolCalls({
+      client,
+      settings: SETTINGS,
+      workload: WORKLOAD,
+      stopReason: () => null,
+      suite: TOOLS_V1,
+    });
     expect(r).toMatchObject({ support: "supported", requests: 96, failed: 0, stopped: null });
     // 15 one-call and parallel prompts x 4 answered in words; 5 no-call prompts x 4 right; 4 structured x 4 not JSON.
     expect(r.shares.callWhenNeeded).toMatchObject({ successes: 0, trials: 60, share: 0, low: 0 });
@@ -501,7 +541,7 @@ describe("a route that ignores tools, and a sweep that stops", () => {
     expect(r.shares.structuredOutput).toMatchObject({ successes: 0, trials: 16 });
     expect(r.shares.finishReason).toMatchObject({ successes: 96, trials: 96 });
     for (const m of ["rightTool", "argumentsParse", "argumentsValid", "argumentValues"] as const)
-      expect(r.shares[m]).toEqual({ successes: 0, trials: 0, share: null, low: null, high: null });
+      expect(r.shares[m]).toMatchObject({ successes: 0, trials: 60, share: 0 });
     expect(r.shares.parallelBoth).toMatchObject({ successes: 0, trials: 20 });
   });
 
@@ -513,6 +553,7 @@ describe("a route that ignores tools, and a sweep that stops", () => {
       client,
       settings: { ...SETTINGS, concurrency: 1 },
       workload: WORKLOAD,
+      suite: TOOLS_V1,
       stopReason: () => (++asked > 10 ? "deadline reached" : null),
     });
     expect(r).toMatchObject({ stopped: "deadline reached", requests: 10 });
@@ -546,18 +587,42 @@ describe("a route that refuses tools", () => {
     expect(doc.toolCalls).toMatchObject({
       support: "no-tool-support",
       stopped: "the route refused tools",
-      requests: 1,
-      failed: 1,
+      requests: REFUSAL_REQUESTS,
+      failed: REFUSAL_REQUESTS,
       samplesPerPrompt: 4,
       concurrency: 1,
     });
     expect(doc.toolCalls?.supportDetail).toMatch(/^HTTP 400: .*tools are not supported/);
-    expect(log.map((e) => e.behaviour)).toEqual(["refused"]);
+    expect(log.map((e) => e.behaviour)).toEqual(Array(REFUSAL_REQUESTS).fill("refused"));
     for (const m of TOOL_MEASURES)
       expect(doc.toolCalls?.shares[m]).toEqual({ successes: 0, trials: 0, share: null, low: null, high: null });
     // The document reads back as written, and its index entry carries the phase in brief.
     expect(RunDocument.parse(JSON.parse(JSON.stringify(doc)))).toEqual(doc);
     const entry = RunIndexEntry.parse(JSON.parse(JSON.stringify(indexEntryFor("k", doc))));
-    expect(entry.toolCalls).toEqual({ suite: "tools-v1", support: "no-tool-support", shares: doc.toolCalls?.shares });
+    expect(entry.toolCalls).toEqual({
+      suite: TOOL_SUITE.id,
+      support: "no-tool-support",
+      shares: doc.toolCalls?.shares,
+    });
+  }, 60_000);
+
+  it("is supported when a refusal comes after answered requests with tools: that 400 is one failed request", async () => {
+    log.length = 0;
+    strayCount = 0;
+    const client = new StreamingClient({ baseURL, model: "stray", route: { gateway: "direct" } });
+    const r = await runToolCalls({
+      client,
+      settings: SETTINGS,
+      workload: WORKLOAD,
+      stopReason: () => null,
+      suite: TOOLS_V1,
+    });
+    expect(r).toMatchObject({ support: "supported", supportDetail: null, stopped: null, requests: 96 });
+    expect(log.filter((e) => e.behaviour === "refused")).toHaveLength(1);
+    expect(r.failed).toBe(log.filter((e) => e.failed).length);
+    // The refusal fails every measure of its prompt, as the other failed requests do: the shares equal the log's counts.
+    const counts = logCounts(log);
+    for (const m of TOOL_MEASURES)
+      expect({ m, ...counts[m] }).toEqual({ m, successes: r.shares[m].successes, trials: r.shares[m].trials });
   }, 60_000);
 });

@@ -1,8 +1,10 @@
 /**
  * @module The tool-call phase of a run, after its levels and the canary: every prompt of the suite
  * asked `samplesPerPrompt` times at temperature 0, at most `concurrency` in flight, each answer
- * scored; the run document's `toolCalls` (docs/run-document.md#tool-calls). A failed request is data;
- * a route that refuses tools is `no-tool-support` and the phase ends there (the sweep goes on).
+ * scored; the run document's `toolCalls` (docs/run-document.md#tool-calls). A failed request counts
+ * as a failure on every measure of its prompt. A route whose first `REFUSAL_REQUESTS` requests with
+ * tools are all refused is `no-tool-support` and the phase ends there (the sweep goes on); a refusal
+ * after an answered request with tools is one more failed request.
  */
 import type { ChatRequest, RawResult } from "../client/index.ts";
 import type { ToolCallSettings, Workload } from "../config/index.ts";
@@ -10,6 +12,9 @@ import { runPhase } from "../drive/phase.ts";
 import type { ToolCallAnswer, ToolCalls } from "../run/index.ts";
 import { scoreAnswer, sharesOf } from "./measures.ts";
 import { TOOL_SUITE, type ToolPrompt, type ToolSuite } from "./suite.ts";
+
+/** Requests with tools, the first sent, that must all be refused for the route to be `no-tool-support`: one 400 is a failure, a pattern is a refusal. */
+export const REFUSAL_REQUESTS = 3;
 
 /** The statuses by which a route refuses a request it cannot take (the body names tools or not). */
 const REFUSED_STATUSES = new Set([400, 422]);
@@ -91,19 +96,25 @@ export async function runToolCalls(options: ToolCallOptions): Promise<ToolCalls>
   const asks = Array.from({ length: settings.samplesPerPrompt }, (_, sample) =>
     suite.prompts.map((prompt) => ({ prompt, sample })),
   ).flat();
+  // The first REFUSAL_REQUESTS requests with tools, in send order: each one's refusal, once back.
+  const firstWithTools: (string | null | undefined)[] = [];
   let refused: string | null = null;
   const { answers: sent, stopped } = await runPhase({
     asks,
     concurrency: settings.concurrency,
     stopReason: options.stopReason,
     send: async ({ prompt, sample }) => {
+      const slot = prompt.tools.length > 0 && firstWithTools.length < REFUSAL_REQUESTS ? firstWithTools.length : -1;
+      if (slot >= 0) firstWithTools.push(undefined);
       const result = await options.client.send(toolCallRequest(prompt, settings, options.workload, options.signal));
-      const refusal = refusedTools(prompt, result);
-      refused ??= refusal;
+      if (slot >= 0) firstWithTools[slot] = refusedTools(prompt, result);
+      const consistent =
+        firstWithTools.length === REFUSAL_REQUESTS && firstWithTools.every((r) => typeof r === "string");
+      if (consistent) refused ??= firstWithTools[0] as string;
       return {
         answer: answerOf(prompt, sample, result),
         ok: result.outcome === "ok",
-        stop: refusal === null ? null : "the route refused tools",
+        stop: consistent ? "the route refused tools" : null,
       };
     },
   });

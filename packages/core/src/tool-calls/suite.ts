@@ -462,5 +462,266 @@ export const TOOLS_V1: ToolSuite = {
   ],
 };
 
+const CITIES: [string, string, string][] = [
+  ["Oslo", "NO", "Norway"],
+  ["Madrid", "ES", "Spain"],
+  ["Nairobi", "KE", "Kenya"],
+  ["Toronto", "CA", "Canada"],
+  ["Sydney", "AU", "Australia"],
+  ["Seoul", "KR", "South Korea"],
+  ["Cairo", "EG", "Egypt"],
+  ["Dublin", "IE", "Ireland"],
+  ["Mumbai", "IN", "India"],
+  ["Santiago", "CL", "Chile"],
+  ["Reykjavík", "IS", "Iceland"],
+  ["Kraków", "PL", "Poland"],
+  ["Hanoi", "VN", "Vietnam"],
+  ["Lagos", "NG", "Nigeria"],
+];
+const CURRENCIES: [number, string, string][] = [
+  [20, "GBP", "USD"],
+  [350, "JPY", "EUR"],
+  [75.5, "CAD", "AUD"],
+  [1000, "SEK", "NOK"],
+  [42, "USD", "MXN"],
+  [9.99, "EUR", "CHF"],
+  [250, "AUD", "NZD"],
+  [18, "CHF", "GBP"],
+  [500, "INR", "USD"],
+  [64, "NZD", "JPY"],
+  [3, "USD", "KRW"],
+  [120, "BRL", "EUR"],
+  [7, "EUR", "PLN"],
+  [88, "SGD", "HKD"],
+];
+const STOCKS: [string, "NASDAQ" | "NYSE" | "LSE" | "XETRA"][] = [
+  ["AAPL", "NASDAQ"],
+  ["IBM", "NYSE"],
+  ["VOD", "LSE"],
+  ["SIE", "XETRA"],
+  ["MSFT", "NASDAQ"],
+  ["KO", "NYSE"],
+  ["BP", "LSE"],
+  ["BMW", "XETRA"],
+  ["GOOGL", "NASDAQ"],
+  ["DIS", "NYSE"],
+  ["HSBA", "LSE"],
+  ["ALV", "XETRA"],
+];
+const ROOMS: ["kitchen" | "bedroom" | "living_room" | "office", number, "heat" | "cool" | "auto", string][] = [
+  ["kitchen", 19, "heat", "Heat the kitchen to 19 degrees celsius."],
+  ["office", 23, "cool", "Cool the office down to 23 degrees celsius."],
+  ["living_room", 21.5, "auto", "Set the living room to 21.5 degrees celsius in auto mode."],
+  ["bedroom", 17, "cool", "Cool the bedroom to 17 degrees celsius."],
+  ["office", 20, "heat", "Heat the office to 20 degrees celsius."],
+  ["kitchen", 24, "auto", "Put the kitchen thermostat on auto at 24 degrees celsius."],
+];
+const TRANSLATIONS: [string, "fr" | "de" | "es" | "it" | "ja"][] = [
+  ["Where is the train station?", "de"],
+  ["Thank you very much", "ja"],
+  ["The meeting is at noon", "fr"],
+  ["I would like a coffee", "it"],
+  ["See you tomorrow", "es"],
+  ["How much does this cost?", "fr"],
+];
+const SUMS: [number, number][] = [
+  [8, 5],
+  [31, 11],
+  [64, 36],
+  [123, 77],
+  [19, 23],
+  [250, 250],
+  [7, 93],
+  [48, 52],
+  [301, 99],
+  [15, 27],
+];
+const PEOPLE: [string, number, string][] = [
+  ["Alan Turing", 1912, "London"],
+  ["Grace Hopper", 1906, "New York"],
+  ["Marie Curie", 1867, "Warsaw"],
+  ["Albert Einstein", 1879, "Ulm"],
+  ["Frida Kahlo", 1907, "Coyoacán"],
+  ["Nikola Tesla", 1856, "Smiljan"],
+  ["Rosalind Franklin", 1920, "London"],
+  ["Carl Sagan", 1934, "Brooklyn"],
+];
+const REVIEWS = [
+  "Fast delivery and the product works perfectly.",
+  "The app crashes every time I open it.",
+  "It arrived on the day it was promised.",
+  "Terrible support, nobody answered my emails.",
+  "Great value, I would buy it again.",
+  "The manual is missing pages and the parts do not fit.",
+  "Decent, nothing special, does the job.",
+  "Absolutely love the colour and the fit!",
+];
+const weatherCall = ([city, country]: [string, string, string], unit: "celsius" | "fahrenheit"): ExpectedCall => ({
+  name: "get_weather",
+  arguments: { location: { city, country }, unit },
+});
+const currencyCall = ([amount, from, to]: [number, string, string]): ExpectedCall => ({
+  name: "convert_currency",
+  arguments: { amount, from, to },
+});
+const stockCall = ([symbol, exchange]: [string, string]): ExpectedCall => ({
+  name: "get_stock_price",
+  arguments: { symbol, exchange },
+});
+const at = <T>(list: readonly T[], i: number): T => list[i % list.length] as T;
+
+/** tools-v2's prompts beyond tools-v1's: the same tools and kinds, other values, generated from the tables above. */
+function v2Prompts(): ToolPrompt[] {
+  const out: ToolPrompt[] = [];
+  CITIES.slice(0, 10).forEach((c, i) => {
+    const unit = i % 3 === 0 ? "fahrenheit" : "celsius";
+    out.push(
+      oneCall(
+        `v2-weather-${i}`,
+        `What's the weather in ${c[0]}, ${c[2]} right now? Give it in ${unit}.`,
+        [getWeather, searchWeb, convertCurrency],
+        weatherCall(c, unit),
+      ),
+    );
+  });
+  CURRENCIES.slice(0, 10).forEach((c, i) => {
+    out.push(
+      oneCall(
+        `v2-currency-${i}`,
+        `Convert ${c[0]} ${c[1]} to ${c[2]}.`,
+        [convertCurrency, getStockPrice, searchWeb],
+        currencyCall(c),
+      ),
+    );
+  });
+  STOCKS.slice(0, 8).forEach((s, i) => {
+    out.push(
+      oneCall(
+        `v2-stock-${i}`,
+        `What is ${s[0]} trading at on the ${s[1]}?`,
+        [getStockPrice, searchWeb, convertCurrency],
+        stockCall(s),
+      ),
+    );
+  });
+  ROOMS.forEach(([room, temperature_celsius, mode, text], i) => {
+    out.push(
+      oneCall(`v2-thermostat-${i}`, text, [setThermostat, getWeather, addTodos], {
+        name: "set_thermostat",
+        arguments: { room, temperature_celsius, mode },
+      }),
+    );
+  });
+  TRANSLATIONS.forEach(([text, target_language], i) => {
+    out.push(
+      oneCall(
+        `v2-translate-${i}`,
+        `Use the translator to put '${text}' into ${{ fr: "French", de: "German", es: "Spanish", it: "Italian", ja: "Japanese" }[target_language]} (${target_language}).`,
+        [translateText, searchWeb, sendEmail],
+        { name: "translate_text", arguments: { text, target_language } },
+      ),
+    );
+  });
+  SUMS.forEach(([a, b], i) => {
+    out.push(
+      noCall(`v2-none-sum-${i}`, `What is ${a} plus ${b}? Answer with the number only.`, [
+        convertCurrency,
+        getStockPrice,
+        searchWeb,
+      ]),
+    );
+  });
+  [
+    "Write a two-line poem about the sea.",
+    "Say good morning in a cheerful way.",
+    "In one sentence, what is a stock exchange?",
+    "In one sentence, what does a calendar app do?",
+    "Rewrite 'hello world' in capital letters.",
+    "Spell the word 'weather' backwards.",
+    "Is 17 a prime number? Answer yes or no.",
+    "Name the colours of a rainbow, in order.",
+    "Thanks, that's all for now!",
+    "In one sentence, why is the sky blue?",
+  ].forEach((text, i) => {
+    out.push(
+      noCall(`v2-none-words-${i}`, text, [
+        at([getWeather, sendEmail, setThermostat, getStockPrice, createEvent], i),
+        searchWeb,
+        translateText,
+      ]),
+    );
+  });
+  for (let i = 0; i < 7; i++) {
+    const a = at(CITIES, i + 3);
+    const b = at(CITIES, i + 7);
+    out.push(
+      parallel(
+        `v2-weather-two-${i}`,
+        `What's the weather in ${a[0]}, ${a[2]} and in ${b[0]}, ${b[2]}? Use celsius for both.`,
+        [getWeather, searchWeb, convertCurrency],
+        [weatherCall(a, "celsius"), weatherCall(b, "celsius")],
+      ),
+    );
+  }
+  for (let i = 0; i < 7; i++) {
+    const a = at(CURRENCIES, i + 7);
+    const b = at(CURRENCIES, i + 2);
+    out.push(
+      parallel(
+        `v2-currency-two-${i}`,
+        `Convert ${a[0]} ${a[1]} to ${a[2]} and ${b[0]} ${b[1]} to ${b[2]}.`,
+        [convertCurrency, getStockPrice, searchWeb],
+        [currencyCall(a), currencyCall(b)],
+      ),
+    );
+  }
+  for (let i = 0; i < 6; i++) {
+    const c = at(CITIES, i + 10);
+    const s = at(STOCKS, i + 6);
+    out.push(
+      parallel(
+        `v2-weather-stock-${i}`,
+        `Get the weather in ${c[0]}, ${c[2]} in fahrenheit, and the price of ${s[0]} on the ${s[1]}.`,
+        [getWeather, getStockPrice, searchWeb, convertCurrency],
+        [weatherCall(c, "fahrenheit"), stockCall(s)],
+      ),
+    );
+  }
+  PEOPLE.forEach(([name, year, city], i) => {
+    out.push(
+      structured(
+        `v2-json-person-${i}`,
+        `${name} was born in ${year} in ${city}. Give the name, birth year and city.`,
+        "person",
+        strictObject({ name: { type: "string" }, birth_year: { type: "integer" }, city: { type: "string" } }),
+      ),
+    );
+  });
+  REVIEWS.forEach((review, i) => {
+    out.push(
+      structured(
+        `v2-json-sentiment-${i}`,
+        `Classify the sentiment of '${review}' and give a confidence from 0 to 1.`,
+        "sentiment",
+        strictObject({
+          sentiment: { type: "string", enum: ["positive", "neutral", "negative"] },
+          confidence: { type: "number", minimum: 0, maximum: 1 },
+        }),
+      ),
+    );
+  });
+  return out;
+}
+
+/**
+ * Version 2: 120 prompts, tools-v1's 24 and 96 more of the same kinds and tools with other values: 50
+ * one-call, 25 no-call, 25 parallel, 20 structured. The verdict's unit is the prompt, and 24 prompts
+ * cannot show a route that fails one prompt in ten more than its reference (docs/methodology.md#tool-calls).
+ */
+export const TOOLS_V2: ToolSuite = { id: "tools-v2", prompts: [...TOOLS_V1.prompts, ...v2Prompts()] };
+
 /** The suite new runs use. */
-export const TOOL_SUITE = TOOLS_V1;
+export const TOOL_SUITE = TOOLS_V2;
+
+/** Every published suite, by id: a run document names the suite it ran, and is judged on it. */
+export const TOOL_SUITES: ReadonlyMap<string, ToolSuite> = new Map([TOOLS_V1, TOOLS_V2].map((s) => [s.id, s]));
