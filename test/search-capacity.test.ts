@@ -261,7 +261,11 @@ describe("the search on the route of known capacity (open loop)", () => {
       const capacity = doc.summary.search?.capacity;
       outcomes.push(`${capacity?.value} [${capacity?.lo}, ${capacity?.hi}] ${capacity?.status}`);
       expect(doc.summary.search?.requests).toBe(counts.received);
-      expect(["found", "undecided"]).toContain(capacity?.status);
+      // Or the failure rule stopped the sweep: an open loop's level decided at a look has requests in
+      // flight past it, and two broken streams (one in 200) among a level's 37 make it invalid (seed 4,
+      // at 4 req/s). The stop says so, and the capacity is not reached, never found.
+      if (doc.summary.search?.stop.reason === "failures") expect(capacity?.status).toBe("not_reached");
+      else expect(["found", "undecided"]).toContain(capacity?.status);
       // Never a rate from one lucky window: a found capacity lies in the band, give or take the tolerance.
       if (capacity?.status === "found") {
         expect(capacity.value as number).toBeGreaterThanOrEqual(band.lo / tolerance);

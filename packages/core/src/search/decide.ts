@@ -371,8 +371,8 @@ function canMeet(n: number, level: number, group: number, ttft: boolean): boolea
 
 /**
  * The fewest measured requests a probed level draws before its first look: its ramp (`rampOf`, a
- * closed loop's 2N) and two per-stream groups after it (`groupSize`), the fewest a t bound needs: 10
- * without N, 4N for N of 5 or more. With a TTFT SLO a `meets` waits for the look that can bound TTFT p95 (63
+ * closed loop's 2N, an open loop's 20) and two per-stream groups after it (`groupSize`), the fewest a t
+ * bound needs: 30 without N, 4N for N of 5 or more. With a TTFT SLO a `meets` waits for the look that can bound TTFT p95 (63
  * at 0.95); a `misses` far below the SLO can come at this first look.
  */
 export function minimumRequests(users: number | null): number {
@@ -382,8 +382,18 @@ export function minimumRequests(users: number | null): number {
 /**
  * The sends a decision leaves out: a closed loop's first 2N. The first N are sent one after another as
  * its users start and the next N overlap them, so both run while the server fills (the first faster
- * than the rest): they are no draw of the load at N. A level without N has none.
+ * than the rest): they are no draw of the load at N. A level without N (an open loop) leaves out its
+ * first `OPEN_LOOP_RAMP` sends, while its queue builds.
  */
 export function rampOf(users: number | null): number {
-  return 2 * (users ?? 0);
+  return users === null ? OPEN_LOOP_RAMP : 2 * users;
 }
+
+/**
+ * The sends an open-loop level's decision leaves out: its queue starts empty, and a rate above what the
+ * route serves shows only once requests wait behind one another. 20 sends at an offered load of c
+ * requests in flight (rate x mean service time) span 20 / c mean service times: 2 or more up to c = 10,
+ * where a searched boundary usually lies on one server; a queue that grows without bound grows on past
+ * them, and the looks after read it.
+ */
+export const OPEN_LOOP_RAMP = 20;

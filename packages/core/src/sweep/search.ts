@@ -144,7 +144,8 @@ export class ProbeJudge {
     if (look === undefined) return false;
     this.looked = look;
     const judged = this.bySend.slice(0, look);
-    if (look < this.plan.batch && failedShare(judged) > MAX_FAILURE_RATE) return false;
+    // (Over every request ended so far too: the level is valid or not with all it sent.)
+    if (look < this.plan.batch && Math.max(failedShare(judged), failedShare(results)) > MAX_FAILURE_RATE) return false;
     const d = this.decide(
       judged.map((r) => toSample(r.raw, 0, r.index, 0)),
       look,
