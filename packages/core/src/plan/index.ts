@@ -75,9 +75,10 @@ function searchUpperBoundLevels(
   // Each at its cap, in the order run, until the budget is spent: a search never sends more. A search
   // of users from above 1 runs one user alone first (the single-stream figure), outside its budget.
   let left = plan.budget;
+  const single = levelAt(workload, 1, 1, context);
   const out: LevelPlan[] =
     userLevels(workload) !== null && plan.bounds.from > 1
-      ? [{ ...levelAt(workload, 1, 1, context), name: "concurrency 1 (single stream, before the search)" }]
+      ? [{ ...single, name: `${single.name} (one user alone, before the search)` }]
       : [];
   for (const [i, load] of loads.entries()) {
     const requests = Math.min(plan.cap, left - workload.warmupRequests);
