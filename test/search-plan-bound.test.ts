@@ -4,9 +4,13 @@
  * searches on the batch decoder (seeded, in a manual scheduler's time) over several ranges send no more
  * than it, by the decoder's own count.
  */
+
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { planTarget } from "@kneeboard/core/plan";
 import { searchLevelBound } from "@kneeboard/core/search/bounds";
 import { describe, expect, it } from "vitest";
+import { configFolder, kneeboardHere } from "./cli-harness.ts";
 import { inMemory, SLO, setup } from "./search-harness.ts";
 
 const search = (from: number, to: number, more: Record<string, unknown> = {}) => ({
@@ -55,4 +59,42 @@ describe("plan's bound on a search", () => {
       }
     console.log(rows);
   }, 120_000);
+});
+
+describe("a cap that cannot decide", () => {
+  // Issue 55: a search beside requestsPerLevel 8 (cap 32) under the default TTFT limit ran, stored a
+  // bound of -1.9e15 tok/s and said the boundary lay near its cap.
+  it("is refused by plan and run (exit 2, nothing written), naming the cap and what to raise", async () => {
+    const { dir, writeConfig } = configFolder("kneeboard-search-cap-");
+    const file = writeConfig("small.json", {
+      targets: [{ id: "a", label: "a", baseURL: "http://127.0.0.1:9/v1", model: "m", route: { gateway: "direct" } }],
+      workload: { requestsPerLevel: 8, concurrency: { search: { from: 4, to: 32, resolution: 0.1 } } },
+    });
+    for (const command of ["plan", "run"]) {
+      const data = join(dir, `data-${command}`);
+      const { code, out } = await kneeboardHere([
+        command,
+        "--config",
+        file,
+        ...(command === "run" ? ["--data", data] : []),
+      ]);
+      expect(code).toBe(2);
+      expect(out).toContain("workload.concurrency.search.maxRequestsPerLevel (target a, scenario chat)");
+      expect(out).toContain("the search's cap of 32 measured requests a level");
+      expect(out).toContain('cannot decide a level at from (4): a "meets" there needs 71');
+      expect(out).toContain("raise requestsPerLevel to 18 or maxRequestsPerLevel to 71");
+      expect(existsSync(data)).toBe(false);
+    }
+  });
+
+  it("below what `to` needs, plan warns up to which load a level can be called met", async () => {
+    const { writeConfig } = configFolder("kneeboard-search-cap-warn-");
+    const file = writeConfig("warn.json", {
+      targets: [{ id: "a", label: "a", baseURL: "http://127.0.0.1:9/v1", model: "m", route: { gateway: "direct" } }],
+      workload: { requestsPerLevel: 24, concurrency: { search: { from: 1, to: 64, resolution: 0.1 } } },
+    });
+    const { code, out } = await kneeboardHere(["plan", "--config", file]);
+    expect(code).toBe(0);
+    expect(out).toContain('can call a level met only up to about 16: at to (64) a "meets" needs 191');
+  });
 });
