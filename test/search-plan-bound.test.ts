@@ -95,6 +95,6 @@ describe("a cap that cannot decide", () => {
     });
     const { code, out } = await kneeboardHere(["plan", "--config", file]);
     expect(code).toBe(0);
-    expect(out).toContain('can call a level met only up to about 16: at to (64) a "meets" needs 191');
+    expect(out).toContain('can call a level met only up to about 16: at to (64) a "meets" needs 256');
   });
 });
