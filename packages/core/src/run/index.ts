@@ -327,6 +327,8 @@ export const SearchStopReason = z.enum([
   "rate_limited",
   "unreachable",
   "stopped",
+  "budget",
+  "client_limited",
 ]);
 export type SearchStopReason = z.infer<typeof SearchStopReason>;
 
@@ -349,6 +351,8 @@ export const SearchRecord = z.object({
   outputTokens: z.number().int().nonnegative(),
   /** What the doubling ladder from..to at requestsPerLevel (+ warm-ups) would have sent: the saving's baseline. */
   ladderRequests: z.number().int().nonnegative(),
+  /** Requests the search could send at most, warm-ups included (`maxRequests`); absent in documents before it. */
+  budget: z.number().int().nonnegative().optional(),
 });
 export type SearchRecord = z.infer<typeof SearchRecord>;
 
