@@ -1,12 +1,19 @@
 /**
- * @module Builds the static site from a store: read it through the ports, then stage the downloads
- * (`build/stage.ts`, so the data page can state their sizes) while the charts render
- * (`build/charts.ts`), run Astro (`build/astro.ts`), then move the downloads into place. Writes only under `outDir` and the system temp folder (never
- * the site's sources), so it runs inside Lambda (`/tmp`).
+ * @module Builds the static site from a store, one target at a time so memory holds one target's
+ * history, not every target's: each target's index entries are read through the ports, its figures
+ * drawn and its series' detail files written (`build/charts.ts`; a target page reads its own) while its
+ * downloads are staged (`build/stage.ts`, so the data page can state their sizes); only its recent
+ * views are kept for the pages that list targets. Then Astro runs (`build/astro.ts`) and the
+ * downloads move into place. An incremental build (`only`) draws and renders only some targets'
+ * pages. Writes only under `outDir` and the system temp folder (never the site's sources), so it runs
+ * inside Lambda (`/tmp`).
  */
+import { once } from "node:events";
+import { createWriteStream } from "node:fs";
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { finished } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import type { StandingConfig } from "@kneeboard/core/config";
 import type { RunIndex } from "@kneeboard/core/run-index";
@@ -140,9 +147,16 @@ async function writeSiteIndex(
   const scenarios = scenarioOrder([...firstRuns].map(([scenario, startedAt]) => ({ scenario, startedAt })));
   const alerts = await readAlerts(options.store, warn);
   const staging = await stager.finish({ generatedAt, scenarios, series });
+  // The views a line each, written one at a time: no one string of them all.
+  const seriesFile = join(work, "series.ndjson");
+  const lines = createWriteStream(seriesFile);
+  for (const view of series) if (!lines.write(`${JSON.stringify(view)}\n`)) await once(lines, "drain");
+  lines.end();
+  await finished(lines);
   const payload: SiteIndex = {
     generatedAt,
-    series,
+    series: [],
+    seriesFile,
     scenarios,
     seriesDir,
     only: only && { targetIds: [...only], modelKeys: [...models] },

@@ -89,6 +89,7 @@ function index(series: TargetView[]): SiteIndex {
     series,
     scenarios: [...new Set(series.map((v) => v.scenario))],
     seriesDir: null,
+    seriesFile: null,
     only: null,
     charts: {},
     prefill: {},

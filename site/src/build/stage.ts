@@ -1,7 +1,7 @@
 /**
  * @module The build's first job: stage every download (index.json, runs.csv, the schemas, the public
- * store keys, the run documents, the browser bundles) in a folder, measuring each so the data page
- * can state its size; after Astro has run, move the staged files into the built site.
+ * store keys, the run documents, the browser bundles) in a folder, a target at a time, measuring each
+ * so the data page can state its size; after Astro has run, move the staged files into the built site.
  */
 import { once } from "node:events";
 import { createReadStream, createWriteStream } from "node:fs";

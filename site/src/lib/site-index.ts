@@ -126,6 +126,11 @@ export const SiteIndex = z.object({
    * holds its recent runs only (`recentView`); a target page reads its own in full (`seriesDetail`).
    */
   series: z.array(TargetView),
+  /**
+   * Where the build wrote `series` instead, one view a line (the index's bulk, read a line at a time
+   * so its text and its parsed views are never all in memory twice); null: `series` holds them.
+   */
+  seriesFile: z.string().nullable().default(null),
   /** Every scenario with runs, in the site's order (`chat` first when present): `/` ranks the first. */
   scenarios: z.array(z.string()),
   /**
@@ -192,6 +197,27 @@ export function siteIndex(): SiteIndex {
   const file = process.env[SITE_DATA_ENV];
   if (!file)
     throw new Error(`${SITE_DATA_ENV} is not set: build the site with \`kneeboard site\`, not \`astro build\``);
-  if (cached?.file !== file) cached = { file, index: parseSiteIndex(JSON.parse(readFileSync(file, "utf8")), file) };
+  if (cached?.file !== file) {
+    const index = parseSiteIndex(JSON.parse(readFileSync(file, "utf8")), file);
+    if (index.seriesFile !== null) index.series = readSeriesFile(index.seriesFile);
+    cached = { file, index };
+  }
   return cached.index;
+}
+
+/** The views of a series file, one JSON view a line, each checked; a line the pages do not expect throws, naming it. */
+function readSeriesFile(file: string): TargetView[] {
+  const text = readFileSync(file, "utf8");
+  const views: TargetView[] = [];
+  for (let start = 0, line = 1; start < text.length; line++) {
+    const end = text.indexOf("\n", start);
+    const json = text.slice(start, end < 0 ? text.length : end);
+    start = end < 0 ? text.length : end + 1;
+    if (json === "") continue;
+    const parsed = TargetView.safeParse(JSON.parse(json));
+    if (!parsed.success)
+      throw new Error(`${file}:${line} does not match the site index's view: ${parsed.error.issues[0]?.message}`);
+    views.push(parsed.data);
+  }
+  return views;
 }

@@ -308,7 +308,9 @@ export async function syncIndex(
   index: RunIndex,
   warn: (message: string) => void = () => {},
 ): Promise<{ added: number; skipped: number }> {
-  const known = new Set((await index.entries()).map((e) => e.key));
+  // One target's entries at a time: only their keys are kept, not every entry of the index at once.
+  const known = new Set<string>();
+  for (const id of await index.targetIds()) for (const e of await index.entries(id)) known.add(e.key);
   const fresh: RunIndexEntry[] = [];
   let skipped = 0;
   for (const key of await listRunKeys(store)) {
