@@ -50,7 +50,7 @@ export interface Admitted {
 }
 
 /** The messages as one text, roles included: what a prefix cache's blocks are cut from. */
-export function promptText(messages: unknown): string {
+function promptText(messages: unknown): string {
   return Array.isArray(messages)
     ? messages
         .map(
