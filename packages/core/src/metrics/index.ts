@@ -24,6 +24,7 @@ export {
   invalidCodes,
   invalidReasonText,
   isClientReason,
+  judgeValidity,
   MAX_CACHED_PROMPT_SHARE,
   MAX_FAILURE_RATE,
   MAX_LOOP_UTILIZATION,
@@ -37,4 +38,6 @@ export {
   READ_DELAY_PER_LOOP_DELAY,
   TTFT_TOLERANCE_MS,
   TTFT_TOLERANCE_SHARE,
+  VALIDITY_RULES,
+  type ValidityFigures,
 } from "./validity.ts";

@@ -7,7 +7,6 @@ export type { OpenLoopInput };
 
 import {
   concurrencyOf,
-  type InvalidReason,
   type Level,
   type Load,
   type PricingRecord,
@@ -19,21 +18,15 @@ import { type ConversationInput, cachedShare, conversationFigures } from "./conv
 import { DEFAULT_SLO, goodput, levelCost, meetsSloOn, sloFigures } from "./cost.ts";
 import { distribution } from "./distribution.ts";
 import {
-  CLIENT_LAG_LIMIT_MS,
-  clientDelay,
+  type ClientDelayFigures,
+  clientDelayFigures,
   EARLY_FAILURE_REQUESTS,
-  failuresOf,
   invalidReasonText,
-  MAX_CACHED_PROMPT_SHARE,
-  MAX_FAILURE_RATE,
-  MAX_RATE_LIMITED_RATE,
-  MAX_ROUTE_MISMATCH_RATE,
-  MIN_ACHIEVED_CONCURRENCY_RATIO,
-  MIN_OPEN_LOOP_REQUESTS,
-  openRateMarginPerSecond,
+  isClientReason,
+  judgeValidity,
   SCHEDULE_LAG_TOLERANCE_MS,
   SCHEDULE_LAG_TOLERANCE_SHARE,
-  sentShare,
+  type ValidityFigures,
 } from "./validity.ts";
 
 /** What `summarizeLevel` reads: the level's measured samples and what the sweep observed around them. */
@@ -108,29 +101,16 @@ function values(samples: Sample[], pick: (s: Sample) => number | null): number[]
 /**
  * Summarizes one concurrency level (docs/methodology.md, per level). Only `ok` samples enter the
  * distributions and the aggregate; the aggregate (tok/s) is null when the wall time is 0 or no
- * sample is ok. Thresholds: `CLIENT_LAG_LIMIT_MS`, `MIN_ACHIEVED_CONCURRENCY_RATIO`, `MAX_ROUTE_MISMATCH_RATE`,
- * `MAX_CACHED_PROMPT_SHARE`; each broken rule gives one `invalid` reason (a code and its figures) and
- * its sentence in `invalidReasons` (`invalidReasonText`). `meetsSlo` reads the SLO's figures (`sloFigures`):
- * the per-stream output p50 and the TTFT p95 (first token, reasoning included) over every request, a
- * failed one counted as a miss; goodput counts the tokens of the ok requests that each met the SLO on
- * their own, times the ok share (`goodput`).
+ * sample is ok. Each broken rule of `VALIDITY_RULES` (`judgeValidity` over `validityFigures`) gives
+ * one `invalid` reason (a code and its figures) and its sentence in `invalidReasons`; the client is
+ * `limited` when one of them is its own (`isClientReason`). `meetsSlo` reads the SLO's figures
+ * (`sloFigures`): the per-stream output p50 and the TTFT p95 (first token, reasoning included) over
+ * every request, a failed one counted as a miss; goodput counts the tokens of the ok requests that
+ * each met the SLO on their own, times the ok share (`goodput`).
  */
 export function summarizeLevel(input: LevelInput): Level {
   const { load, samples, wallTimeMs, achievedConcurrency, eventLoopLagP99Ms } = input;
-  // The level's N, for the rules of kinds that hold N users (an open loop keeps no N in flight).
-  const concurrency = concurrencyOf(load) ?? 0;
-  const requests: RequestCounts = {
-    sent: samples.length,
-    ok: 0,
-    rateLimited: 0,
-    routeMismatch: 0,
-    httpError: 0,
-    timeout: 0,
-    network: 0,
-    incomplete: 0,
-  };
-  for (const s of samples) requests[COUNT_KEY[s.outcome]]++;
-
+  const requests = countRequests(samples);
   const ok = samples.filter((s) => s.outcome === "ok");
   let tokens = 0;
   for (const s of ok) tokens += s.completionTokens ?? 0;
@@ -139,111 +119,16 @@ export function summarizeLevel(input: LevelInput): Level {
   const ttftMs = distribution(values(ok, (s) => s.ttftMs));
   const e2eMs = distribution(values(ok, (s) => s.e2eMs));
   const health = input.clientHealth;
-  const delay = health ? clientDelay(health, ttftMs.p50, e2eMs.p50) : null;
   // The client is judged on requests that streamed: a level of instant error replies keeps the loop
   // busy with nothing to bend, and its in-flight count says nothing of the client.
   const streamed = samples.some((s) => s.chunks > 0);
-  // Without the finer signals (older callers), the coarse p99 rule stands.
-  const lagLimited = streamed && (delay ? delay.reason !== null : eventLoopLagP99Ms > CLIENT_LAG_LIMIT_MS);
-  // Fewer requests than N never put N in flight: the workload's doing, not the client's.
-  // A trace replay keeps a schedule as an open loop does, at the rate its window makes at the speedup.
-  const openRate = offeredRate(load) ?? input.openLoop?.ratePerSecond;
-  const open =
-    input.openLoop && openRate !== undefined && openRate > 0
-      ? { ...input.openLoop, ratePerSecond: openRate }
-      : undefined;
-  // At N or fewer, every worker sends one request, spread over the start: N are never in flight at once.
-  const tooFewRequests =
-    concurrency > 1 && input.requestsPerLevel !== undefined && input.requestsPerLevel <= concurrency;
-  const concurrencyLimited =
-    streamed &&
-    concurrency > 0 &&
-    !tooFewRequests &&
-    achievedConcurrency + (input.waitingConcurrency ?? 0) < MIN_ACHIEVED_CONCURRENCY_RATIO * concurrency;
-  // An open loop whose sends left late at p99 did not offer the rate it names: the client fell behind.
+  const delay = health ? clientDelayFigures(health, ttftMs.p50, e2eMs.p50, streamed) : null;
+  const open = scheduleOf(input);
   const lag = open ? distribution(open.scheduleLagsMs) : null;
-  const scheduleToleranceMs = open
-    ? SCHEDULE_LAG_TOLERANCE_MS + (SCHEDULE_LAG_TOLERANCE_SHARE * 1000) / open.ratePerSecond
-    : Number.POSITIVE_INFINITY;
-  const scheduleLagged = lag?.p99 != null && lag.p99 > scheduleToleranceMs;
-  const limited = lagLimited || concurrencyLimited || scheduleLagged;
-
-  const invalid: InvalidReason[] = [];
-  if (ok.length === 0) invalid.push({ code: "no_ok_sample", detail: { sent: requests.sent } });
-  if (requests.sent > 0 && requests.routeMismatch / requests.sent > MAX_ROUTE_MISMATCH_RATE)
-    invalid.push({
-      code: "route_mismatch",
-      detail: sentShare(requests.routeMismatch, requests.sent, MAX_ROUTE_MISMATCH_RATE),
-    });
-  if (requests.sent > 0 && requests.rateLimited / requests.sent > MAX_RATE_LIMITED_RATE)
-    invalid.push({
-      code: "rate_limited",
-      detail: sentShare(requests.rateLimited, requests.sent, MAX_RATE_LIMITED_RATE),
-    });
-  const failures = failuresOf(requests);
-  if (requests.sent > 0 && failures / requests.sent > MAX_FAILURE_RATE) {
-    const { httpError, timeout, network, incomplete } = requests;
-    invalid.push({
-      code: "failures",
-      detail: { ...sentShare(failures, requests.sent, MAX_FAILURE_RATE), httpError, timeout, network, incomplete },
-    });
-  }
-  if (input.endedEarly)
-    invalid.push({ code: "ended_early", detail: { firstRequests: input.earlyRequests ?? EARLY_FAILURE_REQUESTS } });
-  if (streamed && delay?.reason) invalid.push(delay.reason);
-  else if (lagLimited)
-    invalid.push({ code: "client_lag", detail: { eventLoopLagP99Ms, limitMs: CLIENT_LAG_LIMIT_MS } });
-  if (tooFewRequests)
-    invalid.push({
-      code: "too_few_requests",
-      detail: { requestsPerLevel: input.requestsPerLevel as number, concurrency },
-    });
-  if (concurrencyLimited)
-    invalid.push({
-      code: "client_concurrency",
-      detail: { achievedConcurrency, concurrency, minShare: MIN_ACHIEVED_CONCURRENCY_RATIO },
-    });
-  if (scheduleLagged)
-    invalid.push({
-      code: "client_schedule_lag",
-      detail: { scheduleLagP99Ms: lag?.p99 as number, toleranceMs: scheduleToleranceMs },
-    });
-  if (open?.maxInFlightHit) invalid.push({ code: "max_in_flight", detail: { maxInFlight: open.maxInFlight } });
-  // An open loop's rate is measured from its sends: too few measure nothing, and an achieved rate
-  // off the asked one beyond the Poisson margin is not the schedule the level names.
-  if (open && samples.length < MIN_OPEN_LOOP_REQUESTS)
-    invalid.push({
-      code: "open_too_few_requests",
-      detail: { requests: samples.length, minimum: MIN_OPEN_LOOP_REQUESTS },
-    });
-  else if (open) {
-    const marginPerSecond = openRateMarginPerSecond(open.ratePerSecond, samples.length);
-    if (
-      open.achievedRatePerSecond === null ||
-      Math.abs(open.achievedRatePerSecond - open.ratePerSecond) > marginPerSecond
-    )
-      invalid.push({
-        code: "open_rate_off",
-        detail: {
-          achievedRatePerSecond: open.achievedRatePerSecond,
-          ratePerSecond: open.ratePerSecond,
-          marginPerSecond,
-        },
-      });
-  }
   const cachedPromptTokenShare = cachedShare(ok);
-  // A trace replay shares prefixes on purpose (its hash_ids), and a conversation re-sends its history:
-  // what a cache serves of them is the measure, not a flaw.
-  if (
-    !expectsCache(load) &&
-    !input.conversation &&
-    cachedPromptTokenShare !== null &&
-    cachedPromptTokenShare > MAX_CACHED_PROMPT_SHARE
-  )
-    invalid.push({
-      code: "cached_prompt",
-      detail: { share: cachedPromptTokenShare, limitShare: MAX_CACHED_PROMPT_SHARE },
-    });
+  const invalid = judgeValidity(
+    validityFigures(input, { requests, streamed, delay, open, lagP99Ms: lag?.p99 ?? null, cachedPromptTokenShare }),
+  );
   const slo = input.slo ?? DEFAULT_SLO;
   const perStreamOutput = distribution(values(ok, (s) => s.outputTokensPerSecond));
   // The SLO is judged over every request, a failed one counted as a miss.
@@ -295,14 +180,14 @@ export function summarizeLevel(input: LevelInput): Level {
     }),
     client: {
       eventLoopLagP99Ms,
-      limited,
-      ...(input.clientHealth
+      limited: invalid.some((r) => isClientReason(r.code)),
+      ...(health
         ? {
-            eventLoopLagMeanMs: input.clientHealth.eventLoopLagMeanMs,
+            eventLoopLagMeanMs: health.eventLoopLagMeanMs,
             readDelayMs: delay?.readDelayMs ?? 0,
             firstTokenReadDelayMs: delay?.firstTokenReadDelayMs ?? 0,
-            loopUtilization: input.clientHealth.loopUtilization,
-            cpuShare: input.clientHealth.cpuShare,
+            loopUtilization: health.loopUtilization,
+            cpuShare: health.cpuShare,
           }
         : {}),
       ...(input.threads !== undefined ? { threads: input.threads } : {}),
@@ -319,6 +204,76 @@ export function summarizeLevel(input: LevelInput): Level {
     invalidReasons: invalid.map(invalidReasonText),
     invalid,
     probe: null,
+  };
+}
+
+/** The level's requests by outcome. */
+function countRequests(samples: Sample[]): RequestCounts {
+  const requests: RequestCounts = {
+    sent: samples.length,
+    ok: 0,
+    rateLimited: 0,
+    routeMismatch: 0,
+    httpError: 0,
+    timeout: 0,
+    network: 0,
+    incomplete: 0,
+  };
+  for (const s of samples) requests[COUNT_KEY[s.outcome]]++;
+  return requests;
+}
+
+/**
+ * The arrivals of a level sent on a schedule, at the rate it offered (an open loop's load's; a trace
+ * replay keeps a schedule as an open loop does, at the rate its window makes at the speedup); none
+ * for a level that was not, or whose rate is not positive.
+ */
+function scheduleOf(input: LevelInput): (OpenLoopInput & { ratePerSecond: number }) | undefined {
+  const rate = offeredRate(input.load) ?? input.openLoop?.ratePerSecond;
+  return input.openLoop && rate !== undefined && rate > 0 ? { ...input.openLoop, ratePerSecond: rate } : undefined;
+}
+
+/** The figures the validity rules read (`ValidityFigures`), from the level's input and what `summarizeLevel` measured of it. */
+function validityFigures(
+  input: LevelInput,
+  measured: {
+    requests: RequestCounts;
+    streamed: boolean;
+    delay: ClientDelayFigures | null;
+    open: (OpenLoopInput & { ratePerSecond: number }) | undefined;
+    lagP99Ms: number | null;
+    cachedPromptTokenShare: number | null;
+  },
+): ValidityFigures {
+  const { requests, streamed, delay, open } = measured;
+  return {
+    requests,
+    earlyEnd: input.endedEarly ? { firstRequests: input.earlyRequests ?? EARLY_FAILURE_REQUESTS } : null,
+    clientLag: { streamed, eventLoopLagP99Ms: input.eventLoopLagP99Ms, finerSignals: delay !== null },
+    clientDelay: delay,
+    workers: {
+      streamed,
+      // The level's N, for the rules of kinds that hold N users (an open loop keeps no N in flight).
+      concurrency: concurrencyOf(input.load) ?? 0,
+      requestsPerLevel: input.requestsPerLevel ?? null,
+      achievedConcurrency: input.achievedConcurrency,
+      waitingConcurrency: input.waitingConcurrency ?? 0,
+    },
+    schedule: open
+      ? {
+          ratePerSecond: open.ratePerSecond,
+          achievedRatePerSecond: open.achievedRatePerSecond,
+          scheduleLagP99Ms: measured.lagP99Ms,
+          toleranceMs: SCHEDULE_LAG_TOLERANCE_MS + (SCHEDULE_LAG_TOLERANCE_SHARE * 1000) / open.ratePerSecond,
+          maxInFlight: open.maxInFlight,
+          maxInFlightHit: open.maxInFlightHit,
+          sends: requests.sent,
+        }
+      : null,
+    cache: {
+      share: measured.cachedPromptTokenShare,
+      expected: expectsCache(input.load) || Boolean(input.conversation),
+    },
   };
 }
 
