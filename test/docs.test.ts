@@ -8,7 +8,9 @@ import { join } from "node:path";
 import { ALERTS_KEY, Alert, AlertsFile, MetricChange, SeriesLevel } from "@kneeboard/core/alerts";
 import { configJsonSchema, parseConfig } from "@kneeboard/core/config";
 import { targetFeedKey, writeAlerts } from "@kneeboard/core/feeds";
+import { VALIDITY_RULES } from "@kneeboard/core/metrics";
 import { notifies, slackMessage } from "@kneeboard/core/notify";
+import { type InvalidCode, InvalidReason } from "@kneeboard/core/run";
 import { fanOutSlot, MemoryQueue, SweepMessage, slotSweeps } from "@kneeboard/core/scheduled";
 import { FolderStore } from "@kneeboard/core/store/folder";
 import { type LoadedSstConfig, loadSstConfig, THREE_SWEEPS_CONFIG } from "@kneeboard/functions/testing/sst";
@@ -272,5 +274,74 @@ describe("docs/alerts.md: its examples are what the code writes for its example 
 
   it("gives the webhook body that is posted for it", () => {
     expect(JSON.parse(block("Webhook", "json"))).toEqual(slackMessage(alert));
+  });
+});
+
+/**
+ * What the docs' table of invalid reasons (docs/run-document.md#invalid-reasons) says otherwise than
+ * the code's table of rules: a code missing, extra or out of order, a `detail` whose fields are not the
+ * run document schema's, a limit the row does not state. Empty when the two agree.
+ */
+function ruleTableMismatches(markdown: string): string[] {
+  const section = markdown.split(/^### /m).find((s) => s.startsWith("Invalid reasons\n")) ?? "";
+  const rows = section
+    .split("\n")
+    .map((line) => /^\| `([a-z_]+)` +\| `\{ ([^}]*) \}` +\| (.*?) +\|$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map(([, code, detail, rule]) => ({
+      code: code as string,
+      detail: (detail as string).split(", "),
+      rule: rule as string,
+    }));
+  const codes = Object.keys(VALIDITY_RULES) as InvalidCode[];
+  const problems: string[] = [];
+  if (rows.map((r) => r.code).join() !== codes.join())
+    problems.push(`codes: docs ${rows.map((r) => r.code).join()} but code ${codes.join()}`);
+  for (const row of rows) {
+    const schema = InvalidReason.options.find((o) => o.shape.code.value === row.code);
+    const fields = Object.keys(schema?.shape.detail.shape ?? {});
+    if (row.detail.join() !== fields.join())
+      problems.push(`${row.code}: detail { ${row.detail.join(", ")} } but the schema's { ${fields.join(", ")} }`);
+    const limit = VALIDITY_RULES[row.code as InvalidCode]?.limit;
+    // The limit as its own figure: `5 %` is not found in `15 %`, nor `4` in `40`.
+    const escaped = limit?.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    if (escaped && !new RegExp(`(?<![\\d.])${escaped}(?![\\d])`).test(row.rule))
+      problems.push(`${row.code}: the row does not state the limit ${limit}`);
+  }
+  return problems;
+}
+
+describe("docs/run-document.md's table of invalid reasons is the code's table of rules", () => {
+  const markdown = read("docs/run-document.md");
+
+  it("lists every rule in the order a level's `invalid` does, with its detail's fields and its limit", () => {
+    expect(ruleTableMismatches(markdown)).toEqual([]);
+  });
+
+  it("would tell a changed limit, a missing or moved row and a renamed field", () => {
+    expect(
+      ruleTableMismatches(markdown.replace("route mismatches over 5 % of sent", "route mismatches over 10 % of sent")),
+    ).toEqual(["route_mismatch: the row does not state the limit 5 %"]);
+    expect(
+      ruleTableMismatches(
+        markdown.replace(
+          "open loop, trace replay: fewer requests than `minimum` (20)",
+          "open loop, trace replay: fewer requests than `minimum` (200)",
+        ),
+      ),
+    ).toEqual(["open_too_few_requests: the row does not state the limit 20"]);
+    const lines = markdown.split("\n");
+    const cached = lines.findIndex((l) => l.startsWith("| `cached_prompt`"));
+    const withoutCached = lines.filter((_, i) => i !== cached).join("\n");
+    expect(ruleTableMismatches(withoutCached)).toHaveLength(1);
+    const rateOff = lines.findIndex((l) => l.startsWith("| `open_rate_off`"));
+    const moved = [...lines];
+    [moved[cached], moved[rateOff]] = [moved[rateOff] as string, moved[cached] as string];
+    expect(ruleTableMismatches(moved.join("\n"))[0]).toMatch(/^codes: /);
+    expect(
+      ruleTableMismatches(markdown.replace("`{ scheduleLagP99Ms, toleranceMs }`", "`{ lagP99Ms, toleranceMs }`")),
+    ).toEqual([
+      "client_schedule_lag: detail { lagP99Ms, toleranceMs } but the schema's { scheduleLagP99Ms, toleranceMs }",
+    ]);
   });
 });
