@@ -88,11 +88,14 @@ describe("a ladder that lacks one of the route's two numbers", () => {
   it("a ladder with both ([1, 4]) and a search from 4 (N = 1 measured first) warn of nothing", async () => {
     for (const [name, concurrency] of [
       ["both", [1, 4]],
-      ["searched", { search: { from: 4, to: 8 } }],
+      ["searched", { search: { from: 4, to: 8, resolution: 0.1 } }],
     ] as const) {
       const text = (await kneeboard("plan", name, concurrency)).out.text();
       expect(text).not.toContain("no level at N = 1");
       expect(text).not.toContain("one level only");
+      expect(text).toContain(`target ${name} [chat]`);
+      // The search's plan counts the level of one user it runs first: N = 1 at requestsPerLevel (8), then the search from 4.
+      if (name === "searched") expect(text).toMatch(/\n {8}1 {8}0 {9}8 .*\n {8}4 /);
     }
   });
 });

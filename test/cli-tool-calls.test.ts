@@ -84,7 +84,7 @@ describe("tool calls in the terminal", () => {
     expect(checked.out).toMatch(
       /\n {2}\[critical\] open tool_calls_regression: prose: Tool calls worse than its reference ref: it stopped calling tools \(/,
     );
-    expect(checked.out).toContain("      cause: stopped_calling (lower than the reference's: ");
+    expect(checked.out).toContain("      cause: stopped_calling, against the reference ref\n");
     expect(checked.out).toContain(
       "      call when needed (trigger): 0/75 prompts against the reference's 75/75 (75 lost, 0 gained), p = ",
     );

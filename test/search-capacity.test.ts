@@ -185,13 +185,16 @@ describe("the search on the route of known capacity (closed loop)", () => {
 
   // A closed loop's N users share the decoder's steps (and their jitter): at N = 5 the five streams of a
   // round decode the same 32 steps, five equal values for one draw of the noise. Taken as independent
-  // requests (order statistics over all of them, as before), 6 of these 10 seeds decided (4 `meets`, 2
+  // requests (order statistics over all of them, as before), 6 of the first 10 seeds decided (4 `meets`, 2
   // `misses`). Judged on groups of N sends (docs/methodology.md#searched-levels), a wrong call is allowed
-  // 5 % a level on each side: 0.5 of 10, and 1 more is within 2 standard errors of a count (0.69).
+  // 5 % a level on each side: 3 of 60, and 3 more are within 2 standard errors of a count (1.69). Sixty
+  // seeds, not ten: at ten the bound (1) failed on 2 `meets` once the sweep measured N = 1 before the
+  // search (its requests move every seed's draws; P(2 or more of 10) at 5 % is 9 %). Over 60 seeds: 5
+  // `meets` and 3 `misses` with N = 1 first, 4 and 5 without it (2026-12-07): the same rates.
   it("a level at N = 5 exactly on the SLO: requests that share a round are one draw, so it is seldom decided", async () => {
     const slo = { minOutputTokensPerSecond: perStreamAt(ROUTE, 5), maxTtftMs: null };
     const decisions = [];
-    for (const seed of SEEDS) {
+    for (const seed of Array.from({ length: 60 }, (_, i) => i + 1)) {
       const { doc } = await inMemory(seed, {
         concurrency: { search: { from: 4, to: 8, resolution: RESOLUTION } },
         slo,
@@ -200,13 +203,13 @@ describe("the search on the route of known capacity (closed loop)", () => {
       decisions.push(`${five.probe?.decision} at ${five.probe?.requests}`);
     }
     console.log("N = 5 on the SLO exactly:", decisions);
-    expect(decisions.filter((d) => d.startsWith("meets")).length).toBeLessThanOrEqual(1);
-    expect(decisions.filter((d) => d.startsWith("misses")).length).toBeLessThanOrEqual(1);
-  }, 120_000);
+    expect(decisions.filter((d) => d.startsWith("meets")).length).toBeLessThanOrEqual(6);
+    expect(decisions.filter((d) => d.startsWith("misses")).length).toBeLessThanOrEqual(6);
+  }, 240_000);
 });
 
 describe("the search on the route of known capacity (open loop)", () => {
-  it("Poisson: each seeded search's capacity agrees with a dense ladder's boundary within the resolution and the stated 10 % margin, or is undecided", async () => {
+  it("Poisson: each seeded search's bracket, found or undecided, holds a dense ladder's boundary within the resolution and the stated 10 % margin", async () => {
     const slo = SLO;
     // The boundary on two dense ladders (seeded), 512 requests a rate: in each, between the highest rate
     // met below its first miss and that miss. Poisson noise moves a rate's per-stream p50 by about as much
@@ -236,11 +239,19 @@ describe("the search on the route of known capacity (open loop)", () => {
       outcomes.push(`${capacity?.value} [${capacity?.lo}, ${capacity?.hi}] ${capacity?.status}`);
       expect(doc.summary.search?.requests).toBe(counts.received);
       expect(["found", "undecided"]).toContain(capacity?.status);
-      // Never a rate from one lucky window: a found capacity lies in the band, give or take the tolerance.
-      if (capacity?.status === "found") {
-        expect(capacity.value as number).toBeGreaterThanOrEqual(band.lo / tolerance);
-        expect(capacity.value as number).toBeLessThanOrEqual(band.hi * tolerance);
-      }
+      // Found or undecided, every search's bracket holds the boundary, give or take the tolerance: its
+      // bottom (the largest rate that met) is never above the band (a rate from one lucky window), its
+      // top (the smallest that missed, or stayed undecided) never below it. A found capacity is its bottom.
+      expect(capacity?.lo as number).toBeLessThanOrEqual(band.hi * tolerance);
+      expect(capacity?.hi as number).toBeGreaterThanOrEqual(band.lo / tolerance);
+      expect(capacity?.value).toBe(capacity?.lo);
+      // The bracket as the levels show it: its bottom a level that met, its top one above that did not.
+      const decisionAt = (rate: number | null | undefined) =>
+        doc.levels.filter((l) => loadPosition(l.load) === rate).map((l) => l.probe?.decision);
+      expect(capacity?.lo as number).toBeLessThan(capacity?.hi as number);
+      expect(decisionAt(capacity?.lo)).toContain("meets");
+      expect(decisionAt(capacity?.hi)).not.toContain("meets");
+      expect(decisionAt(capacity?.hi).length).toBeGreaterThan(0);
     }
     console.log(`open loop: dense ladders put the boundary in [${band.lo}, ${band.hi}] req/s; searches:`, outcomes);
   }, 180_000);

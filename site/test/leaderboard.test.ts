@@ -182,6 +182,16 @@ describe("a route's two numbers and its capacity bracket on the leaderboard", ()
     });
   });
 
+  it("marks a peak read over its whole level (a synthetic run records no steady window)", () => {
+    const table = closed.board.ranking([laddered("whole", [1, 2, 4, 8])], ctx);
+    const at = table.columns.findIndex((c) => c.heading === "peak aggregate tok/s");
+    expect(table.groups[0]?.rows[0]?.cells[at]).toMatchObject({
+      kind: "estimate",
+      note: "whole level",
+    });
+    expect(leaderboardRows([laddered("whole", [1, 2, 4, 8])])[0]?.peakWholeLevel).toBe(true);
+  });
+
   it("says 'not measured above N' where the top level met the SLO, not a bare capacity", () => {
     const rows = cells([laddered("one", [1])]);
     expect(rows.get("one")?.capacity).toMatchObject({ value: 1, text: "1", bracket: "not measured above 1, ladder" });

@@ -2,7 +2,7 @@
 
 import { headlineWords } from "@kneeboard/core/kinds";
 import { figureHeading } from "@kneeboard/core/labels";
-import { loadWords, type RunDocument } from "@kneeboard/core/run";
+import { concurrencyOf, loadWords, type RunDocument } from "@kneeboard/core/run";
 import type { SweepProgress } from "@kneeboard/core/sweep";
 
 type Write = (text: string) => void;
@@ -62,8 +62,11 @@ export function runTable(doc: RunDocument): string {
   const percent = (share: number | null) => (share === null ? "-" : `${(share * 100).toFixed(1)} %`);
   const kneeRate = s.kneeRequestsPerSecond;
   const parts = {
-    peak: `${fixed(s.peak?.aggregateOutputTokensPerSecond)} tok/s at ${peakAt}`,
-    singleStream: fixed(s.singleStream?.outputTokensPerSecond),
+    peak: `${fixed(s.peak?.aggregateOutputTokensPerSecond)} tok/s at ${peakAt}${s.peak?.window === "whole_level" ? " (whole level: no steady window)" : ""}`,
+    // A ladder without N = 1 has no single-stream figure: it says so (plan and run warned of it).
+    singleStream: doc.levels.some((l) => concurrencyOf(l.load) === 1)
+      ? fixed(s.singleStream?.outputTokensPerSecond)
+      : "not measured",
     kneeUsers: `${s.kneeConcurrency ?? (s.saturated ? "-" : "not reached")}`,
     kneeRate: kneeRate != null ? `${kneeRate} req/s` : s.saturated || kneeRate === undefined ? "-" : "not reached",
     scalingEfficiency: fixed(s.scalingEfficiency, 2),

@@ -4,7 +4,7 @@
  * TTFT beside it, each N has its own leaderboard, and its target page draws the standing's median
  * curves, the latest run's curves, the trade-off and latency against N.
  */
-import { concurrencyOf, loadWords } from "@kneeboard/core/run";
+import { concurrencyOf, loadWords, sameLoad } from "@kneeboard/core/run";
 import type { Estimate } from "@kneeboard/core/standing";
 import { levelPoints, MEASURES, standingCurvesSpec, tradeoffSpec } from "../lib/charts/index.ts";
 import type { TargetTable } from "../lib/compare.ts";
@@ -95,7 +95,8 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
         heading: "peak aggregate tok/s",
         type: "num",
         sorted: true,
-        title: "highest aggregate output tokens per second over the valid levels",
+        title:
+          "highest aggregate output tokens per second over the valid levels, read where all N are in flight (the level's steady window); 'whole level' marks a peak read over its whole level, ramp and drain included, where the level was too short for a steady window",
       },
       { heading: "at N", type: "num", title: "the concurrency of the peak" },
       { heading: "per-stream at peak", type: "num", title: "per-stream output tok/s (p50) at the peak" },
@@ -146,7 +147,13 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
           }),
           { kind: "estimate", estimate: r.singleStreamTokensPerSecond, digits: 1, tooltip: false, ...notMeasured(r) },
           { kind: "estimate", estimate: r.singleStreamTtftP50Ms, digits: 0, tooltip: false, ...notMeasured(r) },
-          { kind: "estimate", estimate: r.peakAggregateTokensPerSecond, digits: 0, tooltip: true },
+          {
+            kind: "estimate",
+            estimate: r.peakAggregateTokensPerSecond,
+            digits: 0,
+            tooltip: true,
+            ...(r.peakWholeLevel ? { note: WHOLE_LEVEL } : {}),
+          },
           { kind: "number", value: r.peakConcurrency, digits: 0 },
           { kind: "estimate", estimate: r.perStreamAtPeakTokensPerSecond, digits: 1, tooltip: false },
           capacityCell(r, "searched"),
@@ -205,6 +212,9 @@ function capacityCell(
   };
 }
 
+/** The mark of a peak read over its whole level: the level was too short for a steady window (docs/methodology.md#the-steady-window). */
+const WHOLE_LEVEL = "whole level";
+
 /** A single-stream cell's words where no run of the standing ran N = 1. */
 const notMeasured = (r: Pick<LeaderboardRow, "singleStreamMeasured">) =>
   r.singleStreamMeasured ? {} : { missing: "not measured" };
@@ -215,10 +225,10 @@ function searchedBracketText(b: LeaderboardRow["capacityBracket"]): string {
   return `[${end(b.lo)}, ${end(b.hi)}]${b.confidence !== null ? ` at ${pct(b.confidence, 0)}` : ""}`;
 }
 
-/** A ladder's bracket: `[4, 8), ladder`, `not measured above 16, ladder`, `[0, 1), ladder`. */
+/** A ladder's bracket: `[4, 8), ladder`, `not measured above 16, ladder`, `[0, 1), ladder`; `no ranked level` where none was judged. */
 function ladderBracketText(b: LeaderboardRow["capacityBracket"]): string {
   if (b.lo !== null && b.hi === null) return `not measured above ${fmt(b.lo)}, ladder`;
-  if (b.lo === null && b.hi === null) return "not measured";
+  if (b.lo === null && b.hi === null) return "no ranked level";
   return `[${fmt(b.lo ?? 0)}, ${fmt(b.hi)}), ladder`;
 }
 
@@ -234,6 +244,8 @@ export function closedHeadlines({ view }: TargetContext) {
   // Without a valid run nothing stands, measured or not: a plain dash.
   const measuredOne = standing.runIds.length === 0 || standing.levels.some((l) => concurrencyOf(l.load) === 1);
   const bracket = capacityBracketOf(view);
+  const peakWholeLevel =
+    peak !== null && view.latest.levels.some((l) => sameLoad(l.load, peak.load) && l.aggregateWindow === "whole_level");
   return [
     {
       label: "single-stream tok/s (p50, N=1)",
@@ -249,7 +261,9 @@ export function closedHeadlines({ view }: TargetContext) {
       label: "peak aggregate tok/s",
       value: fmtEstimate(peak?.aggregateOutputTokensPerSecond),
       title: estimateTitle(peak?.aggregateOutputTokensPerSecond),
-      ...(peak ? { note: `at ${loadWords(peak.load)}` } : {}),
+      ...(peak
+        ? { note: `at ${loadWords(peak.load)}${peakWholeLevel ? `, over the ${WHOLE_LEVEL}: no steady window` : ""}` }
+        : {}),
     },
     {
       label: "per-stream tok/s at the peak",
@@ -338,15 +352,17 @@ export const CLOSED_TARGET_SECTIONS: readonly SectionDef<TargetContext>[] = [
         {
           id: "standing-levels",
           label: "Per level over recent runs",
-          caption: "Per level: median (interval), over the runs in which the level was valid",
+          caption:
+            "Per level: median (interval), over the runs in which the level was valid; per-stream and TTFT over the ok requests, whether it meets the SLO over every request (a failed one counted as a miss)",
           columns: [
             { head: "concurrency" },
             { head: "valid runs" },
             { head: "aggregate tok/s" },
-            { head: "per-stream tok/s p50" },
-            { head: "TTFT p50 ms" },
-            { head: "TTFT p95 ms" },
+            { head: "per-stream tok/s p50 (ok requests)" },
+            { head: "TTFT p50 ms (ok requests)" },
+            { head: "TTFT p95 ms (ok requests)" },
             { head: "goodput tok/s" },
+            { head: "meets SLO", class: "text" },
             { head: "ranked", class: "text" },
           ],
           rows: standing.levels.map((l) => ({
@@ -359,6 +375,7 @@ export const CLOSED_TARGET_SECTIONS: readonly SectionDef<TargetContext>[] = [
               est(l.ttftP50Ms),
               est(l.ttftP95Ms),
               est(l.goodputOutputTokensPerSecond),
+              text(l.meetsSlo === null ? "—" : l.meetsSlo ? "yes" : "no"),
               text(
                 `${l.ranked ? "yes" : "no"}${l.invalidRuns > 0 ? ` (invalid in ${l.invalidRuns} of ${runs} runs: ${l.invalidReasons.join("; ")})` : ""}`,
               ),
@@ -388,13 +405,27 @@ export const CLOSED_TARGET_SECTIONS: readonly SectionDef<TargetContext>[] = [
         id: "curve-numbers",
         label: "The numbers of the throughput chart",
         caption: "The numbers of the chart (latest run)",
-        columns: ["concurrency", "aggregate tok/s", "per-stream tok/s p50", "TTFT p50 ms", "e2e p50 ms", "valid"].map(
-          (head) => ({ head }),
-        ),
+        columns: [
+          "concurrency",
+          "aggregate tok/s",
+          "read over",
+          "per-stream tok/s p50",
+          "TTFT p50 ms",
+          "e2e p50 ms",
+          "valid",
+        ].map((head) => ({ head })),
         rows: view.latest.levels.map((l) => ({
           cells: [
             cell(l.load),
             num(fmt(l.aggregateOutputTokensPerSecond)),
+            // The headline's window: all N in flight, or the whole level where it had no steady window.
+            text(
+              l.aggregateWindow === "steady"
+                ? "steady window"
+                : l.aggregateWindow === "whole_level"
+                  ? "whole level"
+                  : "—",
+            ),
             num(fmt(l.perStreamOutputTokensPerSecondP50, 1)),
             num(fmt(l.ttftP50Ms)),
             num(fmt(l.e2eP50Ms)),
@@ -427,14 +458,17 @@ export const CLOSED_TARGET_SECTIONS: readonly SectionDef<TargetContext>[] = [
     tables: ({ view }) => [
       {
         id: "tradeoff-numbers",
-        label: "The numbers of the trade-off chart, with goodput and cost",
-        caption: "Per level, latest run: the chart's numbers, goodput and cost per million output tokens",
+        label: "The numbers of the trade-off chart, with goodput, the SLO and cost",
+        caption:
+          "Per level, latest run: the chart's numbers (over the ok requests), goodput, whether the level met the SLO and the SLO's own figures over every request (a failed one counted as a miss), and cost per million output tokens",
         columns: [
           { head: "concurrency" },
           { head: "per-stream tok/s p50" },
           { head: "aggregate tok/s" },
           { head: "goodput tok/s" },
           { head: "meets SLO", class: "text" },
+          { head: "SLO TTFT p95 ms (failed: ∞)" },
+          { head: "SLO per-stream p50 (failed: 0)" },
           { head: "metered $/Mtok", class: "text" },
           { head: "declared $/Mtok", class: "text" },
         ],
@@ -448,6 +482,9 @@ export const CLOSED_TARGET_SECTIONS: readonly SectionDef<TargetContext>[] = [
               num(fmt(l.aggregateOutputTokensPerSecond)),
               num(fmt(l.goodputOutputTokensPerSecond)),
               text(l.meetsSlo === null ? "—" : l.meetsSlo ? "yes" : "no"),
+              // The SLO's own figures, every request counted, a failed one as a miss; a p95 on a failed one is infinite.
+              num(l.sloFigures === null ? "—" : l.sloFigures.ttftP95Ms === null ? "∞" : fmt(l.sloFigures.ttftP95Ms)),
+              num(fmt(l.sloFigures?.perStreamOutputTokensPerSecondP50, 1)),
               text(usd(l.meteredUsdPerMillionOutputTokens), {
                 class: "cost",
                 ...(note ? { note, noteClass: "note cost-note" } : {}),

@@ -40,6 +40,8 @@ export interface LeaderboardRow {
   singleStreamTtftP50Ms: Estimate | null;
   peakAggregateTokensPerSecond: Estimate | null;
   peakConcurrency: number | null;
+  /** The latest run read its aggregate at the peak's level over the whole level (no steady window): the figure is marked. */
+  peakWholeLevel: boolean;
   perStreamAtPeakTokensPerSecond: Estimate | null;
   kneeConcurrency: number | null;
   /** Users served at the SLO: the median of the runs' searched answers where the standing's runs searched, else the standing's (its median curve). */
@@ -51,7 +53,8 @@ export interface LeaderboardRow {
   /**
    * The bracket the capacity lies in, and how it was found: a ladder's `[lo, hi)` off the standing's
    * levels (lo the capacity, null when no level met; hi the next level run above it, null when lo is
-   * the top: not measured above it), or the newest searched run's `[lo, hi]` at its confidence.
+   * the top: not measured above it; the lowest ranked level when none met, null when none is ranked),
+   * or the newest searched run's `[lo, hi]` at its confidence.
    */
   capacityBracket: CapacityBracket;
   /** Cost at the standing's peak level, from the latest run's figures there, USD per million output tokens. */
@@ -90,11 +93,16 @@ export function capacityBracketOf(t: Pick<TargetView, "history" | "standing">): 
     return { kind: "searched", lo: newest.capacity.lo, hi: newest.capacity.hi, confidence: newest.confidence };
   const st = t.standing;
   const lo = st.capacity ? concurrencyOf(st.capacity.load) : null;
-  const steps = st.levels
-    .map((l) => concurrencyOf(l.load))
-    .filter((n): n is number => n !== null)
-    .sort((a, b) => a - b);
-  const hi = lo === null ? (steps[0] ?? null) : (steps.find((n) => n > lo) ?? null);
+  const users = (levels: typeof st.levels) =>
+    levels
+      .map((l) => concurrencyOf(l.load))
+      .filter((n): n is number => n !== null)
+      .sort((a, b) => a - b);
+  // None met: below the lowest ranked level (null when none is ranked: nothing was judged).
+  const hi =
+    lo === null
+      ? (users(st.levels.filter((l) => l.ranked))[0] ?? null)
+      : (users(st.levels).find((n) => n > lo) ?? null);
   return { kind: "ladder", lo, hi, confidence: null };
 }
 
@@ -138,6 +146,7 @@ export function leaderboardRows(targets: TargetView[]): LeaderboardRow[] {
         singleStreamTtftP50Ms: st.singleStream?.ttftP50Ms ?? null,
         peakAggregateTokensPerSecond: st.peak?.aggregateOutputTokensPerSecond ?? null,
         peakConcurrency: peak ? concurrencyOf(peak.load) : null,
+        peakWholeLevel: peakLevel?.aggregateWindow === "whole_level",
         perStreamAtPeakTokensPerSecond: st.peak?.perStreamOutputTokensPerSecond ?? null,
         kneeConcurrency: st.kneeConcurrency,
         saturated: st.saturated,

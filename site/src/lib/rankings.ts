@@ -26,6 +26,8 @@ export type Cell =
       className?: string;
       /** What the cell says without an estimate (default a dash): "not measured" where the level was never run. */
       missing?: string;
+      /** A line under the figure: a peak read over its whole level says so. */
+      note?: string;
     }
   | { kind: "number"; value: number | null; digits: number; className?: string; suffix?: string; title?: string }
   /** A capacity: its figure (with an interval over runs), the bracket it lies in and how it was found; sorted on `value`, the bracket's lower end. */

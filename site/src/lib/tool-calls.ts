@@ -2,7 +2,7 @@
  * @module A route's tool calls (issue 45) as the pages and downloads show them: the latest tool-call
  * run's shares, each with its count and Wilson 95 % interval, and its verdict against the model's
  * reference route. The tool calls test the route, not the workload, so a route has one view whatever
- * scenario its tool-call run was in. `same` only means no drop was detected at this sample size.
+ * scenario its tool-call run was in. `same` only means no drop was detected at this suite's size.
  */
 import { ToolCallShare as ToolShareSchema } from "@kneeboard/core/run";
 import type { RunIndexEntry } from "@kneeboard/core/run-index";

@@ -11,7 +11,7 @@ export interface AlertsPage {
     subject: { text: string; href: string | null };
     /** Each change with the decimals its metric is shown with. */
     changes: (Alert["changes"][number] & { digits: number })[];
-    /** A tool-call regression: each fallen share from its standing interval to the run's share, interval and count. */
+    /** A tool-call regression: its cause, then each measure found lower with its prompts against the reference's (older alerts: each fallen share from its standing interval). */
     toolCallLines: string[];
     /** The kind in words (`tool calls regression`). */
     kindWords: string;

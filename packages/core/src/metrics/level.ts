@@ -311,7 +311,7 @@ export function summarizeLevel(input: LevelInput): Level {
     tokensFromChunks: ok.some((s) => s.tokenSource === "chunks"),
     cachedPromptTokenShare,
     cost: levelCost(ok, aggregateOutputTokensPerSecond, input.pricing ?? null),
-    meetsSlo: forSlo !== null && ok.length > 0 && meetsSloOn(forSlo, slo),
+    meetsSlo: forSlo !== null && meetsSloOn(forSlo, slo),
     sloFigures: forSlo,
     goodputOutputTokensPerSecond: goodput(samples, slo, wallTimeMs),
     ...connectionFigures(samples),

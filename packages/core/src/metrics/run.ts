@@ -110,11 +110,16 @@ export function levelStop(level: Level, early: EarlyResult[] = []): Stop | null 
 /**
  * A ladder's capacity as its bracket `[lo, hi)`: lo the highest step that met the SLO, hi the next
  * step run above it, null when lo is the top step (not measured above); when no step met, lo is null
- * and hi the lowest step. `steps` are the loads run, any order.
+ * and hi the lowest valid step (null without one: nothing was judged). Steps are loads, any order.
  */
-export function ladderBracket(steps: readonly number[], capacity: number | null): Summary["capacityBracket"] {
-  const sorted = [...new Set(steps)].sort((a, b) => a - b);
-  const hi = capacity === null ? (sorted[0] ?? null) : (sorted.find((x) => x > capacity) ?? null);
+export function ladderBracket(
+  steps: readonly number[],
+  validSteps: readonly number[],
+  capacity: number | null,
+): Summary["capacityBracket"] {
+  const ascending = (xs: readonly number[]) => [...new Set(xs)].sort((a, b) => a - b);
+  const hi =
+    capacity === null ? (ascending(validSteps)[0] ?? null) : (ascending(steps).find((x) => x > capacity) ?? null);
   return { kind: "ladder", lo: capacity, hi, confidence: null };
 }
 
@@ -233,10 +238,14 @@ export function summarizeRun(levels: Level[], options: { stop?: Stop | null } = 
   const capacityBracket =
     capacityUnit === null
       ? null
-      : ladderBracket(
-          levels.filter((l) => summaryUnits(l.load).capacity === capacityUnit).map((l) => loadPosition(l.load)),
-          capacityUnit === "capacity" ? capacity : capacityRequestsPerSecond,
-        );
+      : (() => {
+          const onAxis = levels.filter((l) => summaryUnits(l.load).capacity === capacityUnit);
+          return ladderBracket(
+            onAxis.map((l) => loadPosition(l.load)),
+            onAxis.filter((l) => l.valid).map((l) => loadPosition(l.load)),
+            capacityUnit === "capacity" ? capacity : capacityRequestsPerSecond,
+          );
+        })();
 
   return {
     singleStream,

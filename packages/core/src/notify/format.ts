@@ -39,13 +39,16 @@ export function formatChange(change: MetricChange): string {
 const share = (value: number) => `${formatNumber(value * 100)} %`;
 
 /**
- * The cause, then one line per measure found lower:
+ * The cause and the reference, then one line per measure found lower:
  * `schema-valid arguments: 60/75 prompts against the reference's 75/75 (15 lost, 0 gained), p = 0.0003`
  * (an alert recorded before the alert followed the verdict: `schema-valid arguments: 96 % (93-98 %,
  * 12 runs) → 71 % (59-80 %, 37 of 52)`).
  */
 export function toolCallLines(toolCalls: NonNullable<Alert["toolCalls"]>): string[] {
-  const cause = toolCalls.cause ? [`cause: ${toolCalls.cause}${toolCalls.reason ? ` (${toolCalls.reason})` : ""}`] : [];
+  // The cause and the reference; the reason only where no measure line follows to give the counts.
+  const against = toolCalls.reference ? `, against the reference ${toolCalls.reference}` : "";
+  const why = toolCalls.measures.length === 0 && toolCalls.reason ? `: ${toolCalls.reason}` : "";
+  const cause = toolCalls.cause ? [`cause: ${toolCalls.cause}${against}${why}`] : [];
   return [
     ...cause,
     ...toolCalls.measures.map((m) =>

@@ -70,11 +70,16 @@ function searchUpperBoundLevels(
     ...ladder,
     ...Array.from({ length: searchLevelBound(plan.bounds) - ladder.length }, () => plan.bounds.from),
   ];
-  return loads.map((load, i) => {
+  const searchedLevels = loads.map((load, i) => {
     const level = levelAt(workload, load, i + 1, context);
     const timing = levelAt({ ...workload, requestsPerLevel: plan.cap }, load, i + 1, context);
     return { ...timing, name: `${level.name} (search level ${i + 1}, at most)` };
   });
+  // A search of users from above 1 measures N = 1 first, an ordinary level at requestsPerLevel (sweep/index.ts).
+  const singleFirst = userLevels(workload) !== null && plan.bounds.from > 1;
+  if (!singleFirst) return searchedLevels;
+  const single = levelAt(workload, 1, 1, context);
+  return [{ ...single, name: `${single.name} (one user alone, before the search)` }, ...searchedLevels];
 }
 
 /**

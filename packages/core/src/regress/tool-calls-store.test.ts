@@ -10,6 +10,7 @@ import { ALERTS_KEY, AlertsFile } from "../alerts/index.ts";
 import { alertAttributes } from "../aws/sns.ts";
 import { notifies } from "../notify/deliver.ts";
 import { alertLines } from "../notify/format.ts";
+import { slackMessage } from "../notify/webhook.ts";
 import { seededRandom } from "../random/index.ts";
 import type { RunDocument } from "../run/index.ts";
 import { saveRun } from "../run-index/index.ts";
@@ -116,7 +117,11 @@ describe("tool_calls_regression through the store", () => {
     // Delivery: it notifies, its mail body gives the cause and the measure with its counts, its attributes the measures.
     if (!alert) throw new Error("no alert");
     expect(notifies(alert)).toBe(true);
-    expect(alertLines(alert)).toContain(`cause: lower (${verdict?.reason})`);
+    expect(alertLines(alert)).toContain("cause: lower, against the reference ref");
+    // The webhook carries the same lines: the cause and the counts.
+    const slack = slackMessage(alert).blocks[0]?.text.text ?? "";
+    expect(slack).toContain("cause: lower, against the reference ref\n");
+    expect(slack).toContain(`schema-valid arguments: ${valid?.route}/15 prompts against the reference's 15/15`);
     expect(alertLines(alert).join("\n")).toContain(
       `schema-valid arguments: ${valid?.route}/15 prompts against the reference's 15/15 (${valid?.lost} lost, 0 gained), p = `,
     );

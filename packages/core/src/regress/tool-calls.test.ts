@@ -5,7 +5,7 @@
  * one too. The verdicts are the verdict's own, on simulated phases (./../tool-calls).
  */
 import { describe, expect, it } from "vitest";
-import type { Alert } from "../alerts/index.ts";
+import { Alert } from "../alerts/index.ts";
 import { alertLines } from "../notify/format.ts";
 import { indexEntryFor, type RunIndexEntry } from "../run-index/index.ts";
 import { syntheticRun } from "../synthetic/index.ts";
@@ -90,7 +90,7 @@ describe("tool_calls_regression follows the verdict", () => {
       expect.arrayContaining(["everyMeasure", "rightTool", "parallelBoth"]),
     );
     const text = alertLines(alert as Alert).join("\n");
-    expect(text).toMatch(/cause: lower \(lower than the reference's: /);
+    expect(text).toContain("\ncause: lower, against the reference ref\n");
     expect(text).toMatch(/\nright tools: 50\/75 prompts against the reference's 75\/75 \(25 lost, 0 gained\), p = /);
   });
 
@@ -108,5 +108,24 @@ describe("tool_calls_regression follows the verdict", () => {
 
   it("says nothing while the route is judged same, or not judged at all", () => {
     expect(toolAlerts(detectAlerts([run(0), run(1), run(2, "unjudged"), run(3, "words", () => false)]))).toEqual([]);
+  });
+
+  it("still reads an alert recorded before it followed the verdict, and renders its shares", () => {
+    const old = Alert.parse({
+      ...toolAlerts(detectAlerts([run(0), run(1, "words")]))[0],
+      toolCalls: {
+        suite: "tools-v1",
+        measures: [
+          {
+            measure: "argumentsValid",
+            before: { median: 1, low: 0.97, high: 1, n: 6 },
+            after: { successes: 30, trials: 60, share: 0.5, low: 0.38, high: 0.62 },
+          },
+        ],
+      },
+    });
+    expect(alertLines(old)).toContain(
+      "schema-valid arguments: 100 % (97 %-100 %, 6 runs) → 50 % (38 %-62 %, 30 of 60)",
+    );
   });
 });

@@ -628,23 +628,23 @@ export const ToolCallShare = z.object({
 });
 export type ToolCallShare = z.infer<typeof ToolCallShare>;
 
-/** The nine tool-call measures, each a share (docs/methodology.md#tool-calls). */
+/** The nine tool-call measures, each a share over every answer to the prompts it applies to, a failed request a failure (docs/methodology.md#tool-calls). */
 export const ToolCallShares = z.object({
   /** At least one call where the prompt needs one (one-call and parallel prompts). */
   callWhenNeeded: ToolCallShare,
   /** No call where none is needed (no-call prompts). */
   noCallWhenNone: ToolCallShare,
-  /** The set of tools called is the set the prompt expects (answers with a call, to a one-call or parallel prompt). */
+  /** The tools called, as a multiset, are the ones the prompt expects (one-call and parallel prompts). */
   rightTool: ToolCallShare,
-  /** Every call's arguments parse as a JSON object (answers with a call). */
+  /** A call, and every call's arguments parse as a JSON object (one-call and parallel prompts). */
   argumentsParse: ToolCallShare,
-  /** Every call names an offered tool and its arguments are valid against that tool's schema (answers with a call). */
+  /** A call, and every call names an offered tool with arguments valid against its schema (one-call and parallel prompts). */
   argumentsValid: ToolCallShare,
-  /** The calls to expected tools match expected calls one to one, with the values the prompt fixes (answers with such a call, to a one-call or parallel prompt). */
+  /** Every expected call matched one to one by a call holding the values the prompt fixes (one-call and parallel prompts). */
   argumentValues: ToolCallShare,
   /** Both expected calls present (parallel prompts). */
   parallelBoth: ToolCallShare,
-  /** finish_reason `tool_calls` after a call, `stop` or `length` after none (every scored answer). */
+  /** finish_reason `tool_calls` after a call, `stop` or `length` after none (every prompt). */
   finishReason: ToolCallShare,
   /** The answer's text parses as JSON valid against the prompt's schema (structured prompts). */
   structuredOutput: ToolCallShare,
@@ -683,13 +683,13 @@ export type ToolCallAnswer = z.infer<typeof ToolCallAnswer>;
  * schema), and every answer scored.
  */
 export const ToolCalls = z.object({
-  /** The suite's id and version (`tools-v1`): routes are compared on the suite they share. */
+  /** The suite's id and version (`tools-v2`; `tools-v1` in earlier runs): routes are compared on the suite they share. */
   suite: z.string(),
   samplesPerPrompt: z.number().int().positive(),
   concurrency: z.number().int().positive(),
   temperature: z.number().min(0),
   maxTokens: z.number().int().positive(),
-  /** `no-tool-support`: the route refused `tools` (HTTP 400 or 422, or an error saying tools are not supported). */
+  /** `no-tool-support`: the route's first 3 requests with `tools` were all refused (HTTP 400 or 422, or an error saying tools are not supported). */
   support: z.enum(["supported", "no-tool-support"]),
   /** Why no support, in words; null when supported. */
   supportDetail: z.string().nullable(),

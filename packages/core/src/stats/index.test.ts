@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { erfc, holm, normalUpperTail, oneSidedTwoProportionPValue } from "./index.ts";
+import { erfc, exactSignTestPValue, holm, normalUpperTail } from "./index.ts";
 
 describe("the normal tail", () => {
   it("matches known quantiles and keeps its relative accuracy far in the tail", () => {
@@ -12,28 +12,16 @@ describe("the normal tail", () => {
   });
 });
 
-describe("the one-sided two-proportion z-test", () => {
-  it("gives the pooled test's p-value (50/64 against 64/64: z = 3.9648)", () => {
-    const p = oneSidedTwoProportionPValue({ successes: 50, trials: 64 }, { successes: 64, trials: 64 });
-    expect(Math.abs(p / 3.673537298789073e-5 - 1)).toBeLessThan(1e-5);
-    expect(oneSidedTwoProportionPValue({ successes: 60, trials: 64 }, { successes: 62, trials: 64 })).toBeCloseTo(
-      0.20148368482533546,
-      6,
-    );
-  });
-
-  it("is one-sided: a route above its reference has a p-value above one half", () => {
-    expect(oneSidedTwoProportionPValue({ successes: 64, trials: 64 }, { successes: 50, trials: 64 })).toBeGreaterThan(
-      0.99,
-    );
-  });
-
-  it("says 1 when both sides are all successes or all failures, and refuses a side with no trials", () => {
-    expect(oneSidedTwoProportionPValue({ successes: 64, trials: 64 }, { successes: 40, trials: 40 })).toBe(1);
-    expect(oneSidedTwoProportionPValue({ successes: 0, trials: 64 }, { successes: 0, trials: 40 })).toBe(1);
-    expect(() => oneSidedTwoProportionPValue({ successes: 0, trials: 0 }, { successes: 1, trials: 2 })).toThrow(
-      RangeError,
-    );
+describe("the exact one-sided sign test", () => {
+  it("sums the binomial upper tail at one half: 10 lost, 0 gained is 2^-10; 8 lost, 2 gained is 56/1024", () => {
+    expect(exactSignTestPValue(10, 0)).toBeCloseTo(2 ** -10, 15);
+    // P(Bin(10, 1/2) >= 8) = (45 + 10 + 1) / 1024.
+    expect(exactSignTestPValue(8, 2)).toBeCloseTo(56 / 1024, 15);
+    // Symmetric at the middle, 1 when nothing was lost, and tiny tails keep their digits.
+    expect(exactSignTestPValue(5, 5)).toBeCloseTo(638 / 1024, 15);
+    expect(exactSignTestPValue(0, 7)).toBe(1);
+    expect(exactSignTestPValue(0, 0)).toBe(1);
+    expect(exactSignTestPValue(120, 0) / 2 ** -120).toBeCloseTo(1, 10);
   });
 });
 

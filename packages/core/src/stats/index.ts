@@ -1,6 +1,6 @@
 /**
  * @module Small pieces of frequentist testing the verdicts share: Holm's step-down correction, the
- * standard normal's upper tail, and the one-sided two-proportion z-test. Pure.
+ * standard normal's upper tail, and the exact one-sided sign test. Pure.
  */
 
 /** Holm's step-down adjusted p-values, in the input's order: each at most 1, never below a smaller raw one's. */
@@ -44,27 +44,6 @@ export function erfc(x: number): number {
 /** P(Z >= z) for a standard normal Z. */
 export function normalUpperTail(z: number): number {
   return 0.5 * erfc(z / Math.SQRT2);
-}
-
-/** Successes out of trials: one side of a two-proportion test. */
-export interface Proportion {
-  successes: number;
-  trials: number;
-}
-
-/**
- * The one-sided two-proportion z-test of H1 "`a`'s share is below `b`'s", with the pooled standard
- * error: z = (p_b - p_a) / sqrt(p (1 - p) (1/n_a + 1/n_b)), p-value P(Z >= z). Both sides must have
- * trials. When the pooled share is 0 or 1 the two sides agree exactly and the p-value is 1.
- */
-export function oneSidedTwoProportionPValue(a: Proportion, b: Proportion): number {
-  if (a.trials <= 0 || b.trials <= 0) throw new RangeError("both sides need trials");
-  const pa = a.successes / a.trials;
-  const pb = b.successes / b.trials;
-  const pooled = (a.successes + b.successes) / (a.trials + b.trials);
-  const variance = pooled * (1 - pooled) * (1 / a.trials + 1 / b.trials);
-  if (variance <= 0) return 1;
-  return normalUpperTail((pb - pa) / Math.sqrt(variance));
 }
 
 /**

@@ -105,12 +105,11 @@ function matchOneToOne<C>(
   return place(0);
 }
 
-/** Two lists of names hold the same names the same number of times (a dropped or doubled call differs). */
-function sameMultiset(a: readonly (string | null)[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  const left = [...b];
-  return a.every((n) => {
-    const at = n === null ? -1 : left.indexOf(n);
+/** Whether `names` hold every one of `wanted`, counted with repeats (two calls of one tool are two). */
+function holdsNames(names: readonly (string | null)[], wanted: readonly string[]): boolean {
+  const left = [...names];
+  return wanted.every((n) => {
+    const at = left.indexOf(n);
     if (at >= 0) left.splice(at, 1);
     return at >= 0;
   });
@@ -148,13 +147,12 @@ function successes(prompt: ToolPrompt, answer: ScoredAnswer): Record<ToolMeasure
   const called = calls.length > 0;
   const args = calls.map((c) => parsed(c.arguments));
   const names = calls.map((c) => c.name);
+  const expected = prompt.expected.map((e) => e.name);
   return {
     callWhenNeeded: called,
     noCallWhenNone: !called,
-    rightTool: sameMultiset(
-      names,
-      prompt.expected.map((e) => e.name),
-    ),
+    // As a multiset: a dropped or a doubled call is the wrong tools, even of one tool.
+    rightTool: names.length === expected.length && holdsNames(names, expected),
     argumentsParse: called && args.every(isObject),
     argumentsValid:
       called &&
@@ -170,14 +168,7 @@ function successes(prompt: ToolPrompt, answer: ScoredAnswer): Record<ToolMeasure
         (c, e) => c.name === e.name && holdsValues(e.arguments, c.args),
       ),
     // Both present: the expected names, counted with repeats, are all among the calls' names.
-    parallelBoth: (() => {
-      const left = [...names];
-      return prompt.expected.every((e) => {
-        const at = left.indexOf(e.name);
-        if (at >= 0) left.splice(at, 1);
-        return at >= 0;
-      });
-    })(),
+    parallelBoth: holdsNames(names, expected),
     finishReason: called
       ? answer.finishReason === "tool_calls"
       : answer.finishReason === "stop" || answer.finishReason === "length",

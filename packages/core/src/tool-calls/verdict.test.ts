@@ -202,4 +202,14 @@ describe("the verdict at tools-v2's size, prompts as the unit, behaviour cluster
       expect(worse).toBeGreaterThanOrEqual(80);
     },
   );
+
+  // When the route draws its own result on half the prompts (not only the reference's failures) and
+  // fails 20 % more, the disagreements dilute the test (docs/methodology.md#tool-calls gives the
+  // table): measured 100 of 100 at a reference success of 0.9.
+  it("calls a route failing 20 percent more prompts `worse` in at least 80 of 100 when half its results are its own", () => {
+    let worse = 0;
+    for (let t = 0; t < 100; t++)
+      if (trial(80_000 + t, { success: 0.9, redraw: 0.5, extra: 24 })?.verdict === "worse") worse++;
+    expect(worse).toBeGreaterThanOrEqual(80);
+  });
 });
