@@ -43,7 +43,8 @@ describe("kneeboard run --repeat on a searched config", () => {
         // (32 requests at N = 8, docs/methodology.md); with a TTFT limit a meet must draw 63 after the
         // ramp. To 16 and a resolution of 0.5 (8 to 12, one bisection) keep each run to a few seconds:
         // 8, 16, then 12.
-        concurrency: { search: { from: 8, to: 16, resolution: 0.5, maxRequestsPerLevel: 64 } },
+        // Its budget is set: the ladder 8, 16 (66 requests) is below what a search of three levels needs.
+        concurrency: { search: { from: 8, to: 16, resolution: 0.5, maxRequestsPerLevel: 64, maxRequests: 400 } },
         requestsPerLevel: 32,
         warmupRequests: 1,
         maxTokens: 16,
@@ -53,11 +54,22 @@ describe("kneeboard run --repeat on a searched config", () => {
       },
     });
 
-    const { code } = await kneeboardHere(["run", "--config", file, "--data", data, "--repeat", "3"]);
+    const { code, out } = await kneeboardHere(["run", "--config", file, "--data", data, "--repeat", "3"]);
 
     const runs = filesUnder(join(data, "runs")).map((f) => JSON.parse(readFileSync(f, "utf8")) as RunDocument);
     expect(exitProblems([code], runs)).toEqual([]);
     expect(runs).toHaveLength(3);
+    // The terminal says each run's answer: capacity's bracket and confidence, the knee's, the stop and the spend against the ladder.
+    for (const r of runs) {
+      const s = r.summary.search;
+      expect(out).toContain(
+        `searched capacity: ${s?.capacity.value ?? "-"} in [${s?.capacity.lo ?? "-"}, ${s?.capacity.hi ?? "-"}] users`,
+      );
+      expect(out).toContain(`search stop: ${s?.stop.reason}: ${s?.stop.detail}`);
+      expect(out).toContain(`search spent: ${s?.requests} requests`);
+    }
+    expect(out.match(/at 95 % confidence a level; knee: /g)).toHaveLength(3);
+    expect(out.match(/the doubling ladder 8\.\.16 sends 66/g)).toHaveLength(3);
     const searches = runs.map((r) => r.summary.search);
     for (const s of searches) expect(s).toMatchObject({ axis: "concurrency", from: 8, to: 16 });
     // The server's own log: every chat request it received is one the searches say they spent.

@@ -291,7 +291,14 @@ describe("kneeboard plan", () => {
   });
 
   it("prints a search's bisection levels as one row with their count, not one row each", async () => {
-    const result = await kneeboardHere(["plan", "--config", join(EXAMPLES, "openrouter.json")]);
+    // The example with a budget that does not end the planned levels (its default, the ladder's, stops
+    // them after the doubling's first steps).
+    const example = JSON.parse(readFileSync(join(EXAMPLES, "openrouter.json"), "utf8"));
+    example.workload.concurrency.search.maxRequests = 100_000;
+    example.$schema = undefined;
+    const file = join(mkdtempSync(join(tmpdir(), "kneeboard-plan-search-")), "openrouter.json");
+    writeFileSync(file, JSON.stringify(example));
+    const result = await kneeboardHere(["plan", "--config", file]);
     for (const part of result.out.split("\n\n").filter((p) => p.startsWith("target "))) {
       const rows = part.split("\n").filter((line) => /^ +\d+ +\d+ +\d+ +[\d.,]+ +[\d,]+( +x \d+)?$/.test(line));
       const counted = rows.reduce((sum, row) => sum + Number(/x (\d+)$/.exec(row)?.[1] ?? 1), 0);

@@ -67,44 +67,60 @@ describe("the search on the route of known capacity (closed loop)", () => {
     }
   }, 120_000);
 
-  // The issue's bar with the default TTFT limit in the SLO (p95 <= 2 s): TTFT p95 is bounded once, at the
-  // capacity bisection's level that meets (5: its ramp and 63 requests), and the levels below take its
-  // `meets`; so the search stays under the ladder's 448 measured requests (355 to 433 in 6 of seeds
-  // 1..10). A broken stream among level 5's 63 judged sends, after its ramp of 10 (one in 200 breaks: 1 - 0.995^63, 27 % of
-  // searches) counts as a miss, its TTFT over any limit, so the largest of 63 TTFTs bounds nothing and
-  // the level draws on to 192 or 256 (475 to 576 measured in seeds 3, 6, 8 and 10): those are allowed
-  // over the 448, 4 of 10 at most (2.7 expected, and 1 standard error, 1.4, more).
-  it("with TTFT p95 <= 2 s in the SLO, 10 seeded searches 1 to 64: capacity 5, knee 9 to 11, over-saturation named, under 448 measured where no stream broke at 5", async () => {
+  // The issue's bar with the default TTFT limit in the SLO (p95 <= 2 s), on its route as it states it (no
+  // broken streams): TTFT p95 is bounded once, at the capacity bisection's level that meets (5: its ramp
+  // and 63 requests), and the levels below take its `meets`; so the search stays under the ladder's 448
+  // measured requests, within its default budget (the ladder's 455 sent, warm-ups included).
+  it("with TTFT p95 <= 2 s in the SLO, 10 seeded searches 1 to 64 (no broken streams): capacity 5, knee 9 to 11, over-saturation named, under 448 measured", async () => {
     const runs = [];
-    let over = 0;
     for (const seed of SEEDS) {
-      const { doc, counts } = await inMemory(seed, {
-        concurrency: { search: { from: 1, to: 64, resolution: RESOLUTION } },
-        slo: { ...SLO, maxTtftMs: 2000 },
-      });
+      const { doc, counts } = await inMemory(
+        seed,
+        { concurrency: { search: { from: 1, to: 64, resolution: RESOLUTION } }, slo: { ...SLO, maxTtftMs: 2000 } },
+        { ...ROUTE, faultEvery: 0 },
+      );
       const search = doc.summary.search;
       expect(search?.requests).toBe(counts.received);
       expect(search?.capacity).toEqual({ value: 5, lo: 5, hi: 6, status: "found" });
       expect(search?.knee.value as number).toBeGreaterThanOrEqual(9);
       expect(search?.knee.value as number).toBeLessThanOrEqual(11);
-      expect(search?.stop.detail).toMatch(/over-saturated from \d+/);
-      // TTFT is bounded at 5: its ramp and 63 requests, or later where one of those broke.
-      const five = doc.levels.find((l) => loadPosition(l.load) === 5) as Level;
-      expect(five.probe?.ttftP95UpperMs as number).toBeLessThanOrEqual(2000);
-      const brokeAtFive = doc.samples.some(
-        (x) => x.level === five.level && x.index >= 10 && x.index < 73 && x.outcome !== "ok",
-      );
-      if (brokeAtFive) over++;
+      expect(search?.stop.detail).toMatch(/over-saturated from 32/);
+      expect(measured(doc)).toBeLessThan(LADDER_MEASURED);
+      // TTFT is bounded at 5 alone, at the look put where it first can be (its ramp and 63).
+      const bounded = doc.levels.filter((l) => l.probe?.ttftP95UpperMs != null);
+      expect(loads(bounded)).toContain(5);
+      expect((doc.levels.find((l) => loadPosition(l.load) === 5) as Level).probe?.requests).toBe(73);
+      runs.push(`capacity 5, knee ${search?.knee.value}, ${measured(doc)} measured, ${search?.requests} sent`);
+    }
+    console.log("TTFT p95 <= 2 s, 10 seeded searches 1..64, no broken streams:", runs);
+  }, 120_000);
+
+  // The same with one request in 200 broken: a broken request counts as a miss, its TTFT over any limit,
+  // so at 5 the largest of 63 TTFTs bounds nothing when one of them broke (27 % of searches); the level
+  // draws on to its retry look (147: the second largest of 137 bounds p95 at 15 % of the allowance), and
+  // with two broken there (13 %) to what the budget leaves. Such a search stops at its budget with
+  // capacity undecided in [4, 5] (seeds 3, 6 and 10): never a wrong capacity, never over the budget.
+  it("with one stream in 200 broken: capacity 5 found or undecided in [4, 5] at the budget, never over it", async () => {
+    const runs = [];
+    for (const seed of SEEDS) {
+      const { doc } = await inMemory(seed, {
+        concurrency: { search: { from: 1, to: 64, resolution: RESOLUTION } },
+        slo: { ...SLO, maxTtftMs: 2000 },
+      });
+      const search = doc.summary.search;
+      expect(search?.requests as number).toBeLessThanOrEqual(search?.budget as number);
+      if (search?.stop.reason === "budget")
+        expect(search.capacity).toMatchObject({ lo: 4, hi: 5, status: "undecided" });
       else {
-        expect(five.probe?.requests).toBe(73);
+        expect(search?.capacity).toEqual({ value: 5, lo: 5, hi: 6, status: "found" });
         expect(measured(doc)).toBeLessThan(LADDER_MEASURED);
       }
       runs.push(
-        `capacity ${search?.capacity.value}, knee ${search?.knee.value}, ${measured(doc)} measured, ${search?.requests} sent`,
+        `${search?.capacity.value} ${search?.capacity.status}, ${search?.stop.reason}, ${search?.requests} sent`,
       );
     }
-    console.log("TTFT p95 <= 2 s, 10 seeded searches 1..64:", runs);
-    expect(over).toBeLessThanOrEqual(4);
+    console.log("TTFT p95 <= 2 s, one stream in 200 broken:", runs);
+    expect(runs.filter((r) => r.startsWith("5 found")).length).toBeGreaterThanOrEqual(6);
   }, 120_000);
 
   // The knee reads each probed level's steady aggregate (between the ramp's end and the last send): a
@@ -132,7 +148,8 @@ describe("the search on the route of known capacity (closed loop)", () => {
   it("the over-saturation stop: past the 16 slots TTFT climbs while aggregate stays flat; a search to 256 whose loose SLO every level meets stops there, saying so", async () => {
     // 0.5 tok/s a stream is met up to 256 users (there a stream waits 16 batches: 0.7 tok/s).
     const { doc, counts } = await inMemory(1, {
-      concurrency: { search: { from: 1, to: 256, resolution: RESOLUTION } },
+      // A budget over the ladder 1..256's: the stop under test is the queue's, not the budget's.
+      concurrency: { search: { from: 1, to: 256, resolution: RESOLUTION, maxRequests: 5000 } },
       slo: { minOutputTokensPerSecond: 0.5, maxTtftMs: null },
     });
     const search = doc.summary.search;
@@ -162,7 +179,8 @@ describe("the search on the route of known capacity (closed loop)", () => {
     const decisions: string[] = [];
     for (const seed of SEEDS.slice(0, 5)) {
       const { doc, counts } = await inMemory(seed, {
-        concurrency: { search: { from: 1, to: 8, resolution: RESOLUTION } },
+        // A budget over the ladder 1..8's (260): the level on the SLO draws its cap of 256.
+        concurrency: { search: { from: 1, to: 8, resolution: RESOLUTION, maxRequests: 2000 } },
         slo,
       });
       const one = doc.levels.find((l) => loadPosition(l.load) === 1) as Level;
@@ -187,25 +205,25 @@ describe("the search on the route of known capacity (closed loop)", () => {
   // round decode the same 32 steps, five equal values for one draw of the noise. Taken as independent
   // requests (order statistics over all of them, as before), 6 of the first 10 seeds decided (4 `meets`, 2
   // `misses`). Judged on groups of N sends (docs/methodology.md#searched-levels), a wrong call is allowed
-  // 5 % a level on each side: 3 of 60, and 3 more are within 2 standard errors of a count (1.69). Sixty
-  // seeds, not ten: at ten the bound (1) failed on 2 `meets` once the sweep measured N = 1 before the
-  // search (its requests move every seed's draws; P(2 or more of 10) at 5 % is 9 %). Over 60 seeds: 5
-  // `meets` and 3 `misses` with N = 1 first, 4 and 5 without it (2026-12-07): the same rates.
+  // 5 % a level on each side: 2 of 40, and 2 standard errors of that count (1.38) more (150 seeds: 7
+  // `meets`, 4.7 %, and 9 `misses`, 6.0 %, the rest undecided at the cap). (Seeds 1..10
+  // alone called 2 `meets` once N = 1 ran first and moved the decoder's draws, one of them at its first
+  // look on two rounds a hair apart: a t bound on two groups, 1 degree of freedom, is that loose.)
   it("a level at N = 5 exactly on the SLO: requests that share a round are one draw, so it is seldom decided", async () => {
     const slo = { minOutputTokensPerSecond: perStreamAt(ROUTE, 5), maxTtftMs: null };
     const decisions = [];
-    for (const seed of Array.from({ length: 60 }, (_, i) => i + 1)) {
+    for (const seed of Array.from({ length: 40 }, (_, i) => i + 1)) {
       const { doc } = await inMemory(seed, {
-        concurrency: { search: { from: 4, to: 8, resolution: RESOLUTION } },
+        concurrency: { search: { from: 4, to: 8, resolution: RESOLUTION, maxRequests: 2000 } },
         slo,
       });
       const five = doc.levels.find((l) => loadPosition(l.load) === 5) as Level;
       decisions.push(`${five.probe?.decision} at ${five.probe?.requests}`);
     }
     console.log("N = 5 on the SLO exactly:", decisions);
-    expect(decisions.filter((d) => d.startsWith("meets")).length).toBeLessThanOrEqual(6);
-    expect(decisions.filter((d) => d.startsWith("misses")).length).toBeLessThanOrEqual(6);
-  }, 240_000);
+    expect(decisions.filter((d) => d.startsWith("meets")).length).toBeLessThanOrEqual(4);
+    expect(decisions.filter((d) => d.startsWith("misses")).length).toBeLessThanOrEqual(4);
+  }, 120_000);
 });
 
 describe("the search on the route of known capacity (open loop)", () => {
@@ -232,12 +250,24 @@ describe("the search on the route of known capacity (open loop)", () => {
     const outcomes = [];
     for (const seed of SEEDS.slice(0, 6)) {
       const { doc, counts } = await inMemory(seed, {
-        arrival: { mode: "poisson", seed, ratesPerSecond: { search: { from: 0.5, to: 16, resolution: RESOLUTION } } },
+        arrival: {
+          mode: "poisson",
+          seed,
+          // A budget over the ladder's (390): the levels near the boundary draw to their caps.
+          ratesPerSecond: { search: { from: 0.5, to: 16, resolution: RESOLUTION, maxRequests: 5000 } },
+        },
         slo,
       });
       const capacity = doc.summary.search?.capacity;
       outcomes.push(`${capacity?.value} [${capacity?.lo}, ${capacity?.hi}] ${capacity?.status}`);
       expect(doc.summary.search?.requests).toBe(counts.received);
+      // Or the failure rule stopped the sweep: an open loop's level decided at a look has requests in
+      // flight past it, and two broken streams (one in 200) among a level's 37 make it invalid (seed 4,
+      // at 4 req/s). The stop says so, and the capacity is not reached, never found.
+      if (doc.summary.search?.stop.reason === "failures") {
+        expect(capacity?.status).toBe("not_reached");
+        continue;
+      }
       expect(["found", "undecided"]).toContain(capacity?.status);
       // Found or undecided, every search's bracket holds the boundary, give or take the tolerance: its
       // bottom (the largest rate that met) is never above the band (a rate from one lucky window), its

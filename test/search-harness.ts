@@ -44,7 +44,7 @@ export function setup(workload: Record<string, unknown>, baseURL = "http://127.0
     }),
   );
   const target = config.targets[0] as (typeof config.targets)[number];
-  return { target, workload: workloadFor(config, target) };
+  return { config, target, workload: workloadFor(config, target) };
 }
 
 /** A sweep on the decoder (seeded) in a manual scheduler's time, and the decoder's counts. */

@@ -8,6 +8,7 @@ import {
   CLIENT_CHUNKS_PER_SECOND_PER_THREAD,
   CLIENT_PLANNED_CORE_SHARE,
   checkRequestsPerLevel,
+  checkSearchCap,
   checkSweeps,
   costAtScale,
   DEFAULT_MAX_INVOCATIONS,
@@ -86,6 +87,7 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
       : `${plan.totalRequests} measured requests, ${loop}`;
   const share = plan.clientCoreShare;
   const perLevel = checkRequestsPerLevel(w);
+  const cap = checkSearchCap(w);
   const lacks = missingNumbersWarning(w);
   return [
     `target ${plan.targetId} [${plan.scenario}]: ${plan.label} (model ${plan.model}, gateway ${plan.gateway})`,
@@ -96,6 +98,7 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
     ...shown,
     ...words.after(plan.levels, w, plan.expectedRequestSeconds),
     ...(perLevel.message === null ? [] : [`  warning: ${perLevel.message}`]),
+    ...(cap === null ? [] : [`  warning: ${cap.message}`]),
     ...(lacks === null ? [] : [`  warning: ${lacks}`]),
     ...searchText(plan),
     `  total: ${requests} + ${plan.totalWarmupRequests} warm-up`,
@@ -113,8 +116,8 @@ function searchText(plan: TargetPlan): string[] {
   if (s === null) return [];
   const usd = s.usd === null ? "" : `, $${s.usd < 0.01 ? s.usd.toFixed(4) : s.usd.toFixed(2)} at the list prices`;
   return [
-    "  search: the levels above are the most it can run, each at its cap of requests; it stops once capacity and the knee are bracketed, so it usually sends far fewer",
-    `  search upper bound: ${s.levels} levels, ${s.requests} requests (warm-ups included), ${number(s.promptTokens)} prompt and ${number(s.outputTokens)} output tokens${usd}, ${number(s.upperBoundSeconds)} s`,
+    "  search: the levels above are the most it can run within its budget, each at its cap of requests in the order they may run; it stops once capacity and the knee are bracketed, so it usually sends far fewer",
+    `  search upper bound: ${s.levels} levels, ${s.requests} requests (warm-ups included; its budget, maxRequests, is ${s.budget}), ${number(s.promptTokens)} prompt and ${number(s.outputTokens)} output tokens${usd}, ${number(s.upperBoundSeconds)} s`,
   ];
 }
 

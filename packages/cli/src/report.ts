@@ -84,7 +84,43 @@ export function runTable(doc: RunDocument): string {
       : headlineWords(first.load, parts);
   // The stop's words start with what happened: "rate-limited from N=8", "unreachable at N=1", "failing from N=2".
   const stopped = s.stop ? [`stopped: ${s.stop.detail}`] : [];
-  return [title, format(header), ...rows.map(format), headline, ...conversationLines(doc), ...stopped, ""].join("\n");
+  return [
+    title,
+    format(header),
+    ...rows.map(format),
+    headline,
+    ...searchLines(doc),
+    ...conversationLines(doc),
+    ...stopped,
+    "",
+  ].join("\n");
+}
+
+/** A searched load's unit, by its axis. */
+const SEARCH_UNITS: Record<NonNullable<RunDocument["summary"]["search"]>["axis"], string> = {
+  concurrency: "users",
+  rate: "req/s",
+};
+
+/**
+ * A searched run's answer: capacity with its bracket, status and confidence, the knee with its bracket,
+ * why the search stopped, and what it spent against the doubling ladder over the same range.
+ */
+export function searchLines(doc: RunDocument): string[] {
+  const search = doc.summary.search;
+  if (!search) return [];
+  const unit = SEARCH_UNITS[search.axis];
+  const bracket = (b: typeof search.capacity) =>
+    `${b.value ?? "-"} in [${b.lo ?? "-"}, ${b.hi ?? "-"}] ${unit}, ${b.status.replace("_", " ")}`;
+  const confidence = `${Math.round(search.confidence * 1000) / 10} %`;
+  const requests = doc.samples.length;
+  const saving = search.ladderRequests > 0 ? Math.round((1 - search.requests / search.ladderRequests) * 100) : null;
+  const versus = saving === null ? "" : saving >= 0 ? ` (${saving} % fewer)` : ` (${-saving} % more)`;
+  return [
+    `searched capacity: ${bracket(search.capacity)}, at ${confidence} confidence a level; knee: ${bracket(search.knee)}`,
+    `search stop: ${search.stop.reason}: ${search.stop.detail}`,
+    `search spent: ${search.requests} requests (${requests} measured, warm-ups included in the first), ${search.outputTokens} output and ${search.promptTokens} prompt tokens; the doubling ladder ${search.from}..${search.to} sends ${search.ladderRequests}${versus}${search.budget === undefined ? "" : `; budget ${search.budget}`}`,
+  ];
 }
 
 /** A conversation level's TTFT and cached share by turn, and its cache verdict, one line a level. */

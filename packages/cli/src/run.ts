@@ -379,13 +379,17 @@ export const DEMO_SLOPPY_LEVELS = { concurrency: [1, 4] };
 export const DEMO_SEARCHES: Record<
   string,
   {
-    concurrency: { search: { from: number; to: number; resolution: number; maxRequestsPerLevel: number } };
+    concurrency: {
+      search: { from: number; to: number; resolution: number; maxRequestsPerLevel: number; maxRequests: number };
+    };
     requestsPerLevel: number;
     slo: { maxTtftMs: null };
   }
 > = {
   "ref-small-fast": {
-    concurrency: { search: { from: 4, to: 8, resolution: 0.1, maxRequestsPerLevel: 32 } },
+    // Its budget: the default, the ladder 4, 8 (2 x 17), is below the ramps and groups of the four
+    // levels it probes here (4, 8, 6, 5: about 100); 160 leaves room for one drawn to its cap.
+    concurrency: { search: { from: 4, to: 8, resolution: 0.1, maxRequestsPerLevel: 32, maxRequests: 160 } },
     requestsPerLevel: 16,
     slo: { maxTtftMs: null },
   },

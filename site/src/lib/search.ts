@@ -24,6 +24,8 @@ const STOP_WORDS: Record<SearchRecord["stop"]["reason"], string> = {
   rate_limited: "the route rate-limited a level",
   unreachable: "the route stopped answering",
   stopped: "the run was stopped before the search resolved",
+  budget: "it reached its request budget (by default what the doubling ladder over the same range sends)",
+  client_limited: "the client could not keep up with a level: its answer is the client's limit, not the route's",
 };
 
 /** What a bracket's status says of its value. */

@@ -19,6 +19,7 @@ export interface LevelSearchSettings {
   resolution: number;
   confidence?: number;
   maxRequestsPerLevel?: number;
+  maxRequests?: number;
 }
 
 /** A level list given as a search. */
@@ -58,6 +59,10 @@ export function levelSearchSchema(whole: boolean, unit: string, max: number) {
           description:
             "Measured requests a probed level may draw before it is undecided, a positive whole number, at least requestsPerLevel. Default 4 x requestsPerLevel.",
         }),
+        maxRequests: z.number().int().positive().optional().meta({
+          description:
+            "Requests the whole search may send, warm-ups included, a positive whole number: at it the search stops with the brackets it has (stop `budget`). Default: what the doubling ladder from..to sends at requestsPerLevel.",
+        }),
       })
       .superRefine((search, ctx) => {
         if (search.from > search.to)
@@ -68,7 +73,7 @@ export function levelSearchSchema(whole: boolean, unit: string, max: number) {
           });
       })
       .meta({
-        description: `Search for the levels instead of listing them: from, to (${unit}), resolution, and optionally confidence and maxRequestsPerLevel.`,
+        description: `Search for the levels instead of listing them: from, to (${unit}), resolution, and optionally confidence, maxRequestsPerLevel and maxRequests.`,
       }),
   });
 }

@@ -55,14 +55,24 @@ describe("planTarget", () => {
   });
 
   it("takes a search's top doubling step as its top level, not its last planned level (the bisections, planned at from)", () => {
-    const plan = planTarget({}, target({ concurrency: { search: { from: 1, to: 32, resolution: 0.1 } } }));
-    // The doubling ladder 1 to 32, then the bisections' levels at `from`, each at its cap.
+    const plan = planTarget(
+      {},
+      target({ concurrency: { search: { from: 1, to: 32, resolution: 0.1, maxRequests: 100_000 } } }),
+    );
+    // The doubling ladder 1 to 32, then the bisections' levels at `from`, each at its cap (a budget
+    // that does not end them).
     expect(plan.levels.map((l) => l.load).slice(0, 6)).toEqual(
       [1, 2, 4, 8, 16, 32].map((n) => ({ kind: "closed", concurrency: n })),
     );
     expect(plan.levels.at(-1)?.load).toEqual({ kind: "closed", concurrency: 1 });
     expect(plan.topLevelLoad).toEqual({ kind: "closed", concurrency: 32 });
     expect(plan.topLevelChunksPerSecond).toBe(32 * 50);
+    // At the default budget (the ladder's 6 x 65 requests) the planned levels stop where it is spent,
+    // and the top level is still `to`'s: a search may reach it within the budget.
+    const budgeted = planTarget({}, target({ concurrency: { search: { from: 1, to: 32, resolution: 0.1 } } }));
+    expect(budgeted.search?.requests).toBe(6 * 65);
+    expect(budgeted.levels.reduce((sum, l) => sum + (l.requests ?? 0) + l.warmupRequests, 0)).toBe(6 * 65);
+    expect(budgeted.topLevelLoad).toEqual({ kind: "closed", concurrency: 32 });
   });
 
   it("plans a thread with room under the busy loop the health check flags", () => {

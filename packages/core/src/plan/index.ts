@@ -35,6 +35,7 @@ import {
 import { SAME_MODEL_MIN_SAMPLES } from "../same-model/index.ts";
 import { CANARY_PROMPTS } from "../same-model/prompts.ts";
 import { doublingLadder, searchLevelBound, searchPlan } from "../search/bounds.ts";
+import { groupSize, minimumRequests, rampOf, ttftBoundLook } from "../search/decide.ts";
 import { TOOL_SUITE, type ToolSuite } from "../tool-calls/suite.ts";
 import type { Traces } from "../trace/index.ts";
 
@@ -55,9 +56,10 @@ export function planLevels(workload: Workload, requestSeconds: number, traces?: 
 
 /**
  * The most a search can run (docs/config.md#searched-levels), as levels: its doubling ladder, then the
- * bisections' levels (`searchLevelBound`), each drawing its cap of requests. A bisection's level is
- * planned at `from`, the load whose requests take longest in a closed loop (fewest at once), so the
- * plan's requests, tokens, dollars and time are the search's upper bound, never its expected cost.
+ * bisections' levels (`searchLevelBound`, the state machine's worst path), each drawing its cap of
+ * requests until its budget (`maxRequests`) is spent. A bisection's level is planned at `from`, the
+ * load whose requests take longest in a closed loop (fewest at once), so the plan's requests, tokens,
+ * dollars and time are the search's upper bound, never its expected cost.
  */
 function searchUpperBoundLevels(
   workload: Workload,
@@ -70,16 +72,23 @@ function searchUpperBoundLevels(
     ...ladder,
     ...Array.from({ length: searchLevelBound(plan.bounds) - ladder.length }, () => plan.bounds.from),
   ];
-  const searchedLevels = loads.map((load, i) => {
-    const level = levelAt(workload, load, i + 1, context);
-    const timing = levelAt({ ...workload, requestsPerLevel: plan.cap }, load, i + 1, context);
-    return { ...timing, name: `${level.name} (search level ${i + 1}, at most)` };
-  });
-  // A search of users from above 1 measures N = 1 first, an ordinary level at requestsPerLevel (sweep/index.ts).
-  const singleFirst = userLevels(workload) !== null && plan.bounds.from > 1;
-  if (!singleFirst) return searchedLevels;
+  // Each at its cap, in the order run, until the budget is spent: a search never sends more. A search
+  // of users from above 1 runs one user alone first (the single-stream figure), outside its budget.
+  let left = plan.budget;
   const single = levelAt(workload, 1, 1, context);
-  return [{ ...single, name: `${single.name} (one user alone, before the search)` }, ...searchedLevels];
+  const out: LevelPlan[] =
+    userLevels(workload) !== null && plan.bounds.from > 1
+      ? [{ ...single, name: `${single.name} (one user alone, before the search)` }]
+      : [];
+  for (const [i, load] of loads.entries()) {
+    const requests = Math.min(plan.cap, left - workload.warmupRequests);
+    if (requests <= 0) break;
+    left -= requests + workload.warmupRequests;
+    const level = levelAt(workload, load, out.length + 1, context);
+    const timing = levelAt({ ...workload, requestsPerLevel: requests }, load, out.length + 1, context);
+    out.push({ ...timing, name: `${level.name} (search level ${i + 1}, at most)` });
+  }
+  return out;
 }
 
 /**
@@ -442,6 +451,8 @@ export function fitInvocations(levelSeconds: number[], budgetSeconds: number): I
 /** The most a searched sweep can cost: every level it may run, each drawing its cap of requests. */
 export interface SearchUpperBound {
   levels: number;
+  /** The search's budget, warm-ups included (`maxRequests`; default the doubling ladder's requests): it never sends more. */
+  budget: number;
   /** Requests at most, warm-ups included. */
   requests: number;
   promptTokens: number;
@@ -479,6 +490,15 @@ export function planTarget(
     loadChunksPerSecond(load, perStream, workload.maxTokens, assumptions.chunksPerToken);
   let top: LevelLoad = levels[0]?.load ?? { kind: "closed", concurrency: 1 };
   for (const l of levels) if (chunksOf(l.load) > chunksOf(top)) top = l.load;
+  // A search may reach `to` within its budget, though its planned levels stop where the budget is spent.
+  const searched = levelSearch(workload);
+  if (searched) {
+    const to = levelAt(workload, searchPlan(workload, searched).bounds.to, 1, {
+      requestSeconds,
+      ...(traces ? { traces } : {}),
+    });
+    if (chunksOf(to.load) > chunksOf(top)) top = to.load;
+  }
   const topLevelChunksPerSecond = chunksOf(top);
   return {
     targetId: target.id,
@@ -519,13 +539,25 @@ export function planTarget(
   };
 }
 
-/** A searched sweep's upper bound from its upper-bound levels (`planLevels`). */
+/**
+ * A searched sweep's upper bound from its upper-bound levels (`planLevels`): their requests at each
+ * one's cap, and never more than the search's budget (`maxRequests`), at which it stops.
+ */
 function searchUpperBound(levels: LevelPlan[], workload: Workload, pricing: Target["pricing"]): SearchUpperBound {
+  const searched = levelSearch(workload);
+  const plan = searched ? searchPlan(workload, searched) : null;
+  const budget = plan?.budget ?? 0;
+  // The levels are planned within the budget already (and the single-stream level outside it).
   const requests = levels.reduce((sum, l) => sum + (l.requests ?? 0) + l.warmupRequests, 0);
   const promptTokens = requests * workload.promptTokens;
   const outputTokens = requests * workload.maxTokens;
   return {
-    levels: levels.length,
+    // The state machine's worst path (and the single-stream level before it); the budget may end a
+    // search before it runs them all.
+    levels: plan
+      ? searchLevelBound(plan.bounds) + (userLevels(workload) !== null && plan.bounds.from > 1 ? 1 : 0)
+      : levels.length,
+    budget,
     requests,
     promptTokens,
     outputTokens,
@@ -753,6 +785,54 @@ export function checkRequestsPerLevel(workload: Workload): RequestsPerLevelCheck
   return { levels, noValidLevel, message };
 }
 
+/**
+ * Whether a search's cap of requests a level (`maxRequestsPerLevel`, default 4 x `requestsPerLevel`)
+ * can decide a `meets` under the workload's SLO: it needs the level's ramp and two per-stream groups,
+ * and with a TTFT limit the 63 TTFTs (at 0.95) whose largest bounds p95 (`ttftBoundLook`). Below what
+ * `from` needs, no level can meet and the search can only end undecided: a problem (plan and run
+ * refuse it, exit 2). Below what `to` needs, loads above the highest it can decide cannot meet: a
+ * warning. Null for a ladder, or a cap that decides every load.
+ */
+export function checkSearchCap(workload: Workload): { problem: boolean; message: string } | null {
+  const searched = levelSearch(workload);
+  if (!searched) return null;
+  const plan = searchPlan(workload, searched);
+  // Whole loads are users (a closed loop's N: its ramp and groups); a rate has neither.
+  const whole = plan.bounds.whole;
+  const users = (load: number) => (whole ? load : null);
+  const needs = (load: number) => {
+    const n = users(load);
+    const speed = Math.max(minimumRequests(n), n === null ? 20 : 0);
+    return workload.slo.maxTtftMs === null
+      ? speed
+      : Math.max(speed, ttftBoundLook(plan.confidence, groupSize(n), rampOf(n)));
+  };
+  const { from, to } = plan.bounds;
+  if (plan.cap >= needs(to)) return null;
+  const why =
+    workload.slo.maxTtftMs === null
+      ? "its ramp and two per-stream groups"
+      : `its ramp and the TTFTs whose largest bounds p95 at confidence ${plan.confidence}, under the TTFT limit of ${workload.slo.maxTtftMs} ms`;
+  const cap = `the search's cap of ${plan.cap} measured requests a level (maxRequestsPerLevel, default 4 x requestsPerLevel ${plan.batch})`;
+  const raise = (need: number) =>
+    `raise requestsPerLevel to ${Math.ceil(need / 4)} or maxRequestsPerLevel to ${need}${workload.slo.maxTtftMs === null ? "" : ", or set slo.maxTtftMs to null to judge speed alone"}`;
+  if (plan.cap < needs(from))
+    return {
+      problem: true,
+      message: `${cap} cannot decide a level at from (${from}): a "meets" there needs ${needs(from)} (${why}), so every level would end missed or undecided; ${raise(needs(from))}`,
+    };
+  let highest = from;
+  const step = (load: number) => (whole ? load + 1 : load * 1.01);
+  while (highest < to && plan.cap >= needs(step(highest))) highest = step(highest);
+  return {
+    problem: false,
+    message: `${cap} can call a level met only up to about ${Number(highest.toPrecision(3))}: at to (${to}) a "meets" needs ${needs(to)} (${why}); above that the search can only miss or stay undecided; ${raise(needs(to))}`,
+  };
+}
+
+/** Where a search's settings sit in the config, by its axis. */
+const SEARCH_PATHS = { concurrency: "concurrency", rate: "arrival.ratesPerSecond" } as const;
+
 /** What `plan` and `run` find in the chosen targets' sweeps before anything is sent. */
 export interface SweepChecks {
   /** Sweeps none of whose levels can be valid: the config is refused (exit 2). */
@@ -772,6 +852,13 @@ export function checkSweeps(config: Pick<Config, "workload" | "scenarios">, targ
   for (const target of targets)
     for (const scenario of scenariosOf(config, target)) {
       const workload = workloadFor(config, target, scenario);
+      const cap = checkSearchCap(workload);
+      if (cap) {
+        const axis = SEARCH_PATHS[levelSearch(workload)?.axis ?? "concurrency"];
+        const path = `workload.${axis}.search.maxRequestsPerLevel (target ${target.id}, scenario ${scenario})`;
+        if (cap.problem) problems.push({ path, message: cap.message });
+        else warnings.push(`${path}: ${cap.message}`);
+      }
       const lacks = missingNumbersWarning(workload);
       if (lacks !== null) warnings.push(`workload.concurrency (target ${target.id}, scenario ${scenario}): ${lacks}`);
       const check = checkRequestsPerLevel(workload);

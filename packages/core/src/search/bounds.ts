@@ -5,7 +5,7 @@
  */
 import type { Workload } from "../config/index.ts";
 import { DEFAULT_SEARCH_CAP_FACTOR, DEFAULT_SEARCH_CONFIDENCE, type LevelSearchSettings } from "../drive/search.ts";
-import type { SearchBounds } from "./machine.ts";
+import { LoadSearch, type ProbedFigures, type SearchBounds } from "./machine.ts";
 
 /** A searched workload's settings with their defaults filled in, and its draw plan's batch and cap. */
 export interface SearchPlan {
@@ -16,6 +16,8 @@ export interface SearchPlan {
   batch: number;
   /** Measured requests a probed level may draw at most. */
   cap: number;
+  /** Requests the whole search may send, warm-ups included (`maxRequests`; default the doubling ladder's). */
+  budget: number;
 }
 
 /** The plan of a searched workload (its `levelSearch`). */
@@ -24,28 +26,92 @@ export function searchPlan(
   { axis, whole, settings }: { axis: "concurrency" | "rate"; whole: boolean; settings: LevelSearchSettings },
 ): SearchPlan {
   const batch = workload.requestsPerLevel ?? 64;
+  const bounds = { from: settings.from, to: settings.to, resolution: settings.resolution, whole };
   return {
     axis,
-    bounds: { from: settings.from, to: settings.to, resolution: settings.resolution, whole },
+    bounds,
     confidence: settings.confidence ?? DEFAULT_SEARCH_CONFIDENCE,
     batch,
     cap: Math.max(batch, settings.maxRequestsPerLevel ?? DEFAULT_SEARCH_CAP_FACTOR * batch),
+    budget: settings.maxRequests ?? ladderRequests(bounds, batch, workload.warmupRequests),
   };
 }
 
+/** What the doubling ladder from..to sends at `batch` a level and its warm-ups: the budget's default and the saving's baseline. */
+export function ladderRequests(bounds: SearchBounds, batch: number, warmupRequests: number): number {
+  return doublingLadder(bounds).length * (batch + warmupRequests);
+}
+
 /**
- * The most levels a search can run: the doubling bracket (`doublingLadder`), then a bisection of
- * capacity and one of the knee, each halving a gap of at most the top doubling step (whole users:
- * to its integer width; rates: to the resolution in log2 steps).
+ * The most levels a search can run: its own state machine (`LoadSearch`) run to its end against every
+ * route of a family whose SLO and aggregate are monotone in load, as the search takes them: capacity at
+ * each load of a grid over `from`..`to` (or below `from`), the first load above it missing or staying
+ * undecided, and aggregate doubling with the load up to a knee at each load of the grid, flat above. The
+ * worst of those paths is the bound; a search whose levels answer otherwise (a route that breaks the
+ * monotony) is outside it.
  */
 export function searchLevelBound(bounds: SearchBounds): number {
-  const ladder = doublingLadder(bounds);
-  const top = ladder.at(-1) as number;
-  const below = ladder.at(-2) ?? bounds.from;
-  const halvings = bounds.whole
-    ? Math.ceil(Math.log2(Math.max(1, top - below)))
-    : Math.ceil(Math.log2(Math.log(top / below) / Math.log(1 + bounds.resolution))) + 1;
-  return ladder.length + 2 * Math.max(0, halvings);
+  const key = `${bounds.from},${bounds.to},${bounds.resolution},${bounds.whole}`;
+  const known = LEVEL_BOUNDS.get(key);
+  if (known !== undefined) return known;
+  const most = worstPath(bounds);
+  LEVEL_BOUNDS.set(key, most);
+  return most;
+}
+
+/** Bounds by search range: a sweep and its plan ask for the same ones. */
+const LEVEL_BOUNDS = new Map<string, number>();
+
+function worstPath(bounds: SearchBounds): number {
+  const grid = loadGrid(bounds);
+  const capacities = [bounds.from / 2, ...grid];
+  let most = 0;
+  for (const capacity of capacities)
+    for (const knee of grid)
+      for (const above of ["misses", "undecided"] as const)
+        most = Math.max(
+          most,
+          machineLevels(bounds, (load) => route(load, capacity, knee, above)),
+        );
+  return most;
+}
+
+/** What a monotone route answers at `load`: meets up to `capacity`, `above` just past it, misses beyond; aggregate rising to `knee`, flat above. */
+function route(
+  load: number,
+  capacity: number,
+  knee: number,
+  above: "misses" | "undecided",
+): Omit<ProbedFigures, "decision"> & { decision: "meets" | "misses" | "undecided" } {
+  return {
+    load,
+    decision: load <= capacity ? "meets" : above === "undecided" && load <= capacity * 2 ? "undecided" : "misses",
+    valid: true,
+    aggregate: Math.min(load, knee),
+    ttftP50Ms: 1,
+    ttftMet: true,
+  };
+}
+
+/** The levels the state machine runs against `answer`. */
+function machineLevels(bounds: SearchBounds, answer: (load: number) => ProbedFigures): number {
+  const search = new LoadSearch(bounds);
+  let levels = 0;
+  for (let load = search.next(); load !== null && levels < 1000; load = search.next(), levels++) {
+    const figures = answer(load);
+    search.record(search.judges(load) ? figures : { ...figures, decision: "not_judged" });
+  }
+  return levels;
+}
+
+/** Loads over from..to: every user up to 96 of them, else about 96 points evenly spread in log scale (rates likewise). */
+function loadGrid(bounds: SearchBounds): number[] {
+  const points = 96;
+  if (bounds.whole && bounds.to - bounds.from < points)
+    return Array.from({ length: bounds.to - bounds.from + 1 }, (_, i) => bounds.from + i);
+  const ratio = (bounds.to / bounds.from) ** (1 / (points - 1));
+  const out = Array.from({ length: points }, (_, i) => bounds.from * ratio ** i);
+  return bounds.whole ? [...new Set(out.map((x) => Math.round(x)))] : out;
 }
 
 /** Levels of the doubling ladder from..to (the last at `to`): the saving's baseline. */

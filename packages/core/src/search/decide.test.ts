@@ -189,7 +189,8 @@ describe("decideLook", () => {
   });
 
   it("without a TTFT SLO, decides a level far from it at the first look (two groups: 10 requests), with one", () => {
-    const plan = { batch: 64, cap: 256, minimum: minimumRequests(null), group: groupSize(null), ramp: 0 };
+    // Two groups of 5 and no ramp (a level without N whose sends are all a draw).
+    const plan = { batch: 64, cap: 256, minimum: 2 * groupSize(null), group: groupSize(null), ramp: 0 };
     const far = level(11, 256, 41.7);
     const perStreamOnly = { minOutputTokensPerSecond: 24, maxTtftMs: null };
     expect(looksOf(plan)[0]).toBe(10);
@@ -240,8 +241,8 @@ describe("decideLook", () => {
 });
 
 describe("minimumRequests", () => {
-  it("is the ramp (a closed loop's 2N) and two per-stream groups after it: of 5 sends, or of N", () => {
-    expect(minimumRequests(null)).toBe(10);
+  it("is the ramp (a closed loop's 2N, an open loop's 20 sends) and two per-stream groups after it: of 5 sends, or of N", () => {
+    expect(minimumRequests(null)).toBe(20 + 10);
     expect(minimumRequests(1)).toBe(12);
     expect(minimumRequests(8)).toBe(32);
     expect(minimumRequests(32)).toBe(128);

@@ -240,6 +240,8 @@ export interface DrawPlan {
   ttftBound?: boolean;
   /** An extra look, where a `meets` with a TTFT bound first becomes possible (`ttftBoundLook`); absent: none. */
   meetLook?: number;
+  /** An extra look, where that `meets` is possible with one failed request among the judged (`ttftRetryLook`); absent: none. */
+  retryLook?: number;
 }
 
 /**
@@ -259,7 +261,7 @@ export function ttftBoundLook(confidence: number, group: number, ramp: number): 
 export function looksOf(plan: DrawPlan): number[] {
   // The minimum is always a look (one past a batch too: a closed loop's 4N at N = 32 is 128).
   const looks = new Set<number>([Math.min(Math.max(1, plan.minimum), plan.cap)]);
-  if (plan.meetLook !== undefined && plan.meetLook < plan.cap) looks.add(plan.meetLook);
+  for (const extra of [plan.meetLook, plan.retryLook]) if (extra !== undefined && extra < plan.cap) looks.add(extra);
   for (let n = Math.max(1, plan.minimum); n < plan.batch && n < plan.cap; n *= 2) looks.add(n);
   for (let n = plan.batch; n < plan.cap; n += plan.batch) if (n >= plan.minimum) looks.add(n);
   looks.add(plan.cap);
@@ -279,14 +281,44 @@ export function looksOf(plan: DrawPlan): number[] {
 export function lookConfidences(
   confidence: number,
   looks: readonly number[],
-  { group, ramp }: Pick<DrawPlan, "group" | "ramp">,
+  { group, ramp, retryLook }: Pick<DrawPlan, "group" | "ramp" | "retryLook">,
   ttft = true,
 ): LookConfidences[] {
   const alpha = 1 - confidence;
   const first = looks.findIndex((n) => canMeet(n - ramp, 1 - alpha * FIRST_LOOK_SHARE, group, ttft));
   const meets = spend(confidence, looks.length, first);
+  const retry = retryLook === undefined ? -1 : looks.indexOf(retryLook);
+  if (ttft && first >= 0 && retry > first) {
+    // The retry look takes `RETRY_LOOK_SHARE` of the allowance; the other later looks share what is left.
+    const others = looks.length - 2 - first;
+    for (let i = first + 1; i < looks.length; i++)
+      meets[i] =
+        i === retry
+          ? 1 - alpha * (others === 0 ? 1 - FIRST_LOOK_SHARE : RETRY_LOOK_SHARE)
+          : 1 - (alpha * (1 - FIRST_LOOK_SHARE - RETRY_LOOK_SHARE)) / others;
+  }
   const misses = spend(confidence, looks.length, 0);
   return looks.map((_, i) => ({ meets: meets[i] as number, misses: misses[i] as number }));
+}
+
+/** Share of a level's allowance for a wrong `meets` at its retry look (`ttftRetryLook`), of the 1 - `FIRST_LOOK_SHARE` left after the first. */
+export const RETRY_LOOK_SHARE = 0.15;
+
+/**
+ * The look where a level that must bound TTFT p95 can still meet after one of its judged requests
+ * failed: a failure's TTFT counts as +Infinity, so the largest TTFT of the first look bounds nothing;
+ * here the second largest bounds p95 at `RETRY_LOOK_SHARE` of the allowance (137 requests after the
+ * ramp at 0.95). Without it the level would draw on to a later look whose share is too small for that
+ * before 182.
+ */
+export function ttftRetryLook(confidence: number, ramp: number): number {
+  const level = 1 - (1 - confidence) * RETRY_LOOK_SHARE;
+  let n = 2;
+  for (;;) {
+    const k = upperBoundRank(n, TTFT_QUANTILE, level);
+    if (k !== null && k <= n - 1) return ramp + n;
+    n++;
+  }
 }
 
 /** Each look's confidence when the allowance 1 - `confidence` is spent from look `first` on (none before; -1: none at all). */
@@ -339,8 +371,8 @@ function canMeet(n: number, level: number, group: number, ttft: boolean): boolea
 
 /**
  * The fewest measured requests a probed level draws before its first look: its ramp (`rampOf`, a
- * closed loop's 2N) and two per-stream groups after it (`groupSize`), the fewest a t bound needs: 10
- * without N, 4N for N of 5 or more. With a TTFT SLO a `meets` waits for the look that can bound TTFT p95 (63
+ * closed loop's 2N, an open loop's 20) and two per-stream groups after it (`groupSize`), the fewest a t
+ * bound needs: 30 without N, 4N for N of 5 or more. With a TTFT SLO a `meets` waits for the look that can bound TTFT p95 (63
  * at 0.95); a `misses` far below the SLO can come at this first look.
  */
 export function minimumRequests(users: number | null): number {
@@ -350,8 +382,18 @@ export function minimumRequests(users: number | null): number {
 /**
  * The sends a decision leaves out: a closed loop's first 2N. The first N are sent one after another as
  * its users start and the next N overlap them, so both run while the server fills (the first faster
- * than the rest): they are no draw of the load at N. A level without N has none.
+ * than the rest): they are no draw of the load at N. A level without N (an open loop) leaves out its
+ * first `OPEN_LOOP_RAMP` sends, while its queue builds.
  */
 export function rampOf(users: number | null): number {
-  return 2 * (users ?? 0);
+  return users === null ? OPEN_LOOP_RAMP : 2 * users;
 }
+
+/**
+ * The sends an open-loop level's decision leaves out: its queue starts empty, and a rate above what the
+ * route serves shows only once requests wait behind one another. 20 sends at an offered load of c
+ * requests in flight (rate x mean service time) span 20 / c mean service times: 2 or more up to c = 10,
+ * where a searched boundary usually lies on one server; a queue that grows without bound grows on past
+ * them, and the looks after read it.
+ */
+export const OPEN_LOOP_RAMP = 20;

@@ -252,6 +252,14 @@ export class LoadSearch {
   }
 
   private capacityBracket(): Bracket {
+    const bracket = this.capacityFound();
+    // A level the client could not keep up with is no boundary of the route's.
+    return this.imposed?.reason === "client_limited" && bracket.status === "found"
+      ? { ...bracket, status: "not_reached" }
+      : bracket;
+  }
+
+  private capacityFound(): Bracket {
     const gap = this.capacityGap();
     const met = this.probes.filter((p) => p.decision === "meets" && p.valid).map((p) => p.load);
     if (met.length === 0) {

@@ -21,7 +21,16 @@ import {
   planLevels,
   threadsForChunkRate,
 } from "../plan/index.ts";
-import type { Canary, Level, Load, RunDocument, Sample, Stop, ToolCalls } from "../run/index.ts";
+import {
+  type Canary,
+  type Level,
+  type Load,
+  loadPosition,
+  type RunDocument,
+  type Sample,
+  type Stop,
+  type ToolCalls,
+} from "../run/index.ts";
 import { type Scheduler, systemScheduler } from "../scheduler/index.ts";
 import { type SearchPlan, searchLevelBound, searchPlan } from "../search/bounds.ts";
 import { LoadSearch } from "../search/machine.ts";
@@ -342,16 +351,27 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
       const order = levels.length + 1;
       const levelPlan = levelAt(workload, load, order, { requestSeconds, traces: options.traces });
       const judged = search.machine.judges(load);
-      const judge = new ProbeJudge(
-        workload,
-        search.plan.confidence,
-        drawPlan(search.plan, concurrencyOf(documentLoad(levelPlan.load)), {
+      // The budget: a level draws at most what is left of it, and none is begun that could not reach its first look.
+      // (The single-stream level run before the search, with no probe, is not the search's to spend.)
+      const spent = levels
+        .filter((l) => l.probe)
+        .reduce((sum, l) => sum + l.requests.sent + workload.warmupRequests, 0);
+      const left = search.plan.budget - spent - workload.warmupRequests;
+      const draw = (cap: number) =>
+        drawPlan({ ...search.plan, cap }, concurrencyOf(documentLoad(levelPlan.load)), {
           validMinimum: validMinimumOf(documentLoad(levelPlan.load)),
           judged,
           ttftBound: search.machine.boundsTtft(load),
-        }),
-        judged,
-      );
+        });
+      const needs = draw(search.plan.cap).minimum;
+      if (left < needs) {
+        search.machine.impose({
+          reason: "budget",
+          detail: `the search reached its budget of ${search.plan.budget} requests (warm-ups included; by default what the doubling ladder over ${search.plan.bounds.from}..${search.plan.bounds.to} sends): it had sent ${spent}, and the next level (${levelPlan.name}) needs ${needs + workload.warmupRequests} at least`,
+        });
+        break;
+      }
+      const judge = new ProbeJudge(workload, search.plan.confidence, draw(Math.min(search.plan.cap, left)), judged);
       const ran = await runOne(
         { ...levelPlan, requests: judge.requests, levelDurationSeconds: null },
         order - 1,
@@ -365,9 +385,15 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
         search.machine.impose({ reason: "stopped", detail: partialReason ?? "stopped" });
         return document("partial");
       }
-      search.machine.record(probedFigures(levels.at(-1) as Level, workload.slo));
+      const probed = levels.at(-1) as Level;
+      search.machine.record(probedFigures(probed, workload.slo));
+      const client = clientLimit(probed);
       if (stop) search.machine.impose({ reason: stop.reason, detail: stop.detail });
-      else await options.onLevel?.(document("partial", unfinished(levelPlan.name)));
+      else if (client) {
+        // What the client could not keep up with says nothing of the route: the search ends there.
+        search.machine.impose({ reason: "client_limited", detail: client });
+        await options.onLevel?.(document("partial", unfinished(levelPlan.name)));
+      } else await options.onLevel?.(document("partial", unfinished(levelPlan.name)));
     }
   } else
     for (let levelIndex = options.startLevelIndex ?? 0; levelIndex < plan.length && !stop; levelIndex++) {
@@ -398,6 +424,14 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
       signal: options.signal,
     });
   return document(measured ? "complete" : "failed");
+}
+
+/** Why a probed level's figures are the client's limit rather than the route's (its `client_*` invalid reasons); null when they are not. */
+function clientLimit(level: Level): string | null {
+  const reasons = level.invalid.filter((r) => r.code.startsWith("client_"));
+  if (reasons.length === 0) return null;
+  const words = level.invalidReasons.filter((w) => /client/i.test(w));
+  return `the client could not keep up at ${loadPosition(level.load)}: ${words.join("; ") || reasons.map((r) => r.code).join(", ")}; the search ran no higher level, and its capacity is not found`;
 }
 
 /**

@@ -88,9 +88,11 @@ describe("a probed level's draw plan", () => {
     const closed = documentLoad({ kind: "closed", concurrency: 1 });
     expect(validMinimumOf(open)).toBe(MIN_OPEN_LOOP_REQUESTS);
     expect(validMinimumOf(closed)).toBe(0);
-    // Per-stream p50 alone could meet at two groups of 5; the level would be invalid (open_too_few_requests) under 20.
-    expect(drawPlan(plan, null).minimum).toBe(10);
-    expect(looksOf(drawPlan(plan, null, { validMinimum: validMinimumOf(open) }))[0]).toBe(MIN_OPEN_LOOP_REQUESTS);
+    // Its first 20 sends are its ramp (its queue builds), then two groups of 5: 30, past the 20 its
+    // level is valid with (open_too_few_requests under 20).
+    expect(drawPlan(plan, null).minimum).toBe(30);
+    expect(looksOf(drawPlan(plan, null, { validMinimum: validMinimumOf(open) }))[0]).toBe(30);
+    expect(MIN_OPEN_LOOP_REQUESTS).toBeLessThan(30);
     // A closed loop at N = 1: its 2-send ramp, then two groups of 5.
     expect(drawPlan(plan, 1, { validMinimum: validMinimumOf(closed) }).minimum).toBe(12);
   });
@@ -106,10 +108,11 @@ describe("a probed level's draw plan", () => {
     expect(judge.probe(1, [])).toMatchObject({ decision: "not_judged", perStreamP50LowerTokensPerSecond: null });
   });
 
-  it("a level that must bound TTFT p95 has a look where that first can meet: its ramp and 63 TTFTs at 0.95", () => {
+  it("a level that must bound TTFT p95 has a look where that first can meet (its ramp and 63 TTFTs at 0.95) and one where it can with one failed (137)", () => {
     const bounded = drawPlan(plan, 5, { ttftBound: true });
     expect(bounded.meetLook).toBe(10 + 63);
-    expect(looksOf(bounded)).toEqual([20, 40, 64, 73, 128, 192, 256]);
+    expect(bounded.retryLook).toBe(10 + 137);
+    expect(looksOf(bounded)).toEqual([20, 40, 64, 73, 128, 147, 192, 256]);
     expect(drawPlan(plan, 5, { ttftBound: false }).meetLook).toBeUndefined();
   });
 });

@@ -141,7 +141,8 @@ describe("a searched sweep", () => {
   }, 300_000);
 
   it("from above 1: measures one user alone first, an ordinary level outside the search's decisions", async () => {
-    const searched = setup({ search: { from: 4, to: 8, resolution: 0.1 } });
+    // A budget over the ladder 4, 8's 130: under the TTFT limit, 5 must draw its ramp and 63 to meet.
+    const searched = setup({ search: { from: 4, to: 8, resolution: 0.1, maxRequests: 1000 } });
     const doc = await searched.run();
     const single = doc.levels[0];
     expect(single?.load).toEqual({ kind: "closed", concurrency: 1 });
@@ -266,13 +267,63 @@ describe("a searched sweep", () => {
     expect(doc.summary.search?.capacity.status).toBe("not_reached");
   });
 
+  it("a probe the client could not keep up with stops the search as client_limited: its capacity is not found", async () => {
+    // The client's own health is bad from the third level on: its reads wait 500 ms behind a busy loop.
+    let levelsWatched = 0;
+    const busyFromThird = () => {
+      const busy = ++levelsWatched >= 3;
+      const ms = busy ? 500 : 0;
+      return {
+        firstTokenRead: () => {},
+        stop: () => ({
+          eventLoopLagP99Ms: ms,
+          eventLoopLagMeanMs: ms,
+          loopUtilization: busy ? 1 : 0,
+          cpuShare: busy ? 1 : 0,
+          firstTokenReadDelayMs: ms,
+        }),
+      };
+    };
+    const searched = setup({ search: { from: 1, to: 64, resolution: 0.1 } }, 0, {
+      minOutputTokensPerSecond: 24,
+      maxTtftMs: null,
+    });
+    const doc = await searched.run({ watchHealth: busyFromThird });
+    const search = doc.summary.search;
+    expect(doc.levels.map((l) => loadPosition(l.load))).toEqual([1, 2, 4]);
+    const four = doc.levels[2];
+    expect(four?.valid).toBe(false);
+    expect(four?.invalid.some((r) => r.code.startsWith("client_"))).toBe(true);
+    expect(search?.stop.reason).toBe("client_limited");
+    expect(search?.stop.detail).toMatch(/^the client could not keep up at 4: /);
+    expect(search?.capacity.status).not.toBe("found");
+  });
+
+  it("never sends more than its budget: at it the search stops with the brackets it has, saying so", async () => {
+    const searched = setup({ search: { from: 1, to: 64, resolution: 0.1, maxRequests: 150 } }, 0, {
+      minOutputTokensPerSecond: 24,
+      maxTtftMs: null,
+    });
+    const doc = await searched.run();
+    const search = doc.summary.search;
+    expect(searched.endpoint.sent).toBeLessThanOrEqual(150);
+    expect(search?.requests).toBe(searched.endpoint.sent);
+    expect(search?.budget).toBe(150);
+    expect(search?.stop.reason).toBe("budget");
+    expect(search?.stop.detail).toMatch(/^the search reached its budget of 150 requests/);
+    // It had met at 1, 2 and 4 and missed at 8: the bracket it has, not resolved.
+    expect(search?.capacity).toMatchObject({ value: 4, lo: 4, hi: 8, status: "not_reached" });
+  });
+
   it("plans the search's upper bound of requests, tokens and time", () => {
     const { config, target } = setup({ search: { from: 1, to: 64, resolution: 0.1 } });
     const plan = planTarget(config, target);
-    // The doubling ladder 1..64 (7 levels), then two bisections of at most 5 halvings each (32 to 64).
-    expect(plan.search?.levels).toBe(7 + 2 * 5);
-    expect(plan.search?.requests).toBe(17 * (256 + 1));
-    expect(plan.search?.outputTokens).toBe(17 * 257 * TOKENS);
+    // The state machine's worst path over routes of every capacity and knee in 1..64: 15 levels, each
+    // at its cap of 256 (and a warm-up); but never more than its budget, the doubling ladder's 7 x 65.
+    expect(plan.search?.levels).toBe(15);
+    expect(plan.search?.budget).toBe(7 * 65);
+    expect(plan.search?.requests).toBe(7 * 65);
+    expect(plan.search?.outputTokens).toBe(7 * 65 * TOKENS);
     expect(plan.search?.upperBoundSeconds).toBeGreaterThan(0);
   });
 });

@@ -17,7 +17,7 @@ import {
   type SearchRecord,
   type Summary,
 } from "../run/index.ts";
-import { doublingLadder, type SearchPlan } from "../search/bounds.ts";
+import { ladderRequests, type SearchPlan } from "../search/bounds.ts";
 import {
   type DrawPlan,
   decideLevel,
@@ -26,6 +26,7 @@ import {
   minimumRequests,
   rampOf,
   ttftBoundLook,
+  ttftRetryLook,
 } from "../search/decide.ts";
 import type { ProbedFigures, SearchOutcome } from "../search/machine.ts";
 import { toSample } from "./sample.ts";
@@ -65,7 +66,12 @@ export function drawPlan(
     group,
     ramp,
     ttftBound,
-    ...(judged && ttftBound ? { meetLook: Math.max(minimum, ttftBoundLook(plan.confidence, group, ramp)) } : {}),
+    ...(judged && ttftBound
+      ? {
+          meetLook: Math.max(minimum, ttftBoundLook(plan.confidence, group, ramp)),
+          retryLook: Math.max(minimum, ttftRetryLook(plan.confidence, ramp)),
+        }
+      : {}),
   };
 }
 
@@ -138,7 +144,8 @@ export class ProbeJudge {
     if (look === undefined) return false;
     this.looked = look;
     const judged = this.bySend.slice(0, look);
-    if (look < this.plan.batch && failedShare(judged) > MAX_FAILURE_RATE) return false;
+    // (Over every request ended so far too: the level is valid or not with all it sent.)
+    if (look < this.plan.batch && Math.max(failedShare(judged), failedShare(results)) > MAX_FAILURE_RATE) return false;
     const d = this.decide(
       judged.map((r) => toSample(r.raw, 0, r.index, 0)),
       look,
@@ -254,8 +261,8 @@ export function searchedSummary(
     requests: levels.reduce((sum, l) => sum + l.requests.sent + workload.warmupRequests, 0),
     promptTokens: samples.reduce((sum, s) => sum + (s.promptTokens ?? 0), 0),
     outputTokens: samples.reduce((sum, s) => sum + (s.completionTokens ?? 0), 0),
-    ladderRequests:
-      doublingLadder(plan.bounds).length * ((workload.requestsPerLevel ?? plan.batch) + workload.warmupRequests),
+    ladderRequests: ladderRequests(plan.bounds, workload.requestsPerLevel ?? plan.batch, workload.warmupRequests),
+    budget: plan.budget,
   };
   const out: Summary = {
     ...summary,
