@@ -203,7 +203,7 @@ describe("the search on the route of known capacity (closed loop)", () => {
 
   // A closed loop's N users share the decoder's steps (and their jitter): at N = 5 the five streams of a
   // round decode the same 32 steps, five equal values for one draw of the noise. Taken as independent
-  // requests (order statistics over all of them, as before), 6 of these 10 seeds decided (4 `meets`, 2
+  // requests (order statistics over all of them, as before), 6 of the first 10 seeds decided (4 `meets`, 2
   // `misses`). Judged on groups of N sends (docs/methodology.md#searched-levels), a wrong call is allowed
   // 5 % a level on each side: 2 of 40, and 2 standard errors of that count (1.38) more (150 seeds: 7
   // `meets`, 4.7 %, and 9 `misses`, 6.0 %, the rest undecided at the cap). (Seeds 1..10

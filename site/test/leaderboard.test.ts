@@ -187,7 +187,7 @@ describe("a route's two numbers and its capacity bracket on the leaderboard", ()
     const at = table.columns.findIndex((c) => c.heading === "peak aggregate tok/s");
     expect(table.groups[0]?.rows[0]?.cells[at]).toMatchObject({
       kind: "estimate",
-      note: "whole level: no steady window",
+      note: "whole level",
     });
     expect(leaderboardRows([laddered("whole", [1, 2, 4, 8])])[0]?.peakWholeLevel).toBe(true);
   });

@@ -125,7 +125,7 @@ describe("the built site", () => {
       expect(text[2]).toBe(fmtEstimate(st.singleStream?.outputTokensPerSecond, 1));
       expect(text[3]).toBe(fmtEstimate(st.singleStream?.ttftP50Ms));
       // A peak read over its whole level (a synthetic run records no steady window) says so under the figure.
-      const whole = "whole level: no steady window";
+      const whole = "whole level";
       if (st.peak) expect(text[4]?.endsWith(whole), t.id).toBe(true);
       const peakText = text[4]?.replace(whole, "");
       expect(peakText).toBe(fmtEstimate(st.peak?.aggregateOutputTokensPerSecond));
@@ -243,6 +243,12 @@ describe("the built site", () => {
     expect(await page.$$("#standing-curves svg path[aria-roledescription='line mark']")).toHaveLength(2);
     expect(await page.$$("#standing-curves svg path[aria-roledescription='area mark']")).toHaveLength(2);
     expect(await page.$$("#standing-levels tbody tr")).toHaveLength(standing.levels.length);
+    // Whether each level meets the SLO on the medians of its SLO figures (failed requests counted as misses).
+    const meets = await page.$$eval("#standing-levels tbody tr", (trs) =>
+      trs.map((tr) => tr.children[7]?.textContent?.trim()),
+    );
+    expect(meets).toEqual(standing.levels.map((l) => (l.meetsSlo === null ? "—" : l.meetsSlo ? "yes" : "no")));
+    expect(meets).toContain("yes");
     await page.close();
   });
 

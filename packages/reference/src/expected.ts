@@ -7,7 +7,7 @@
  * goodput of a queued level is not modelled (null); its SLO verdict is the steady state's.
  */
 import { expectedThroughput } from "./engine.ts";
-import { reasoningTokensOf, type StreamProfile } from "./server.ts";
+import { reasoningTokensOf, type StreamProfile } from "./stream-profile.ts";
 
 /** Per-user needs, as in the workload's `slo`. */
 export interface ExpectedSlo {

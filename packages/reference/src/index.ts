@@ -11,21 +11,17 @@ export {
   expectedReaderFigures,
   expectedSaturationRequestsPerSecond,
 } from "./expected.ts";
+export type { ReceivedRequest, ResponseTiming, ToolAnswerRecord } from "./log.ts";
 export { PrefixCache, type PrefixCacheOptions } from "./prefix-cache.ts";
 export * from "./profiles.ts";
 export {
   type ConnectionBehaviour,
-  type ModelSpec,
-  type ReceivedRequest,
   type ReferenceServer,
-  type ResponseTiming,
-  reasoningTokensOf,
   type ServerCounts,
   SIMULATED_HEADER,
-  type StreamProfile,
   startReferenceServer,
-  type ToolAnswerRecord,
 } from "./server.ts";
+export { type ModelSpec, reasoningTokensOf, type StreamProfile } from "./stream-profile.ts";
 export {
   argumentsText,
   assembleDeltas,

@@ -1,5 +1,6 @@
 /** @module A reference server in its own process, so tests measure it the way a real endpoint is measured. */
-import { type ConnectionBehaviour, type ModelSpec, startReferenceServer } from "./server.ts";
+import { type ConnectionBehaviour, startReferenceServer } from "./server.ts";
+import type { ModelSpec } from "./stream-profile.ts";
 
 const models = JSON.parse(process.argv[2] ?? "[]") as ModelSpec[];
 const connections = (process.argv[3] ?? "keep-alive") as ConnectionBehaviour;

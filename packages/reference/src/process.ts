@@ -4,7 +4,9 @@
  */
 import { fork } from "node:child_process";
 import { InFlightStats } from "./engine.ts";
-import type { ConnectionBehaviour, ModelSpec, ResponseTiming, ServerCounts } from "./server.ts";
+import type { ResponseTiming } from "./log.ts";
+import type { ConnectionBehaviour, ServerCounts } from "./server.ts";
+import type { ModelSpec } from "./stream-profile.ts";
 
 export interface ReferenceProcess {
   url: string;

@@ -6,7 +6,7 @@
  * rate-limited and gateway providers (fast serving hardware) 6,700 to 10,000. Two routes of the small
  * model differ only in a prefix cache, for the conversation scenario.
  */
-import type { ModelSpec, StreamProfile } from "./server.ts";
+import type { ModelSpec, StreamProfile } from "./stream-profile.ts";
 
 /** A small fast model with an early knee: 4 slots, cheap steps, 4,000 prompt tokens/s of prefill. */
 export const SMALL_FAST: StreamProfile = {

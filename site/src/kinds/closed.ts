@@ -95,7 +95,8 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
         heading: "peak aggregate tok/s",
         type: "num",
         sorted: true,
-        title: "highest aggregate output tokens per second over the valid levels",
+        title:
+          "highest aggregate output tokens per second over the valid levels, read where all N are in flight (the level's steady window); 'whole level' marks a peak read over its whole level, ramp and drain included, where the level was too short for a steady window",
       },
       { heading: "at N", type: "num", title: "the concurrency of the peak" },
       { heading: "per-stream at peak", type: "num", title: "per-stream output tok/s (p50) at the peak" },
@@ -212,7 +213,7 @@ function capacityCell(
 }
 
 /** The mark of a peak read over its whole level: the level was too short for a steady window (docs/methodology.md#the-steady-window). */
-const WHOLE_LEVEL = "whole level: no steady window";
+const WHOLE_LEVEL = "whole level";
 
 /** A single-stream cell's words where no run of the standing ran N = 1. */
 const notMeasured = (r: Pick<LeaderboardRow, "singleStreamMeasured">) =>
@@ -260,7 +261,9 @@ export function closedHeadlines({ view }: TargetContext) {
       label: "peak aggregate tok/s",
       value: fmtEstimate(peak?.aggregateOutputTokensPerSecond),
       title: estimateTitle(peak?.aggregateOutputTokensPerSecond),
-      ...(peak ? { note: `at ${loadWords(peak.load)}${peakWholeLevel ? `, ${WHOLE_LEVEL}` : ""}` } : {}),
+      ...(peak
+        ? { note: `at ${loadWords(peak.load)}${peakWholeLevel ? `, over the ${WHOLE_LEVEL}: no steady window` : ""}` }
+        : {}),
     },
     {
       label: "per-stream tok/s at the peak",
@@ -349,15 +352,17 @@ export const CLOSED_TARGET_SECTIONS: readonly SectionDef<TargetContext>[] = [
         {
           id: "standing-levels",
           label: "Per level over recent runs",
-          caption: "Per level: median (interval), over the runs in which the level was valid",
+          caption:
+            "Per level: median (interval), over the runs in which the level was valid; per-stream and TTFT over the ok requests, whether it meets the SLO over every request (a failed one counted as a miss)",
           columns: [
             { head: "concurrency" },
             { head: "valid runs" },
             { head: "aggregate tok/s" },
-            { head: "per-stream tok/s p50" },
-            { head: "TTFT p50 ms" },
-            { head: "TTFT p95 ms" },
+            { head: "per-stream tok/s p50 (ok requests)" },
+            { head: "TTFT p50 ms (ok requests)" },
+            { head: "TTFT p95 ms (ok requests)" },
             { head: "goodput tok/s" },
+            { head: "meets SLO", class: "text" },
             { head: "ranked", class: "text" },
           ],
           rows: standing.levels.map((l) => ({
@@ -370,6 +375,7 @@ export const CLOSED_TARGET_SECTIONS: readonly SectionDef<TargetContext>[] = [
               est(l.ttftP50Ms),
               est(l.ttftP95Ms),
               est(l.goodputOutputTokensPerSecond),
+              text(l.meetsSlo === null ? "—" : l.meetsSlo ? "yes" : "no"),
               text(
                 `${l.ranked ? "yes" : "no"}${l.invalidRuns > 0 ? ` (invalid in ${l.invalidRuns} of ${runs} runs: ${l.invalidReasons.join("; ")})` : ""}`,
               ),

@@ -1,7 +1,7 @@
 /** @module Standing: the median interval against brute force, which runs enter, the median curve, and shared ranks. */
 import { describe, expect, it } from "vitest";
 import { normal, seededRandom } from "../random/index.ts";
-import { type Bracket, loadPosition, type SearchRecord } from "../run/index.ts";
+import { type Bracket, concurrencyOf, loadPosition, type SearchRecord } from "../run/index.ts";
 import type { LevelFigures, RunIndexEntry } from "../run-index/index.ts";
 import {
   type Estimate,
@@ -292,6 +292,46 @@ describe("a standing's levels and its median curve", () => {
     expect(speedOnly.capacity?.load).toEqual({ kind: "closed", concurrency: 4 });
     const strict = standingOf("t", [run({ hoursAgo: 1, aggregate: { 1: 10 } })], { now: NOW });
     expect(strict.capacity).toBeNull();
+  });
+
+  it("reads capacity off the SLO's figures where runs recorded them: a p95 on failed requests misses", () => {
+    const curves = [
+      { 1: 100, 2: 190, 4: 350, 8: 380 },
+      { 1: 90, 2: 200, 4: 340, 8: 390 },
+      { 1: 120, 2: 180, 4: 360, 8: 370 },
+    ];
+    const slo = { minOutputTokensPerSecond: 80, maxTtftMs: 2000 };
+    // Over its ok requests N = 4 meets (87.5 tok/s, 600 ms); in two of three runs its TTFT p95 fell on failed requests.
+    const runs = curves.map((aggregate, i) => {
+      const entry = run({ hoursAgo: i + 1, aggregate });
+      return {
+        ...entry,
+        levels: entry.levels.map((l) => ({
+          ...l,
+          sloFigures: {
+            requests: 10,
+            failed: concurrencyOf(l.load) === 4 && i < 2 ? 1 : 0,
+            ttftP95Ms: concurrencyOf(l.load) === 4 && i < 2 ? null : l.ttftP95Ms,
+            perStreamOutputTokensPerSecondP50: l.perStreamOutputTokensPerSecondP50 as number,
+          },
+        })),
+      };
+    });
+    const s = standingOf("t", runs, { now: NOW, slo });
+    expect(s.levels.map((l) => [concurrencyOf(l.load), l.meetsSlo])).toEqual([
+      [1, true],
+      [2, true],
+      [4, false],
+      [8, false],
+    ]);
+    expect(s.capacity?.load).toEqual({ kind: "closed", concurrency: 2 });
+    // The same runs without their SLO figures (entries recorded before them) read the ok requests' p95: 4.
+    const before = standingOf(
+      "t",
+      curves.map((aggregate, i) => run({ hoursAgo: i + 1, aggregate })),
+      { now: NOW, slo },
+    );
+    expect(before.capacity?.load).toEqual({ kind: "closed", concurrency: 4 });
   });
 
   it("computes every target's standing from mixed entries", () => {
