@@ -88,7 +88,8 @@ describe("a ladder that lacks one of the route's two numbers", () => {
   it("a ladder with both ([1, 4]) and a search from 4 (N = 1 measured first) warn of nothing", async () => {
     for (const [name, concurrency] of [
       ["both", [1, 4]],
-      ["searched", { search: { from: 4, to: 8, resolution: 0.1 } }],
+      // A cap that can decide under the default TTFT limit (4 x requestsPerLevel 8 cannot: plan refuses it).
+      ["searched", { search: { from: 4, to: 8, resolution: 0.1, maxRequestsPerLevel: 128 } }],
     ] as const) {
       const text = (await kneeboard("plan", name, concurrency)).out.text();
       expect(text).not.toContain("no level at N = 1");

@@ -37,6 +37,14 @@ describe("docs/deploying.md's plan of its example", () => {
     expect(result.out).not.toContain("warning:");
   });
 
+  it("quotes plan's cost at 100 and 1,000 routes as plan computes it", async () => {
+    const args = planArgs.map((a) => (a === copy ? `${ROOT}${example}` : a));
+    const result = await kneeboardHere(args, { OPENROUTER_API_KEY: "" });
+    const lines = result.out.split("\n").filter((l) => /^ {2}cost at [\d,]+ routes like these:/.test(l));
+    expect(lines.map((l) => /cost at ([\d,]+) routes/.exec(l)?.[1])).toEqual(["100", "1,000"]);
+    for (const line of lines) expect(PAGE).toContain(line);
+  });
+
   it("gives the code's default for the invocations a run may use", () => {
     expect(PAGE).toContain(`(${DEFAULT_MAX_INVOCATIONS} by default,`);
     expect(PAGE).toMatch(new RegExp(`\\| \`KNEEBOARD_SWEEP_MAX_INVOCATIONS\` \\| ${DEFAULT_MAX_INVOCATIONS} +\\|`));

@@ -34,7 +34,8 @@ async function searchedLevels(n: number, maxTtftMs: number, seeds: number): Prom
   const out: Outcome[] = [];
   for (let seed = 1; seed <= seeds; seed++) {
     const { doc } = await inMemory(seed, {
-      concurrency: { search: { from: n, to: n, resolution: 0.1 } },
+      // A budget over the one-level ladder's 65: the level draws to its cap where it must.
+      concurrency: { search: { from: n, to: n, resolution: 0.1, maxRequests: 1000 } },
       slo: { minOutputTokensPerSecond: 1, maxTtftMs },
     });
     const level = doc.levels.find((l) => loadPosition(l.load) === n) as Level;
@@ -88,15 +89,17 @@ describe("a searched level's TTFT decision near its limit (batch decoder, closed
     // TTFT, and one with it 10 % over is under every TTFT (at the spread's floor): each level is decided
     // at its first look that can call it (its ramp and 63 for a `meets`, its minimum for a `misses`), and
     // never wrongly. A broken stream (one in 200) counts as a miss, its TTFT as over any limit: a level
-    // whose judged sends hold one draws on to a later look (seeds 1..40: 11 at N = 5, 11 at N = 12), and
-    // may end undecided (1 at each N). These hold without chance, so no standard errors.
-    it(`N = ${n}, the true p95 10 % under the limit and 10 % over it, 40 seeds each: always decided, and rightly`, async () => {
+    // whose judged sends hold one draws on to its retry look (its ramp and 137, where the second largest
+    // TTFT bounds p95), and one with two or more there may end undecided (seeds 1..40, after the
+    // single-stream level each search runs first: 7 met at the retry look and 3 undecided at N = 5, 7
+    // and 2 at N = 12; 4 undecided allowed). Never a wrong call: that holds without chance.
+    it(`N = ${n}, the true p95 10 % under the limit and 10 % over it, 40 seeds each: never a wrong call, and decided but where broken streams leave it undecided`, async () => {
       const under = await searchedLevels(n, trueP95(n) / 0.9, 40);
       const over = await searchedLevels(n, trueP95(n) / 1.1, 40);
       console.log(`N = ${n}, p95 10 % under the limit:`, tally(under), byDecisionAndDraw(under));
       console.log(`N = ${n}, p95 10 % over the limit:`, tally(over), byDecisionAndDraw(over));
       expect(tally(under).misses).toBe(0);
-      expect(tally(under).meets).toBeGreaterThanOrEqual(38);
+      expect(tally(under).meets).toBeGreaterThanOrEqual(36);
       expect(tally(over).misses).toBe(40);
     }, 60_000);
 

@@ -10,8 +10,10 @@ import {
   checkRequestsPerLevel,
   checkSearchCap,
   checkSweeps,
+  costAtScale,
   DEFAULT_MAX_INVOCATIONS,
   DEFAULT_PLAN_ASSUMPTIONS,
+  HISTORY_DAYS,
   type InvocationFit,
   LAMBDA_DEADLINE_MARGIN_SECONDS,
   LAMBDA_INVOCATION_SECONDS,
@@ -162,6 +164,25 @@ function assumptionsText(): string {
 }
 
 /**
+ * The daily cost of a catalogue of such routes (`costAtScale`): 100 and 1,000 routes, each like one of
+ * the config's targets in turn, by service; nothing for a cron schedule.
+ */
+function scaleLines(plans: TargetPlan[], schedule: string): string[] {
+  const usd = (x: number) => `$${x < 10 ? x.toFixed(2) : number(x)}`;
+  return SCALE_ROUTES.flatMap((routes) => {
+    const c = costAtScale(plans, schedule, routes);
+    return c === null
+      ? []
+      : [
+          `  cost at ${number(routes)} routes like these: about ${usd(c.usdPerDay)} a day: Lambda ${usd(c.lambda)}, S3 ${usd(c.s3)}, DynamoDB ${usd(c.dynamodb)} (after ${HISTORY_DAYS} days of history), CloudFront ${usd(c.cloudfront)}; the providers bill at most ${number(c.outputTokensPerDay / 1e6, 1)} M output tokens a day.`,
+        ];
+  });
+}
+
+/** The catalogue sizes `plan` prices. */
+const SCALE_ROUTES = [100, 1000];
+
+/**
  * The deployment's sizing under its heading: how each sweep fits Lambda invocations (a warning past the
  * invocations a run may use), the sweep Lambda's memory and the daily cost; or one line saying why it
  * is left out (every target on this machine, and `--deployed` not given).
@@ -195,6 +216,7 @@ function deployedText(config: Config, plans: TargetPlan[], deployed: boolean): s
     cost === null
       ? `  cost: not estimated for a cron schedule (${config.schedule}); a rate(...) schedule gets a figure.`
       : `  cost: Lambda about $${cost.usdPerDay.toFixed(2)} a day ($${(cost.usdPerDay * 30).toFixed(2)} a month): ${number(cost.slotsPerDay, 1)} slots a day, ${number(cost.gbSecondsPerDay)} GB-s and ${number(cost.invocationsPerDay)} invocations of sweep, publish and plan at the expected durations (x86_64, us-east-1 prices). Providers bill the tokens; S3, SQS, DynamoDB, SNS and CloudFront add cents.`,
+    ...scaleLines(plans, config.schedule),
     ...(local.length
       ? [
           `  warning: ${local.join(", ")} ${local.length === 1 ? "is" : "are"} on this machine (127.0.0.1 or localhost): AWS cannot reach ${they}, so deployed, every sweep of ${they} fails as unreachable. The sizing above counts ${they} anyway; deploy targets with public URLs.`,

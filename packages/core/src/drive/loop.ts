@@ -114,7 +114,11 @@ export async function runWorkers(loop: WorkerLoop): Promise<void> {
         thinkMs = 0;
         if (signal.aborted || scheduler.now() >= loop.endMs()) return;
         const index = counters.takeIndex();
-        if (index === null) continue;
+        // None now: counters whose count may grow are asked again at the loop's head (`more`).
+        if (index === null) {
+          if (counters.more) continue;
+          return;
+        }
         const seq = counters.takeSeq();
         const turn = session?.next(i, index);
         const raw = await loop.send(index, turn);

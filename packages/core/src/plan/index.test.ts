@@ -7,9 +7,13 @@ import {
   CLIENT_CHUNKS_PER_SECOND_PER_THREAD,
   CLIENT_PLANNED_CORE_SHARE,
   conversationPlan,
+  costAtScale,
   DEFAULT_PLAN_ASSUMPTIONS,
+  DYNAMO_USD_PER_READ_UNIT,
+  DYNAMO_USD_PER_WRITE_UNIT,
   expectedTtftSeconds,
   fitInvocations,
+  INDEX_ENTRY_KB,
   LAMBDA_MAX_MB,
   LAMBDA_MB_PER_VCPU,
   lambdaCostPerDay,
@@ -288,6 +292,26 @@ describe("lambdaCostPerDay", () => {
     expect(cost?.invocationsPerDay).toBe(4 * (1 + 10 + 1));
     expect(cost?.usdPerDay.toFixed(2)).toBe("0.50");
     expect(lambdaCostPerDay(plans, "cron(0 6 * * ? *)", 10)).toBeNull();
+  });
+
+  it("prices 100 and 1,000 routes by service: Lambda as 100 routes of its own, the index's reads growing with routes times history", () => {
+    const config = parseConfig(JSON.stringify({ targets: targets(10) }), { file: "c.json", requireKeys: false });
+    const plans = planConfig(config);
+    const [hundred, thousand] = [100, 1000].map((n) => costAtScale(plans, config.schedule, n));
+    // 100 routes like 10 are each of the 10 ten times: Lambda's figure for them.
+    const tenfold = Array.from({ length: 10 }, () => plans).flat();
+    expect(hundred?.lambda).toBeCloseTo(lambdaCostPerDay(tenfold, config.schedule, 100)?.usdPerDay as number, 9);
+    // 400 runs a day, 40 publishes: each publish reads 30 days of every run's entry, twice.
+    const reads = 40 * 2 * ((400 * 30 * INDEX_ENTRY_KB) / 4) * 0.5;
+    expect(hundred?.dynamodb).toBeCloseTo(400 * 5 * DYNAMO_USD_PER_WRITE_UNIT + reads * DYNAMO_USD_PER_READ_UNIT, 9);
+    // Ten times the routes: ten times the publishes, each reading ten times the index.
+    expect((thousand?.dynamodb ?? 0) / (hundred?.dynamodb ?? 1)).toBeGreaterThan(90);
+    // 40 publishes a day are 1,200 paths a month: 200 past the free 1,000.
+    expect(hundred?.cloudfront).toBeCloseTo((200 / 30) * 0.005, 9);
+    // Every measured request at maxTokens (128 by default), 4 slots a day.
+    const requests = plans.reduce((sum, p) => sum + (p.totalRequests ?? 0), 0);
+    expect(hundred?.outputTokensPerDay).toBe(4 * 10 * requests * 128);
+    expect(costAtScale(plans, "cron(0 6 * * ? *)", 100)).toBeNull();
   });
 });
 

@@ -648,6 +648,74 @@ export function lambdaCostPerDay(plans: TargetPlan[], schedule: string, targets:
   };
 }
 
+/** AWS's other prices (us-east-1, on demand): S3 requests, DynamoDB request units, CloudFront invalidation paths. */
+export const S3_USD_PER_PUT = 0.005 / 1000;
+export const S3_USD_PER_GET = 0.0004 / 1000;
+export const DYNAMO_USD_PER_WRITE_UNIT = 0.625 / 1_000_000;
+export const DYNAMO_USD_PER_READ_UNIT = 0.125 / 1_000_000;
+export const CLOUDFRONT_USD_PER_PATH = 0.005;
+/** Invalidation paths a month CloudFront does not charge for. */
+export const CLOUDFRONT_FREE_PATHS_PER_MONTH = 1000;
+/** An index entry's size, KB (a closed-loop run of 6 levels, as `npm run bench` generates): what its write and each read cost. */
+export const INDEX_ENTRY_KB = 5;
+/** Files a publish after sweeps uploads besides their run documents: the catalogue benchmark's 71 pages, the downloads, the feeds. */
+export const FILES_PER_PUBLISH = 80;
+/** The history the index holds when the estimate is taken, days: publish reads all of it, so reads grow with it. */
+export const HISTORY_DAYS = 30;
+
+/** What a deployment of `routes` routes like a config's costs a day, by service (USD), and the output tokens its sweeps ask for. */
+export interface ScaleCost {
+  routes: number;
+  lambda: number;
+  s3: number;
+  dynamodb: number;
+  cloudfront: number;
+  usdPerDay: number;
+  /** Output tokens a day at most (every measured request at `maxTokens`); the providers bill them. */
+  outputTokensPerDay: number;
+}
+
+/**
+ * The daily cost of `routes` routes, each like one of the config's targets in turn (its scenarios and
+ * workloads), after `HISTORY_DAYS` of history: Lambda (`lambdaCostPerDay`); S3 (each run's document
+ * and a save per level, each publish's uploads, its reads of the newest document of every series);
+ * DynamoDB (each run's index entry written once; each publish reads the whole index twice, for the
+ * regression check and the build); CloudFront (one invalidation path a publish, past the free 1,000
+ * a month). Null for a cron schedule.
+ */
+export function costAtScale(plans: TargetPlan[], schedule: string, routes: number): ScaleCost | null {
+  const slots = slotsPerDay(schedule);
+  if (slots === null) return null;
+  const groups = new Map<string, TargetPlan[]>();
+  for (const p of plans) groups.set(p.targetId, [...(groups.get(p.targetId) ?? []), p]);
+  const byTarget = [...groups.values()];
+  const scaled = Array.from({ length: routes }, (_, i) => byTarget[i % byTarget.length] ?? []).flat();
+  const lambda = lambdaCostPerDay(scaled, schedule, routes);
+  if (lambda === null) return null;
+  const runs = slots * scaled.length;
+  const publishes = slots * Math.ceil(scaled.length / SWEEPS_PER_PUBLISH);
+  const levelSaves = slots * scaled.reduce((sum, p) => sum + p.levels.length, 0);
+  const puts = 2 * runs + levelSaves + publishes * (FILES_PER_PUBLISH + 2);
+  const gets = publishes * (scaled.length + 2);
+  const s3 = puts * S3_USD_PER_PUT + gets * S3_USD_PER_GET;
+  // A query reads 4 KB per half unit (eventually consistent); the index holds every run of the history.
+  const indexKb = runs * HISTORY_DAYS * INDEX_ENTRY_KB;
+  const reads = publishes * 2 * (indexKb / 4) * 0.5;
+  const dynamodb = runs * Math.ceil(INDEX_ENTRY_KB) * DYNAMO_USD_PER_WRITE_UNIT + reads * DYNAMO_USD_PER_READ_UNIT;
+  const paidPaths = Math.max(0, publishes * 30 - CLOUDFRONT_FREE_PATHS_PER_MONTH) / 30;
+  const cloudfront = paidPaths * CLOUDFRONT_USD_PER_PATH;
+  const outputTokensPerDay = slots * scaled.reduce((sum, p) => sum + (p.totalRequests ?? 0) * p.workload.maxTokens, 0);
+  return {
+    routes,
+    lambda: lambda.usdPerDay,
+    s3,
+    dynamodb,
+    cloudfront,
+    usdPerDay: lambda.usdPerDay + s3 + dynamodb + cloudfront,
+    outputTokensPerDay,
+  };
+}
+
 /**
  * The path endings an OpenAI-compatible base URL has, the one list `baseUrlWarning` allows: `/v1` (the
  * OpenAI API and the servers that copy it: vLLM, llama.cpp, Ollama, LiteLLM; and gateways whose path
