@@ -14,6 +14,7 @@ import {
   MAX_RATE_LIMITED_RATE,
   MAX_ROUTE_MISMATCH_RATE,
   MIN_ACHIEVED_CONCURRENCY_RATIO,
+  VALIDITY_RULES,
 } from "./validity.ts";
 
 describe("thresholds", () => {
@@ -174,5 +175,29 @@ describe("invalid reasons", () => {
     );
     expect(invalidCodes({ invalid: [], invalidReasons: ["something new"] })).toEqual([]);
     expect(invalidCodes({ invalid: [], invalidReasons: [] })).toEqual([]);
+  });
+});
+
+describe("the table of rules", () => {
+  it("makes a rule moot only by rules that run before it", () => {
+    const order = Object.keys(VALIDITY_RULES);
+    for (const [code, rule] of Object.entries(VALIDITY_RULES))
+      for (const earlier of rule.unless ?? [])
+        expect(order.indexOf(earlier), `${code} unless ${earlier}`).toBeLessThan(order.indexOf(code));
+  });
+
+  it("gives a client-delay reason only for a level in which some request streamed", () => {
+    const busy = {
+      readDelayMs: 0,
+      firstTokenReadDelayMs: 0,
+      loopUtilization: 0.95,
+      ttftToleranceMs: 10,
+      perStreamToleranceMs: 30,
+    };
+    expect(VALIDITY_RULES.client_loop_busy.judge({ ...busy, streamed: true })).toEqual({
+      loopUtilization: 0.95,
+      limitShare: 0.9,
+    });
+    expect(VALIDITY_RULES.client_loop_busy.judge({ ...busy, streamed: false })).toBeNull();
   });
 });
