@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { InvalidCode, type InvalidReason, InvalidReason as InvalidReasonSchema } from "../run/index.ts";
 import { KNEE_GAIN_THRESHOLD } from "./run.ts";
+import { calmLevel, sample } from "./sample.fixture.ts";
 import {
   CLIENT_LAG_LIMIT_MS,
   clientDelay,
@@ -187,17 +188,13 @@ describe("the table of rules", () => {
   });
 
   it("gives a client-delay reason only for a level in which some request streamed", () => {
-    const busy = {
-      readDelayMs: 0,
-      firstTokenReadDelayMs: 0,
-      loopUtilization: 0.95,
-      ttftToleranceMs: 10,
-      perStreamToleranceMs: 30,
-    };
-    expect(VALIDITY_RULES.client_loop_busy.judge({ ...busy, streamed: true })).toEqual({
-      loopUtilization: 0.95,
-      limitShare: 0.9,
-    });
-    expect(VALIDITY_RULES.client_loop_busy.judge({ ...busy, streamed: false })).toBeNull();
+    const clientHealth = { eventLoopLagP99Ms: 1, eventLoopLagMeanMs: 0, loopUtilization: 0.95, cpuShare: 1 };
+    const streamed = calmLevel([sample({ chunks: 3 })], { clientHealth });
+    expect(streamed.invalid).toEqual([
+      { code: "client_loop_busy", detail: { loopUtilization: 0.95, limitShare: 0.9 } },
+    ]);
+    expect(streamed.client.limited).toBe(true);
+    const instant = calmLevel([sample({ chunks: 0 })], { clientHealth });
+    expect([instant.invalid, instant.client.limited]).toEqual([[], false]);
   });
 });
