@@ -57,7 +57,10 @@ describe("failed requests and the SLO", () => {
     expect(failing.requests).toMatchObject({ sent: REQUESTS, ok: REQUESTS - 4, httpError: 4 });
     expect(honest.requests).toMatchObject({ sent: REQUESTS, ok: REQUESTS });
     // 4 % failed is under the 5 % a valid level allows: both levels stand.
-    expect([honest.invalidReasons, failing.invalidReasons]).toEqual([[], []]);
+    // (A loaded machine may flag its own client: that is about the client, not these routes, so only
+    // the routes' own codes are held here.)
+    const routeCodes = (l: Level) => l.invalid.map((r) => r.code).filter((code) => !code.startsWith("client_"));
+    expect([routeCodes(honest), routeCodes(failing)]).toEqual([[], []]);
 
     // Over its ok requests alone, the failing route's p95 falls among the fast ones, below the
     // 1.5 s requests that carry the honest route's: the figure a route could game.
