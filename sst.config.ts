@@ -4,7 +4,8 @@
  * scenario), grouped by target) -> sweep (one target per invocation; a sweep near its deadline saves
  * its finished levels under `pending/` in the results bucket and continues in a message to its own
  * queue) -> results bucket + table -> publish queue (batched, so a burst of sweeps rebuilds once) ->
- * publish (alerts to SNS, site rebuild to the site's bucket). Bad messages are reported back and end
+ * publish (alerts to SNS, site rebuild to the site's bucket; a full rebuild of more targets than one
+ * invocation builds fans out as page batches to the publish queue). Bad messages are reported back and end
  * in a dead-letter queue.
  * The config is read at deploy time from KNEEBOARD_CONFIG (default `kneeboard.config.json`).
  */
@@ -59,6 +60,11 @@ export default $config({
     if (process.env.KNEEBOARD_SWEEP_MAX_INVOCATIONS)
       // Checked as the sweep reads it: a bad value stops the deploy, not every sweep.
       sweepEnvironment.KNEEBOARD_SWEEP_MAX_INVOCATIONS = String(maxInvocations(process.env));
+    const { fanOutTargets } = await import("./functions/src/lib/deps.ts");
+    const { PUBLISH_QUEUE_BATCH_SIZE } = await import("@kneeboard/core/scheduled");
+    const publishEnvironment: Record<string, string> = {};
+    if (process.env.KNEEBOARD_PUBLISH_FANOUT_TARGETS)
+      publishEnvironment.KNEEBOARD_PUBLISH_FANOUT_TARGETS = String(fanOutTargets(process.env));
     const webhook = process.env.KNEEBOARD_WEBHOOK_URL
       ? { KNEEBOARD_WEBHOOK_URL: process.env.KNEEBOARD_WEBHOOK_URL }
       : {};
@@ -167,8 +173,10 @@ export default $config({
         handler: "functions/src/publish.handler",
         timeout: "15 minutes",
         memory: "2048 MB",
-        link: [table, results, alerts, subscribe],
+        // Its own queue too: a full rebuild too large for one invocation fans out as page batches to it.
+        link: [table, results, alerts, subscribe, publishQueue],
         environment: {
+          ...publishEnvironment,
           KNEEBOARD_SITE_BUCKET: siteBucket.name,
           KNEEBOARD_DISTRIBUTION_ID: distribution.id,
           // The feeds' `self` links and entry links are absolute under it (a custom domain's, when set).
@@ -178,7 +186,11 @@ export default $config({
         permissions: [
           // Listing (which run documents are there, what the new build no longer has) is on the bucket.
           { actions: ["s3:ListBucket"], resources: [siteBucket.arn] },
-          { actions: ["s3:PutObject", "s3:DeleteObject"], resources: [$interpolate`${siteBucket.arn}/*`] },
+          // GetObject: the swap of a fanned-out rebuild copies its staged pages within the bucket.
+          {
+            actions: ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
+            resources: [$interpolate`${siteBucket.arn}/*`],
+          },
           { actions: ["cloudfront:CreateInvalidation"], resources: [distribution.arn] },
         ],
         // Astro runs inside publish: installed as packages, not bundled, at the site's versions. SST
@@ -192,7 +204,8 @@ export default $config({
         // The site's sources, and docs/methodology.md, which the methodology page renders.
         copyFiles: [...copyConfig, ...PUBLISH_COPY_FILES],
       },
-      { batch: { size: 10, window: "1 minute", partialResponses: true } },
+      // A page batch holds a tenth of what one invocation builds, so a whole batch of them fits one.
+      { batch: { size: PUBLISH_QUEUE_BATCH_SIZE, window: "1 minute", partialResponses: true } },
     );
 
     new sst.aws.CronV2("Schedule", {

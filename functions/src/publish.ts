@@ -1,12 +1,13 @@
 /**
  * @module `publish`, after sweeps (its queue batches them): regression check, alert delivery, site
- * rebuild and upload, CDN invalidation; a malformed message is reported back so it is dead-lettered.
+ * rebuild and upload, CDN invalidation; a full rebuild too large for one invocation fans out as page
+ * batches to its own queue. A malformed message is reported back so it is dead-lettered.
  */
 
 import { fileURLToPath } from "node:url";
 import { type PublishSummary, publishBatch } from "@kneeboard/core/scheduled";
 import { buildSite, siteCodeVersion } from "@kneeboard/site/build";
-import { alertChannels, siteDeps, stores } from "./lib/deps.ts";
+import { alertChannels, fanOutDeps, siteDeps, stores } from "./lib/deps.ts";
 import { records, type SqsEvent } from "./lib/sqs.ts";
 
 export async function handler(event?: SqsEvent): Promise<PublishSummary> {
@@ -26,6 +27,7 @@ export async function handler(event?: SqsEvent): Promise<PublishSummary> {
     siteBucket,
     cdn,
     siteUrl,
+    fanOut: fanOutDeps(),
     now: new Date().toISOString(),
   });
   const { batchItemFailures, ...counts } = summary;

@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLIENT_CHUNKS_PER_SECOND_PER_THREAD } from "@kneeboard/core/plan";
+import { FAN_OUT_TARGETS, PUBLISH_QUEUE_BATCH_SIZE, targetsPerBatch } from "@kneeboard/core/scheduled";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PUBLISH_COPY_FILES } from "../site-package.ts";
 import { type LoadedSstConfig, linkName, loadSstConfig, type Recorded } from "../testing/sst.ts";
@@ -105,13 +106,21 @@ describe("sst.config.ts", () => {
   it("links publish to what it reads and writes, batched so a burst of sweeps rebuilds once", () => {
     const [publish] = byName("PublishQueue").subscriptions;
     expect(publish?.fn.handler).toBe("functions/src/publish.handler");
-    expect(linkNames(publish?.fn as Record<string, unknown>)).toEqual(["Alerts", "Results", "Subscribe", "Table"]);
+    // Its own queue: a full rebuild too large for one invocation fans out as page batches to it.
+    expect(linkNames(publish?.fn as Record<string, unknown>)).toEqual([
+      "Alerts",
+      "PublishQueue",
+      "Results",
+      "Subscribe",
+      "Table",
+    ]);
     expect(publish?.options).toMatchObject({ batch: { window: "1 minute", partialResponses: true } });
     expect(byName("PublishQueue").args.dlq).toMatchObject({ retry: 2 });
     const actions = ((publish?.fn.permissions ?? []) as { actions: string[] }[]).flatMap((p) => p.actions);
     expect(actions.sort()).toEqual([
       "cloudfront:CreateInvalidation",
       "s3:DeleteObject",
+      "s3:GetObject",
       "s3:ListBucket",
       "s3:PutObject",
     ]);
@@ -119,6 +128,18 @@ describe("sst.config.ts", () => {
     // @kneeboard/core in the package's node_modules (publish-package.test.ts builds the site from it).
     expect(publish?.fn.copyFiles).toEqual(expect.arrayContaining(PUBLISH_COPY_FILES));
     expect(typeof (publish?.fn.hook as { postbuild?: unknown } | undefined)?.postbuild).toBe("function");
+  });
+
+  it("sizes page batches by the queue's batch: a whole batch of them is at most what one invocation builds", () => {
+    const [publish] = byName("PublishQueue").subscriptions;
+    const size = (publish?.options as { batch?: { size?: number } } | undefined)?.batch?.size ?? 0;
+    expect(size).toBe(PUBLISH_QUEUE_BATCH_SIZE);
+    expect(size * targetsPerBatch(FAN_OUT_TARGETS)).toBeLessThanOrEqual(FAN_OUT_TARGETS);
+    // 450 s of a 15-minute invocation at 0.616 s a target (the catalogue's full build): 730 targets, 73 a batch.
+    expect([FAN_OUT_TARGETS, targetsPerBatch(FAN_OUT_TARGETS)]).toEqual([730, 73]);
+    // An invocation ends before its messages' visibility does: a batch is redelivered only when it failed.
+    expect(byName("PublishQueue").args.visibilityTimeout).toBe("16 minutes");
+    expect(publish?.fn.timeout).toBe("15 minutes");
   });
 
   it("bundles every function the way the bench measures it", async () => {
@@ -154,7 +175,7 @@ describe("sst.config.ts", () => {
     }));
     expect(permissions).toEqual([
       { actions: ["s3:ListBucket"], resources: ["Site.nodes.assets.arn"] },
-      { actions: ["s3:PutObject", "s3:DeleteObject"], resources: ["Site.nodes.assets.arn/*"] },
+      { actions: ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], resources: ["Site.nodes.assets.arn/*"] },
       { actions: ["cloudfront:CreateInvalidation"], resources: ["Site.nodes.cdn.nodes.distribution.arn"] },
     ]);
   });
@@ -244,6 +265,13 @@ describe("sst.config.ts", () => {
     expect(subscription("PublishQueue").environment).toMatchObject({
       KNEEBOARD_WEBHOOK_URL: "https://hooks.example.com/T1",
     });
+    expect(publishFn().environment).not.toHaveProperty("KNEEBOARD_PUBLISH_FANOUT_TARGETS");
+    const fanOut = await loadSstConfig({ KNEEBOARD_CONFIG: configFile, KNEEBOARD_PUBLISH_FANOUT_TARGETS: "200" });
+    const fanOutFn = fanOut.byName("PublishQueue").subscriptions[0]?.fn as { environment: object };
+    expect(fanOutFn.environment).toMatchObject({ KNEEBOARD_PUBLISH_FANOUT_TARGETS: "200" });
+    await expect(
+      loadSstConfig({ KNEEBOARD_CONFIG: configFile, KNEEBOARD_PUBLISH_FANOUT_TARGETS: "none" }),
+    ).rejects.toThrow(/KNEEBOARD_PUBLISH_FANOUT_TARGETS must be a whole number/);
     // A bad value stops the deploy, as the sweep would have stopped on it.
     await expect(loadSstConfig({ KNEEBOARD_CONFIG: configFile, KNEEBOARD_SWEEP_MAX_INVOCATIONS: "0" })).rejects.toThrow(
       /KNEEBOARD_SWEEP_MAX_INVOCATIONS must be a whole number/,

@@ -94,6 +94,12 @@ export function needsOf(command: string, input: Record<string, unknown>, c: ArnC
       return [{ action: "s3:GetObject", resource: s3Object(input, input.Key) }];
     case "PutObject":
       return [{ action: "s3:PutObject", resource: s3Object(input, input.Key) }];
+    case "CopyObject":
+      // Reads the source (`<bucket>/<url-encoded key>`), writes the destination.
+      return [
+        { action: "s3:GetObject", resource: `arn:aws:s3:::${decodeURIComponent(String(input.CopySource))}` },
+        { action: "s3:PutObject", resource: s3Object(input, input.Key) },
+      ];
     case "DeleteObject":
       return [{ action: "s3:DeleteObject", resource: s3Object(input, input.Key) }];
     case "DeleteObjects":

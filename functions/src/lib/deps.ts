@@ -10,6 +10,7 @@ import {
   CloudFrontCdn,
   DynamoAlertLedger,
   DynamoRateLimiter,
+  DynamoRebuildLedger,
   DynamoRunClaims,
   DynamoRunIndex,
   S3PendingRuns,
@@ -21,7 +22,7 @@ import {
 } from "@kneeboard/core/aws";
 import { type Config, parseConfig, type Target } from "@kneeboard/core/config";
 import { type Channel, webhookChannel } from "@kneeboard/core/notify";
-import { DEFAULT_MAX_INVOCATIONS, type SweepDeps } from "@kneeboard/core/scheduled";
+import { DEFAULT_MAX_INVOCATIONS, FAN_OUT_TARGETS, type FanOutDeps, type SweepDeps } from "@kneeboard/core/scheduled";
 import { loadTraces } from "@kneeboard/core/trace";
 
 type Env = NodeJS.ProcessEnv;
@@ -73,6 +74,29 @@ export function maxInvocations(env: Env = process.env): number {
   if (!Number.isInteger(n) || n < 1)
     throw new Error(`KNEEBOARD_SWEEP_MAX_INVOCATIONS must be a whole number >= 1: ${raw}`);
   return n;
+}
+
+/**
+ * Targets one publish invocation builds: a full rebuild of more fans out over the publish queue.
+ * `KNEEBOARD_PUBLISH_FANOUT_TARGETS` overrides the default (`FAN_OUT_TARGETS`, from the build's cost
+ * per target); tests set it low.
+ */
+export function fanOutTargets(env: Env = process.env): number {
+  const raw = env.KNEEBOARD_PUBLISH_FANOUT_TARGETS;
+  if (raw === undefined || raw === "") return FAN_OUT_TARGETS;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`KNEEBOARD_PUBLISH_FANOUT_TARGETS must be a whole number >= 1: ${raw}`);
+  return n;
+}
+
+/** How publish fans a full rebuild out: its own queue, the table's ledger of batches, the threshold. */
+export function fanOutDeps(env: Env = process.env): FanOutDeps {
+  return {
+    queue: queue("PublishQueue", env),
+    ledger: new DynamoRebuildLedger({ tableName: link("Table", env).name as string }),
+    maxTargets: fanOutTargets(env),
+  };
 }
 
 /** What the sweep use case needs but the invocation's own owner and time. */

@@ -1,5 +1,5 @@
 /**
- * @module Contract suites for the scheduled path's ports (queue, site bucket, pending runs): one set of
+ * @module Contract suites for the scheduled path's ports (queue, site bucket, pending runs, rebuild ledger): one set of
  * behaviours the in-memory and the AWS implementations must both show. Imported by tests only
  * (src/scheduled/contract.test.ts and src/aws/scheduled.contract.test.ts run them).
  */
@@ -8,6 +8,7 @@ import { StoreError } from "../src/errors/index.ts";
 import type { RunDocument } from "../src/run/index.ts";
 import type { MessageQueue, OutgoingMessage } from "../src/scheduled/messages.ts";
 import type { PendingRuns, SiteBucket } from "../src/scheduled/ports.ts";
+import type { RebuildLedger } from "../src/scheduled/rebuild.ts";
 import { pool } from "./store.contract.ts";
 
 /** A fresh queue and a way to receive (and remove) what reached it. */
@@ -86,6 +87,17 @@ export function siteBucketContract(name: string, makeBucket: () => Promise<SiteB
       await bucket.delete([]);
     });
 
+    it("copies a file within the bucket, bytes and content type, leaving the source", async () => {
+      const { bucket, read } = await makeBucket();
+      const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 255]);
+      await bucket.put("_rebuild/g1/og/a b.png", png, "image/png");
+      await bucket.copy("_rebuild/g1/og/a b.png", "og/a b.png");
+      const copied = await read("og/a b.png");
+      expect([...(copied?.body ?? [])]).toEqual([...png]);
+      expect(copied?.contentType).toBe("image/png");
+      expect(await bucket.list("")).toEqual(["_rebuild/g1/og/a b.png", "og/a b.png"]);
+    });
+
     it("replaces a key put again", async () => {
       const { bucket, read } = await makeBucket();
       await bucket.put("index.html", new TextEncoder().encode("one"), "text/html; charset=utf-8");
@@ -118,6 +130,31 @@ export function pendingRunsContract(name: string, makePending: () => Promise<Pen
       expect((await pending.load("r-1"))?.levels).toHaveLength(doc.levels.length);
       expect((await pending.load("r-2"))?.levels).toEqual([]);
       await expect(pending.load("../escape")).rejects.toBeInstanceOf(StoreError);
+    });
+  });
+}
+
+/** A fresh rebuild ledger. */
+export function rebuildLedgerContract(name: string, makeLedger: () => Promise<RebuildLedger>): void {
+  describe(`RebuildLedger contract: ${name}`, () => {
+    it("finishes a rebuild once, by the batch that completes its set, whatever the order", async () => {
+      const ledger = await makeLedger();
+      expect(await ledger.finishBatch("g1", 2, 3)).toBe(false);
+      expect(await ledger.finishBatch("g1", 0, 3)).toBe(false);
+      // A redelivered batch is counted once: the set is still one short.
+      expect(await ledger.finishBatch("g1", 0, 3)).toBe(false);
+      expect(await ledger.finishBatch("g1", 1, 3)).toBe(true);
+      // The finisher's redelivery (its finish died) finishes again; any other batch's does not.
+      expect(await ledger.finishBatch("g1", 1, 3)).toBe(true);
+      expect(await ledger.finishBatch("g1", 2, 3)).toBe(false);
+      // Another rebuild keeps its own count.
+      expect(await ledger.finishBatch("g2", 0, 1)).toBe(true);
+    });
+
+    it("lets exactly one of batches finishing together finish the rebuild", async () => {
+      const ledger = await makeLedger();
+      const finished = await Promise.all(Array.from({ length: 8 }, (_, b) => ledger.finishBatch("g3", b, 8)));
+      expect(finished.filter(Boolean)).toHaveLength(1);
     });
   });
 }

@@ -10,6 +10,7 @@
  * | run claim             | `claim#<runId>`     | `claim`                      | targetId, owner, leaseUntil (ms), status, expiresAt |
  * | alert delivery        | `alert#<alertId>`   | `<state>#<channel>`          | claimedAt                                  |
  * | rate-limit window     | `rate#<key>`        | `<windowMs>#<window number>` | n (count), expiresAt                       |
+ * | rebuild's batches     | `rebuild#<generation>` | `batches`                 | done (number set), finisher, expiresAt     |
  * Run keys embed the compact start time (`runs/<t>/<YYYYMMDDTHHMMSSZ>-<runId>.json`), so a target's
  * entries come back from one Query oldest first. The target list lets `entries()` read every target
  * with Queries instead of a Scan of the whole table. `expiresAt` (epoch seconds) is the TTL attribute;
@@ -34,6 +35,7 @@ import type { AlertLedger } from "../ledger/index.ts";
 import type { RateLimiter } from "../limiter/index.ts";
 import { mapBounded } from "../pool/index.ts";
 import { type RunIndex, RunIndexEntry } from "../run-index/index.ts";
+import type { RebuildLedger } from "../scheduled/rebuild.ts";
 
 /** The table as infrastructure and tests create it. */
 export interface TableDefinition {
@@ -367,6 +369,49 @@ export class DynamoRateLimiter extends TableClient implements RateLimiter {
             // Kept one window past its end, then TTL removes it.
             ":expiresAt": epochSeconds((window + 2) * windowMs),
           },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailed(error)) return false;
+      throw error;
+    }
+  }
+}
+
+/** How long a rebuild's ledger item is kept, ms (TTL removes it after). */
+const REBUILD_ITEM_MS = 7 * 24 * 3_600_000;
+
+/**
+ * A fanned-out rebuild's batches: each batch ADDs its number to a set (idempotent, so a redelivered
+ * batch is counted once); the batch that sees the set complete claims the finish with a conditional
+ * write that only it (or its own redelivery) passes.
+ */
+export class DynamoRebuildLedger extends TableClient implements RebuildLedger {
+  async finishBatch(generation: string, batch: number, batches: number): Promise<boolean> {
+    const Key = { pk: `rebuild#${generation}`, sk: "batches" };
+    const out = await this.doc.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key,
+        UpdateExpression: "ADD done :batch SET expiresAt = if_not_exists(expiresAt, :expiresAt)",
+        ExpressionAttributeValues: {
+          ":batch": new Set([batch]),
+          ":expiresAt": epochSeconds(Date.now() + REBUILD_ITEM_MS),
+        },
+        ReturnValues: "ALL_NEW",
+      }),
+    );
+    const done = out.Attributes?.done as Set<number> | undefined;
+    if ((done?.size ?? 0) < batches) return false;
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key,
+          UpdateExpression: "SET finisher = :batch",
+          ConditionExpression: "attribute_not_exists(finisher) OR finisher = :batch",
+          ExpressionAttributeValues: { ":batch": batch },
         }),
       );
       return true;

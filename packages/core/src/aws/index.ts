@@ -8,6 +8,7 @@ export {
   DynamoAlertLedger,
   type DynamoOptions,
   DynamoRateLimiter,
+  DynamoRebuildLedger,
   DynamoRunClaims,
   DynamoRunIndex,
   type TableDefinition,

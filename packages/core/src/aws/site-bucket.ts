@@ -3,6 +3,7 @@
  * of sweeps that continue in a later invocation (under `pending/` in the results bucket, never public).
  */
 import {
+  CopyObjectCommand,
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
@@ -78,6 +79,18 @@ export class S3SiteBucket implements SiteBucket {
           `cannot delete ${out.Errors.map((e) => `${e.Key} (${e.Code})`).join(", ")} from s3://${this.bucketName}`,
         );
     }
+  }
+
+  async copy(fromKey: string, toKey: string): Promise<void> {
+    // Server-side: the bytes never pass through the function; the content type travels with them.
+    await this.client.send(
+      new CopyObjectCommand({
+        Bucket: this.bucketName,
+        Key: toKey,
+        CopySource: `${this.bucketName}/${fromKey.split("/").map(encodeURIComponent).join("/")}`,
+        MetadataDirective: "COPY",
+      }),
+    );
   }
 }
 

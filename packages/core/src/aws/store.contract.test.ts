@@ -10,6 +10,7 @@ import { createTable, type DynaliteHandle, dynamoClientConfig, startDynalite } f
 import { type S3rverHandle, s3ClientConfig, startS3rver } from "@kneeboard/test-support/s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { modelChangeContract } from "../../testing/model-change.contract.ts";
+import { rebuildLedgerContract } from "../../testing/scheduled.contract.ts";
 import { runClaimsContract, runIndexContract, storeContract } from "../../testing/store.contract.ts";
 import { runKey } from "../run/index.ts";
 import { indexEntryFor } from "../run-index/index.ts";
@@ -17,6 +18,7 @@ import { syntheticRun } from "../synthetic/index.ts";
 import {
   DynamoAlertLedger,
   DynamoRateLimiter,
+  DynamoRebuildLedger,
   DynamoRunClaims,
   DynamoRunIndex,
   S3Store,
@@ -97,6 +99,11 @@ runIndexContract(
   "DynamoRunIndex on dynalite",
   async () => new DynamoRunIndex({ tableName: await freshTable(), client: dynamo }),
   sample,
+);
+
+rebuildLedgerContract(
+  "DynamoRebuildLedger on dynalite",
+  async () => new DynamoRebuildLedger({ tableName: await freshTable(), client: dynamo }),
 );
 
 runClaimsContract(

@@ -3,9 +3,15 @@
  * implementations run the same contracts in aws/scheduled.contract.test.ts.
  */
 
-import { pendingRunsContract, queueContract, siteBucketContract } from "../../testing/scheduled.contract.ts";
+import {
+  pendingRunsContract,
+  queueContract,
+  rebuildLedgerContract,
+  siteBucketContract,
+} from "../../testing/scheduled.contract.ts";
 import { syntheticRun } from "../synthetic/index.ts";
 import { MemoryPendingRuns, MemoryQueue, MemorySiteBucket } from "./ports.ts";
+import { MemoryRebuildLedger } from "./rebuild.ts";
 
 const doc = syntheticRun({
   targetId: "t-pending",
@@ -28,3 +34,5 @@ siteBucketContract("MemorySiteBucket", async () => {
 });
 
 pendingRunsContract("MemoryPendingRuns", async () => new MemoryPendingRuns(), doc);
+
+rebuildLedgerContract("MemoryRebuildLedger", async () => new MemoryRebuildLedger());

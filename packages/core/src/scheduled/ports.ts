@@ -14,6 +14,8 @@ export interface SiteBucket {
   put(key: string, body: Uint8Array, contentType: string): Promise<void>;
   /** Removes keys; a key that is not there is no error. */
   delete(keys: string[]): Promise<void>;
+  /** Copies one file to another key inside the bucket, content type included. */
+  copy(fromKey: string, toKey: string): Promise<void>;
 }
 
 /** The CDN in front of the site bucket. */
@@ -66,6 +68,13 @@ export class MemorySiteBucket implements SiteBucket {
 
   async delete(keys: string[]): Promise<void> {
     for (const key of keys) this.files.delete(key);
+  }
+
+  async copy(fromKey: string, toKey: string): Promise<void> {
+    const file = this.files.get(fromKey);
+    if (!file) throw new StoreError(`cannot copy ${fromKey}: no such file`);
+    this.files.set(toKey, file);
+    this.puts.push(toKey);
   }
 }
 

@@ -10,8 +10,7 @@
  * other way round).
  */
 import { createHash } from "node:crypto";
-import { readdir, readFile } from "node:fs/promises";
-import { join, relative, sep } from "node:path";
+import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import type { AlertLedger } from "../ledger/index.ts";
 import { contentTypeOf } from "../mime/index.ts";
@@ -21,6 +20,20 @@ import type { RunIndex } from "../run-index/index.ts";
 import type { Store } from "../store/index.ts";
 import { type BatchItemFailure, excerpt, PublishMessage, parseMessage, type QueueRecord } from "./messages.ts";
 import type { Cdn, SiteBucket } from "./ports.ts";
+import {
+  builtFiles,
+  FAN_OUT_EXPIRY_MS,
+  FanOut,
+  type FanOutDeps,
+  type PageBatch,
+  PageBatchMessage,
+  pageBatches,
+  readManifests,
+  sendPageBatches,
+  stageSite,
+  swapIn,
+  writeManifest,
+} from "./rebuild.ts";
 import type { Log } from "./sweep.ts";
 
 /** Where the built site keeps the run documents; a stored run never changes, so each is uploaded once. */
@@ -41,6 +54,8 @@ export const PublishState = z.object({
   runBytes: z.record(z.string(), z.number()),
   /** Each uploaded file's SHA-256 (hex), by key: a file whose bytes did not change is not uploaded again. */
   files: z.record(z.string(), z.string()),
+  /** A full rebuild fanned out over the queue and not yet swapped in (`rebuild.ts`); null: none. */
+  fanout: FanOut.nullable().default(null),
 });
 export type PublishState = z.infer<typeof PublishState>;
 
@@ -71,6 +86,8 @@ export interface PublishDeps {
   siteUrl?: string;
   /** The publish time, ISO 8601 UTC. */
   now: string;
+  /** Absent: every full rebuild runs in this invocation, however many targets. */
+  fanOut?: FanOutDeps;
   log?: Log;
 }
 
@@ -89,6 +106,14 @@ export interface PublishSummary {
   deleted: number;
   /** Whether the CDN was asked to drop its copies. */
   invalidated: boolean;
+  /** Page batches this publish sent, fanning a full rebuild out (0: it built here, or built none). */
+  fannedOut: number;
+  /** Page batches of a fanned-out rebuild this invocation built and staged. */
+  pageBatches: number;
+  /** Whether this invocation swapped a fanned-out rebuild in (its batches were the last). */
+  swapped: boolean;
+  /** Publish messages returned to the queue, to be published after the fan-out in progress. */
+  deferred: number;
   batchItemFailures: BatchItemFailure[];
 }
 
@@ -101,14 +126,20 @@ const consoleLog: Log = { info: (m) => console.log(m), warn: (m) => console.warn
  */
 export async function publishBatch(records: readonly QueueRecord[], deps: PublishDeps): Promise<PublishSummary> {
   const log = deps.log ?? consoleLog;
-  const batchItemFailures: BatchItemFailure[] = [];
-  let messages = 0;
+  const rejected: BatchItemFailure[] = [];
+  const published: QueueRecord[] = [];
+  const batches: { record: QueueRecord; batch: PageBatch }[] = [];
   // The targets the batch names; null once a message names none (every page is rebuilt then).
   let targets: Set<string> | null = new Set();
   for (const record of records) {
+    const batch = parseMessage(PageBatchMessage, record.body);
+    if (batch.ok) {
+      batches.push({ record, batch: batch.message.rebuild });
+      continue;
+    }
     const parsed = parseMessage(PublishMessage, record.body);
     if (parsed.ok) {
-      messages++;
+      published.push(record);
       if (parsed.message.targets === undefined) targets = null;
       else for (const t of parsed.message.targets) targets?.add(t);
       continue;
@@ -116,11 +147,51 @@ export async function publishBatch(records: readonly QueueRecord[], deps: Publis
     log.warn(
       `rejected publish message ${record.messageId}: malformed: ${parsed.problem}; body ${excerpt(record.body)}`,
     );
-    batchItemFailures.push({ itemIdentifier: record.messageId });
+    rejected.push({ itemIdentifier: record.messageId });
+  }
+  const defer = (list: QueueRecord[]) => list.map((r) => ({ itemIdentifier: r.messageId }));
+  const none = { alerts: 0, full: false, files: 0, deleted: 0, invalidated: false, fannedOut: 0, swapped: false };
+  // An invocation with page batches builds only them (its time is sized for them): publish messages
+  // beside them go back to the queue.
+  if (batches.length > 0) {
+    const built = await buildPageBatches(
+      batches.map((b) => b.batch),
+      deps,
+    ).catch((error: unknown) => {
+      // The queue redelivers the batches (then dead-letters them); the live site is untouched.
+      log.warn(`page batches ${batches.map((b) => b.batch.batch).join(", ")} failed: ${String(error)}`);
+      return null;
+    });
+    const failed = built === null ? defer(batches.map((b) => b.record)) : [];
+    return {
+      messages: published.length + batches.length,
+      rejected: rejected.length,
+      ...none,
+      ...(built ?? {}),
+      pageBatches: built === null ? 0 : batches.length,
+      deferred: published.length,
+      batchItemFailures: [...rejected, ...failed, ...defer(published)],
+    };
   }
   // A batch with no valid message (a manual invoke) names no targets either.
-  const result = await publish(deps, messages > 0 && targets ? [...targets] : null);
-  return { messages, rejected: batchItemFailures.length, ...result, batchItemFailures };
+  const result = await publish(deps, published.length > 0 && targets ? [...targets] : null);
+  if (result === "deferred")
+    return {
+      messages: published.length,
+      rejected: rejected.length,
+      ...none,
+      pageBatches: 0,
+      deferred: published.length,
+      batchItemFailures: [...rejected, ...defer(published)],
+    };
+  return {
+    messages: published.length,
+    rejected: rejected.length,
+    ...result,
+    pageBatches: 0,
+    deferred: 0,
+    batchItemFailures: rejected,
+  };
 }
 
 async function readState(store: Store, log: Log): Promise<PublishState | null> {
@@ -136,16 +207,40 @@ async function writeState(store: Store, state: PublishState): Promise<void> {
   await store.put(PUBLISH_STATE_KEY, JSON.stringify(state), { contentType: "application/json" });
 }
 
+/** A fan-out that began and has neither finished nor expired. */
+function fanOutInProgress(state: PublishState | null, now: string): FanOut | null {
+  const fanout = state?.fanout ?? null;
+  if (fanout === null) return null;
+  return Date.parse(now) - Date.parse(fanout.startedAt) < FAN_OUT_EXPIRY_MS ? fanout : null;
+}
+
+type Published = {
+  alerts: number;
+  full: boolean;
+  files: number;
+  deleted: number;
+  invalidated: boolean;
+  fannedOut: number;
+  swapped: boolean;
+};
+
 /**
  * Checks, delivers, builds (every page, or after runs of `targets` only theirs and the pages that
- * list targets), uploads what changed, deletes what is gone after a full rebuild, invalidates.
+ * list targets), uploads what changed, deletes what is gone after a full rebuild, invalidates. A full
+ * rebuild of more targets than one invocation builds fans out instead (`rebuild.ts`); while one is in
+ * progress, a publish does nothing and says "deferred" (its messages wait in the queue).
  */
 export async function publish(
   deps: PublishDeps,
   targets: readonly string[] | null = null,
-): Promise<{ alerts: number; full: boolean; files: number; deleted: number; invalidated: boolean }> {
+): Promise<Published | "deferred"> {
   const log = deps.log ?? consoleLog;
   const warn = (m: string) => log.warn(m);
+  const before = deps.siteVersion === undefined ? null : await readState(deps.store, log);
+  if (fanOutInProgress(before, deps.now)) {
+    log.info(`publish deferred: the full rebuild ${before?.fanout?.generation} is in progress`);
+    return "deferred";
+  }
   const { alerts } = await evaluateStore({
     store: deps.store,
     index: deps.index,
@@ -154,15 +249,36 @@ export async function publish(
     warn,
   });
   await deliver(alerts, { ledger: deps.ledger, channels: deps.channels, warn });
-  const before = deps.siteVersion === undefined ? null : await readState(deps.store, log);
   const full = before === null || before.siteVersion !== deps.siteVersion || before.fullPending || targets === null;
   const pendingTargets = full ? [] : [...new Set([...(before?.pendingTargets ?? []), ...targets])].sort();
   const siteVersion = deps.siteVersion ?? "";
   const files = before?.files ?? {};
   const runBytes = before?.runBytes ?? {};
+  if (full && deps.fanOut && deps.siteVersion !== undefined) {
+    const targetIds = await deps.index.targetIds();
+    if (targetIds.length > deps.fanOut.maxTargets) {
+      const generation = `${deps.now.replace(/[^0-9]/g, "")}-${createHash("sha256").update(`${siteVersion}\n${deps.now}`).digest("hex").slice(0, 8)}`;
+      const batches = pageBatches(targetIds, deps.fanOut.maxTargets, generation, deps.now);
+      // Recorded before the batches are sent: a batch finds its rebuild in the state, or knows it is stale.
+      await writeState(deps.store, {
+        siteVersion,
+        fullPending: true,
+        pendingTargets: [],
+        runBytes,
+        files,
+        fanout: { generation, startedAt: deps.now, batches: batches.length },
+      });
+      await sendPageBatches(deps.fanOut.queue, batches);
+      log.info(
+        `publish fanned out: ${targetIds.length} targets over ${deps.fanOut.maxTargets} in one invocation, ${batches.length} page batches (rebuild ${generation}); ${alerts.length} alerts`,
+      );
+      const none = { files: 0, deleted: 0, invalidated: false, swapped: false };
+      return { alerts: alerts.length, full, ...none, fannedOut: batches.length };
+    }
+  }
   // Recorded before anything is uploaded: a publish that dies from here on is finished by the next.
   if (deps.siteVersion !== undefined)
-    await writeState(deps.store, { siteVersion, fullPending: full, pendingTargets, runBytes, files });
+    await writeState(deps.store, { siteVersion, fullPending: full, pendingTargets, runBytes, files, fanout: null });
   const built = await deps.buildSite(deps.outDir, deps.now, full ? undefined : { targetIds: pendingTargets, runBytes });
   const uploaded = await uploadSite(deps.outDir, deps.siteBucket, { deleteGone: full, known: files });
   if (deps.siteVersion !== undefined)
@@ -172,6 +288,7 @@ export async function publish(
       pendingTargets: [],
       runBytes: built.runBytes,
       files: uploaded.hashes,
+      fanout: null,
     });
   if (deps.cdn) await deps.cdn.invalidate(["/*"], deps.now);
   log.info(
@@ -183,6 +300,81 @@ export async function publish(
     files: uploaded.files,
     deleted: uploaded.deleted,
     invalidated: deps.cdn !== undefined,
+    fannedOut: 0,
+    swapped: false,
+  };
+}
+
+/**
+ * Builds page batches of the rebuild in progress (one build of their targets' pages), stages them and
+ * records each batch done; the batch that completes the rebuild builds the shared pages and swaps the
+ * new site in. Batches of a rebuild no longer in progress (finished, or given up) are dropped.
+ */
+async function buildPageBatches(
+  batches: readonly PageBatch[],
+  deps: PublishDeps,
+): Promise<Pick<Published, "files" | "deleted" | "invalidated" | "swapped" | "full">> {
+  const log = deps.log ?? consoleLog;
+  const state = await readState(deps.store, log);
+  const fanout = state?.fanout ?? null;
+  const none = { files: 0, deleted: 0, invalidated: false, swapped: false, full: true };
+  const current = batches.filter((b) => b.generation === fanout?.generation);
+  if (state === null || fanout === null || current.length < batches.length)
+    log.warn(`dropped ${batches.length - current.length} page batches of a rebuild no longer in progress`);
+  if (state === null || fanout === null || current.length === 0) return none;
+  const now = (current[0] as PageBatch).now;
+  const targets = [...new Set(current.flatMap((b) => b.targets))];
+  const built = await deps.buildSite(deps.outDir, now, { targetIds: targets, runBytes: state.runBytes });
+  const staged = await stageSite(deps.outDir, deps.siteBucket, fanout.generation, SITE_RUNS_PREFIX);
+  for (const b of current) {
+    const runBytes = Object.fromEntries(b.targets.map((t) => [t, built.runBytes[t] ?? 0]));
+    await writeManifest(deps.store, b, { files: staged, runBytes });
+  }
+  let finisher = false;
+  for (const b of current)
+    if (await (deps.fanOut?.ledger ?? noLedger).finishBatch(b.generation, b.batch, b.batches)) finisher = true;
+  log.info(
+    `staged page batches ${current.map((b) => b.batch).join(", ")} of ${fanout.batches} (rebuild ${fanout.generation}): ${targets.length} targets`,
+  );
+  if (!finisher) return none;
+  return finishRebuild(deps, state, fanout, now);
+}
+
+const noLedger = {
+  finishBatch: async () => {
+    throw new Error("page batches need publish's fanOut ledger");
+  },
+};
+
+/** The last batch's step: builds the shared pages with every batch's sizes, swaps the new site in, invalidates. */
+async function finishRebuild(deps: PublishDeps, state: PublishState, fanout: FanOut, now: string) {
+  const log = deps.log ?? consoleLog;
+  const staged = await readManifests(deps.store, fanout.generation);
+  await deps.buildSite(deps.outDir, now, { targetIds: [], runBytes: staged.runBytes });
+  const swapped = await swapIn(deps.outDir, deps.siteBucket, {
+    generation: fanout.generation,
+    staged: staged.files,
+    known: state.files,
+    runsPrefix: SITE_RUNS_PREFIX,
+  });
+  await writeState(deps.store, {
+    siteVersion: state.siteVersion,
+    fullPending: false,
+    pendingTargets: [],
+    runBytes: staged.runBytes,
+    files: swapped.hashes,
+    fanout: null,
+  });
+  if (deps.cdn) await deps.cdn.invalidate(["/*"], `${fanout.generation}-swap`);
+  log.info(
+    `published (every page, rebuild ${fanout.generation} over ${fanout.batches} page batches): ${swapped.files} files written, ${swapped.deleted} deleted`,
+  );
+  return {
+    files: swapped.files,
+    deleted: swapped.deleted,
+    invalidated: deps.cdn !== undefined,
+    swapped: true,
+    full: true,
   };
 }
 
@@ -207,10 +399,7 @@ export async function uploadSite(
     : Object.fromEntries(Object.entries(known).filter(([k]) => present.has(k)));
   const built = new Set<string>();
   let files = 0;
-  for (const entry of await readdir(outDir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const path = join(entry.parentPath, entry.name);
-    const key = relative(outDir, path).split(sep).join("/");
+  for await (const { key, path } of builtFiles(outDir)) {
     built.add(key);
     if (key.startsWith(SITE_RUNS_PREFIX) && present.has(key)) continue;
     const body = await readFile(path);

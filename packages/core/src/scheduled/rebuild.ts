@@ -1,0 +1,233 @@
+/**
+ * @module A full rebuild fanned out over the publish queue, for a site too large for one invocation:
+ * the publish that decides on it sends page batches (groups of targets) as messages to its own queue;
+ * each batch's invocation builds its targets' pages and stages them under `REBUILD_STAGING_PREFIX` in
+ * the site bucket (the live pages untouched); the batch that completes the set (a conditional ledger,
+ * `RebuildLedger`) builds the pages shared by every target (rankings, compare, `index.json`, the CSVs,
+ * the feeds) and swaps the new pages in: staged pages first, then the shared pages that link to them,
+ * then what the new site no longer has is deleted. The queue redelivers a batch that fails.
+ */
+import { createHash } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
+import { join, relative, sep } from "node:path";
+import { z } from "zod";
+import { contentTypeOf } from "../mime/index.ts";
+import { mapBounded } from "../pool/index.ts";
+import type { Store } from "../store/index.ts";
+import type { MessageQueue } from "./messages.ts";
+import type { SiteBucket } from "./ports.ts";
+
+/**
+ * A full build's cost per target, seconds: the catalogue benchmark's full build, 616 s for 1,000
+ * targets x 3 scenarios x 120 runs on a loaded 2-core machine (docs/benchmarks.md).
+ */
+export const FULL_BUILD_SECONDS_PER_TARGET = 0.616;
+/**
+ * What one publish invocation spends on page batches, seconds: half of Lambda's 15 minutes, so the
+ * finishing batch still has time for the shared pages' build (an incremental build's cost) and the swap.
+ */
+export const BATCH_BUILD_BUDGET_SECONDS = 450;
+/** Messages the publish queue hands one invocation (`batch.size` of its subscription in sst.config.ts). */
+export const PUBLISH_QUEUE_BATCH_SIZE = 10;
+/** Targets one invocation builds: above it, a full rebuild fans out (730). */
+export const FAN_OUT_TARGETS = Math.floor(BATCH_BUILD_BUDGET_SECONDS / FULL_BUILD_SECONDS_PER_TARGET);
+/**
+ * A fan-out not finished this long after it began is given up (a batch dead-lettered): the next
+ * publish starts another. Longer than a batch's three deliveries at the queue's 16-minute visibility.
+ */
+export const FAN_OUT_EXPIRY_MS = 60 * 60_000;
+
+/** Where page batches stage the new site in the site bucket, per rebuild; never routed by the CDN. */
+export const REBUILD_STAGING_PREFIX = "_rebuild/";
+/** Where each batch records what it staged, in the results store (private). */
+const MANIFEST_PREFIX = "publish/rebuild/";
+
+/**
+ * Targets a page batch holds: the queue may hand one invocation `PUBLISH_QUEUE_BATCH_SIZE` of them,
+ * and together they stay within what one invocation builds (`maxTargets`).
+ */
+export function targetsPerBatch(maxTargets: number): number {
+  return Math.max(1, Math.floor(maxTargets / PUBLISH_QUEUE_BATCH_SIZE));
+}
+
+/** One page batch of a fanned-out rebuild: the message a batch's invocation receives. */
+export const PageBatchMessage = z.strictObject({
+  rebuild: z.strictObject({
+    /** The rebuild: names its staging prefix, its manifests and its ledger item. */
+    generation: z.string().regex(/^[A-Za-z0-9._-]+$/),
+    /** The rebuild's time: every batch builds its pages with it, so shared pages are the same bytes. */
+    now: z.iso.datetime(),
+    /** This batch's number, from 0. */
+    batch: z.number().int().nonnegative(),
+    /** How many batches the rebuild has. */
+    batches: z.number().int().positive(),
+    targets: z.array(z.string().min(1)).min(1),
+  }),
+});
+export type PageBatchMessage = z.infer<typeof PageBatchMessage>;
+export type PageBatch = PageBatchMessage["rebuild"];
+
+/** The fan-out in progress, as the publish state records it. */
+export const FanOut = z.object({
+  generation: z.string(),
+  /** When it began (ISO 8601): past `FAN_OUT_EXPIRY_MS` it is given up. */
+  startedAt: z.string(),
+  batches: z.number().int().positive(),
+});
+export type FanOut = z.infer<typeof FanOut>;
+
+/** Which batches of a rebuild are done, and which one finishes it. */
+export interface RebuildLedger {
+  /**
+   * Records `batch` of `generation` done. True for exactly one batch, the one whose record completes
+   * the set of `batches` (and again for a redelivery of that batch, so a finish that died is retried);
+   * false for every other.
+   */
+  finishBatch(generation: string, batch: number, batches: number): Promise<boolean>;
+}
+
+/** The ledger in memory (tests, local use). */
+export class MemoryRebuildLedger implements RebuildLedger {
+  private readonly done = new Map<string, { batches: Set<number>; finisher?: number }>();
+
+  async finishBatch(generation: string, batch: number, batches: number): Promise<boolean> {
+    const item = this.done.get(generation) ?? { batches: new Set<number>() };
+    this.done.set(generation, item);
+    item.batches.add(batch);
+    if (item.batches.size < batches) return false;
+    item.finisher ??= batch;
+    return item.finisher === batch;
+  }
+}
+
+/** What a fan-out needs beside publish's own ports. */
+export interface FanOutDeps {
+  /** The publish queue: the page batches are sent to it. */
+  queue: MessageQueue;
+  ledger: RebuildLedger;
+  /** Targets one invocation builds (`FAN_OUT_TARGETS`): a full rebuild of more fans out. */
+  maxTargets: number;
+}
+
+/** Splits the targets (sorted) into page batches of `targetsPerBatch(maxTargets)`. */
+export function pageBatches(targetIds: readonly string[], maxTargets: number, generation: string, now: string) {
+  const size = targetsPerBatch(maxTargets);
+  const sorted = [...targetIds].sort();
+  const batches = Math.ceil(sorted.length / size);
+  return Array.from(
+    { length: batches },
+    (_, batch): PageBatch => ({
+      generation,
+      now,
+      batch,
+      batches,
+      targets: sorted.slice(batch * size, (batch + 1) * size),
+    }),
+  );
+}
+
+/** Sends every page batch of a rebuild to the queue. */
+export async function sendPageBatches(queue: MessageQueue, batches: readonly PageBatch[]): Promise<void> {
+  await queue.send(...batches.map((rebuild) => ({ body: JSON.stringify({ rebuild } satisfies PageBatchMessage) })));
+}
+
+/** A built site's files: each key (its path under outDir, `/`-separated) and where it is. */
+export async function* builtFiles(outDir: string): AsyncGenerator<{ key: string; path: string }> {
+  for (const entry of await readdir(outDir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    yield { key: relative(outDir, path).split(sep).join("/"), path };
+  }
+}
+
+const sha256 = (body: Uint8Array) => createHash("sha256").update(body).digest("hex");
+
+/** What one batch staged: its pages' hashes by live key, and its targets' run documents' sizes. */
+const Manifest = z.object({ files: z.record(z.string(), z.string()), runBytes: z.record(z.string(), z.number()) });
+type Manifest = z.infer<typeof Manifest>;
+
+const stagingPrefix = (generation: string) => `${REBUILD_STAGING_PREFIX}${generation}/`;
+const manifestKey = (generation: string, batch: number) => `${MANIFEST_PREFIX}${generation}/${batch}.json`;
+
+/**
+ * Stages a built site: every page under the rebuild's staging prefix, run documents (which never
+ * change and nothing links to before the swap) straight to their live keys when absent. Returns the
+ * staged pages' hashes by live key.
+ */
+export async function stageSite(
+  outDir: string,
+  bucket: SiteBucket,
+  generation: string,
+  runsPrefix: string,
+): Promise<Record<string, string>> {
+  const runs = new Set(await bucket.list(runsPrefix));
+  const hashes: Record<string, string> = {};
+  for await (const { key, path } of builtFiles(outDir)) {
+    if (key.startsWith(runsPrefix)) {
+      if (!runs.has(key)) await bucket.put(key, await readFile(path), contentTypeOf(key));
+      continue;
+    }
+    const body = await readFile(path);
+    hashes[key] = sha256(body);
+    await bucket.put(`${stagingPrefix(generation)}${key}`, body, contentTypeOf(key));
+  }
+  return hashes;
+}
+
+/** Records what a batch staged (idempotent: a redelivered batch writes the same manifest again). */
+export async function writeManifest(store: Store, batch: PageBatch, manifest: Manifest): Promise<void> {
+  await store.put(manifestKey(batch.generation, batch.batch), JSON.stringify(manifest), {
+    contentType: "application/json",
+  });
+}
+
+/** Every batch's manifest of a rebuild, merged: the staged pages and every target's run documents' size. */
+export async function readManifests(store: Store, generation: string): Promise<Manifest> {
+  const merged: Manifest = { files: {}, runBytes: {} };
+  for (const key of await store.list(`${MANIFEST_PREFIX}${generation}/`)) {
+    const manifest = Manifest.parse(JSON.parse((await store.get(key)) ?? "{}"));
+    Object.assign(merged.files, manifest.files);
+    Object.assign(merged.runBytes, manifest.runBytes);
+  }
+  return merged;
+}
+
+/** Copies at once while swapping staged pages in. */
+const COPY_CONCURRENCY = 16;
+
+/**
+ * Swaps a rebuild in: the staged pages the bucket does not already hold byte for byte are copied to
+ * their live keys, then the shared pages built in `outDir` are uploaded (they link to the new pages),
+ * then every live page the new site lacks is deleted (run documents never are), and the staging
+ * prefix is cleared. Returns the counts and the hashes of every page the bucket now holds.
+ */
+export async function swapIn(
+  outDir: string,
+  bucket: SiteBucket,
+  options: { generation: string; staged: Record<string, string>; known: Record<string, string>; runsPrefix: string },
+): Promise<{ files: number; deleted: number; hashes: Record<string, string> }> {
+  const { generation, staged, known, runsPrefix } = options;
+  const present = new Set(await bucket.list(""));
+  const shared: { key: string; body: Uint8Array; hash: string }[] = [];
+  for await (const { key, path } of builtFiles(outDir)) {
+    if (key.startsWith(runsPrefix) && present.has(key)) continue;
+    const body = await readFile(path);
+    shared.push({ key, body, hash: sha256(body) });
+  }
+  const sharedKeys = new Set(shared.map((f) => f.key));
+  const unchanged = (key: string, hash: string) => present.has(key) && known[key] === hash;
+  const copies = Object.entries(staged).filter(([key, hash]) => !sharedKeys.has(key) && !unchanged(key, hash));
+  await mapBounded(copies, COPY_CONCURRENCY, ([key]) => bucket.copy(`${stagingPrefix(generation)}${key}`, key));
+  const puts = shared.filter((f) => !unchanged(f.key, f.hash));
+  for (const f of puts) await bucket.put(f.key, f.body, contentTypeOf(f.key));
+  const hashes: Record<string, string> = { ...staged };
+  for (const f of shared) if (!f.key.startsWith(runsPrefix)) hashes[f.key] = f.hash;
+  const gone = [...present].filter(
+    (k) => !(k in hashes) && !k.startsWith(runsPrefix) && !k.startsWith(REBUILD_STAGING_PREFIX),
+  );
+  if (gone.length) await bucket.delete(gone);
+  // Every rebuild's staging: this one's, and any a given-up rebuild left.
+  const staging = await bucket.list(REBUILD_STAGING_PREFIX);
+  if (staging.length) await bucket.delete(staging);
+  return { files: copies.length + puts.length, deleted: gone.length, hashes };
+}
