@@ -330,7 +330,14 @@ describe("scenarios", () => {
     const row = await page.$eval(`#rate-leaderboard tr[data-target="${OPEN_LOOP.id}"]`, (tr) =>
       Array.from(tr.querySelectorAll("td"), (td) => (td.textContent ?? "").trim()),
     );
-    expect(row[2]).toBe("2.00");
+    // The capacity, then the latest run's bracket under it: met at 2 req/s, missed at 4.
+    expect(row[2]).toBe("2.00[2, 4), ladder");
+    expect(
+      await page.$eval(`#rate-leaderboard tr[data-target="${OPEN_LOOP.id}"] td:nth-child(3)`, (td) => [
+        (td as HTMLElement).dataset.v,
+        td.querySelector(".bracket")?.textContent,
+      ]),
+    ).toEqual(["2", "[2, 4), ladder"]);
     await context.close();
   });
 

@@ -389,8 +389,10 @@ describe("the built site's searched targets", () => {
     const of = (id: string) => all.find((t) => t.id === id)?.search;
     expect(of(SEARCHED_SMALL.id)).toMatchObject({ capacity_lo: 6, capacity_hi: 7, capacity_status: "found" });
     expect(of(SEARCHED.id)).toMatchObject({
+      capacity_kind: "searched",
       capacity_lo: 10,
       capacity_hi: 11,
+      capacity_confidence: 0.95,
       capacity_status: "found",
       search_ladder_requests: ladderRequests(1, 64),
     });
@@ -419,8 +421,16 @@ describe("the built site's searched targets", () => {
     );
     expect(rows).toHaveLength(SEARCHED.runs * SEARCHED.probes.length);
     // Each run's own bracket on its rows: the runs found 11 in [11, 12], 12 in [12, 16] and 10 in [10, 11].
-    expect(new Set(rows.map((r) => `${r.capacity_lo} ${r.capacity_hi} ${r.capacity_status}`))).toEqual(
-      new Set(["11 12 found", "12 16 found", "10 11 found"]),
+    expect(
+      new Set(rows.map((r) => `${r.capacity_kind} ${r.capacity_lo} ${r.capacity_hi} ${r.capacity_status}`)),
+    ).toEqual(new Set(["searched 11 12 found", "searched 12 16 found", "searched 10 11 found"]));
+    // A ladder's rows carry its bracket too, with no search's columns.
+    const ladderRows = csvRecords(readFileSync(join(outDir, "data", "runs.csv"), "utf8")).filter(
+      (r) => r.targetId === "fast-small",
+    );
+    expect(ladderRows.length).toBeGreaterThan(0);
+    expect(new Set(ladderRows.map((r) => `${r.capacity_kind} ${r.capacity_status} ${r.capacity_confidence}`))).toEqual(
+      new Set(["ladder  "]),
     );
   });
 });
