@@ -144,6 +144,12 @@ export function rateRows(views: readonly TargetView[], trendRuns = 20): RateRow[
 /** A rate as a bracket's end, without its unit: `0.5`, `12`. */
 const rateEnd = (rate: number) => rate.toLocaleString("en-US", { maximumFractionDigits: 2 });
 
+/** A run's capacity bracket in requests/s, marked ladder or searched; empty for a run recorded before brackets. */
+function rateBracketText(b: CapacityBracket | null): string {
+  if (b === null) return "";
+  return b.kind === "searched" ? `${searchedBracketText(b, rateEnd)}, searched` : ladderBracketText(b, rateEnd);
+}
+
 /**
  * A row's capacity cell: the median over the standing's runs with its interval, and under it the
  * latest run's bracket, marked ladder or searched: `[1, 2), ladder`, `not measured above 4, ladder`,
@@ -154,19 +160,13 @@ const rateEnd = (rate: number) => rate.toLocaleString("en-US", { maximumFraction
 function rateCapacityCell(r: Pick<RateRow, "capacity" | "capacityBracket" | "capacityTitle">): Cell {
   const e = r.capacity;
   const b = r.capacityBracket;
-  const bracket =
-    b === null
-      ? ""
-      : b.kind === "searched"
-        ? `${searchedBracketText(b, rateEnd)}, searched`
-        : ladderBracketText(b, rateEnd);
   const below = e === null && b !== null && b.lo === null && b.hi !== null;
   return {
     kind: "capacity",
     value: e?.median ?? (below ? 0 : null),
     text: e ? fmt(e.median, 2) : below ? `below ${rateEnd(b.hi as number)}` : "—",
     interval: e && e.low !== e.high ? `${fmt(e.low, 2)}-${fmt(e.high, 2)}` : null,
-    bracket,
+    bracket: rateBracketText(b),
     title: [
       estimateTitle(e),
       r.capacityTitle ?? "the latest run's bracket: the highest offered rate that met the SLO and the next rate run",
@@ -292,11 +292,13 @@ function headlines({ view }: TargetContext) {
   const s = view.latest.summary;
   const capacity = s.capacityRequestsPerSecond ?? null;
   const peak = standing.peak;
+  const bracket = rateBracketText(s.capacityBracket);
   return [
     {
       label: "capacity at the SLO (last run)",
       id: "capacity-rate",
       value: fmtRate(capacity),
+      ...(bracket ? { note: bracket } : {}),
       title: `highest offered rate meeting ${sloWords(standing.slo)}`,
     },
     {
