@@ -4,7 +4,7 @@ import { indexEntryFor } from "@kneeboard/core/run-index";
 import { standingOf } from "@kneeboard/core/standing";
 import { syntheticRun } from "@kneeboard/core/synthetic";
 import { describe, expect, it } from "vitest";
-import { indexJson, runsCsv, standingCsv } from "../src/build/downloads.ts";
+import { indexJson, indexJsonView, runsCsv, standingCsv } from "../src/build/downloads.ts";
 import { scenarioNotes, viewKind } from "../src/kinds/index.ts";
 import { capacityEstimate, open as openKind, rateRows } from "../src/kinds/open.ts";
 import {
@@ -203,6 +203,14 @@ describe("open-loop rankings", () => {
     // No rate met: below the lowest, sorted under every route that met one.
     expect(cells.get("none")).toMatchObject({ value: 0, text: "below 0.5", bracket: "[0, 0.5), ladder" });
     expect(rateRows([strong])[0]?.capacityBracket).toEqual({ kind: "ladder", lo: 2, hi: 4, confidence: null });
+  });
+
+  it("publishes in index.json the bracket each leaderboard shows, in requests/s or users", () => {
+    expect(indexJsonView(strong).capacityBracket).toEqual({ kind: "ladder", lo: 2, hi: 4, confidence: null });
+    expect(indexJsonView(none).capacityBracket).toEqual({ kind: "ladder", lo: null, hi: 0.5, confidence: null });
+    // A closed loop's, off its standing: N = 4 met at the top of 1, 2, 4.
+    const users = view("users", "chat", [closed("users", "chat", 200)], 150);
+    expect(indexJsonView(users).capacityBracket).toEqual({ kind: "ladder", lo: 4, hi: null, confidence: null });
   });
 
   it("marks a searched capacity with its bracket at its confidence", () => {

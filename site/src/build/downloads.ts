@@ -6,7 +6,7 @@
 import { type Load, loadPosition, type SearchRecord, type Summary, sameLoad } from "@kneeboard/core/run";
 import type { RunIndexEntry } from "@kneeboard/core/run-index";
 import type { Estimate, Standing } from "@kneeboard/core/standing";
-import { KINDS, type KindedLevel, kindOf, type LoadCells } from "../kinds/index.ts";
+import { KINDS, type KindedLevel, kindOf, type LoadCells, viewOf } from "../kinds/index.ts";
 import { targetModelKey } from "../lib/models.ts";
 import { type SiteData, type TargetView, viewsOf } from "../lib/site-data.ts";
 import type { ToolCallsView } from "../lib/tool-calls.ts";
@@ -59,6 +59,8 @@ export function indexJsonView(t: TargetView) {
       levels: t.latest.levels,
     },
     history: t.history,
+    /** The capacity bracket the leaderboard shows (`{ kind, lo, hi, confidence }`, in users or requests/s); null for a kind without a capacity. */
+    capacityBracket: viewOf(t).capacityBracket(t),
     /** The latest run's search in the columns `runs.csv` gives it (its capacity bracket, `SEARCH_COLUMNS`); null for a ladder. */
     search: t.latest.summary.search
       ? { ...capacityCells(t.latest.summary), ...searchCells(t.latest.summary.search) }

@@ -735,4 +735,5 @@ export const closed: KindView = {
   atN: true,
   csv: (load) => ({ concurrency: concurrencyOf(load), ratePerSecond: null, burstiness: null, speedup: null }),
   knee: (standing) => standing.kneeConcurrency,
+  capacityBracket: capacityBracketOf,
 };

@@ -612,4 +612,6 @@ export const open: KindView = {
       ? { concurrency: null, ratePerSecond: load.ratePerSecond, burstiness: load.burstiness ?? null, speedup: null }
       : { concurrency: null, ratePerSecond: null, burstiness: null, speedup: null },
   knee: (standing) => standing.kneeRequestsPerSecond ?? null,
+  // The latest run's, as the leaderboard shows under the median capacity.
+  capacityBracket: (view) => view.latest.summary.capacityBracket,
 };
