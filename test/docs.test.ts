@@ -11,7 +11,17 @@ import { targetFeedKey, writeAlerts } from "@kneeboard/core/feeds";
 import { VALIDITY_RULES } from "@kneeboard/core/metrics";
 import { notifies, slackMessage } from "@kneeboard/core/notify";
 import { type InvalidCode, InvalidReason } from "@kneeboard/core/run";
-import { fanOutSlot, MemoryQueue, SweepMessage, slotSweeps } from "@kneeboard/core/scheduled";
+import {
+  BATCH_BUILD_BUDGET_SECONDS,
+  FAN_OUT_TARGETS,
+  FULL_BUILD_SECONDS_PER_TARGET,
+  fanOutSlot,
+  MemoryQueue,
+  REBUILD_STAGING_PREFIX,
+  SweepMessage,
+  slotSweeps,
+  targetsPerBatch,
+} from "@kneeboard/core/scheduled";
 import { FolderStore } from "@kneeboard/core/store/folder";
 import { type LoadedSstConfig, loadSstConfig, THREE_SWEEPS_CONFIG } from "@kneeboard/functions/testing/sst";
 import { markdownHtml, methodologyHtml } from "@kneeboard/site/lib/methodology.ts";
@@ -208,6 +218,18 @@ describe("docs/deploying.md states what sst.config.ts and functions/ do", () => 
       expect(wiring.byName(queue).args.dlq).toMatchObject({ retry: Number(retry) });
     const deliveries: Record<string, number> = { once: 1, twice: 2, "three times": 3, "four times": 4 };
     expect(deliveries[times as string]).toBe(Number(retry));
+  });
+
+  it("states the fan-out's threshold, batch size and staging prefix as publish computes them", () => {
+    const section = doc.slice(doc.indexOf("### A full rebuild past one invocation")).replace(/\s+/g, " ");
+    const perTarget = FULL_BUILD_SECONDS_PER_TARGET.toFixed(2);
+    expect(section).toContain(`about ${perTarget} s a target`);
+    expect(section).toContain(`more than ${FAN_OUT_TARGETS} targets (${BATCH_BUILD_BUDGET_SECONDS} s of building`);
+    expect(section).toContain(`groups of ${targetsPerBatch(FAN_OUT_TARGETS)}`);
+    expect(section).toContain(`\`${REBUILD_STAGING_PREFIX}<generation>/\``);
+    expect(doc).toMatch(new RegExp(`\\| \`KNEEBOARD_PUBLISH_FANOUT_TARGETS\` \\| ${FAN_OUT_TARGETS} +\\|`));
+    const visibility = String(wiring.byName("PublishQueue").args.visibilityTimeout);
+    expect(section).toContain(`after the ${visibility.replace(" minutes", "-minute")} visibility timeout`);
   });
 
   it("lists the results bucket's public paths as its policy opens them, and the site's /data/", () => {
