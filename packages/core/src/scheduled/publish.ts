@@ -11,7 +11,6 @@
  */
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { z } from "zod";
 import type { AlertLedger } from "../ledger/index.ts";
 import { contentTypeOf } from "../mime/index.ts";
 import { type Channel, deliver } from "../notify/index.ts";
@@ -20,47 +19,19 @@ import type { RunIndex } from "../run-index/index.ts";
 import type { Store } from "../store/index.ts";
 import { type BatchItemFailure, excerpt, PublishMessage, parseMessage, type QueueRecord } from "./messages.ts";
 import type { Cdn, SiteBucket } from "./ports.ts";
+import { type BuildScope, readState, SITE_RUNS_PREFIX, writeState } from "./publish-state.ts";
 import {
+  buildPageBatches,
   builtFiles,
-  FAN_OUT_EXPIRY_MS,
-  FanOut,
   type FanOutDeps,
+  fanOutInProgress,
   type PageBatch,
   PageBatchMessage,
-  pageBatches,
-  readManifests,
-  sendPageBatches,
-  stageSite,
-  swapIn,
-  writeManifest,
+  startFanOut,
 } from "./rebuild.ts";
 import type { Log } from "./sweep.ts";
 
-/** Where the built site keeps the run documents; a stored run never changes, so each is uploaded once. */
-export const SITE_RUNS_PREFIX = "data/runs/";
-
-/** Where publish records what the site bucket holds and what it began (in the results store, never public). */
-export const PUBLISH_STATE_KEY = "publish/state.json";
-
-/** What the site bucket holds, as publish left it. */
-export const PublishState = z.object({
-  /** The site code its pages were built by (`PublishDeps.siteVersion`). */
-  siteVersion: z.string(),
-  /** A full rebuild was begun and has not finished: the next publish rebuilds every page. */
-  fullPending: z.boolean(),
-  /** Targets whose pages a publish began to rebuild and has not finished: the next one rebuilds them too. */
-  pendingTargets: z.array(z.string()),
-  /** Each target's run documents' size in bytes, from the last build (an incremental build states the total). */
-  runBytes: z.record(z.string(), z.number()),
-  /** Each uploaded file's SHA-256 (hex), by key: a file whose bytes did not change is not uploaded again. */
-  files: z.record(z.string(), z.string()),
-  /** A full rebuild fanned out over the queue and not yet swapped in (`rebuild.ts`); null: none. */
-  fanout: FanOut.nullable().default(null),
-});
-export type PublishState = z.infer<typeof PublishState>;
-
-/** Which pages a build makes: every page, or those of `targetIds` (with their models' and every page that lists targets). */
-export type BuildScope = { targetIds: readonly string[]; runBytes: Readonly<Record<string, number>> } | undefined;
+export { type BuildScope, PUBLISH_STATE_KEY, PublishState, SITE_RUNS_PREFIX } from "./publish-state.ts";
 
 export interface PublishDeps {
   store: Store;
@@ -122,7 +93,8 @@ const consoleLog: Log = { info: (m) => console.log(m), warn: (m) => console.warn
 /**
  * Validates the batch, then publishes once for all of it. A malformed message is reported (so it
  * ends in the dead-letter queue) but does not stop the publish: the store, not the message, says
- * what to publish.
+ * what to publish. Page batches of a fanned-out rebuild (`rebuild.ts`) are built instead, alone: a
+ * failed one is reported, so the queue delivers it again.
  */
 export async function publishBatch(records: readonly QueueRecord[], deps: PublishDeps): Promise<PublishSummary> {
   const log = deps.log ?? consoleLog;
@@ -156,7 +128,7 @@ export async function publishBatch(records: readonly QueueRecord[], deps: Publis
   if (batches.length > 0) {
     const built = await buildPageBatches(
       batches.map((b) => b.batch),
-      deps,
+      { ...deps, log },
     ).catch((error: unknown) => {
       // The queue redelivers the batches (then dead-letters them); the live site is untouched.
       log.warn(`page batches ${batches.map((b) => b.batch.batch).join(", ")} failed: ${String(error)}`);
@@ -192,26 +164,6 @@ export async function publishBatch(records: readonly QueueRecord[], deps: Publis
     deferred: 0,
     batchItemFailures: rejected,
   };
-}
-
-async function readState(store: Store, log: Log): Promise<PublishState | null> {
-  const body = await store.get(PUBLISH_STATE_KEY);
-  if (body === null) return null;
-  const parsed = PublishState.safeParse(JSON.parse(body));
-  if (parsed.success) return parsed.data;
-  log.warn(`${PUBLISH_STATE_KEY} is not a publish state; rebuilding every page`);
-  return null;
-}
-
-async function writeState(store: Store, state: PublishState): Promise<void> {
-  await store.put(PUBLISH_STATE_KEY, JSON.stringify(state), { contentType: "application/json" });
-}
-
-/** A fan-out that began and has neither finished nor expired. */
-function fanOutInProgress(state: PublishState | null, now: string): FanOut | null {
-  const fanout = state?.fanout ?? null;
-  if (fanout === null) return null;
-  return Date.parse(now) - Date.parse(fanout.startedAt) < FAN_OUT_EXPIRY_MS ? fanout : null;
 }
 
 type Published = {
@@ -257,23 +209,9 @@ export async function publish(
   if (full && deps.fanOut && deps.siteVersion !== undefined) {
     const targetIds = await deps.index.targetIds();
     if (targetIds.length > deps.fanOut.maxTargets) {
-      const generation = `${deps.now.replace(/[^0-9]/g, "")}-${createHash("sha256").update(`${siteVersion}\n${deps.now}`).digest("hex").slice(0, 8)}`;
-      const batches = pageBatches(targetIds, deps.fanOut.maxTargets, generation, deps.now);
-      // Recorded before the batches are sent: a batch finds its rebuild in the state, or knows it is stale.
-      await writeState(deps.store, {
-        siteVersion,
-        fullPending: true,
-        pendingTargets: [],
-        runBytes,
-        files,
-        fanout: { generation, startedAt: deps.now, batches: batches.length },
-      });
-      await sendPageBatches(deps.fanOut.queue, batches);
-      log.info(
-        `publish fanned out: ${targetIds.length} targets over ${deps.fanOut.maxTargets} in one invocation, ${batches.length} page batches (rebuild ${generation}); ${alerts.length} alerts`,
-      );
+      const fannedOut = await startFanOut({ ...deps, log }, targetIds, { siteVersion, runBytes, files });
       const none = { files: 0, deleted: 0, invalidated: false, swapped: false };
-      return { alerts: alerts.length, full, ...none, fannedOut: batches.length };
+      return { alerts: alerts.length, full, ...none, fannedOut };
     }
   }
   // Recorded before anything is uploaded: a publish that dies from here on is finished by the next.
@@ -302,79 +240,6 @@ export async function publish(
     invalidated: deps.cdn !== undefined,
     fannedOut: 0,
     swapped: false,
-  };
-}
-
-/**
- * Builds page batches of the rebuild in progress (one build of their targets' pages), stages them and
- * records each batch done; the batch that completes the rebuild builds the shared pages and swaps the
- * new site in. Batches of a rebuild no longer in progress (finished, or given up) are dropped.
- */
-async function buildPageBatches(
-  batches: readonly PageBatch[],
-  deps: PublishDeps,
-): Promise<Pick<Published, "files" | "deleted" | "invalidated" | "swapped" | "full">> {
-  const log = deps.log ?? consoleLog;
-  const state = await readState(deps.store, log);
-  const fanout = state?.fanout ?? null;
-  const none = { files: 0, deleted: 0, invalidated: false, swapped: false, full: true };
-  const current = batches.filter((b) => b.generation === fanout?.generation);
-  if (state === null || fanout === null || current.length < batches.length)
-    log.warn(`dropped ${batches.length - current.length} page batches of a rebuild no longer in progress`);
-  if (state === null || fanout === null || current.length === 0) return none;
-  const now = (current[0] as PageBatch).now;
-  const targets = [...new Set(current.flatMap((b) => b.targets))];
-  const built = await deps.buildSite(deps.outDir, now, { targetIds: targets, runBytes: state.runBytes });
-  const staged = await stageSite(deps.outDir, deps.siteBucket, fanout.generation, SITE_RUNS_PREFIX);
-  for (const b of current) {
-    const runBytes = Object.fromEntries(b.targets.map((t) => [t, built.runBytes[t] ?? 0]));
-    await writeManifest(deps.store, b, { files: staged, runBytes });
-  }
-  let finisher = false;
-  for (const b of current)
-    if (await (deps.fanOut?.ledger ?? noLedger).finishBatch(b.generation, b.batch, b.batches)) finisher = true;
-  log.info(
-    `staged page batches ${current.map((b) => b.batch).join(", ")} of ${fanout.batches} (rebuild ${fanout.generation}): ${targets.length} targets`,
-  );
-  if (!finisher) return none;
-  return finishRebuild(deps, state, fanout, now);
-}
-
-const noLedger = {
-  finishBatch: async () => {
-    throw new Error("page batches need publish's fanOut ledger");
-  },
-};
-
-/** The last batch's step: builds the shared pages with every batch's sizes, swaps the new site in, invalidates. */
-async function finishRebuild(deps: PublishDeps, state: PublishState, fanout: FanOut, now: string) {
-  const log = deps.log ?? consoleLog;
-  const staged = await readManifests(deps.store, fanout.generation);
-  await deps.buildSite(deps.outDir, now, { targetIds: [], runBytes: staged.runBytes });
-  const swapped = await swapIn(deps.outDir, deps.siteBucket, {
-    generation: fanout.generation,
-    staged: staged.files,
-    known: state.files,
-    runsPrefix: SITE_RUNS_PREFIX,
-  });
-  await writeState(deps.store, {
-    siteVersion: state.siteVersion,
-    fullPending: false,
-    pendingTargets: [],
-    runBytes: staged.runBytes,
-    files: swapped.hashes,
-    fanout: null,
-  });
-  if (deps.cdn) await deps.cdn.invalidate(["/*"], `${fanout.generation}-swap`);
-  log.info(
-    `published (every page, rebuild ${fanout.generation} over ${fanout.batches} page batches): ${swapped.files} files written, ${swapped.deleted} deleted`,
-  );
-  return {
-    files: swapped.files,
-    deleted: swapped.deleted,
-    invalidated: deps.cdn !== undefined,
-    swapped: true,
-    full: true,
   };
 }
 

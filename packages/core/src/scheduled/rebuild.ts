@@ -11,11 +11,21 @@ import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { z } from "zod";
+import { KneeboardError } from "../errors/index.ts";
 import { contentTypeOf } from "../mime/index.ts";
 import { mapBounded } from "../pool/index.ts";
 import type { Store } from "../store/index.ts";
 import type { MessageQueue } from "./messages.ts";
-import type { SiteBucket } from "./ports.ts";
+import type { Cdn, SiteBucket } from "./ports.ts";
+import {
+  type BuildScope,
+  type FanOut,
+  type PublishState,
+  readState,
+  SITE_RUNS_PREFIX,
+  writeState,
+} from "./publish-state.ts";
+import type { Log } from "./sweep.ts";
 
 /**
  * A full build's cost per target, seconds: the catalogue benchmark's full build, 616 s for 1,000
@@ -66,15 +76,6 @@ export const PageBatchMessage = z.strictObject({
 });
 export type PageBatchMessage = z.infer<typeof PageBatchMessage>;
 export type PageBatch = PageBatchMessage["rebuild"];
-
-/** The fan-out in progress, as the publish state records it. */
-export const FanOut = z.object({
-  generation: z.string(),
-  /** When it began (ISO 8601): past `FAN_OUT_EXPIRY_MS` it is given up. */
-  startedAt: z.string(),
-  batches: z.number().int().positive(),
-});
-export type FanOut = z.infer<typeof FanOut>;
 
 /** Which batches of a rebuild are done, and which one finishes it. */
 export interface RebuildLedger {
@@ -230,4 +231,128 @@ export async function swapIn(
   const staging = await bucket.list(REBUILD_STAGING_PREFIX);
   if (staging.length) await bucket.delete(staging);
   return { files: copies.length + puts.length, deleted: gone.length, hashes };
+}
+
+/** A fan-out that began and has neither finished nor expired. */
+export function fanOutInProgress(state: PublishState | null, now: string): FanOut | null {
+  const fanout = state?.fanout ?? null;
+  if (fanout === null) return null;
+  return Date.parse(now) - Date.parse(fanout.startedAt) < FAN_OUT_EXPIRY_MS ? fanout : null;
+}
+
+/** What a page batch's invocation needs (publish's deps provide it). */
+export interface RebuildDeps {
+  store: Store;
+  siteBucket: SiteBucket;
+  cdn?: Cdn;
+  buildSite: (outDir: string, now: string, only?: BuildScope) => Promise<{ runBytes: Record<string, number> }>;
+  outDir: string;
+  fanOut?: FanOutDeps;
+  log: Log;
+}
+
+/**
+ * Fans a full rebuild of `targetIds` out: records it in the publish state (before the batches are
+ * sent, so a batch finds its rebuild there, or knows it is stale), then sends its page batches.
+ * Returns how many were sent.
+ */
+export async function startFanOut(
+  deps: Pick<RebuildDeps, "store" | "fanOut" | "log"> & { now: string },
+  targetIds: readonly string[],
+  live: Pick<PublishState, "siteVersion" | "runBytes" | "files">,
+): Promise<number> {
+  if (!deps.fanOut) throw new KneeboardError("a fan-out needs publish's queue and ledger");
+  const hash = createHash("sha256").update(`${live.siteVersion}\n${deps.now}`).digest("hex").slice(0, 8);
+  const generation = `${deps.now.replace(/[^0-9]/g, "")}-${hash}`;
+  const batches = pageBatches(targetIds, deps.fanOut.maxTargets, generation, deps.now);
+  await writeState(deps.store, {
+    ...live,
+    fullPending: true,
+    pendingTargets: [],
+    fanout: { generation, startedAt: deps.now, batches: batches.length },
+  });
+  await sendPageBatches(deps.fanOut.queue, batches);
+  deps.log.info(
+    `publish fanned out: ${targetIds.length} targets, over the ${deps.fanOut.maxTargets} one invocation builds: ${batches.length} page batches (rebuild ${generation})`,
+  );
+  return batches.length;
+}
+
+/** What a page batch's invocation did. */
+export interface RebuildResult {
+  files: number;
+  deleted: number;
+  invalidated: boolean;
+  /** Whether it swapped the rebuild in (its batches were the last). */
+  swapped: boolean;
+  full: true;
+}
+
+/**
+ * Builds page batches of the rebuild in progress (one build of their targets' pages), stages them and
+ * records each batch done; the batch that completes the rebuild builds the shared pages and swaps the
+ * new site in. Batches of a rebuild no longer in progress (finished, or given up) are dropped.
+ */
+export async function buildPageBatches(batches: readonly PageBatch[], deps: RebuildDeps): Promise<RebuildResult> {
+  const log = deps.log;
+  if (!deps.fanOut) throw new KneeboardError("page batches reached a publish without a fan-out ledger");
+  const state = await readState(deps.store, log);
+  const fanout = state?.fanout ?? null;
+  const none: RebuildResult = { files: 0, deleted: 0, invalidated: false, swapped: false, full: true };
+  const current = batches.filter((b) => b.generation === fanout?.generation);
+  if (state === null || fanout === null || current.length < batches.length)
+    log.warn(`dropped ${batches.length - current.length} page batches of a rebuild no longer in progress`);
+  if (state === null || fanout === null || current.length === 0) return none;
+  const now = (current[0] as PageBatch).now;
+  const targets = [...new Set(current.flatMap((b) => b.targets))];
+  const built = await deps.buildSite(deps.outDir, now, { targetIds: targets, runBytes: state.runBytes });
+  const staged = await stageSite(deps.outDir, deps.siteBucket, fanout.generation, SITE_RUNS_PREFIX);
+  for (const b of current) {
+    const runBytes = Object.fromEntries(b.targets.map((t) => [t, built.runBytes[t] ?? 0]));
+    await writeManifest(deps.store, b, { files: staged, runBytes });
+  }
+  let finisher = false;
+  for (const b of current) if (await deps.fanOut.ledger.finishBatch(b.generation, b.batch, b.batches)) finisher = true;
+  log.info(
+    `staged page batches ${current.map((b) => b.batch).join(", ")} of ${fanout.batches} (rebuild ${fanout.generation}): ${targets.length} targets`,
+  );
+  if (!finisher) return none;
+  return finishRebuild(deps, state, fanout, now);
+}
+
+/** The last batch's step: builds the shared pages with every batch's sizes, swaps the new site in, invalidates. */
+async function finishRebuild(
+  deps: RebuildDeps,
+  state: PublishState,
+  fanout: FanOut,
+  now: string,
+): Promise<RebuildResult> {
+  const log = deps.log;
+  const staged = await readManifests(deps.store, fanout.generation);
+  await deps.buildSite(deps.outDir, now, { targetIds: [], runBytes: staged.runBytes });
+  const swapped = await swapIn(deps.outDir, deps.siteBucket, {
+    generation: fanout.generation,
+    staged: staged.files,
+    known: state.files,
+    runsPrefix: SITE_RUNS_PREFIX,
+  });
+  await writeState(deps.store, {
+    siteVersion: state.siteVersion,
+    fullPending: false,
+    pendingTargets: [],
+    runBytes: staged.runBytes,
+    files: swapped.hashes,
+    fanout: null,
+  });
+  if (deps.cdn) await deps.cdn.invalidate(["/*"], `${fanout.generation}-swap`);
+  log.info(
+    `published (every page, rebuild ${fanout.generation} over ${fanout.batches} page batches): ${swapped.files} files written, ${swapped.deleted} deleted`,
+  );
+  return {
+    files: swapped.files,
+    deleted: swapped.deleted,
+    invalidated: deps.cdn !== undefined,
+    swapped: true,
+    full: true,
+  };
 }
