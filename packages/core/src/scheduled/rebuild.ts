@@ -159,12 +159,11 @@ export async function stageSite(
   outDir: string,
   bucket: SiteBucket,
   generation: string,
-  runsPrefix: string,
 ): Promise<Record<string, string>> {
-  const runs = new Set(await bucket.list(runsPrefix));
+  const runs = new Set(await bucket.list(SITE_RUNS_PREFIX));
   const hashes: Record<string, string> = {};
   for await (const { key, path } of builtFiles(outDir)) {
-    if (key.startsWith(runsPrefix)) {
+    if (key.startsWith(SITE_RUNS_PREFIX)) {
       if (!runs.has(key)) await bucket.put(key, await readFile(path), contentTypeOf(key));
       continue;
     }
@@ -205,13 +204,13 @@ const COPY_CONCURRENCY = 16;
 export async function swapIn(
   outDir: string,
   bucket: SiteBucket,
-  options: { generation: string; staged: Record<string, string>; known: Record<string, string>; runsPrefix: string },
+  options: { generation: string; staged: Record<string, string>; known: Record<string, string> },
 ): Promise<{ files: number; deleted: number; hashes: Record<string, string> }> {
-  const { generation, staged, known, runsPrefix } = options;
+  const { generation, staged, known } = options;
   const present = new Set(await bucket.list(""));
   const shared: { key: string; body: Uint8Array; hash: string }[] = [];
   for await (const { key, path } of builtFiles(outDir)) {
-    if (key.startsWith(runsPrefix) && present.has(key)) continue;
+    if (key.startsWith(SITE_RUNS_PREFIX) && present.has(key)) continue;
     const body = await readFile(path);
     shared.push({ key, body, hash: sha256(body) });
   }
@@ -222,9 +221,9 @@ export async function swapIn(
   const puts = shared.filter((f) => !unchanged(f.key, f.hash));
   for (const f of puts) await bucket.put(f.key, f.body, contentTypeOf(f.key));
   const hashes: Record<string, string> = { ...staged };
-  for (const f of shared) if (!f.key.startsWith(runsPrefix)) hashes[f.key] = f.hash;
+  for (const f of shared) if (!f.key.startsWith(SITE_RUNS_PREFIX)) hashes[f.key] = f.hash;
   const gone = [...present].filter(
-    (k) => !(k in hashes) && !k.startsWith(runsPrefix) && !k.startsWith(REBUILD_STAGING_PREFIX),
+    (k) => !(k in hashes) && !k.startsWith(SITE_RUNS_PREFIX) && !k.startsWith(REBUILD_STAGING_PREFIX),
   );
   if (gone.length) await bucket.delete(gone);
   // Every rebuild's staging: this one's, and any a given-up rebuild left.
@@ -306,7 +305,7 @@ export async function buildPageBatches(batches: readonly PageBatch[], deps: Rebu
   const now = (current[0] as PageBatch).now;
   const targets = [...new Set(current.flatMap((b) => b.targets))];
   const built = await deps.buildSite(deps.outDir, now, { targetIds: targets, runBytes: state.runBytes });
-  const staged = await stageSite(deps.outDir, deps.siteBucket, fanout.generation, SITE_RUNS_PREFIX);
+  const staged = await stageSite(deps.outDir, deps.siteBucket, fanout.generation);
   for (const b of current) {
     const runBytes = Object.fromEntries(b.targets.map((t) => [t, built.runBytes[t] ?? 0]));
     await writeManifest(deps.store, b, { files: staged, runBytes });
@@ -334,7 +333,6 @@ async function finishRebuild(
     generation: fanout.generation,
     staged: staged.files,
     known: state.files,
-    runsPrefix: SITE_RUNS_PREFIX,
   });
   await writeState(deps.store, {
     siteVersion: state.siteVersion,
