@@ -410,6 +410,13 @@ export function searchedRun(doc: RunDocument, spec: SearchedSpec = SEARCHED): Ru
     levels,
     summary: {
       ...summary,
+      // As the sweep records a search's answer: its bracket, at its confidence.
+      capacityBracket: {
+        kind: "searched",
+        lo: spec.capacity,
+        hi: above(spec.capacity),
+        confidence: spec.search.confidence,
+      },
       search: {
         axis: "concurrency",
         ...spec.search,

@@ -330,7 +330,14 @@ describe("scenarios", () => {
     const row = await page.$eval(`#rate-leaderboard tr[data-target="${OPEN_LOOP.id}"]`, (tr) =>
       Array.from(tr.querySelectorAll("td"), (td) => (td.textContent ?? "").trim()),
     );
-    expect(row[2]).toBe("2.00");
+    // The capacity, then the latest run's bracket under it: met at 2 req/s, missed at 4.
+    expect(row[2]).toBe("2.00[2, 4), ladder");
+    expect(
+      await page.$eval(`#rate-leaderboard tr[data-target="${OPEN_LOOP.id}"] td:nth-child(3)`, (td) => [
+        (td as HTMLElement).dataset.v,
+        td.querySelector(".bracket")?.textContent,
+      ]),
+    ).toEqual(["2", "[2, 4), ladder"]);
     await context.close();
   });
 
@@ -343,7 +350,8 @@ describe("scenarios", () => {
     expect(await page.$$("#curves, #tradeoff, #latency, #standing-curves")).toHaveLength(0);
     const rates = await page.$$eval("#rate-numbers tbody tr td:first-child", (tds) => tds.map((td) => td.textContent));
     expect(rates).toEqual(["0.50", "1.00", "2.00", "4.00"]);
-    expect(await page.textContent("#capacity-rate")).toBe("2 req/s");
+    // The last run's capacity with its bracket beside it, as the leaderboard's.
+    expect(await page.textContent("#capacity-rate")).toBe("2 req/s [2, 4), ladder");
     await context.close();
   });
 

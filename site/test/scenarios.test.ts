@@ -4,9 +4,9 @@ import { indexEntryFor } from "@kneeboard/core/run-index";
 import { standingOf } from "@kneeboard/core/standing";
 import { syntheticRun } from "@kneeboard/core/synthetic";
 import { describe, expect, it } from "vitest";
-import { indexJson, runsCsv, standingCsv } from "../src/build/downloads.ts";
+import { indexJson, indexJsonView, runsCsv, standingCsv } from "../src/build/downloads.ts";
 import { scenarioNotes, viewKind } from "../src/kinds/index.ts";
-import { capacityEstimate, rateRows } from "../src/kinds/open.ts";
+import { capacityEstimate, open as openKind, rateRows } from "../src/kinds/open.ts";
 import {
   latencySpec,
   levelPoints,
@@ -172,6 +172,75 @@ describe("open-loop rankings", () => {
     expect(top.achievedAtCapacity).toBeCloseTo(1.96);
     expect(top.peakRatePerSecond).not.toBeNull();
     expect(top.trend).toEqual([2, 2, 2]);
+  });
+
+  /** Each row's capacity cell on the open-loop leaderboard, by target. */
+  function capacityCells(views: TargetView[]) {
+    const table = openKind.board.ranking(views, {
+      scenario: "poisson",
+      named: true,
+      targetHref: (id: string) => `targets/${id}/`,
+      modelHref: (m: string) => `models/${m}/`,
+      window: { windowHours: 72, maxRuns: 24 },
+      section: false,
+    });
+    const at = table.columns.findIndex((c) => c.heading === "capacity req/s");
+    return new Map(table.groups.flatMap((g) => g.rows).map((r) => [r.id, r.cells[at]]));
+  }
+
+  it("brackets a ladder's capacity in requests/s to the next rate, sorted on its lower end", () => {
+    const top = view(
+      "top",
+      "poisson",
+      [0, 1].map((i) => open("top", i, [true, true, true, true])),
+      150,
+    );
+    const cells = capacityCells([weak, none, strong, top]);
+    expect(cells.get("strong")).toMatchObject({ kind: "capacity", value: 2, text: "2.00", bracket: "[2, 4), ladder" });
+    expect(cells.get("weak")).toMatchObject({ value: 0.5, text: "0.50", bracket: "[0.5, 1), ladder" });
+    // Its top rate met the SLO: nothing above 4 req/s was measured, which a bare "4" would hide.
+    expect(cells.get("top")).toMatchObject({ value: 4, text: "4.00", bracket: "not measured above 4, ladder" });
+    // No rate met: below the lowest, sorted under every route that met one.
+    expect(cells.get("none")).toMatchObject({ value: 0, text: "below 0.5", bracket: "[0, 0.5), ladder" });
+    expect(rateRows([strong])[0]?.capacityBracket).toEqual({ kind: "ladder", lo: 2, hi: 4, confidence: null });
+  });
+
+  it("publishes in index.json the bracket each leaderboard shows, in requests/s or users", () => {
+    expect(indexJsonView(strong).capacityBracket).toEqual({ kind: "ladder", lo: 2, hi: 4, confidence: null });
+    expect(indexJsonView(none).capacityBracket).toEqual({ kind: "ladder", lo: null, hi: 0.5, confidence: null });
+    // A closed loop's, off its standing: N = 4 met at the top of 1, 2, 4.
+    const users = view("users", "chat", [closed("users", "chat", 200)], 150);
+    expect(indexJsonView(users).capacityBracket).toEqual({ kind: "ladder", lo: 4, hi: null, confidence: null });
+  });
+
+  it("marks a searched capacity with its bracket at its confidence", () => {
+    const searched = (i: number) => {
+      const d = open("searched", i, [true, true, true, false]);
+      return {
+        ...d,
+        summary: {
+          ...d.summary,
+          capacityBracket: { kind: "searched" as const, lo: 2, hi: 2.5, confidence: 0.9 },
+          search: {
+            axis: "rate" as const,
+            from: 0.5,
+            to: 4,
+            resolution: 0.2,
+            confidence: 0.9,
+            capacity: { value: 2, lo: 2, hi: 2.5, status: "found" as const },
+            knee: { value: null, lo: null, hi: null, status: "not_reached" as const },
+            stop: { reason: "resolved" as const, detail: "capacity bracket within 20 %" },
+            requests: 90,
+            promptTokens: 0,
+            outputTokens: 0,
+            ladderRequests: 120,
+          },
+        },
+      };
+    };
+    const cells = capacityCells([view("searched", "poisson", [0, 1].map(searched), 150)]);
+    expect(cells.get("searched")).toMatchObject({ value: 2, text: "2.00", bracket: "[2, 2.5] at 90 %, searched" });
+    expect((cells.get("searched") as { title: string }).title).toContain("in [2, 2.5]");
   });
 
   it("draws latency and throughput against the offered rate, with no concurrency axis", async () => {

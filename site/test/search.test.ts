@@ -180,7 +180,31 @@ describe("an open loop's searched rates", () => {
 });
 
 describe("runs.csv", () => {
-  it("carries a searched run's brackets and spend on each of its rows, with each level's probe, and leaves them empty for a ladder", () => {
+  /** An open loop walking the rates 0.5, 1, 2 and 4 req/s, meeting the SLO up to 1 req/s. */
+  const openLadder = openLoopRun(
+    syntheticRun({
+      targetId: "open-ladder",
+      startedAt: "2026-11-01T00:00:00Z",
+      singleStreamTokensPerSecond: 100,
+      ttftMs: 200,
+      saturationStreams: 4,
+      concurrency: [1, 2, 3, 4],
+    }),
+    [0.5, 1, 2, 4],
+    [true, true, false, false],
+  );
+  const capacityColumns = ["capacity_kind", "capacity_lo", "capacity_hi", "capacity_confidence"];
+  const searchColumns = [
+    "probe_order",
+    "probe_decision",
+    "capacity_status",
+    "knee_lo",
+    "knee_hi",
+    "search_requests",
+    "search_ladder_requests",
+  ];
+
+  it("carries a searched run's brackets and spend on each of its rows, with each level's probe, and leaves the search's empty for a ladder", () => {
     const doc = searched(SEARCHED);
     const knee = doc.summary.search?.knee;
     expect(knee?.status).toBe("found");
@@ -190,16 +214,20 @@ describe("runs.csv", () => {
     const sent = search.reduce((sum, r) => sum + Number(r.sent), 0);
     for (const r of search)
       expect([
+        r.capacity_kind,
         r.capacity_lo,
         r.capacity_hi,
+        r.capacity_confidence,
         r.capacity_status,
         r.knee_lo,
         r.knee_hi,
         r.search_requests,
         r.search_ladder_requests,
       ]).toEqual([
+        "searched",
         "10",
         "11",
+        "0.95",
         "found",
         String(knee?.lo),
         String(knee?.hi),
@@ -215,18 +243,32 @@ describe("runs.csv", () => {
     );
     const plain = rows.filter((r) => r.targetId === "ladder");
     expect(plain.length).toBeGreaterThan(0);
-    const searchColumns = [
-      "probe_order",
-      "probe_decision",
-      "capacity_lo",
-      "capacity_hi",
-      "capacity_status",
-      "knee_lo",
-      "knee_hi",
-      "search_requests",
-      "search_ladder_requests",
-    ];
     for (const r of plain) expect(searchColumns.map((c) => r[c])).toEqual(searchColumns.map(() => ""));
+  });
+
+  it("carries a ladder's capacity bracket, [highest step that met, next step), in users or requests/s", () => {
+    const rows = csvRecords(
+      runsCsv([indexEntryFor("runs/l/0.json", ladder), indexEntryFor("runs/o/0.json", openLadder)]),
+    );
+    const bracketOf = (id: string) =>
+      new Set(rows.filter((r) => r.targetId === id).map((r) => capacityColumns.map((c) => r[c]).join(" ")));
+    // The closed ladder met the SLO up to its top step, N = 32: not measured above it.
+    expect(bracketOf("ladder")).toEqual(new Set(["ladder 32  "]));
+    // The open ladder met at 1 req/s and missed at 2: [1, 2) requests/s.
+    expect(bracketOf("open-ladder")).toEqual(new Set(["ladder 1 2 "]));
+    expect(rows.filter((r) => r.targetId === "open-ladder")).toHaveLength(4);
+  });
+
+  it("reads a bracket recorded before brackets from the run's search, and leaves an old ladder's empty", () => {
+    const doc = searched(SEARCHED);
+    const old = (d: typeof doc) => ({ ...d, summary: { ...d.summary, capacityBracket: null } });
+    const rows = csvRecords(
+      runsCsv([indexEntryFor("runs/s/0.json", old(doc)), indexEntryFor("runs/l/0.json", old(ladder))]),
+    );
+    const cells = (id: string) =>
+      new Set(rows.filter((r) => r.targetId === id).map((r) => capacityColumns.map((c) => r[c]).join(" ")));
+    expect(cells(SEARCHED.id)).toEqual(new Set(["searched 10 11 0.95"]));
+    expect(cells("ladder")).toEqual(new Set(["   "]));
   });
 });
 
@@ -347,8 +389,10 @@ describe("the built site's searched targets", () => {
     const of = (id: string) => all.find((t) => t.id === id)?.search;
     expect(of(SEARCHED_SMALL.id)).toMatchObject({ capacity_lo: 6, capacity_hi: 7, capacity_status: "found" });
     expect(of(SEARCHED.id)).toMatchObject({
+      capacity_kind: "searched",
       capacity_lo: 10,
       capacity_hi: 11,
+      capacity_confidence: 0.95,
       capacity_status: "found",
       search_ladder_requests: ladderRequests(1, 64),
     });
@@ -377,8 +421,16 @@ describe("the built site's searched targets", () => {
     );
     expect(rows).toHaveLength(SEARCHED.runs * SEARCHED.probes.length);
     // Each run's own bracket on its rows: the runs found 11 in [11, 12], 12 in [12, 16] and 10 in [10, 11].
-    expect(new Set(rows.map((r) => `${r.capacity_lo} ${r.capacity_hi} ${r.capacity_status}`))).toEqual(
-      new Set(["11 12 found", "12 16 found", "10 11 found"]),
+    expect(
+      new Set(rows.map((r) => `${r.capacity_kind} ${r.capacity_lo} ${r.capacity_hi} ${r.capacity_status}`)),
+    ).toEqual(new Set(["searched 11 12 found", "searched 12 16 found", "searched 10 11 found"]));
+    // A ladder's rows carry its bracket too, with no search's columns.
+    const ladderRows = csvRecords(readFileSync(join(outDir, "data", "runs.csv"), "utf8")).filter(
+      (r) => r.targetId === "fast-small",
+    );
+    expect(ladderRows.length).toBeGreaterThan(0);
+    expect(new Set(ladderRows.map((r) => `${r.capacity_kind} ${r.capacity_status} ${r.capacity_confidence}`))).toEqual(
+      new Set(["ladder  "]),
     );
   });
 });

@@ -3,10 +3,10 @@
  * `data/runs.csv` (every run and level, each row saying whether it entered its target's standing)
  * and `data/standing.csv` (the standing's estimates, one row per target and level).
  */
-import { type Load, loadPosition, type SearchRecord, sameLoad } from "@kneeboard/core/run";
+import { type Load, loadPosition, type SearchRecord, type Summary, sameLoad } from "@kneeboard/core/run";
 import type { RunIndexEntry } from "@kneeboard/core/run-index";
 import type { Estimate, Standing } from "@kneeboard/core/standing";
-import { KINDS, type KindedLevel, kindOf, type LoadCells } from "../kinds/index.ts";
+import { KINDS, type KindedLevel, kindOf, type LoadCells, viewOf } from "../kinds/index.ts";
 import { targetModelKey } from "../lib/models.ts";
 import { type SiteData, type TargetView, viewsOf } from "../lib/site-data.ts";
 import type { ToolCallsView } from "../lib/tool-calls.ts";
@@ -59,8 +59,12 @@ export function indexJsonView(t: TargetView) {
       levels: t.latest.levels,
     },
     history: t.history,
-    /** The latest run's search in the columns `runs.csv` gives it (`SEARCH_COLUMNS`); null for a ladder. */
-    search: t.latest.summary.search ? searchCells(t.latest.summary.search) : null,
+    /** The capacity bracket the leaderboard shows (`{ kind, lo, hi, confidence }`, in users or requests/s); null for a kind without a capacity. */
+    capacityBracket: viewOf(t).capacityBracket(t),
+    /** The latest run's search in the columns `runs.csv` gives it (its capacity bracket, `SEARCH_COLUMNS`); null for a ladder. */
+    search: t.latest.summary.search
+      ? { ...capacityCells(t.latest.summary), ...searchCells(t.latest.summary.search) }
+      : null,
   };
 }
 
@@ -110,26 +114,41 @@ function indexJsonShape(
 }
 
 /**
- * A searched run's brackets and cost as download columns (docs/site.md): capacity's and the knee's
- * bracket, how the capacity search ended, and the requests it sent against those of the ladder it
- * replaced. Empty (null) for a run that walked a ladder.
+ * A run's capacity bracket as download columns (docs/run-document.md): how it was found (`ladder` or
+ * `searched`), its ends in the capacity's unit (users, or requests/s) and a search's confidence. A
+ * ladder's is `[lo, hi)`, a search's `[lo, hi]`. Empty (null) for a kind without a capacity (a trace
+ * replay) and for a ladder run recorded before brackets.
  */
-const SEARCH_COLUMNS = [
-  "capacity_lo",
-  "capacity_hi",
-  "capacity_status",
-  "knee_lo",
-  "knee_hi",
-  "search_requests",
-  "search_ladder_requests",
-] as const;
+const CAPACITY_COLUMNS = ["capacity_kind", "capacity_lo", "capacity_hi", "capacity_confidence"] as const;
+type CapacityCells = Record<(typeof CAPACITY_COLUMNS)[number], number | string | null>;
+
+/** A run's capacity bracket: the summary's, else (a searched run recorded before brackets) its search's. */
+function capacityCells(summary: Summary): CapacityCells {
+  const search = summary.search;
+  const b =
+    summary.capacityBracket ??
+    (search
+      ? { kind: "searched", lo: search.capacity.lo, hi: search.capacity.hi, confidence: search.confidence }
+      : null);
+  return {
+    capacity_kind: b?.kind ?? null,
+    capacity_lo: b?.lo ?? null,
+    capacity_hi: b?.hi ?? null,
+    capacity_confidence: b?.confidence ?? null,
+  };
+}
+
+/**
+ * A searched run's search as download columns (docs/site.md): how the capacity search ended, the
+ * knee's bracket, and the requests it sent against those of the ladder it replaced. Empty (null) for a
+ * run that walked a ladder.
+ */
+const SEARCH_COLUMNS = ["capacity_status", "knee_lo", "knee_hi", "search_requests", "search_ladder_requests"] as const;
 type SearchCells = Record<(typeof SEARCH_COLUMNS)[number], number | string | null>;
 
 /** A run's search as its columns; every cell null for a ladder. */
 function searchCells(search: SearchRecord | null | undefined): SearchCells {
   return {
-    capacity_lo: search?.capacity.lo ?? null,
-    capacity_hi: search?.capacity.hi ?? null,
     capacity_status: search?.capacity.status ?? null,
     knee_lo: search?.knee.lo ?? null,
     knee_hi: search?.knee.hi ?? null,
@@ -180,6 +199,7 @@ export const CSV_COLUMNS = [
   "tool_calls_verdict",
   "probe_order",
   "probe_decision",
+  ...CAPACITY_COLUMNS,
   ...SEARCH_COLUMNS,
 ] as const;
 
@@ -217,6 +237,7 @@ export function runsCsvRows(entries: Iterable<RunIndexEntry>, standings: Iterabl
       tool_calls_right_tool_share: e.toolCalls?.shares.rightTool.share ?? null,
       tool_calls_verdict: e.toolCallsVerdict?.verdict ?? null,
     };
+    const capacity = capacityCells(e.summary);
     const search = searchCells(e.summary.search);
     for (const l of e.levels) {
       const row: Record<(typeof CSV_COLUMNS)[number], unknown> = {
@@ -254,6 +275,7 @@ export function runsCsvRows(entries: Iterable<RunIndexEntry>, standings: Iterabl
         ...tools,
         probe_order: l.probe?.order ?? null,
         probe_decision: l.probe?.decision ?? null,
+        ...capacity,
         ...search,
       };
       lines.push(`${CSV_COLUMNS.map((c) => cell(row[c])).join(",")}\n`);

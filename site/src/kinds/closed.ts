@@ -47,7 +47,7 @@ import {
   TRADEOFF_TITLE,
   withLeftOut,
 } from "../lib/target-charts.ts";
-import { est, levelAttr, levelCell } from "./cells.ts";
+import { est, ladderBracketText, levelAttr, levelCell, searchedBracketText } from "./cells.ts";
 import type { KindView, RoutesContext } from "./view.ts";
 
 const LEVEL = {
@@ -218,19 +218,6 @@ const WHOLE_LEVEL = "whole level";
 /** A single-stream cell's words where no run of the standing ran N = 1. */
 const notMeasured = (r: Pick<LeaderboardRow, "singleStreamMeasured">) =>
   r.singleStreamMeasured ? {} : { missing: "not measured" };
-
-/** A search's bracket: `[5, 6] at 95 %`. */
-function searchedBracketText(b: LeaderboardRow["capacityBracket"]): string {
-  const end = (x: number | null) => (x === null ? "—" : fmt(x, Number.isInteger(x) ? 0 : 1));
-  return `[${end(b.lo)}, ${end(b.hi)}]${b.confidence !== null ? ` at ${pct(b.confidence, 0)}` : ""}`;
-}
-
-/** A ladder's bracket: `[4, 8), ladder`, `not measured above 16, ladder`, `[0, 1), ladder`; `no ranked level` where none was judged. */
-function ladderBracketText(b: LeaderboardRow["capacityBracket"]): string {
-  if (b.lo !== null && b.hi === null) return `not measured above ${fmt(b.lo)}, ladder`;
-  if (b.lo === null && b.hi === null) return "no ranked level";
-  return `[${fmt(b.lo ?? 0)}, ${fmt(b.hi)}), ladder`;
-}
 
 /** A target page's headline figures of a closed loop: single-stream, the peak, the knee, capacity in users. */
 export function closedHeadlines({ view }: TargetContext) {
@@ -748,4 +735,5 @@ export const closed: KindView = {
   atN: true,
   csv: (load) => ({ concurrency: concurrencyOf(load), ratePerSecond: null, burstiness: null, speedup: null }),
   knee: (standing) => standing.kneeConcurrency,
+  capacityBracket: capacityBracketOf,
 };

@@ -9,8 +9,10 @@ import { type Estimate, estimate, rankLabel, ranksBy } from "@kneeboard/core/sta
 import { levelPoints } from "../lib/charts/index.ts";
 import type { TargetTable } from "../lib/compare.ts";
 import { estimateTitle, fmt, fmtEstimate, pct } from "../lib/format.ts";
+import type { CapacityBracket } from "../lib/leaderboard.ts";
 import { sloWords, targetModelKey } from "../lib/models.ts";
 import {
+  type Cell,
   lastRunNote,
   problemOf,
   type RankingContext,
@@ -35,6 +37,7 @@ import {
   withLeftOut,
 } from "../lib/target-charts.ts";
 import { viewPoints } from "../lib/view-points.ts";
+import { ladderBracketText, searchedBracketText } from "./cells.ts";
 import type { KindView, RoutesContext } from "./view.ts";
 
 /** The offered rate of a figure's level (a peak, of a run or a standing); null without a figure or an open load. */
@@ -71,6 +74,11 @@ export interface RateRow {
   capacity: Estimate | null;
   /** Where the rates were searched: the capacity cell's tooltip (the latest run's bracket, confidence and spend); null for a ladder's. */
   capacityTitle: string | null;
+  /**
+   * The latest run's capacity bracket in requests/s (`summary.capacityBracket`): a ladder's `[highest
+   * rate that met, next rate)`, or a search's `[lo, hi]` at its confidence; null in runs recorded before brackets.
+   */
+  capacityBracket: CapacityBracket | null;
   /** The latest run's achieved rate at its capacity level, requests/s. */
   achievedAtCapacity: number | null;
   /** The standing's TTFT p95 and per-stream tok/s at the latest run's capacity level. */
@@ -108,6 +116,7 @@ export function rateRows(views: readonly TargetView[], trendRuns = 20): RateRow[
         rankLabel: rankLabel(rank, all),
         capacity: caps.get(v.id) ?? null,
         capacityTitle: searchedCapacity(v)?.title ?? null,
+        capacityBracket: s.capacityBracket,
         achievedAtCapacity: capLevel?.open?.achievedRatePerSecond ?? null,
         ttftP95AtCapacity: standingAt?.ttftP95Ms ?? null,
         perStreamAtCapacity: standingAt?.perStreamOutputTokensPerSecondP50 ?? null,
@@ -130,6 +139,39 @@ export function rateRows(views: readonly TargetView[], trendRuns = 20): RateRow[
         (b.capacity?.median ?? -1) - (a.capacity?.median ?? -1) ||
         a.id.localeCompare(b.id),
     );
+}
+
+/** A rate as a bracket's end, without its unit: `0.5`, `12`. */
+const rateEnd = (rate: number) => rate.toLocaleString("en-US", { maximumFractionDigits: 2 });
+
+/** A run's capacity bracket in requests/s, marked ladder or searched; empty for a run recorded before brackets. */
+function rateBracketText(b: CapacityBracket | null): string {
+  if (b === null) return "";
+  return b.kind === "searched" ? `${searchedBracketText(b, rateEnd)}, searched` : ladderBracketText(b, rateEnd);
+}
+
+/**
+ * A row's capacity cell: the median over the standing's runs with its interval, and under it the
+ * latest run's bracket, marked ladder or searched: `[1, 2), ladder`, `not measured above 4, ladder`,
+ * `[1.5, 1.75] at 95 %, searched`. Sorted on the median, which for a ladder is the median of the runs'
+ * lower ends (a run's capacity is its bracket's lo); a row where no run met sorts as 0 and reads
+ * `below R`, R the latest run's lowest valid rate.
+ */
+function rateCapacityCell(r: Pick<RateRow, "capacity" | "capacityBracket" | "capacityTitle">): Cell {
+  const e = r.capacity;
+  const b = r.capacityBracket;
+  const below = e === null && b !== null && b.lo === null && b.hi !== null;
+  return {
+    kind: "capacity",
+    value: e?.median ?? (below ? 0 : null),
+    text: e ? fmt(e.median, 2) : below ? `below ${rateEnd(b.hi as number)}` : "—",
+    interval: e && e.low !== e.high ? `${fmt(e.low, 2)}-${fmt(e.high, 2)}` : null,
+    bracket: rateBracketText(b),
+    title: [
+      estimateTitle(e),
+      r.capacityTitle ?? "the latest run's bracket: the highest offered rate that met the SLO and the next rate run",
+    ].join("; "),
+  };
 }
 
 /** "0.5 req/s", "12 req/s": a rate with the precision it needs. */
@@ -173,7 +215,7 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
     label: `Leaderboard of scenario ${ctx.scenario}, one row per target, ranked by capacity in requests per second`,
     caption: [
       `Capacity, TTFT, per-stream and aggregate figures are medians over the target's valid runs of the last ${windowHours} hours (at most ${maxRuns} runs), the interval bounding each in brackets (`,
-      `); a run in which no rate met the SLO counts as 0 req/s. Ranked by capacity: targets whose intervals overlap share a rank (=2). Achieved: requests sent per second at the latest run's capacity rate. TTFT p95 and per-stream tok/s are at that rate. Trend: capacity over the last runs.`,
+      `); a run in which no rate met the SLO counts as 0 req/s. Under the capacity, the latest run's bracket it lies in, marked ladder or searched: a ladder's [highest rate that met, next rate run), or "not measured above R" where its top rate met; a search's [lo, hi] at its confidence. A ladder's capacity is the lower end of its bracket, so the column sorts on the lower end. Ranked by capacity: targets whose intervals overlap share a rank (=2). Achieved: requests sent per second at the latest run's capacity rate. TTFT p95 and per-stream tok/s are at that rate. Trend: capacity over the last runs.`,
     ],
     columns: [
       {
@@ -187,7 +229,7 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
         sub: `at ${sloText}`,
         type: "num",
         sorted: true,
-        title: `highest offered rate whose level meets the SLO: ${sloText}`,
+        title: `highest offered rate whose level meets the SLO (${sloText}, a failed request counted as a miss), with the latest run's bracket, marked ladder or searched; sorted on the lower end`,
       },
       { heading: "achieved req/s", type: "num", title: "requests sent per second at the capacity rate, latest run" },
       { heading: "TTFT p95 ms", type: "num", title: "time to first token p95 at the capacity rate" },
@@ -212,13 +254,7 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
               invalid: null,
               sameModel: sameModel.get(r.id) ?? null,
             }),
-            {
-              kind: "estimate",
-              estimate: r.capacity,
-              digits: 2,
-              tooltip: true,
-              ...(r.capacityTitle ? { title: `${estimateTitle(r.capacity)}; ${r.capacityTitle}` } : {}),
-            },
+            rateCapacityCell(r),
             { kind: "number", value: r.achievedAtCapacity, digits: 2 },
             { kind: "estimate", estimate: r.ttftP95AtCapacity, digits: 0, tooltip: false },
             { kind: "estimate", estimate: r.perStreamAtCapacity, digits: 1, tooltip: false },
@@ -256,11 +292,13 @@ function headlines({ view }: TargetContext) {
   const s = view.latest.summary;
   const capacity = s.capacityRequestsPerSecond ?? null;
   const peak = standing.peak;
+  const bracket = rateBracketText(s.capacityBracket);
   return [
     {
       label: "capacity at the SLO (last run)",
       id: "capacity-rate",
       value: fmtRate(capacity),
+      ...(bracket ? { note: bracket } : {}),
       title: `highest offered rate meeting ${sloWords(standing.slo)}`,
     },
     {
@@ -460,7 +498,7 @@ function routesTable(routes: TargetView[], ctx: RoutesContext): RoutesTable {
               invalid: null,
               sameModel: null,
             }),
-            { kind: "estimate", estimate: r.capacity, digits: 2, tooltip: true },
+            rateCapacityCell(r),
             { kind: "number", value: r.achievedAtCapacity, digits: 2 },
             { kind: "estimate", estimate: r.peakAggregate, digits: 0, tooltip: true },
             { kind: "number", value: r.peakRatePerSecond, digits: 2 },
@@ -574,4 +612,6 @@ export const open: KindView = {
       ? { concurrency: null, ratePerSecond: load.ratePerSecond, burstiness: load.burstiness ?? null, speedup: null }
       : { concurrency: null, ratePerSecond: null, burstiness: null, speedup: null },
   knee: (standing) => standing.kneeRequestsPerSecond ?? null,
+  // The latest run's, as the leaderboard shows under the median capacity.
+  capacityBracket: (view) => view.latest.summary.capacityBracket,
 };

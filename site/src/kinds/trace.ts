@@ -332,4 +332,5 @@ export const trace: KindView = {
       ? { concurrency: null, ratePerSecond: null, burstiness: null, speedup: load.speedup }
       : { concurrency: null, ratePerSecond: null, burstiness: null, speedup: null },
   knee: () => null,
+  capacityBracket: () => null,
 };

@@ -8,6 +8,7 @@ import type { Load } from "@kneeboard/core/run";
 import type { Standing } from "@kneeboard/core/standing";
 import type { LoadAxis } from "../lib/charts/index.ts";
 import type { CompareMeasure, TargetTable } from "../lib/compare.ts";
+import type { CapacityBracket } from "../lib/leaderboard.ts";
 import type { RankingContext, RankingTable, RoutesTable } from "../lib/rankings.ts";
 import type { HistoryPoint, TargetView } from "../lib/site-data.ts";
 import type { Headline } from "../lib/table.ts";
@@ -82,4 +83,6 @@ export interface KindView {
   /** Its loads as the downloads' cells, and the standing's knee in this kind's unit (null where the kind has none). */
   csv: (load: Load) => LoadCells;
   knee: (standing: Standing) => number | null;
+  /** The capacity bracket its leaderboard shows, in its unit (`index.json`'s `capacityBracket`); null where the kind has no capacity. */
+  capacityBracket: (view: TargetView) => CapacityBracket | null;
 }

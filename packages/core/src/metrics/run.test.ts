@@ -314,6 +314,16 @@ describe("summarizeRun", () => {
     expect(summarizeRun([levelWith(1, 100)]).capacityBracket).toMatchObject({ lo: 1, hi: null });
   });
 
+  it("gives an open loop's capacity as its bracket in requests/s: [the highest rate that met, the next rate)", () => {
+    // Per-stream falls below the SLO's 50 tok/s from 2 req/s: met at 0.5 and 1, missed at 2 and 4.
+    const levels = [0.5, 1, 2, 4].map((r, i) => rateLevel(i + 1, r, 100 * r, r < 2 ? 60 : 40));
+    const s = summarizeRun(levels);
+    expect(s.capacityRequestsPerSecond).toBe(1);
+    expect(s.capacityBracket).toEqual({ kind: "ladder", lo: 1, hi: 2, confidence: null });
+    // Every rate met: nothing above the top rate was measured.
+    expect(summarizeRun(levels.slice(0, 2)).capacityBracket).toMatchObject({ lo: 1, hi: null });
+  });
+
   it("computes error and rate-limit rates over every level", () => {
     const a = summarizeLevel({
       load: { kind: "closed", concurrency: 1 },
