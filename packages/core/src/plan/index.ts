@@ -5,7 +5,6 @@
  */
 import { availableParallelism } from "node:os";
 import {
-  type CanaryChoice,
   type CanarySettings,
   type Config,
   canaryChoice,
@@ -20,7 +19,6 @@ import {
 } from "../config/index.ts";
 import { rounds } from "../drive/plan.ts";
 import type { ConfigProblem } from "../errors/index.ts";
-import type { ConversationPlan } from "../kinds/conversation/index.ts";
 import { conversationPlan } from "../kinds/conversation/index.ts";
 import {
   type LevelLoad,
@@ -38,11 +36,53 @@ import { doublingLadder, searchLevelBound, searchPlan } from "../search/bounds.t
 import { groupSize, minimumRequests, rampOf, ttftBoundLook } from "../search/decide.ts";
 import { TOOL_SUITE, type ToolSuite } from "../tool-calls/suite.ts";
 import type { Traces } from "../trace/index.ts";
+import {
+  DEFAULT_MAX_INVOCATIONS,
+  fitInvocations,
+  type InvocationFit,
+  LAMBDA_DEADLINE_MARGIN_SECONDS,
+  LAMBDA_INVOCATION_SECONDS,
+} from "./invocations.ts";
+import type { CanaryPlan, SearchUpperBound, TargetPlan, ToolCallsPlan } from "./target-plan.ts";
 
 export type { ConversationPlan } from "../kinds/conversation/index.ts";
 export type { OpenArrival } from "../kinds/open/index.ts";
 export { openLoopChunksPerSecond } from "../kinds/open/index.ts";
-export { conversationPlan, type LevelLoad, type LevelPlan, loadChunksPerSecond, loadThreadBound };
+export {
+  CLOUDFRONT_FREE_PATHS_PER_MONTH,
+  CLOUDFRONT_USD_PER_PATH,
+  costAtScale,
+  DYNAMO_USD_PER_READ_UNIT,
+  DYNAMO_USD_PER_WRITE_UNIT,
+  FILES_PER_PUBLISH,
+  HISTORY_DAYS,
+  INDEX_ENTRY_KB,
+  LAMBDA_MAX_MB,
+  LAMBDA_MB_PER_VCPU,
+  LAMBDA_USD_PER_GB_SECOND,
+  LAMBDA_USD_PER_REQUEST,
+  type LambdaCost,
+  lambdaCostPerDay,
+  PUBLISH_MEMORY_MB,
+  S3_USD_PER_GET,
+  S3_USD_PER_PUT,
+  type ScaleCost,
+  slotsPerDay,
+  sweepMemoryMb,
+} from "./cost.ts";
+export type { CanaryPlan, SearchUpperBound, TargetPlan, ToolCallsPlan };
+export {
+  conversationPlan,
+  DEFAULT_MAX_INVOCATIONS,
+  fitInvocations,
+  type InvocationFit,
+  LAMBDA_DEADLINE_MARGIN_SECONDS,
+  LAMBDA_INVOCATION_SECONDS,
+  type LevelLoad,
+  type LevelPlan,
+  loadChunksPerSecond,
+  loadThreadBound,
+};
 
 /**
  * The levels a workload sweeps, low to high, each with its load, name and time at `requestSeconds` a
@@ -118,18 +158,6 @@ export function threadsForChunkRate(chunksPerSecond: number, cores: number, conc
   return Math.max(1, Math.min(needed, Math.floor(cores), Math.floor(concurrency)));
 }
 
-/** Lambda's longest invocation, seconds. */
-export const LAMBDA_INVOCATION_SECONDS = 900;
-
-/** The deployed sweep stops this long before its invocation ends so the finished levels are saved, seconds. */
-export const LAMBDA_DEADLINE_MARGIN_SECONDS = 30;
-
-/**
- * Invocations one deployed run may use (the first and its continuations) before it is stored partial;
- * the functions' `KNEEBOARD_SWEEP_MAX_INVOCATIONS` overrides it.
- */
-export const DEFAULT_MAX_INVOCATIONS = 4;
-
 /** What the expected duration and chunk rate assume about a target nobody has measured yet. */
 export interface PlanAssumptions {
   /** Output tokens per second one stream gets (the README's cost figures use 50). */
@@ -170,33 +198,6 @@ export function expectedTtftSeconds(
 export function meanPromptTokens(workload: Workload): number {
   const talk = conversationPlan(workload);
   return talk ? talk.promptTokens / talk.turns : workload.promptTokens;
-}
-
-/** How a sweep of a given duration fits into Lambda invocations of `invocationBudgetSeconds` each. */
-export interface InvocationFit {
-  /** Invocations needed: levels run in order, a level that does not fit in what is left starts the next one. */
-  invocations: number;
-  /** Follow-up messages after the first invocation (`invocations - 1`). */
-  continuations: number;
-  /** Levels that cannot finish even in a fresh invocation: the run would end partial before them. */
-  oversizedLevels: number[];
-}
-
-/** What a sweep's canary phase will cost (docs/config.md#canary): requests, tokens, dollars, time. */
-export interface CanaryPlan {
-  settings: CanarySettings;
-  /** Canary prompts x samplesPerPrompt. */
-  requests: number;
-  /** Prompt tokens, estimated at 4 characters a token plus 8 for a chat template, over every request. */
-  promptTokens: number;
-  /** Output tokens at most: every completion reaching maxTokens. */
-  outputTokens: number;
-  /** USD at the target's list prices (prompt and output tokens above); null without list prices (none, or hourly). */
-  usd: number | null;
-  /** The phase at the assumed rates: ceil(requests / concurrency) rounds of one request, seconds. */
-  expectedSeconds: number;
-  /** Every request running to its timeout, seconds. */
-  upperBoundSeconds: number;
 }
 
 /** Chat-template tokens a canary prompt is assumed to carry on top of its text. */
@@ -276,34 +277,6 @@ function listPriceUsd(
     : null;
 }
 
-/** The tool-call phase of a sweep, as planned (`planToolCalls`). */
-export interface ToolCallsPlan {
-  settings: ToolCallSettings;
-  /** The suite asked (`tools-v2`) and its prompts. */
-  suite: string;
-  prompts: number;
-  /** The suite's prompts x samplesPerPrompt. */
-  requests: number;
-  /**
-   * Why the route's tool calls cannot be judged against a reference route, in words; null when they
-   * can (or the route is the reference). The phase still runs: its shares are measured.
-   */
-  unjudged: string | null;
-  /**
-   * Prompt tokens over every request, estimated at 4 characters a token of the messages, the tools'
-   * definitions (or the response schema) as sent, plus 8 for a chat template.
-   */
-  promptTokens: number;
-  /** Output tokens at most: every answer reaching maxTokens. */
-  outputTokens: number;
-  /** USD at the target's list prices; null without list prices (none, or hourly). */
-  usd: number | null;
-  /** ceil(requests / concurrency) rounds of one request at the assumed rates, seconds. */
-  expectedSeconds: number;
-  /** Every request running to its timeout, seconds. */
-  upperBoundSeconds: number;
-}
-
 /** The tool-call phase's requests, tokens, dollars and time for a target, at the assumed rates. */
 export function planToolCalls(
   target: Pick<Target, "pricing">,
@@ -370,53 +343,6 @@ function toolCallsOf(
   };
 }
 
-/** What `kneeboard plan` reports for one (target, scenario). */
-export interface TargetPlan {
-  targetId: string;
-  scenario: string;
-  label: string;
-  model: string;
-  gateway: Target["route"]["gateway"];
-  apiKeyEnv: string | null;
-  workload: Workload;
-  /** The per-stream rate the expected figures assume: the target's `expectedOutputTokensPerSecond`, else the default. */
-  outputTokensPerSecondPerStream: number;
-  /** One request's expected duration at the assumed rates (TTFT, then maxTokens), seconds. */
-  expectedRequestSeconds: number;
-  levels: LevelPlan[];
-  /** Measured requests over all levels; null when any level runs for a fixed time. */
-  totalRequests: number | null;
-  totalWarmupRequests: number;
-  upperBoundSeconds: number;
-  expectedSeconds: number;
-  /** Seconds one invocation sweeps before it stops to save: 900 less the 30 s margin. */
-  invocationBudgetSeconds: number;
-  upperBound: InvocationFit;
-  expected: InvocationFit;
-  /** The busiest level's load: a ladder's last level, a search's top doubling step. */
-  topLevelLoad: LevelLoad;
-  /** Chunks per second the top level asks of the client at the assumed rate. */
-  topLevelChunksPerSecond: number;
-  /** topLevelChunksPerSecond / CLIENT_CHUNKS_PER_SECOND_PER_THREAD. */
-  clientCoreShare: number;
-  /** A conversation's tokens turn by turn and in all; null without one. */
-  conversation: ConversationPlan | null;
-  /** Worker threads a sweep with `threads: "auto"` would run the top level on, on `cores` cores. */
-  topLevelThreads: number;
-  /** The cores that thread count assumed (the planning machine's available parallelism by default). */
-  cores: number;
-  /** A searched sweep's upper bound (its `levels` are the most it can run, each at its cap); null for a ladder. */
-  search: SearchUpperBound | null;
-  /** The canary phase after the levels; null when off. Its time is not in the levels' durations above. */
-  canary: CanaryPlan | null;
-  /** Why the canary is on or off (`canaryChoice`: a layer set it, or the model's routes decided) and the model key. */
-  canaryChoice: CanaryChoice;
-  /** Requests a run saves by the canary being off by default (no verdict could come of it): the default canary's; else 0. */
-  canarySavedRequests: number;
-  /** The tool-call phase after the canary; null when off (`workload.toolCalls`). Its time is not in the levels' durations. */
-  toolCalls: ToolCallsPlan | null;
-}
-
 /** One request's expected duration at the assumed rates (TTFT, longer for a long prompt, then maxTokens), never past its timeout, seconds. */
 export function expectedRequestSeconds(
   workload: Workload,
@@ -427,40 +353,6 @@ export function expectedRequestSeconds(
     workload.requestTimeoutSeconds,
     expectedTtftSeconds(meanPromptTokens(workload), assumptions) + workload.maxTokens / outputTokensPerSecondPerStream,
   );
-}
-
-/** Packs level durations, in order, into invocations of budgetSeconds each. */
-export function fitInvocations(levelSeconds: number[], budgetSeconds: number): InvocationFit {
-  let invocations = 1;
-  let used = 0;
-  const oversizedLevels: number[] = [];
-  levelSeconds.forEach((seconds, i) => {
-    if (seconds > budgetSeconds) {
-      oversizedLevels.push(i);
-      return;
-    }
-    if (used + seconds > budgetSeconds) {
-      invocations++;
-      used = 0;
-    }
-    used += seconds;
-  });
-  return { invocations, continuations: invocations - 1, oversizedLevels };
-}
-
-/** The most a searched sweep can cost: every level it may run, each drawing its cap of requests. */
-export interface SearchUpperBound {
-  levels: number;
-  /** The search's budget, warm-ups included (`maxRequests`; default the doubling ladder's requests): it never sends more. */
-  budget: number;
-  /** Requests at most, warm-ups included. */
-  requests: number;
-  promptTokens: number;
-  /** Output tokens at most (every request to maxTokens). */
-  outputTokens: number;
-  /** At the target's list prices; null without them (or with hourly pricing, whose cost is its time). */
-  usd: number | null;
-  upperBoundSeconds: number;
 }
 
 /**
@@ -579,141 +471,6 @@ export function planConfig(
   return config.targets.flatMap((target) =>
     scenariosOf(config, target).map((scenario) => planTarget(config, target, assumptions, cores, scenario, traces)),
   );
-}
-
-/** Lambda memory that gives one full vCPU, MB; CPU grows in proportion to memory. */
-export const LAMBDA_MB_PER_VCPU = 1769;
-/** Lambda's largest memory, MB (about 6 vCPUs). */
-export const LAMBDA_MAX_MB = 10_240;
-
-/**
- * The sweep Lambda's memory for a config's plans: a full vCPU for each core of client the busiest top
- * level is expected to need (its chunk rate over CLIENT_CHUNKS_PER_SECOND_PER_THREAD, rounded up), at
- * least one, at most Lambda's largest. A level over what that carries is flagged client.limited.
- */
-export function sweepMemoryMb(plans: Pick<TargetPlan, "clientCoreShare">[]): number {
-  const cores = Math.max(1, ...plans.map((p) => Math.ceil(p.clientCoreShare)));
-  return Math.min(LAMBDA_MAX_MB, cores * LAMBDA_MB_PER_VCPU);
-}
-
-/** Lambda's price (x86_64, us-east-1): per GB-second of compute, per request. */
-export const LAMBDA_USD_PER_GB_SECOND = 0.0000166667;
-export const LAMBDA_USD_PER_REQUEST = 0.2 / 1_000_000;
-/** The publish function's memory, MB (sst.config.ts). */
-export const PUBLISH_MEMORY_MB = 2048;
-/** Sweeps one publish covers: its queue batches up to 10 messages. */
-const SWEEPS_PER_PUBLISH = 10;
-
-/** Schedule slots a day: a `rate(...)` exactly; null for a `cron(...)`, which this does not count. */
-export function slotsPerDay(schedule: string): number | null {
-  const rate = /^rate\((\d+) (minute|hour|day)s?\)$/.exec(schedule);
-  if (!rate) return null;
-  const minutes = Number(rate[1]) * { minute: 1, hour: 60, day: 1440 }[rate[2] as "minute" | "hour" | "day"];
-  return 1440 / minutes;
-}
-
-/** What the deployed Lambdas cost a day for a config's plans: the one computation every figure quotes. */
-export interface LambdaCost {
-  slotsPerDay: number;
-  sweepMemoryMb: number;
-  /** Sweep and publish compute, GB-seconds a day. */
-  gbSecondsPerDay: number;
-  invocationsPerDay: number;
-  usdPerDay: number;
-}
-
-/**
- * Lambda's charges a day at the expected sweep durations (each sweep's GB-s at the sweep memory, its
- * canary phase included, its continuations as extra invocations) plus publish (one per 10 sweeps, 5 s + 0.15 s per target as
- * measured by `npm run bench`, at PUBLISH_MEMORY_MB) and the plan function, on x86_64 prices in
- * us-east-1. Providers' tokens, S3, SQS, DynamoDB, SNS and CloudFront are not in it. Null for a cron schedule.
- */
-export function lambdaCostPerDay(plans: TargetPlan[], schedule: string, targets: number): LambdaCost | null {
-  const slots = slotsPerDay(schedule);
-  if (slots === null) return null;
-  const memoryMb = sweepMemoryMb(plans);
-  // The canary phase runs in the sweep's last invocation: its time is the sweep's too.
-  const sweepSeconds = plans.reduce((sum, p) => sum + p.expectedSeconds + (p.canary?.expectedSeconds ?? 0), 0);
-  const sweepInvocations = plans.reduce((sum, p) => sum + p.expected.invocations, 0);
-  const publishes = Math.ceil(plans.length / SWEEPS_PER_PUBLISH);
-  const publishSeconds = publishes * (5 + 0.15 * targets);
-  const gbSeconds = slots * (sweepSeconds * (memoryMb / 1024) + publishSeconds * (PUBLISH_MEMORY_MB / 1024));
-  const invocations = slots * (1 + sweepInvocations + publishes);
-  return {
-    slotsPerDay: slots,
-    sweepMemoryMb: memoryMb,
-    gbSecondsPerDay: gbSeconds,
-    invocationsPerDay: invocations,
-    usdPerDay: gbSeconds * LAMBDA_USD_PER_GB_SECOND + invocations * LAMBDA_USD_PER_REQUEST,
-  };
-}
-
-/** AWS's other prices (us-east-1, on demand): S3 requests, DynamoDB request units, CloudFront invalidation paths. */
-export const S3_USD_PER_PUT = 0.005 / 1000;
-export const S3_USD_PER_GET = 0.0004 / 1000;
-export const DYNAMO_USD_PER_WRITE_UNIT = 0.625 / 1_000_000;
-export const DYNAMO_USD_PER_READ_UNIT = 0.125 / 1_000_000;
-export const CLOUDFRONT_USD_PER_PATH = 0.005;
-/** Invalidation paths a month CloudFront does not charge for. */
-export const CLOUDFRONT_FREE_PATHS_PER_MONTH = 1000;
-/** An index entry's size, KB (a closed-loop run of 6 levels, as `npm run bench` generates): what its write and each read cost. */
-export const INDEX_ENTRY_KB = 5;
-/** Files a publish after sweeps uploads besides their run documents: the catalogue benchmark's 71 pages, the downloads, the feeds. */
-export const FILES_PER_PUBLISH = 80;
-/** The history the index holds when the estimate is taken, days: publish reads all of it, so reads grow with it. */
-export const HISTORY_DAYS = 30;
-
-/** What a deployment of `routes` routes like a config's costs a day, by service (USD), and the output tokens its sweeps ask for. */
-export interface ScaleCost {
-  routes: number;
-  lambda: number;
-  s3: number;
-  dynamodb: number;
-  cloudfront: number;
-  usdPerDay: number;
-  /** Output tokens a day at most (every measured request at `maxTokens`); the providers bill them. */
-  outputTokensPerDay: number;
-}
-
-/**
- * The daily cost of `routes` routes, each like one of the config's targets in turn (its scenarios and
- * workloads), after `HISTORY_DAYS` of history: Lambda (`lambdaCostPerDay`); S3 (each run's document
- * and a save per level, each publish's uploads, its reads of the newest document of every series);
- * DynamoDB (each run's index entry written once; each publish reads the whole index twice, for the
- * regression check and the build); CloudFront (one invalidation path a publish, past the free 1,000
- * a month). Null for a cron schedule.
- */
-export function costAtScale(plans: TargetPlan[], schedule: string, routes: number): ScaleCost | null {
-  const slots = slotsPerDay(schedule);
-  if (slots === null) return null;
-  const groups = new Map<string, TargetPlan[]>();
-  for (const p of plans) groups.set(p.targetId, [...(groups.get(p.targetId) ?? []), p]);
-  const byTarget = [...groups.values()];
-  const scaled = Array.from({ length: routes }, (_, i) => byTarget[i % byTarget.length] ?? []).flat();
-  const lambda = lambdaCostPerDay(scaled, schedule, routes);
-  if (lambda === null) return null;
-  const runs = slots * scaled.length;
-  const publishes = slots * Math.ceil(scaled.length / SWEEPS_PER_PUBLISH);
-  const levelSaves = slots * scaled.reduce((sum, p) => sum + p.levels.length, 0);
-  const puts = 2 * runs + levelSaves + publishes * (FILES_PER_PUBLISH + 2);
-  const gets = publishes * (scaled.length + 2);
-  const s3 = puts * S3_USD_PER_PUT + gets * S3_USD_PER_GET;
-  // A query reads 4 KB per half unit (eventually consistent); the index holds every run of the history.
-  const indexKb = runs * HISTORY_DAYS * INDEX_ENTRY_KB;
-  const reads = publishes * 2 * (indexKb / 4) * 0.5;
-  const dynamodb = runs * Math.ceil(INDEX_ENTRY_KB) * DYNAMO_USD_PER_WRITE_UNIT + reads * DYNAMO_USD_PER_READ_UNIT;
-  const paidPaths = Math.max(0, publishes * 30 - CLOUDFRONT_FREE_PATHS_PER_MONTH) / 30;
-  const cloudfront = paidPaths * CLOUDFRONT_USD_PER_PATH;
-  const outputTokensPerDay = slots * scaled.reduce((sum, p) => sum + (p.totalRequests ?? 0) * p.workload.maxTokens, 0);
-  return {
-    routes,
-    lambda: lambda.usdPerDay,
-    s3,
-    dynamodb,
-    cloudfront,
-    usdPerDay: lambda.usdPerDay + s3 + dynamodb + cloudfront,
-    outputTokensPerDay,
-  };
 }
 
 /**

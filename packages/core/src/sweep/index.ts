@@ -152,63 +152,121 @@ export function newRunId(): string {
 
 /** Runs the whole sweep of one target and returns its run document. Request failures are data. */
 export async function runSweep(options: SweepOptions): Promise<RunDocument> {
-  const { target, workload } = options;
-  const clock = options.scheduler ?? systemScheduler;
-  const runId = options.previous?.runId ?? options.runId ?? newRunId();
-  const startedAt = options.previous?.startedAt ?? new Date().toISOString();
-  // A continued run's samples keep counting from the run's start (or at least after the earlier
-  // samples, when the clock is not wall time), not from this invocation's.
-  const resumedAtMs = options.previous
-    ? options.previous.samples.reduce(
-        (m, s) => Math.max(m, s.startMs + (s.e2eMs ?? 0)),
-        Date.now() - Date.parse(startedAt),
-      )
-    : 0;
-  const origin = clock.now() - resumedAtMs;
-  const endpoint: Endpoint = {
-    baseURL: target.baseURL,
-    apiKey: options.apiKey,
-    model: target.model,
-    route: target.route,
-    ...(options.ca ? { ca: options.ca } : {}),
-  };
-  const client = options.client ?? new StreamingClient(endpoint, { scheduler: clock, agent: options.agent });
-  // What the endpoint counts as a prompt token, learned across the levels (its warm-ups first).
-  const sizer = new PromptSizer();
-  const levels: Level[] = [...(options.previous?.levels ?? [])];
-  const samples: Sample[] = [...(options.previous?.samples ?? [])];
-  let partialReason: string | null = null;
-  // Declared by the caller, or announced by the server's responses (the reference server's header).
-  let simulated = options.simulated === true;
-  // A continued sweep whose earlier levels already called for a stop runs nothing more.
-  let stop: Stop | null = null;
-  for (const l of levels) stop ??= levelStop(l);
+  const sweep = new Sweep(options);
+  const stopped = sweep.search ? await sweep.walkSearch(sweep.search) : await sweep.walkLadder();
+  if (stopped) return stopped;
+  // A sweep that finished with no valid level measured nothing it can rank: it failed.
+  const measured = sweep.levels.some((l) => l.valid);
+  await sweep.runPhasesAfterLevels();
+  return sweep.document(measured ? "complete" : "failed");
+}
 
-  const stopReason = (): string | null => {
-    if (options.signal?.aborted) return "stopped by signal";
-    if (options.deadlineMs !== undefined && clock.now() >= options.deadlineMs) return "deadline reached";
+/** A searched sweep's plan and state machine (docs/config.md#searched-levels). */
+interface SweepSearch {
+  plan: SearchPlan;
+  machine: LoadSearch;
+}
+
+/**
+ * One sweep as it runs: its clock, client and plan, the levels and samples kept so far, and why it
+ * stopped. Its walks run the levels (a ladder's in order, a search's as its state machine asks), its
+ * phases follow them, and `document` assembles the run document from what it holds.
+ */
+class Sweep {
+  readonly options: SweepOptions;
+  readonly target: Target;
+  readonly workload: Workload;
+  readonly clock: Scheduler;
+  readonly runId: string;
+  readonly startedAt: string;
+  /** Scheduler ms the run's samples count from. */
+  readonly origin: number;
+  readonly endpoint: Endpoint;
+  readonly client: RequestSender;
+  /** What the endpoint counts as a prompt token, learned across the levels (its warm-ups first). */
+  readonly sizer = new PromptSizer();
+  readonly levels: Level[];
+  readonly samples: Sample[];
+  partialReason: string | null = null;
+  /** Declared by the caller, or announced by the server's responses (the reference server's header). */
+  simulated: boolean;
+  /** Why the sweep runs no further level (`levelStop`); null while it goes on. */
+  stop: Stop | null = null;
+  /** A searched sweep's plan and state machine; null for a ladder. */
+  readonly search: SweepSearch | null;
+  canary: Canary | undefined;
+  toolCalls: ToolCalls | null = null;
+  /** One request's expected duration at the plan's rates, seconds: what a level is planned at. */
+  readonly requestSeconds: number;
+  readonly plan: LevelPlan[];
+  readonly replayed: ReturnType<typeof replayedWindow>;
+  readonly threadHost: ThreadHost | undefined;
+
+  constructor(options: SweepOptions) {
+    this.options = options;
+    const { target, workload } = options;
+    this.target = target;
+    this.workload = workload;
+    const clock = options.scheduler ?? systemScheduler;
+    this.clock = clock;
+    this.runId = options.previous?.runId ?? options.runId ?? newRunId();
+    this.startedAt = options.previous?.startedAt ?? new Date().toISOString();
+    // A continued run's samples keep counting from the run's start (or at least after the earlier
+    // samples, when the clock is not wall time), not from this invocation's.
+    const resumedAtMs = options.previous
+      ? options.previous.samples.reduce(
+          (m, s) => Math.max(m, s.startMs + (s.e2eMs ?? 0)),
+          Date.now() - Date.parse(this.startedAt),
+        )
+      : 0;
+    this.origin = clock.now() - resumedAtMs;
+    this.endpoint = {
+      baseURL: target.baseURL,
+      apiKey: options.apiKey,
+      model: target.model,
+      route: target.route,
+      ...(options.ca ? { ca: options.ca } : {}),
+    };
+    this.client = options.client ?? new StreamingClient(this.endpoint, { scheduler: clock, agent: options.agent });
+    this.levels = [...(options.previous?.levels ?? [])];
+    this.samples = [...(options.previous?.samples ?? [])];
+    this.simulated = options.simulated === true;
+    // A continued sweep whose earlier levels already called for a stop runs nothing more.
+    for (const l of this.levels) this.stop ??= levelStop(l);
+
+    const searched = levelSearch(workload);
+    this.search = searched
+      ? (() => {
+          const plan = searchPlan(workload, searched);
+          return { plan, machine: new LoadSearch(plan.bounds, workload.slo.maxTtftMs !== null) };
+        })()
+      : null;
+    if (this.search && options.previous) {
+      // Its levels are kept numbered in the order run while it runs (`byLoad` sorts them for the document).
+      const ran = byOrder(this.levels, this.samples);
+      this.levels.splice(0, this.levels.length, ...ran.levels);
+      this.samples.splice(0, this.samples.length, ...ran.samples);
+    }
+
+    const perStream = target.expectedOutputTokensPerSecond ?? DEFAULT_PLAN_ASSUMPTIONS.outputTokensPerSecondPerStream;
+    this.requestSeconds = expectedRequestSeconds(workload, perStream);
+    this.plan = planLevels(workload, this.requestSeconds, options.traces);
+    this.replayed = this.plan[0] ? replayedWindow(this.plan[0].load) : null;
+    this.threadHost =
+      options.threadHost ?? (clock.threadable ? workerThreads(clock.threadable.timeOriginMs) : undefined);
+  }
+
+  /** Why the sweep must stop now (its signal, its deadline); null while it may go on. */
+  readonly stopReason = (): string | null => {
+    if (this.options.signal?.aborted) return "stopped by signal";
+    if (this.options.deadlineMs !== undefined && this.clock.now() >= this.options.deadlineMs) return "deadline reached";
     return null;
   };
 
-  // A searched sweep (docs/config.md#searched-levels): its plan and state machine; null for a ladder.
-  const searched = levelSearch(workload);
-  const search = searched
-    ? (() => {
-        const plan = searchPlan(workload, searched);
-        return { plan, machine: new LoadSearch(plan.bounds, workload.slo.maxTtftMs !== null) };
-      })()
-    : null;
-  if (search && options.previous) {
-    // Its levels are kept numbered in the order run while it runs (`byLoad` sorts them for the document).
-    const ran = byOrder(levels, samples);
-    levels.splice(0, levels.length, ...ran.levels);
-    samples.splice(0, samples.length, ...ran.samples);
-  }
-
-  let canary: Canary | undefined;
-  let toolCalls: ToolCalls | null = null;
-  const document = (status: RunDocument["status"], reason = partialReason): RunDocument => {
-    if (!search) return documentOf(status, reason, levels, samples, summarizeRun(levels, { stop }));
+  /** The run document of what the sweep holds now; a search's levels sorted by load, with its summary. */
+  document(status: RunDocument["status"], reason = this.partialReason): RunDocument {
+    const { search, levels, samples, stop, workload } = this;
+    if (!search) return this.assemble(status, reason, levels, samples, summarizeRun(levels, { stop }));
     const sorted = byLoad(levels, samples);
     const summary = searchedSummary(
       summarizeRun(sorted.levels, { stop }),
@@ -218,84 +276,83 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
       search.machine.outcome(),
       workload,
     );
-    return documentOf(status, reason, sorted.levels, sorted.samples, summary);
-  };
-  const documentOf = (
+    return this.assemble(status, reason, sorted.levels, sorted.samples, summary);
+  }
+
+  /** The run document's fields: the target, the harness, the workload, and the levels, summary and samples given. */
+  private assemble(
     status: RunDocument["status"],
     reason: string | null,
     levels: Level[],
     samples: Sample[],
     summary: RunDocument["summary"],
-  ): RunDocument => ({
-    schemaVersion: 4,
-    runId,
-    targetId: target.id,
-    scenario: options.scenario ?? "chat",
-    label: target.label,
-    model: target.model,
-    modelKey: modelKeyOf(target),
-    pricing: target.pricing ?? null,
-    baseURL: target.baseURL,
-    route: routeRecord(target),
-    startedAt,
-    finishedAt: new Date().toISOString(),
-    status,
-    partialReason: status === "partial" ? (reason ?? "the sweep did not finish") : null,
-    simulated,
-    harness: {
-      version: HARNESS_VERSION,
-      node: process.version,
-      host: hostname(),
-      region: process.env.AWS_REGION ?? null,
-    },
-    workload: { ...workload },
-    trace: replayed ? traceRecord(replayed) : null,
-    levels,
-    summary,
-    samples,
-    ...(target.reference ? { reference: true } : {}),
-    ...(canary ? { canary } : {}),
-    toolCalls,
-  });
-
-  const perStream = target.expectedOutputTokensPerSecond ?? DEFAULT_PLAN_ASSUMPTIONS.outputTokensPerSecondPerStream;
-  const requestSeconds = expectedRequestSeconds(workload, perStream);
-  const plan = planLevels(workload, requestSeconds, options.traces);
-  const replayed = plan[0] ? replayedWindow(plan[0].load) : null;
-  const threadHost =
-    options.threadHost ?? (clock.threadable ? workerThreads(clock.threadable.timeOriginMs) : undefined);
+  ): RunDocument {
+    const { target, canary } = this;
+    return {
+      schemaVersion: 4,
+      runId: this.runId,
+      targetId: target.id,
+      scenario: this.options.scenario ?? "chat",
+      label: target.label,
+      model: target.model,
+      modelKey: modelKeyOf(target),
+      pricing: target.pricing ?? null,
+      baseURL: target.baseURL,
+      route: routeRecord(target),
+      startedAt: this.startedAt,
+      finishedAt: new Date().toISOString(),
+      status,
+      partialReason: status === "partial" ? (reason ?? "the sweep did not finish") : null,
+      simulated: this.simulated,
+      harness: {
+        version: HARNESS_VERSION,
+        node: process.version,
+        host: hostname(),
+        region: process.env.AWS_REGION ?? null,
+      },
+      workload: { ...this.workload },
+      trace: this.replayed ? traceRecord(this.replayed) : null,
+      levels,
+      summary,
+      samples,
+      ...(target.reference ? { reference: true } : {}),
+      ...(canary ? { canary } : {}),
+      toolCalls: this.toolCalls,
+    };
+  }
 
   /** Runs one level and keeps it; false when the sweep stopped during it (the document is then partial). */
-  const runOne = async (
+  async measureLevel(
     levelPlan: LevelPlan,
     levelIndex: number,
     levelCount: number,
     probe?: { judge: ProbeJudge; order: number },
-  ): Promise<boolean> => {
+  ): Promise<boolean> {
+    const { options, target } = this;
     const { level, load, name, requests, levelDurationSeconds } = levelPlan;
     // The level's N where its kind has one (a closed loop's, a conversation's); null for the others.
     const documented = documentLoad(load);
     const users = concurrencyOf(documented);
     try {
       // A probed level's judge reads this thread's results: it runs on this thread.
-      const threads = probe ? 1 : levelThreads(options, load, levels.at(-1));
+      const threads = probe ? 1 : levelThreads(options, load, this.levels.at(-1));
       const result = await runLevel({
-        client,
-        endpoint,
+        client: this.client,
+        endpoint: this.endpoint,
         threads,
-        threadHost,
-        scheduler: clock,
-        origin,
-        place: { runId, level, users, workload },
+        threadHost: this.threadHost,
+        scheduler: this.clock,
+        origin: this.origin,
+        place: { runId: this.runId, level, users, workload: this.workload },
         levelNumber: level,
         pricing: target.pricing ?? null,
-        stopReason,
-        sizer,
+        stopReason: this.stopReason,
+        sizer: this.sizer,
         load,
         requests,
         levelDurationSeconds,
         watchHealth: options.watchHealth,
-        expectedRequestMs: levels.at(-1)?.e2eMs.p50,
+        expectedRequestMs: this.levels.at(-1)?.e2eMs.p50,
         signal: options.signal,
         deadlineMs: options.deadlineMs,
         ...(probe ? { judge: probe.judge.judge, count: probe.judge.requestsAfter } : {}),
@@ -310,50 +367,55 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
             threads,
           }),
       });
-      if (result.simulated) simulated = true;
+      if (result.simulated) this.simulated = true;
       const kept = probe ? { ...result.level, probe: probe.judge.probe(probe.order, result.samples) } : result.level;
-      levels.push(kept);
-      samples.push(...result.samples);
-      stop = levelStop(kept, result.early);
+      this.levels.push(kept);
+      this.samples.push(...result.samples);
+      this.stop = levelStop(kept, result.early);
       return true;
     } catch (error) {
       if (!(error instanceof Stopped)) throw error;
-      partialReason = `${error.message} during ${name}`;
+      this.partialReason = `${error.message} during ${name}`;
       return false;
     }
-  };
-  const unfinished = (name: string) =>
-    // What a reader finds if this is the last save: the process ended (killed, crashed) before the next level.
-    `the sweep had not finished after ${name} (its process ended, or it was still running)`;
+  }
 
-  if (search) {
+  /** A ladder's walk: its levels in order from `startLevelIndex`, until one calls for a stop; the partial document when stopped, else null. */
+  async walkLadder(): Promise<RunDocument | null> {
+    const { plan } = this;
+    for (let levelIndex = this.options.startLevelIndex ?? 0; levelIndex < plan.length && !this.stop; levelIndex++) {
+      const levelPlan = plan[levelIndex] as LevelPlan;
+      if (!(await this.measureLevel(levelPlan, levelIndex, plan.length))) return this.document("partial");
+      if (levelIndex < plan.length - 1 && !this.stop)
+        await this.options.onLevel?.(this.document("partial", unfinished(levelPlan.name)));
+    }
+    return null;
+  }
+
+  /**
+   * A search's walk: the levels its state machine asks for, each within what is left of the budget,
+   * after one user alone where the search starts above 1; the partial document when stopped, else null.
+   */
+  async walkSearch(search: SweepSearch): Promise<RunDocument | null> {
+    const { workload } = this;
     // A continued search takes up the levels it ran before, in the order it ran them.
     // (The level of one user alone run before a search from above 1 is no probe: the search never read it.)
-    for (const l of [...levels].sort((a, b) => (a.probe?.order ?? 0) - (b.probe?.order ?? 0)))
+    for (const l of [...this.levels].sort((a, b) => (a.probe?.order ?? 0) - (b.probe?.order ?? 0)))
       if (l.probe) search.machine.record(probedFigures(l, workload.slo));
-    if (stop) search.machine.impose({ reason: stop.reason, detail: stop.detail });
-    const single = singleStreamFirst(workload, search.plan, levels);
+    if (this.stop) search.machine.impose({ reason: this.stop.reason, detail: this.stop.detail });
+    const single = singleStreamFirst(workload, search.plan, this.levels);
     const bound = searchLevelBound(search.plan.bounds) + (single ? 1 : 0);
-    if (single && !stop) {
-      // One user alone first, whatever the search's `from`: the single-stream figure every route shows.
-      // An ordinary level, outside the search's decisions (no probe); a search from 1 runs it itself.
-      const levelPlan = levelAt(workload, 1, levels.length + 1, { requestSeconds, traces: options.traces });
-      if (!(await runOne(levelPlan, 0, bound))) {
-        search.machine.impose({ reason: "stopped", detail: partialReason ?? "stopped" });
-        return document("partial");
-      }
-      // (`runOne` sets `stop`; the narrowing above does not see it.)
-      const after = stop as Stop | null;
-      if (after) search.machine.impose({ reason: after.reason, detail: after.detail });
-      else await options.onLevel?.(document("partial", unfinished(levelPlan.name)));
-    }
+    if (single && !this.stop && !(await this.measureSingleStream(search, bound))) return this.document("partial");
     for (let load = search.machine.next(); load !== null; load = search.machine.next()) {
-      const order = levels.length + 1;
-      const levelPlan = levelAt(workload, load, order, { requestSeconds, traces: options.traces });
+      const order = this.levels.length + 1;
+      const levelPlan = levelAt(workload, load, order, {
+        requestSeconds: this.requestSeconds,
+        traces: this.options.traces,
+      });
       const judged = search.machine.judges(load);
       // The budget: a level draws at most what is left of it, and none is begun that could not reach its first look.
       // (The single-stream level run before the search, with no probe, is not the search's to spend.)
-      const spent = levels
+      const spent = this.levels
         .filter((l) => l.probe)
         .reduce((sum, l) => sum + l.requests.sent + workload.warmupRequests, 0);
       const left = search.plan.budget - spent - workload.warmupRequests;
@@ -372,7 +434,7 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
         break;
       }
       const judge = new ProbeJudge(workload, search.plan.confidence, draw(Math.min(search.plan.cap, left)), judged);
-      const ran = await runOne(
+      const ran = await this.measureLevel(
         { ...levelPlan, requests: judge.requests, levelDurationSeconds: null },
         order - 1,
         bound,
@@ -382,48 +444,72 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
         },
       );
       if (!ran) {
-        search.machine.impose({ reason: "stopped", detail: partialReason ?? "stopped" });
-        return document("partial");
+        search.machine.impose({ reason: "stopped", detail: this.partialReason ?? "stopped" });
+        return this.document("partial");
       }
-      const probed = levels.at(-1) as Level;
+      const probed = this.levels.at(-1) as Level;
       search.machine.record(probedFigures(probed, workload.slo));
       const client = clientLimit(probed);
-      if (stop) search.machine.impose({ reason: stop.reason, detail: stop.detail });
+      if (this.stop) search.machine.impose({ reason: this.stop.reason, detail: this.stop.detail });
       else if (client) {
         // What the client could not keep up with says nothing of the route: the search ends there.
         search.machine.impose({ reason: "client_limited", detail: client });
-        await options.onLevel?.(document("partial", unfinished(levelPlan.name)));
-      } else await options.onLevel?.(document("partial", unfinished(levelPlan.name)));
+        await this.options.onLevel?.(this.document("partial", unfinished(levelPlan.name)));
+      } else await this.options.onLevel?.(this.document("partial", unfinished(levelPlan.name)));
     }
-  } else
-    for (let levelIndex = options.startLevelIndex ?? 0; levelIndex < plan.length && !stop; levelIndex++) {
-      const levelPlan = plan[levelIndex] as LevelPlan;
-      if (!(await runOne(levelPlan, levelIndex, plan.length))) return document("partial");
-      if (levelIndex < plan.length - 1 && !stop)
-        await options.onLevel?.(document("partial", unfinished(levelPlan.name)));
+    return null;
+  }
+
+  /**
+   * One user alone first, whatever the search's `from`: the single-stream figure every route shows. An
+   * ordinary level, outside the search's decisions (no probe); a search from 1 runs it itself. False
+   * when the sweep stopped during it (the search is told so).
+   */
+  private async measureSingleStream(search: SweepSearch, bound: number): Promise<boolean> {
+    const levelPlan = levelAt(this.workload, 1, this.levels.length + 1, {
+      requestSeconds: this.requestSeconds,
+      traces: this.options.traces,
+    });
+    if (!(await this.measureLevel(levelPlan, 0, bound))) {
+      search.machine.impose({ reason: "stopped", detail: this.partialReason ?? "stopped" });
+      return false;
     }
-  // A sweep that finished with no valid level measured nothing it can rank: it failed.
-  const measured = levels.some((l) => l.valid);
-  // The canary needs an endpoint that answers, not a valid level: a level the client limited still had its answers.
-  const answered = levels.some((l) => l.requests.ok > 0);
-  if (answered && options.canary && stopReason() === null)
-    canary = await runCanary({
-      client,
-      settings: options.canary,
-      workload,
-      scheduler: clock,
-      stopReason,
-      signal: options.signal,
-    });
-  if (answered && options.toolCalls && stopReason() === null)
-    toolCalls = await runToolCalls({
-      client,
-      settings: options.toolCalls,
-      workload,
-      stopReason,
-      signal: options.signal,
-    });
-  return document(measured ? "complete" : "failed");
+    if (this.stop) search.machine.impose({ reason: this.stop.reason, detail: this.stop.detail });
+    else await this.options.onLevel?.(this.document("partial", unfinished(levelPlan.name)));
+    return true;
+  }
+
+  /**
+   * The canary, then the tool-call phase, after the levels: each when some level had an answer (the
+   * canary needs an endpoint that answers, not a valid level: a level the client limited still had its
+   * answers) and the sweep was not stopped.
+   */
+  async runPhasesAfterLevels(): Promise<void> {
+    const { client, options, workload } = this;
+    const answered = this.levels.some((l) => l.requests.ok > 0);
+    if (answered && options.canary && this.stopReason() === null)
+      this.canary = await runCanary({
+        client,
+        settings: options.canary,
+        workload,
+        scheduler: this.clock,
+        stopReason: this.stopReason,
+        signal: options.signal,
+      });
+    if (answered && options.toolCalls && this.stopReason() === null)
+      this.toolCalls = await runToolCalls({
+        client,
+        settings: options.toolCalls,
+        workload,
+        stopReason: this.stopReason,
+        signal: options.signal,
+      });
+  }
+}
+
+/** What a reader finds if this is the last save: the process ended (killed, crashed) before the next level. */
+function unfinished(name: string): string {
+  return `the sweep had not finished after ${name} (its process ended, or it was still running)`;
 }
 
 /** Why a probed level's figures are the client's limit rather than the route's (its `client_*` invalid reasons); null when they are not. */

@@ -302,16 +302,7 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
     chars = promptChars(place);
     // A replay's blocks are sized once, after the warm-up, so each id is the same text all through the level.
     const replay = replayedWindow(ctx.load);
-    if (replay)
-      place.replay = {
-        requests: replay.requests,
-        place: {
-          runId: place.runId,
-          level: ctx.levelNumber,
-          blockSize: replay.blockSize,
-          charsPerToken: sizer.charsPerToken,
-        },
-      };
+    if (replay) place.replay = replayPlace(replay, place.runId, ctx.levelNumber, sizer.charsPerToken);
 
     runner.begin(total ?? Number.POSITIVE_INFINITY, true);
     const spec = driver.prepare(ctx.load, {
@@ -378,6 +369,16 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
     watch?.stop();
     disarm();
   }
+}
+
+/** Where a replay's requests come from and how its prefix blocks are sized (at `charsPerToken`): the request place's `replay`. */
+function replayPlace(
+  replay: NonNullable<ReturnType<typeof replayedWindow>>,
+  runId: string,
+  level: number,
+  charsPerToken: number,
+): NonNullable<RequestPlace["replay"]> {
+  return { requests: replay.requests, place: { runId, level, blockSize: replay.blockSize, charsPerToken } };
 }
 
 /** Characters of this place's prompts, a conversation's first turn (they differ by a few characters of prefix only). */

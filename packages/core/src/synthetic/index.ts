@@ -85,41 +85,18 @@ export function syntheticRun(options: SyntheticRunOptions): RunDocument {
       samples.push(
         failed || limited
           ? failedSample(number, i, clock, limited)
-          : {
+          : okSample({
               level: number,
               index: i,
-              turn: null,
-              outcome: "ok",
               startMs: clock,
               ttftMs: ttft,
-              ttftAnswerMs: ttft,
-              reasoningTokens: null,
-              cachedPromptTokens: null,
-              costUsd: options.costUsdPerRequest ?? null,
               e2eMs: e2e,
-              completionTokens: maxTokens,
-              tokenSource: "usage",
-              promptTokens: 150,
-              outputTokensPerSecond: maxTokens / (e2e / 1000),
-              prefillTokensPerSecond: 150 / (ttft / 1000),
               decodeTokensPerSecond: rate,
-              tpotMs: (e2e - ttft) / (maxTokens - 1),
-              chunks: maxTokens,
-              scheduledMs: null,
-              reusablePromptTokens: null,
+              maxTokens,
+              costUsd: options.costUsdPerRequest ?? null,
               responseId: `syn-${ladder}-${i}`,
               servedProvider: served,
-              httpStatus: 200,
-              retryAfterSeconds: null,
-              finishReason: "length",
-              error: null,
-              connection: null,
-              sends: null,
-              staleSockets: null,
-              staleSocketMs: null,
-              connectMs: null,
-              tlsMs: null,
-            },
+            }),
       );
     }
     allSamples.push(...samples);
@@ -180,6 +157,57 @@ export function syntheticRun(options: SyntheticRunOptions): RunDocument {
     summary: summarizeRun(levels),
     samples: allSamples,
     toolCalls: null,
+  };
+}
+
+/** An ok sample of `maxTokens` tokens at these times and rates, as a measured one would read (150 prompt tokens, stopped at its length). */
+function okSample(at: {
+  level: number;
+  index: number;
+  startMs: number;
+  ttftMs: number;
+  e2eMs: number;
+  decodeTokensPerSecond: number;
+  maxTokens: number;
+  costUsd: number | null;
+  responseId: string;
+  servedProvider: string | null;
+}): Sample {
+  const { ttftMs: ttft, e2eMs: e2e, maxTokens } = at;
+  return {
+    level: at.level,
+    index: at.index,
+    turn: null,
+    outcome: "ok",
+    startMs: at.startMs,
+    ttftMs: ttft,
+    ttftAnswerMs: ttft,
+    reasoningTokens: null,
+    cachedPromptTokens: null,
+    costUsd: at.costUsd,
+    e2eMs: e2e,
+    completionTokens: maxTokens,
+    tokenSource: "usage",
+    promptTokens: 150,
+    outputTokensPerSecond: maxTokens / (e2e / 1000),
+    prefillTokensPerSecond: 150 / (ttft / 1000),
+    decodeTokensPerSecond: at.decodeTokensPerSecond,
+    tpotMs: (e2e - ttft) / (maxTokens - 1),
+    chunks: maxTokens,
+    scheduledMs: null,
+    reusablePromptTokens: null,
+    responseId: at.responseId,
+    servedProvider: at.servedProvider,
+    httpStatus: 200,
+    retryAfterSeconds: null,
+    finishReason: "length",
+    error: null,
+    connection: null,
+    sends: null,
+    staleSockets: null,
+    staleSocketMs: null,
+    connectMs: null,
+    tlsMs: null,
   };
 }
 

@@ -572,6 +572,11 @@ const at = <T>(list: readonly T[], i: number): T => list[i % list.length] as T;
 
 /** tools-v2's prompts beyond tools-v1's: the same tools and kinds, other values, generated from the tables above. */
 function v2Prompts(): ToolPrompt[] {
+  return [...v2OneCallPrompts(), ...v2NoCallPrompts(), ...v2ParallelPrompts(), ...v2StructuredPrompts()];
+}
+
+/** tools-v2's one-call prompts: 40 (weather, currency, stock, thermostat, translation). */
+function v2OneCallPrompts(): ToolPrompt[] {
   const out: ToolPrompt[] = [];
   CITIES.slice(0, 10).forEach((c, i) => {
     const unit = i % 3 === 0 ? "fahrenheit" : "celsius";
@@ -622,6 +627,12 @@ function v2Prompts(): ToolPrompt[] {
       ),
     );
   });
+  return out;
+}
+
+/** tools-v2's no-call prompts: 20 (sums, and words that need no tool). */
+function v2NoCallPrompts(): ToolPrompt[] {
+  const out: ToolPrompt[] = [];
   SUMS.forEach(([a, b], i) => {
     out.push(
       noCall(`v2-none-sum-${i}`, `What is ${a} plus ${b}? Answer with the number only.`, [
@@ -651,6 +662,12 @@ function v2Prompts(): ToolPrompt[] {
       ]),
     );
   });
+  return out;
+}
+
+/** tools-v2's parallel prompts: 20 (two weathers, two conversions, a weather and a stock price). */
+function v2ParallelPrompts(): ToolPrompt[] {
+  const out: ToolPrompt[] = [];
   for (let i = 0; i < 7; i++) {
     const a = at(CITIES, i + 3);
     const b = at(CITIES, i + 7);
@@ -687,6 +704,12 @@ function v2Prompts(): ToolPrompt[] {
       ),
     );
   }
+  return out;
+}
+
+/** tools-v2's structured prompts: 16 (a person, a review's sentiment). */
+function v2StructuredPrompts(): ToolPrompt[] {
+  const out: ToolPrompt[] = [];
   PEOPLE.forEach(([name, year, city], i) => {
     out.push(
       structured(
