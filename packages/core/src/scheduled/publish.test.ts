@@ -12,8 +12,9 @@ import { MemoryAlertLedger } from "../ledger/memory.ts";
 import type { Channel } from "../notify/index.ts";
 import { StoreRunIndex } from "../run-index/store.ts";
 import { FolderStore } from "../store/folder.ts";
-import { MemoryCdn, MemorySiteBucket, type PublishDeps, publishBatch } from "./index.ts";
+import { MemoryCdn, MemoryQueue, MemorySiteBucket, type PublishDeps, publishBatch } from "./index.ts";
 import { type BuildScope, PUBLISH_STATE_KEY } from "./publish.ts";
+import { FAN_OUT_EXPIRY_MS, MemoryRebuildLedger, REBUILD_STAGING_PREFIX } from "./rebuild.ts";
 
 const dirs: string[] = [];
 afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
@@ -190,6 +191,65 @@ describe("publishing only what a batch of sweeps changed", () => {
     expect(JSON.parse((await d.store.get(PUBLISH_STATE_KEY)) as string)).toMatchObject({
       fullPending: false,
       pendingTargets: [],
+    });
+  });
+});
+
+describe("a full rebuild fanned out (memory ports; e2e-aws-fanout.test.ts runs it on the AWS stand-ins)", () => {
+  /** A build of one page per target it is asked for, and the ranking. */
+  async function build(outDir: string, now: string, only?: BuildScope) {
+    for (const id of only ? only.targetIds : ["a", "b", "c"]) {
+      await mkdir(join(outDir, "targets", id), { recursive: true });
+      await writeFile(join(outDir, "targets", id, "index.html"), `<p>${id} at ${now}</p>`);
+    }
+    await writeFile(join(outDir, "index.html"), `<p>ranking at ${now}</p>`);
+    return { runBytes: {} };
+  }
+
+  it("defers publishes while it runs, gives it up after its expiry, and drops the given-up rebuild's batches", async () => {
+    const queue = new MemoryQueue();
+    const { d } = deps({ buildSite: build, siteVersion: "v1" });
+    const index = new StoreRunIndex(d.store);
+    index.targetIds = async () => ["a", "b", "c"];
+    const fanOut = { queue, ledger: new MemoryRebuildLedger(), maxTargets: 2 };
+    const at = (ms: number) => ({ ...d, index, fanOut, now: new Date(Date.parse(d.now) + ms).toISOString() });
+    const deliver = (ms: number, bodies: string[]) =>
+      publishBatch(
+        bodies.map((body, i) => ({ messageId: `b${i}`, body })),
+        at(ms),
+      );
+
+    expect((await publishBatch([], at(0))).fannedOut).toBe(3);
+    const first = queue.take().map((m) => m.body);
+    const waiting = await publishBatch(
+      [{ messageId: "sweep", body: JSON.stringify({ runs: ["r"], targets: ["a"] }) }],
+      at(1),
+    );
+    expect([waiting.deferred, waiting.batchItemFailures]).toEqual([1, [{ itemIdentifier: "sweep" }]]);
+    expect((await deliver(2, first.slice(0, 2))).pageBatches).toBe(2);
+
+    // Its third batch never comes (dead-lettered): past the expiry, a publish begins another rebuild.
+    expect((await publishBatch([], at(FAN_OUT_EXPIRY_MS))).fannedOut).toBe(3);
+    const second = queue.take().map((m) => m.body);
+    const late = await deliver(FAN_OUT_EXPIRY_MS + 1, first.slice(2));
+    expect([late.pageBatches, late.swapped, late.batchItemFailures]).toEqual([0, false, []]);
+
+    // The new rebuild's batches, one invocation each: the last swaps in and clears every staging.
+    const swaps = [];
+    for (const body of second) swaps.push((await deliver(FAN_OUT_EXPIRY_MS + 2, [body])).swapped);
+    expect(swaps).toEqual([false, false, true]);
+    const bucket = d.siteBucket as MemorySiteBucket;
+    expect((await bucket.list(REBUILD_STAGING_PREFIX)).length).toBe(0);
+    const page = (key: string) => new TextDecoder().decode(bucket.files.get(key)?.body);
+    const now = at(FAN_OUT_EXPIRY_MS).now;
+    expect([page("targets/a/index.html"), page("targets/c/index.html"), page("index.html")]).toEqual([
+      `<p>a at ${now}</p>`,
+      `<p>c at ${now}</p>`,
+      `<p>ranking at ${now}</p>`,
+    ]);
+    expect(JSON.parse((await d.store.get(PUBLISH_STATE_KEY)) as string)).toMatchObject({
+      fanout: null,
+      fullPending: false,
     });
   });
 });

@@ -139,8 +139,8 @@ export async function publishBatch(records: readonly QueueRecord[], deps: Publis
       messages: published.length + batches.length,
       rejected: rejected.length,
       ...none,
+      pageBatches: 0,
       ...(built ?? {}),
-      pageBatches: built === null ? 0 : batches.length,
       deferred: published.length,
       batchItemFailures: [...rejected, ...failed, ...defer(published)],
     };

@@ -282,6 +282,8 @@ export interface RebuildResult {
   files: number;
   deleted: number;
   invalidated: boolean;
+  /** Page batches it built: those of the rebuild in progress (others are dropped). */
+  pageBatches: number;
   /** Whether it swapped the rebuild in (its batches were the last). */
   swapped: boolean;
   full: true;
@@ -297,7 +299,7 @@ export async function buildPageBatches(batches: readonly PageBatch[], deps: Rebu
   if (!deps.fanOut) throw new KneeboardError("page batches reached a publish without a fan-out ledger");
   const state = await readState(deps.store, log);
   const fanout = state?.fanout ?? null;
-  const none: RebuildResult = { files: 0, deleted: 0, invalidated: false, swapped: false, full: true };
+  const none: RebuildResult = { files: 0, deleted: 0, invalidated: false, pageBatches: 0, swapped: false, full: true };
   const current = batches.filter((b) => b.generation === fanout?.generation);
   if (state === null || fanout === null || current.length < batches.length)
     log.warn(`dropped ${batches.length - current.length} page batches of a rebuild no longer in progress`);
@@ -315,8 +317,8 @@ export async function buildPageBatches(batches: readonly PageBatch[], deps: Rebu
   log.info(
     `staged page batches ${current.map((b) => b.batch).join(", ")} of ${fanout.batches} (rebuild ${fanout.generation}): ${targets.length} targets`,
   );
-  if (!finisher) return none;
-  return finishRebuild(deps, state, fanout, now);
+  if (!finisher) return { ...none, pageBatches: current.length };
+  return { ...(await finishRebuild(deps, state, fanout, now)), pageBatches: current.length };
 }
 
 /** The last batch's step: builds the shared pages with every batch's sizes, swaps the new site in, invalidates. */
@@ -325,7 +327,7 @@ async function finishRebuild(
   state: PublishState,
   fanout: FanOut,
   now: string,
-): Promise<RebuildResult> {
+): Promise<Omit<RebuildResult, "pageBatches">> {
   const log = deps.log;
   const staged = await readManifests(deps.store, fanout.generation);
   await deps.buildSite(deps.outDir, now, { targetIds: [], runBytes: staged.runBytes });
