@@ -47,7 +47,7 @@ describe("docs/deploying.md's plan of its example", () => {
 
   it("gives the code's default for the invocations a run may use", () => {
     expect(PAGE).toContain(`(${DEFAULT_MAX_INVOCATIONS} by default,`);
-    expect(PAGE).toMatch(new RegExp(`\\| \`KNEEBOARD_SWEEP_MAX_INVOCATIONS\` \\| ${DEFAULT_MAX_INVOCATIONS} +\\|`));
+    expect(PAGE).toMatch(new RegExp(`\\| \`KNEEBOARD_SWEEP_MAX_INVOCATIONS\` +\\| ${DEFAULT_MAX_INVOCATIONS} +\\|`));
     expect(PAGE).toContain(`(default ${DEFAULT_MAX_INVOCATIONS}) invocations per run`);
   });
 });
