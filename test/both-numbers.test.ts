@@ -6,10 +6,10 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { main } from "@kneeboard/cli/main";
 import { type ReferenceServer, startReferenceServer } from "@kneeboard/reference";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { countingSink } from "./cli-harness";
 
 let server: ReferenceServer;
 const dir = mkdtempSync(join(tmpdir(), "kneeboard-both-numbers-"));
@@ -27,18 +27,6 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-/** A sink that records how many requests the server had received at each write. */
-function sink() {
-  const writes: { text: string; receivedBefore: number }[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      writes.push({ text: String(chunk), receivedBefore: server.counts().requests });
-      done();
-    },
-  });
-  return { stream, writes, text: () => writes.map((w) => w.text).join("") };
-}
-
 async function kneeboard(command: "run" | "plan", name: string, concurrency: unknown) {
   const file = join(dir, `${name}.json`);
   writeFileSync(
@@ -48,8 +36,8 @@ async function kneeboard(command: "run" | "plan", name: string, concurrency: unk
       workload: { concurrency, requestsPerLevel: 8, warmupRequests: 0, maxTokens: 4, promptTokens: 10, canary: false },
     }),
   );
-  const out = sink();
-  const err = sink();
+  const out = countingSink(server);
+  const err = countingSink(server);
   const before = server.counts().requests;
   const args = command === "run" ? ["run", "--config", file, "--data", join(dir, name)] : ["plan", "--config", file];
   const code = await main(args, { out: out.stream, err: err.stream } as never);

@@ -131,3 +131,15 @@ export function exitProblems(codes: readonly number[], runs: readonly RunDocumen
     problems.push(`exit codes [${codes}] with ${failed ? "a failed run" : "no failed run"}`);
   return problems;
 }
+
+/** An output stream that records each write and how many requests `server` had received by then. */
+export function countingSink(server: ReferenceServer) {
+  const writes: { text: string; receivedBefore: number }[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      writes.push({ text: String(chunk), receivedBefore: server.counts().requests });
+      done();
+    },
+  });
+  return { stream, writes, text: () => writes.map((w) => w.text).join("") };
+}

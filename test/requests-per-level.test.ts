@@ -7,11 +7,11 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { main } from "@kneeboard/cli/main";
 import { loadPosition, RunDocument } from "@kneeboard/core/run";
 import { type ReferenceServer, startReferenceServer } from "@kneeboard/reference";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { countingSink } from "./cli-harness";
 
 let server: ReferenceServer;
 const dir = mkdtempSync(join(tmpdir(), "kneeboard-per-level-"));
@@ -29,18 +29,6 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-/** A sink that also records how many requests the server had received at each write. */
-function sink() {
-  const writes: { text: string; receivedBefore: number }[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      writes.push({ text: String(chunk), receivedBefore: server.counts().requests });
-      done();
-    },
-  });
-  return { stream, writes, text: () => writes.map((w) => w.text).join("") };
-}
-
 async function kneeboard(command: "run" | "plan", name: string, concurrency: number[]) {
   const file = join(dir, `${name}.json`);
   const data = join(dir, name);
@@ -51,8 +39,8 @@ async function kneeboard(command: "run" | "plan", name: string, concurrency: num
       workload: { concurrency, requestsPerLevel: 4, warmupRequests: 0, maxTokens: 4, promptTokens: 10, canary: false },
     }),
   );
-  const out = sink();
-  const err = sink();
+  const out = countingSink(server);
+  const err = countingSink(server);
   const before = server.counts().requests;
   const args = command === "run" ? ["run", "--config", file, "--data", data] : ["plan", "--config", file];
   const code = await main(args, { out: out.stream, err: err.stream } as never);
