@@ -9,7 +9,7 @@
  * inside Lambda (`/tmp`).
  */
 import { once } from "node:events";
-import { createWriteStream } from "node:fs";
+import { createWriteStream, existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -27,6 +27,9 @@ import { targetModelKey } from "./lib/models.ts";
 import { recentView } from "./lib/recent-view.ts";
 import { readAlerts, scenarioOrder, type TargetView, targetsData } from "./lib/site-data.ts";
 import { type SeriesDetail, type SiteIndex, seriesDetailFile } from "./lib/site-index.ts";
+
+/** Where the build stages run documents, as the site serves them (`/data/runs/...`). */
+const RUN_DOCUMENTS_DIR = join("data", "runs");
 
 const SITE_ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** Where the site is built by default: `dist` of the site package, whatever the working directory. */
@@ -50,9 +53,11 @@ export interface BuildSiteOptions {
    * An incremental build, after runs of these targets only: their pages and their models' pages, with
    * every page that lists targets (rankings, compare, data, alerts, filters), `index.json` and the
    * CSVs; the other targets' run documents are not staged (the site has them), their sizes taken from
-   * `runBytes` (what an earlier build returned). Absent: every page.
+   * `runBytes` (what an earlier build returned); with `shared: false`, only the targets' and their
+   * models' pages and run documents (a page batch of a fanned-out rebuild, whose finishing step builds
+   * the shared pages once). Absent: every page.
    */
-  only?: { targetIds: readonly string[]; runBytes: Readonly<Record<string, number>> };
+  only?: { targetIds: readonly string[]; runBytes: Readonly<Record<string, number>>; shared?: boolean };
   /** Where the subscribe form posts (the deployed subscribe function URL); the form is disabled without it. */
   subscribeUrl?: string;
   warn?: (message: string) => void;
@@ -64,6 +69,8 @@ export interface BuildSiteResult {
   runDocuments: number;
   /** Each target's run documents' total size in bytes (what a later incremental build is given). */
   runBytes: Record<string, number>;
+  /** HTML pages rendered. */
+  pages: number;
   warnings: string[];
 }
 
@@ -90,14 +97,21 @@ export async function buildSite(options: BuildSiteOptions): Promise<BuildSiteRes
     const prepared = await writeSiteIndex(options, siteRoot, work, warn);
     const outDir = resolve(options.outDir);
     await rm(outDir, { recursive: true, force: true });
-    await runAstro({ siteRoot, work, payloadFile: prepared.payloadFile, outDir });
-    for (const entry of await readdir(prepared.staged))
-      await moveInto(join(prepared.staged, entry), join(outDir, entry));
+    const shared = options.only?.shared ?? true;
+    await runAstro({ siteRoot, work, payloadFile: prepared.payloadFile, outDir, pages: shared ? "all" : "targets" });
+    const pages = (await readdir(outDir, { recursive: true })).filter((p) => p.endsWith(".html")).length;
+    if (shared)
+      for (const entry of await readdir(prepared.staged))
+        await moveInto(join(prepared.staged, entry), join(outDir, entry));
+    // Without the shared pages, the downloads that list every target are left out too: only run documents.
+    else if (existsSync(join(prepared.staged, RUN_DOCUMENTS_DIR)))
+      await moveInto(join(prepared.staged, RUN_DOCUMENTS_DIR), join(outDir, RUN_DOCUMENTS_DIR));
     return {
       outDir,
       targets: prepared.targets,
       runDocuments: prepared.runDocuments,
       runBytes: prepared.runBytes,
+      pages,
       warnings,
     };
   } finally {
@@ -115,7 +129,7 @@ async function writeSiteIndex(
   siteRoot: string,
   work: string,
   warn: (m: string) => void,
-): Promise<{ payloadFile: string; staged: string } & Omit<BuildSiteResult, "outDir" | "warnings">> {
+): Promise<{ payloadFile: string; staged: string } & Omit<BuildSiteResult, "outDir" | "warnings" | "pages">> {
   const generatedAt = options.now ?? new Date().toISOString();
   const staged = join(work, "public");
   const seriesDir = join(work, "series");
@@ -146,7 +160,8 @@ async function writeSiteIndex(
   }
   const scenarios = scenarioOrder([...firstRuns].map(([scenario, startedAt]) => ({ scenario, startedAt })));
   const alerts = await readAlerts(options.store, warn);
-  const staging = await stager.finish({ generatedAt, scenarios, series });
+  const shared = options.only?.shared ?? true;
+  const staging = shared ? await stager.finish({ generatedAt, scenarios, series }) : stager.totals();
   // The views a line each, written one at a time: no one string of them all.
   const seriesFile = join(work, "series.ndjson");
   const lines = createWriteStream(seriesFile);
@@ -162,7 +177,7 @@ async function writeSiteIndex(
     only: only && { targetIds: [...only], modelKeys: [...models] },
     charts: {},
     prefill: {},
-    ...(await crossSeriesCharts({ series, scenarios }, only && models)),
+    ...(await crossSeriesCharts({ series, scenarios }, only && models, shared)),
     alerts,
     downloads: staging.downloads,
     runDocuments: { count: staging.runCount, bytes: staging.runBytes },
