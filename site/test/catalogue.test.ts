@@ -125,6 +125,17 @@ describe("a leaderboard of more routes than its row budget", () => {
       expect(existsSync(join(outDir, m[1] as string, "index.html")), m[1]).toBe(true);
   });
 
+  it("folds the leaderboard at one concurrency the same way, each model's best routes, the rest on its page", () => {
+    const html = page("at/4");
+    const rows = [...html.matchAll(/<tr data-target="([^"]+)"/g)].map((m) => m[1] as string);
+    expect(rows.length).toBeLessThanOrEqual(ROW_BUDGET);
+    const byModel = new Map<string, number>();
+    for (const id of rows) byModel.set(modelOf(id), (byModel.get(modelOf(id)) ?? 0) + 1);
+    expect([byModel.size, Math.max(...byModel.values())]).toEqual([MODELS, 3]);
+    expect(html).toContain(`${ROUTES - rows.length} more routes rank below`);
+    expect(html).toContain(`${ROUTES} LLM endpoints at 4 users at once`);
+  });
+
   it("compares the routes `/` shows, links each model's page for the rest, and keeps every page under 500 KB", () => {
     const compare = page("compare");
     const compared = [...compare.matchAll(/<tr data-target="([^"]+)"><td class="text" data-v=/g)].map((m) => m[1]);
@@ -225,7 +236,14 @@ describe("a leaderboard of more routes than its row budget", () => {
 
   for (const pass of [PHONE, LAPTOP])
     it(`reads at ${pass.name}: no sideways scroll, no serious axe violation`, async () => {
-      const pages = ["", "s/chat/by/provider/provider-3/", "s/chat/by/gateway/direct/", "models/model-5/", "compare/"];
+      const pages = [
+        "",
+        "s/chat/by/provider/provider-3/",
+        "s/chat/by/gateway/direct/",
+        "models/model-5/",
+        "compare/",
+        "at/4/",
+      ];
       const facts = await walk(browser, server.url, pass, { pages, axe: new Set(pages) });
       for (const path of pages) {
         const f = facts.get(path);
