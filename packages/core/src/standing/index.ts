@@ -8,20 +8,11 @@
  */
 import { z } from "zod";
 import { DEFAULT_STANDING, type StandingConfig } from "../config/index.ts";
-import { summaryUnits } from "../kinds/index.ts";
+import { STANDING_FIELDS, standingFields, summaryUnits } from "../kinds/index.ts";
 import { DEFAULT_SLO, kneeIndex, withinTtftLimit } from "../metrics/index.ts";
-import {
-  type Bracket,
-  CacheVerdict,
-  concurrencyOf,
-  Load,
-  loadAxis,
-  loadPosition,
-  SearchRecord,
-  sameLoad,
-} from "../run/index.ts";
+import { type Bracket, concurrencyOf, Load, loadAxis, loadPosition, SearchRecord, sameLoad } from "../run/index.ts";
 import { bySeries, type LevelFigures, type RunIndexEntry } from "../run-index/index.ts";
-import { Estimate, estimate, medianOfSorted, mostGiven } from "../stats/median.ts";
+import { Estimate, estimate, medianOfSorted } from "../stats/median.ts";
 
 export {
   Estimate,
@@ -73,13 +64,8 @@ export const StandingLevel = z.object({
    * p50 and p95. Null when no valid run gave both.
    */
   meetsSlo: z.boolean().nullable().default(null),
-  /** A conversation level: TTFT p50 of turns 2 and later (what its leaderboard ranks by); null otherwise. */
-  laterTurnsTtftP50Ms: Estimate.nullable().default(null),
-  /**
-   * A conversation level: the prompt-cache verdict most of its valid runs gave (a tie: the newest
-   * run's among the tied); null otherwise.
-   */
-  cacheVerdict: CacheVerdict.nullable().default(null),
+  /** Each kind's own fields over the level's valid runs (a conversation's later turns, its cache verdict), null on other kinds' levels (`STANDING_FIELDS`). */
+  ...STANDING_FIELDS,
 });
 export type StandingLevel = z.infer<typeof StandingLevel>;
 
@@ -199,7 +185,6 @@ const LEVEL_FIGURES = [
   "ttftP50Ms",
   "ttftP95Ms",
   "goodputOutputTokensPerSecond",
-  "laterTurnsTtftP50Ms",
 ] as const satisfies readonly (keyof LevelFigures)[];
 
 function levelOf(load: Load, runs: readonly RunIndexEntry[], slo: Slo): StandingLevel {
@@ -234,8 +219,7 @@ function levelOf(load: Load, runs: readonly RunIndexEntry[], slo: Slo): Standing
     ttftP95Ms: values("ttftP95Ms"),
     goodputOutputTokensPerSecond: values("goodputOutputTokensPerSecond"),
     meetsSlo: mediansMeetSlo(valid, slo),
-    laterTurnsTtftP50Ms: values("laterTurnsTtftP50Ms"),
-    cacheVerdict: mostGiven(valid.flatMap((l) => (l.conversation ? [l.conversation.cacheVerdict] : []))),
+    ...standingFields(load, valid),
   };
 }
 

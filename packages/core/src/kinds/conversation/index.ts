@@ -10,6 +10,7 @@ import { type LevelSearch, ladderOf } from "../../drive/search.ts";
 import { number } from "../../drive/words.ts";
 import { USERS, USERS_PLAN, type WorkersSpec, workersDriver } from "../../drive/workers.ts";
 import { ConversationFigures, type ConversationParts, conversationFiguresOf } from "./figures.ts";
+import { type CONVERSATION_INDEX, type CONVERSATION_STANDING, conversationIndex } from "./index-figures.ts";
 import { type ConversationSpec, conversations } from "./session.ts";
 
 export { CacheVerdict, ConversationFigures, ConversationTurns, TurnFigures } from "./figures.ts";
@@ -136,11 +137,14 @@ export const conversation: LoadKind<
   ConversationLoad,
   WorkersSpec<"conversation"> & { conversation: ConversationSpec },
   ConversationFigures,
-  ConversationParts
+  ConversationParts,
+  typeof CONVERSATION_INDEX,
+  typeof CONVERSATION_STANDING
 > = {
   kind: "conversation",
   document: ConversationLoad,
   figures: { schema: ConversationFigures, of: conversationFiguresOf },
+  index: conversationIndex,
   axis: "concurrency",
   levels: (workload, { requestSeconds }) => {
     const talk = workload.conversation;

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import type { DriveSpec, LevelDriver } from "../../drive/driver.ts";
 import { MaxInFlight, Positive, Seed, strictlyAscending } from "../../drive/fields.ts";
-import type { LoadKind } from "../../drive/kind.ts";
+import { type LoadKind, NO_INDEX_FIGURES, type NoIndexFields } from "../../drive/kind.ts";
 import { scheduledLevelTiming } from "../../drive/plan.ts";
 import { runSchedule, ScheduleFigures, scheduleFigures } from "../../drive/schedule.ts";
 import { ladderOf, levelSearchSchema, searchOf } from "../../drive/search.ts";
@@ -237,11 +237,14 @@ export const open: LoadKind<
   OpenLoad,
   OpenSpec,
   OpenFigures,
-  { schedule: ScheduleFigures }
+  { schedule: ScheduleFigures },
+  NoIndexFields,
+  NoIndexFields
 > = {
   kind: "open",
   document: OpenLoad,
   figures: { schema: OpenFigures, of: ({ schedule }) => schedule, schedule: (figures) => figures },
+  index: NO_INDEX_FIGURES,
   axis: "rate",
   levels: (workload, { requestSeconds }) => {
     const { arrival } = workload;

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import type { DriveSpec, LevelDriver } from "../../drive/driver.ts";
 import { MaxInFlight, Positive, strictlyAscending } from "../../drive/fields.ts";
-import type { LoadKind } from "../../drive/kind.ts";
+import type { LoadKind, NoIndexFields } from "../../drive/kind.ts";
 import { scheduledLevelTiming } from "../../drive/plan.ts";
 import { runSchedule, ScheduleFigures, scheduleFigures } from "../../drive/schedule.ts";
 import { number } from "../../drive/words.ts";
@@ -211,13 +211,21 @@ export const TraceFigures = z.object({
 });
 export type TraceFigures = z.infer<typeof TraceFigures>;
 
+/** A replay level's field of the run index: what its hash_ids allow from a cache. */
+const TRACE_INDEX = {
+  /** A trace replay's reusable prompt tokens over prompt tokens: what its hash_ids allow from a cache; null for other loads and in entries recorded before it was. */
+  reusablePromptTokenShare: z.number().nullable().default(null),
+};
+
 export const trace: LoadKind<
   { arrival: TraceArrival },
   TraceLevelLoad,
   TraceLoad,
   TraceSpec,
   TraceFigures,
-  { schedule: ScheduleFigures; reusablePromptTokenShare: number | null }
+  { schedule: ScheduleFigures; reusablePromptTokenShare: number | null },
+  typeof TRACE_INDEX,
+  NoIndexFields
 > = {
   kind: "trace",
   document: TraceLoad,
@@ -230,6 +238,12 @@ export const trace: LoadKind<
       inFlightMax,
       scheduleLagMs,
     }),
+  },
+  index: {
+    entry: TRACE_INDEX,
+    entryOf: (figures) => ({ reusablePromptTokenShare: figures.reusablePromptTokenShare ?? null }),
+    standing: {},
+    standingOf: () => ({}),
   },
   axis: "speedup",
   levels: (workload, { requestSeconds, traces }) => {
