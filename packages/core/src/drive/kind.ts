@@ -71,10 +71,8 @@ export interface HeadlineParts {
   scalingEfficiency: string;
   /** The highest rate that met the SLO, or `-`. */
   sustainsRate: string;
-  /** The replayed trace: ` of x.jsonl (120 requests)`, or empty. */
-  trace: string;
-  /** The share of prompt tokens the trace allows from a cache. */
-  reusable: string;
+  /** The trace the run replayed (the run document's `trace`: its name, requests and reusable share); null when it replayed none. */
+  replayed: { name: string; requests: number; reusablePromptTokenShare: number } | null;
   /** What the route reported cached, level by level. */
   cached: string;
 }
@@ -182,6 +180,8 @@ export interface LoadKind<
   offeredRate(load: D): number | null;
   /** A run's headline in words, from its figures (`kneeboard run`'s report). */
   headline(parts: HeadlineParts): string;
+  /** Lines `kneeboard run`'s report prints after the headline for one of its levels, from its own figures (a conversation's turns); none for most kinds. */
+  reportLines(figures: F, words: string): string[];
   /** What `kneeboard plan` says of it. */
   plan: PlanWords<W, L>;
   /** Runs a level's measured sends. */

@@ -310,6 +310,12 @@ export function headlineWords(load: Load, parts: HeadlineParts): string {
   return entry(load.kind).headline(parts);
 }
 
+/** The lines `kneeboard run`'s report prints for a level after the headline, by its kind from its own figures (none where it recorded none). */
+export function reportLines(level: { load: Load } & Partial<KindLevelFigures>): string[] {
+  const own = level[level.load.kind];
+  return own ? entry(level.load.kind).reportLines(own, loadWords(level.load)) : [];
+}
+
 /** A level's own figures under its load's kind (from what its summary measured), and null under every other kind. */
 export function kindFigures(load: Load, parts: FigureParts): KindLevelFigures {
   const none = Object.fromEntries(Object.keys(KINDS).map((k) => [k, null])) as KindLevelFigures;

@@ -163,6 +163,16 @@ export const conversation: LoadKind<
   same: (a, b) => a.turns === b.turns,
   // A conversation re-sends its history: a cache serving it is what the level measures.
   expectsCache: true,
+  // Its TTFT and cached share by turn, and its cache verdict, one line a level.
+  reportLines: (figures, words) => {
+    const turns = figures.byTurn
+      .map(
+        (t) =>
+          `${t.turn}: ${t.ttftMs.p50 === null ? "-" : t.ttftMs.p50.toFixed(1)} ms${t.cachedPromptTokenShare === null ? "" : ` (${Math.round(t.cachedPromptTokenShare * 100)} % cached)`}`,
+      )
+      .join(", ");
+    return [`${words} by turn, TTFT p50: ${turns}; ${figures.cache.detail}`];
+  },
   plan: {
     ...USERS_PLAN,
     loop: () => "closed loop of conversations",

@@ -290,6 +290,7 @@ export const open: LoadKind<
   offeredRate: (load) => load.ratePerSecond,
   // Its levels are rates: its headline is what it sustains and its knee in req/s, not single-stream and N.
   headline: (p) => `open loop: peak ${p.peak}, knee ${p.kneeRate}, sustains ${p.sustainsRate} req/s at the SLO`,
+  reportLines: () => [],
   plan: {
     column: "rate",
     label: (load) => `${load.ratePerSecond}/s`,

@@ -11,7 +11,7 @@ import { MaxInFlight, Positive, strictlyAscending } from "../../drive/fields.ts"
 import type { LoadKind, NoIndexFields } from "../../drive/kind.ts";
 import { scheduledLevelTiming } from "../../drive/plan.ts";
 import { runSchedule, ScheduleFigures, scheduleFigures } from "../../drive/schedule.ts";
-import { number } from "../../drive/words.ts";
+import { number, percent } from "../../drive/words.ts";
 
 /** Trace formats a replay reads (docs/config.md#trace-replay). */
 export const TraceFormat = z.enum(["mooncake", "burstgpt"]);
@@ -284,8 +284,9 @@ export const trace: LoadKind<
   // Its rate is its window's at the speedup, which the level's schedule figures carry.
   offeredRate: () => null,
   // Its peak along the speedups, and how much of the reuse its trace allows the route delivered.
-  headline: (p) =>
-    `trace replay${p.trace}: peak ${p.peak}; the trace allows ${p.reusable} of prompt tokens from a cache, the route reported ${p.cached}`,
+  headline: ({ replayed, peak, cached }) =>
+    `trace replay${replayed ? ` of ${replayed.name} (${replayed.requests} requests)` : ""}: peak ${peak}; the trace allows ${percent(replayed?.reusablePromptTokenShare ?? null)} of prompt tokens from a cache, the route reported ${cached}`,
+  reportLines: () => [],
   plan: {
     column: "speedup",
     label: (load) => `x${load.speedup}`,
