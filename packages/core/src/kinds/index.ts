@@ -194,6 +194,11 @@ export function concurrencyOf(load: Load): number | null {
   return entry(load.kind).users(load);
 }
 
+/** True when any of a run's levels reads its knee in offered rate (its kind's `summary`, an open loop's), not in users: its levels' numbers are no users. */
+export function kneeInRate(levels: readonly { load: Load }[]): boolean {
+  return levels.some((l) => entry(l.load.kind).summary.knee === "kneeRequestsPerSecond");
+}
+
 /** True when two loads are the same: the same kind at the same place on its axis, the same traffic. */
 export function sameLoad(a: Load, b: Load): boolean {
   return a.kind === b.kind && loadPosition(a) === loadPosition(b) && entry(a.kind).same(a, b);

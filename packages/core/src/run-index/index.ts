@@ -5,7 +5,8 @@
  */
 import { z } from "zod";
 import { DEFAULT_SCENARIO, modelKeyOf } from "../config/index.ts";
-import { isOpenLoopRun, summarizeRun } from "../metrics/index.ts";
+import { kneeInRate } from "../kinds/index.ts";
+import { summarizeRun } from "../metrics/index.ts";
 import {
   CacheVerdict,
   headlineAggregate,
@@ -267,13 +268,13 @@ export function indexEntryFor(key: string, doc: RunDocument): RunIndexEntry {
 }
 
 /**
- * The document's summary. An open-loop one stored before the summary read an open loop in offered
- * rate holds a level number as `kneeConcurrency` and no rates: its knee and peaks are read again from
+ * The document's summary. One whose kind reads its knee in offered rate (`kneeInRate`, an open loop)
+ * stored before the summary read it so holds a level number as `kneeConcurrency` and no rates: its knee and peaks are read again from
  * its levels (`summarizeRun`), so no reader of the index takes a level's number for a concurrency.
  */
 function summaryOf(doc: RunDocument): Summary {
   const s = doc.summary;
-  if (!isOpenLoopRun(doc.levels) || s.kneeRequestsPerSecond !== undefined) return s;
+  if (!kneeInRate(doc.levels) || s.kneeRequestsPerSecond !== undefined) return s;
   const fresh = summarizeRun(doc.levels, { stop: s.stop });
   return {
     ...s,

@@ -9,7 +9,7 @@ import type { DriveSpec, LevelDriver } from "../../drive/driver.ts";
 import { MaxInFlight, Positive, Seed, strictlyAscending } from "../../drive/fields.ts";
 import type { LoadKind } from "../../drive/kind.ts";
 import { scheduledLevelTiming } from "../../drive/plan.ts";
-import { runOpenLoop, ScheduleFigures, scheduleFigures } from "../../drive/schedule.ts";
+import { runSchedule, ScheduleFigures, scheduleFigures } from "../../drive/schedule.ts";
 import { ladderOf, levelSearchSchema, searchOf } from "../../drive/search.ts";
 import { number } from "../../drive/words.ts";
 import { normal, seededRandom } from "../../random/index.ts";
@@ -199,7 +199,7 @@ const openLoop: LevelDriver<OpenLevelLoad, OpenSpec> = {
     const gaps = arrivalGapsMs(spec.spacing, spec.ratePerSecond, spec.seed, spec.level, spec.stream);
     // A dealt share of one schedule: its first send is due at its first arrival.
     const dealt = spec.deal ? dealtGapsMs(gaps, spec.deal.every, spec.deal.at) : null;
-    const open = await runOpenLoop({
+    const open = await runSchedule({
       counters: loop.counters,
       scheduler: loop.scheduler,
       signal: loop.signal,

@@ -10,7 +10,7 @@ import type { DriveSpec, LevelDriver } from "../../drive/driver.ts";
 import { MaxInFlight, Positive, strictlyAscending } from "../../drive/fields.ts";
 import type { LoadKind } from "../../drive/kind.ts";
 import { scheduledLevelTiming } from "../../drive/plan.ts";
-import { runOpenLoop, ScheduleFigures, scheduleFigures } from "../../drive/schedule.ts";
+import { runSchedule, ScheduleFigures, scheduleFigures } from "../../drive/schedule.ts";
 import { number } from "../../drive/words.ts";
 
 /** Trace formats a replay reads (docs/config.md#trace-replay). */
@@ -177,7 +177,7 @@ const traceReplay: LevelDriver<TraceLevelLoad, TraceSpec> = {
 
   async drive(spec, loop) {
     const endMs = loop.start();
-    const open = await runOpenLoop({
+    const open = await runSchedule({
       counters: loop.counters,
       scheduler: loop.scheduler,
       signal: loop.signal,
