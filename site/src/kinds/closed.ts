@@ -9,23 +9,22 @@ import type { Estimate } from "@kneeboard/core/standing";
 import { levelPoints, MEASURES, standingCurvesSpec, tradeoffSpec } from "../lib/charts/index.ts";
 import type { TargetTable } from "../lib/compare.ts";
 import { estimateTitle, fmt, fmtEstimate, pct, when } from "../lib/format.ts";
-import {
-  capacityBracketOf,
-  type LeaderboardRow,
-  leaderboardRows,
-  rankedGroups,
-  TREND_RUNS,
-} from "../lib/leaderboard.ts";
+import { capacityBracketOf, type LeaderboardRow, leaderboardRows, TREND_RUNS } from "../lib/leaderboard.ts";
 import { costNote, curvesLeftOut, levelsRun, sloWords, usd } from "../lib/models.ts";
 import {
+  type FigureColumn,
+  type RankingColumns,
+  type RankingWords,
+  rankingTable,
+  routesTable,
+} from "../lib/ranking-table.ts";
+import {
   type Cell,
-  groupNote,
   lastRunNote,
   problemOf,
   type RankingContext,
   type RankingTable,
   type RoutesTable,
-  rankAndTarget,
   sameModelById,
   slo,
 } from "../lib/rankings.ts";
@@ -58,15 +57,124 @@ const LEVEL = {
 const at = (load: Parameters<typeof levelAttr>[1]) => levelAttr("concurrency", load);
 const cell = (load: Parameters<typeof levelCell>[1]) => levelCell(LEVEL, load);
 
+/** A closed loop's leaderboard figures after rank and name: single-stream, the peak, capacity, cost and trend. */
+function boardFigures(sloText: string): FigureColumn<LeaderboardRow>[] {
+  return [
+    {
+      heading: "single-stream tok/s",
+      type: "num",
+      title: "output tokens per second of one request alone, p50 at concurrency 1",
+      cell: (r) => ({
+        kind: "estimate",
+        estimate: r.singleStreamTokensPerSecond,
+        digits: 1,
+        tooltip: false,
+        ...notMeasured(r),
+      }),
+    },
+    {
+      heading: "TTFT p50 ms",
+      type: "num",
+      title: "time to first token at concurrency 1, p50",
+      cell: (r) => ({
+        kind: "estimate",
+        estimate: r.singleStreamTtftP50Ms,
+        digits: 0,
+        tooltip: false,
+        ...notMeasured(r),
+      }),
+    },
+    {
+      heading: "peak aggregate tok/s",
+      type: "num",
+      sorted: true,
+      title:
+        "highest aggregate output tokens per second over the valid levels, read where all N are in flight (the level's steady window); 'whole level' marks a peak read over its whole level, ramp and drain included, where the level was too short for a steady window",
+      cell: (r) => ({
+        kind: "estimate",
+        estimate: r.peakAggregateTokensPerSecond,
+        digits: 0,
+        tooltip: true,
+        ...(r.peakWholeLevel ? { note: WHOLE_LEVEL } : {}),
+      }),
+    },
+    {
+      heading: "at N",
+      type: "num",
+      title: "the concurrency of the peak",
+      cell: (r) => ({ kind: "number", value: r.peakConcurrency, digits: 0 }),
+    },
+    {
+      heading: "per-stream at peak",
+      type: "num",
+      title: "per-stream output tok/s (p50) at the peak",
+      cell: (r) => ({ kind: "estimate", estimate: r.perStreamAtPeakTokensPerSecond, digits: 1, tooltip: false }),
+    },
+    {
+      heading: "capacity",
+      sub: `serves N users at ${sloText}`,
+      type: "num",
+      className: "capacity",
+      title:
+        "highest level whose medians meet the SLO (per-stream p50 and TTFT p95, a failed request counted as a miss), with its bracket, marked ladder or searched; where the levels were searched, the median of the standing's searched runs (how they found it on hover); sorted on the lower end",
+      cell: (r) => capacityCell(r, "searched"),
+    },
+    {
+      heading: "$/Mtok at peak",
+      type: "num",
+      className: "cost",
+      title:
+        "cost per million output tokens at the peak, metered by the gateway and declared by the operator's pricing (latest run)",
+      cell: (r) => ({ kind: "cost", ...r.costAtPeak }),
+    },
+    {
+      heading: "trend",
+      type: "text",
+      className: "text",
+      fixed: true,
+      cell: (r) => ({
+        kind: "trend",
+        svg: sparkline(r.trend, { label: `trend of ${r.id}` }),
+        title: `last measured ${when(r.measuredAt)}`,
+      }),
+    },
+  ];
+}
+
+/** What a leaderboard row says under a closed loop's name: its problem, a stand-in run, the last run's errors, invalid levels, same model. */
+function boardNotes(views: readonly TargetView[], ctx: RankingContext): RankingColumns<LeaderboardRow>["notes"] {
+  const sameModel = sameModelById(views);
+  const { windowHours } = ctx.window;
+  return (r) => ({
+    problem: problemOf(r.problem),
+    notes: [
+      ...(r.beyondWindow ? [`no valid run in the last ${windowHours} hours: the latest valid run stands in`] : []),
+      ...lastRunNote(r.errorRate, r.rateLimitRate),
+    ],
+    invalid:
+      r.invalidLevels.length > 0
+        ? {
+            text: `invalid in some runs at ${r.invalidLevels.map((l) => l.at).join(", ")}`,
+            title: r.invalidLevels
+              .map((l) => `${l.at} invalid in ${l.invalidRuns} of ${l.runs} runs: ${l.reasons.join("; ")}`)
+              .join("\n"),
+            href: `${ctx.targetHref(r.id)}#standing-levels`,
+          }
+        : null,
+    sameModel: sameModel.get(r.id) ?? null,
+  });
+}
+
 /** Closed loops: ranked by peak aggregate tok/s, with single-stream speed and TTFT beside it. */
 function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTable {
-  const rows = leaderboardRows([...views]);
-  const groups = rankedGroups(rows);
-  const sameModel = sameModelById(views);
   const sloText = sloWords(slo(views));
   const { windowHours, maxRuns } = ctx.window;
-  const levels = levelsRun([...views]);
-  return {
+  const columns: RankingColumns<LeaderboardRow> = {
+    rankTitle: "1 + targets whose peak aggregate interval lies wholly above; = marks a shared rank",
+    notes: boardNotes(views, ctx),
+    figures: boardFigures(sloText),
+  };
+  const words: RankingWords = {
     kind: "closed",
     id: "leaderboard",
     heading: `LLM throughput: one user, and everyone at once${ctx.named ? ` (${ctx.scenario})` : ""}`,
@@ -78,99 +186,11 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
       `Each figure is the median over the target's valid runs of the last ${windowHours} hours (at most ${maxRuns} runs; the latest valid run when none is that recent), with the interval that bounds it in brackets below it (`,
       `; the peak's tooltip says how many runs). Ranked by peak aggregate tok/s: targets whose intervals overlap share a rank (=2). Rows run in rank order; a model's routes sit together under their model wherever no other model ranks between them. Clicking a column header sorts all rows and drops the grouping. Capacity: the most users served at ${sloText} (a failed request counts as a miss), with the bracket it lies in below it: a ladder's [highest level that met, next level run), or "not measured above N" where its top level met; where a target's levels were searched, the median of its searched runs with the newest run's bracket at its confidence, how they found it on hover. Sorted on the lower end. Single-stream figures say "not measured" where no run ran N = 1. Trend: peak aggregate over the last ${TREND_RUNS} runs. Runs, knee, scaling efficiency, errors and the latest run's levels are on each target's page.`,
     ],
-    columns: [
-      {
-        heading: "rank",
-        type: "num",
-        title: "1 + targets whose peak aggregate interval lies wholly above; = marks a shared rank",
-      },
-      { heading: "target", type: "text", className: "text" },
-      {
-        heading: "single-stream tok/s",
-        type: "num",
-        title: "output tokens per second of one request alone, p50 at concurrency 1",
-      },
-      { heading: "TTFT p50 ms", type: "num", title: "time to first token at concurrency 1, p50" },
-      {
-        heading: "peak aggregate tok/s",
-        type: "num",
-        sorted: true,
-        title:
-          "highest aggregate output tokens per second over the valid levels, read where all N are in flight (the level's steady window); 'whole level' marks a peak read over its whole level, ramp and drain included, where the level was too short for a steady window",
-      },
-      { heading: "at N", type: "num", title: "the concurrency of the peak" },
-      { heading: "per-stream at peak", type: "num", title: "per-stream output tok/s (p50) at the peak" },
-      {
-        heading: "capacity",
-        sub: `serves N users at ${sloText}`,
-        type: "num",
-        className: "capacity",
-        title:
-          "highest level whose medians meet the SLO (per-stream p50 and TTFT p95, a failed request counted as a miss), with its bracket, marked ladder or searched; where the levels were searched, the median of the standing's searched runs (how they found it on hover); sorted on the lower end",
-      },
-      {
-        heading: "$/Mtok at peak",
-        type: "num",
-        className: "cost",
-        title:
-          "cost per million output tokens at the peak, metered by the gateway and declared by the operator's pricing (latest run)",
-      },
-      { heading: "trend", type: "text", className: "text", fixed: true },
-    ],
-    groups: groups.map((g) => ({
-      modelKey: g.modelKey,
-      header: g.modelRoutes > 1 ? { href: ctx.modelHref(g.modelKey), note: groupNote(g) } : null,
-      rows: g.rows.map((r) => ({
-        id: r.id,
-        modelKey: r.modelKey,
-        cells: [
-          ...rankAndTarget(r, ctx.targetHref(r.id), {
-            problem: problemOf(r.problem),
-            model: g.modelRoutes === 1 ? { key: r.modelKey, href: ctx.modelHref(r.modelKey) } : null,
-            notes: [
-              ...(r.beyondWindow
-                ? [`no valid run in the last ${windowHours} hours: the latest valid run stands in`]
-                : []),
-              ...lastRunNote(r.errorRate, r.rateLimitRate),
-            ],
-            invalid:
-              r.invalidLevels.length > 0
-                ? {
-                    text: `invalid in some runs at ${r.invalidLevels.map((l) => l.at).join(", ")}`,
-                    title: r.invalidLevels
-                      .map((l) => `${l.at} invalid in ${l.invalidRuns} of ${l.runs} runs: ${l.reasons.join("; ")}`)
-                      .join("\n"),
-                    href: `${ctx.targetHref(r.id)}#standing-levels`,
-                  }
-                : null,
-            sameModel: sameModel.get(r.id) ?? null,
-          }),
-          { kind: "estimate", estimate: r.singleStreamTokensPerSecond, digits: 1, tooltip: false, ...notMeasured(r) },
-          { kind: "estimate", estimate: r.singleStreamTtftP50Ms, digits: 0, tooltip: false, ...notMeasured(r) },
-          {
-            kind: "estimate",
-            estimate: r.peakAggregateTokensPerSecond,
-            digits: 0,
-            tooltip: true,
-            ...(r.peakWholeLevel ? { note: WHOLE_LEVEL } : {}),
-          },
-          { kind: "number", value: r.peakConcurrency, digits: 0 },
-          { kind: "estimate", estimate: r.perStreamAtPeakTokensPerSecond, digits: 1, tooltip: false },
-          capacityCell(r, "searched"),
-          { kind: "cost", ...r.costAtPeak },
-          {
-            kind: "trend",
-            svg: sparkline(r.trend, { label: `trend of ${r.id}` }),
-            title: `last measured ${when(r.measuredAt)}`,
-          },
-        ],
-      })),
-    })),
-    grouped: true,
     empty: "No runs yet. Run `npm start` or `kneeboard run --config FILE`.",
     footnote: null,
-    levelLinks: levels.map((n) => ({ text: `N=${n}`, href: `at/${n}/` })),
+    levelLinks: levelsRun([...views]).map((n) => ({ text: `N=${n}`, href: `at/${n}/` })),
   };
+  return rankingTable(words, columns, leaderboardRows([...views]), { grouped: true, ctx });
 }
 
 /**
@@ -581,87 +601,99 @@ export const CLOSED_MODEL_SECTIONS: readonly SectionDef<ModelContext>[] = [
   },
 ];
 
+/** A model page's closed-loop routes: capacity, goodput and cost side by side (every figure's interval on hover). */
+function routeFigures(sloText: string, byId: Map<string, TargetView>): FigureColumn<LeaderboardRow>[] {
+  return [
+    {
+      heading: "single-stream tok/s",
+      type: "num",
+      title: "output tok/s of one request alone, p50 at concurrency 1",
+      cell: (r) => ({
+        kind: "estimate",
+        estimate: r.singleStreamTokensPerSecond,
+        digits: 1,
+        tooltip: true,
+        ...notMeasured(r),
+      }),
+    },
+    {
+      heading: "TTFT p50 ms",
+      type: "num",
+      title: "time to first token at concurrency 1, p50",
+      cell: (r) => ({
+        kind: "estimate",
+        estimate: r.singleStreamTtftP50Ms,
+        digits: 0,
+        tooltip: true,
+        ...notMeasured(r),
+      }),
+    },
+    {
+      heading: "peak aggregate tok/s",
+      type: "num",
+      sorted: true,
+      cell: (r) => ({ kind: "estimate", estimate: r.peakAggregateTokensPerSecond, digits: 0, tooltip: true }),
+    },
+    { heading: "at N", type: "num", cell: (r) => ({ kind: "number", value: r.peakConcurrency, digits: 0 }) },
+    {
+      heading: "per-stream at peak",
+      type: "num",
+      title: "per-stream output tok/s (p50) at the peak",
+      cell: (r) => ({ kind: "estimate", estimate: r.perStreamAtPeakTokensPerSecond, digits: 1, tooltip: true }),
+    },
+    {
+      heading: "capacity",
+      sub: `serves N users at ${sloText}`,
+      type: "num",
+      className: "capacity",
+      title: "highest level whose medians meet the SLO: per-stream p50 and TTFT p95",
+      cell: (r) => capacityCell(r, "capacity searched", "capacity"),
+    },
+    {
+      heading: "goodput peak tok/s",
+      type: "num",
+      title: "the highest goodput (output tok/s of requests that each met the SLO) over the latest run's levels",
+      cell: (r) => {
+        const gp = byId.get(r.id)?.latest.summary.goodputPeak;
+        return {
+          kind: "number",
+          value: gp?.goodputOutputTokensPerSecond ?? null,
+          digits: 0,
+          className: "goodput",
+          ...(gp ? { suffix: ` at ${loadWords(gp.load)}` } : {}),
+        };
+      },
+    },
+    {
+      heading: "$/Mtok at peak",
+      type: "num",
+      className: "cost",
+      title: "USD per million output tokens at the peak, latest run",
+      cell: (r) => ({ kind: "cost", ...r.costAtPeak }),
+    },
+  ];
+}
+
 /** A model's closed-loop routes ranked by peak aggregate tok/s over recent runs: capacity, goodput and cost side by side. */
 export function closedRoutes(routes: TargetView[], ctx: RoutesContext): RoutesTable {
   const byId = new Map(routes.map((t) => [t.id, t]));
-  return {
-    id: "model-routes",
-    label: `Routes of ${ctx.modelKey}: capacity, goodput and cost`,
-    columns: [
-      { heading: "rank", type: "num" },
-      { heading: "route", type: "text", className: "text" },
-      {
-        heading: "single-stream tok/s",
-        type: "num",
-        title: "output tok/s of one request alone, p50 at concurrency 1",
-      },
-      { heading: "TTFT p50 ms", type: "num", title: "time to first token at concurrency 1, p50" },
-      { heading: "peak aggregate tok/s", type: "num", sorted: true },
-      { heading: "at N", type: "num" },
-      { heading: "per-stream at peak", type: "num", title: "per-stream output tok/s (p50) at the peak" },
-      {
-        heading: "capacity",
-        sub: `serves N users at ${ctx.slo}`,
-        type: "num",
-        className: "capacity",
-        title: "highest level whose medians meet the SLO: per-stream p50 and TTFT p95",
-      },
-      {
-        heading: "goodput peak tok/s",
-        type: "num",
-        title: "the highest goodput (output tok/s of requests that each met the SLO) over the latest run's levels",
-      },
-      {
-        heading: "$/Mtok at peak",
-        type: "num",
-        className: "cost",
-        title: "USD per million output tokens at the peak, latest run",
-      },
-    ],
-    groups: [
-      {
-        modelKey: ctx.modelKey,
-        header: null,
-        rows: leaderboardRows(routes).map((r) => {
-          const t = byId.get(r.id) as TargetView;
-          const gp = t.latest.summary.goodputPeak;
-          return {
-            id: r.id,
-            modelKey: r.modelKey,
-            cells: [
-              ...rankAndTarget(r, ctx.targetHref(r.id), {
-                problem: problemOf(r.problem),
-                model: null,
-                notes: [`${t.latest.route.gateway}${t.latest.route.provider ? ` → ${t.latest.route.provider}` : ""}`],
-                invalid: null,
-                sameModel: null,
-              }),
-              {
-                kind: "estimate",
-                estimate: r.singleStreamTokensPerSecond,
-                digits: 1,
-                tooltip: true,
-                ...notMeasured(r),
-              },
-              { kind: "estimate", estimate: r.singleStreamTtftP50Ms, digits: 0, tooltip: true, ...notMeasured(r) },
-              { kind: "estimate", estimate: r.peakAggregateTokensPerSecond, digits: 0, tooltip: true },
-              { kind: "number", value: r.peakConcurrency, digits: 0 },
-              { kind: "estimate", estimate: r.perStreamAtPeakTokensPerSecond, digits: 1, tooltip: true },
-              capacityCell(r, "capacity searched", "capacity"),
-              {
-                kind: "number",
-                value: gp?.goodputOutputTokensPerSecond ?? null,
-                digits: 0,
-                className: "goodput",
-                ...(gp ? { suffix: ` at ${loadWords(gp.load)}` } : {}),
-              },
-              { kind: "cost", ...r.costAtPeak },
-            ],
-          };
-        }),
-      },
-    ],
+  const columns: RankingColumns<LeaderboardRow> = {
+    notes: (r) => {
+      const { route } = (byId.get(r.id) as TargetView).latest;
+      return {
+        problem: problemOf(r.problem),
+        notes: [`${route.gateway}${route.provider ? ` → ${route.provider}` : ""}`],
+        invalid: null,
+        sameModel: null,
+      };
+    },
+    figures: routeFigures(ctx.slo, byId),
   };
+  return routesTable(
+    { id: "model-routes", label: `Routes of ${ctx.modelKey}: capacity, goodput and cost`, ...ctx },
+    columns,
+    leaderboardRows(routes),
+  );
 }
 
 /** The compare page's overlays of closed loops. */

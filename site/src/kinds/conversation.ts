@@ -7,7 +7,15 @@
 import { type CacheVerdict, concurrencyOf, loadWords, sameLoad } from "@kneeboard/core/run";
 import { type TurnPoint, turnsSpec } from "../lib/charts/index.ts";
 import { fmt, pct } from "../lib/format.ts";
-import { type RankingContext, type RankingTable, rankedLowerFirst, viewGroup } from "../lib/rankings.ts";
+import {
+  type RankedRow,
+  type RankingColumns,
+  type RankingWords,
+  rankedLowerFirst,
+  rankingTable,
+  viewNotes,
+} from "../lib/ranking-table.ts";
+import type { RankingContext, RankingTable } from "../lib/rankings.ts";
 import type { TargetView } from "../lib/site-data.ts";
 import { num, text } from "../lib/table.ts";
 import { finite, type SectionDef, type TargetContext } from "../lib/target-charts.ts";
@@ -36,13 +44,64 @@ function conversationLevel(views: readonly TargetView[]): number | null {
   return common.length > 0 ? Math.max(...common) : null;
 }
 
+/** A route's conversation row: its view, the level it is compared at, and that level's first turn in the latest run. */
+interface ConversationRow {
+  v: TargetView;
+  level: TargetView["standing"]["levels"][number] | undefined;
+  firstTurn: { ttftP50Ms: number | null } | undefined;
+}
+
+/** A conversation ranking's columns: the later turns' TTFT, the level, turn 1's TTFT, per-stream, the prompt cache. */
+const COLUMNS: RankingColumns<ConversationRow & RankedRow> = {
+  rankTitle: "1 + targets whose later-turn TTFT interval lies wholly below; = marks a shared rank",
+  notes: viewNotes,
+  figures: [
+    {
+      heading: "later turns TTFT p50 ms",
+      type: "num",
+      sorted: true,
+      title: "time to first token p50 of turns 2 and later",
+      cell: (r) => ({ kind: "estimate", estimate: r.level?.laterTurnsTtftP50Ms ?? null, digits: 0, tooltip: true }),
+    },
+    {
+      heading: "at N",
+      type: "num",
+      title: "the users in conversation at once",
+      cell: (r) => ({ kind: "number", value: r.level ? concurrencyOf(r.level.load) : null, digits: 0 }),
+    },
+    {
+      heading: "turn 1 TTFT p50 ms",
+      type: "num",
+      title: "time to first token p50 of the first turn, latest run",
+      cell: (r) => ({ kind: "number", value: r.firstTurn?.ttftP50Ms ?? null, digits: 0 }),
+    },
+    {
+      heading: "per-stream tok/s",
+      type: "num",
+      title: "per-stream output tok/s (p50) at that level",
+      cell: (r) => ({
+        kind: "estimate",
+        estimate: r.level?.perStreamOutputTokensPerSecondP50 ?? null,
+        digits: 1,
+        tooltip: false,
+      }),
+    },
+    {
+      heading: "prompt cache",
+      type: "text",
+      className: "text",
+      cell: (r) => ({ kind: "text", text: r.level?.cacheVerdict ? CACHE_CELL[r.level.cacheVerdict] : "—" }),
+    },
+  ],
+};
+
 /**
  * Conversations: ranked by the later turns' TTFT p50 (turn 2 on, where a prompt cache tells), lower
  * first, at one level for every route; per-stream tok/s beside it, and what the route's cache did.
  */
 function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTable {
   const common = conversationLevel(views);
-  const rows = views.map((v) => {
+  const rows = views.map((v): ConversationRow => {
     const candidates = v.standing.levels.filter((l) => l.ranked && l.laterTurnsTtftP50Ms);
     const level = common === null ? candidates.at(-1) : candidates.find((l) => concurrencyOf(l.load) === common);
     const firstTurn = v.latest.levels
@@ -52,7 +111,7 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
   });
   const sorted = rankedLowerFirst(rows, (r) => r.level?.laterTurnsTtftP50Ms ?? null);
   const { windowHours, maxRuns } = ctx.window;
-  return {
+  const words: RankingWords = {
     kind: "conversation",
     id: "conversation-leaderboard",
     heading: `LLM conversations: what a chat's later turns wait${ctx.named ? ` (${ctx.scenario})` : ""}`,
@@ -64,38 +123,11 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
       `Later-turn TTFT p50 and per-stream tok/s are medians over the target's valid runs of the last ${windowHours} hours (at most ${maxRuns} runs), the interval bounding each in brackets (`,
       `), at ${common === null ? "each route's highest level valid in most runs" : `N=${common}, the highest level every route ranks`}. Routes whose intervals overlap share a rank (=2). Turn 1's TTFT is the latest run's. Prompt cache: what the latest runs say of the route's cache (reported cached tokens; or, when none are reported, whether later turns' TTFT grows with the history).`,
     ],
-    columns: [
-      {
-        heading: "rank",
-        type: "num",
-        title: "1 + targets whose later-turn TTFT interval lies wholly below; = marks a shared rank",
-      },
-      { heading: "target", type: "text", className: "text" },
-      {
-        heading: "later turns TTFT p50 ms",
-        type: "num",
-        sorted: true,
-        title: "time to first token p50 of turns 2 and later",
-      },
-      { heading: "at N", type: "num", title: "the users in conversation at once" },
-      { heading: "turn 1 TTFT p50 ms", type: "num", title: "time to first token p50 of the first turn, latest run" },
-      { heading: "per-stream tok/s", type: "num", title: "per-stream output tok/s (p50) at that level" },
-      { heading: "prompt cache", type: "text", className: "text" },
-    ],
-    groups: sorted.map((r) =>
-      viewGroup(r, ctx, [
-        { kind: "estimate", estimate: r.level?.laterTurnsTtftP50Ms ?? null, digits: 0, tooltip: true },
-        { kind: "number", value: r.level ? concurrencyOf(r.level.load) : null, digits: 0 },
-        { kind: "number", value: r.firstTurn?.ttftP50Ms ?? null, digits: 0 },
-        { kind: "estimate", estimate: r.level?.perStreamOutputTokensPerSecondP50 ?? null, digits: 1, tooltip: false },
-        { kind: "text", text: r.level?.cacheVerdict ? CACHE_CELL[r.level.cacheVerdict] : "—" },
-      ]),
-    ),
-    grouped: false,
     empty: "No runs yet.",
     footnote: "Each level's TTFT and cached share turn by turn are on each target's page.",
     levelLinks: [],
   };
+  return rankingTable(words, COLUMNS, sorted, { grouped: false, ctx });
 }
 
 /** What a conversation level says of the route's prompt cache, in the words the pages use. */

@@ -12,13 +12,19 @@ import { estimateTitle, fmt, fmtEstimate, pct } from "../lib/format.ts";
 import type { CapacityBracket } from "../lib/leaderboard.ts";
 import { sloWords, targetModelKey } from "../lib/models.ts";
 import {
+  type FigureColumn,
+  type RankingColumns,
+  type RankingWords,
+  rankingTable,
+  routesTable,
+} from "../lib/ranking-table.ts";
+import {
   type Cell,
   lastRunNote,
   problemOf,
   type RankingContext,
   type RankingTable,
   type RoutesTable,
-  rankAndTarget,
   sameModelById,
   slo,
 } from "../lib/rankings.ts";
@@ -199,13 +205,79 @@ export function ratesLeftOut(routes: readonly TargetView[]): string | null {
     : null;
 }
 
+/** An open loop's leaderboard figures after rank and name: capacity, what was achieved there, the peak, the trend. */
+function boardFigures(sloText: string): FigureColumn<RateRow>[] {
+  return [
+    {
+      heading: "capacity req/s",
+      sub: `at ${sloText}`,
+      type: "num",
+      sorted: true,
+      title: `highest offered rate whose level meets the SLO (${sloText}, a failed request counted as a miss), with the latest run's bracket, marked ladder or searched; sorted on the lower end`,
+      cell: rateCapacityCell,
+    },
+    ACHIEVED,
+    {
+      heading: "TTFT p95 ms",
+      type: "num",
+      title: "time to first token p95 at the capacity rate",
+      cell: (r) => ({ kind: "estimate", estimate: r.ttftP95AtCapacity, digits: 0, tooltip: false }),
+    },
+    {
+      heading: "per-stream tok/s",
+      type: "num",
+      title: "per-stream output tok/s (p50) at the capacity rate",
+      cell: (r) => ({ kind: "estimate", estimate: r.perStreamAtCapacity, digits: 1, tooltip: false }),
+    },
+    {
+      heading: "peak aggregate tok/s",
+      type: "num",
+      title: "highest aggregate output tok/s over the valid rates",
+      cell: (r) => ({ kind: "estimate", estimate: r.peakAggregate, digits: 0, tooltip: false }),
+    },
+    PEAK_RATE,
+    {
+      heading: "trend",
+      type: "text",
+      className: "text",
+      fixed: true,
+      cell: (r) => ({ kind: "trend", svg: sparkline(r.trend, { label: `capacity trend of ${r.id}` }) }),
+    },
+  ];
+}
+
+/** The rate the client achieved at the capacity rate: a column of both the leaderboard and a model page. */
+const ACHIEVED: FigureColumn<RateRow> = {
+  heading: "achieved req/s",
+  type: "num",
+  title: "requests sent per second at the capacity rate, latest run",
+  cell: (r) => ({ kind: "number", value: r.achievedAtCapacity, digits: 2 }),
+};
+
+/** The offered rate of the peak: a column of both the leaderboard and a model page. */
+const PEAK_RATE: FigureColumn<RateRow> = {
+  heading: "at req/s",
+  type: "num",
+  title: "the offered rate of the peak",
+  cell: (r) => ({ kind: "number", value: r.peakRatePerSecond, digits: 2 }),
+};
+
 /** Open loops: ranked by capacity in requests/s at the SLO, with the rate achieved there. */
 function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTable {
-  const rows = rateRows(views);
   const sameModel = sameModelById(views);
   const sloText = sloWords(slo(views));
   const { windowHours, maxRuns } = ctx.window;
-  return {
+  const columns: RankingColumns<RateRow> = {
+    rankTitle: "1 + targets whose capacity interval lies wholly above; = marks a shared rank",
+    notes: (r) => ({
+      problem: problemOf(r.problem),
+      notes: lastRunNote(r.errorRate, r.rateLimitRate),
+      invalid: null,
+      sameModel: sameModel.get(r.id) ?? null,
+    }),
+    figures: boardFigures(sloText),
+  };
+  const words: RankingWords = {
     kind: "open",
     id: "rate-leaderboard",
     heading: `LLM serving capacity in requests/s (${ctx.scenario})`,
@@ -217,59 +289,12 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
       `Capacity, TTFT, per-stream and aggregate figures are medians over the target's valid runs of the last ${windowHours} hours (at most ${maxRuns} runs), the interval bounding each in brackets (`,
       `); a run in which no rate met the SLO counts as 0 req/s. Under the capacity, the latest run's bracket it lies in, marked ladder or searched: a ladder's [highest rate that met, next rate run), or "not measured above R" where its top rate met; a search's [lo, hi] at its confidence. A ladder's capacity is the lower end of its bracket, so the column sorts on the lower end. Ranked by capacity: targets whose intervals overlap share a rank (=2). Achieved: requests sent per second at the latest run's capacity rate. TTFT p95 and per-stream tok/s are at that rate. Trend: capacity over the last runs.`,
     ],
-    columns: [
-      {
-        heading: "rank",
-        type: "num",
-        title: "1 + targets whose capacity interval lies wholly above; = marks a shared rank",
-      },
-      { heading: "target", type: "text", className: "text" },
-      {
-        heading: "capacity req/s",
-        sub: `at ${sloText}`,
-        type: "num",
-        sorted: true,
-        title: `highest offered rate whose level meets the SLO (${sloText}, a failed request counted as a miss), with the latest run's bracket, marked ladder or searched; sorted on the lower end`,
-      },
-      { heading: "achieved req/s", type: "num", title: "requests sent per second at the capacity rate, latest run" },
-      { heading: "TTFT p95 ms", type: "num", title: "time to first token p95 at the capacity rate" },
-      { heading: "per-stream tok/s", type: "num", title: "per-stream output tok/s (p50) at the capacity rate" },
-      { heading: "peak aggregate tok/s", type: "num", title: "highest aggregate output tok/s over the valid rates" },
-      { heading: "at req/s", type: "num", title: "the offered rate of the peak" },
-      { heading: "trend", type: "text", className: "text", fixed: true },
-    ],
-    // Each route on its own row, with its model named: rates are not grouped by model.
-    groups: rows.map((r) => ({
-      modelKey: r.modelKey,
-      header: null,
-      rows: [
-        {
-          id: r.id,
-          modelKey: r.modelKey,
-          cells: [
-            ...rankAndTarget(r, ctx.targetHref(r.id), {
-              problem: problemOf(r.problem),
-              model: { key: r.modelKey, href: ctx.modelHref(r.modelKey) },
-              notes: lastRunNote(r.errorRate, r.rateLimitRate),
-              invalid: null,
-              sameModel: sameModel.get(r.id) ?? null,
-            }),
-            rateCapacityCell(r),
-            { kind: "number", value: r.achievedAtCapacity, digits: 2 },
-            { kind: "estimate", estimate: r.ttftP95AtCapacity, digits: 0, tooltip: false },
-            { kind: "estimate", estimate: r.perStreamAtCapacity, digits: 1, tooltip: false },
-            { kind: "estimate", estimate: r.peakAggregate, digits: 0, tooltip: false },
-            { kind: "number", value: r.peakRatePerSecond, digits: 2 },
-            { kind: "trend", svg: sparkline(r.trend, { label: `capacity trend of ${r.id}` }) },
-          ],
-        },
-      ],
-    })),
-    grouped: false,
     empty: "No runs yet.",
     footnote: `An open loop has no single-stream figure${ctx.section ? ", so these targets are ranked here and not above" : ""}; each rate's figures, with the rate achieved, requests in flight and how late sends left, are on each target's page.`,
     levelLinks: [],
   };
+  // Each route on its own row, with its model named: rates are not grouped by model.
+  return rankingTable(words, columns, rateRows(views), { grouped: false, ctx });
 }
 
 const LEVEL = { head: "offered req/s", cell: (r: number) => fmt(r, 2), inFlight: "in flight mean" };
@@ -466,47 +491,31 @@ const MODEL_SECTIONS: readonly SectionDef<ModelContext>[] = [
 ];
 
 /** A model's open-loop routes, ranked by capacity in requests/s. */
-function routesTable(routes: TargetView[], ctx: RoutesContext): RoutesTable {
-  return {
-    id: "model-rate-routes",
-    label: "Routes ranked by capacity in requests per second",
-    columns: [
-      { heading: "rank", type: "num" },
-      { heading: "route", type: "text", className: "text" },
+function routes(views: TargetView[], ctx: RoutesContext): RoutesTable {
+  const columns: RankingColumns<RateRow> = {
+    notes: () => ({ problem: null, notes: [], invalid: null, sameModel: null }),
+    figures: [
       {
         heading: "capacity req/s",
         type: "num",
         sorted: true,
         title: "highest offered rate meeting the SLO, median over recent runs",
+        cell: rateCapacityCell,
       },
-      { heading: "achieved req/s", type: "num", title: "requests sent per second at the capacity rate, latest run" },
-      { heading: "peak aggregate tok/s", type: "num" },
-      { heading: "at req/s", type: "num", title: "the offered rate of the peak" },
-    ],
-    groups: [
+      ACHIEVED,
       {
-        modelKey: ctx.modelKey,
-        header: null,
-        rows: rateRows(routes).map((r) => ({
-          id: r.id,
-          modelKey: r.modelKey,
-          cells: [
-            ...rankAndTarget(r, ctx.targetHref(r.id), {
-              problem: null,
-              model: null,
-              notes: [],
-              invalid: null,
-              sameModel: null,
-            }),
-            rateCapacityCell(r),
-            { kind: "number", value: r.achievedAtCapacity, digits: 2 },
-            { kind: "estimate", estimate: r.peakAggregate, digits: 0, tooltip: true },
-            { kind: "number", value: r.peakRatePerSecond, digits: 2 },
-          ],
-        })),
+        heading: "peak aggregate tok/s",
+        type: "num",
+        cell: (r) => ({ kind: "estimate", estimate: r.peakAggregate, digits: 0, tooltip: true }),
       },
+      PEAK_RATE,
     ],
   };
+  return routesTable(
+    { id: "model-rate-routes", label: "Routes ranked by capacity in requests per second", ...ctx },
+    columns,
+    rateRows(views),
+  );
 }
 
 /** The latest run's capacity in requests/s and what it achieved there, and its peak with the peak's rate. */
@@ -575,7 +584,7 @@ export const open: KindView = {
   model: {
     heading: "Routes: capacity in requests/s",
     note: "Requests on an open loop (Poisson arrivals at set rates): their p50 curves against the offered rate are overlaid below; each route's page has its p95 too.",
-    routes: routesTable,
+    routes,
     sections: MODEL_SECTIONS,
   },
   compare: {

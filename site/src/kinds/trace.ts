@@ -8,13 +8,15 @@ import { loadPosition, loadWords, sameLoad } from "@kneeboard/core/run";
 import type { TargetTable } from "../lib/compare.ts";
 import { fmt, pct } from "../lib/format.ts";
 import {
-  percent,
-  type RankingContext,
-  type RankingTable,
-  type RoutesTable,
+  type RankedRow,
+  type RankingColumns,
+  type RankingWords,
   rankedLowerFirst,
-  viewGroup,
-} from "../lib/rankings.ts";
+  rankingTable,
+  routesTable,
+  viewNotes,
+} from "../lib/ranking-table.ts";
+import { percent, type RankingContext, type RankingTable, type RoutesTable } from "../lib/rankings.ts";
 import { simulatedLabel } from "../lib/share.ts";
 import type { TargetView } from "../lib/site-data.ts";
 import { num, text } from "../lib/table.ts";
@@ -29,14 +31,17 @@ import {
 } from "../lib/target-charts.ts";
 import type { KindView, RoutesContext } from "./view.ts";
 
-/**
- * Trace replays: the same recorded traffic sent at each speedup. Ranked by TTFT p95 at the lowest
- * speedup (the trace's own pace or nearest it), lower first, over the standing's runs; beside it what
- * the trace allowed from a prompt cache and what the route reported cached, and the fastest speedup
- * still valid.
- */
-function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTable {
-  const rows = views.map((v) => {
+/** A route's trace-replay row: its view, the standing's lowest and highest ranked speedups, the latest run at the lowest. */
+interface TraceRow {
+  v: TargetView;
+  first: TargetView["standing"]["levels"][number] | undefined;
+  latestFirst: TargetView["latest"]["levels"][number] | undefined;
+  fastest: TargetView["standing"]["levels"][number] | undefined;
+}
+
+/** Views ranked by TTFT p95 at their lowest ranked speedup (the trace's own pace or nearest it), lower first. */
+function traceRows(views: readonly TargetView[]): (TraceRow & RankedRow)[] {
+  const rows = views.map((v): TraceRow => {
     const ranked = v.standing.levels
       .filter((l) => l.ranked)
       .sort((a, b) => loadPosition(a.load) - loadPosition(b.load));
@@ -44,9 +49,68 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
     const latestFirst = first ? v.latest.levels.find((l) => sameLoad(l.load, first.load)) : undefined;
     return { v, first, latestFirst, fastest: ranked.at(-1) };
   });
-  const sorted = rankedLowerFirst(rows, (r) => r.first?.ttftP95Ms ?? null);
+  return rankedLowerFirst(rows, (r) => r.first?.ttftP95Ms ?? null);
+}
+
+/** A trace replay's ranking columns, on the leaderboard and a model page alike. */
+const COLUMNS: RankingColumns<TraceRow & RankedRow> = {
+  rankTitle: "1 + targets whose TTFT p95 interval lies wholly below; = marks a shared rank",
+  notes: viewNotes,
+  figures: [
+    {
+      heading: "TTFT p95 ms",
+      type: "num",
+      sorted: true,
+      title: "time to first token p95 at the lowest speedup",
+      cell: (r) => ({ kind: "estimate", estimate: r.first?.ttftP95Ms ?? null, digits: 0, tooltip: true }),
+    },
+    {
+      heading: "at speedup",
+      type: "num",
+      title: "the speedup of those figures (1: as recorded)",
+      cell: (r) => ({ kind: "number", value: r.first ? loadPosition(r.first.load) : null, digits: 2 }),
+    },
+    {
+      heading: "per-stream tok/s",
+      type: "num",
+      title: "per-stream output tok/s (p50) there",
+      cell: (r) => ({
+        kind: "estimate",
+        estimate: r.first?.perStreamOutputTokensPerSecondP50 ?? null,
+        digits: 1,
+        tooltip: false,
+      }),
+    },
+    {
+      heading: "reusable %",
+      type: "num",
+      title: "prompt tokens the trace allows from a cache, latest run",
+      cell: (r) => ({ kind: "number", value: percent(r.latestFirst?.reusablePromptTokenShare), digits: 0 }),
+    },
+    {
+      heading: "cached %",
+      type: "num",
+      title: "prompt tokens the route reported cached, latest run",
+      cell: (r) => ({ kind: "number", value: percent(r.latestFirst?.cachedPromptTokenShare), digits: 0 }),
+    },
+    {
+      heading: "fastest valid",
+      type: "num",
+      title: "the highest speedup valid in most runs",
+      cell: (r) => ({ kind: "number", value: r.fastest ? loadPosition(r.fastest.load) : null, digits: 2 }),
+    },
+  ],
+};
+
+/**
+ * Trace replays: the same recorded traffic sent at each speedup. Ranked by TTFT p95 at the lowest
+ * speedup (the trace's own pace or nearest it), lower first, over the standing's runs; beside it what
+ * the trace allowed from a prompt cache and what the route reported cached, and the fastest speedup
+ * still valid.
+ */
+function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTable {
   const { windowHours, maxRuns } = ctx.window;
-  return {
+  const words: RankingWords = {
     kind: "trace",
     id: "trace-leaderboard",
     heading: `LLM routes replaying recorded traffic${ctx.named ? ` (${ctx.scenario})` : ""}`,
@@ -58,35 +122,11 @@ function ranking(views: readonly TargetView[], ctx: RankingContext): RankingTabl
       `TTFT p95 and per-stream tok/s are medians over the target's valid runs of the last ${windowHours} hours (at most ${maxRuns} runs), the interval bounding each in brackets (`,
       "), at the lowest speedup valid in most runs. Routes whose intervals overlap share a rank (=2). Reusable: the share of prompt tokens a perfect prefix cache could serve, from the trace's hash_ids; cached: the share the route reported cached (latest run). Fastest: the highest speedup valid in most runs.",
     ],
-    columns: [
-      {
-        heading: "rank",
-        type: "num",
-        title: "1 + targets whose TTFT p95 interval lies wholly below; = marks a shared rank",
-      },
-      { heading: "target", type: "text", className: "text" },
-      { heading: "TTFT p95 ms", type: "num", sorted: true, title: "time to first token p95 at the lowest speedup" },
-      { heading: "at speedup", type: "num", title: "the speedup of those figures (1: as recorded)" },
-      { heading: "per-stream tok/s", type: "num", title: "per-stream output tok/s (p50) there" },
-      { heading: "reusable %", type: "num", title: "prompt tokens the trace allows from a cache, latest run" },
-      { heading: "cached %", type: "num", title: "prompt tokens the route reported cached, latest run" },
-      { heading: "fastest valid", type: "num", title: "the highest speedup valid in most runs" },
-    ],
-    groups: sorted.map((r) =>
-      viewGroup(r, ctx, [
-        { kind: "estimate", estimate: r.first?.ttftP95Ms ?? null, digits: 0, tooltip: true },
-        { kind: "number", value: r.first ? loadPosition(r.first.load) : null, digits: 2 },
-        { kind: "estimate", estimate: r.first?.perStreamOutputTokensPerSecondP50 ?? null, digits: 1, tooltip: false },
-        { kind: "number", value: percent(r.latestFirst?.reusablePromptTokenShare), digits: 0 },
-        { kind: "number", value: percent(r.latestFirst?.cachedPromptTokenShare), digits: 0 },
-        { kind: "number", value: r.fastest ? loadPosition(r.fastest.load) : null, digits: 2 },
-      ]),
-    ),
-    grouped: false,
     empty: "No runs yet.",
     footnote: "Each speedup's TTFT and end-to-end percentiles, with both shares, are on each target's page.",
     levelLinks: [],
   };
+  return rankingTable(words, COLUMNS, traceRows(views), { grouped: false, ctx });
 }
 
 const LEVEL = {
@@ -235,28 +275,13 @@ const MODEL_SECTIONS: readonly SectionDef<ModelContext>[] = [
 ];
 
 /** A model's trace-replay routes, ranked as the leaderboard ranks them: TTFT p95 at the trace's own pace, lower first. */
-function routesTable(routes: TargetView[], ctx: RoutesContext): RoutesTable {
-  const table = ranking(routes, {
-    scenario: "",
-    named: false,
-    targetHref: ctx.targetHref,
-    modelHref: () => "",
-    window: routes[0]?.standing.window ?? { windowHours: 0, maxRuns: 0 },
-    section: true,
-  });
-  const rows = table.groups.flatMap((g) =>
-    g.rows.map((r) => ({
-      ...r,
-      // The model is the page's: the route's name cell says no model line.
-      cells: r.cells.map((c) => (c.kind === "target" ? { ...c, target: { ...c.target, model: null } } : c)),
-    })),
-  );
-  return {
+function routes(views: TargetView[], ctx: RoutesContext): RoutesTable {
+  const table = {
     id: "model-trace-routes",
     label: "Routes ranked by time to first token p95 of the replayed trace",
-    columns: table.columns.map((c) => (c.heading === "target" ? { ...c, heading: "route" } : c)),
-    groups: [{ modelKey: ctx.modelKey, header: null, rows }],
+    ...ctx,
   };
+  return routesTable(table, COLUMNS, traceRows(views));
 }
 
 function numbers(targets: TargetView[], href: (id: string) => string): TargetTable {
@@ -300,7 +325,7 @@ export const trace: KindView = {
   model: {
     heading: "Routes: the replayed trace",
     note: "The same recorded traffic sent to each route, at its own pace and faster: their curves against the speedup are overlaid below.",
-    routes: routesTable,
+    routes,
     sections: MODEL_SECTIONS,
   },
   compare: {

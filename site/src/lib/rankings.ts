@@ -1,15 +1,14 @@
 /**
  * @module A ranking as data: a table's columns and its rows of cells, so one component
- * (`CellTable.astro`) draws any of them: the leaderboard's ranking of each load kind and a model page's
- * routes. Each kind's ranking lives in its module (`src/kinds/`); this file holds what they share.
+ * (`Ranking.astro`, `Routes.astro`) draws any of them: the leaderboard's ranking of each load kind and a
+ * model page's routes. Each kind states its columns in its module (`src/kinds/`) and `ranking-table.ts`
+ * lays them out; this file holds the data they share.
  */
 
 import { DEFAULT_SLO } from "@kneeboard/core/config";
 import type { Estimate, Slo } from "@kneeboard/core/standing";
-import { rankLabel, ranksBy } from "@kneeboard/core/standing";
 import { pct } from "./format.ts";
 import type { RankedGroup } from "./leaderboard.ts";
-import { targetModelKey } from "./models.ts";
 import { type SameModelWords, sameModelWords } from "./same-model.ts";
 import type { TargetView } from "./site-data.ts";
 
@@ -63,18 +62,6 @@ export interface TargetCell {
   sameModel: SameModelWords | null;
   /** Tool calls: a badge when the route is worse than its reference or has no tool support (its verdict as the title). */
   toolCalls?: { badge: string; title: string } | null;
-}
-
-/** A ranking row's first two cells: its rank, and its target's name cell (label and simulated mark from the row). */
-export function rankAndTarget(
-  row: { rankLabel: string; rank: number | null; label: string; simulated: boolean },
-  href: string,
-  rest: Omit<TargetCell, "label" | "href" | "simulated">,
-): Cell[] {
-  return [
-    { kind: "rank", label: row.rankLabel, value: row.rank },
-    { kind: "target", target: { label: row.label, href, simulated: row.simulated, ...rest } },
-  ];
 }
 
 /** A column: its header and how its cells sort. */
@@ -173,64 +160,6 @@ export const sameModelById = (views: readonly TargetView[]) =>
 export const problemOf = (text: string | null) => (text ? { text, partial: text.startsWith("partial") } : null);
 export const lastRunNote = (errorRate: number, rateLimitRate: number) =>
   errorRate > 0 || rateLimitRate > 0 ? [`last run: errors ${pct(errorRate)}, 429s ${pct(rateLimitRate)}`] : [];
-
-/**
- * Rows ranked lower-first by an estimate (shared ranks where intervals overlap), in rank order, then
- * by the estimate's median, then by id; each row with its rank and its rank's label.
- */
-export function rankedLowerFirst<R extends { v: TargetView }>(
-  rows: R[],
-  estimate: (row: R) => Estimate | null,
-): (R & { rank: number | null; rankLabel: string })[] {
-  const ranks = ranksBy(
-    rows.map((r) => ({ id: r.v.id, estimate: estimate(r) })),
-    "lower",
-  );
-  const all = [...ranks.values()];
-  const last = Number.POSITIVE_INFINITY;
-  return rows
-    .map((r) => ({ ...r, rank: ranks.get(r.v.id) ?? null, rankLabel: rankLabel(ranks.get(r.v.id) ?? null, all) }))
-    .sort(
-      (a, b) =>
-        (a.rank ?? last) - (b.rank ?? last) ||
-        (estimate(a)?.median ?? last) - (estimate(b)?.median ?? last) ||
-        a.v.id.localeCompare(b.v.id),
-    );
-}
-
-/** A view's own row, one to a group (rankings that do not group routes by model): its rank, its name cell, then `cells`. */
-export function viewGroup(
-  r: { v: TargetView; rank: number | null; rankLabel: string },
-  ctx: RankingContext,
-  cells: Cell[],
-): RankingGroup {
-  const { v } = r;
-  const modelKey = targetModelKey(v);
-  return {
-    modelKey,
-    header: null,
-    rows: [
-      {
-        id: v.id,
-        modelKey,
-        cells: [
-          ...rankAndTarget(
-            { rankLabel: r.rankLabel, rank: r.rank, label: v.label, simulated: v.simulated },
-            ctx.targetHref(v.id),
-            {
-              problem: null,
-              model: { key: modelKey, href: ctx.modelHref(modelKey) },
-              notes: lastRunNote(v.latest.summary.errorRate, v.latest.summary.rateLimitRate),
-              invalid: null,
-              sameModel: sameModelWords(v.sameModel),
-            },
-          ),
-          ...cells,
-        ],
-      },
-    ],
-  };
-}
 
 export const percent = (share: number | null | undefined) =>
   share === null || share === undefined ? null : share * 100;

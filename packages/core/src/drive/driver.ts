@@ -68,7 +68,7 @@ export interface LevelWindow {
  * What a level sent on a schedule (an open loop, a trace replay) shows: its rates, what was in flight
  * and how late sends left; its validity rests on the schedule, not on N in flight.
  */
-export interface OpenLoopInput {
+export interface ScheduleInput {
   /** A trace replay's rate: its window's requests over their span at the level's speedup, requests/s (an open loop's is its load's). */
   ratePerSecond?: number;
   achievedRatePerSecond: number | null;
@@ -86,7 +86,7 @@ export interface LoadFigures {
   /** Time-weighted mean of requests in flight over the judged window. */
   achievedConcurrency: number;
   /** A level sent on a schedule: its arrivals. */
-  openLoop?: OpenLoopInput;
+  schedule?: ScheduleInput;
   /** A closed loop's start spread, ms. */
   startSpreadMs?: number;
 }

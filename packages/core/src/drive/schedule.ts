@@ -25,7 +25,7 @@ export const ScheduleFigures = z.object({
 });
 export type ScheduleFigures = z.infer<typeof ScheduleFigures>;
 
-export interface OpenLoop {
+export interface ScheduleLoop {
   counters: LevelCounters;
   scheduler: Scheduler;
   /** Ends the schedule and the waits at once (a stop, the deadline, an early end). */
@@ -41,7 +41,7 @@ export interface OpenLoop {
   onResult(result: LoopResult): void;
 }
 
-export interface OpenLoopRecord {
+export interface ScheduleRecord {
   /** The scheduler's time of the first send. */
   firstSendMs: number;
   /** How late each send left against its schedule, ms, in send order. */
@@ -51,7 +51,7 @@ export interface OpenLoopRecord {
 }
 
 /** Sends on the schedule until the counters or the duration run out, then waits for the last to end. */
-export async function runOpenLoop(loop: OpenLoop): Promise<OpenLoopRecord> {
+export async function runSchedule(loop: ScheduleLoop): Promise<ScheduleRecord> {
   const { scheduler, signal } = loop;
   const firstSendMs = scheduler.now();
   const lagsMs: number[] = [];
@@ -113,7 +113,7 @@ export function scheduleFigures(
   const inFlightMean = inFlight.timeWeightedMean(firstSendMs, lastSendMs);
   return {
     achievedConcurrency: inFlightMean,
-    openLoop: {
+    schedule: {
       ratePerSecond,
       achievedRatePerSecond:
         sendTimes.length >= 2 && lastSendMs > firstSendMs

@@ -14,7 +14,7 @@ export {
 export { DEFAULT_SLO, withinTtftLimit } from "./cost.ts";
 export { distribution } from "./distribution.ts";
 export { type LevelInput, summarizeLevel } from "./level.ts";
-export { type EarlyResult, isOpenLoopRun, KNEE_GAIN_THRESHOLD, kneeIndex, levelStop, summarizeRun } from "./run.ts";
+export { type EarlyResult, KNEE_GAIN_THRESHOLD, kneeIndex, levelStop, summarizeRun } from "./run.ts";
 export { type ContentChunk, deriveSampleFigures, type SampleFigures, type SampleTimings } from "./sample.ts";
 export {
   CLIENT_LAG_LIMIT_MS,

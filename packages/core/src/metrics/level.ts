@@ -1,9 +1,9 @@
 /** @module The figures of one level of a sweep (docs/methodology.md, per level): `summarizeLevel`; pure. */
 import type { ClientHealth } from "../client/health.ts";
-import type { OpenLoopInput } from "../drive/driver.ts";
+import type { ScheduleInput } from "../drive/driver.ts";
 import { expectsCache, kindFigures, offeredRate } from "../kinds/index.ts";
 
-export type { OpenLoopInput };
+export type { ScheduleInput };
 
 import {
   concurrencyOf,
@@ -33,7 +33,7 @@ import {
 export interface LevelInput {
   /** The level's number in its sweep, 1-based (default 1). */
   level?: number;
-  /** The load the level offered: N in flight, or an open loop's rate (whose arrivals are `openLoop`). */
+  /** The load the level offered: N in flight, or an open loop's rate (sent on the schedule `schedule`). */
   load: Load;
   /** The level's measured samples (warmup excluded), every outcome. */
   samples: Sample[];
@@ -71,8 +71,8 @@ export interface LevelInput {
   clientHealth?: ClientHealth;
   /** Threads the level's measured requests ran on (see `SweepOptions.threads`); absent in older callers. */
   threads?: number;
-  /** An open-loop level's arrivals: its validity then rests on the schedule, not on N in flight. */
-  openLoop?: OpenLoopInput;
+  /** A level sent on a schedule (an open loop, a trace replay): its validity then rests on the schedule, not on N in flight. */
+  schedule?: ScheduleInput;
   /** A closed loop's start spread, ms (see the run document's `startSpreadMs`); absent: null. */
   startSpreadMs?: number;
   /** The level's workers held conversations (samples carry `turn`): figures by turn, and a cache is expected, not a flaw. */
@@ -123,11 +123,11 @@ export function summarizeLevel(input: LevelInput): Level {
   // busy with nothing to bend, and its in-flight count says nothing of the client.
   const streamed = samples.some((s) => s.chunks > 0);
   const delay = health ? clientDelayFigures(health, ttftMs.p50, e2eMs.p50, streamed) : null;
-  const open = scheduleOf(input);
-  const lag = open ? distribution(open.scheduleLagsMs) : null;
+  const sent = scheduleOf(input);
+  const lag = sent ? distribution(sent.scheduleLagsMs) : null;
   const cachedPromptTokenShare = cachedShare(ok);
   const invalid = judgeValidity(
-    validityFigures(input, { requests, streamed, delay, open, lagP99Ms: lag?.p99 ?? null, cachedPromptTokenShare }),
+    validityFigures(input, { requests, streamed, delay, sent, lagP99Ms: lag?.p99 ?? null, cachedPromptTokenShare }),
   );
   const slo = input.slo ?? DEFAULT_SLO;
   const perStreamOutput = distribution(values(ok, (s) => s.outputTokensPerSecond));
@@ -170,9 +170,9 @@ export function summarizeLevel(input: LevelInput): Level {
     ...kindFigures(load, {
       startSpreadMs: input.startSpreadMs ?? null,
       schedule: {
-        achievedRatePerSecond: open?.achievedRatePerSecond ?? null,
-        inFlightMean: open?.inFlightMean ?? null,
-        inFlightMax: open?.inFlightMax ?? null,
+        achievedRatePerSecond: sent?.achievedRatePerSecond ?? null,
+        inFlightMean: sent?.inFlightMean ?? null,
+        inFlightMax: sent?.inFlightMax ?? null,
         scheduleLagMs: lag ? { p50: lag.p50, p99: lag.p99 } : null,
       },
       reusablePromptTokenShare: reusableShare(ok),
@@ -228,9 +228,9 @@ function countRequests(samples: Sample[]): RequestCounts {
  * replay keeps a schedule as an open loop does, at the rate its window makes at the speedup); none
  * for a level that was not, or whose rate is not positive.
  */
-function scheduleOf(input: LevelInput): (OpenLoopInput & { ratePerSecond: number }) | undefined {
-  const rate = offeredRate(input.load) ?? input.openLoop?.ratePerSecond;
-  return input.openLoop && rate !== undefined && rate > 0 ? { ...input.openLoop, ratePerSecond: rate } : undefined;
+function scheduleOf(input: LevelInput): (ScheduleInput & { ratePerSecond: number }) | undefined {
+  const rate = offeredRate(input.load) ?? input.schedule?.ratePerSecond;
+  return input.schedule && rate !== undefined && rate > 0 ? { ...input.schedule, ratePerSecond: rate } : undefined;
 }
 
 /** The figures the validity rules read (`ValidityFigures`), from the level's input and what `summarizeLevel` measured of it. */
@@ -240,12 +240,12 @@ function validityFigures(
     requests: RequestCounts;
     streamed: boolean;
     delay: ClientDelayFigures | null;
-    open: (OpenLoopInput & { ratePerSecond: number }) | undefined;
+    sent: (ScheduleInput & { ratePerSecond: number }) | undefined;
     lagP99Ms: number | null;
     cachedPromptTokenShare: number | null;
   },
 ): ValidityFigures {
-  const { requests, streamed, delay, open } = measured;
+  const { requests, streamed, delay, sent } = measured;
   return {
     requests,
     earlyEnd: input.endedEarly ? { firstRequests: input.earlyRequests ?? EARLY_FAILURE_REQUESTS } : null,
@@ -259,14 +259,14 @@ function validityFigures(
       achievedConcurrency: input.achievedConcurrency,
       waitingConcurrency: input.waitingConcurrency ?? 0,
     },
-    schedule: open
+    schedule: sent
       ? {
-          ratePerSecond: open.ratePerSecond,
-          achievedRatePerSecond: open.achievedRatePerSecond,
+          ratePerSecond: sent.ratePerSecond,
+          achievedRatePerSecond: sent.achievedRatePerSecond,
           scheduleLagP99Ms: measured.lagP99Ms,
-          toleranceMs: SCHEDULE_LAG_TOLERANCE_MS + (SCHEDULE_LAG_TOLERANCE_SHARE * 1000) / open.ratePerSecond,
-          maxInFlight: open.maxInFlight,
-          maxInFlightHit: open.maxInFlightHit,
+          toleranceMs: SCHEDULE_LAG_TOLERANCE_MS + (SCHEDULE_LAG_TOLERANCE_SHARE * 1000) / sent.ratePerSecond,
+          maxInFlight: sent.maxInFlight,
+          maxInFlightHit: sent.maxInFlightHit,
           sends: requests.sent,
         }
       : null,

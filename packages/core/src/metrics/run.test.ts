@@ -44,7 +44,7 @@ function rateLevel(n: number, rate: number, aggregate: number, perStream = 60): 
     ),
     achievedConcurrency: 1,
     slo: { minOutputTokensPerSecond: 50, maxTtftMs: 2000 },
-    openLoop: {
+    schedule: {
       achievedRatePerSecond: rate,
       inFlightMean: 1,
       inFlightMax: 2,
@@ -427,7 +427,7 @@ describe("summarizeRun on an open loop", () => {
       load: { kind: "open", arrival: "poisson", ratePerSecond: 4 },
       samples: [sample(), failed("rate_limited")],
       achievedConcurrency: 1,
-      openLoop: {
+      schedule: {
         achievedRatePerSecond: 4,
         inFlightMean: 1,
         inFlightMax: 2,

@@ -4,7 +4,6 @@ import {
   concurrencyOf,
   headlineAggregate,
   type Level,
-  type Load,
   loadAxis,
   loadPosition,
   loadWords,
@@ -48,11 +47,6 @@ export function kneeIndex(aggregates: readonly number[]): number | null {
     return i < aggregates.length - 1 ? i : null;
   }
   return null;
-}
-
-/** True when any level's kind reads its knee in offered rate (an open loop's), not in users. */
-export function isOpenLoopRun(levels: readonly { load: Load }[]): boolean {
-  return levels.some((l) => summaryUnits(l.load).knee === "kneeRequestsPerSecond");
 }
 
 /** What one of a level's first requests ended with, for `levelStop`'s words (warm-up requests have no sample). */
@@ -148,7 +142,7 @@ function firstStop(levels: Level[]): Stop | null {
  * `capacity` is the highest valid level that meets the SLO (null when none does). `goodputPeak` is
  * the valid level with the most goodput (null when no valid level delivered any).
  *
- * The levels are walked along their load axis (`loadPosition`): an open loop (`isOpenLoopRun`) is
+ * The levels are walked along their load axis (`loadPosition`): a run whose kind reads its knee in requests/s (`kneeInRate`, an open loop) is
  * read in offered rate, so its knee is `kneeRequestsPerSecond` (`kneeConcurrency` null: a concurrency
  * knee is a closed-loop figure) and `capacityRequestsPerSecond` is the highest rate that meets the
  * SLO (`capacity` null). It has no single-stream figure either: its first level is a rate, not one

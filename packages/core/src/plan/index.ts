@@ -47,7 +47,6 @@ import type { CanaryPlan, SearchUpperBound, TargetPlan, ToolCallsPlan } from "./
 
 export type { ConversationPlan } from "../kinds/conversation/index.ts";
 export type { OpenArrival } from "../kinds/open/index.ts";
-export { openLoopChunksPerSecond } from "../kinds/open/index.ts";
 export {
   CLOUDFRONT_FREE_PATHS_PER_MONTH,
   CLOUDFRONT_USD_PER_PATH,

@@ -1,6 +1,6 @@
 /** @module What each watched series reads from a run index entry, and the per-metric rules of detection. */
 import type { MetricName } from "../alerts/index.ts";
-import { isOpenLoopRun } from "../metrics/index.ts";
+import { kneeInRate } from "../kinds/index.ts";
 import { concurrencyOf } from "../run/index.ts";
 import type { RunIndexEntry } from "../run-index/index.ts";
 
@@ -33,8 +33,8 @@ export function metricValue(entry: RunIndexEntry, metric: MetricName): number | 
     case "peakAggregateOutputTokensPerSecond":
       return s.peak?.aggregateOutputTokensPerSecond ?? null;
     case "kneeConcurrency":
-      // An open loop's levels are numbered rates: a knee at "level 2" is no concurrency (see `isOpenLoopEntry`).
-      return isOpenLoopEntry(entry) ? null : s.kneeConcurrency;
+      // Levels numbered along a rate (an open loop's): a knee at "level 2" is no concurrency (see `readInRate`).
+      return readInRate(entry) ? null : s.kneeConcurrency;
     case "errorRate":
       return s.errorRate;
     case "capacityRequestsPerSecond":
@@ -46,14 +46,14 @@ export function metricValue(entry: RunIndexEntry, metric: MetricName): number | 
 }
 
 /**
- * True for an open-loop run (its levels are request rates, numbered 1, 2, ...): a level carries its
- * rate, the summary has a knee in requests/s, or (entries recorded before either) a capacity in
- * requests/s, which only an open loop has. An older open-loop entry in which no rate met the SLO
- * shows none of these and still reads as closed.
+ * True for a run read in offered rate (an open loop's: its levels are request rates, numbered 1, 2,
+ * ...): a level's kind reads its knee in rate (`kneeInRate`), the summary has a knee in requests/s,
+ * or (entries recorded before either) a capacity in requests/s, which only such a run has. An older
+ * entry of that kind in which no rate met the SLO shows none of these and still reads in users.
  */
-export function isOpenLoopEntry(entry: RunIndexEntry): boolean {
+function readInRate(entry: RunIndexEntry): boolean {
   const s = entry.summary;
-  return isOpenLoopRun(entry.levels) || s.kneeRequestsPerSecond !== undefined || s.capacityRequestsPerSecond !== null;
+  return kneeInRate(entry.levels) || s.kneeRequestsPerSecond !== undefined || s.capacityRequestsPerSecond !== null;
 }
 
 /**

@@ -5,14 +5,15 @@
  */
 import { z } from "zod";
 import { DEFAULT_SCENARIO, modelKeyOf } from "../config/index.ts";
-import { isOpenLoopRun, summarizeRun } from "../metrics/index.ts";
+import { INDEX_FIELDS, indexFields, kneeInRate } from "../kinds/index.ts";
+import { summarizeRun } from "../metrics/index.ts";
 import {
-  CacheVerdict,
   headlineAggregate,
   Load,
   Probe,
   RouteRecord,
   type RunDocument,
+  SearchRecord,
   SloFigures,
   SloRecord,
   Summary,
@@ -63,26 +64,8 @@ export const LevelFigures = z.object({
   sloFigures: SloFigures.nullable().default(null),
   /** Cached prompt tokens the route reported over prompt tokens (the run document's level figure); null when none reported, and in entries recorded before it was. */
   cachedPromptTokenShare: z.number().nullable().default(null),
-  /** A trace replay's reusable prompt tokens over prompt tokens: what its hash_ids allow from a cache; null for other loads and in entries recorded before it was. */
-  reusablePromptTokenShare: z.number().nullable().default(null),
-  /** A conversation level: TTFT p50 of its turns 2 and later, ms; null otherwise (and in entries recorded before conversations). */
-  laterTurnsTtftP50Ms: z.number().nullable().default(null),
-  /** A conversation level: TTFT and cached share by turn, and the cache verdict; null otherwise. */
-  conversation: z
-    .object({
-      byTurn: z.array(
-        z.object({
-          turn: z.number().int().positive(),
-          n: z.number().int().nonnegative(),
-          ttftP50Ms: z.number().nullable(),
-          ttftP95Ms: z.number().nullable(),
-          cachedPromptTokenShare: z.number().nullable(),
-        }),
-      ),
-      cacheVerdict: CacheVerdict,
-    })
-    .nullable()
-    .default(null),
+  /** Each kind's own fields (a trace replay's reusable share, a conversation's later turns), null on other kinds' levels (`INDEX_FIELDS`). */
+  ...INDEX_FIELDS,
 });
 export type LevelFigures = z.infer<typeof LevelFigures>;
 
@@ -184,6 +167,12 @@ export interface RunIndex {
   entries(targetId?: string): Promise<RunIndexEntry[]>;
   /** Every target with entries, in id order: what a reader walks to read one target at a time. */
   targetIds(): Promise<string[]>;
+  /**
+   * The summary of each of one target's series (`SeriesSummary`), kept up to date by `record`, by
+   * scenario; a target recorded before summaries were kept has its summaries derived from its entries
+   * (and kept) the first time they are asked for. None for a target without entries.
+   */
+  summaries(targetId: string): Promise<SeriesSummary[]>;
 }
 
 /** The index entry of a run document stored at key. */
@@ -235,20 +224,7 @@ export function indexEntryFor(key: string, doc: RunDocument): RunIndexEntry {
         (l as { goodputOutputTokensPerSecond?: number | null }).goodputOutputTokensPerSecond ?? null,
       sloFigures: l.sloFigures,
       cachedPromptTokenShare: l.cachedPromptTokenShare,
-      reusablePromptTokenShare: l.trace?.reusablePromptTokenShare ?? null,
-      laterTurnsTtftP50Ms: l.conversation?.laterTurnsTtftMs.p50 ?? null,
-      conversation: l.conversation
-        ? {
-            byTurn: l.conversation.byTurn.map((t) => ({
-              turn: t.turn,
-              n: t.n,
-              ttftP50Ms: t.ttftMs.p50,
-              ttftP95Ms: t.ttftMs.p95,
-              cachedPromptTokenShare: t.cachedPromptTokenShare,
-            })),
-            cacheVerdict: l.conversation.cache.verdict,
-          }
-        : null,
+      ...indexFields(l),
     })),
     servedProviders: [...served.entries()].sort((a, b) => b[1] - a[1]).map(([p]) => p),
     ...(doc.reference ? { reference: true } : {}),
@@ -267,13 +243,13 @@ export function indexEntryFor(key: string, doc: RunDocument): RunIndexEntry {
 }
 
 /**
- * The document's summary. An open-loop one stored before the summary read an open loop in offered
- * rate holds a level number as `kneeConcurrency` and no rates: its knee and peaks are read again from
+ * The document's summary. One whose kind reads its knee in offered rate (`kneeInRate`, an open loop)
+ * stored before the summary read it so holds a level number as `kneeConcurrency` and no rates: its knee and peaks are read again from
  * its levels (`summarizeRun`), so no reader of the index takes a level's number for a concurrency.
  */
 function summaryOf(doc: RunDocument): Summary {
   const s = doc.summary;
-  if (!isOpenLoopRun(doc.levels) || s.kneeRequestsPerSecond !== undefined) return s;
+  if (!kneeInRate(doc.levels) || s.kneeRequestsPerSecond !== undefined) return s;
   const fresh = summarizeRun(doc.levels, { stop: s.stop });
   return {
     ...s,
@@ -325,3 +301,53 @@ export async function syncIndex(
   if (fresh.length > 0) await index.record(...fresh);
   return { added: fresh.length, skipped };
 }
+
+/** One run in a series' history: the headline figures the history chart and the trend need. */
+export const HistoryPoint = z.object({
+  key: z.string(),
+  runId: z.string(),
+  startedAt: z.string(),
+  status: z.enum(["complete", "partial", "failed"]),
+  valid: z.boolean(),
+  singleStreamOutputTokensPerSecond: z.number().nullable(),
+  singleStreamTtftP50Ms: z.number().nullable(),
+  peakAggregateOutputTokensPerSecond: z.number().nullable(),
+  peakConcurrency: z.number().nullable(),
+  kneeConcurrency: z.number().nullable(),
+  /** Open loop: the highest rate meeting the SLO, requests/s; null for closed-loop runs and when none met it. */
+  capacityRequestsPerSecond: z.number().nullable(),
+  errorRate: z.number(),
+  rateLimitRate: z.number(),
+  /** A searched run's brackets, stop and cost (`summary.search`); null for a ladder. */
+  search: SearchRecord.nullable().default(null),
+});
+export type HistoryPoint = z.infer<typeof HistoryPoint>;
+
+/**
+ * A series' summary (what every page but the series' own needs of one (target, scenario)), kept
+ * beside its entries by `record`: see `summary.ts`, which keeps and reads it.
+ */
+export const SeriesSummary = z.object({
+  targetId: z.string(),
+  scenario: z.string(),
+  /** The rule it was kept by (`SUMMARY_KEEPS` when it was written). */
+  keeps: z.object({
+    windowHours: z.number(),
+    maxRuns: z.number().int(),
+    historyRuns: z.number().int(),
+    maxHistoryRuns: z.number().int(),
+  }),
+  /** Every run of the series. */
+  runs: z.number().int().positive(),
+  /** The start of its oldest run. */
+  firstStartedAt: z.string(),
+  /**
+   * The kept entries, oldest first: the newest run; the newest runs that may enter a standing (at most
+   * `keeps.maxRuns`, started within `keeps.windowHours` of the newest of them); the newest run with a
+   * tool-call phase; the newest run with a same-model verdict.
+   */
+  entries: z.array(RunIndexEntry),
+  /** The history points of its newest runs, oldest first: every run from `history[0]` on. */
+  history: z.array(HistoryPoint),
+});
+export type SeriesSummary = z.infer<typeof SeriesSummary>;

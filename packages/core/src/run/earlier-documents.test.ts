@@ -207,7 +207,7 @@ describe("open-loop documents stored before the summary read them in offered rat
       wallTimeMs: 1000,
       achievedConcurrency: 1,
       eventLoopLagP99Ms: 1,
-      openLoop: {
+      schedule: {
         achievedRatePerSecond: rate,
         inFlightMean: 1,
         inFlightMax: 1,

@@ -9,7 +9,7 @@ import { availableParallelism, hostname } from "node:os";
 import type { HealthWatch } from "../client/health.ts";
 import { type Endpoint, StreamingClient } from "../client/index.ts";
 import { type CanarySettings, modelKeyOf, type Target, type ToolCallSettings, type Workload } from "../config/index.ts";
-import { concurrencyOf, documentLoad, levelAt, levelSearch, replayedWindow, userLevels } from "../kinds/index.ts";
+import { concurrencyOf, documentLoad, levelSearch, replayedWindow } from "../kinds/index.ts";
 import { levelStop, summarizeRun } from "../metrics/index.ts";
 import {
   DEFAULT_PLAN_ASSUMPTIONS,
@@ -21,25 +21,17 @@ import {
   planLevels,
   threadsForChunkRate,
 } from "../plan/index.ts";
-import {
-  type Canary,
-  type Level,
-  type Load,
-  loadPosition,
-  type RunDocument,
-  type Sample,
-  type Stop,
-  type ToolCalls,
-} from "../run/index.ts";
+import type { Canary, Level, Load, RunDocument, Sample, Stop, ToolCalls } from "../run/index.ts";
 import { type Scheduler, systemScheduler } from "../scheduler/index.ts";
-import { type SearchPlan, searchLevelBound, searchPlan } from "../search/bounds.ts";
+import { searchPlan } from "../search/bounds.ts";
 import { LoadSearch } from "../search/machine.ts";
 import { runToolCalls } from "../tool-calls/phase.ts";
 import { type Traces, traceRecord } from "../trace/index.ts";
 import { PromptSizer } from "../workload/index.ts";
 import { runCanary } from "./canary.ts";
 import { type RequestSender, runLevel, Stopped } from "./level.ts";
-import { byLoad, byOrder, drawPlan, ProbeJudge, probedFigures, searchedSummary, validMinimumOf } from "./search.ts";
+import { byLoad, byOrder, searchedSummary } from "./search.ts";
+import { type LevelSource, ladderSource, type NextLevel, SearchSource, type SweepSearch } from "./sources.ts";
 import { type ThreadHost, workerThreads } from "./threads.ts";
 
 export type { DriveLoop, DriveRecord, DriveSpec, LevelDriver } from "../drive/driver.ts";
@@ -153,7 +145,7 @@ export function newRunId(): string {
 /** Runs the whole sweep of one target and returns its run document. Request failures are data. */
 export async function runSweep(options: SweepOptions): Promise<RunDocument> {
   const sweep = new Sweep(options);
-  const stopped = sweep.search ? await sweep.walkSearch(sweep.search) : await sweep.walkLadder();
+  const stopped = await sweep.walk(sweep.source());
   if (stopped) return stopped;
   // A sweep that finished with no valid level measured nothing it can rank: it failed.
   const measured = sweep.levels.some((l) => l.valid);
@@ -161,16 +153,11 @@ export async function runSweep(options: SweepOptions): Promise<RunDocument> {
   return sweep.document(measured ? "complete" : "failed");
 }
 
-/** A searched sweep's plan and state machine (docs/config.md#searched-levels). */
-interface SweepSearch {
-  plan: SearchPlan;
-  machine: LoadSearch;
-}
-
 /**
  * One sweep as it runs: its clock, client and plan, the levels and samples kept so far, and why it
- * stopped. Its walks run the levels (a ladder's in order, a search's as its state machine asks), its
- * phases follow them, and `document` assembles the run document from what it holds.
+ * stopped. Its one loop (`walk`) runs the levels its source gives (a ladder's in order, a search's as
+ * its state machine asks), its phases follow them, and `document` assembles the run document from what
+ * it holds.
  */
 class Sweep {
   readonly options: SweepOptions;
@@ -263,6 +250,17 @@ class Sweep {
     return null;
   };
 
+  /**
+   * Where its levels come from: its search, else its ladder's plan from `startLevelIndex` (by default
+   * after the levels of `previous`).
+   */
+  source(): LevelSource {
+    const { search, options } = this;
+    if (!search) return ladderSource(this.plan, options.startLevelIndex ?? this.levels.length);
+    const context = { requestSeconds: this.requestSeconds, traces: options.traces };
+    return new SearchSource(search, this.workload, context, this.levels, this.stop);
+  }
+
   /** The run document of what the sweep holds now; a search's levels sorted by load, with its summary. */
   document(status: RunDocument["status"], reason = this.partialReason): RunDocument {
     const { search, levels, samples, stop, workload } = this;
@@ -321,21 +319,38 @@ class Sweep {
     };
   }
 
-  /** Runs one level and keeps it; false when the sweep stopped during it (the document is then partial). */
-  async measureLevel(
-    levelPlan: LevelPlan,
-    levelIndex: number,
-    levelCount: number,
-    probe?: { judge: ProbeJudge; order: number },
-  ): Promise<boolean> {
+  /**
+   * The one sweep loop: the levels `source` gives, each measured the same way (`measureLevel`) and told
+   * back to it, until it has none or a level calls for a stop; the document is saved (`onLevel`) after
+   * each level another follows. The partial document when the sweep stopped, else null.
+   */
+  async walk(source: LevelSource): Promise<RunDocument | null> {
+    let next = this.stop ? null : source.next(this.levels);
+    while (next) {
+      if (!(await this.measureLevel(next))) {
+        source.stopped(this.partialReason ?? "stopped");
+        return this.document("partial");
+      }
+      source.measured(this.levels.at(-1) as Level, this.stop);
+      const name = next.plan.name;
+      next = this.stop ? null : source.next(this.levels);
+      if (next) await this.options.onLevel?.(this.document("partial", unfinished(name)));
+    }
+    return null;
+  }
+
+  /**
+   * Runs one level and keeps it, on the threads its load needs (`levelThreads`), a probed one judged at
+   * its looks; false when the sweep stopped during it (the document is then partial).
+   */
+  private async measureLevel({ plan: levelPlan, levelIndex, levelCount, probe }: NextLevel): Promise<boolean> {
     const { options, target } = this;
     const { level, load, name, requests, levelDurationSeconds } = levelPlan;
     // The level's N where its kind has one (a closed loop's, a conversation's); null for the others.
     const documented = documentLoad(load);
     const users = concurrencyOf(documented);
     try {
-      // A probed level's judge reads this thread's results: it runs on this thread.
-      const threads = probe ? 1 : levelThreads(options, load, this.levels.at(-1));
+      const threads = levelThreads(options, load, this.levels.at(-1));
       const result = await runLevel({
         client: this.client,
         endpoint: this.endpoint,
@@ -380,105 +395,6 @@ class Sweep {
     }
   }
 
-  /** A ladder's walk: its levels in order from `startLevelIndex`, until one calls for a stop; the partial document when stopped, else null. */
-  async walkLadder(): Promise<RunDocument | null> {
-    const { plan } = this;
-    for (let levelIndex = this.options.startLevelIndex ?? 0; levelIndex < plan.length && !this.stop; levelIndex++) {
-      const levelPlan = plan[levelIndex] as LevelPlan;
-      if (!(await this.measureLevel(levelPlan, levelIndex, plan.length))) return this.document("partial");
-      if (levelIndex < plan.length - 1 && !this.stop)
-        await this.options.onLevel?.(this.document("partial", unfinished(levelPlan.name)));
-    }
-    return null;
-  }
-
-  /**
-   * A search's walk: the levels its state machine asks for, each within what is left of the budget,
-   * after one user alone where the search starts above 1; the partial document when stopped, else null.
-   */
-  async walkSearch(search: SweepSearch): Promise<RunDocument | null> {
-    const { workload } = this;
-    // A continued search takes up the levels it ran before, in the order it ran them.
-    // (The level of one user alone run before a search from above 1 is no probe: the search never read it.)
-    for (const l of [...this.levels].sort((a, b) => (a.probe?.order ?? 0) - (b.probe?.order ?? 0)))
-      if (l.probe) search.machine.record(probedFigures(l, workload.slo));
-    if (this.stop) search.machine.impose({ reason: this.stop.reason, detail: this.stop.detail });
-    const single = singleStreamFirst(workload, search.plan, this.levels);
-    const bound = searchLevelBound(search.plan.bounds) + (single ? 1 : 0);
-    if (single && !this.stop && !(await this.measureSingleStream(search, bound))) return this.document("partial");
-    for (let load = search.machine.next(); load !== null; load = search.machine.next()) {
-      const order = this.levels.length + 1;
-      const levelPlan = levelAt(workload, load, order, {
-        requestSeconds: this.requestSeconds,
-        traces: this.options.traces,
-      });
-      const judged = search.machine.judges(load);
-      // The budget: a level draws at most what is left of it, and none is begun that could not reach its first look.
-      // (The single-stream level run before the search, with no probe, is not the search's to spend.)
-      const spent = this.levels
-        .filter((l) => l.probe)
-        .reduce((sum, l) => sum + l.requests.sent + workload.warmupRequests, 0);
-      const left = search.plan.budget - spent - workload.warmupRequests;
-      const draw = (cap: number) =>
-        drawPlan({ ...search.plan, cap }, concurrencyOf(documentLoad(levelPlan.load)), {
-          validMinimum: validMinimumOf(documentLoad(levelPlan.load)),
-          judged,
-          ttftBound: search.machine.boundsTtft(load),
-        });
-      const needs = draw(search.plan.cap).minimum;
-      if (left < needs) {
-        search.machine.impose({
-          reason: "budget",
-          detail: `the search reached its budget of ${search.plan.budget} requests (warm-ups included; by default what the doubling ladder over ${search.plan.bounds.from}..${search.plan.bounds.to} sends): it had sent ${spent}, and the next level (${levelPlan.name}) needs ${needs + workload.warmupRequests} at least`,
-        });
-        break;
-      }
-      const judge = new ProbeJudge(workload, search.plan.confidence, draw(Math.min(search.plan.cap, left)), judged);
-      const ran = await this.measureLevel(
-        { ...levelPlan, requests: judge.requests, levelDurationSeconds: null },
-        order - 1,
-        bound,
-        {
-          judge,
-          order,
-        },
-      );
-      if (!ran) {
-        search.machine.impose({ reason: "stopped", detail: this.partialReason ?? "stopped" });
-        return this.document("partial");
-      }
-      const probed = this.levels.at(-1) as Level;
-      search.machine.record(probedFigures(probed, workload.slo));
-      const client = clientLimit(probed);
-      if (this.stop) search.machine.impose({ reason: this.stop.reason, detail: this.stop.detail });
-      else if (client) {
-        // What the client could not keep up with says nothing of the route: the search ends there.
-        search.machine.impose({ reason: "client_limited", detail: client });
-        await this.options.onLevel?.(this.document("partial", unfinished(levelPlan.name)));
-      } else await this.options.onLevel?.(this.document("partial", unfinished(levelPlan.name)));
-    }
-    return null;
-  }
-
-  /**
-   * One user alone first, whatever the search's `from`: the single-stream figure every route shows. An
-   * ordinary level, outside the search's decisions (no probe); a search from 1 runs it itself. False
-   * when the sweep stopped during it (the search is told so).
-   */
-  private async measureSingleStream(search: SweepSearch, bound: number): Promise<boolean> {
-    const levelPlan = levelAt(this.workload, 1, this.levels.length + 1, {
-      requestSeconds: this.requestSeconds,
-      traces: this.options.traces,
-    });
-    if (!(await this.measureLevel(levelPlan, 0, bound))) {
-      search.machine.impose({ reason: "stopped", detail: this.partialReason ?? "stopped" });
-      return false;
-    }
-    if (this.stop) search.machine.impose({ reason: this.stop.reason, detail: this.stop.detail });
-    else await this.options.onLevel?.(this.document("partial", unfinished(levelPlan.name)));
-    return true;
-  }
-
   /**
    * The canary, then the tool-call phase, after the levels: each when some level had an answer (the
    * canary needs an endpoint that answers, not a valid level: a level the client limited still had its
@@ -510,23 +426,6 @@ class Sweep {
 /** What a reader finds if this is the last save: the process ended (killed, crashed) before the next level. */
 function unfinished(name: string): string {
   return `the sweep had not finished after ${name} (its process ended, or it was still running)`;
-}
-
-/** Why a probed level's figures are the client's limit rather than the route's (its `client_*` invalid reasons); null when they are not. */
-function clientLimit(level: Level): string | null {
-  const reasons = level.invalid.filter((r) => r.code.startsWith("client_"));
-  if (reasons.length === 0) return null;
-  const words = level.invalidReasons.filter((w) => /client/i.test(w));
-  return `the client could not keep up at ${loadPosition(level.load)}: ${words.join("; ") || reasons.map((r) => r.code).join(", ")}; the search ran no higher level, and its capacity is not found`;
-}
-
-/**
- * Whether a searched sweep runs a level of one user alone before its search: a search of a kind with
- * users (`userLevels`) from above 1 that has not run N = 1 yet (a continued sweep may have).
- */
-function singleStreamFirst(workload: Workload, plan: SearchPlan, levels: readonly Level[]): boolean {
-  const ofUsers = userLevels(workload) !== null;
-  return ofUsers && plan.bounds.from > 1 && !levels.some((l) => concurrencyOf(l.load) === 1);
 }
 
 function routeRecord(target: Target): RunDocument["route"] {

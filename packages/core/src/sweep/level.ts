@@ -25,6 +25,7 @@ import type { Scheduler, Timer } from "../scheduler/index.ts";
 import { PromptSizer } from "../workload/index.ts";
 import { chatRequest, type RequestPlace, type RequestSender, requestChars } from "./request.ts";
 import { toSample } from "./sample.ts";
+import { SharedCounters, sharedCountersBuffer } from "./shared-counters.ts";
 import { type ThreadHost, threaded } from "./threads.ts";
 
 export type { RequestSender } from "./request.ts";
@@ -83,9 +84,22 @@ export class LevelRunner implements LevelCounters {
     this.earlyNeeded = Math.min(EARLY_FAILURE_REQUESTS, warmupRequests + (requests ?? Number.POSITIVE_INFINITY));
   }
 
+  /**
+   * The level's counters across its threads, where its measured loop runs on several: what the count,
+   * the judge and the results say here, its threads follow.
+   */
+  shared: SharedCounters | null = null;
+
   /** The measured loop sends up to `count` (never fewer than it was): a level not judged draws on past its failures. */
   extend(count: number): void {
     this.count = Math.max(this.count, count);
+    this.shared?.raise(this.count);
+  }
+
+  /** A searched level's judge had enough: nothing more is sent, on this thread or its threads. */
+  suffice(): void {
+    this.enough = true;
+    this.shared?.stop();
   }
 
   /** The count may grow (`LevelContext.count`): a worker with nothing left waits for the results in flight (`more`). */
@@ -99,8 +113,11 @@ export class LevelRunner implements LevelCounters {
     return new Promise((resolve) => this.parked.push(resolve));
   }
 
-  /** Answers the workers waiting in `more`, once the answer is known. */
+  /** Answers the workers waiting in `more` (here, or in the level's threads), once the answer is known. */
   settle(): void {
+    const { shared } = this;
+    // Every send its threads took has ended, and none is free: the count is final.
+    if (shared?.exhausted() && this.results.length >= shared.takenCount()) shared.finish();
     if (this.parked.length === 0 || !this.settled()) return;
     const go = !this.exhausted();
     for (const resolve of this.parked.splice(0)) resolve(go);
@@ -128,7 +145,7 @@ export class LevelRunner implements LevelCounters {
     return this.next++;
   }
 
-  /** A searched level's judge had enough measured requests: nothing more is sent, the requests in flight end and are kept. */
+  /** A searched level's judge had enough measured requests (`suffice`): nothing more is sent, the requests in flight end and are kept. */
   enough = false;
 
   takeSeq(): number {
@@ -236,8 +253,8 @@ export interface LevelContext {
   expectedRequestMs?: number | null;
   /**
    * A searched level's judge: told the measured results so far after each one, true once they suffice
-   * (its decision is taken); the level then sends nothing more, and the requests in flight end and are
-   * kept. Absent: the level sends all its requests. A level on several threads runs to its count.
+   * (its decision is taken); the level then sends nothing more, on this thread or its threads, and the
+   * requests in flight end and are kept. Absent: the level sends all its requests.
    */
   judge?: (results: readonly LoopResult[]) => boolean;
   /** A searched level's count as its results come (`ProbeJudge.requestsAfter`): it may grow, never shrink. */
@@ -322,7 +339,7 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
       if (!replay) sized(r);
       if (r.raw.outcome === "ok") okTokens += r.raw.completionTokens ?? r.raw.contentChunks.length;
       if (ctx.count) runner.extend(ctx.count(runner.results));
-      if (ctx.judge && !runner.enough && ctx.judge(runner.results)) runner.enough = true;
+      if (ctx.judge && !runner.enough && ctx.judge(runner.results)) runner.suffice();
       runner.settle();
       ctx.progress({
         done: runner.results.length,
@@ -334,15 +351,17 @@ export async function runLevel(ctx: LevelContext): Promise<LevelOutcome> {
     };
     watch = (ctx.watchHealth ?? watchClientHealth)();
     const threads = ctx.threads > 1 && ctx.threadHost && !runner.ended() ? ctx.threads : 1;
+    if (threads > 1)
+      runner.shared = new SharedCounters(sharedCountersBuffer(runner.sentCount, total ?? Number.POSITIVE_INFINITY));
     const run =
-      threads > 1 && ctx.threadHost
+      runner.shared && ctx.threadHost
         ? threaded(driver, {
             threads,
             host: ctx.threadHost,
             endpoint: ctx.endpoint,
             place,
-            count: total ?? Number.POSITIVE_INFINITY,
-            firstSeq: runner.sentCount,
+            counters: runner.shared,
+            growable: runner.extendable,
           })
         : driver;
     const record = await run.drive(spec, {

@@ -11,11 +11,12 @@ import { planTarget } from "../plan/index.ts";
 import { loadPosition, type RunDocument } from "../run/index.ts";
 import { ManualScheduler } from "../scheduler/manual.ts";
 import { runSweep } from "./index.ts";
+import { inProcessThreads } from "./threads.ts";
 
 const TOKENS = 32;
 
 /** The route: a request's step is set by the requests in flight when it starts (a closed loop holds N). */
-function kneeEndpoint(scheduler: ManualScheduler, failEvery = 0) {
+function kneeEndpoint(scheduler: ManualScheduler, failEvery: number | ((prompt: string) => boolean) = 0) {
   let inFlight = 0;
   let sent = 0;
   let failed = 0;
@@ -34,7 +35,8 @@ function kneeEndpoint(scheduler: ManualScheduler, failEvery = 0) {
       const stepMs = 20 + 4 * running;
       // Past 16 a request waits in the queue for its share of the slots.
       const queueMs = inFlight > 16 ? ((inFlight - 16) / 16) * stepMs * TOKENS : 0;
-      const fails = failEvery > 0 && sent % failEvery === 0;
+      const fails =
+        typeof failEvery === "function" ? failEvery(request.prompt) : failEvery > 0 && sent % failEvery === 0;
       await scheduler.sleep(queueMs + stepMs * (fails ? TOKENS / 2 : TOKENS), request.signal);
       inFlight--;
       if (fails) failed++;
@@ -83,7 +85,11 @@ const calm = () => ({
   }),
 });
 
-function setup(concurrency: unknown, failEvery = 0, slo: object = { minOutputTokensPerSecond: 24 }) {
+function setup(
+  concurrency: unknown,
+  failEvery: Parameters<typeof kneeEndpoint>[1] = 0,
+  slo: object = { minOutputTokensPerSecond: 24 },
+) {
   const config = parseConfig(
     JSON.stringify({
       targets: [
@@ -113,7 +119,12 @@ function setup(concurrency: unknown, failEvery = 0, slo: object = { minOutputTok
         ...more,
       }),
     );
-  return { config, target, endpoint, run };
+  // Client threads in this process on the same scheduler and endpoint (`inProcessThreads`): a level on 2 in exact numbers.
+  const threads = (n: number) => ({
+    threads: n,
+    threadHost: inProcessThreads({ scheduler, client: endpoint, watchHealth: calm }),
+  });
+  return { config, target, endpoint, run, threads };
 }
 
 describe("a searched sweep", () => {
@@ -232,30 +243,79 @@ describe("a searched sweep", () => {
     console.log(`searched 1..64, per-stream SLO alone: ${search?.requests} requests sent (ladder: ${7 * 64} measured)`);
   }, 300_000);
 
-  it("resumed after a crash, takes up the levels it ran and ends where an uninterrupted search ends, no load run twice", async () => {
+  it.each([1, 2])(
+    "resumed after a crash on %i client threads, takes up the levels it ran and ends where an uninterrupted search ends, no load run twice",
+    async (threads) => {
+      const search = { search: { from: 1, to: 64, resolution: 0.1 } };
+      const slo = { minOutputTokensPerSecond: 24, maxTtftMs: null };
+      const uninterrupted = setup(search, 0, slo);
+      const whole = await uninterrupted.run(uninterrupted.threads(threads));
+      // The first run saves after each level, as a Lambda does; it "crashes" after its fourth.
+      const saves: RunDocument[] = [];
+      const first = setup(search, 0, slo);
+      await first.run({ ...first.threads(threads), onLevel: (partial) => void saves.push(partial) });
+      const saved = saves[3] as RunDocument;
+      expect(saved.levels).toHaveLength(4);
+      const second = setup(search, 0, slo);
+      const resumed = await second.run({ ...second.threads(threads), previous: saved });
+      const loads = (d: RunDocument) => d.levels.map((l) => loadPosition(l.load));
+      expect(loads(resumed)).toEqual(loads(whole));
+      expect(new Set(loads(resumed)).size).toBe(resumed.levels.length);
+      expect(resumed.levels.map((l) => l.probe?.order).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(
+        whole.levels.map((_, i) => i + 1),
+      );
+      // Every level above N = 1 ran on the threads asked for, the resumed ones too.
+      for (const l of resumed.levels) expect(l.client.threads).toBe(loadPosition(l.load) === 1 ? 1 : threads);
+      expect(resumed.summary.search?.capacity).toEqual(whole.summary.search?.capacity);
+      expect(resumed.summary.search?.knee).toEqual(whole.summary.search?.knee);
+      expect(resumed.summary.search?.stop.reason).toBe(whole.summary.search?.stop.reason);
+      // The second run sent only the levels the first had not saved.
+      const savedSent = saved.levels.reduce((sum, l) => sum + l.requests.sent + 1, 0);
+      expect(second.endpoint.sent).toBe((resumed.summary.search?.requests as number) - savedSent);
+    },
+    300_000,
+  );
+
+  it("on 2 client threads: the same looks and decisions as on one, and the judge's stop reaches the threads", async () => {
     const search = { search: { from: 1, to: 64, resolution: 0.1 } };
-    const slo = { minOutputTokensPerSecond: 24, maxTtftMs: null };
-    const whole = await setup(search, 0, slo).run();
-    // The first run saves after each level, as a Lambda does; it "crashes" after its fourth.
-    const saves: RunDocument[] = [];
-    const first = setup(search, 0, slo);
-    await first.run({ onLevel: (partial) => void saves.push(partial) });
-    const saved = saves[3] as RunDocument;
-    expect(saved.levels).toHaveLength(4);
-    const second = setup(search, 0, slo);
-    const resumed = await second.run({ previous: saved });
-    const loads = (d: RunDocument) => d.levels.map((l) => loadPosition(l.load));
-    expect(loads(resumed)).toEqual(loads(whole));
-    expect(new Set(loads(resumed)).size).toBe(resumed.levels.length);
-    expect(resumed.levels.map((l) => l.probe?.order).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(
-      whole.levels.map((_, i) => i + 1),
-    );
-    expect(resumed.summary.search?.capacity).toEqual(whole.summary.search?.capacity);
-    expect(resumed.summary.search?.knee).toEqual(whole.summary.search?.knee);
-    expect(resumed.summary.search?.stop.reason).toBe(whole.summary.search?.stop.reason);
-    // The second run sent only the levels the first had not saved.
-    const savedSent = saved.levels.reduce((sum, l) => sum + l.requests.sent + 1, 0);
-    expect(second.endpoint.sent).toBe((resumed.summary.search?.requests as number) - savedSent);
+    const one = await setup(search).run();
+    const threaded = setup(search);
+    const two = await threaded.run(threaded.threads(2));
+    const probes = (d: RunDocument) =>
+      d.levels.map((l) => [loadPosition(l.load), l.probe?.decision, l.probe?.requests]);
+    expect(probes(two)).toEqual(probes(one));
+    expect(two.summary.search?.capacity).toEqual({ value: 5, lo: 5, hi: 6, status: "found" });
+    expect(two.summary.search?.knee).toEqual(one.summary.search?.knee);
+    for (const l of two.levels) {
+      expect(l.client.threads).toBe(loadPosition(l.load) === 1 ? 1 : 2);
+      // Each send once, whichever thread took it.
+      const indexes = two.samples.filter((s) => s.level === l.level).map((s) => s.index);
+      expect(indexes).toEqual(Array.from({ length: l.requests.sent }, (_, i) => i));
+      // A look that decided stopped the sends: a thread's worker sends at most one request past it
+      // (the main thread's verdict reaches it after its next send), a closed loop's N in all.
+      const look = l.probe?.requests as number;
+      if (l.probe?.decision === "meets" || l.probe?.decision === "misses")
+        expect(l.requests.sent).toBeLessThanOrEqual(look + 2 * loadPosition(l.load));
+    }
+    expect(two.summary.search?.requests).toBe(threaded.endpoint.sent);
+  }, 300_000);
+
+  it("on 2 client threads, a level not judged draws on past its failures as on one: its threads wait for the grown count", async () => {
+    // Measured sends 1 and 6 of N = 16 (above the miss at 8: run for the knee's aggregate, 2N = 32) break.
+    const breaks = (prompt: string) => /^(1|6) at level 16 /.test(prompt);
+    const search = { search: { from: 1, to: 64, resolution: 0.1 } };
+    const sixteen = (d: RunDocument) => d.levels.find((l) => loadPosition(l.load) === 16);
+    const one = await setup(search, breaks).run();
+    const threaded = setup(search, breaks);
+    const two = await threaded.run(threaded.threads(2));
+    for (const d of [one, two]) {
+      expect(sixteen(d)?.probe?.decision).toBe("not_judged");
+      expect(sixteen(d)?.requests.incomplete).toBe(2);
+      // 2N, and 20 more for each broken stream: one broken stream in 20 is within the failure rule's 5 %.
+      expect(sixteen(d)?.requests.sent).toBe(32 + 2 * 20);
+    }
+    expect(sixteen(two)?.client.threads).toBe(2);
+    expect(two.summary.search?.requests).toBe(threaded.endpoint.sent);
   }, 300_000);
 
   it("keeps the levels it ran and says why when failures stop it", async () => {

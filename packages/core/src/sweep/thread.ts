@@ -25,10 +25,10 @@ export interface ThreadJob {
   place: RequestPlace;
   /** This thread's part of the level's driver spec (the driver's `split`). */
   spec: DriveSpec;
-  /** Measured requests of the level (Infinity for a timed level). */
-  count: number;
-  /** The level's `SharedCounters`. */
+  /** The level's `SharedCounters` (its count among them). */
   counters: SharedArrayBuffer;
+  /** The main thread may raise the count: a worker with nothing left waits for more (`SharedCounters.more`). */
+  growable: boolean;
   /** A worker thread: the main thread's scheduler as it rebuilds it (`Scheduler.threadable`). */
   timeOriginMs?: number;
 }
@@ -56,7 +56,8 @@ export type ThreadMessage =
 
 /**
  * Runs a thread's part of the level once `go` resolves with the level's end (every thread loaded, so
- * the level's streams start together); `post` carries its messages to the main thread.
+ * the level's streams start together); `post` carries its messages to the main thread. `counters` are
+ * this thread's view of the level's (its `wake` called on the main thread's "wake").
  */
 export async function runThreadJob(
   job: ThreadJob,
@@ -64,6 +65,7 @@ export async function runThreadJob(
   abort: AbortSignal,
   go: Promise<number>,
   env: ThreadEnv,
+  counters: SharedCounters,
 ): Promise<void> {
   const waits: [number, number][] = [];
   const thinks: [number, number][] = [];
@@ -71,7 +73,7 @@ export async function runThreadJob(
   const levelEndMs = await go;
   const health = env.watchHealth();
   const record = await driverOf(job.spec.kind as Kind).drive(job.spec, {
-    counters: new SharedCounters(job.counters, job.count, abort),
+    counters,
     scheduler: env.scheduler,
     signal: abort,
     start: () => levelEndMs,
@@ -99,15 +101,18 @@ if (parentPort && (workerData as Partial<ThreadJob> | null)?.kind === THREAD_JOB
   const go = new Promise<number>((resolve) => {
     start = resolve;
   });
-  // { go: levelEndMs } once every thread is ready; "abort" on a stop, a deadline or an early end: requests in flight end now.
+  const counters = new SharedCounters(job.counters, abort.signal, job.growable);
+  // { go: levelEndMs } once every thread is ready; "abort" on a stop, a deadline or an early end: requests
+  // in flight end now; "wake" when the main thread changed the counters.
   port.on("message", (message: unknown) => {
     if (typeof message === "object" && message !== null && "go" in message) start(Number(message.go));
+    if (message === "wake") counters.wake();
     if (message === "abort") {
       abort.abort();
       start(Number.NEGATIVE_INFINITY);
     }
   });
-  runThreadJob(job, (m) => port.postMessage(m), abort.signal, go, workerEnv(job))
+  runThreadJob(job, (m) => port.postMessage(m), abort.signal, go, workerEnv(job), counters)
     .catch((error: unknown) => port.postMessage({ type: "error", message: String(error) } satisfies ThreadMessage))
     .finally(() => port.close());
 }

@@ -13,7 +13,7 @@ import type { ClientHealth } from "../client/health.ts";
 import type { Endpoint } from "../client/index.ts";
 import type { DriveRecord, DriveSpec, LevelDriver } from "../drive/driver.ts";
 import type { RequestPlace } from "./request.ts";
-import { SharedCounters, sharedCountersBuffer } from "./shared-counters.ts";
+import { SharedCounters } from "./shared-counters.ts";
 import { runThreadJob, THREAD_JOB_KIND, type ThreadEnv, type ThreadJob, type ThreadMessage } from "./thread.ts";
 
 /** One started thread, from the main thread's side. */
@@ -22,6 +22,8 @@ export interface LevelThread {
   go(levelEndMs: number): void;
   /** The level stopped or ended early: send nothing more, end the requests in flight. */
   abort(): void;
+  /** The main thread changed the shared counters (raised the count, stopped the sends, called it final): waiting workers look again. */
+  wake(): void;
   /** Resolves once the thread has ended, after its last message. */
   ended: Promise<void>;
   terminate(): Promise<void>;
@@ -39,24 +41,25 @@ export interface Threading {
   host: ThreadHost;
   endpoint: Endpoint;
   place: RequestPlace;
-  /** Measured requests (Infinity for a timed level). */
-  count: number;
-  /** The send order's next place (after the warm-up). */
-  firstSeq: number;
+  /** The level's counters across its threads, the main thread's side (`sharedCountersBuffer`: its count, its send order's first place). */
+  counters: SharedCounters;
+  /** The count may grow (a searched level's `LevelContext.count`): a thread's worker with nothing left waits for more. */
+  growable: boolean;
 }
 
 /**
  * `driver` run across `threading.threads` threads: each runs one part of the spec (`driver.split`)
  * with its own client, on counters they share. The level's time starts once every thread is loaded.
  * The loop's `send`, `counters` and `debts` are this thread's and go unused: each thread has its own.
+ * What the level's runner tells `threading.counters` (a raised count, a stop once a look decided) the
+ * threads follow: they are woken after the result that changed it.
  */
 export function threaded(driver: LevelDriver, threading: Threading): LevelDriver {
   return {
     ...driver,
     async drive(spec, loop): Promise<DriveRecord> {
       const { threads, host } = threading;
-      const buffer = sharedCountersBuffer(threading.firstSeq);
-      const counters = new SharedCounters(buffer, threading.count);
+      const { counters } = threading;
       const parts = driver.split(spec, threads);
       const healths: ClientHealth[] = [];
       const lagsMs: number[] = [];
@@ -68,8 +71,11 @@ export function threaded(driver: LevelDriver, threading: Threading): LevelDriver
           // Loading a thread takes a while: the level's time starts when all can send.
           const levelEndMs = loop.start();
           for (const thread of started) thread.go(levelEndMs);
-        } else if (m.type === "result") loop.onResult(m);
-        else if (m.type === "done") {
+        } else if (m.type === "result") {
+          const before = counters.changes;
+          loop.onResult(m);
+          if (counters.changes !== before) for (const thread of started) thread.wake();
+        } else if (m.type === "done") {
           healths.push(m.health);
           for (const [fromMs, toMs] of m.waits) loop.onWait(fromMs, toMs, "rate_limit");
           for (const [fromMs, toMs] of m.thinks) loop.onWait(fromMs, toMs, "think");
@@ -84,8 +90,8 @@ export function threaded(driver: LevelDriver, threading: Threading): LevelDriver
             endpoint: threading.endpoint,
             place: threading.place,
             spec: part,
-            count: threading.count,
-            counters: buffer,
+            counters: counters.buffer,
+            growable: threading.growable,
           },
           onMessage,
         ),
@@ -124,6 +130,7 @@ export function workerThreads(timeOriginMs: number): ThreadHost {
       return {
         go: (levelEndMs) => worker.postMessage({ go: levelEndMs }),
         abort: () => worker.postMessage("abort"),
+        wake: () => worker.postMessage("wake"),
         ended,
         terminate: async () => {
           await worker.terminate();
@@ -150,7 +157,8 @@ export function inProcessThreads(env: ThreadEnv): ThreadHost {
         const copy = structuredClone(message);
         queueMicrotask(() => onMessage(copy));
       };
-      const ended = runThreadJob(job, post, abort.signal, go, env)
+      const counters = new SharedCounters(job.counters, abort.signal, job.growable);
+      const ended = runThreadJob(job, post, abort.signal, go, env, counters)
         .catch((error: unknown) => post({ type: "error", message: String(error) }))
         // After the messages posted so far have been delivered.
         .then(() => new Promise<void>((resolve) => queueMicrotask(resolve)));
@@ -160,6 +168,7 @@ export function inProcessThreads(env: ThreadEnv): ThreadHost {
           abort.abort();
           start(Number.NEGATIVE_INFINITY);
         },
+        wake: () => queueMicrotask(() => counters.wake()),
         ended,
         terminate: () => ended,
       };

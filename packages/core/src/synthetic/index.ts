@@ -113,7 +113,7 @@ export function syntheticRun(options: SyntheticRunOptions): RunDocument {
       pricing: options.pricing ?? null,
       ...(offered !== undefined
         ? {
-            openLoop: {
+            schedule: {
               achievedRatePerSecond: offered,
               inFlightMean: 1,
               inFlightMax: 1,
