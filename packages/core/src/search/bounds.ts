@@ -90,9 +90,10 @@ export interface LevelCosts {
  * its capacity's probe has bounded TTFT p95: its state machine (`LoadSearch`, with the TTFT limit) run
  * against routes of that capacity (meets up to it, misses above, the SLO and aggregate monotone in
  * load), each level at the least it draws (`costs`), the knee where that is cheapest. `spend`
- * includes the capacity's probe that bounds TTFT (a bisection's load, or `to`); `withoutBound` is the
- * same path with that probe deciding on speed alone. A capacity the machine never bounds TTFT at (its
- * doubling step met on speed alone, and the loads above it missed) is left out: no budget pays for it.
+ * includes the capacity's probe that bounds TTFT (the largest probed load that meets: a bisection's
+ * load, or `to`); `withoutBound` is the same path with that probe deciding on speed alone. A capacity
+ * whose probe the machine never bounds TTFT at (a doubling step that met on speed alone, the loads
+ * above it missing) is left out: no budget pays for it.
  */
 export function ttftBoundSpends(
   bounds: SearchBounds,
@@ -113,7 +114,10 @@ export function ttftBoundSpends(
   return out;
 }
 
-/** What the state machine spends against one monotone route until its capacity's probe bounds TTFT; null when none does. */
+/**
+ * What the state machine spends against one monotone route until its capacity's probe (the largest
+ * probed load that meets: the search's answer) has bounded TTFT; null when that probe never does.
+ */
 function spendUntilTtftBound(
   bounds: SearchBounds,
   capacity: number,
@@ -121,24 +125,27 @@ function spendUntilTtftBound(
   costs: LevelCosts,
 ): { spend: number; withoutBound: number } | null {
   const search = new LoadSearch(bounds, true);
+  const probes: { load: number; before: number; after: number; bounded: boolean }[] = [];
   let spent = 0;
   for (let load = search.next(), levels = 0; load !== null && levels < 1000; load = search.next(), levels++) {
     const judged = search.judges(load);
-    const meets = load <= capacity;
-    const bounding = judged && meets && search.boundsTtft(load);
-    if (bounding && load === capacity)
-      return { spend: spent + costs.meets(load, true), withoutBound: spent + costs.meets(load, false) };
-    spent += !judged ? costs.notJudged(load) : meets ? costs.meets(load, bounding) : costs.misses(load);
+    const meets = judged && load <= capacity;
+    const bounded = meets && search.boundsTtft(load);
+    const before = spent;
+    spent += !judged ? costs.notJudged(load) : meets ? costs.meets(load, bounded) : costs.misses(load);
+    if (meets) probes.push({ load, before, after: spent, bounded });
     search.record({
       load,
       decision: !judged ? "not_judged" : meets ? "meets" : "misses",
       valid: true,
       aggregate: Math.min(load, knee),
       ttftP50Ms: 1,
-      ttftMet: bounding,
+      ttftMet: bounded,
     });
   }
-  return null;
+  const probe = probes.reduce<(typeof probes)[number] | null>((a, b) => (a && a.load > b.load ? a : b), null);
+  if (!probe?.bounded) return null;
+  return { spend: probe.after, withoutBound: probe.before + costs.meets(probe.load, false) };
 }
 
 /** What a monotone route answers at `load`: meets up to `capacity`, `above` just past it, misses beyond; aggregate rising to `knee`, flat above. */
