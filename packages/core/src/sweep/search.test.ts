@@ -302,7 +302,7 @@ describe("a searched sweep", () => {
     expect(two.summary.search?.requests).toBe(threaded.endpoint.sent);
   }, 300_000);
 
-  it("an open loop's probed rates on 2 client threads: each thread a Poisson stream at half the rate, the looks on the merged sends", async () => {
+  it("an open loop's probed rates on 2 client threads: every send once whichever thread sent it, decided on the merged sends, spent as the endpoint counts", async () => {
     // The route at a rate: 16 slots, so the per-stream SLO fails once the rate holds enough in flight.
     const arrival = { mode: "poisson", seed: 3, ratesPerSecond: { search: { from: 1, to: 32, resolution: 0.1 } } };
     const threaded = setup(undefined, 0, { minOutputTokensPerSecond: 24, maxTtftMs: null }, { arrival });
@@ -321,12 +321,6 @@ describe("a searched sweep", () => {
     expect(decisions[0]).toBe("meets");
     expect(decisions).toContain("misses");
     expect(["found", "undecided"]).toContain(search?.capacity.status);
-    console.log(
-      doc.levels.map(
-        (l) => `${loadPosition(l.load)}: ${l.probe?.decision} at ${l.probe?.requests}, ${l.requests.sent} sent`,
-      ),
-      search?.capacity,
-    );
   }, 300_000);
 
   it("on 2 client threads, a level not judged draws on past its failures as on one: its threads wait for the grown count", async () => {
