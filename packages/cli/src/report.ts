@@ -1,6 +1,6 @@
 /** @module What the CLI prints: live progress (a rewritten line on a TTY, plain lines otherwise) and the closing table. */
 
-import { headlineWords } from "@kneeboard/core/kinds";
+import { headlineWords, reportLines } from "@kneeboard/core/kinds";
 import { figureHeading } from "@kneeboard/core/labels";
 import { concurrencyOf, loadWords, type RunDocument } from "@kneeboard/core/run";
 import type { SweepProgress } from "@kneeboard/core/sweep";
@@ -71,11 +71,10 @@ export function runTable(doc: RunDocument): string {
     kneeRate: kneeRate != null ? `${kneeRate} req/s` : s.saturated || kneeRate === undefined ? "-" : "not reached",
     scalingEfficiency: fixed(s.scalingEfficiency, 2),
     sustainsRate: `${s.capacityRequestsPerSecond ?? "-"}`,
-    trace: doc.trace ? ` of ${doc.trace.name} (${doc.trace.requests} requests)` : "",
-    reusable: percent(doc.trace?.reusablePromptTokenShare ?? null),
+    replayed: doc.trace,
     cached: doc.levels.map((l) => `${percent(l.cachedPromptTokenShare)} cached at ${loadWords(l.load)}`).join(", "),
   };
-  // Each kind says its headline: single-stream and N, what an open loop sustains, a replay's reuse.
+  // Each kind says its headline (single-stream and N, what an open loop sustains, a replay's reuse) and its levels' own lines.
   const first = doc.levels[0];
   // A run with no valid level has no figure to headline: it says so rather than print dashes.
   const headline =
@@ -90,7 +89,7 @@ export function runTable(doc: RunDocument): string {
     ...rows.map(format),
     headline,
     ...searchLines(doc),
-    ...conversationLines(doc),
+    ...doc.levels.flatMap(reportLines),
     ...stopped,
     "",
   ].join("\n");
@@ -121,19 +120,4 @@ export function searchLines(doc: RunDocument): string[] {
     `search stop: ${search.stop.reason}: ${search.stop.detail}`,
     `search spent: ${search.requests} requests (${requests} measured, warm-ups included in the first), ${search.outputTokens} output and ${search.promptTokens} prompt tokens; the doubling ladder ${search.from}..${search.to} sends ${search.ladderRequests}${versus}${search.budget === undefined ? "" : `; budget ${search.budget}`}`,
   ];
-}
-
-/** A conversation level's TTFT and cached share by turn, and its cache verdict, one line a level. */
-function conversationLines(doc: RunDocument): string[] {
-  return doc.levels.flatMap((level) => {
-    const talk = level.conversation;
-    if (!talk) return [];
-    const turns = talk.byTurn
-      .map(
-        (t) =>
-          `${t.turn}: ${fixed(t.ttftMs.p50)} ms${t.cachedPromptTokenShare === null ? "" : ` (${Math.round(t.cachedPromptTokenShare * 100)} % cached)`}`,
-      )
-      .join(", ");
-    return [`${loadWords(level.load)} by turn, TTFT p50: ${turns}; ${talk.cache.detail}`];
-  });
 }

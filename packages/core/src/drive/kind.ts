@@ -71,10 +71,8 @@ export interface HeadlineParts {
   scalingEfficiency: string;
   /** The highest rate that met the SLO, or `-`. */
   sustainsRate: string;
-  /** The replayed trace: ` of x.jsonl (120 requests)`, or empty. */
-  trace: string;
-  /** The share of prompt tokens the trace allows from a cache. */
-  reusable: string;
+  /** The trace the run replayed (the run document's `trace`: its name, requests and reusable share); null when it replayed none. */
+  replayed: { name: string; requests: number; reusablePromptTokenShare: number } | null;
   /** What the route reported cached, level by level. */
   cached: string;
 }
@@ -94,9 +92,37 @@ export interface KindFigures<F, P> {
 }
 
 /**
+ * What a kind's levels show in the run index and in a standing, beside every level's figures: fields
+ * of a run index level (`I`, from its own figures `F`: a trace replay's reusable share, a
+ * conversation's later turns' TTFT) and of a standing's level (`G`, over its valid runs' index
+ * levels). Each field is nullable with a default of null: null on other kinds' levels, and in entries
+ * and standings written before it was.
+ */
+export interface KindIndexFigures<F, I extends z.ZodRawShape, G extends z.ZodRawShape> {
+  /** Its fields of a run index level: the index's `LevelFigures` composes them. */
+  entry: I;
+  /** Those fields of one of its levels, from its own figures (a level without them has every field null). */
+  entryOf(figures: F): z.output<z.ZodObject<I>>;
+  /** The standing's fields of one of its levels: `StandingLevel` composes them. */
+  standing: G;
+  /** Those fields over the level's valid runs, newest first. */
+  standingOf(valid: readonly z.output<z.ZodObject<I>>[]): z.output<z.ZodObject<G>>;
+}
+
+/** No fields of its own in the run index or a standing (a kind whose figures are every level's). */
+export type NoIndexFields = Record<never, never>;
+export const NO_INDEX_FIGURES: KindIndexFigures<unknown, NoIndexFields, NoIndexFields> = {
+  entry: {},
+  entryOf: () => ({}),
+  standing: {},
+  standingOf: () => ({}),
+};
+
+/**
  * One load kind. `W` is the workload it reads (its config member among it), `L` a level's load as the
  * sweep drives it, `D` the run document's record of that load, `S` its driver's spec, `F` the level
- * figures only it has and `P` what they are made of.
+ * figures only it has and `P` what they are made of; `I` and `G` its fields in the run index and in a
+ * standing (`KindIndexFigures`).
  */
 export interface LoadKind<
   W,
@@ -105,6 +131,8 @@ export interface LoadKind<
   S extends DriveSpec = DriveSpec,
   F = unknown,
   P = never,
+  I extends z.ZodRawShape = z.ZodRawShape,
+  G extends z.ZodRawShape = z.ZodRawShape,
 > {
   /** The kind's name: its run document loads' `kind`. */
   kind: D["kind"];
@@ -112,6 +140,8 @@ export interface LoadKind<
   document: z.ZodType<D>;
   /** The level figures only it has, nested under its name on a level. */
   figures: KindFigures<F, P>;
+  /** What its levels show in the run index and in a standing. */
+  index: KindIndexFigures<F, I, G>;
   /** Where its levels sit on a chart and a ranking. */
   axis: LoadAxis;
   /** The levels a workload of this kind sweeps, low to high, each with its load, name and time. */
@@ -150,6 +180,8 @@ export interface LoadKind<
   offeredRate(load: D): number | null;
   /** A run's headline in words, from its figures (`kneeboard run`'s report). */
   headline(parts: HeadlineParts): string;
+  /** Lines `kneeboard run`'s report prints after the headline for one of its levels, from its own figures (a conversation's turns); none for most kinds. */
+  reportLines(figures: F, words: string): string[];
   /** What `kneeboard plan` says of it. */
   plan: PlanWords<W, L>;
   /** Runs a level's measured sends. */

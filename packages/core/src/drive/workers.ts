@@ -129,6 +129,7 @@ export const USERS = {
   offeredRate: () => null,
   headline: (p: HeadlineParts) =>
     `single-stream ${p.singleStream} tok/s, peak ${p.peak}, knee ${p.kneeUsers}, scaling efficiency ${p.scalingEfficiency}`,
+  reportLines: () => [],
 } as const;
 
 /** What `kneeboard plan` says the same way of every kind of N workers: its levels are N, its top level N streams. */

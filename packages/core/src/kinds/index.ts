@@ -63,7 +63,9 @@ export const KINDS = { closed, open, trace, conversation } as const satisfies {
     Extract<Load, { kind: K }>,
     DriveSpec,
     unknown,
-    FigureParts
+    FigureParts,
+    z.ZodRawShape,
+    z.ZodRawShape
   >;
 };
 export type Kind = keyof typeof KINDS;
@@ -124,7 +126,43 @@ export const KIND_FIGURES = {
 /** A level's kinds' own figures: its kind's set, the others null. */
 export type KindLevelFigures = { [K in Kind]: z.infer<(typeof KIND_FIGURES)[K]> };
 
-type AnyKind = LoadKind<unknown, LevelLoad, Load, DriveSpec, unknown, FigureParts>;
+/** The members of a union as one intersection: every kind's fields in one object. */
+type Merged<U> = (U extends unknown ? (u: U) => void : never) extends (m: infer M) => void ? M : never;
+type IndexOf<K extends Kind> = (typeof KINDS)[K]["index"];
+
+/**
+ * The fields every kind adds to a run index level (`KindIndexFigures.entry`), in `KINDS` order: the
+ * index's `LevelFigures` composes them; each null on other kinds' levels.
+ */
+export const INDEX_FIELDS = Object.assign({}, ...Object.values(KINDS).map((k) => k.index.entry)) as Merged<
+  IndexOf<Kind>["entry"]
+>;
+
+/** The fields every kind adds to a standing's level (`KindIndexFigures.standing`), in `KINDS` order: `StandingLevel` composes them. */
+export const STANDING_FIELDS = Object.assign({}, ...Object.values(KINDS).map((k) => k.index.standing)) as Merged<
+  IndexOf<Kind>["standing"]
+>;
+
+type IndexFields = z.output<z.ZodObject<typeof INDEX_FIELDS>>;
+type StandingFields = z.output<z.ZodObject<typeof STANDING_FIELDS>>;
+
+/** Every field of a shape, null. */
+function nulls<T>(shape: z.ZodRawShape): T {
+  return Object.fromEntries(Object.keys(shape).map((k) => [k, null])) as T;
+}
+
+/** A level's kind's fields of the run index, from its own figures; every other kind's null (and its own, where it recorded no figures). */
+export function indexFields(level: { load: Load } & Partial<KindLevelFigures>): IndexFields {
+  const own = level[level.load.kind];
+  return { ...nulls<IndexFields>(INDEX_FIELDS), ...(own ? entry(level.load.kind).index.entryOf(own) : {}) };
+}
+
+/** A standing level's kind's fields over its valid runs' index levels (newest first); every other kind's null. */
+export function standingFields(load: Load, valid: readonly IndexFields[]): StandingFields {
+  return { ...nulls<StandingFields>(STANDING_FIELDS), ...entry(load.kind).index.standingOf(valid) };
+}
+
+type AnyKind = LoadKind<unknown, LevelLoad, Load, DriveSpec, unknown, FigureParts, z.ZodRawShape, z.ZodRawShape>;
 
 /** The registry entry of a kind, with its types erased: callers pass a load of that kind. */
 function entry(kind: Kind): AnyKind {
@@ -270,6 +308,12 @@ export function offeredRate(load: Load): number | null {
 /** A run's headline in its load's kind's words. */
 export function headlineWords(load: Load, parts: HeadlineParts): string {
   return entry(load.kind).headline(parts);
+}
+
+/** The lines `kneeboard run`'s report prints for a level after the headline, by its kind from its own figures (none where it recorded none). */
+export function reportLines(level: { load: Load } & Partial<KindLevelFigures>): string[] {
+  const own = level[level.load.kind];
+  return own ? entry(level.load.kind).reportLines(own, loadWords(level.load)) : [];
 }
 
 /** A level's own figures under its load's kind (from what its summary measured), and null under every other kind. */

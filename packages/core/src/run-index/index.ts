@@ -5,10 +5,9 @@
  */
 import { z } from "zod";
 import { DEFAULT_SCENARIO, modelKeyOf } from "../config/index.ts";
-import { kneeInRate } from "../kinds/index.ts";
+import { INDEX_FIELDS, indexFields, kneeInRate } from "../kinds/index.ts";
 import { summarizeRun } from "../metrics/index.ts";
 import {
-  CacheVerdict,
   headlineAggregate,
   Load,
   Probe,
@@ -65,26 +64,8 @@ export const LevelFigures = z.object({
   sloFigures: SloFigures.nullable().default(null),
   /** Cached prompt tokens the route reported over prompt tokens (the run document's level figure); null when none reported, and in entries recorded before it was. */
   cachedPromptTokenShare: z.number().nullable().default(null),
-  /** A trace replay's reusable prompt tokens over prompt tokens: what its hash_ids allow from a cache; null for other loads and in entries recorded before it was. */
-  reusablePromptTokenShare: z.number().nullable().default(null),
-  /** A conversation level: TTFT p50 of its turns 2 and later, ms; null otherwise (and in entries recorded before conversations). */
-  laterTurnsTtftP50Ms: z.number().nullable().default(null),
-  /** A conversation level: TTFT and cached share by turn, and the cache verdict; null otherwise. */
-  conversation: z
-    .object({
-      byTurn: z.array(
-        z.object({
-          turn: z.number().int().positive(),
-          n: z.number().int().nonnegative(),
-          ttftP50Ms: z.number().nullable(),
-          ttftP95Ms: z.number().nullable(),
-          cachedPromptTokenShare: z.number().nullable(),
-        }),
-      ),
-      cacheVerdict: CacheVerdict,
-    })
-    .nullable()
-    .default(null),
+  /** Each kind's own fields (a trace replay's reusable share, a conversation's later turns), null on other kinds' levels (`INDEX_FIELDS`). */
+  ...INDEX_FIELDS,
 });
 export type LevelFigures = z.infer<typeof LevelFigures>;
 
@@ -243,20 +224,7 @@ export function indexEntryFor(key: string, doc: RunDocument): RunIndexEntry {
         (l as { goodputOutputTokensPerSecond?: number | null }).goodputOutputTokensPerSecond ?? null,
       sloFigures: l.sloFigures,
       cachedPromptTokenShare: l.cachedPromptTokenShare,
-      reusablePromptTokenShare: l.trace?.reusablePromptTokenShare ?? null,
-      laterTurnsTtftP50Ms: l.conversation?.laterTurnsTtftMs.p50 ?? null,
-      conversation: l.conversation
-        ? {
-            byTurn: l.conversation.byTurn.map((t) => ({
-              turn: t.turn,
-              n: t.n,
-              ttftP50Ms: t.ttftMs.p50,
-              ttftP95Ms: t.ttftMs.p95,
-              cachedPromptTokenShare: t.cachedPromptTokenShare,
-            })),
-            cacheVerdict: l.conversation.cache.verdict,
-          }
-        : null,
+      ...indexFields(l),
     })),
     servedProviders: [...served.entries()].sort((a, b) => b[1] - a[1]).map(([p]) => p),
     ...(doc.reference ? { reference: true } : {}),

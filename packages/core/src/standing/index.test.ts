@@ -591,6 +591,8 @@ describe("a conversation level's standing", () => {
   const talk = (hoursAgo: number, verdict: "no_cache_seen" | "not_reported", laterTurnsTtftP50Ms: number) => {
     const entry = run({ hoursAgo, aggregate: { 4: 100 } });
     const level = entry.levels[0] as LevelFigures;
+    // Its kind's figures are read by its kind: the level is a conversation's.
+    level.load = { kind: "conversation", concurrency: 4, turns: 3 };
     level.laterTurnsTtftP50Ms = laterTurnsTtftP50Ms;
     level.conversation = { byTurn: [], cacheVerdict: verdict };
     return entry;

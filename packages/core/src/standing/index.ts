@@ -8,23 +8,21 @@
  */
 import { z } from "zod";
 import { DEFAULT_STANDING, type StandingConfig } from "../config/index.ts";
-import { summaryUnits } from "../kinds/index.ts";
+import { STANDING_FIELDS, standingFields, summaryUnits } from "../kinds/index.ts";
 import { DEFAULT_SLO, kneeIndex, withinTtftLimit } from "../metrics/index.ts";
-import {
-  type Bracket,
-  CacheVerdict,
-  concurrencyOf,
-  Load,
-  loadAxis,
-  loadPosition,
-  SearchRecord,
-  sameLoad,
-} from "../run/index.ts";
+import { type Bracket, concurrencyOf, Load, loadAxis, loadPosition, SearchRecord, sameLoad } from "../run/index.ts";
 import { bySeries, type LevelFigures, type RunIndexEntry } from "../run-index/index.ts";
 import { entersStanding, newestFirst } from "../run-index/summary.ts";
+import { Estimate, estimate, medianOfSorted } from "../stats/median.ts";
 
-/** The confidence the median's interval aims for (a share, 0..1). */
-export const MEDIAN_CONFIDENCE = 0.95;
+export {
+  Estimate,
+  estimate,
+  MEDIAN_CONFIDENCE,
+  medianIntervalRank,
+  medianOfSorted,
+  orderStatisticCoverage,
+} from "../stats/median.ts";
 
 /** What one interactive user needs; it defines capacity. */
 export interface Slo {
@@ -36,16 +34,6 @@ export interface Slo {
 
 /** The SLO a run is judged by unless the config names one: the one the metrics define. */
 export { DEFAULT_SLO };
-
-/** A figure over runs: the median and the interval [low, high] that bounds it, from n runs. */
-export const Estimate = z.object({
-  median: z.number(),
-  low: z.number(),
-  high: z.number(),
-  /** Runs whose value entered. */
-  n: z.number().int().positive(),
-});
-export type Estimate = z.infer<typeof Estimate>;
 
 /** A level of the standing's curve: its number in the newest run that offered its load, and that load. */
 const LevelRef = {
@@ -77,13 +65,8 @@ export const StandingLevel = z.object({
    * p50 and p95. Null when no valid run gave both.
    */
   meetsSlo: z.boolean().nullable().default(null),
-  /** A conversation level: TTFT p50 of turns 2 and later (what its leaderboard ranks by); null otherwise. */
-  laterTurnsTtftP50Ms: Estimate.nullable().default(null),
-  /**
-   * A conversation level: the prompt-cache verdict most of its valid runs gave (a tie: the newest
-   * run's among the tied); null otherwise.
-   */
-  cacheVerdict: CacheVerdict.nullable().default(null),
+  /** Each kind's own fields over the level's valid runs (a conversation's later turns, its cache verdict), null on other kinds' levels (`STANDING_FIELDS`). */
+  ...STANDING_FIELDS,
 });
 export type StandingLevel = z.infer<typeof StandingLevel>;
 
@@ -167,56 +150,6 @@ export const Standing = z.object({
 export type Standing = z.infer<typeof Standing>;
 
 // ---------------------------------------------------------------------------------------------
-// The median and its interval
-
-/** The median of values sorted ascending (the mean of the two middle ones when n is even). */
-export function medianOfSorted(sorted: readonly number[]): number {
-  const n = sorted.length;
-  const mid = n >> 1;
-  return n % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
-
-/**
- * P(x_(k) <= median <= x_(n-k+1)) for n independent draws from any continuous distribution: each
- * draw falls below the median with probability 1/2, so the interval misses it when k-1 or fewer (or
- * as many above) fall below: 1 - 2 P(Binomial(n, 1/2) <= k-1). Summed in log space so large n do not underflow.
- */
-export function orderStatisticCoverage(n: number, k: number): number {
-  if (k < 1 || 2 * k > n + 1) return 0;
-  let logPmf = -n * Math.LN2;
-  let tail = 0;
-  for (let i = 0; i <= k - 1; i++) {
-    tail += Math.exp(logPmf);
-    logPmf += Math.log((n - i) / (i + 1));
-  }
-  return Math.max(0, 1 - 2 * tail);
-}
-
-const rankCache = new Map<number, number>();
-
-/**
- * The largest k whose interval [x_(k), x_(n-k+1)] covers the median with at least `MEDIAN_CONFIDENCE`;
- * 1 (the range) when even the range does not (n < 6: its coverage is 1 - 2^(1-n), 75 % at n = 3).
- */
-export function medianIntervalRank(n: number): number {
-  const cached = rankCache.get(n);
-  if (cached !== undefined) return cached;
-  let k = 1;
-  while (2 * (k + 1) <= n + 1 && orderStatisticCoverage(n, k + 1) >= MEDIAN_CONFIDENCE) k++;
-  rankCache.set(n, k);
-  return k;
-}
-
-/** The median of values and its order-statistic interval; null when there are none. */
-export function estimate(values: readonly number[]): Estimate | null {
-  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
-  const n = sorted.length;
-  if (n === 0) return null;
-  const k = medianIntervalRank(n);
-  return { median: medianOfSorted(sorted), low: sorted[k - 1] as number, high: sorted[n - k] as number, n };
-}
-
-// ---------------------------------------------------------------------------------------------
 // Which runs enter
 
 export { entersStanding };
@@ -248,7 +181,6 @@ const LEVEL_FIGURES = [
   "ttftP50Ms",
   "ttftP95Ms",
   "goodputOutputTokensPerSecond",
-  "laterTurnsTtftP50Ms",
 ] as const satisfies readonly (keyof LevelFigures)[];
 
 function levelOf(load: Load, runs: readonly RunIndexEntry[], slo: Slo): StandingLevel {
@@ -283,8 +215,7 @@ function levelOf(load: Load, runs: readonly RunIndexEntry[], slo: Slo): Standing
     ttftP95Ms: values("ttftP95Ms"),
     goodputOutputTokensPerSecond: values("goodputOutputTokensPerSecond"),
     meetsSlo: mediansMeetSlo(valid, slo),
-    laterTurnsTtftP50Ms: values("laterTurnsTtftP50Ms"),
-    cacheVerdict: mostGiven(valid.flatMap((l) => (l.conversation ? [l.conversation.cacheVerdict] : []))),
+    ...standingFields(load, valid),
   };
 }
 
@@ -307,15 +238,6 @@ function mediansMeetSlo(valid: readonly LevelFigures[], slo: Slo): boolean | nul
   if (perStream.length === 0) return null;
   const median = (xs: number[]) => medianOfSorted(xs.sort((a, b) => a - b));
   return median(perStream) >= slo.minOutputTokensPerSecond && withinTtftLimit(slo, median(ttft));
-}
-
-/** The value given most often, newest first (a tie goes to the one met first); null for none. */
-function mostGiven<T>(newestFirst: readonly T[]): T | null {
-  const counts = new Map<T, number>();
-  for (const v of newestFirst) counts.set(v, (counts.get(v) ?? 0) + 1);
-  let best: T | null = null;
-  for (const [v, n] of counts) if (best === null || n > (counts.get(best) ?? 0)) best = v;
-  return best;
 }
 
 /**

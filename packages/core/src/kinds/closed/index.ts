@@ -4,7 +4,7 @@
  * words and driver.
  */
 import { z } from "zod";
-import type { LoadKind } from "../../drive/kind.ts";
+import { type LoadKind, NO_INDEX_FIGURES, type NoIndexFields } from "../../drive/kind.ts";
 import { closedLevelTiming } from "../../drive/plan.ts";
 import { type LevelSearch, ladderOf } from "../../drive/search.ts";
 import { USERS, USERS_PLAN, WorkersFigures, type WorkersSpec, workersDriver } from "../../drive/workers.ts";
@@ -36,11 +36,14 @@ export const closed: LoadKind<
   ClosedLoad,
   WorkersSpec<"closed">,
   ClosedFigures,
-  WorkersFigures
+  WorkersFigures,
+  NoIndexFields,
+  NoIndexFields
 > = {
   kind: "closed",
   document: ClosedLoad,
   figures: { schema: ClosedFigures, of: ({ startSpreadMs }) => ({ startSpreadMs }) },
+  index: NO_INDEX_FIGURES,
   axis: "concurrency",
   levels: (workload, { requestSeconds }) =>
     ladderOf(workload.concurrency).map((concurrency, i) => ({

@@ -10,6 +10,7 @@ import { type LevelSearch, ladderOf } from "../../drive/search.ts";
 import { number } from "../../drive/words.ts";
 import { USERS, USERS_PLAN, type WorkersSpec, workersDriver } from "../../drive/workers.ts";
 import { ConversationFigures, type ConversationParts, conversationFiguresOf } from "./figures.ts";
+import { type CONVERSATION_INDEX, type CONVERSATION_STANDING, conversationIndex } from "./index-figures.ts";
 import { type ConversationSpec, conversations } from "./session.ts";
 
 export { CacheVerdict, ConversationFigures, ConversationTurns, TurnFigures } from "./figures.ts";
@@ -136,11 +137,14 @@ export const conversation: LoadKind<
   ConversationLoad,
   WorkersSpec<"conversation"> & { conversation: ConversationSpec },
   ConversationFigures,
-  ConversationParts
+  ConversationParts,
+  typeof CONVERSATION_INDEX,
+  typeof CONVERSATION_STANDING
 > = {
   kind: "conversation",
   document: ConversationLoad,
   figures: { schema: ConversationFigures, of: conversationFiguresOf },
+  index: conversationIndex,
   axis: "concurrency",
   levels: (workload, { requestSeconds }) => {
     const talk = workload.conversation;
@@ -159,6 +163,16 @@ export const conversation: LoadKind<
   same: (a, b) => a.turns === b.turns,
   // A conversation re-sends its history: a cache serving it is what the level measures.
   expectsCache: true,
+  // Its TTFT and cached share by turn, and its cache verdict, one line a level.
+  reportLines: (figures, words) => {
+    const turns = figures.byTurn
+      .map(
+        (t) =>
+          `${t.turn}: ${t.ttftMs.p50 === null ? "-" : t.ttftMs.p50.toFixed(1)} ms${t.cachedPromptTokenShare === null ? "" : ` (${Math.round(t.cachedPromptTokenShare * 100)} % cached)`}`,
+      )
+      .join(", ");
+    return [`${words} by turn, TTFT p50: ${turns}; ${figures.cache.detail}`];
+  },
   plan: {
     ...USERS_PLAN,
     loop: () => "closed loop of conversations",

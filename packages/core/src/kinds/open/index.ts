@@ -7,7 +7,7 @@
 import { z } from "zod";
 import type { DriveSpec, LevelDriver } from "../../drive/driver.ts";
 import { MaxInFlight, Positive, Seed, strictlyAscending } from "../../drive/fields.ts";
-import type { LoadKind } from "../../drive/kind.ts";
+import { type LoadKind, NO_INDEX_FIGURES, type NoIndexFields } from "../../drive/kind.ts";
 import { scheduledLevelTiming } from "../../drive/plan.ts";
 import { runSchedule, ScheduleFigures, scheduleFigures } from "../../drive/schedule.ts";
 import { ladderOf, levelSearchSchema, searchOf } from "../../drive/search.ts";
@@ -237,11 +237,14 @@ export const open: LoadKind<
   OpenLoad,
   OpenSpec,
   OpenFigures,
-  { schedule: ScheduleFigures }
+  { schedule: ScheduleFigures },
+  NoIndexFields,
+  NoIndexFields
 > = {
   kind: "open",
   document: OpenLoad,
   figures: { schema: OpenFigures, of: ({ schedule }) => schedule, schedule: (figures) => figures },
+  index: NO_INDEX_FIGURES,
   axis: "rate",
   levels: (workload, { requestSeconds }) => {
     const { arrival } = workload;
@@ -287,6 +290,7 @@ export const open: LoadKind<
   offeredRate: (load) => load.ratePerSecond,
   // Its levels are rates: its headline is what it sustains and its knee in req/s, not single-stream and N.
   headline: (p) => `open loop: peak ${p.peak}, knee ${p.kneeRate}, sustains ${p.sustainsRate} req/s at the SLO`,
+  reportLines: () => [],
   plan: {
     column: "rate",
     label: (load) => `${load.ratePerSecond}/s`,

@@ -8,10 +8,10 @@
 import { z } from "zod";
 import type { DriveSpec, LevelDriver } from "../../drive/driver.ts";
 import { MaxInFlight, Positive, strictlyAscending } from "../../drive/fields.ts";
-import type { LoadKind } from "../../drive/kind.ts";
+import type { LoadKind, NoIndexFields } from "../../drive/kind.ts";
 import { scheduledLevelTiming } from "../../drive/plan.ts";
 import { runSchedule, ScheduleFigures, scheduleFigures } from "../../drive/schedule.ts";
-import { number } from "../../drive/words.ts";
+import { number, percent } from "../../drive/words.ts";
 
 /** Trace formats a replay reads (docs/config.md#trace-replay). */
 export const TraceFormat = z.enum(["mooncake", "burstgpt"]);
@@ -211,13 +211,21 @@ export const TraceFigures = z.object({
 });
 export type TraceFigures = z.infer<typeof TraceFigures>;
 
+/** A replay level's field of the run index: what its hash_ids allow from a cache. */
+const TRACE_INDEX = {
+  /** A trace replay's reusable prompt tokens over prompt tokens: what its hash_ids allow from a cache; null for other loads and in entries recorded before it was. */
+  reusablePromptTokenShare: z.number().nullable().default(null),
+};
+
 export const trace: LoadKind<
   { arrival: TraceArrival },
   TraceLevelLoad,
   TraceLoad,
   TraceSpec,
   TraceFigures,
-  { schedule: ScheduleFigures; reusablePromptTokenShare: number | null }
+  { schedule: ScheduleFigures; reusablePromptTokenShare: number | null },
+  typeof TRACE_INDEX,
+  NoIndexFields
 > = {
   kind: "trace",
   document: TraceLoad,
@@ -230,6 +238,12 @@ export const trace: LoadKind<
       inFlightMax,
       scheduleLagMs,
     }),
+  },
+  index: {
+    entry: TRACE_INDEX,
+    entryOf: (figures) => ({ reusablePromptTokenShare: figures.reusablePromptTokenShare ?? null }),
+    standing: {},
+    standingOf: () => ({}),
   },
   axis: "speedup",
   levels: (workload, { requestSeconds, traces }) => {
@@ -270,8 +284,9 @@ export const trace: LoadKind<
   // Its rate is its window's at the speedup, which the level's schedule figures carry.
   offeredRate: () => null,
   // Its peak along the speedups, and how much of the reuse its trace allows the route delivered.
-  headline: (p) =>
-    `trace replay${p.trace}: peak ${p.peak}; the trace allows ${p.reusable} of prompt tokens from a cache, the route reported ${p.cached}`,
+  headline: ({ replayed, peak, cached }) =>
+    `trace replay${replayed ? ` of ${replayed.name} (${replayed.requests} requests)` : ""}: peak ${peak}; the trace allows ${percent(replayed?.reusablePromptTokenShare ?? null)} of prompt tokens from a cache, the route reported ${cached}`,
+  reportLines: () => [],
   plan: {
     column: "speedup",
     label: (load) => `x${load.speedup}`,
