@@ -370,7 +370,7 @@ async function finishRebuild(
 ): Promise<Omit<RebuildResult, "pageBatches">> {
   const log = deps.log;
   const staged = await readManifests(deps.store, fanout.generation);
-  await deps.buildSite(deps.outDir, now, { targetIds: [], runBytes: staged.runBytes });
+  await deps.buildSite(deps.outDir, now, { targetIds: [], runBytes: staged.runBytes, everyModel: true });
   const pagesBuilt = await countPages(deps.outDir);
   const swapped = await swapIn(deps.outDir, deps.siteBucket, {
     generation: fanout.generation,
