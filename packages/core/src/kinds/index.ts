@@ -8,10 +8,19 @@
  */
 import { z } from "zod";
 import type { DriveSpec, LevelDriver } from "../drive/driver.ts";
-import type { ExpandContext, HeadlineParts, LoadAxis, LoadKind, PlanWords, SummaryUnits } from "../drive/kind.ts";
+import type {
+  ExpandContext,
+  HeadlineParts,
+  LayerProblem,
+  LoadAxis,
+  LoadKind,
+  PlanWords,
+  SummaryUnits,
+  SweepLayers,
+} from "../drive/kind.ts";
 import type { LevelBudget, LevelPlanOf } from "../drive/plan.ts";
 import type { ScheduleFigures } from "../drive/schedule.ts";
-import type { LevelSearch, LevelSearchSettings } from "../drive/search.ts";
+import { isLevelSearch, type LevelSearch, type LevelSearchSettings } from "../drive/search.ts";
 import type { WorkersFigures } from "../drive/workers.ts";
 import { ClosedArrival, ClosedLoad, closed } from "./closed/index.ts";
 import {
@@ -79,6 +88,9 @@ export const Arrival = z.discriminatedUnion("mode", [ClosedArrival, PoissonArriv
     'must be { "mode": "closed" }, { "mode": "poisson" | "gamma", "ratesPerSecond": [...] } or { "mode": "trace", "file": ..., "format": "mooncake" | "burstgpt" }',
 });
 export type Arrival = z.infer<typeof Arrival>;
+
+/** The arrival a workload has when no layer sets one: a closed loop's. */
+export const DEFAULT_ARRIVAL = { mode: "closed" } as const satisfies Arrival;
 
 /** The kind of each `arrival.mode`. */
 const MODE_KIND = { closed: "closed", poisson: "open", gamma: "open", trace: "trace" } as const satisfies Record<
@@ -262,17 +274,51 @@ export function replayedWindow(load: LevelLoad): TraceWindow | null {
   return load.kind === "trace" ? load.trace : null;
 }
 
-/**
- * True when conversations can be held with this `arrival.mode`: each user waits for an answer
- * before the next turn, so only the closed loop's workers can be its users.
- */
-export function conversationsRunIn(mode: unknown): boolean {
-  return typeof mode === "string" && mode in MODE_KIND && MODE_KIND[mode as Arrival["mode"]] === "closed";
-}
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 
-/** True when the levels of this `arrival.mode`'s kind can be searched (a replay's speedups cannot); unknown modes are left to the schema. */
-export function searchableMode(mode: unknown): boolean {
-  return !(typeof mode === "string" && mode in MODE_KIND && MODE_KIND[mode as Arrival["mode"]] === "trace");
+/**
+ * The problems of one swept (target, scenario) in its workload layers (global, target, scenario, each
+ * at its path), beyond each field's own schema: those its workload's kind and its arrival's kind find
+ * (`LoadKind.layerProblems`), and a searched sweep (its arrival's kind's `searchedIn`) that runs
+ * for a duration (docs/config.md#searched-levels): a search draws counted requests.
+ */
+export function layerProblems(layers: readonly (readonly [PropertyKey[], unknown])[]): LayerProblem[] {
+  const facts: SweepLayers = {
+    arrivalKind: null,
+    mode: DEFAULT_ARRIVAL.mode,
+    conversation: null,
+    concurrency: null,
+    rates: null,
+  };
+  let duration: PropertyKey[] | null = null;
+  for (const [path, layer] of layers) {
+    if (!isObject(layer)) continue;
+    if (layer.conversation !== undefined) facts.conversation = [...path, "conversation"];
+    if (layer.concurrency !== undefined)
+      facts.concurrency = { at: [...path, "concurrency"], search: isLevelSearch(layer.concurrency) };
+    if (isObject(layer.arrival)) {
+      if (layer.arrival.mode !== undefined) facts.mode = layer.arrival.mode;
+      facts.rates = { at: [...path, "arrival", "ratesPerSecond"], search: isLevelSearch(layer.arrival.ratesPerSecond) };
+    }
+    if (layer.levelDurationSeconds !== undefined) duration = [...path, "levelDurationSeconds"];
+    if (layer.requestsPerLevel !== undefined) duration = null;
+  }
+  const mode = facts.mode;
+  facts.arrivalKind = typeof mode === "string" && mode in MODE_KIND ? MODE_KIND[mode as Arrival["mode"]] : null;
+  const arrivalKind = facts.arrivalKind as Kind | null;
+  const kinds = new Set<Kind>([
+    ...(facts.conversation ? (["conversation"] as const) : []),
+    ...(arrivalKind ? [arrivalKind] : []),
+  ]);
+  const found = [...kinds].flatMap((kind) => entry(kind).layerProblems(facts));
+  const searched = arrivalKind ? entry(arrivalKind).searchedIn(facts) : facts.rates?.search === true;
+  if (searched && duration)
+    found.push({
+      at: duration,
+      message:
+        "a searched sweep draws counted requests (more near the SLO's boundary): set requestsPerLevel, not levelDurationSeconds",
+    });
+  return found;
 }
 
 /** A workload's arrival when it replays a trace (the trace file to read); null for the other kinds. */

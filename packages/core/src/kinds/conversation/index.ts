@@ -161,6 +161,16 @@ export const conversation: LoadKind<
   ...USERS,
   words: (load) => `N=${load.concurrency}, ${load.turns}-turn conversations`,
   same: (a, b) => a.turns === b.turns,
+  // Each user waits for the answer before the next turn: only a closed loop's workers can be its users.
+  layerProblems: ({ conversation, arrivalKind, mode }) =>
+    conversation && arrivalKind !== "closed"
+      ? [
+          {
+            at: conversation,
+            message: `conversations run in a closed loop (each user waits for the answer before the next turn), not with ${String(mode)} arrivals`,
+          },
+        ]
+      : [],
   // A conversation re-sends its history: a cache serving it is what the level measures.
   expectsCache: true,
   // Its TTFT and cached share by turn, and its cache verdict, one line a level.

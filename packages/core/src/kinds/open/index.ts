@@ -284,6 +284,8 @@ export const open: LoadKind<
   userLevels: () => null,
   search: ({ arrival }) => searchOf(arrival.ratesPerSecond),
   pinned: ({ arrival }, ratePerSecond) => ({ arrival: { ...arrival, ratesPerSecond: [ratePerSecond] } }),
+  layerProblems: () => [],
+  searchedIn: (layers) => layers.rates?.search === true,
   threadBound: () => Number.POSITIVE_INFINITY,
   summary: { knee: "kneeRequestsPerSecond", capacity: "capacityRequestsPerSecond" },
   expectsCache: false,
