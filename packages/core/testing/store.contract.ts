@@ -7,7 +7,9 @@ import { describe, expect, it } from "vitest";
 import type { RunClaims } from "../src/claims/index.ts";
 import { StoreError } from "../src/errors/index.ts";
 import { runKey } from "../src/run/index.ts";
-import type { RunIndex, RunIndexEntry } from "../src/run-index/index.ts";
+import { bySeries, type RunIndex, type RunIndexEntry } from "../src/run-index/index.ts";
+import { entersStanding, historyPoint, type SeriesSummary } from "../src/run-index/summary.ts";
+import { standingOf } from "../src/standing/index.ts";
 import type { Store } from "../src/store/index.ts";
 
 /** A fresh, empty store for one test, and a way to read back what content type a key was stored with. */
@@ -107,6 +109,11 @@ export function storeContract(
 
 export interface RunIndexContractOptions {
   /**
+   * Removes a target's kept summaries, as an index written before summaries were kept has none;
+   * absent: the derive-once test is skipped.
+   */
+  forgetSummaries?: (targetId: string) => Promise<void>;
+  /**
    * Entries of one target in the pagination test; enough to cross a 1 MB Query page. Default 1100:
    * dynalite sizes pages on a compressed form (about 1 KB an entry, against about 3 KB on DynamoDB).
    */
@@ -183,6 +190,47 @@ export function runIndexContract(
       expect((await index.entries("t-a")).map((e) => e.runId)).toEqual(days.map((d) => `r${d}`));
     });
 
+    it("keeps each series' summary as its entries give it, however the runs were recorded", async () => {
+      const index = await makeIndex();
+      const recorded = summaryRuns(sample);
+      // In several calls, out of order, one run recorded again (failed), one call naming two series.
+      await index.record(...recorded.slice(40, 70));
+      for (const e of recorded.slice(0, 40).reverse()) await index.record(e);
+      await index.record(...recorded.slice(70));
+      const again = recorded[75] as RunIndexEntry;
+      await index.record({ ...again, status: "failed", partialReason: "again" });
+      const entries = await index.entries("t-s");
+      expect(entries.length).toBe(recorded.length);
+      expectSummariesOf(await index.summaries("t-s"), entries);
+      expect(await index.summaries("t-none")).toEqual([]);
+    });
+
+    it("summarises runs of one series recorded at the same time (writers that share the index)", async () => {
+      const index = await makeIndex();
+      const recorded = summaryRuns(sample).filter((e) => e.scenario === "chat");
+      await index.record(...recorded.slice(0, 30));
+      await Promise.all(recorded.slice(30).map((e) => index.record(e)));
+      const entries = await index.entries("t-s");
+      expect(entries.length).toBe(recorded.length);
+      expectSummariesOf(await index.summaries("t-s"), entries);
+    });
+
+    if (options.forgetSummaries) {
+      const forget = options.forgetSummaries;
+      it("derives the summaries of a target recorded before they were kept, once, then keeps them up to date", async () => {
+        const index = await makeIndex();
+        const recorded = summaryRuns(sample);
+        await index.record(...recorded.slice(0, 60));
+        await forget("t-s");
+        expectSummariesOf(await index.summaries("t-s"), await index.entries("t-s"));
+        await forget("t-s");
+        // A new run of one series: its summary is derived from every entry, the other series' kept too.
+        await index.record(...recorded.slice(60, 61));
+        await index.record(...recorded.slice(61));
+        expectSummariesOf(await index.summaries("t-s"), await index.entries("t-s"));
+      });
+    }
+
     it(`reads back ${manyEntries} entries of one target (more than one page)`, async () => {
       const index = await makeIndex();
       const start = Date.UTC(2025, 0, 1);
@@ -198,6 +246,61 @@ export function runIndexContract(
       expect((await index.entries()).length).toBe(manyEntries + 1);
     });
   });
+}
+
+/**
+ * 90 runs of target `t-s`, every 6 hours, `chat` and `rag` in turn, some failed or partial, some with
+ * an invalid level: enough that the standing's window, its cap and the history's tail all cut.
+ */
+function summaryRuns(sample: RunIndexEntry): RunIndexEntry[] {
+  const start = Date.UTC(2025, 2, 1);
+  return Array.from({ length: 90 }, (_, i) => {
+    const e = entryAt(sample, "t-s", new Date(start + i * 6 * 3600_000).toISOString(), `s${i}`);
+    const status = i % 7 === 3 ? "failed" : i % 11 === 5 ? "partial" : "complete";
+    const levels = e.levels.map((l, j) => (i % 5 === 2 && j === 0 ? { ...l, valid: false } : l));
+    return {
+      ...e,
+      scenario: i % 3 === 2 ? "rag" : "chat",
+      status,
+      partialReason: status === "complete" ? null : "x",
+      levels,
+    };
+  });
+}
+
+/**
+ * The summaries equal what the entries give, computed here without the summary's own code: per
+ * series, its run count and first start, its latest entry, its standing at several build times (over
+ * its kept entries, as over every entry), and its history as the tail of every run's points that
+ * reaches back to the oldest run of the standing.
+ */
+function expectSummariesOf(summaries: SeriesSummary[], entries: RunIndexEntry[]): void {
+  const series = bySeries(entries);
+  expect(summaries.map((s) => s.scenario).sort()).toEqual(
+    [...series.values()].map((l) => (l[0] as RunIndexEntry).scenario).sort(),
+  );
+  for (const summary of summaries) {
+    const all = [...entries.filter((e) => e.scenario === summary.scenario)].sort(
+      (a, b) => a.startedAt.localeCompare(b.startedAt) || a.key.localeCompare(b.key),
+    );
+    const newest = all.at(-1) as RunIndexEntry;
+    expect(summary.runs).toBe(all.length);
+    expect(summary.firstStartedAt).toBe(all[0]?.startedAt);
+    expect(summary.entries.at(-1)).toEqual(newest);
+    expect(summary.entries.every((e) => all.some((a) => JSON.stringify(a) === JSON.stringify(e)))).toBe(true);
+    const hours = (n: number) => new Date(Date.parse(newest.startedAt) + n * 3_600_000).toISOString();
+    for (const now of [newest.startedAt, hours(20), hours(60), hours(500)]) {
+      const options = { now, scenario: summary.scenario };
+      expect(standingOf("t-s", summary.entries, options)).toEqual(standingOf("t-s", all, options));
+    }
+    const points = all.map(historyPoint);
+    expect(summary.history).toEqual(points.slice(points.length - summary.history.length));
+    expect(summary.history.length).toBeGreaterThanOrEqual(Math.min(20, all.length));
+    const inStanding = standingOf("t-s", all, { now: newest.startedAt, scenario: summary.scenario }).runIds;
+    expect(inStanding.length).toBeGreaterThan(0);
+    expect(inStanding.every((id) => summary.history.some((p) => p.runId === id))).toBe(true);
+    expect(all.filter(entersStanding).length).toBeGreaterThan(inStanding.length);
+  }
 }
 
 /** `makeClaims` gives a fresh, empty implementation per test (the tests reuse run ids). */

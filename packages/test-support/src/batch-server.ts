@@ -19,6 +19,8 @@ export interface BatchServer {
   decoder: BatchDecoder;
   /** HTTP requests of any kind the server was sent (the decoder counts the chat completions). */
   httpRequests(): number;
+  /** The head of each chat completion's last message (its first 80 characters), in the order they reached the decoder. */
+  arrivals(): string[];
   close(): Promise<void>;
 }
 
@@ -32,6 +34,12 @@ function promptTokensOf(messages: unknown): number {
   return Math.ceil(chars / CHARS_PER_TOKEN);
 }
 
+/** The first 80 characters of a request's last message: what a sweep's prompt says of its place (`w`arm-up, index, level, run). */
+function lastMessageHead(messages: unknown): string {
+  const last = Array.isArray(messages) ? (messages.at(-1) as { content?: unknown } | undefined) : undefined;
+  return typeof last?.content === "string" ? last.content.slice(0, 80) : "";
+}
+
 /** Starts the decoder behind an HTTP server; `admitWindowMs` of the profile should be a few ms here (the client's next request on its way). */
 export async function startBatchServer(
   profile: BatchProfile,
@@ -40,6 +48,7 @@ export async function startBatchServer(
   const decoder = new BatchDecoder(profile, scheduler);
   const open = new Set<ServerResponse>();
   let httpRequests = 0;
+  const arrivals: string[] = [];
   let id = 0;
   const server = createServer((req, res) => {
     httpRequests++;
@@ -67,6 +76,7 @@ export async function startBatchServer(
           .end(JSON.stringify({ error: { message: "not JSON" } }));
         return;
       }
+      arrivals.push(lastMessageHead(body.messages));
       const maxTokens = Math.max(1, Number(body.max_tokens ?? body.max_completion_tokens ?? 32) | 0);
       const promptTokens = promptTokensOf(body.messages);
       const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
@@ -116,6 +126,7 @@ export async function startBatchServer(
     url: `http://127.0.0.1:${port}/v1`,
     decoder,
     httpRequests: () => httpRequests,
+    arrivals: () => [...arrivals],
     close: () =>
       new Promise<void>((resolve) => {
         for (const res of open) res.destroy();

@@ -7,15 +7,19 @@
  * |-----------------------|---------------------|------------------------------|-------------------------------------------|
  * | run index entry       | `run#<targetId>`    | `<run document key>`         | `entry` (RunIndexEntry), targetId, startedAt |
  * | target list           | `targets`           | `<targetId>`                 | targetId                                   |
+ * | series summary        | `series#<targetId>` | `<scenario>`                 | `summary` (gzipped SeriesSummary JSON), version |
  * | run claim             | `claim#<runId>`     | `claim`                      | targetId, owner, leaseUntil (ms), status, expiresAt |
  * | alert delivery        | `alert#<alertId>`   | `<state>#<channel>`          | claimedAt                                  |
  * | rate-limit window     | `rate#<key>`        | `<windowMs>#<window number>` | n (count), expiresAt                       |
  * | rebuild's batches     | `rebuild#<generation>` | `batches`                 | done (number set), finisher, expiresAt     |
  * Run keys embed the compact start time (`runs/<t>/<YYYYMMDDTHHMMSSZ>-<runId>.json`), so a target's
  * entries come back from one Query oldest first. The target list lets `entries()` read every target
- * with Queries instead of a Scan of the whole table. `expiresAt` (epoch seconds) is the TTL attribute;
+ * with Queries instead of a Scan of the whole table. A series summary is replaced only by a write
+ * conditional on the version it was read at, so writers recording runs of one series never drop each
+ * other's run. `expiresAt` (epoch seconds) is the TTL attribute;
  * correctness never waits for TTL deletion (leases and windows are checked against the clock).
  */
+import { gunzipSync, gzipSync } from "node:zlib";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import {
   BatchWriteCommand,
@@ -35,6 +39,7 @@ import type { AlertLedger } from "../ledger/index.ts";
 import type { RateLimiter } from "../limiter/index.ts";
 import { mapBounded } from "../pool/index.ts";
 import { type RunIndex, RunIndexEntry } from "../run-index/index.ts";
+import { mergeSummary, SeriesSummary, sameKeeps, summarizeAll } from "../run-index/summary.ts";
 import type { RebuildLedger } from "../scheduled/rebuild.ts";
 
 /** The table as infrastructure and tests create it. */
@@ -129,6 +134,12 @@ abstract class TableClient {
 
 const IndexItem = z.object({ entry: RunIndexEntry });
 const TargetItem = z.object({ targetId: z.string() });
+const SummaryItem = z.object({ summary: z.instanceof(Uint8Array), version: z.number().int() });
+/** Tries at a series summary that another writer replaced meanwhile, with a random backoff from 20 ms. */
+const SUMMARY_RETRIES = 12;
+
+/** A series summary as its item holds it (null: kept by another rule), and the version it was read at. */
+type KeptSummary = { summary: SeriesSummary | null; version: number };
 
 /** The run index in DynamoDB: a Query per target, a target list for all of them. */
 export class DynamoRunIndex extends TableClient implements RunIndex {
@@ -147,7 +158,105 @@ export class DynamoRunIndex extends TableClient implements RunIndex {
         entry,
       })),
     );
+    await this.updateSummaries([...byKey.values()]);
     await this.batchPut([...targets].map((targetId) => ({ pk: "targets", sk: targetId, targetId })));
+  }
+
+  /** Merges fresh entries into their series' summaries (`mergeSummary`), a series at a time. */
+  private async updateSummaries(fresh: RunIndexEntry[]): Promise<void> {
+    const groups = new Map<string, RunIndexEntry[]>();
+    for (const e of fresh) {
+      const key = `${e.targetId}\n${e.scenario}`;
+      groups.set(key, [...(groups.get(key) ?? []), e]);
+    }
+    await mapBounded([...groups.values()], QUERY_CONCURRENCY, (list) => this.updateSummary(list));
+  }
+
+  private async updateSummary(fresh: RunIndexEntry[]): Promise<void> {
+    const { targetId, scenario } = fresh[0] as RunIndexEntry;
+    for (let attempt = 0; attempt < SUMMARY_RETRIES; attempt++) {
+      const current = await this.readSummary(targetId, scenario);
+      const merged = current?.summary ? mergeSummary(current.summary, fresh) : null;
+      if (merged && current) {
+        if (await this.writeSummary(merged, current.version)) return;
+      } else {
+        // No summary yet (a store recorded before them), or one the fresh entries cannot be merged into:
+        // derived from every entry of the target (written above), its other series' too where missing.
+        const derived = await this.deriveSummaries(targetId);
+        const own = derived.find((s) => s.scenario === scenario);
+        if (!own || (await this.writeSummary(own, current?.version ?? null))) return;
+      }
+      await sleep(20 + Math.random() * 20 * 2 ** Math.min(attempt, 5));
+    }
+    throw new StoreError(`run index: the summary of ${targetId} / ${scenario} kept changing; gave up`);
+  }
+
+  /** The target's summaries derived from its entries; each series without a summary item gets one. */
+  private async deriveSummaries(targetId: string): Promise<SeriesSummary[]> {
+    const derived = summarizeAll(await this.entriesOf(targetId)).sort((a, b) => a.scenario.localeCompare(b.scenario));
+    const present = new Set((await this.queryAll(`series#${targetId}`)).map((item) => String(item.sk)));
+    await mapBounded(
+      derived.filter((s) => !present.has(s.scenario)),
+      QUERY_CONCURRENCY,
+      (s) => this.writeSummary(s, null),
+    );
+    return derived;
+  }
+
+  private async readSummary(targetId: string, scenario: string): Promise<KeptSummary | undefined> {
+    const out = await this.doc.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { pk: `series#${targetId}`, sk: scenario },
+        ConsistentRead: true,
+      }),
+    );
+    return out.Item ? this.parseSummary(out.Item) : undefined;
+  }
+
+  private parseSummary(item: Record<string, unknown>): KeptSummary {
+    const { summary, version } = parseItem(SummaryItem, item);
+    const parsed = SeriesSummary.safeParse(JSON.parse(gunzipSync(summary).toString("utf8")));
+    if (!parsed.success)
+      throw new StoreError(`DynamoDB item ${String(item.pk)} / ${String(item.sk)} is not a valid summary`);
+    // Kept by another rule: as if there were none (it is derived again).
+    return { summary: sameKeeps(parsed.data) ? parsed.data : null, version };
+  }
+
+  /** Writes a summary if its item is still at `version` (null: absent); false when another writer was first. */
+  private async writeSummary(summary: SeriesSummary, version: number | null): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            pk: `series#${summary.targetId}`,
+            sk: summary.scenario,
+            summary: gzipSync(JSON.stringify(summary)),
+            version: (version ?? 0) + 1,
+          },
+          ...(version === null
+            ? { ConditionExpression: "attribute_not_exists(pk)" }
+            : { ConditionExpression: "version = :v", ExpressionAttributeValues: { ":v": version } }),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  async summaries(targetId: string): Promise<SeriesSummary[]> {
+    const items = await this.queryAll(`series#${targetId}`);
+    const kept = items.map((item) => this.parseSummary(item).summary);
+    if (kept.length > 0 && kept.every((k) => k !== null)) return kept as SeriesSummary[];
+    // Recorded before summaries were kept (or by another rule): derived once from the entries, and kept
+    // (a write that loses to a recording writer leaves that writer's summary, as new as this one).
+    const derived = summarizeAll(await this.entriesOf(targetId)).sort((a, b) => a.scenario.localeCompare(b.scenario));
+    const versions = new Map(items.map((item) => [String(item.sk), parseItem(SummaryItem, item).version]));
+    await mapBounded(derived, QUERY_CONCURRENCY, (s) => this.writeSummary(s, versions.get(s.scenario) ?? null));
+    return derived;
   }
 
   private async batchPut(items: Record<string, unknown>[]): Promise<void> {

@@ -13,6 +13,7 @@ import {
   Probe,
   RouteRecord,
   type RunDocument,
+  SearchRecord,
   SloFigures,
   SloRecord,
   Summary,
@@ -166,6 +167,12 @@ export interface RunIndex {
   entries(targetId?: string): Promise<RunIndexEntry[]>;
   /** Every target with entries, in id order: what a reader walks to read one target at a time. */
   targetIds(): Promise<string[]>;
+  /**
+   * The summary of each of one target's series (`SeriesSummary`), kept up to date by `record`, by
+   * scenario; a target recorded before summaries were kept has its summaries derived from its entries
+   * (and kept) the first time they are asked for. None for a target without entries.
+   */
+  summaries(targetId: string): Promise<SeriesSummary[]>;
 }
 
 /** The index entry of a run document stored at key. */
@@ -294,3 +301,53 @@ export async function syncIndex(
   if (fresh.length > 0) await index.record(...fresh);
   return { added: fresh.length, skipped };
 }
+
+/** One run in a series' history: the headline figures the history chart and the trend need. */
+export const HistoryPoint = z.object({
+  key: z.string(),
+  runId: z.string(),
+  startedAt: z.string(),
+  status: z.enum(["complete", "partial", "failed"]),
+  valid: z.boolean(),
+  singleStreamOutputTokensPerSecond: z.number().nullable(),
+  singleStreamTtftP50Ms: z.number().nullable(),
+  peakAggregateOutputTokensPerSecond: z.number().nullable(),
+  peakConcurrency: z.number().nullable(),
+  kneeConcurrency: z.number().nullable(),
+  /** Open loop: the highest rate meeting the SLO, requests/s; null for closed-loop runs and when none met it. */
+  capacityRequestsPerSecond: z.number().nullable(),
+  errorRate: z.number(),
+  rateLimitRate: z.number(),
+  /** A searched run's brackets, stop and cost (`summary.search`); null for a ladder. */
+  search: SearchRecord.nullable().default(null),
+});
+export type HistoryPoint = z.infer<typeof HistoryPoint>;
+
+/**
+ * A series' summary (what every page but the series' own needs of one (target, scenario)), kept
+ * beside its entries by `record`: see `summary.ts`, which keeps and reads it.
+ */
+export const SeriesSummary = z.object({
+  targetId: z.string(),
+  scenario: z.string(),
+  /** The rule it was kept by (`SUMMARY_KEEPS` when it was written). */
+  keeps: z.object({
+    windowHours: z.number(),
+    maxRuns: z.number().int(),
+    historyRuns: z.number().int(),
+    maxHistoryRuns: z.number().int(),
+  }),
+  /** Every run of the series. */
+  runs: z.number().int().positive(),
+  /** The start of its oldest run. */
+  firstStartedAt: z.string(),
+  /**
+   * The kept entries, oldest first: the newest run; the newest runs that may enter a standing (at most
+   * `keeps.maxRuns`, started within `keeps.windowHours` of the newest of them); the newest run with a
+   * tool-call phase; the newest run with a same-model verdict.
+   */
+  entries: z.array(RunIndexEntry),
+  /** The history points of its newest runs, oldest first: every run from `history[0]` on. */
+  history: z.array(HistoryPoint),
+});
+export type SeriesSummary = z.infer<typeof SeriesSummary>;

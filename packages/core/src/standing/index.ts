@@ -12,6 +12,7 @@ import { STANDING_FIELDS, standingFields, summaryUnits } from "../kinds/index.ts
 import { DEFAULT_SLO, kneeIndex, withinTtftLimit } from "../metrics/index.ts";
 import { type Bracket, concurrencyOf, Load, loadAxis, loadPosition, SearchRecord, sameLoad } from "../run/index.ts";
 import { bySeries, type LevelFigures, type RunIndexEntry } from "../run-index/index.ts";
+import { entersStanding, newestFirst } from "../run-index/summary.ts";
 import { Estimate, estimate, medianOfSorted } from "../stats/median.ts";
 
 export {
@@ -151,10 +152,7 @@ export type Standing = z.infer<typeof Standing>;
 // ---------------------------------------------------------------------------------------------
 // Which runs enter
 
-/** A run enters a standing when it is complete and at least one of its levels is valid. */
-export function entersStanding(entry: RunIndexEntry): boolean {
-  return entry.status === "complete" && entry.levels.some((l) => l.valid);
-}
+export { entersStanding };
 
 /**
  * One target's runs that enter its standing at `now`, newest first: its valid complete runs started
@@ -168,9 +166,7 @@ export function standingRuns(
 ): { runs: RunIndexEntry[]; beyondWindow: boolean } {
   const nowMs = Date.parse(now);
   const fromMs = nowMs - config.windowHours * 3_600_000;
-  const eligible = entries
-    .filter((e) => entersStanding(e) && Date.parse(e.startedAt) <= nowMs)
-    .sort((a, b) => b.startedAt.localeCompare(a.startedAt) || b.key.localeCompare(a.key));
+  const eligible = entries.filter((e) => entersStanding(e) && Date.parse(e.startedAt) <= nowMs).sort(newestFirst);
   const inWindow = eligible.filter((e) => Date.parse(e.startedAt) >= fromMs).slice(0, config.maxRuns);
   if (inWindow.length > 0 || eligible.length === 0) return { runs: inWindow, beyondWindow: false };
   return { runs: eligible.slice(0, 1), beyondWindow: true };

@@ -38,7 +38,16 @@ const sample = indexEntryFor(runKey(doc), doc);
 
 storeContract("FolderStore", async () => ({ store: new FolderStore(tempDir()) }));
 
-runIndexContract("StoreRunIndex on FolderStore", async () => new StoreRunIndex(new FolderStore(tempDir())), sample);
+let indexRoot = "";
+runIndexContract(
+  "StoreRunIndex on FolderStore",
+  async () => {
+    indexRoot = tempDir();
+    return new StoreRunIndex(new FolderStore(indexRoot));
+  },
+  sample,
+  { forgetSummaries: (targetId) => rm(join(indexRoot, "index", "series", `${targetId}.json`)) },
+);
 
 runClaimsContract("FolderRunClaims", async () => new FolderRunClaims(tempDir()));
 
