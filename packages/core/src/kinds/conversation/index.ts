@@ -131,6 +131,23 @@ export function conversationPlan(workload: {
   };
 }
 
+const workers = workersDriver(
+  "conversation",
+  (load: ConversationLevelLoad) => ({
+    conversation: { turns: load.turns, thinkMs: load.thinkSeconds * 1000, thinkSeconds: load.thinkSeconds },
+  }),
+  (spec) => conversations(spec.conversation),
+);
+
+/** N workers each holding conversations: the workers' driver, whose level is described with its sessions (figures by turn). */
+const conversationDriver: typeof workers = {
+  ...workers,
+  describe: (spec, record, window) => ({
+    ...workers.describe(spec, record, window),
+    sessions: { turns: spec.conversation.turns, thinkSeconds: spec.conversation.thinkSeconds },
+  }),
+};
+
 export const conversation: LoadKind<
   { concurrency: number[] | LevelSearch; conversation: Conversation },
   ConversationLevelLoad,
@@ -206,9 +223,5 @@ export const conversation: LoadKind<
       return lines;
     },
   },
-  driver: workersDriver(
-    "conversation",
-    (load: ConversationLevelLoad) => ({ conversation: { turns: load.turns, thinkMs: load.thinkSeconds * 1000 } }),
-    (spec) => conversations(spec.conversation),
-  ),
+  driver: conversationDriver,
 };
