@@ -8,7 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { readFile, rm } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
@@ -21,7 +21,7 @@ import {
   SQSClient,
 } from "@aws-sdk/client-sqs";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { DynamoRunIndex, S3SiteBucket, S3Store, tableDefinition } from "@kneeboard/core/aws";
+import { DynamoRunIndex, S3SiteBucket, S3Store } from "@kneeboard/core/aws";
 import { saveRun } from "@kneeboard/core/run-index";
 import { builtFiles, REBUILD_STAGING_PREFIX } from "@kneeboard/core/scheduled";
 import { recordAwsCalls } from "@kneeboard/functions/testing/calls";
@@ -29,16 +29,12 @@ import { allows, grantsOf, needsOf } from "@kneeboard/functions/testing/grants";
 import { loadSstConfig } from "@kneeboard/functions/testing/sst";
 import { seededRandom, syntheticRun } from "@kneeboard/reference";
 import { buildSite } from "@kneeboard/site/build";
-import { createTable, type DynaliteHandle, startDynalite } from "@kneeboard/test-support/dynalite";
-import { type FauxqsHandle, interceptLocalhostDns, startFauxqs } from "@kneeboard/test-support/fauxqs";
-import { type S3rverHandle, s3ClientConfig, startS3rver } from "@kneeboard/test-support/s3rver";
+import { type AwsLocal, REGION, startAwsLocal } from "@kneeboard/test-support/aws-local";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const TABLE = "kneeboard";
 const RESULTS = "results-bucket";
 const SITE = "site-bucket";
-const REGION = "us-east-1";
-const CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
 const TARGETS = ["alpha-route", "bravo-route", "charlie-route"];
 const SUBSCRIBE_URL = "http://127.0.0.1/subscribe";
 const ACCOUNT = "000000000000";
@@ -46,25 +42,14 @@ const ACCOUNT = "000000000000";
 const recorder = recordAwsCalls([S3Client, DynamoDBClient, DynamoDBDocumentClient, SQSClient]);
 let configFile: string;
 
-let dynamo: DynaliteHandle;
-let s3rver: S3rverHandle;
-let fauxqs: FauxqsHandle;
+let aws: AwsLocal;
 let sqs: SQSClient;
 let s3: S3Client;
 let publishQueue: string;
 let handler: typeof import("@kneeboard/functions/publish").handler;
 let store: S3Store;
 let index: DynamoRunIndex;
-let restoreDns: (() => void) | undefined;
-let privateTmp: string | undefined;
-const savedEnv: Record<string, string | undefined> = {};
-
-function setEnv(values: Record<string, string>) {
-  for (const [name, value] of Object.entries(values)) {
-    if (!(name in savedEnv)) savedEnv[name] = process.env[name];
-    process.env[name] = value;
-  }
-}
+const setEnv = (values: Record<string, string>) => aws.setEnv(values);
 
 /** A run of `targetId`, the `i`th of its history, an hour apart. */
 function run(targetId: string, i: number) {
@@ -160,16 +145,9 @@ function failSitePuts(): () => void {
 }
 
 beforeAll(async () => {
-  [dynamo, s3rver, fauxqs] = await Promise.all([startDynalite(), startS3rver(), startFauxqs()]);
-  await createTable(
-    new DynamoDBClient({ endpoint: dynamo.endpoint, region: REGION, credentials: CREDENTIALS }),
-    tableDefinition(TABLE).createTableInput,
-  );
-  await s3rver.createBucket(RESULTS);
-  await s3rver.createBucket(SITE);
-  s3 = new S3Client(s3ClientConfig(s3rver.endpoint));
-  sqs = new SQSClient({ endpoint: fauxqs.endpoint, region: REGION, credentials: CREDENTIALS });
-  restoreDns = interceptLocalhostDns();
+  aws = await startAwsLocal({ table: TABLE, results: RESULTS, site: SITE, name: "kneeboard-fanout" });
+  s3 = aws.s3;
+  sqs = new SQSClient(aws.fauxqsClient);
   // A 2-second visibility timeout: a failed batch comes back within the test (16 minutes deployed).
   publishQueue = (
     await sqs.send(new CreateQueueCommand({ QueueName: "publish", Attributes: { VisibilityTimeout: "2" } }))
@@ -185,27 +163,12 @@ beforeAll(async () => {
     route: { gateway: "direct" },
   }));
   writeFileSync(configFile, JSON.stringify({ targets }));
-  privateTmp = mkdtempSync(join(tmpdir(), "kneeboard-fanout-tmp-"));
   setEnv({
-    TMPDIR: privateTmp,
     KNEEBOARD_CONFIG_FILE: configFile,
-    SST_RESOURCE_Table: JSON.stringify({ name: TABLE }),
-    SST_RESOURCE_Results: JSON.stringify({ name: RESULTS }),
     SST_RESOURCE_PublishQueue: JSON.stringify({ url: publishQueue }),
     SST_RESOURCE_Alerts: JSON.stringify({ arn: "arn:aws:sns:us-east-1:000000000000:alerts" }),
     SST_RESOURCE_Subscribe: JSON.stringify({ url: SUBSCRIBE_URL }),
-    KNEEBOARD_SITE_BUCKET: SITE,
-    AWS_REGION: REGION,
-    AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
-    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-    AWS_ENDPOINT_URL_S3: s3rver.endpoint,
-    AWS_ENDPOINT_URL_SQS: fauxqs.endpoint,
   });
-  for (const name of ["AWS_PROFILE", "AWS_SESSION_TOKEN", "KNEEBOARD_WEBHOOK_URL", "KNEEBOARD_DISTRIBUTION_ID"]) {
-    if (!(name in savedEnv)) savedEnv[name] = process.env[name];
-    delete process.env[name];
-  }
   handler = recorder.as("PublishQueue", (await import("@kneeboard/functions/publish")).handler);
   store = new S3Store({ bucketName: RESULTS, client: s3 });
   index = new DynamoRunIndex({ tableName: TABLE, client: new DynamoDBClient({}) });
@@ -214,15 +177,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   recorder.restore();
-  for (const [name, value] of Object.entries(savedEnv)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-  restoreDns?.();
   sqs?.destroy();
-  s3?.destroy();
-  await Promise.allSettled([dynamo?.close(), s3rver?.close(), fauxqs?.close()]);
-  if (privateTmp) await rm(privateTmp, { recursive: true, force: true });
+  await aws?.close();
 });
 
 describe("a full rebuild fanned out over the publish queue", () => {
@@ -290,7 +246,7 @@ describe("a full rebuild fanned out over the publish queue", () => {
     expect([state.fanout, state.fullPending]).toEqual([null, false]);
 
     // The same site as a single invocation builds from this store at the rebuild's time.
-    const outDir = join(privateTmp as string, "single");
+    const outDir = join(aws.tmp, "single");
     await buildSite({ store, index, outDir, now, subscribeUrl: SUBSCRIBE_URL });
     const single = await builtSite(outDir);
     const live = await liveSite();

@@ -6,7 +6,6 @@
  * (`AWS_ENDPOINT_URL_<SERVICE>`), set before the handlers are imported.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CloudFrontClient } from "@aws-sdk/client-cloudfront";
@@ -22,7 +21,7 @@ import {
   SQSClient,
 } from "@aws-sdk/client-sqs";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { DynamoRunIndex, S3SiteBucket, S3Store, tableDefinition } from "@kneeboard/core/aws";
+import { DynamoRunIndex, S3SiteBucket, S3Store } from "@kneeboard/core/aws";
 import type { RunDocument } from "@kneeboard/core/run";
 import { loadPosition, loadWords } from "@kneeboard/core/run";
 import { saveRun } from "@kneeboard/core/run-index";
@@ -39,9 +38,7 @@ import {
   syntheticRun,
 } from "@kneeboard/reference";
 import { statusProblems } from "@kneeboard/test-support/accuracy";
-import { createTable, type DynaliteHandle, startDynalite } from "@kneeboard/test-support/dynalite";
-import { type FauxqsHandle, interceptLocalhostDns, startFauxqs } from "@kneeboard/test-support/fauxqs";
-import { type S3rverHandle, s3ClientConfig, startS3rver } from "@kneeboard/test-support/s3rver";
+import { type AwsLocal, REGION, startAwsLocal } from "@kneeboard/test-support/aws-local";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const TABLE = "kneeboard";
@@ -60,9 +57,7 @@ const WORKLOAD = {
   // after the levels within the invocation, in well under a second.
   canary: { samplesPerPrompt: 1, maxTokens: 4, concurrency: 10 },
 };
-const CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
 const LONG_LAMBDA = { getRemainingTimeInMillis: () => 600_000 };
-const REGION = "us-east-1";
 const ACCOUNT = "000000000000";
 /** Every AWS call the handlers make, under the name of the sst.config.ts component that runs each. */
 const recorder = recordAwsCalls([
@@ -81,9 +76,7 @@ type Handlers = {
   subscribe: Pick<typeof import("@kneeboard/functions/subscribe"), "handler">;
 };
 
-let dynamo: DynaliteHandle;
-let s3rver: S3rverHandle;
-let fauxqs: FauxqsHandle;
+let aws: AwsLocal;
 let reference: ReferenceServer;
 let sqs: SQSClient;
 let s3: S3Client;
@@ -95,16 +88,8 @@ const queues = { sweep: "", publish: "", observer: "" };
 let topicArn: string;
 /** The top-level folders of the published site. */
 let siteFolders: string[] = [];
-let restoreDns: (() => void) | undefined;
-let privateTmp: string | undefined;
-const savedEnv: Record<string, string | undefined> = {};
 
-function setEnv(values: Record<string, string>) {
-  for (const [name, value] of Object.entries(values)) {
-    if (!(name in savedEnv)) savedEnv[name] = process.env[name];
-    process.env[name] = value;
-  }
-}
+const setEnv = (values: Record<string, string>) => aws.setEnv(values);
 
 async function receiveAll(queueUrl: string, attempts = 10): Promise<Message[]> {
   const messages: Message[] = [];
@@ -252,7 +237,13 @@ async function readJson<T>(bucket: string, key: string): Promise<T> {
 }
 
 beforeAll(async () => {
-  [dynamo, s3rver, fauxqs] = await Promise.all([startDynalite(), startS3rver(), startFauxqs()]);
+  aws = await startAwsLocal({
+    table: TABLE,
+    results: RESULTS,
+    site: SITE,
+    name: "kneeboard-e2e",
+    clear: ["KNEEBOARD_SWEEP_MAX_INVOCATIONS"],
+  });
   // Streams of about 200 ms (25 ms a token): a loaded machine's client delay stays within 3 % of them,
   // so levels are valid and runs complete (a run with no valid level fails). The reference's own fast
   // models stream 8 tokens in about 25 ms, where a millisecond of read delay invalidates the level.
@@ -262,20 +253,9 @@ beforeAll(async () => {
       m.kind === "model" ? { ...m, profile: { ...m.profile, stepBaseMs: Math.max(25, m.profile.stepBaseMs) } } : m,
     ),
   });
-  const region = REGION;
-  await createTable(
-    new DynamoDBClient({ endpoint: dynamo.endpoint, region, credentials: CREDENTIALS }),
-    tableDefinition(TABLE).createTableInput,
-  );
-  await s3rver.createBucket(RESULTS);
-  await s3rver.createBucket(SITE);
-  s3 = new S3Client(s3ClientConfig(s3rver.endpoint));
-
-  sqs = new SQSClient({ endpoint: fauxqs.endpoint, region, credentials: CREDENTIALS });
-  const sns = new SNSClient({ endpoint: fauxqs.endpoint, region, credentials: CREDENTIALS });
-  // fauxqs names its queues `http://sqs.<region>.localhost:<port>/...`, which the SDK then calls:
-  // fauxqs's own DNS patch resolves `*.localhost` to loopback for this process until afterAll.
-  restoreDns = interceptLocalhostDns();
+  s3 = aws.s3;
+  sqs = new SQSClient(aws.fauxqsClient);
+  const sns = new SNSClient(aws.fauxqsClient);
   const create = async (QueueName: string, Attributes?: Record<string, string>) =>
     (await sqs.send(new CreateQueueCommand({ QueueName, Attributes }))).QueueUrl as string;
   queues.sweep = await create("sweep.fifo", { FifoQueue: "true", ContentBasedDeduplication: "false" });
@@ -301,36 +281,13 @@ beforeAll(async () => {
   configFile = join(mkdtempSync(join(tmpdir(), "kneeboard-e2e-")), "kneeboard.config.json");
   writeFileSync(configFile, JSON.stringify(config));
 
-  privateTmp = mkdtempSync(join(tmpdir(), "kneeboard-e2e-tmp-"));
   setEnv({
-    // The publish function builds under the temp folder: a private one, so parallel runs never share it.
-    TMPDIR: privateTmp,
     KNEEBOARD_CONFIG_FILE: configFile,
-    SST_RESOURCE_Table: JSON.stringify({ name: TABLE }),
-    SST_RESOURCE_Results: JSON.stringify({ name: RESULTS }),
     SST_RESOURCE_SweepQueue: JSON.stringify({ url: queues.sweep }),
     SST_RESOURCE_PublishQueue: JSON.stringify({ url: queues.publish }),
     SST_RESOURCE_Alerts: JSON.stringify({ arn: topicArn }),
     SST_RESOURCE_Subscribe: JSON.stringify({ url: "http://127.0.0.1/subscribe" }),
-    KNEEBOARD_SITE_BUCKET: SITE,
-    AWS_REGION: region,
-    AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
-    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-    AWS_ENDPOINT_URL_S3: s3rver.endpoint,
-    AWS_ENDPOINT_URL_SQS: fauxqs.endpoint,
-    AWS_ENDPOINT_URL_SNS: fauxqs.endpoint,
   });
-  for (const name of [
-    "AWS_PROFILE",
-    "AWS_SESSION_TOKEN",
-    "KNEEBOARD_WEBHOOK_URL",
-    "KNEEBOARD_DISTRIBUTION_ID",
-    "KNEEBOARD_SWEEP_MAX_INVOCATIONS",
-  ]) {
-    if (!(name in savedEnv)) savedEnv[name] = process.env[name];
-    delete process.env[name];
-  }
   const [plan, sweep, publish, subscribe] = await Promise.all([
     import("@kneeboard/functions/plan"),
     import("@kneeboard/functions/sweep"),
@@ -348,15 +305,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   recorder.restore();
-  for (const [name, value] of Object.entries(savedEnv)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-  restoreDns?.();
   sqs?.destroy();
-  s3?.destroy();
-  await Promise.allSettled([reference?.close(), dynamo?.close(), s3rver?.close(), fauxqs?.close()]);
-  if (privateTmp) await rm(privateTmp, { recursive: true, force: true });
+  await Promise.allSettled([reference?.close(), aws?.close()]);
 });
 
 describe("the scheduled path on one machine", () => {

@@ -6,6 +6,7 @@
  * request in 200 breaks. A closed loop of N users measures 1000 / (20 + 4N) tok/s a stream: at 24 tok/s
  * the true capacity is 5. Counts and decisions are asserted.
  */
+import { readFileSync } from "node:fs";
 import { kneeIndex } from "@kneeboard/core/metrics";
 import { type Level, loadPosition, type RunDocument } from "@kneeboard/core/run";
 import { type DecoderCounts, perStreamAt } from "@kneeboard/test-support/batch-decoder";
@@ -18,6 +19,8 @@ const LADDER_MEASURED = 7 * 64;
 const RESOLUTION = 0.1;
 /** The open loop's margin beyond the resolution (docs/methodology.md#searched-levels): Poisson noise moves the boundary by about a 10 % step. */
 const OPEN_LOOP_MARGIN = 0.1;
+/** The methodology's text, lines joined: a sentence wrapped over lines reads as one. */
+const methodology = readFileSync(new URL("../docs/methodology.md", import.meta.url), "utf8").replace(/\s+/g, " ");
 
 /** The 10 seeded searches 1 to 64, run once for the tests that read them. */
 let seededSearches: Promise<{ seed: number; doc: RunDocument; counts: DecoderCounts }[]> | null = null;
@@ -248,6 +251,7 @@ describe("the search on the route of known capacity (open loop)", () => {
     }
     const tolerance = 1 + RESOLUTION + OPEN_LOOP_MARGIN;
     const outcomes = [];
+    const capacities: (NonNullable<RunDocument["summary"]["search"]>["capacity"] | undefined)[] = [];
     for (const seed of SEEDS.slice(0, 6)) {
       const { doc, counts } = await inMemory(seed, {
         arrival: {
@@ -259,6 +263,7 @@ describe("the search on the route of known capacity (open loop)", () => {
         slo,
       });
       const capacity = doc.summary.search?.capacity;
+      capacities.push(capacity);
       outcomes.push(`${capacity?.value} [${capacity?.lo}, ${capacity?.hi}] ${capacity?.status}`);
       expect(doc.summary.search?.requests).toBe(counts.received);
       // Or the failure rule stopped the sweep: an open loop's level decided at a look has requests in
@@ -284,5 +289,17 @@ describe("the search on the route of known capacity (open loop)", () => {
       expect(decisionAt(capacity?.hi).length).toBeGreaterThan(0);
     }
     console.log(`open loop: dense ladders put the boundary in [${band.lo}, ${band.hi}] req/s; searches:`, outcomes);
+    // The methodology states these outcomes (docs/methodology.md#searched-levels): held to them here.
+    const withStatus = (status: string) => capacities.filter((c) => c?.status === status);
+    const undecided = withStatus("undecided");
+    const found = withStatus("found").length;
+    const lowest = Math.min(...undecided.map((c) => c?.lo as number)).toFixed(2);
+    const highest = Math.max(...undecided.map((c) => c?.hi as number)).toFixed(2);
+    const stated = methodology.match(/In \d+ seeded searches \(from 0\.5 to 16\).*?\(capacity `not_reached`\)/)?.[0];
+    expect(stated).toBe(
+      `In ${capacities.length} seeded searches (from 0.5 to 16), ${undecided.length} ended \`undecided\`, ` +
+        `their brackets between ${lowest} and ${highest} req/s; ` +
+        `${found === 0 ? "none" : found} found a rate, and ${withStatus("not_reached").length} stopped on the failure rule (capacity \`not_reached\`)`,
+    );
   }, 180_000);
 });
