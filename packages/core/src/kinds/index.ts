@@ -77,7 +77,8 @@ export const KINDS = { closed, open, trace, conversation } as const satisfies {
     z.ZodRawShape
   >;
 };
-export type Kind = keyof typeof KINDS;
+/** A kind's name: a run document load's `kind`. Each registry below is keyed by it, so `tsc` names every one a new kind is missing from. */
+export type Kind = Load["kind"];
 
 /**
  * How requests arrive (the config's `workload.arrival`, docs/config.md#arrivals): each member is its
