@@ -127,7 +127,12 @@ describe("kneeboard run killed or stopped in the middle of a level", () => {
     expect(await kneeboard(["check", "--data", data])).toBe(0);
     const out = join(dir, "killed-site");
     expect(await kneeboard(["site", "--data", data, "--out", out])).toBe(0);
-    const published = JSON.parse(readFileSync(join(out, "data", "index.json"), "utf8")) as {
+    // The top index lists each model's file; slow's model's holds its latest run.
+    const top = JSON.parse(readFileSync(join(out, "data", "index.json"), "utf8")) as {
+      models: { index: string; targetIds: string[] }[];
+    };
+    const file = top.models.find((m) => m.targetIds.includes("slow"))?.index as string;
+    const published = JSON.parse(readFileSync(join(out, file), "utf8")) as {
       targets: { id: string; latest: { status: string } | null }[];
     };
     expect(published.targets.find((t) => t.id === "slow")?.latest?.status).toBe("partial");

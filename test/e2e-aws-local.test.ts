@@ -486,16 +486,22 @@ describe("the scheduled path on one machine", () => {
       `data/${entry.key}`,
       "index.html",
       "data/index.json",
-      "data/runs.csv",
+      `data/models/${entry.modelKey}/index.json`,
+      `data/models/${entry.modelKey}/runs.csv`,
     ])
       expect(written).toContain(key);
-    // No other target's page, no other model's page, no run document stored before.
+    // No other target's page, no other model's page or downloads, no run document stored before.
     for (const id of targetIds) expect(written.filter((k) => k.startsWith(`targets/${id}/`))).toEqual([]);
     expect(written.filter((k) => k.startsWith("models/") && !k.startsWith(`models/${entry.modelKey}/`))).toEqual([]);
+    const modelData = written.filter((k) => k.startsWith("data/models/"));
+    expect(modelData.filter((k) => !k.startsWith(`data/models/${entry.modelKey}/`))).toEqual([]);
     expect(written.filter((k) => k.startsWith("data/runs/") && k !== `data/${entry.key}`)).toEqual([]);
-    // The other targets' pages are still there, as they were.
+    // The other targets' pages are still there, as they were, and other models' downloads.
     const site = await keys(SITE);
     for (const id of targetIds) expect(site).toContain(`targets/${id}/index.html`);
+    expect(
+      site.filter((k) => k.startsWith("data/models/") && !k.startsWith(`data/models/${entry.modelKey}/`)),
+    ).not.toEqual([]);
   }, 180_000);
 
   it("leaves the site readable when a publish dies midway, and the next publish finishes its pages", async () => {

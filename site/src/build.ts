@@ -16,7 +16,8 @@ import { join, resolve } from "node:path";
 import { finished } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import type { StandingConfig } from "@kneeboard/core/config";
-import type { RunIndex } from "@kneeboard/core/run-index";
+import { modelKeyOf } from "@kneeboard/core/config";
+import type { RunIndex, RunIndexEntry, SeriesSummary } from "@kneeboard/core/run-index";
 import type { Store } from "@kneeboard/core/store";
 import { runAstro } from "./build/astro.ts";
 import { crossSeriesCharts, prefillChart, targetCharts } from "./build/charts.ts";
@@ -125,24 +126,34 @@ async function writeSiteIndex(
   const firstRuns = new Map<string, string>();
   const only = options.only ? new Set(options.only.targetIds) : null;
   const runBytes: Record<string, number> = {};
-  // An incremental build draws the pages of its targets' models too (every scenario's).
-  const models = new Set<string>();
-  for await (const target of targetsData({ ...options, now: generatedAt, warn })) {
+  // An incremental build draws the pages of its targets' models too (every scenario's), and writes
+  // those models' downloads: their targets are read whole, every other target from its summaries.
+  const models = only ? await modelsOf(options.index, only) : null;
+  const inBuiltModel = (summaries: SeriesSummary[]) =>
+    summaries.some((s) => models?.has(modelKeyOf(s.entries.at(-1) as RunIndexEntry)));
+  const needsEntries =
+    only && ((summaries: SeriesSummary[]) => only.has(summaries[0]?.targetId ?? "") || inBuiltModel(summaries));
+  for await (const target of targetsData({
+    ...options,
+    now: generatedAt,
+    warn,
+    ...(needsEntries ? { needsEntries } : {}),
+  })) {
     const id = (target.views[0] as TargetView).id;
     const built = !only || only.has(id);
     const known = built ? undefined : (options.only?.runBytes[id] ?? 0);
+    const modelFiles = !models || target.views.some((v) => models.has(targetModelKey(v)));
     const [stagedDone, drawnDone] = await Promise.allSettled([
-      stager.addTarget(target, known),
+      stager.addTarget(target, { knownBytes: known, modelFiles }),
       built ? writeSeriesDetails(target.views, seriesDir) : Promise.resolve(),
     ]);
     // Both settle before either's failure is thrown, so nothing is still writing into work when it is removed.
     if (stagedDone.status === "rejected") throw stagedDone.reason;
     if (drawnDone.status === "rejected") throw drawnDone.reason;
     runBytes[id] = stagedDone.value;
-    if (built) for (const v of target.views) models.add(targetModelKey(v));
     series.push(...target.views.map(recentView));
-    for (const e of target.entries)
-      if ((firstRuns.get(e.scenario) ?? e.startedAt) >= e.startedAt) firstRuns.set(e.scenario, e.startedAt);
+    for (const [scenario, startedAt] of Object.entries(target.firstStartedAt))
+      if ((firstRuns.get(scenario) ?? startedAt) >= startedAt) firstRuns.set(scenario, startedAt);
   }
   const scenarios = scenarioOrder([...firstRuns].map(([scenario, startedAt]) => ({ scenario, startedAt })));
   const alerts = await readAlerts(options.store, warn);
@@ -159,12 +170,13 @@ async function writeSiteIndex(
     seriesFile,
     scenarios,
     seriesDir,
-    only: only && { targetIds: [...only], modelKeys: [...models] },
+    only: only && { targetIds: [...only], modelKeys: [...(models ?? [])] },
     charts: {},
     prefill: {},
-    ...(await crossSeriesCharts({ series, scenarios }, only && models)),
+    ...(await crossSeriesCharts({ series, scenarios }, models)),
     alerts,
     downloads: staging.downloads,
+    modelKeys: staging.modelKeys,
     runDocuments: { count: staging.runCount, bytes: staging.runBytes },
     subscribeUrl: options.subscribeUrl ?? null,
     methodologyHtml: await methodologyHtml(join(siteRoot, "..", "docs", "methodology.md")),
@@ -178,6 +190,14 @@ async function writeSiteIndex(
     runDocuments: staging.runCount,
     runBytes,
   };
+}
+
+/** The model keys of the targets' series (their newest runs'), read from their summaries. */
+async function modelsOf(index: RunIndex, targetIds: ReadonlySet<string>): Promise<Set<string>> {
+  const models = new Set<string>();
+  for (const id of targetIds)
+    for (const s of await index.summaries(id)) models.add(modelKeyOf(s.entries.at(-1) as RunIndexEntry));
+  return models;
 }
 
 /** Each of a target's series' detail file (`SeriesDetail`): its whole view, its figures, the target's prefill curve. */

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, inject, it } from "vitest";
 import { RATE_TITLE } from "../src/lib/charts/index.ts";
 import { fmt } from "../src/lib/format.ts";
 import { OPEN_LOOP, RAG } from "./fixture.ts";
+import { publishedIndex } from "./published.ts";
 import { STOPPED, sharedSite } from "./shared-site.ts";
 
 let outDir: string;
@@ -39,7 +40,7 @@ beforeAll(async () => {
 describe("compare pages per scenario", () => {
   it("lists a closed-loop scenario's series with that scenario's figures, linking its target pages", () => {
     // Prepare: the rag figures as the site publishes them.
-    const index = JSON.parse(readFileSync(join(outDir, "data/index.json"), "utf8"));
+    const index = publishedIndex(outDir);
     const rag = index.series.find(
       (s: { id: string; scenario: string }) => s.id === "fast-small" && s.scenario === RAG.scenario,
     );

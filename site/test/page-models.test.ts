@@ -97,6 +97,7 @@ function index(series: TargetView[]): SiteIndex {
     compareTradeoff: {},
     alerts: [],
     downloads: [],
+    modelKeys: [],
     runDocuments: { count: series.length, bytes: 0 },
     subscribeUrl: null,
     methodologyHtml: "",

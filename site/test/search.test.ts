@@ -20,6 +20,7 @@ import { renderSvg } from "../src/lib/svg.ts";
 import { type StaticServer, serveStatic } from "../src/serve.ts";
 import { launchChromium } from "./browser.ts";
 import { ladderRequests, openLoopRun, SEARCHED, SEARCHED_SMALL, type SearchedSpec, searchedRun } from "./fixture.ts";
+import { publishedIndex, publishedRunsCsv } from "./published.ts";
 import { sharedSite } from "./shared-site.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: the specs are checked structurally, whatever vega-lite's union types say
@@ -335,7 +336,7 @@ describe("the built site's searched targets", () => {
   });
 
   it("state the bracket, confidence, stop and spend, and the probes in order, on the target page", async () => {
-    const index = JSON.parse(readFileSync(join(outDir, "data", "index.json"), "utf8")) as {
+    const index = publishedIndex(outDir) as {
       series: { id: string; latest: { summary: { search: { knee: { value: number; lo: number; hi: number } } } } }[];
     };
     const knee = index.series.find((t) => t.id === SEARCHED.id)?.latest.summary.search.knee;
@@ -381,7 +382,7 @@ describe("the built site's searched targets", () => {
   });
 
   it("publish the brackets per target in index.json, null for a ladder", () => {
-    const index = JSON.parse(readFileSync(join(outDir, "data", "index.json"), "utf8")) as {
+    const index = publishedIndex(outDir) as {
       targets: { id: string; search: unknown }[];
       series: { id: string; search: unknown }[];
     };
@@ -400,7 +401,7 @@ describe("the built site's searched targets", () => {
   });
 
   it("publish each searched series' capacity over its runs in index.json's standing, null for a ladder", () => {
-    const index = JSON.parse(readFileSync(join(outDir, "data", "index.json"), "utf8")) as {
+    const index = publishedIndex(outDir) as {
       series: { id: string; standing: { search: { axis: string; capacity: unknown } | null } }[];
     };
     const of = (id: string) => index.series.find((t) => t.id === id)?.standing.search;
@@ -416,18 +417,14 @@ describe("the built site's searched targets", () => {
   });
 
   it("publish the brackets on the searched runs' rows of runs.csv", () => {
-    const rows = csvRecords(readFileSync(join(outDir, "data", "runs.csv"), "utf8")).filter(
-      (r) => r.targetId === SEARCHED.id,
-    );
+    const rows = csvRecords(publishedRunsCsv(outDir)).filter((r) => r.targetId === SEARCHED.id);
     expect(rows).toHaveLength(SEARCHED.runs * SEARCHED.probes.length);
     // Each run's own bracket on its rows: the runs found 11 in [11, 12], 12 in [12, 16] and 10 in [10, 11].
     expect(
       new Set(rows.map((r) => `${r.capacity_kind} ${r.capacity_lo} ${r.capacity_hi} ${r.capacity_status}`)),
     ).toEqual(new Set(["searched 11 12 found", "searched 12 16 found", "searched 10 11 found"]));
     // A ladder's rows carry its bracket too, with no search's columns.
-    const ladderRows = csvRecords(readFileSync(join(outDir, "data", "runs.csv"), "utf8")).filter(
-      (r) => r.targetId === "fast-small",
-    );
+    const ladderRows = csvRecords(publishedRunsCsv(outDir)).filter((r) => r.targetId === "fast-small");
     expect(ladderRows.length).toBeGreaterThan(0);
     expect(new Set(ladderRows.map((r) => `${r.capacity_kind} ${r.capacity_status} ${r.capacity_confidence}`))).toEqual(
       new Set(["ladder  "]),

@@ -12,6 +12,7 @@ import { fmt, fmtEstimate } from "../src/lib/format.ts";
 import { type StaticServer, serveStatic } from "../src/serve.ts";
 import { launchChromium } from "./browser.ts";
 import { CHAT_OPEN, FIXTURE_TARGETS, HOSTILE_LABEL, MALFORMED_KEY, SHARED_MODEL_KEY } from "./fixture.ts";
+import { publishedIndex } from "./published.ts";
 import { NO_VALID, RUNS_PER_TARGET, sharedSite, sourcesState, THREE } from "./shared-site.ts";
 
 let browser: Browser;
@@ -73,9 +74,7 @@ beforeAll(async () => {
   // Served from two folders up, so every page lives under /prefix/dist/: links must be relative.
   server = await serveStatic(dirname(dirname(outDir)));
   base = `${server.url}prefix/dist/`;
-  const published = JSON.parse(readFileSync(join(outDir, "data", "index.json"), "utf8")) as {
-    targets: { id: string; standing: Standing }[];
-  };
+  const published = publishedIndex(outDir) as { targets: { id: string; standing: Standing }[] };
   // The closed-loop targets' standings: the scenario's open-loop target is ranked apart, by requests/s.
   standingOf = new Map(published.targets.filter((t) => t.id !== CHAT_OPEN.id).map((t) => [t.id, t.standing]));
   browser = await launchChromium();
@@ -265,8 +264,15 @@ describe("the built site", () => {
       const key = href.split("/prefix/dist/data/")[1] as string;
       if (key.startsWith("runs/")) expect(await response.text()).toBe(readFileSync(join(storeRoot, key), "utf8"));
     }
-    const index = (await (await fetch(`${base}data/index.json`)).json()) as { targets: { id: string }[] };
-    expect(index.targets.map((t) => t.id).sort()).toEqual([...CLOSED_LOOP_IDS, CHAT_OPEN.id].sort());
+    // The top index lists each model's file; those files, served, hold every target.
+    const top = (await (await fetch(`${base}data/index.json`)).json()) as { models: { index: string }[] };
+    const ids: string[] = [];
+    for (const m of top.models) {
+      const response = await fetch(`${base}${m.index}`);
+      expect(response.status, m.index).toBe(200);
+      ids.push(...((await response.json()) as { targets: { id: string }[] }).targets.map((t) => t.id));
+    }
+    expect(ids.sort()).toEqual([...CLOSED_LOOP_IDS, CHAT_OPEN.id].sort());
     await page.close();
   });
 

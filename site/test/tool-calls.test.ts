@@ -1,17 +1,11 @@
-/**
- * @module Tool calls (issue 45) on the built shared fixture site, in real headless Chromium: the
- * leaderboard's tool-calls cell (the schema-valid share, its interval on hover, a badge when worse or
- * refused, a dash when not measured), the model page's table of every measure (the reference first),
- * `index.json`'s and `runs.csv`'s tool-call fields, and the methodology page's sections.
- */
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { toolCallsCell, verdictWords } from "../src/lib/tool-calls.ts";
 import { type StaticServer, serveStatic } from "../src/serve.ts";
 import { launchChromium } from "./browser.ts";
 import { CHAT_OPEN, SHARED_MODEL_KEY, TOOL_ROUTES } from "./fixture.ts";
+import { publishedIndex, publishedRunsCsv } from "./published.ts";
 import { sharedSite } from "./shared-site.ts";
 
 type Share = { successes: number; trials: number; share: number | null; low: number | null; high: number | null };
@@ -61,7 +55,7 @@ beforeAll(async () => {
   ({ outDir } = await sharedSite(inject("sharedSiteDir")));
   server = await serveStatic(dirname(dirname(outDir)));
   base = `${server.url}prefix/dist/`;
-  const index = JSON.parse(readFileSync(join(outDir, "data", "index.json"), "utf8")) as { targets: Published[] };
+  const index = publishedIndex(outDir) as { targets: Published[] };
   published = new Map(index.targets.map((t) => [t.id, t]));
   browser = await launchChromium();
 }, 300_000);
@@ -104,9 +98,7 @@ describe("tool calls on the site", () => {
   });
 
   it("writes the run's tool calls on each of its rows of runs.csv, empty where it had none", () => {
-    const [header, ...rows] = readFileSync(join(outDir, "data", "runs.csv"), "utf8")
-      .trim()
-      .split("\n");
+    const [header, ...rows] = publishedRunsCsv(outDir).trim().split("\n");
     const cols = (header ?? "").split(",");
     for (const c of [
       "tool_calls_support",

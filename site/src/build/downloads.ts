@@ -1,7 +1,9 @@
 /**
- * @module The site's own downloads: `data/index.json` (targets, standing, latest runs, history),
- * `data/runs.csv` (every run and level, each row saying whether it entered its target's standing)
- * and `data/standing.csv` (the standing's estimates, one row per target and level).
+ * @module The site's own downloads: `data/index.json` (the scenarios and every model with its routes
+ * and files), per model `data/models/<modelKey>/index.json` (its targets, standing, latest runs,
+ * history) and `data/models/<modelKey>/runs.csv` (its every run and level, each row saying whether
+ * it entered its target's standing), and `data/standing.csv` (the standing's estimates, one row per
+ * target and level). Split per model so a publish after one sweep rewrites one model's files.
  */
 import { type Load, loadPosition, type SearchRecord, type Summary, sameLoad } from "@kneeboard/core/run";
 import type { RunIndexEntry } from "@kneeboard/core/run-index";
@@ -68,27 +70,61 @@ export function indexJsonView(t: TargetView) {
   };
 }
 
-/** `data/index.json` around its views: `views` stands where the views go (the build writes them one series at a time). */
+/** Where a model's downloads are: its `index.json` and its `runs.csv`. */
+export function modelFiles(modelKey: string): { index: string; runs: string } {
+  return { index: `data/models/${modelKey}/index.json`, runs: `data/models/${modelKey}/runs.csv` };
+}
+
+/** One model in the top `data/index.json`: its name, its routes and its files. */
+export interface IndexModel {
+  modelKey: string;
+  model: string;
+  targetIds: string[];
+}
+
+/** `data/index.json`: the scenarios, and every model with its routes and the paths of its files. */
+export function topIndexJson(
+  data: Pick<SiteData, "generatedAt" | "scenarios">,
+  simulated: boolean,
+  models: readonly IndexModel[],
+): string {
+  return JSON.stringify({
+    /** 3: the views moved to one file per model (`models[].index`); 2 held them here. */
+    schemaVersion: 3,
+    generatedAt: data.generatedAt,
+    simulated,
+    scenarios: data.scenarios,
+    models: models.map((m) => ({ ...m, ...modelFiles(m.modelKey) })),
+  });
+}
+
+/** A model's `index.json` around its views: `views` stands where the views go (the build writes them one series at a time). */
 export function indexJsonFrame(
   data: Pick<SiteData, "generatedAt" | "scenarios">,
   simulated: boolean,
+  modelKey: string | null,
 ): { head: string; between: string; tail: string } {
   // The views are the last two fields: what comes before them is the shape with both empty.
-  const whole = JSON.stringify(indexJsonShape(data, simulated, [], []));
+  const whole = JSON.stringify(indexJsonShape(data, simulated, modelKey, [], []));
   const end = ',"targets":[],"series":[]}';
   if (!whole.endsWith(end)) throw new Error("index.json: targets and series must be its last fields");
   return { head: `${whole.slice(0, -end.length)},"targets":[`, between: '],"series":[', tail: "]}" };
 }
 
-/** `data/index.json`: every target with its standing, its latest run's headline and per-level figures, and its history. */
-export function indexJson(data: SiteData): string {
+/**
+ * A model's `index.json` (`data/models/<modelKey>/index.json`): each of its targets with its standing,
+ * its latest run's headline and per-level figures, and its history; without a model key, every target's.
+ */
+export function indexJson(data: SiteData, modelKey: string | null = null): string {
   const first = data.scenarios[0] ?? "chat";
+  const series = modelKey === null ? data.series : data.series.filter((t) => targetModelKey(t) === modelKey);
   return JSON.stringify(
     indexJsonShape(
       data,
-      data.series.some((t) => t.simulated),
-      viewsOf(data.series, first).map(indexJsonView),
-      data.series.filter((t) => t.scenario !== first).map(indexJsonView),
+      series.some((t) => t.simulated),
+      modelKey,
+      viewsOf(series, first).map(indexJsonView),
+      series.filter((t) => t.scenario !== first).map(indexJsonView),
     ),
   );
 }
@@ -96,6 +132,7 @@ export function indexJson(data: SiteData): string {
 function indexJsonShape(
   data: Pick<SiteData, "generatedAt" | "scenarios">,
   simulated: boolean,
+  modelKey: string | null,
   targets: unknown[],
   series: unknown[],
 ) {
@@ -106,6 +143,8 @@ function indexJsonShape(
     simulated,
     /** Every scenario, the site's first (ranked at `/`) first. */
     scenarios: data.scenarios,
+    /** The model whose targets these are. */
+    ...(modelKey === null ? {} : { modelKey }),
     /** The first scenario's targets, each with its `scenario`. */
     targets,
     /** Every other (target, scenario), in the same shape. */
@@ -214,7 +253,7 @@ function cell(value: unknown): string {
 }
 
 /**
- * `data/runs.csv`: one row per run and level, oldest run first per target. `inStanding` is true on
+ * A model's `runs.csv`: one row per run and level, oldest run first per target. `inStanding` is true on
  * the rows whose figures entered the target's standing (its run is in the standing and the level is
  * valid), so the standing's medians can be recomputed from this file. The `tool_calls_` columns are
  * the run's (its tool-call phase's support, schema-valid and right-tool shares, and the verdict on

@@ -1,7 +1,8 @@
 /**
- * @module The build's first job: stage every download (index.json, runs.csv, the schemas, the public
- * store keys, the run documents, the browser bundles) in a folder, a target at a time, measuring each
- * so the data page can state its size; after Astro has run, move the staged files into the built site.
+ * @module The build's first job: stage every download (index.json, each model's index.json and
+ * runs.csv, the schemas, the public store keys, the run documents, the browser bundles) in a folder, a
+ * target at a time, measuring each so the data page can state its size; after Astro has run, move the
+ * staged files into the built site.
  */
 import { once } from "node:events";
 import { createReadStream, createWriteStream } from "node:fs";
@@ -14,12 +15,21 @@ import { finished } from "node:stream/promises";
 import { schemaFiles } from "@kneeboard/core/config/schemas";
 import { mapBounded } from "@kneeboard/core/pool";
 import type { Store } from "@kneeboard/core/store";
+import { targetModelKey } from "../lib/models.ts";
 import type { SiteData, TargetData } from "../lib/site-data.ts";
 import type { Download } from "../lib/site-index.ts";
-import { CSV_COLUMNS, indexJsonFrame, indexJsonView, runsCsvRows, standingCsv } from "./downloads.ts";
+import {
+  CSV_COLUMNS,
+  type IndexModel,
+  indexJsonFrame,
+  indexJsonView,
+  modelFiles,
+  runsCsvRows,
+  standingCsv,
+  topIndexJson,
+} from "./downloads.ts";
 
 const INDEX_JSON = "data/index.json";
-const RUNS_CSV = "data/runs.csv";
 
 /** The browser builds of vega and vega-lite (UMD), beside each package's main file, for the compare page. */
 const BROWSER_BUNDLES = [
@@ -36,6 +46,8 @@ export interface Staged {
   downloads: Download[];
   runBytes: number;
   runCount: number;
+  /** Every model's key, in key order (each has its `index.json` and `runs.csv`, `modelFiles`). */
+  modelKeys: string[];
 }
 
 async function writeStaged(dir: string, path: string, body: string | Buffer): Promise<number> {
@@ -81,85 +93,95 @@ async function copyKey(store: Store, key: string, dir: string, folders: Folders 
 }
 
 /**
- * Stages the downloads one target at a time (`addTarget`: its rows of `runs.csv`, its views of
- * `index.json`, its run documents), then the rest once every target is in (`finish`): memory holds
- * one target's entries, not every target's. `index.json`'s views wait in a scratch file until the
- * site's first scenario is known.
+ * Stages the downloads one target at a time (`addTarget`: its rows of its model's `runs.csv`, its views
+ * of its model's `index.json`, its run documents), then the rest once every target is in (`finish`):
+ * memory holds one target's entries, not every target's. A model's views wait in a scratch file until
+ * the site's first scenario is known. An incremental build writes only some models' files (the site
+ * keeps the others'); `index.json` lists every model.
  */
 export class DownloadStager {
   private readonly folders: Folders = new Map();
-  private readonly viewsFile: string;
+  private readonly scratch: string;
+  /** Every model met, its routes, and whether its files are written by this build. */
+  private readonly models = new Map<string, IndexModel & { written: boolean }>();
   private runBytes = 0;
   private runCount = 0;
-  private started = false;
 
   constructor(
     private readonly store: Store,
     private readonly staged: string,
     scratch: string,
   ) {
-    this.viewsFile = join(scratch, "index-views.ndjson");
+    this.scratch = join(scratch, "index-views");
   }
 
-  private async start(): Promise<void> {
-    if (this.started) return;
-    this.started = true;
-    await mkdir(join(this.staged, "data"), { recursive: true });
-    await writeFile(join(this.staged, RUNS_CSV), `${CSV_COLUMNS.join(",")}\n`);
-    await writeFile(this.viewsFile, "");
+  private viewsFile(modelKey: string): string {
+    return join(this.scratch, `${encodeURIComponent(modelKey)}.ndjson`);
   }
 
   /**
-   * One target's rows, views and run documents; with `knownBytes`, its documents are not staged (the
-   * site already has them) and that is their size. Returns the size of its documents.
+   * One target's rows, views and run documents. With `knownBytes`, its documents are not staged (the
+   * site already has them) and that is their size; with `modelFiles` false, its model's files are not
+   * written (an incremental build's other models: the site keeps them), and its entries may be its
+   * summaries' alone. Returns the size of its documents.
    */
-  async addTarget(t: TargetData, knownBytes?: number): Promise<number> {
-    await this.start();
-    await appendFile(
-      join(this.staged, RUNS_CSV),
-      runsCsvRows(
-        t.entries,
-        t.views.map((v) => v.standing),
-      ),
-    );
-    await appendFile(
-      this.viewsFile,
-      t.views
-        .map((v) => `${JSON.stringify({ scenario: v.scenario, json: JSON.stringify(indexJsonView(v)) })}\n`)
-        .join(""),
-    );
+  async addTarget(t: TargetData, options: { knownBytes?: number; modelFiles?: boolean } = {}): Promise<number> {
+    await mkdir(join(this.staged, "data"), { recursive: true });
+    await mkdir(this.scratch, { recursive: true });
+    const writeModel = options.modelFiles ?? true;
+    if (writeModel && !t.complete) throw new Error(`a model's files need every run of ${t.views[0]?.id}`);
+    for (const view of t.views) {
+      const modelKey = targetModelKey(view);
+      let model = this.models.get(modelKey);
+      if (!model) {
+        model = { modelKey, model: view.model, targetIds: [], written: false };
+        this.models.set(modelKey, model);
+      }
+      if (!model.targetIds.includes(view.id)) model.targetIds.push(view.id);
+      if (!writeModel) continue;
+      const csv = join(this.staged, modelFiles(modelKey).runs);
+      if (!model.written) {
+        model.written = true;
+        await mkdir(dirname(csv), { recursive: true });
+        await writeFile(csv, `${CSV_COLUMNS.join(",")}\n`);
+        await writeFile(this.viewsFile(modelKey), "");
+      }
+      const entries = t.entries.filter((e) => e.scenario === view.scenario);
+      await appendFile(csv, runsCsvRows(entries, [view.standing]));
+      await appendFile(
+        this.viewsFile(modelKey),
+        `${JSON.stringify({ scenario: view.scenario, simulated: view.simulated, json: JSON.stringify(indexJsonView(view)) })}\n`,
+      );
+    }
     const bytes =
-      knownBytes ??
+      options.knownBytes ??
       (
         await mapBounded(t.entries, COPIES_IN_FLIGHT, (e) =>
           copyKey(this.store, e.key, join(this.staged, "data"), this.folders),
         )
       ).reduce((sum, n) => sum + n, 0);
     this.runBytes += bytes;
-    this.runCount += t.entries.length;
+    this.runCount += t.runs;
     return bytes;
   }
 
-  /** The downloads that need every target (index.json, standing.csv) and those that need none. */
+  /** The downloads that need every target (index.json, each written model's index.json, standing.csv) and those that need none. */
   async finish(site: Pick<SiteData, "generatedAt" | "scenarios" | "series">): Promise<Staged> {
-    await this.start();
+    await mkdir(join(this.staged, "data"), { recursive: true });
     const downloads: Download[] = [];
-    const sized = async (path: string) => (await stat(join(this.staged, path))).size;
     const add = async (path: string, holds: string, body: string) =>
       downloads.push({ path, holds, bytes: await writeStaged(this.staged, path, body) });
-    await this.writeIndexJson(site);
-    downloads.push({
-      path: INDEX_JSON,
-      holds:
-        "every target, its standing (medians with intervals over recent runs), its latest run, its history and its tool calls",
-      bytes: await sized(INDEX_JSON),
-    });
-    downloads.push({
-      path: RUNS_CSV,
-      holds:
-        "one row per run and level, every run of every scenario; inStanding marks the rows the standing is taken over; tool_calls_ columns give the run's tool calls",
-      bytes: await sized(RUNS_CSV),
-    });
+    const models = [...this.models.values()].sort((a, b) => a.modelKey.localeCompare(b.modelKey));
+    for (const m of models) if (m.written) await this.writeModelIndex(site, m.modelKey);
+    await add(
+      INDEX_JSON,
+      "every scenario, and every model with its targets and the paths of its index.json and runs.csv",
+      topIndexJson(
+        site,
+        site.series.some((t) => t.simulated),
+        models.map(({ modelKey, model, targetIds }) => ({ modelKey, model, targetIds })),
+      ),
+    );
     await add(
       "data/standing.csv",
       "the standing: per target, scenario and level, each figure's median, its interval (low, high) and n runs",
@@ -186,23 +208,29 @@ export class DownloadStager {
     for (const [pkg, file] of BROWSER_BUNDLES) {
       await cp(join(dirname(require.resolve(pkg)), file), join(this.staged, "assets", file));
     }
-    return { downloads, runBytes: this.runBytes, runCount: this.runCount };
+    return {
+      downloads,
+      runBytes: this.runBytes,
+      runCount: this.runCount,
+      modelKeys: models.map((m) => m.modelKey),
+    };
   }
 
-  /** `index.json` from the views staged so far: the first scenario's, then every other, each in the order staged. */
-  private async writeIndexJson(site: Pick<SiteData, "generatedAt" | "scenarios" | "series">): Promise<void> {
+  /** A model's `index.json` from its views staged so far: the first scenario's, then every other, each in the order staged. */
+  private async writeModelIndex(site: Pick<SiteData, "generatedAt" | "scenarios">, modelKey: string): Promise<void> {
     const first = site.scenarios[0] ?? "chat";
-    const frame = indexJsonFrame(
-      site,
-      site.series.some((t) => t.simulated),
-    );
-    const out = createWriteStream(join(this.staged, INDEX_JSON));
+    const lines = async function* (file: string) {
+      const input = createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY });
+      for await (const line of input)
+        if (line !== "") yield JSON.parse(line) as { scenario: string; simulated: boolean; json: string };
+    };
+    let simulated = false;
+    for await (const v of lines(this.viewsFile(modelKey))) simulated ||= v.simulated;
+    const frame = indexJsonFrame(site, simulated, modelKey);
+    const out = createWriteStream(join(this.staged, modelFiles(modelKey).index));
     const pass = async (keep: (scenario: string) => boolean) => {
       let n = 0;
-      const lines = createInterface({ input: createReadStream(this.viewsFile), crlfDelay: Number.POSITIVE_INFINITY });
-      for await (const line of lines) {
-        if (line === "") continue;
-        const { scenario, json } = JSON.parse(line) as { scenario: string; json: string };
+      for await (const { scenario, json } of lines(this.viewsFile(modelKey))) {
         if (!keep(scenario)) continue;
         if (!out.write(`${n++ > 0 ? "," : ""}${json}`)) await once(out, "drain");
       }
@@ -222,10 +250,9 @@ export async function stageDownloads(store: Store, data: SiteData, staged: strin
   try {
     const stager = new DownloadStager(store, staged, scratch);
     for (const id of new Set(data.series.map((v) => v.id))) {
-      await stager.addTarget({
-        views: data.series.filter((v) => v.id === id),
-        entries: data.allEntries.filter((e) => e.targetId === id),
-      });
+      const entries = data.allEntries.filter((e) => e.targetId === id);
+      const views = data.series.filter((v) => v.id === id);
+      await stager.addTarget({ views, entries, complete: true, runs: entries.length, firstStartedAt: {} });
     }
     return await stager.finish(data);
   } finally {

@@ -6,10 +6,12 @@
  */
 import { ALERTS_KEY, type Alert, AlertsFile } from "@kneeboard/core/alerts";
 import { DEFAULT_STANDING, type StandingConfig } from "@kneeboard/core/config";
-import { concurrencyOf, type RunDocument } from "@kneeboard/core/run";
-import { bySeries, type RunIndex, type RunIndexEntry, seriesKey } from "@kneeboard/core/run-index";
+import type { RunDocument } from "@kneeboard/core/run";
+import { bySeries, type RunIndex, type RunIndexEntry, type SeriesSummary, seriesKey } from "@kneeboard/core/run-index";
+import { historyPoint, summaryServes } from "@kneeboard/core/run-index/summary";
 import { type Slo, standingOf } from "@kneeboard/core/standing";
 import { readRun, type Store } from "@kneeboard/core/store";
+import { TREND_RUNS } from "./leaderboard.ts";
 import type { HistoryPoint, RunDetails, TargetView } from "./site-index.ts";
 import { toolCallsByTarget } from "./tool-calls.ts";
 
@@ -80,24 +82,7 @@ export function promptTokensOf(doc: Pick<RunDocument, "workload" | "samples">): 
   return typeof declared === "number" && Number.isFinite(declared) ? declared : null;
 }
 
-export function historyPoint(e: RunIndexEntry): HistoryPoint {
-  return {
-    key: e.key,
-    runId: e.runId,
-    startedAt: e.startedAt,
-    status: e.status,
-    valid: e.summary.valid,
-    singleStreamOutputTokensPerSecond: e.summary.singleStream?.outputTokensPerSecond ?? null,
-    singleStreamTtftP50Ms: e.summary.singleStream?.ttftP50Ms ?? null,
-    peakAggregateOutputTokensPerSecond: e.summary.peak?.aggregateOutputTokensPerSecond ?? null,
-    peakConcurrency: e.summary.peak ? concurrencyOf(e.summary.peak.load) : null,
-    kneeConcurrency: e.summary.kneeConcurrency,
-    capacityRequestsPerSecond: e.summary.capacityRequestsPerSecond ?? null,
-    errorRate: e.summary.errorRate,
-    rateLimitRate: e.summary.rateLimitRate,
-    search: e.summary.search ?? null,
-  };
-}
+export { historyPoint };
 
 export async function readAlerts(store: Store, warn: (m: string) => void): Promise<Alert[]> {
   const body = await store.get(ALERTS_KEY);
@@ -120,30 +105,91 @@ export interface SiteDataOptions {
   warn?: (message: string) => void;
 }
 
-/** One target as the site shows it: a view per scenario (by scenario), and its index entries, oldest first per series. */
+/**
+ * One target as the site shows it: a view per scenario (by scenario), and its index entries, oldest
+ * first per series: every one, or (`complete` false) only those its series' summaries keep.
+ */
 export interface TargetData {
   views: TargetView[];
   entries: RunIndexEntry[];
+  /** Whether `entries` holds every run of the target (else its views were read from its summaries). */
+  complete: boolean;
+  /** Its runs, every scenario's. */
+  runs: number;
+  /** The start of each scenario's first run, by scenario. */
+  firstStartedAt: Record<string, string>;
 }
 
 /**
  * Reads the site's targets one at a time, in id order, each from its own index entries: what the
- * build walks, so its memory holds one target's history at a time, not every target's.
+ * build walks, so its memory holds one target's history at a time, not every target's. With
+ * `needsEntries`, a target it declines is read from its series' summaries instead (its views the
+ * same, its history the recent runs'), unless they cannot serve this build's standing.
  * Malformed documents are skipped with a warning, never thrown.
  */
-export async function* targetsData(options: SiteDataOptions & { now: string }): AsyncGenerator<TargetData> {
+export async function* targetsData(
+  options: SiteDataOptions & { now: string; needsEntries?: (summaries: SeriesSummary[]) => boolean },
+): AsyncGenerator<TargetData> {
   const ids = (await options.index.targetIds()).sort((a, b) => a.localeCompare(b));
   for (const targetId of ids) {
-    const data = await targetData(options, await options.index.entries(targetId));
+    if (options.needsEntries) {
+      const summaries = await options.index.summaries(targetId);
+      const data = options.needsEntries(summaries) ? null : await fromSummaries(options, summaries);
+      if (data) {
+        if (data.views.length > 0) yield data;
+        continue;
+      }
+    }
+    const entries = await options.index.entries(targetId);
+    const firstStartedAt: Record<string, string> = {};
+    for (const e of entries)
+      if ((firstStartedAt[e.scenario] ?? e.startedAt) >= e.startedAt) firstStartedAt[e.scenario] = e.startedAt;
+    const data = { ...(await targetData(options, entries)), complete: true, runs: entries.length, firstStartedAt };
     if (data.views.length > 0) yield data;
   }
 }
 
-/** One target's views, from its index entries (every scenario). */
+/**
+ * One target's views from its series' summaries: their kept entries give the latest run, the
+ * standing, the tool calls and the verdict as every entry would, and their history the recent runs
+ * every page but the target's own shows (`recentView`). Null where a summary cannot serve this build
+ * (its standing window is wider than the kept one, a kept run started after the build's time, or
+ * its history does not reach back to the standing's oldest run): the target is read whole then.
+ */
+async function fromSummaries(
+  options: SiteDataOptions & { now: string },
+  summaries: SeriesSummary[],
+): Promise<TargetData | null> {
+  const config = options.standing ?? DEFAULT_STANDING;
+  if (summaries.length === 0 || !summaries.every((s) => summaryServes(s, options.now, config))) return null;
+  const histories = new Map(summaries.map((s) => [s.scenario, s.history]));
+  const data = await targetData(
+    options,
+    summaries.flatMap((s) => s.entries),
+    histories,
+  );
+  for (const view of data.views) {
+    const summary = summaries.find((s) => s.scenario === view.scenario) as SeriesSummary;
+    const reaches =
+      summary.history.length === summary.runs ||
+      (summary.history.length >= TREND_RUNS &&
+        view.standing.runIds.every((id) => summary.history.some((p) => p.runId === id)));
+    if (!reaches) return null;
+  }
+  return {
+    ...data,
+    complete: false,
+    runs: summaries.reduce((n, s) => n + s.runs, 0),
+    firstStartedAt: Object.fromEntries(summaries.map((s) => [s.scenario, s.firstStartedAt])),
+  };
+}
+
+/** One target's views, from its index entries (every scenario); with `histories`, each series' history is that scenario's. */
 async function targetData(
   options: SiteDataOptions & { now: string },
   targetEntries: RunIndexEntry[],
-): Promise<TargetData> {
+  histories?: ReadonlyMap<string, HistoryPoint[]>,
+): Promise<{ views: TargetView[]; entries: RunIndexEntry[] }> {
   const warn = options.warn ?? (() => {});
   // Standing, capacity and history are per (target, scenario): one view per series.
   const groups = [...bySeries(targetEntries).values()].sort(([a], [b]) =>
@@ -184,7 +230,7 @@ async function targetData(
       simulated: latest.simulated,
       latest,
       details,
-      history: series.map(historyPoint),
+      history: histories?.get(scenario) ?? series.map(historyPoint),
       standing: standingOf(id, series, {
         scenario,
         now: options.now,

@@ -6,8 +6,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Alert } from "@kneeboard/core/alerts";
-import { RunDocumentV4, SearchRecord } from "@kneeboard/core/run";
-import { RunIndexEntry, seriesKey } from "@kneeboard/core/run-index";
+import { RunDocumentV4 } from "@kneeboard/core/run";
+import { HistoryPoint, RunIndexEntry, seriesKey } from "@kneeboard/core/run-index";
 import { SameModel } from "@kneeboard/core/same-model";
 import { Standing } from "@kneeboard/core/standing";
 import { z } from "zod";
@@ -15,26 +15,8 @@ import { ToolCallsView } from "./tool-calls.ts";
 
 export const SITE_DATA_ENV = "KNEEBOARD_SITE_DATA";
 
-/** One run in a target's history: the headline figures the history chart and the trend need. */
-export const HistoryPoint = z.object({
-  key: z.string(),
-  runId: z.string(),
-  startedAt: z.string(),
-  status: z.enum(["complete", "partial", "failed"]),
-  valid: z.boolean(),
-  singleStreamOutputTokensPerSecond: z.number().nullable(),
-  singleStreamTtftP50Ms: z.number().nullable(),
-  peakAggregateOutputTokensPerSecond: z.number().nullable(),
-  peakConcurrency: z.number().nullable(),
-  kneeConcurrency: z.number().nullable(),
-  /** Open loop: the highest rate meeting the SLO, requests/s; null for closed-loop runs and when none met it. */
-  capacityRequestsPerSecond: z.number().nullable(),
-  errorRate: z.number(),
-  rateLimitRate: z.number(),
-  /** A searched run's brackets, stop and cost (`summary.search`); null for a ladder. */
-  search: SearchRecord.nullable().default(null),
-});
-export type HistoryPoint = z.infer<typeof HistoryPoint>;
+/** One run in a target's history: the headline figures the history chart and the trend need (the run index's). */
+export { HistoryPoint };
 
 /** A run document without its samples: what the target page shows of the latest run. */
 export const RunDetails = RunDocumentV4.omit({ samples: true }).extend({ key: z.string() });
@@ -153,6 +135,8 @@ export const SiteIndex = z.object({
   compareTradeoff: z.record(z.string(), z.string()),
   alerts: z.array(Alert),
   downloads: z.array(Download),
+  /** Every model's key: each has its own `data/models/<modelKey>/index.json` and `runs.csv`. */
+  modelKeys: z.array(z.string()).default([]),
   runDocuments: z.object({ count: z.number().int().nonnegative(), bytes: z.number().nonnegative() }),
   subscribeUrl: z.string().nullable(),
   /** The methodology page's body: docs/methodology.md rendered to HTML. */
