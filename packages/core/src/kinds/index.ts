@@ -305,8 +305,9 @@ export function layerProblems(layers: readonly (readonly [PropertyKey[], unknown
     if (layer.requestsPerLevel !== undefined) duration = null;
   }
   const mode = facts.mode;
-  facts.arrivalKind = typeof mode === "string" && mode in MODE_KIND ? MODE_KIND[mode as Arrival["mode"]] : null;
-  const arrivalKind = facts.arrivalKind as Kind | null;
+  const arrivalKind: Kind | null =
+    typeof mode === "string" && mode in MODE_KIND ? MODE_KIND[mode as Arrival["mode"]] : null;
+  facts.arrivalKind = arrivalKind;
   const kinds = new Set<Kind>([
     ...(facts.conversation ? (["conversation"] as const) : []),
     ...(arrivalKind ? [arrivalKind] : []),
