@@ -225,6 +225,7 @@ describe("the architecture", () => {
     expect(found("const x = Boolean(input.conversation);")).toEqual(["tests-kind-figures"]);
     expect(found("const x = l.open !== null && l.open.inFlightMax;")).toEqual(["tests-kind-figures"]);
     expect(found('const x = l["closed"] || 0;')).toEqual(["tests-kind-figures"]);
+    expect(found("const talk = level.conversation;\nif (!talk) return;")).toEqual(["tests-kind-figures"]);
     expect(found("function f(openLoop: boolean) { return 1; }")).toEqual(["open-loop-name"]);
     expect(found("export const isOpenLoopRun = () => true;")).toEqual(["open-loop-name"]);
     expect(found("interface Input { closedLoop?: boolean }")).toEqual(["open-loop-name"]);

@@ -10,8 +10,9 @@
  * - `cases-on-kind`: a `case` of a switch on such a name.
  * - `tests-kind-figures`: a property named after a kind (`l.conversation`, `doc.trace`) tested for
  *   presence: as a condition (`?:`, `if`, `while`), under `!`, `&&`, `||`, `??`, `Boolean(...)`,
- *   before `?.`, or against `null`/`undefined`. Reading such a property is fine; asking whether it
- *   is there is asking which kind the level is. A class's own field (`this.open`, an open alert) is
+ *   before `?.`, or against `null`/`undefined`, itself or a name bound to it (`const talk =
+ *   level.conversation; if (!talk)`). Reading such a property is fine; asking whether it is there
+ *   is asking which kind the level is. A class's own field (`this.open`, an open alert) is
  *   no level's.
  * - `open-loop-name`: a name that says open or closed loop (`openLoop`, `isOpenLoopRun`,
  *   `OpenLoopInput`): a flag, an input or a type of one kind, kept outside it. A constant's name in
@@ -136,7 +137,24 @@ export function kindBranchesIn(file: string, source: string): string[] {
     const { line } = sf.getLineAndCharacterOfPosition(node.getStart(sf));
     found.push(`${file}:${line + 1}: ${rule}: ${node.getText(sf).replace(/\s+/g, " ").slice(0, 100)}`);
   };
+  // Names bound to a kind's figures (`const talk = level.conversation`): testing one tests the figures.
+  const aliases = new Set<string>();
+  const collect = (node: ts.Node): void => {
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer) {
+      const init = skipOuter(node.initializer);
+      if (ts.isPropertyAccessExpression(init) && KIND_NAMES.has(init.name.text)) aliases.add(node.name.text);
+    }
+    ts.forEachChild(node, collect);
+  };
+  collect(sf);
   const visit = (node: ts.Node): void => {
+    if (
+      ts.isIdentifier(node) &&
+      aliases.has(node.text) &&
+      !ts.isVariableDeclaration(node.parent) &&
+      presenceTested(node)
+    )
+      report(node, "tests-kind-figures");
     if (ts.isBinaryExpression(node)) {
       const op = node.operatorToken.kind;
       if (COMPARISONS.has(op)) {

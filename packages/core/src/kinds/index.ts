@@ -323,6 +323,14 @@ export function layerProblems(layers: readonly (readonly [PropertyKey[], unknown
   return found;
 }
 
+/**
+ * The conversations a workload's users hold (what its requests' turns are made of); null for a
+ * workload of another kind. A workload that sets one is a conversation's, whatever its arrival (`kindOfWorkload`).
+ */
+export function heldConversation(workload: Pick<KindWorkload, "conversation">): Conversation | null {
+  return workload.conversation ?? null;
+}
+
 /** A workload's arrival when it replays a trace (the trace file to read); null for the other kinds. */
 export function replayedArrival(arrival: Arrival): TraceArrival | null {
   return arrival.mode === "trace" ? arrival : null;
