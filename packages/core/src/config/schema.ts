@@ -511,21 +511,24 @@ export const Config = z
 export type Config = z.infer<typeof Config>;
 
 /**
- * What each kind asks of the workload layers of every (target, scenario) swept (`layerProblems`: a
- * conversation's users in a closed loop, a replay's speedups not searched, a search counted in
- * requests): each problem at the layer that set the field, once.
+ * What each kind asks of the workload layers of every (target, scenario) swept (`layerProblems`):
+ * first of their arrivals (a conversation's users in a closed loop), then of what they search (a
+ * replay's speedups cannot be searched, a search is counted in requests); each problem at the layer
+ * that set the field, once.
  */
 function kindsInTheirLayers(config: unknown, ctx: z.RefinementCtx): void {
   if (!isObject(config)) return;
   const scenarios = isObject(config.scenarios) ? config.scenarios : undefined;
-  const reported = new Set<string>();
-  forEachSweep(config, scenarios, (layers) => {
-    for (const { at, message } of layerProblems(layers)) {
-      if (reported.has(at.join("."))) continue;
-      reported.add(at.join("."));
-      problem(ctx, at, message);
-    }
-  });
+  for (const check of ["arrival", "search"] as const) {
+    const reported = new Set<string>();
+    forEachSweep(config, scenarios, (layers) => {
+      for (const { at, message } of layerProblems(layers)[check]) {
+        if (reported.has(at.join("."))) continue;
+        reported.add(at.join("."));
+        problem(ctx, at, message);
+      }
+    });
+  }
 }
 
 /** Calls `visit` with the workload layers (global, target, scenario), each at its path, of every (target, scenario) swept. */

@@ -96,7 +96,7 @@ export interface KindFigures<F, P> {
  * the last layer to set it put it: what a kind checks of its config beyond each field's own schema.
  */
 export interface SweepLayers {
-  /** The kind of the arrival mode the layers leave (a closed loop's when none sets one); null for a mode no kind has. */
+  /** The kind of the arrival mode the layers leave (a closed loop's when none sets one); null for a mode no kind has (left to the schema). */
   arrivalKind: string | null;
   /** That mode, as set (for a problem's words). */
   mode: unknown;
@@ -191,11 +191,10 @@ export interface LoadKind<
    * searched level, run as any other); throws for a kind that cannot search.
    */
   pinned(workload: W, position: number): object;
-  /**
-   * Problems of a sweep of this kind, or sent with its arrival mode, in its config layers (a
-   * conversation's users in a closed loop; a replay's speedups not searched); none for most kinds.
-   */
-  layerProblems(layers: SweepLayers): LayerProblem[];
+  /** Problems in its config layers of the arrivals a sweep of this kind is sent with (a conversation's users only in a closed loop); none for most kinds. */
+  arrivalProblems(layers: SweepLayers): LayerProblem[];
+  /** Problems in its config layers of what a sweep sent with its arrival mode searches (a replay's speedups cannot be); none for most kinds. */
+  searchProblems(layers: SweepLayers): LayerProblem[];
   /** True when the layers search this kind's levels: its searched field (`concurrency`, `arrival.ratesPerSecond`) is a search. */
   searchedIn(layers: SweepLayers): boolean;
   /** The N of each level of a workload, for kinds whose levels hold N users; null for the others. */

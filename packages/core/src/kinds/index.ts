@@ -278,12 +278,15 @@ export function replayedWindow(load: LevelLoad): TraceWindow | null {
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 
 /**
- * The problems of one swept (target, scenario) in its workload layers (global, target, scenario, each
- * at its path), beyond each field's own schema: those its workload's kind and its arrival's kind find
- * (`LoadKind.layerProblems`), and a searched sweep (its arrival's kind's `searchedIn`) that runs
- * for a duration (docs/config.md#searched-levels): a search draws counted requests.
+ * What the workload layers (global, target, scenario, each at its path) of one swept (target,
+ * scenario) set, with the arrival mode the layer that set it last gave (`set`), or that the last
+ * layer with an `arrival` gave, else the default (`last`); and where a duration was set last, unless
+ * a count was set after it.
  */
-export function layerProblems(layers: readonly (readonly [PropertyKey[], unknown])[]): LayerProblem[] {
+function sweepLayers(
+  layers: readonly (readonly [PropertyKey[], unknown])[],
+  modeFrom: "set" | "last",
+): { facts: SweepLayers; kinds: Kind[]; duration: PropertyKey[] | null } {
   const facts: SweepLayers = {
     arrivalKind: null,
     mode: DEFAULT_ARRIVAL.mode,
@@ -298,7 +301,8 @@ export function layerProblems(layers: readonly (readonly [PropertyKey[], unknown
     if (layer.concurrency !== undefined)
       facts.concurrency = { at: [...path, "concurrency"], search: isLevelSearch(layer.concurrency) };
     if (isObject(layer.arrival)) {
-      if (layer.arrival.mode !== undefined) facts.mode = layer.arrival.mode;
+      if (modeFrom === "last") facts.mode = layer.arrival.mode ?? DEFAULT_ARRIVAL.mode;
+      else if (layer.arrival.mode !== undefined) facts.mode = layer.arrival.mode;
       facts.rates = { at: [...path, "arrival", "ratesPerSecond"], search: isLevelSearch(layer.arrival.ratesPerSecond) };
     }
     if (layer.levelDurationSeconds !== undefined) duration = [...path, "levelDurationSeconds"];
@@ -308,19 +312,40 @@ export function layerProblems(layers: readonly (readonly [PropertyKey[], unknown
   const arrivalKind: Kind | null =
     typeof mode === "string" && mode in MODE_KIND ? MODE_KIND[mode as Arrival["mode"]] : null;
   facts.arrivalKind = arrivalKind;
-  const kinds = new Set<Kind>([
-    ...(facts.conversation ? (["conversation"] as const) : []),
-    ...(arrivalKind ? [arrivalKind] : []),
-  ]);
-  const found = [...kinds].flatMap((kind) => entry(kind).layerProblems(facts));
+  // The kinds asked: the workload's (a conversation's, when it sets one) and its arrival's.
+  const kinds = [
+    ...new Set<Kind>([
+      ...(facts.conversation ? (["conversation"] as const) : []),
+      ...(arrivalKind ? [arrivalKind] : []),
+    ]),
+  ];
+  return { facts, kinds, duration };
+}
+
+/**
+ * The problems of one swept (target, scenario) in its workload layers (global, target, scenario, each
+ * at its path), beyond each field's own schema: of its arrivals (`LoadKind.arrivalProblems`, of its
+ * workload's kind and its arrival's), and of what it searches (`searchProblems`, and a searched
+ * sweep, by its arrival's kind's `searchedIn`, that runs for a duration: a search draws counted
+ * requests, docs/config.md#searched-levels).
+ */
+export function layerProblems(layers: readonly (readonly [PropertyKey[], unknown])[]): {
+  arrival: LayerProblem[];
+  search: LayerProblem[];
+} {
+  const sent = sweepLayers(layers, "set");
+  const arrival = sent.kinds.flatMap((kind) => entry(kind).arrivalProblems(sent.facts));
+  const { facts, kinds, duration } = sweepLayers(layers, "last");
+  const search = kinds.flatMap((kind) => entry(kind).searchProblems(facts));
+  const arrivalKind = facts.arrivalKind as Kind | null;
   const searched = arrivalKind ? entry(arrivalKind).searchedIn(facts) : facts.rates?.search === true;
   if (searched && duration)
-    found.push({
+    search.push({
       at: duration,
       message:
         "a searched sweep draws counted requests (more near the SLO's boundary): set requestsPerLevel, not levelDurationSeconds",
     });
-  return found;
+  return { arrival, search };
 }
 
 /**

@@ -179,7 +179,8 @@ export const conversation: LoadKind<
   words: (load) => `N=${load.concurrency}, ${load.turns}-turn conversations`,
   same: (a, b) => a.turns === b.turns,
   // Each user waits for the answer before the next turn: only a closed loop's workers can be its users.
-  layerProblems: ({ conversation, arrivalKind, mode }) =>
+  searchProblems: () => [],
+  arrivalProblems: ({ conversation, arrivalKind, mode }) =>
     conversation && arrivalKind !== "closed"
       ? [
           {

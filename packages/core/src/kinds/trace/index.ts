@@ -274,7 +274,8 @@ export const trace: LoadKind<
   // A replay's levels are speedups of a recorded window: there is no SLO boundary to search for.
   search: () => null,
   // A replay's levels are speedups of its window: a search of N has nothing to search.
-  layerProblems: ({ concurrency }) =>
+  arrivalProblems: () => [],
+  searchProblems: ({ concurrency }) =>
     concurrency?.search
       ? [
           {
