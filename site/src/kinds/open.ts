@@ -13,6 +13,7 @@ import type { CapacityBracket } from "../lib/leaderboard.ts";
 import { sloWords, targetModelKey } from "../lib/models.ts";
 import {
   type FigureColumn,
+  type RankedRow,
   type RankingColumns,
   type RankingWords,
   rankingTable,
@@ -69,13 +70,7 @@ export function capacityEstimate(view: Pick<TargetView, "history" | "standing">)
 }
 
 /** One row of an open-loop ranking. */
-export interface RateRow {
-  id: string;
-  label: string;
-  modelKey: string;
-  simulated: boolean;
-  rank: number | null;
-  rankLabel: string;
+export interface RateRow extends RankedRow {
   /** The highest offered rate meeting the SLO, requests/s, over the standing's runs. */
   capacity: Estimate | null;
   /** Where the rates were searched: the capacity cell's tooltip (the latest run's bracket, confidence and spend); null for a ladder's. */
