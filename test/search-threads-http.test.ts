@@ -2,8 +2,9 @@
  * @module A searched sweep whose probed levels run on 2 worker threads, against the batch decoder over
  * real HTTP (the route of known capacity 5, test/search-capacity-http.test.ts): the same capacity and
  * decisions as on one thread, every level served as the document says by the server's own log, and
- * each probed level's sends numbered in the order the server received them, whichever thread sent them
- * (a look reads the first sends in that order). Counts and decisions only: no wall-clock thresholds.
+ * each probed level's sends numbered once each, whichever thread sent them (a look reads the first sends
+ * in that order; how far the server's order strays from it is printed). Counts and decisions only: no
+ * wall-clock thresholds.
  */
 import { loadPosition } from "@kneeboard/core/run";
 import { runSweep, type SweepProgress } from "@kneeboard/core/sweep";
@@ -20,7 +21,7 @@ function placeOf(head: string): { warmup: boolean; index: number; users: number 
 }
 
 describe("a search on 2 client threads over real HTTP", () => {
-  it("1 to 8: capacity 5 as on one thread; every level served as recorded, its sends in the order the server received them", async () => {
+  it("1 to 8: capacity 5 as on one thread; every level served as recorded, each send numbered once", async () => {
     const server = await startBatchServer({ ...ROUTE, admitWindowMs: 5, seed: 3 });
     try {
       const progress: SweepProgress[] = [];
@@ -68,11 +69,11 @@ describe("a search on 2 client threads over real HTTP", () => {
         expect(doc.samples.filter((s) => s.level === l.level).map((s) => s.index)).toEqual(
           Array.from({ length: l.requests.sent }, (_, i) => i),
         );
-        // Send order across threads: a send's index is its place in the order taken, so the server
-        // received them in index order, give or take the sends taken at the same moment on the other
-        // thread (never more than the N a closed loop holds).
+        // How far from index order the server received them: printed, not asserted. A thread paused
+        // between taking its index and writing its request (a loaded machine) lets the other thread's
+        // sends overtake it by as many as finish meanwhile, so no bound holds on every machine; what
+        // holds is above (each index once, the samples in index order).
         const displacement = Math.max(...measured.map((index, rank) => Math.abs(index - rank)));
-        expect(displacement).toBeLessThan(users);
         orders.push(
           `${users}: ${l.probe?.decision ?? "-"} at ${l.probe?.requests ?? "-"}, ${l.requests.sent} sent, displaced at most ${displacement}`,
         );
