@@ -41,10 +41,17 @@ function capFor(routes: Map<string, number>, budget: number): { cap: number; sho
   return { cap, shown };
 }
 
+/** Each model's rows, in the order of its best row (rows come in rank order). */
+function routesOf(rows: readonly { modelKey: string }[]): Map<string, number> {
+  const routes = new Map<string, number>();
+  for (const r of rows) routes.set(r.modelKey, (routes.get(r.modelKey) ?? 0) + 1);
+  return routes;
+}
+
 /**
- * Rows in rank order folded to `budget` (unchanged within it) the way a ranking is (`foldRanking`):
- * each model's best rows, and what was left out (null: nothing). For a table without model groups,
- * the leaderboard at one concurrency.
+ * Rows in rank order folded to `budget` (unchanged within it): each model's best rows, and what was
+ * left out (null: nothing). A ranking's groups fold so (`foldRanking`); so does a table without model
+ * groups, the leaderboard at one concurrency.
  */
 export function foldRows<T extends { modelKey: string }>(
   rows: readonly T[],
@@ -52,8 +59,7 @@ export function foldRows<T extends { modelKey: string }>(
   budget = ROW_BUDGET,
 ): { rows: T[]; fold: Fold | null } {
   if (rows.length <= budget) return { rows: [...rows], fold: null };
-  const routes = new Map<string, number>();
-  for (const r of rows) routes.set(r.modelKey, (routes.get(r.modelKey) ?? 0) + 1);
+  const routes = routesOf(rows);
   const { cap, shown } = capFor(routes, budget);
   const taken = new Map<string, number>();
   const kept = rows.filter((r) => {
@@ -73,39 +79,25 @@ export function foldRanking(
   modelHref: (modelKey: string) => string,
   budget = ROW_BUDGET,
 ): { table: RankingTable; fold: Fold | null } {
-  // Every model's routes on the page, in the order of its best row (rows come in rank order).
-  const routes = new Map<string, number>();
-  for (const g of table.groups) for (const r of g.rows) routes.set(r.modelKey, (routes.get(r.modelKey) ?? 0) + 1);
-  const total = [...routes.values()].reduce((a, b) => a + b, 0);
-  if (total <= budget) return { table, fold: null };
-  const { cap, shown } = capFor(routes, budget);
-  const taken = new Map<string, number>();
+  const all = table.groups.flatMap((g) => g.rows);
+  const { rows, fold } = foldRows(all, modelHref, budget);
+  if (!fold) return { table, fold: null };
+  const kept = new Set(rows);
+  const routes = routesOf(all);
   const groups: RankingGroup[] = [];
   for (const g of table.groups) {
-    const rows = g.rows.filter((r) => {
-      if (!shown.has(r.modelKey)) return false;
-      const n = taken.get(r.modelKey) ?? 0;
-      taken.set(r.modelKey, n + 1);
-      return n < cap;
-    });
-    if (rows.length === 0) continue;
-    const all = routes.get(g.modelKey) ?? rows.length;
+    const shown = g.rows.filter((r) => kept.has(r));
+    if (shown.length === 0) continue;
+    const of = routes.get(g.modelKey) ?? shown.length;
     // A model with routes folded away says so in its header, whichever stretch of it this is.
     const header =
-      all > cap
+      of > fold.perModel
         ? {
             href: modelHref(g.modelKey),
-            note: `its best ${cap === 1 ? "route" : `${cap} routes`} of ${all}; every route on the model's page`,
+            note: `its best ${fold.perModel === 1 ? "route" : `${fold.perModel} routes`} of ${of}; every route on the model's page`,
           }
         : g.header;
-    groups.push({ ...g, header, rows });
+    groups.push({ ...g, header, rows: shown });
   }
-  const models = [...routes]
-    .filter(([key]) => !shown.has(key))
-    .map(([modelKey, n]) => ({ modelKey, href: modelHref(modelKey), routes: n }));
-  const shownRows = groups.reduce((n, g) => n + g.rows.length, 0);
-  return {
-    table: { ...table, groups },
-    fold: { perModel: cap, routes: total - shownRows, models },
-  };
+  return { table: { ...table, groups }, fold };
 }
