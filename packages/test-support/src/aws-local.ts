@@ -11,13 +11,13 @@ import { join } from "node:path";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { S3Client } from "@aws-sdk/client-s3";
 import { tableDefinition } from "@kneeboard/core/aws";
-import { createTable, type DynaliteHandle, startDynalite } from "./dynalite.ts";
-import { type FauxqsHandle, interceptLocalhostDns, startFauxqs } from "./fauxqs.ts";
+import { createTable, type DynaliteHandle, dynamoClientConfig, startDynalite } from "./dynalite.ts";
+import { type FauxqsHandle, fauxqsClientConfig, interceptLocalhostDns, startFauxqs } from "./fauxqs.ts";
 import { type S3rverHandle, s3ClientConfig, startS3rver } from "./s3rver.ts";
 
 export const REGION = "us-east-1";
-/** The one key pair s3rver accepts; dynalite and fauxqs take any. */
-export const CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
+/** The one key pair s3rver accepts (the functions' clients, from the environment, reach it too); dynalite and fauxqs take any. */
+const CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
 
 /** Variables that would aim the functions at a real account, a real webhook or a real CDN: cleared for the test. */
 const CLEARED = ["AWS_PROFILE", "AWS_SESSION_TOKEN", "KNEEBOARD_WEBHOOK_URL", "KNEEBOARD_DISTRIBUTION_ID"];
@@ -29,7 +29,7 @@ export interface AwsLocal {
   /** An S3 client on s3rver. */
   s3: S3Client;
   /** Endpoint, region and credentials for an SQS or SNS client on fauxqs. */
-  fauxqsClient: { endpoint: string; region: string; credentials: typeof CREDENTIALS };
+  fauxqsClient: ReturnType<typeof fauxqsClientConfig>;
   /** The private `TMPDIR` the functions build under; removed on close. */
   tmp: string;
   /** Sets environment variables for the test; `close` restores them. */
@@ -54,7 +54,7 @@ export async function startAwsLocal(options: {
 }): Promise<AwsLocal> {
   const [dynamo, s3rver, fauxqs] = await Promise.all([startDynalite(), startS3rver(), startFauxqs()]);
   const stop = () => Promise.allSettled([dynamo.close(), s3rver.close(), fauxqs.close()]);
-  const tableClient = new DynamoDBClient({ endpoint: dynamo.endpoint, region: REGION, credentials: CREDENTIALS });
+  const tableClient = new DynamoDBClient(dynamoClientConfig(dynamo.endpoint));
   try {
     await createTable(tableClient, tableDefinition(options.table).createTableInput);
     await s3rver.createBucket(options.results);
@@ -104,7 +104,7 @@ export async function startAwsLocal(options: {
     s3rver,
     fauxqs,
     s3,
-    fauxqsClient: { endpoint: fauxqs.endpoint, region: REGION, credentials: CREDENTIALS },
+    fauxqsClient: fauxqsClientConfig(fauxqs.endpoint),
     tmp: privateTmp,
     setEnv,
     async close() {
