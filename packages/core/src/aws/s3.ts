@@ -18,7 +18,8 @@ export interface S3StoreOptions {
   prefix?: string;
 }
 
-function isNotFound(error: unknown): boolean {
+/** Whether an S3 call failed because the key (or bucket) is not there. */
+export function isNotFound(error: unknown): boolean {
   const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
   return e.name === "NoSuchKey" || e.name === "NotFound" || e.$metadata?.httpStatusCode === 404;
 }

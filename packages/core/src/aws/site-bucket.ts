@@ -13,17 +13,12 @@ import {
 import { StoreError } from "../errors/index.ts";
 import type { RunDocument } from "../run/index.ts";
 import { type PendingRuns, parsePending, pendingKey, type SiteBucket } from "../scheduled/ports.ts";
-import { deleteObjects } from "./s3.ts";
+import { deleteObjects, isNotFound } from "./s3.ts";
 
 export interface S3BucketOptions {
   bucketName: string;
   /** Defaults to a client from the environment (region, credentials, `AWS_ENDPOINT_URL_S3`). */
   client?: S3Client;
-}
-
-function isNotFound(error: unknown): boolean {
-  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
-  return e.name === "NoSuchKey" || e.name === "NotFound" || e.$metadata?.httpStatusCode === 404;
 }
 
 /** The bucket a static site is served from: list by prefix, put bytes with a content type, delete. */
