@@ -153,4 +153,18 @@ describe("a budget that cannot pay for the TTFT bound", () => {
       checkSearchBudget(setup({ concurrency: { search: { from: 1, to: 8, resolution: 0.1 } } }).workload),
     ).toBeNull();
   });
+
+  it("names one capacity, a few, or a long list by its count and ends", () => {
+    const capacities = (w: Record<string, unknown>) =>
+      /probe for (.*?): at /.exec(checkSearchBudget(setup(w).workload) ?? "")?.[1];
+    expect(capacities({ requestsPerLevel: 32, concurrency: { search: { from: 1, to: 128, resolution: 0.1 } } })).toBe(
+      "a capacity of 12",
+    );
+    expect(capacities(workload)).toBe("a capacity of 5 or 6");
+    // An open loop's rates: a grid finer than whole users, many capacities short of the bound.
+    const rates = { search: { from: 2, to: 64, resolution: 0.1, maxRequests: 200 } };
+    expect(capacities({ arrival: { mode: "poisson", seed: 1, ratesPerSecond: rates } })).toBe(
+      "16 capacities between 2.23 and 23.9",
+    );
+  });
 });

@@ -632,12 +632,12 @@ export function checkSearchBudget(workload: Workload): string | null {
   const capacities = short.map((s) => figure(s.capacity));
   const at =
     capacities.length === 1
-      ? `${capacities[0]}`
+      ? `a capacity of ${capacities[0]}`
       : capacities.length <= 6
-        ? `${capacities.slice(0, -1).join(", ")} or ${capacities.at(-1)}`
+        ? `a capacity of ${capacities.slice(0, -1).join(", ")} or ${capacities.at(-1)}`
         : `${capacities.length} capacities between ${capacities[0]} and ${capacities.at(-1)}`;
   const budget = `the search's budget of ${plan.budget} requests (maxRequests${searched.settings.maxRequests === undefined ? `, by default the doubling ladder's over ${plan.bounds.from}..${plan.bounds.to}` : ""})`;
-  return `${budget} cannot pay for the TTFT p95 bound at the capacity's probe for ${capacities.length <= 6 ? `a capacity of ${at}` : at}: at ${figure(worst.capacity)} the search spends at least ${worst.spend} requests, warm-ups included, before that probe has bounded TTFT p95 under the limit of ${workload.slo.maxTtftMs} ms (${worst.withoutBound} deciding it on speed alone), so that probe would end undecided on what is left of the budget, and capacity with it; raise maxRequests to at least ${enough}, or set slo.maxTtftMs to null to judge speed alone`;
+  return `${budget} cannot pay for the TTFT p95 bound at the capacity's probe for ${at}: at ${figure(worst.capacity)} the search spends at least ${worst.spend} requests, warm-ups included, before that probe has bounded TTFT p95 under the limit of ${workload.slo.maxTtftMs} ms (${worst.withoutBound} deciding it on speed alone), so that probe would end undecided on what is left of the budget, and capacity with it; raise maxRequests to at least ${enough}, or set slo.maxTtftMs to null to judge speed alone`;
 }
 
 /** Where a search's settings sit in the config, by its axis. */
