@@ -142,9 +142,8 @@ async function writeSiteIndex(
     const id = (target.views[0] as TargetView).id;
     const built = !only || only.has(id);
     const known = built ? undefined : (options.only?.runBytes[id] ?? 0);
-    const modelFiles = !models || target.views.some((v) => models.has(targetModelKey(v)));
     const [stagedDone, drawnDone] = await Promise.allSettled([
-      stager.addTarget(target, { knownBytes: known, modelFiles }),
+      stager.addTarget(target, { knownBytes: known, modelFiles: models }),
       built ? writeSeriesDetails(target.views, seriesDir) : Promise.resolve(),
     ]);
     // Both settle before either's failure is thrown, so nothing is still writing into work when it is removed.
