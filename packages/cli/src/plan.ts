@@ -8,6 +8,7 @@ import {
   CLIENT_CHUNKS_PER_SECOND_PER_THREAD,
   CLIENT_PLANNED_CORE_SHARE,
   checkRequestsPerLevel,
+  checkSearchBudget,
   checkSearchCap,
   checkSweeps,
   costAtScale,
@@ -88,6 +89,7 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
   const share = plan.clientCoreShare;
   const perLevel = checkRequestsPerLevel(w);
   const cap = checkSearchCap(w);
+  const budget = checkSearchBudget(w);
   const lacks = missingNumbersWarning(w);
   return [
     `target ${plan.targetId} [${plan.scenario}]: ${plan.label} (model ${plan.model}, gateway ${plan.gateway})`,
@@ -99,6 +101,7 @@ function targetText(plan: TargetPlan, env: Record<string, string | undefined>): 
     ...words.after(plan.levels, w, plan.expectedRequestSeconds),
     ...(perLevel.message === null ? [] : [`  warning: ${perLevel.message}`]),
     ...(cap === null ? [] : [`  warning: ${cap.message}`]),
+    ...(budget === null ? [] : [`  warning: ${budget}`]),
     ...(lacks === null ? [] : [`  warning: ${lacks}`]),
     ...searchText(plan),
     `  total: ${requests} + ${plan.totalWarmupRequests} warm-up`,

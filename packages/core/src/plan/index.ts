@@ -30,9 +30,10 @@ import {
   planLevels as planKindLevels,
   userLevels,
 } from "../kinds/index.ts";
+import { MAX_FAILURE_RATE, MIN_OPEN_LOOP_REQUESTS } from "../metrics/index.ts";
 import { SAME_MODEL_MIN_SAMPLES } from "../same-model/index.ts";
 import { CANARY_PROMPTS } from "../same-model/prompts.ts";
-import { doublingLadder, searchLevelBound, searchPlan } from "../search/bounds.ts";
+import { doublingLadder, searchLevelBound, searchPlan, ttftBoundSpends } from "../search/bounds.ts";
 import { groupSize, minimumRequests, rampOf, ttftBoundLook } from "../search/decide.ts";
 import { TOOL_SUITE, type ToolSuite } from "../tool-calls/suite.ts";
 import type { Traces } from "../trace/index.ts";
@@ -586,6 +587,59 @@ export function checkSearchCap(workload: Workload): { problem: boolean; message:
   };
 }
 
+/**
+ * Whether a search's budget (`maxRequests`, default the doubling ladder's spend over its range) pays
+ * for the TTFT p95 bound at its capacity's probe under the workload's TTFT limit: the least the search
+ * spends before that probe has bounded TTFT (`ttftBoundSpends`: its state machine on the cheapest
+ * monotone route of each capacity, each level at its first look, the probe at its ramp and the TTFTs
+ * whose largest bounds p95). Where the budget pays for the same path decided on speed alone but not
+ * with the bound, the TTFT limit is what the budget cannot pay: the capacity's probe would end
+ * undecided on what is left, and capacity with it. A warning naming what to raise; null for a ladder,
+ * no TTFT limit, or a budget that pays.
+ */
+export function checkSearchBudget(workload: Workload): string | null {
+  const searched = levelSearch(workload);
+  if (!searched || workload.slo.maxTtftMs === null) return null;
+  const plan = searchPlan(workload, searched);
+  const users = (load: number) => (plan.bounds.whole ? load : null);
+  const warm = workload.warmupRequests;
+  // The least a judged level draws (its ramp and two groups; an open loop's 20 it is valid with), within the cap.
+  const speed = (load: number) =>
+    Math.min(plan.cap, Math.max(minimumRequests(users(load)), users(load) === null ? MIN_OPEN_LOOP_REQUESTS : 0));
+  const ttft = (load: number) =>
+    Math.min(
+      plan.cap,
+      Math.max(speed(load), ttftBoundLook(plan.confidence, groupSize(users(load)), rampOf(users(load)))),
+    );
+  // A closed loop's look is reached with the other N - 1 users' requests in flight: they end, and are sent.
+  const decided = (load: number, look: number) => warm + Math.min(plan.cap, look + (users(load) ?? 1) - 1);
+  const spends = ttftBoundSpends(plan.bounds, {
+    meets: (load, bound) => decided(load, bound ? ttft(load) : speed(load)),
+    misses: (load) => decided(load, speed(load)),
+    notJudged: (load) => warm + Math.min(plan.cap, Math.max(2 * (users(load) ?? 0), Math.ceil(1 / MAX_FAILURE_RATE))),
+  });
+  const shortAt = (budget: number) => spends.filter((s) => s.withoutBound <= budget && s.spend > budget);
+  const short = shortAt(plan.budget);
+  if (short.length === 0) return null;
+  // What to raise it to: the least budget at which no capacity it pays a speed decision for lacks the bound
+  // (a larger budget reaches capacities its old one could not pay a speed decision for either).
+  const enough = [...new Set(spends.map((s) => s.spend))]
+    .filter((b) => b > plan.budget)
+    .sort((a, b) => a - b)
+    .find((b) => shortAt(b).length === 0);
+  const figure = (x: number) => Number(x.toPrecision(3));
+  const worst = short.reduce((a, b) => (b.spend > a.spend ? b : a));
+  const capacities = short.map((s) => figure(s.capacity));
+  const at =
+    capacities.length === 1
+      ? `${capacities[0]}`
+      : capacities.length <= 6
+        ? `${capacities.slice(0, -1).join(", ")} or ${capacities.at(-1)}`
+        : `${capacities.length} capacities between ${capacities[0]} and ${capacities.at(-1)}`;
+  const budget = `the search's budget of ${plan.budget} requests (maxRequests${searched.settings.maxRequests === undefined ? `, by default the doubling ladder's over ${plan.bounds.from}..${plan.bounds.to}` : ""})`;
+  return `${budget} cannot pay for the TTFT p95 bound at the capacity's probe for ${capacities.length <= 6 ? `a capacity of ${at}` : at}: at ${figure(worst.capacity)} the search spends at least ${worst.spend} requests, warm-ups included, before that probe has bounded TTFT p95 under the limit of ${workload.slo.maxTtftMs} ms (${worst.withoutBound} deciding it on speed alone), so that probe would end undecided on what is left of the budget, and capacity with it; raise maxRequests to at least ${enough}, or set slo.maxTtftMs to null to judge speed alone`;
+}
+
 /** Where a search's settings sit in the config, by its axis. */
 const SEARCH_PATHS = { concurrency: "concurrency", rate: "arrival.ratesPerSecond" } as const;
 
@@ -614,6 +668,11 @@ export function checkSweeps(config: Pick<Config, "workload" | "scenarios">, targ
         const path = `workload.${axis}.search.maxRequestsPerLevel (target ${target.id}, scenario ${scenario})`;
         if (cap.problem) problems.push({ path, message: cap.message });
         else warnings.push(`${path}: ${cap.message}`);
+      }
+      const budget = checkSearchBudget(workload);
+      if (budget) {
+        const axis = SEARCH_PATHS[levelSearch(workload)?.axis ?? "concurrency"];
+        warnings.push(`workload.${axis}.search.maxRequests (target ${target.id}, scenario ${scenario}): ${budget}`);
       }
       const lacks = missingNumbersWarning(workload);
       if (lacks !== null) warnings.push(`workload.concurrency (target ${target.id}, scenario ${scenario}): ${lacks}`);

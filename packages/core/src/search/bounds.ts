@@ -76,6 +76,78 @@ function worstPath(bounds: SearchBounds): number {
   return most;
 }
 
+/** The least one probed level draws, warm-up included, by what it must show at `load`. */
+export interface LevelCosts {
+  /** A `meets`: on per-stream speed alone at its first look, or (`boundsTtft`) with TTFT p95 bounded too. */
+  meets(load: number, boundsTtft: boolean): number;
+  misses(load: number): number;
+  /** A load above a miss, run for the knee's aggregate only. */
+  notJudged(load: number): number;
+}
+
+/**
+ * For each capacity of a grid over `from`..`to`, the least a search under a TTFT limit spends before
+ * its capacity's probe has bounded TTFT p95: its state machine (`LoadSearch`, with the TTFT limit) run
+ * against routes of that capacity (meets up to it, misses above, the SLO and aggregate monotone in
+ * load), each level at the least it draws (`costs`), the knee where that is cheapest. `spend`
+ * includes the capacity's probe that bounds TTFT (the largest probed load that meets: a bisection's
+ * load, or `to`); `withoutBound` is the same path with that probe deciding on speed alone. A capacity
+ * whose probe the machine never bounds TTFT at (a doubling step that met on speed alone, the loads
+ * above it missing) is left out: no budget pays for it.
+ */
+export function ttftBoundSpends(
+  bounds: SearchBounds,
+  costs: LevelCosts,
+): { capacity: number; spend: number; withoutBound: number }[] {
+  const grid = loadGrid(bounds);
+  const out: { capacity: number; spend: number; withoutBound: number }[] = [];
+  for (const capacity of grid) {
+    let least: { spend: number; withoutBound: number } | null = null;
+    // The knee only decides where the doubling stops (the capacity's probe comes before the knee's
+    // bisection): a knee at each doubling step covers every stop, the lowest the cheapest.
+    for (const knee of doublingLadder(bounds)) {
+      const path = spendUntilTtftBound(bounds, capacity, knee, costs);
+      if (path && (!least || path.spend < least.spend)) least = path;
+    }
+    if (least) out.push({ capacity, ...least });
+  }
+  return out;
+}
+
+/**
+ * What the state machine spends against one monotone route until its capacity's probe (the largest
+ * probed load that meets: the search's answer) has bounded TTFT; null when that probe never does.
+ */
+function spendUntilTtftBound(
+  bounds: SearchBounds,
+  capacity: number,
+  knee: number,
+  costs: LevelCosts,
+): { spend: number; withoutBound: number } | null {
+  const search = new LoadSearch(bounds, true);
+  const probes: { load: number; before: number; after: number; bounded: boolean }[] = [];
+  let spent = 0;
+  for (let load = search.next(), levels = 0; load !== null && levels < 1000; load = search.next(), levels++) {
+    const judged = search.judges(load);
+    const meets = judged && load <= capacity;
+    const bounded = meets && search.boundsTtft(load);
+    const before = spent;
+    spent += !judged ? costs.notJudged(load) : meets ? costs.meets(load, bounded) : costs.misses(load);
+    if (meets) probes.push({ load, before, after: spent, bounded });
+    search.record({
+      load,
+      decision: !judged ? "not_judged" : meets ? "meets" : "misses",
+      valid: true,
+      aggregate: Math.min(load, knee),
+      ttftP50Ms: 1,
+      ttftMet: bounded,
+    });
+  }
+  const probe = probes.reduce<(typeof probes)[number] | null>((a, b) => (a && a.load > b.load ? a : b), null);
+  if (!probe?.bounded) return null;
+  return { spend: probe.after, withoutBound: probe.before + costs.meets(probe.load, false) };
+}
+
 /** What a monotone route answers at `load`: meets up to `capacity`, `above` just past it, misses beyond; aggregate rising to `knee`, flat above. */
 function route(
   load: number,

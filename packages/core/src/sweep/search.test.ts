@@ -89,6 +89,7 @@ function setup(
   concurrency: unknown,
   failEvery: Parameters<typeof kneeEndpoint>[1] = 0,
   slo: object = { minOutputTokensPerSecond: 24 },
+  more: Record<string, unknown> = {},
 ) {
   const config = parseConfig(
     JSON.stringify({
@@ -102,6 +103,7 @@ function setup(
         maxTokens: TOKENS,
         slo,
         canary: false,
+        ...more,
       },
     }),
   );
@@ -298,6 +300,27 @@ describe("a searched sweep", () => {
         expect(l.requests.sent).toBeLessThanOrEqual(look + 2 * loadPosition(l.load));
     }
     expect(two.summary.search?.requests).toBe(threaded.endpoint.sent);
+  }, 300_000);
+
+  it("an open loop's probed rates on 2 client threads: every send once whichever thread sent it, decided on the merged sends, spent as the endpoint counts", async () => {
+    // The route at a rate: 16 slots, so the per-stream SLO fails once the rate holds enough in flight.
+    const arrival = { mode: "poisson", seed: 3, ratesPerSecond: { search: { from: 1, to: 32, resolution: 0.1 } } };
+    const threaded = setup(undefined, 0, { minOutputTokensPerSecond: 24, maxTtftMs: null }, { arrival });
+    const doc = await threaded.run(threaded.threads(2));
+    const search = doc.summary.search;
+    expect(search?.axis).toBe("rate");
+    expect(search?.requests).toBe(threaded.endpoint.sent);
+    for (const l of doc.levels) {
+      expect(l.client.threads).toBe(2);
+      expect(doc.samples.filter((s) => s.level === l.level).map((s) => s.index)).toEqual(
+        Array.from({ length: l.requests.sent }, (_, i) => i),
+      );
+    }
+    // It decided: met low, missed high, and named a bracket.
+    const decisions = doc.levels.map((l) => l.probe?.decision);
+    expect(decisions[0]).toBe("meets");
+    expect(decisions).toContain("misses");
+    expect(["found", "undecided"]).toContain(search?.capacity.status);
   }, 300_000);
 
   it("on 2 client threads, a level not judged draws on past its failures as on one: its threads wait for the grown count", async () => {
