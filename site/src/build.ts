@@ -24,7 +24,6 @@ import { crossSeriesCharts, prefillChart, targetCharts } from "./build/charts.ts
 import { DownloadStager, moveInto } from "./build/stage.ts";
 import { codeVersion } from "./build/version.ts";
 import { methodologyHtml } from "./lib/methodology.ts";
-import { targetModelKey } from "./lib/models.ts";
 import { recentView } from "./lib/recent-view.ts";
 import { readAlerts, scenarioOrder, type TargetView, targetsData } from "./lib/site-data.ts";
 import { type SeriesDetail, type SiteIndex, seriesDetailFile } from "./lib/site-index.ts";
