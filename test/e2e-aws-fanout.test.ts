@@ -4,7 +4,9 @@
  * the publish that decides on it sends 3 page batches to the queue; the batches build and stage their
  * pages, one fails and the queue redelivers it; the last builds the shared pages and swaps the new site
  * in. The old site stays as it was until the swap, and the site after it is, file for file, the site a
- * single invocation builds from the same store at the same time.
+ * single invocation builds from the same store at the same time: each page rendered once (a batch its
+ * target's and model's pages, the swap the shared ones, as each invocation reports), and nothing of the
+ * rebuild left behind (staging, manifests, ledger item).
  */
 import { createHash } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -20,7 +22,7 @@ import {
   ReceiveMessageCommand,
   SQSClient,
 } from "@aws-sdk/client-sqs";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { DynamoDBDocumentClient, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { DynamoRunIndex, S3SiteBucket, S3Store } from "@kneeboard/core/aws";
 import { saveRun } from "@kneeboard/core/run-index";
 import { builtFiles, REBUILD_STAGING_PREFIX } from "@kneeboard/core/scheduled";
@@ -222,14 +224,20 @@ describe("a full rebuild fanned out over the publish queue", () => {
     // them out): the batches meet only in the table's ledger. Bounded.
     const seen = new Map<string, number>();
     const invocations: { pageBatches: number; swapped: boolean }[] = [];
+    const rendered: { target: string; pages: number; swapped: boolean }[] = [];
     let now = "";
+    let generation = "";
     for (let round = 0; round < 30 && !invocations.some((i) => i.swapped); round++)
       for (const m of await receive()) {
         seen.set(m.MessageId as string, Number(m.Attributes?.ApproximateReceiveCount ?? 0));
-        now = (JSON.parse(m.Body as string) as { rebuild: { now: string } }).rebuild.now;
+        const { rebuild } = JSON.parse(m.Body as string) as {
+          rebuild: { now: string; generation: string; targets: string[] };
+        };
+        ({ now, generation } = rebuild);
         const summary = await deliver([m]);
         expect(summary.batchItemFailures).toEqual([]);
         invocations.push({ pageBatches: summary.pageBatches, swapped: summary.swapped });
+        rendered.push({ target: rebuild.targets.join(), pages: summary.pagesBuilt, swapped: summary.swapped });
         // Until the last batch swaps in, the live site is the old one, byte for byte.
         if (!summary.swapped) await expectOldSiteServed(old);
       }
@@ -256,6 +264,23 @@ describe("a full rebuild fanned out over the publish queue", () => {
     expect(differing).toEqual([]);
     // And it is a new site: the runs stored after the old one are on it.
     expect(Object.keys(live).filter((k) => live[k] !== old[k]).length).toBeGreaterThan(0);
+
+    // Each page was rendered once over the whole rebuild: a batch its target's and its model's pages
+    // alone, the swapping invocation the pages every target shares besides. None rendered and thrown away.
+    const pages = Object.keys(single).filter((k) => k.endsWith(".html"));
+    const own = (id: string) => pages.filter((k) => k.startsWith(`targets/${id}/`) || k.startsWith(`models/${id}/`));
+    const shared = pages.filter((k) => !TARGETS.some((id) => own(id).includes(k)));
+    expect(shared.length).toBeGreaterThan(10);
+    expect(rendered).toEqual(
+      rendered.map((r) => ({ ...r, pages: own(r.target).length + (r.swapped ? shared.length : 0) })),
+    );
+    expect(rendered.reduce((n, r) => n + r.pages, 0)).toBe(pages.length);
+
+    // Nothing of the rebuild is left: no staged page, no batch's manifest, no ledger record.
+    expect(await store.list("publish/rebuild/")).toEqual([]);
+    const items = await DynamoDBDocumentClient.from(new DynamoDBClient({})).send(new ScanCommand({ TableName: TABLE }));
+    expect((items.Items ?? []).filter((i) => String(i.pk).startsWith("rebuild#"))).toEqual([]);
+    expect(Object.keys(live).some((k) => k.includes(generation))).toBe(false);
   }, 600_000);
 
   it("made only AWS calls that publish's grants in sst.config.ts allow (the swap's copies, the ledger, its own queue)", async () => {

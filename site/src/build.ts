@@ -9,7 +9,7 @@
  * inside Lambda (`/tmp`).
  */
 import { once } from "node:events";
-import { createWriteStream } from "node:fs";
+import { createWriteStream, existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -27,6 +27,9 @@ import { methodologyHtml } from "./lib/methodology.ts";
 import { recentView } from "./lib/recent-view.ts";
 import { readAlerts, scenarioOrder, type TargetView, targetsData } from "./lib/site-data.ts";
 import { type SeriesDetail, type SiteIndex, seriesDetailFile } from "./lib/site-index.ts";
+
+/** Where the build stages run documents, as the site serves them (`/data/runs/...`). */
+const RUN_DOCUMENTS_DIR = join("data", "runs");
 
 const SITE_ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** Where the site is built by default: `dist` of the site package, whatever the working directory. */
@@ -50,9 +53,17 @@ export interface BuildSiteOptions {
    * An incremental build, after runs of these targets only: their pages and their models' pages, with
    * every page that lists targets (rankings, compare, data, alerts, filters), `index.json` and the
    * CSVs; the other targets' run documents are not staged (the site has them), their sizes taken from
-   * `runBytes` (what an earlier build returned). Absent: every page.
+   * `runBytes` (what an earlier build returned); with `shared: false`, only the targets' and their
+   * models' pages and run documents (a page batch of a fanned-out rebuild, whose finishing step builds
+   * the shared pages once); with `everyModel`, every model's `index.json` and `runs.csv` (that finishing
+   * step's, as its batches write none). Absent: every page.
    */
-  only?: { targetIds: readonly string[]; runBytes: Readonly<Record<string, number>> };
+  only?: {
+    targetIds: readonly string[];
+    runBytes: Readonly<Record<string, number>>;
+    shared?: boolean;
+    everyModel?: boolean;
+  };
   /** Where the subscribe form posts (the deployed subscribe function URL); the form is disabled without it. */
   subscribeUrl?: string;
   warn?: (message: string) => void;
@@ -64,6 +75,8 @@ export interface BuildSiteResult {
   runDocuments: number;
   /** Each target's run documents' total size in bytes (what a later incremental build is given). */
   runBytes: Record<string, number>;
+  /** HTML pages rendered. */
+  pages: number;
   warnings: string[];
 }
 
@@ -90,14 +103,21 @@ export async function buildSite(options: BuildSiteOptions): Promise<BuildSiteRes
     const prepared = await writeSiteIndex(options, siteRoot, work, warn);
     const outDir = resolve(options.outDir);
     await rm(outDir, { recursive: true, force: true });
-    await runAstro({ siteRoot, work, payloadFile: prepared.payloadFile, outDir });
-    for (const entry of await readdir(prepared.staged))
-      await moveInto(join(prepared.staged, entry), join(outDir, entry));
+    const shared = options.only?.shared ?? true;
+    await runAstro({ siteRoot, work, payloadFile: prepared.payloadFile, outDir, pages: shared ? "all" : "targets" });
+    const pages = (await readdir(outDir, { recursive: true })).filter((p) => p.endsWith(".html")).length;
+    if (shared)
+      for (const entry of await readdir(prepared.staged))
+        await moveInto(join(prepared.staged, entry), join(outDir, entry));
+    // Without the shared pages, the downloads that list every target are left out too: only run documents.
+    else if (existsSync(join(prepared.staged, RUN_DOCUMENTS_DIR)))
+      await moveInto(join(prepared.staged, RUN_DOCUMENTS_DIR), join(outDir, RUN_DOCUMENTS_DIR));
     return {
       outDir,
       targets: prepared.targets,
       runDocuments: prepared.runDocuments,
       runBytes: prepared.runBytes,
+      pages,
       warnings,
     };
   } finally {
@@ -115,7 +135,7 @@ async function writeSiteIndex(
   siteRoot: string,
   work: string,
   warn: (m: string) => void,
-): Promise<{ payloadFile: string; staged: string } & Omit<BuildSiteResult, "outDir" | "warnings">> {
+): Promise<{ payloadFile: string; staged: string } & Omit<BuildSiteResult, "outDir" | "warnings" | "pages">> {
   const generatedAt = options.now ?? new Date().toISOString();
   const staged = join(work, "public");
   const seriesDir = join(work, "series");
@@ -128,10 +148,14 @@ async function writeSiteIndex(
   // An incremental build draws the pages of its targets' models too (every scenario's), and writes
   // those models' downloads: their targets are read whole, every other target from its summaries.
   const models = only ? await modelsOf(options.index, only) : null;
-  const inBuiltModel = (summaries: SeriesSummary[]) =>
-    summaries.some((s) => models?.has(modelKeyOf(s.entries.at(-1) as RunIndexEntry)));
+  // The models whose downloads are written: a fan-out's finishing step writes every model's.
+  const fileModels = options.only?.everyModel ? null : models;
+  const inFileModel = (summaries: SeriesSummary[]) =>
+    summaries.some((s) => fileModels?.has(modelKeyOf(s.entries.at(-1) as RunIndexEntry)));
   const needsEntries =
-    only && ((summaries: SeriesSummary[]) => only.has(summaries[0]?.targetId ?? "") || inBuiltModel(summaries));
+    only &&
+    fileModels &&
+    ((summaries: SeriesSummary[]) => only.has(summaries[0]?.targetId ?? "") || inFileModel(summaries));
   for await (const target of targetsData({
     ...options,
     now: generatedAt,
@@ -142,7 +166,7 @@ async function writeSiteIndex(
     const built = !only || only.has(id);
     const known = built ? undefined : (options.only?.runBytes[id] ?? 0);
     const [stagedDone, drawnDone] = await Promise.allSettled([
-      stager.addTarget(target, { knownBytes: known, modelFiles: models }),
+      stager.addTarget(target, { knownBytes: known, modelFiles: fileModels }),
       built ? writeSeriesDetails(target.views, seriesDir) : Promise.resolve(),
     ]);
     // Both settle before either's failure is thrown, so nothing is still writing into work when it is removed.
@@ -155,7 +179,8 @@ async function writeSiteIndex(
   }
   const scenarios = scenarioOrder([...firstRuns].map(([scenario, startedAt]) => ({ scenario, startedAt })));
   const alerts = await readAlerts(options.store, warn);
-  const staging = await stager.finish({ generatedAt, scenarios, series });
+  const shared = options.only?.shared ?? true;
+  const staging = shared ? await stager.finish({ generatedAt, scenarios, series }) : stager.totals();
   // The views a line each, written one at a time: no one string of them all.
   const seriesFile = join(work, "series.ndjson");
   const lines = createWriteStream(seriesFile);
@@ -171,7 +196,7 @@ async function writeSiteIndex(
     only: only && { targetIds: [...only], modelKeys: [...(models ?? [])] },
     charts: {},
     prefill: {},
-    ...(await crossSeriesCharts({ series, scenarios }, models)),
+    ...(await crossSeriesCharts({ series, scenarios }, models, shared)),
     alerts,
     downloads: staging.downloads,
     modelKeys: staging.modelKeys,

@@ -4,7 +4,7 @@
  * model's best routes with every route one click away, filters by provider and gateway are plain
  * links to pages holding only those routes, and the folded pages read on a phone and a laptop.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { saveRun } from "@kneeboard/core/run-index";
@@ -125,9 +125,125 @@ describe("a leaderboard of more routes than its row budget", () => {
       expect(existsSync(join(outDir, m[1] as string, "index.html")), m[1]).toBe(true);
   });
 
+  it("folds the leaderboard at one concurrency the same way, each model's best routes, the rest on its page", () => {
+    const html = page("at/4");
+    const rows = [...html.matchAll(/<tr data-target="([^"]+)"/g)].map((m) => m[1] as string);
+    expect(rows.length).toBeLessThanOrEqual(ROW_BUDGET);
+    const byModel = new Map<string, number>();
+    for (const id of rows) byModel.set(modelOf(id), (byModel.get(modelOf(id)) ?? 0) + 1);
+    expect([byModel.size, Math.max(...byModel.values())]).toEqual([MODELS, 3]);
+    expect(html).toContain(`${ROUTES - rows.length} more routes rank below`);
+    expect(html).toContain(`${ROUTES} LLM endpoints at 4 users at once`);
+  });
+
+  it("compares the routes `/` shows, links each model's page for the rest, and keeps every page under 500 KB", () => {
+    const compare = page("compare");
+    const compared = [...compare.matchAll(/<tr data-target="([^"]+)"><td class="text" data-v=/g)].map((m) => m[1]);
+    const picks = [...compare.matchAll(/<input type="checkbox" name="target" value="([^"]+)"/g)].map((m) => m[1]);
+    const shown = rowIds(page("")).sort();
+    expect([...compared].sort()).toEqual(shown);
+    expect([...picks].sort()).toEqual(shown);
+    // The overlay specs hold the compared targets' rows only.
+    const specs = JSON.parse(
+      /<script type="application\/json" id="compare-specs">(.*?)<\/script>/s.exec(compare)?.[1] ?? "{}",
+    );
+    const drawn = new Set(
+      Object.values(specs).flatMap((s) =>
+        (s as { data: { values: { targetId: string }[] } }).data.values.map((r) => r.targetId),
+      ),
+    );
+    expect([...drawn].sort()).toEqual(shown);
+    // Every model has routes left out (3 of 8 compared): each one's page is linked in the note.
+    const note = /<p class="note folded" id="compare-folded">(.*?)<\/p>/s.exec(compare)?.[1] ?? "";
+    expect(note).toContain(`compares ${shown.length} of the scenario's ${ROUTES} targets: each model's best 3 routes`);
+    for (let m = 0; m < MODELS; m++) expect(note).toContain(`href="../models/model-${m}/"`);
+    expect(page("s/chat/compare")).toContain('id="compare-folded"');
+    const sizes = (readdirSync(outDir, { recursive: true }) as string[])
+      .filter((n) => n.endsWith(".html"))
+      .map((n) => ({ n, bytes: statSync(join(outDir, n)).size }))
+      .sort((a, b) => b.bytes - a.bytes);
+    console.log(
+      `largest pages: ${sizes
+        .slice(0, 3)
+        .map((s) => `${s.n} ${(s.bytes / 1024).toFixed(0)} KB`)
+        .join(", ")}`,
+    );
+    expect(sizes[0]?.bytes).toBeLessThan(500 * 1024);
+  });
+
+  it("filters `/`'s rows in place as the reader types, and restores them when the field is cleared", async () => {
+    const tab = await browser.newPage();
+    try {
+      await tab.goto(server.url);
+      const all = rowIds(page(""));
+      const visible = () =>
+        tab.locator("tr[data-target]:visible").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-target")));
+      expect(await visible()).toHaveLength(all.length);
+      const headingsBefore = await tab.locator("tr.group:visible").count();
+      expect(headingsBefore).toBeGreaterThanOrEqual(MODELS);
+      const field = tab.getByLabel("Filter these rows by model, provider or gateway");
+      // Typed a key at a time, as a reader does: provider-3's rows only (provider-3 is not provider-30).
+      await field.pressSequentially("provider-3");
+      const ofProvider = all.filter((id) => providerOf(id) === "provider-3");
+      expect(ofProvider.length).toBeGreaterThan(0);
+      expect((await visible()).sort()).toEqual([...ofProvider].sort());
+      // A model's heading stays over each stretch of its rows with a row shown, and goes with the others.
+      const headings = await tab.locator("tbody:has(tr.group)").evaluateAll((bodies) =>
+        bodies.map((b) => ({
+          heading: (b.querySelector("tr.group") as HTMLElement).offsetParent !== null,
+          rows: Array.from(b.querySelectorAll("tr[data-target]")).some((r) => (r as HTMLElement).offsetParent !== null),
+        })),
+      );
+      expect(headings.filter((h) => h.heading !== h.rows)).toEqual([]);
+      const groups = await tab
+        .locator("tr.group:visible")
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-model")));
+      expect([...new Set(groups)].sort()).toEqual([...new Set(ofProvider.map(modelOf))].sort());
+      expect(await tab.locator("#row-filter-status").textContent()).toContain(
+        `${ofProvider.length} of ${all.length} rows on this page match`,
+      );
+      expect(await tab.locator("#row-filter-status a").getAttribute("href")).toBe("s/chat/by/provider/provider-3/");
+      // A model's name keeps its rows; a gateway's, the routes through it.
+      await field.fill("model-5");
+      expect((await visible()).sort()).toEqual(all.filter((id) => modelOf(id) === "model-5").sort());
+      await field.fill("openrouter");
+      expect((await visible()).sort()).toEqual(all.filter((id) => Number(id.slice("route-".length)) % 2 === 1).sort());
+      await field.fill("");
+      expect(await visible()).toEqual(all);
+      expect(await tab.locator("tr.group:visible").count()).toBe(headingsBefore);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it("without JavaScript shows no filter field, and the filter links lead to the filter pages", async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    try {
+      const tab = await context.newPage();
+      await tab.goto(server.url);
+      expect(await tab.locator("#row-filter").isVisible()).toBe(false);
+      await tab.locator("nav.filters").getByRole("link", { name: "provider-3", exact: true }).click();
+      await tab.waitForURL(/\/s\/chat\/by\/provider\/provider-3\/$/);
+      const rows = await tab
+        .locator("tr[data-target]")
+        .evaluateAll((r) => r.map((x) => x.getAttribute("data-target") ?? ""));
+      expect(rows).toHaveLength(ROUTES / 8);
+      expect(rows.every((id) => providerOf(id) === "provider-3")).toBe(true);
+    } finally {
+      await context.close();
+    }
+  });
+
   for (const pass of [PHONE, LAPTOP])
     it(`reads at ${pass.name}: no sideways scroll, no serious axe violation`, async () => {
-      const pages = ["", "s/chat/by/provider/provider-3/", "s/chat/by/gateway/direct/", "models/model-5/"];
+      const pages = [
+        "",
+        "s/chat/by/provider/provider-3/",
+        "s/chat/by/gateway/direct/",
+        "models/model-5/",
+        "compare/",
+        "at/4/",
+      ];
       const facts = await walk(browser, server.url, pass, { pages, axe: new Set(pages) });
       for (const path of pages) {
         const f = facts.get(path);

@@ -151,6 +151,17 @@ export function rebuildLedgerContract(name: string, makeLedger: () => Promise<Re
       expect(await ledger.finishBatch("g2", 0, 1)).toBe(true);
     });
 
+    it("forgets a rebuild swapped in, leaving the others' records", async () => {
+      const ledger = await makeLedger();
+      expect(await ledger.finishBatch("g4", 0, 2)).toBe(false);
+      expect(await ledger.finishBatch("g5", 0, 2)).toBe(false);
+      await ledger.forget("g4");
+      // A forgotten rebuild counts from nothing again; the other still holds its batch.
+      expect(await ledger.finishBatch("g4", 1, 2)).toBe(false);
+      expect(await ledger.finishBatch("g5", 1, 2)).toBe(true);
+      await ledger.forget("never-began");
+    });
+
     it("lets exactly one of batches finishing together finish the rebuild", async () => {
       const ledger = await makeLedger();
       const finished = await Promise.all(Array.from({ length: 8 }, (_, b) => ledger.finishBatch("g3", b, 8)));

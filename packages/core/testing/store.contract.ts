@@ -67,6 +67,17 @@ export function storeContract(
       expect(await store.list("nothing/")).toEqual([]);
     });
 
+    it("deletes keys, a missing one no error, and leaves the others", async () => {
+      const { store } = await makeStore();
+      for (const key of ["publish/rebuild/g/0.json", "publish/rebuild/g/1.json", "publish/state.json"])
+        await store.put(key, key);
+      await store.delete(["publish/rebuild/g/0.json", "publish/rebuild/g/1.json", "publish/rebuild/g/9.json"]);
+      expect(await store.list("publish/")).toEqual(["publish/state.json"]);
+      expect(await store.get("publish/rebuild/g/0.json")).toBeNull();
+      await store.delete([]);
+      expect(await store.get("publish/state.json")).toBe("publish/state.json");
+    });
+
     it("keeps unicode and large bodies byte for byte", async () => {
       const { store } = await makeStore();
       const unicode = '{"label":"Llama — 日本語 ünïcødé 🚀","note":"tok/s ≥ 100 \\u0000"}\n';

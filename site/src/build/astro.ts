@@ -12,12 +12,26 @@ import { SITE_DATA_ENV } from "../lib/site-index.ts";
 const require = createRequire(import.meta.url);
 
 /**
+ * Which pages a build renders: every page, or a page batch's (`targets`): its targets' and their
+ * models' pages (under `TARGET_PAGE_DIRS`) without the pages every target shares (rankings, compare,
+ * data, alerts, methodology), which the rebuild's finishing step renders once.
+ */
+export type PageSet = "all" | "targets";
+const TARGET_PAGE_DIRS = ["targets", "models"];
+
+/**
  * A copy of the site's sources under work, with the installed packages linked beside it: Astro writes
  * into its root (`.astro/`), and the real sources may be read-only (Lambda's /var/task).
  */
-async function sourcesCopy(siteRoot: string, work: string): Promise<string> {
+async function sourcesCopy(siteRoot: string, work: string, pages: PageSet): Promise<string> {
   const root = join(work, "site");
-  await cp(join(siteRoot, "src"), join(root, "src"), { recursive: true });
+  const pagesDir = join(siteRoot, "src", "pages");
+  // Astro renders every page source it finds: a build of the targets' pages alone leaves the others out.
+  const wanted = (path: string) =>
+    pages === "all" ||
+    !path.startsWith(`${pagesDir}${sep}`) ||
+    TARGET_PAGE_DIRS.some((d) => path.startsWith(join(pagesDir, d)));
+  await cp(join(siteRoot, "src"), join(root, "src"), { recursive: true, filter: wanted });
   const astro = require.resolve("astro");
   const nodeModules = astro.slice(0, astro.lastIndexOf(`${sep}node_modules${sep}`) + `${sep}node_modules`.length);
   await symlink(nodeModules, join(root, "node_modules"), "dir");
@@ -42,12 +56,14 @@ export interface RunAstroOptions {
   payloadFile: string;
   /** An absolute path; Astro replaces what is there. */
   outDir: string;
+  /** Default every page. */
+  pages?: PageSet;
 }
 
 /** Builds the pages into outDir. */
 export async function runAstro(options: RunAstroOptions): Promise<void> {
   const { work, outDir } = options;
-  const root = await sourcesCopy(options.siteRoot, work);
+  const root = await sourcesCopy(options.siteRoot, work, options.pages ?? "all");
   process.env[SITE_DATA_ENV] = options.payloadFile;
   process.env.ASTRO_TELEMETRY_DISABLED = "1";
   // Astro 5 has no option for it: it puts its intermediate server build in `<cwd>/.astro/` unless

@@ -108,6 +108,8 @@ export async function crossSeriesCharts(
   data: Pick<SiteData, "series" | "scenarios">,
   /** The models whose pages are built (an incremental build's); null: every model. */
   models: ReadonlySet<string> | null = null,
+  /** False for a build without the pages shared by every target: no compare page, so no trade-off chart. */
+  compare = true,
 ): Promise<Pick<SiteIndex, "modelCharts" | "compareTradeoff">> {
   const charts: SiteIndex["modelCharts"] = {};
   const tradeoffs: SiteIndex["compareTradeoff"] = {};
@@ -117,7 +119,7 @@ export async function crossSeriesCharts(
     charts[s] = await modelCharts(views, models);
     // The compare page's trade-off chart, where the kind that leads the scenario's compare page draws one.
     const lead = kindsAmong(views)[0];
-    if (lead && KINDS[lead].compare.tradeoff)
+    if (compare && lead && KINDS[lead].compare.tradeoff)
       tradeoffs[s] = await compareTradeoff(viewsOfKind(views, lead), KINDS[lead].axis);
   }
   return { modelCharts: charts, compareTradeoff: tradeoffs };

@@ -168,6 +168,16 @@ export class DownloadStager {
     return bytes;
   }
 
+  /** The run documents staged so far, for a build without the downloads that list every target (a page batch's). */
+  totals(): Staged {
+    return {
+      downloads: [],
+      runBytes: this.runBytes,
+      runCount: this.runCount,
+      modelKeys: [...this.models.keys()].sort((a, b) => a.localeCompare(b)),
+    };
+  }
+
   /** The downloads that need every target (index.json, each written model's index.json, standing.csv) and those that need none. */
   async finish(site: Pick<SiteData, "generatedAt" | "scenarios" | "series">): Promise<Staged> {
     await mkdir(join(this.staged, "data"), { recursive: true });

@@ -41,6 +41,32 @@ function capFor(routes: Map<string, number>, budget: number): { cap: number; sho
   return { cap, shown };
 }
 
+/**
+ * Rows in rank order folded to `budget` (unchanged within it) the way a ranking is (`foldRanking`):
+ * each model's best rows, and what was left out (null: nothing). For a table without model groups,
+ * the leaderboard at one concurrency.
+ */
+export function foldRows<T extends { modelKey: string }>(
+  rows: readonly T[],
+  modelHref: (modelKey: string) => string,
+  budget = ROW_BUDGET,
+): { rows: T[]; fold: Fold | null } {
+  if (rows.length <= budget) return { rows: [...rows], fold: null };
+  const routes = new Map<string, number>();
+  for (const r of rows) routes.set(r.modelKey, (routes.get(r.modelKey) ?? 0) + 1);
+  const { cap, shown } = capFor(routes, budget);
+  const taken = new Map<string, number>();
+  const kept = rows.filter((r) => {
+    const n = taken.get(r.modelKey) ?? 0;
+    taken.set(r.modelKey, n + 1);
+    return shown.has(r.modelKey) && n < cap;
+  });
+  const models = [...routes]
+    .filter(([key]) => !shown.has(key))
+    .map(([modelKey, n]) => ({ modelKey, href: modelHref(modelKey), routes: n }));
+  return { rows: kept, fold: { perModel: cap, routes: rows.length - kept.length, models } };
+}
+
 /** The ranking folded to `budget` rows (unchanged within it), and what was left out (null: nothing). */
 export function foldRanking(
   table: RankingTable,

@@ -3,8 +3,11 @@
  * `/s/<scenario>/compare/` for each): the targets to pick, the overlay specs the browser draws, the
  * build-time trade-off chart, and every target's headline figures as one table. The kind that leads
  * the scenario (the registry's order) is compared, in its view's words and columns; targets of other
- * kinds are named apart.
+ * kinds are named apart. Past the leaderboard's row budget (`lib/fold.ts`) the page compares the
+ * routes `/` shows, each model's best, and links each model's page for the rest: a page of every
+ * route's curves and figures would be megabytes at a thousand routes.
  */
+import { DEFAULT_STANDING } from "@kneeboard/core/config";
 import { concurrencyOf } from "@kneeboard/core/run";
 import { KIND_NAMES, KINDS, type KindName, kindsAmong, scenarioNotes, viewsOfKind } from "../kinds/index.ts";
 import {
@@ -14,9 +17,11 @@ import {
   type TargetTable,
   tradeoffTargets,
 } from "../lib/compare.ts";
+import { foldRanking } from "../lib/fold.ts";
 import { rootFrom } from "../lib/format.ts";
-import { targetPath } from "../lib/scenarios.ts";
-import { viewsOf } from "../lib/site-data.ts";
+import type { RankingContext } from "../lib/rankings.ts";
+import { modelPath, targetPath } from "../lib/scenarios.ts";
+import { type TargetView, viewsOf } from "../lib/site-data.ts";
 import type { SiteIndex } from "../lib/site-index.ts";
 import type { ScenarioLinks } from "./leaderboard.ts";
 
@@ -54,6 +59,45 @@ export interface ComparePage {
   apart: { label: string; href: string }[];
   leaderboardHref: string;
   numbers: TargetTable;
+  /** Where the scenario has more targets than the page compares: how many, and each model with routes left out; null where every target is compared. */
+  folded: CompareFold | null;
+}
+
+/** What a compare page past the row budget leaves out: each such model's page compares every route of it. */
+export interface CompareFold {
+  compared: number;
+  of: number;
+  /** Routes of a model the page compares at most. */
+  perModel: number;
+  models: { modelKey: string; href: string; routes: number }[];
+}
+
+/**
+ * The targets a compare page holds: those the scenario's leaderboard shows (each model's best routes,
+ * within its row budget; all of them below it), in the order given, and what that leaves out.
+ */
+function comparedTargets(
+  targets: TargetView[],
+  kind: KindName,
+  ctx: RankingContext,
+  root: string,
+): { compared: TargetView[]; folded: CompareFold | null } {
+  const ranked = KINDS[kind].board.ranking(targets, ctx);
+  const { table, fold } = foldRanking(ranked, ctx.modelHref);
+  if (fold === null) return { compared: targets, folded: null };
+  const shown = new Set(table.groups.flatMap((g) => g.rows.map((r) => r.id)));
+  const routes = new Map<string, { all: number; shown: number }>();
+  for (const r of ranked.groups.flatMap((g) => g.rows)) {
+    const n = routes.get(r.modelKey) ?? { all: 0, shown: 0 };
+    n.all++;
+    if (shown.has(r.id)) n.shown++;
+    routes.set(r.modelKey, n);
+  }
+  const compared = targets.filter((t) => shown.has(t.id));
+  const models = [...routes]
+    .filter(([, n]) => n.shown < n.all)
+    .map(([modelKey, n]) => ({ modelKey, href: `${root}${ctx.modelHref(modelKey)}`, routes: n.all }));
+  return { compared, folded: { compared: compared.length, of: targets.length, perModel: fold.perModel, models } };
 }
 
 /** The compare page of one scenario at `path`. */
@@ -65,17 +109,30 @@ export function comparePage(index: SiteIndex, scenario: string, path: string): C
   // The kind that leads the scenario is compared; targets of other kinds beside them are named, not overlaid.
   const kind = kindsAmong(views)[0] ?? (KIND_NAMES[0] as KindName);
   const view = KINDS[kind];
-  const targets = viewsOfKind(views, kind);
+  const all = viewsOfKind(views, kind);
+  const { compared: targets, folded } = comparedTargets(
+    all,
+    kind,
+    {
+      scenario,
+      named: scenarios.length > 1,
+      section: false,
+      targetHref: (id) => targetPath(series, scenarios, id, scenario),
+      modelHref: (key) => modelPath(series, scenarios, key, scenario),
+      window: all[0]?.standing.window ?? DEFAULT_STANDING,
+    },
+    root,
+  );
   const targetHref = (id: string) => `${root}${targetPath(series, scenarios, id, scenario)}`;
   const named = scenarios.length > 1 ? ` (${scenario})` : "";
-  const endpoints = `${targets.length} LLM ${targets.length === 1 ? "endpoint" : "endpoints"}`;
+  const endpoints = `${all.length} LLM ${all.length === 1 ? "endpoint" : "endpoints"}`;
   const inScenario = scenarios.length > 1 ? ` in scenario ${scenario}` : "";
   const charts = compareCharts(targets, view.axis, view.compare.charts);
   const tradeoffSvg = index.compareTradeoff[scenario] ?? null;
   const leaderboardHref = scenarios[0] === scenario ? root : `${root}s/${scenario}/`;
   return {
     title: `${view.compare.title}${named}`,
-    description: view.compare.description(targets, endpoints, inScenario),
+    description: view.compare.description(all, endpoints, inScenario),
     path,
     root,
     heading: `Compare targets${named}`,
@@ -95,7 +152,7 @@ export function comparePage(index: SiteIndex, scenario: string, path: string): C
         ? {
             svg: tradeoffSvg,
             caption: `The ${COMPARE_TRADEOFF_TARGETS} targets with the highest median peak (or every target, when there are fewer): what each user gets (per-stream tok/s p50, x) against what all get (aggregate tok/s, y), points labelled with their concurrency N where the labels do not overlap; both axes from zero. Drawn when the site was built, whatever is picked above; every target's own trade-off is on its page.`,
-            rows: tradeoffTargets(targets).flatMap((t) =>
+            rows: tradeoffTargets(all).flatMap((t) =>
               t.latest.levels.map((l) => ({
                 id: t.id,
                 label: t.label,
@@ -108,8 +165,9 @@ export function comparePage(index: SiteIndex, scenario: string, path: string): C
           }
         : null,
     kind,
-    apart: views.filter((t) => !targets.includes(t)).map((t) => ({ label: t.label, href: targetHref(t.id) })),
+    apart: views.filter((t) => !all.includes(t)).map((t) => ({ label: t.label, href: targetHref(t.id) })),
     leaderboardHref,
     numbers: view.compare.numbers(targets, targetHref, `${root}s/${scenario}/`),
+    folded,
   };
 }

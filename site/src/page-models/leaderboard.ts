@@ -5,7 +5,7 @@
  */
 import { DEFAULT_STANDING } from "@kneeboard/core/config";
 import { KIND_NAMES, KINDS, type KindName, kindsAmong, scenarioNotes, viewsOfKind } from "../kinds/index.ts";
-import { type Facet, facetPath, facetValues, filterViews } from "../lib/facets.ts";
+import { type Facet, facetPath, facetValue, facetValues, filterViews } from "../lib/facets.ts";
 import { type Fold, foldRanking } from "../lib/fold.ts";
 import { rootFrom } from "../lib/format.ts";
 import type { RankingContext, RankingTable } from "../lib/rankings.ts";
@@ -41,9 +41,20 @@ export interface LeaderboardPage {
   filter: { facet: Facet; value: string; routes: number; of: number; allHref: string } | null;
 }
 
-/** Each facet's values as links, the current one marked. */
+/** Each facet's values as links, the current one marked, and what the in-place filter (`RowFilter.astro`) matches rows on. */
 export interface FilterLinks {
   facets: { facet: Facet; values: { value: string; routes: number; href: string; current: boolean }[] }[];
+  rows: RowFacets;
+}
+
+/**
+ * What the script that filters a page's rows in place reads: each row's provider and gateway (by
+ * target id; its model is the row's `data-model`), and every value it suggests, with the page that
+ * holds every route of it (a model's page, a filter page), hrefs from this page.
+ */
+export interface RowFacets {
+  byTarget: Record<string, [provider: string | null, gateway: string | null]>;
+  values: { value: string; facet: Facet | "model"; href: string }[];
 }
 
 /**
@@ -88,6 +99,15 @@ export function leaderboardPage(
   const current = filter && facets.find((f) => f.facet === filter.facet)?.values.find((v) => v.slug === filter.slug);
   // The page is titled and described by the kind that leads it.
   const leadKind = kindsAmong(views)[0] ?? (KIND_NAMES[0] as KindName);
+  const facetLinks = facets.map(({ facet, values }) => ({
+    facet,
+    values: values.map((v) => ({
+      value: v.value,
+      routes: v.routes,
+      href: `${root}${facetPath(scenario, facet, v.slug)}`,
+      current: v === current,
+    })),
+  }));
   const lead = KINDS[leadKind];
   return {
     title:
@@ -106,21 +126,32 @@ export function leaderboardPage(
     },
     rankings,
     folds: folded.map((f) => f.fold),
-    filters: {
-      facets: facets.map(({ facet, values }) => ({
-        facet,
-        values: values.map((v) => ({
-          value: v.value,
-          routes: v.routes,
-          href: `${root}${facetPath(scenario, facet, v.slug)}`,
-          current: v === current,
-        })),
-      })),
-    },
+    filters: { facets: facetLinks, rows: rowFacets(rankings, views, facetLinks, (key) => `${root}${modelHref(key)}`) },
     filter:
       filter && current
         ? { facet: filter.facet, value: current.value, routes: views.length, of: all.length, allHref: boardHref }
         : null,
+  };
+}
+
+/** The rows' providers and gateways, and the values to suggest: the page's models, then each facet's. */
+function rowFacets(
+  rankings: readonly RankingTable[],
+  views: readonly TargetView[],
+  facets: FilterLinks["facets"],
+  modelHref: (key: string) => string,
+): RowFacets {
+  const rows = rankings.flatMap((t) => t.groups.flatMap((g) => g.rows));
+  const shown = new Set(rows.map((r) => r.id));
+  const byTarget: RowFacets["byTarget"] = {};
+  for (const v of views) if (shown.has(v.id)) byTarget[v.id] = [facetValue(v, "provider"), facetValue(v, "gateway")];
+  const models = [...new Set(rows.map((r) => r.modelKey))].sort();
+  return {
+    byTarget,
+    values: [
+      ...models.map((m) => ({ value: m, facet: "model" as const, href: modelHref(m) })),
+      ...facets.flatMap((f) => f.values.map((v) => ({ value: v.value, facet: f.facet, href: v.href }))),
+    ],
   };
 }
 

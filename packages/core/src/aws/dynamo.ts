@@ -488,7 +488,10 @@ export class DynamoRateLimiter extends TableClient implements RateLimiter {
   }
 }
 
-/** How long a rebuild's ledger item is kept, ms (TTL removes it after). */
+/** A rebuild's ledger item. */
+const rebuildKey = (generation: string) => ({ pk: `rebuild#${generation}`, sk: "batches" });
+
+/** How long a rebuild's ledger item is kept where it is not forgotten (a given-up rebuild's), ms (TTL removes it after). */
 const REBUILD_ITEM_MS = 7 * 24 * 3_600_000;
 
 /**
@@ -497,8 +500,12 @@ const REBUILD_ITEM_MS = 7 * 24 * 3_600_000;
  * write that only it (or its own redelivery) passes.
  */
 export class DynamoRebuildLedger extends TableClient implements RebuildLedger {
+  async forget(generation: string): Promise<void> {
+    await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: rebuildKey(generation) }));
+  }
+
   async finishBatch(generation: string, batch: number, batches: number): Promise<boolean> {
-    const Key = { pk: `rebuild#${generation}`, sk: "batches" };
+    const Key = rebuildKey(generation);
     const out = await this.doc.send(
       new UpdateCommand({
         TableName: this.tableName,

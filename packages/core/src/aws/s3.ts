@@ -1,5 +1,11 @@
 /** @module The store port on an S3 bucket (the results bucket on AWS), keys under an optional prefix. */
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from "@aws-sdk/client-s3";
 import { StoreError } from "../errors/index.ts";
 import { contentTypeOf } from "../mime/index.ts";
 import { checkKey, type Store } from "../store/index.ts";
@@ -15,6 +21,24 @@ export interface S3StoreOptions {
 function isNotFound(error: unknown): boolean {
   const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
   return e.name === "NoSuchKey" || e.name === "NotFound" || e.$metadata?.httpStatusCode === 404;
+}
+
+/** S3 deletes at most this many keys in one request. */
+const DELETE_BATCH = 1000;
+
+/** Deletes keys of a bucket, a thousand a request; a key that is not there is no error, any other failure is. */
+export async function deleteObjects(client: S3Client, bucketName: string, keys: readonly string[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += DELETE_BATCH) {
+    const batch = keys.slice(i, i + DELETE_BATCH);
+    const out = await client.send(
+      new DeleteObjectsCommand({ Bucket: bucketName, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }),
+    );
+    // A batch answers 200 with its failures listed: each is an error here.
+    if (out.Errors?.length)
+      throw new StoreError(
+        `cannot delete ${out.Errors.map((e) => `${e.Key} (${e.Code})`).join(", ")} from s3://${bucketName}`,
+      );
+  }
 }
 
 /** A store in an S3 bucket: each key is an object at `prefix + key`. */
@@ -57,6 +81,15 @@ export class S3Store implements Store {
       if (isNotFound(error)) return null;
       throw new StoreError(`cannot read ${key} from s3://${this.bucketName}/${this.prefix}`, { cause: error });
     }
+  }
+
+  async delete(keys: string[]): Promise<void> {
+    for (const key of keys) checkKey(key);
+    await deleteObjects(
+      this.client,
+      this.bucketName,
+      keys.map((k) => this.prefix + k),
+    );
   }
 
   async list(prefix: string): Promise<string[]> {

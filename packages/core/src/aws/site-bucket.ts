@@ -5,7 +5,6 @@
 import {
   CopyObjectCommand,
   DeleteObjectCommand,
-  DeleteObjectsCommand,
   GetObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
@@ -14,6 +13,7 @@ import {
 import { StoreError } from "../errors/index.ts";
 import type { RunDocument } from "../run/index.ts";
 import { type PendingRuns, parsePending, pendingKey, type SiteBucket } from "../scheduled/ports.ts";
+import { deleteObjects } from "./s3.ts";
 
 export interface S3BucketOptions {
   bucketName: string;
@@ -25,9 +25,6 @@ function isNotFound(error: unknown): boolean {
   const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
   return e.name === "NoSuchKey" || e.name === "NotFound" || e.$metadata?.httpStatusCode === 404;
 }
-
-/** S3 deletes at most this many keys in one request. */
-const DELETE_BATCH = 1000;
 
 /** The bucket a static site is served from: list by prefix, put bytes with a content type, delete. */
 export class S3SiteBucket implements SiteBucket {
@@ -65,20 +62,7 @@ export class S3SiteBucket implements SiteBucket {
   }
 
   async delete(keys: string[]): Promise<void> {
-    for (let i = 0; i < keys.length; i += DELETE_BATCH) {
-      const batch = keys.slice(i, i + DELETE_BATCH);
-      const out = await this.client.send(
-        new DeleteObjectsCommand({
-          Bucket: this.bucketName,
-          Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
-        }),
-      );
-      // A batch answers 200 with its failures listed: each is an error here.
-      if (out.Errors?.length)
-        throw new StoreError(
-          `cannot delete ${out.Errors.map((e) => `${e.Key} (${e.Code})`).join(", ")} from s3://${this.bucketName}`,
-        );
-    }
+    await deleteObjects(this.client, this.bucketName, keys);
   }
 
   async copy(fromKey: string, toKey: string): Promise<void> {

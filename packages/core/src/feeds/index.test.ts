@@ -75,6 +75,9 @@ class MemoryStore implements Store {
   async list(prefix: string) {
     return [...this.data.keys()].filter((k) => k.startsWith(prefix)).sort();
   }
+  async delete(keys: string[]) {
+    for (const key of keys) this.data.delete(key);
+  }
 }
 
 describe("atomFeed", () => {

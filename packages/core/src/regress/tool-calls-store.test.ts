@@ -30,6 +30,9 @@ class MemoryStore implements Store {
   async list(prefix: string) {
     return [...this.data.keys()].filter((k) => k.startsWith(prefix)).sort();
   }
+  async delete(keys: string[]) {
+    for (const key of keys) this.data.delete(key);
+  }
 }
 
 /** Run i of `targetId`, with its tool calls' arguments broken in `broken` of the answers with calls. */

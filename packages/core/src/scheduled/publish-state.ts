@@ -38,8 +38,14 @@ export const PublishState = z.object({
 });
 export type PublishState = z.infer<typeof PublishState>;
 
-/** Which pages a build makes: every page, or those of `targetIds` (with their models' and every page that lists targets). */
-export type BuildScope = { targetIds: readonly string[]; runBytes: Readonly<Record<string, number>> } | undefined;
+/**
+ * Which pages a build makes: every page, or those of `targetIds` (with their models' and every page
+ * that lists targets); with `shared: false` (a page batch), only the targets' and their models' pages;
+ * with `everyModel`, every model's downloads (a fan-out's finishing step's).
+ */
+export type BuildScope =
+  | { targetIds: readonly string[]; runBytes: Readonly<Record<string, number>>; shared?: boolean; everyModel?: boolean }
+  | undefined;
 
 /** The state publish recorded, or null when there is none or it is not a publish state (every page is rebuilt then). */
 export async function readState(store: Store, log: Log): Promise<PublishState | null> {

@@ -196,13 +196,15 @@ describe("publishing only what a batch of sweeps changed", () => {
 });
 
 describe("a full rebuild fanned out (memory ports; e2e-aws-fanout.test.ts runs it on the AWS stand-ins)", () => {
-  /** A build of one page per target it is asked for, and the ranking. */
+  /** A build of one page per target it is asked for, and the ranking unless told to leave the shared pages out. */
   async function build(outDir: string, now: string, only?: BuildScope) {
+    await rm(outDir, { recursive: true, force: true });
+    await mkdir(outDir, { recursive: true });
     for (const id of only ? only.targetIds : ["a", "b", "c"]) {
       await mkdir(join(outDir, "targets", id), { recursive: true });
       await writeFile(join(outDir, "targets", id, "index.html"), `<p>${id} at ${now}</p>`);
     }
-    await writeFile(join(outDir, "index.html"), `<p>ranking at ${now}</p>`);
+    if (only?.shared !== false) await writeFile(join(outDir, "index.html"), `<p>ranking at ${now}</p>`);
     return { runBytes: {} };
   }
 
@@ -211,7 +213,8 @@ describe("a full rebuild fanned out (memory ports; e2e-aws-fanout.test.ts runs i
     const { d } = deps({ buildSite: build, siteVersion: "v1" });
     const index = new StoreRunIndex(d.store);
     index.targetIds = async () => ["a", "b", "c"];
-    const fanOut = { queue, ledger: new MemoryRebuildLedger(), maxTargets: 2 };
+    const ledger = new MemoryRebuildLedger();
+    const fanOut = { queue, ledger, maxTargets: 2 };
     const at = (ms: number) => ({ ...d, index, fanOut, now: new Date(Date.parse(d.now) + ms).toISOString() });
     const deliver = (ms: number, bodies: string[]) =>
       publishBatch(
@@ -234,12 +237,25 @@ describe("a full rebuild fanned out (memory ports; e2e-aws-fanout.test.ts runs i
     const late = await deliver(FAN_OUT_EXPIRY_MS + 1, first.slice(2));
     expect([late.pageBatches, late.swapped, late.batchItemFailures]).toEqual([0, false, []]);
 
-    // The new rebuild's batches, one invocation each: the last swaps in and clears every staging.
+    // The new rebuild's batches, one invocation each: each renders its target's page alone, the last
+    // the ranking too, once; it swaps in and clears every staging and every manifest, the given-up one's too.
+    expect((await d.store.list("publish/rebuild/")).length).toBe(2);
     const swaps = [];
-    for (const body of second) swaps.push((await deliver(FAN_OUT_EXPIRY_MS + 2, [body])).swapped);
-    expect(swaps).toEqual([false, false, true]);
+    for (const body of second) {
+      const { swapped, pagesBuilt } = await deliver(FAN_OUT_EXPIRY_MS + 2, [body]);
+      swaps.push({ swapped, pagesBuilt });
+    }
+    expect(swaps).toEqual([
+      { swapped: false, pagesBuilt: 1 },
+      { swapped: false, pagesBuilt: 1 },
+      { swapped: true, pagesBuilt: 2 },
+    ]);
     const bucket = d.siteBucket as MemorySiteBucket;
     expect((await bucket.list(REBUILD_STAGING_PREFIX)).length).toBe(0);
+    expect(await d.store.list("publish/rebuild/")).toEqual([]);
+    // The ledger forgets the swapped rebuild; the given-up one's record is left to expire (a TTL on AWS).
+    const generationOf = (body: string) => (JSON.parse(body) as { rebuild: { generation: string } }).rebuild.generation;
+    expect(ledger.generations()).toEqual([generationOf(first[0] as string)]);
     const page = (key: string) => new TextDecoder().decode(bucket.files.get(key)?.body);
     const now = at(FAN_OUT_EXPIRY_MS).now;
     expect([page("targets/a/index.html"), page("targets/c/index.html"), page("index.html")]).toEqual([

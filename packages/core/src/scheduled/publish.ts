@@ -23,6 +23,7 @@ import { type BuildScope, readState, SITE_RUNS_PREFIX, writeState } from "./publ
 import {
   buildPageBatches,
   builtFiles,
+  countPages,
   type FanOutDeps,
   fanOutInProgress,
   type PageBatch,
@@ -83,6 +84,8 @@ export interface PublishSummary {
   pageBatches: number;
   /** Whether this invocation swapped a fanned-out rebuild in (its batches were the last). */
   swapped: boolean;
+  /** HTML pages this invocation rendered (a page batch: its targets' and models' pages; the swap adds the shared pages). */
+  pagesBuilt: number;
   /** Publish messages returned to the queue, to be published after the fan-out in progress. */
   deferred: number;
   batchItemFailures: BatchItemFailure[];
@@ -122,7 +125,16 @@ export async function publishBatch(records: readonly QueueRecord[], deps: Publis
     rejected.push({ itemIdentifier: record.messageId });
   }
   const defer = (list: QueueRecord[]) => list.map((r) => ({ itemIdentifier: r.messageId }));
-  const none = { alerts: 0, full: false, files: 0, deleted: 0, invalidated: false, fannedOut: 0, swapped: false };
+  const none = {
+    alerts: 0,
+    full: false,
+    files: 0,
+    deleted: 0,
+    invalidated: false,
+    fannedOut: 0,
+    swapped: false,
+    pagesBuilt: 0,
+  };
   // An invocation with page batches builds only them (its time is sized for them): publish messages
   // beside them go back to the queue.
   if (batches.length > 0) {
@@ -174,6 +186,7 @@ type Published = {
   invalidated: boolean;
   fannedOut: number;
   swapped: boolean;
+  pagesBuilt: number;
 };
 
 /**
@@ -210,7 +223,7 @@ export async function publish(
     const targetIds = await deps.index.targetIds();
     if (targetIds.length > deps.fanOut.maxTargets) {
       const fannedOut = await startFanOut({ ...deps, log }, targetIds, { siteVersion, runBytes, files });
-      const none = { files: 0, deleted: 0, invalidated: false, swapped: false };
+      const none = { files: 0, deleted: 0, invalidated: false, swapped: false, pagesBuilt: 0 };
       return { alerts: alerts.length, full, ...none, fannedOut };
     }
   }
@@ -218,6 +231,7 @@ export async function publish(
   if (deps.siteVersion !== undefined)
     await writeState(deps.store, { siteVersion, fullPending: full, pendingTargets, runBytes, files, fanout: null });
   const built = await deps.buildSite(deps.outDir, deps.now, full ? undefined : { targetIds: pendingTargets, runBytes });
+  const pagesBuilt = await countPages(deps.outDir);
   const uploaded = await uploadSite(deps.outDir, deps.siteBucket, { deleteGone: full, known: files });
   if (deps.siteVersion !== undefined)
     await writeState(deps.store, {
@@ -240,6 +254,7 @@ export async function publish(
     invalidated: deps.cdn !== undefined,
     fannedOut: 0,
     swapped: false,
+    pagesBuilt,
   };
 }
 

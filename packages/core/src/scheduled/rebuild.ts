@@ -1,11 +1,12 @@
 /**
  * @module A full rebuild fanned out over the publish queue, for a site too large for one invocation:
  * the publish that decides on it sends page batches (groups of targets) as messages to its own queue;
- * each batch's invocation builds its targets' pages and stages them under `REBUILD_STAGING_PREFIX` in
- * the site bucket (the live pages untouched); the batch that completes the set (a conditional ledger,
- * `RebuildLedger`) builds the pages shared by every target (rankings, compare, `index.json`, the CSVs,
- * the feeds) and swaps the new pages in: staged pages first, then the shared pages that link to them,
- * then what the new site no longer has is deleted. The queue redelivers a batch that fails.
+ * each batch's invocation builds its targets' and their models' pages alone and stages them under
+ * `REBUILD_STAGING_PREFIX` in the site bucket (the live pages untouched); the batch that completes the
+ * set (a conditional ledger, `RebuildLedger`) builds the pages shared by every target (rankings,
+ * compare, `index.json`, the CSVs, the feeds), once, and swaps the new pages in: staged pages first,
+ * then the shared pages that link to them, then what the new site no longer has is deleted, and the
+ * staging and the batches' manifests with it. The queue redelivers a batch that fails.
  */
 import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
@@ -85,6 +86,8 @@ export interface RebuildLedger {
    * false for every other.
    */
   finishBatch(generation: string, batch: number, batches: number): Promise<boolean>;
+  /** Removes a rebuild's record once it is swapped in (a late copy of its batches is dropped before it reaches the ledger). */
+  forget(generation: string): Promise<void>;
 }
 
 /** The ledger in memory (tests, local use). */
@@ -98,6 +101,15 @@ export class MemoryRebuildLedger implements RebuildLedger {
     if (item.batches.size < batches) return false;
     item.finisher ??= batch;
     return item.finisher === batch;
+  }
+
+  async forget(generation: string): Promise<void> {
+    this.done.delete(generation);
+  }
+
+  /** The rebuilds it holds a record of. */
+  generations(): string[] {
+    return [...this.done.keys()];
   }
 }
 
@@ -130,6 +142,13 @@ export function pageBatches(targetIds: readonly string[], maxTargets: number, ge
 /** Sends every page batch of a rebuild to the queue. */
 export async function sendPageBatches(queue: MessageQueue, batches: readonly PageBatch[]): Promise<void> {
   await queue.send(...batches.map((rebuild) => ({ body: JSON.stringify({ rebuild } satisfies PageBatchMessage) })));
+}
+
+/** The HTML pages a build wrote into outDir: what an invocation reports it rendered. */
+export async function countPages(outDir: string): Promise<number> {
+  let pages = 0;
+  for await (const { key } of builtFiles(outDir)) if (key.endsWith(".html")) pages++;
+  return pages;
 }
 
 /** A built site's files: each key (its path under outDir, `/`-separated) and where it is. */
@@ -190,6 +209,14 @@ export async function readManifests(store: Store, generation: string): Promise<M
     Object.assign(merged.runBytes, manifest.runBytes);
   }
   return merged;
+}
+
+/**
+ * Removes the manifests of every rebuild once one is swapped in: this one's, and any a given-up rebuild
+ * (or a finish that died after the swap) left, as the swap clears every rebuild's staging.
+ */
+export async function deleteManifests(store: Store): Promise<void> {
+  await store.delete(await store.list(MANIFEST_PREFIX));
 }
 
 /** Copies at once while swapping staged pages in. */
@@ -286,6 +313,8 @@ export interface RebuildResult {
   pageBatches: number;
   /** Whether it swapped the rebuild in (its batches were the last). */
   swapped: boolean;
+  /** HTML pages it rendered: its batches' targets' and models' pages, and the shared pages where it swapped. */
+  pagesBuilt: number;
   full: true;
 }
 
@@ -299,14 +328,24 @@ export async function buildPageBatches(batches: readonly PageBatch[], deps: Rebu
   if (!deps.fanOut) throw new KneeboardError("page batches reached a publish without a fan-out ledger");
   const state = await readState(deps.store, log);
   const fanout = state?.fanout ?? null;
-  const none: RebuildResult = { files: 0, deleted: 0, invalidated: false, pageBatches: 0, swapped: false, full: true };
+  const none: RebuildResult = {
+    files: 0,
+    deleted: 0,
+    invalidated: false,
+    pageBatches: 0,
+    swapped: false,
+    pagesBuilt: 0,
+    full: true,
+  };
   const current = batches.filter((b) => b.generation === fanout?.generation);
   if (state === null || fanout === null || current.length < batches.length)
     log.warn(`dropped ${batches.length - current.length} page batches of a rebuild no longer in progress`);
   if (state === null || fanout === null || current.length === 0) return none;
   const now = (current[0] as PageBatch).now;
   const targets = [...new Set(current.flatMap((b) => b.targets))];
-  const built = await deps.buildSite(deps.outDir, now, { targetIds: targets, runBytes: state.runBytes });
+  // Its targets' pages only: the pages every target shares are the finishing step's, built once.
+  const built = await deps.buildSite(deps.outDir, now, { targetIds: targets, runBytes: state.runBytes, shared: false });
+  const pagesBuilt = await countPages(deps.outDir);
   const staged = await stageSite(deps.outDir, deps.siteBucket, fanout.generation);
   for (const b of current) {
     const runBytes = Object.fromEntries(b.targets.map((t) => [t, built.runBytes[t] ?? 0]));
@@ -317,8 +356,9 @@ export async function buildPageBatches(batches: readonly PageBatch[], deps: Rebu
   log.info(
     `staged page batches ${current.map((b) => b.batch).join(", ")} of ${fanout.batches} (rebuild ${fanout.generation}): ${targets.length} targets`,
   );
-  if (!finisher) return { ...none, pageBatches: current.length };
-  return { ...(await finishRebuild(deps, state, fanout, now)), pageBatches: current.length };
+  if (!finisher) return { ...none, pageBatches: current.length, pagesBuilt };
+  const finished = await finishRebuild(deps, state, fanout, now);
+  return { ...finished, pageBatches: current.length, pagesBuilt: pagesBuilt + finished.pagesBuilt };
 }
 
 /** The last batch's step: builds the shared pages with every batch's sizes, swaps the new site in, invalidates. */
@@ -330,7 +370,8 @@ async function finishRebuild(
 ): Promise<Omit<RebuildResult, "pageBatches">> {
   const log = deps.log;
   const staged = await readManifests(deps.store, fanout.generation);
-  await deps.buildSite(deps.outDir, now, { targetIds: [], runBytes: staged.runBytes });
+  await deps.buildSite(deps.outDir, now, { targetIds: [], runBytes: staged.runBytes, everyModel: true });
+  const pagesBuilt = await countPages(deps.outDir);
   const swapped = await swapIn(deps.outDir, deps.siteBucket, {
     generation: fanout.generation,
     staged: staged.files,
@@ -344,6 +385,9 @@ async function finishRebuild(
     files: swapped.hashes,
     fanout: null,
   });
+  // After the state: a finish that dies before here is redelivered and reads the manifests again.
+  await deleteManifests(deps.store);
+  await deps.fanOut?.ledger.forget(fanout.generation);
   if (deps.cdn) await deps.cdn.invalidate(["/*"], `${fanout.generation}-swap`);
   log.info(
     `published (every page, rebuild ${fanout.generation} over ${fanout.batches} page batches): ${swapped.files} files written, ${swapped.deleted} deleted`,
@@ -353,6 +397,7 @@ async function finishRebuild(
     deleted: swapped.deleted,
     invalidated: deps.cdn !== undefined,
     swapped: true,
+    pagesBuilt,
     full: true,
   };
 }

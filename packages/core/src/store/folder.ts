@@ -45,6 +45,11 @@ export class FolderStore implements Store {
     }
   }
 
+  async delete(keys: string[]): Promise<void> {
+    for (const key of keys) checkKey(key);
+    for (const key of keys) await rm(join(this.root, key), { force: true });
+  }
+
   localPath(key: string): string {
     checkKey(key);
     return join(this.root, key);

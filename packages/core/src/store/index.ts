@@ -23,6 +23,8 @@ export interface Store {
   get(key: string): Promise<string | null>;
   /** Every key that starts with prefix, sorted. */
   list(prefix: string): Promise<string[]>;
+  /** Removes keys (what a finished job kept only for itself); a key that is not there is no error. */
+  delete(keys: string[]): Promise<void>;
   /**
    * The local file holding `key`, for a store that keeps keys as files (the folder store), so a
    * caller may link or copy the file instead of reading it; absent for remote stores.
