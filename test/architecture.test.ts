@@ -1,7 +1,8 @@
 /**
  * @module The architecture check: dependency-cruiser with the repo's rules (`.dependency-cruiser.cjs`)
- * over every package, the cycles between folders in its module graph, and the same over a small tree
- * that breaks each rule once, so the check is seen to fail.
+ * over every package, the cycles between folders in its module graph, the kind branches outside the
+ * kinds' modules over the TypeScript AST (`kind-branches.ts`), and the same over a small tree that
+ * breaks each rule once, so the check is seen to fail.
  */
 import { execFile } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -9,6 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { checkedFiles, KIND_OWNERS, kindBranches, kindBranchesIn } from "./kind-branches.ts";
 
 const ROOT = join(dirname(new URL(import.meta.url).pathname), "..");
 const DEPCRUISE = join(ROOT, "node_modules", ".bin", "depcruise");
@@ -170,51 +172,6 @@ function astroViolations(root: string): { violations: Violation[]; files: number
   return { violations: found, files: files.length };
 }
 
-/** The names of load kinds, config arrival modes and load axes: what only a kind's module may compare. */
-const KIND_WORDS = "closed|open|trace|conversation|poisson|gamma";
-const AXIS_WORDS = "concurrency|rate|speedup";
-/** A comparison with a kind's name: of a `kind` or `mode`, an `axis`, or a `case` of a switch over them. */
-const KIND_BRANCH = new RegExp(
-  [
-    `\\b(kind|mode)\\s*[!=]==?\\s*["'](${KIND_WORDS})["']`,
-    `["'](${KIND_WORDS})["']\\s*[!=]==?\\s*[\\w.?]*\\b(kind|mode)\\b`,
-    `\\baxis\\s*[!=]==?\\s*["'](${AXIS_WORDS})["']`,
-    `case\\s+["'](closed|trace|conversation|poisson|gamma|${AXIS_WORDS})["']\\s*:`,
-  ].join("|"),
-);
-
-/** Source files (not tests) under dir, relative to root. */
-function sourceFiles(root: string, dir: string): string[] {
-  let entries: import("node:fs").Dirent[];
-  try {
-    entries = readdirSync(join(root, dir), { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  return entries.flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory())
-      return entry.name === "node_modules" || entry.name === "dist" ? [] : sourceFiles(root, path);
-    return /\.(ts|astro)$/.test(entry.name) && !TEST_FILE.test(entry.name) ? [path] : [];
-  });
-}
-
-/**
- * Lines outside a `kinds/` folder that branch on a load kind (docs/architecture.md#load-kinds): a
- * kind's module and the registries (`packages/core/src/kinds/`, `site/src/kinds/`) own every
- * decision that differs by kind; the rest asks them.
- */
-function kindBranches(root: string): string[] {
-  const files = ["packages", "functions/src", "site/src"].flatMap((dir) => sourceFiles(root, dir));
-  return files
-    .filter((file) => !file.split("/").includes("kinds"))
-    .flatMap((file) =>
-      readFileSync(join(root, file), "utf8")
-        .split("\n")
-        .flatMap((line, i) => (KIND_BRANCH.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
-    );
-}
-
 const temp: string[] = [];
 afterAll(() => {
   for (const dir of temp) rmSync(dir, { recursive: true, force: true });
@@ -242,8 +199,44 @@ describe("the architecture", () => {
 
   it("branches on a load kind only in the kinds' modules and registries", () => {
     expect(kindBranches(ROOT)).toEqual([]);
-    // Not vacuous: the kinds' own modules do compare kinds, and the scan reads them.
-    expect(sourceFiles(ROOT, "packages/core/src/kinds").length).toBeGreaterThan(4);
+    // Not vacuous: the scan reads the tree, and the same rules do find branches in the kinds' own modules.
+    expect(checkedFiles(ROOT).length).toBeGreaterThan(200);
+    const owned = KIND_OWNERS.flatMap((owner) =>
+      readdirSync(join(ROOT, owner), { recursive: true, encoding: "utf8" })
+        .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))
+        .flatMap((f) => kindBranchesIn(join(owner, f), readFileSync(join(ROOT, owner, f), "utf8"))),
+    );
+    expect(owned.length).toBeGreaterThan(5);
+  });
+
+  it("finds each kind of kind branch, and not its look-alikes", () => {
+    const found = (source: string) => kindBranchesIn("x.ts", source).map((f) => f.split(": ")[1]);
+    // Each rule trips.
+    expect(found('switch (load.kind) {\n  case "open":\n    return 1;\n}')).toEqual(["cases-on-kind"]);
+    expect(found('switch (axis) { case "speedup": break; }')).toEqual(["cases-on-kind"]);
+    expect(found('const t = kind === "trace";')).toEqual(["compares-kind"]);
+    expect(found('const t = "conversation" !== l.load.kind;')).toEqual(["compares-kind"]);
+    expect(found('const t = arrival["mode"] == "gamma";')).toEqual(["compares-kind"]);
+    expect(found('const t = (axis as string) === "rate";')).toEqual(["compares-kind"]);
+    expect(found('const t = "trace" in level;')).toEqual(["compares-kind"]);
+    expect(found("const x = l.conversation ? 1 : 0;")).toEqual(["tests-kind-figures"]);
+    expect(found("if (!doc.trace) return;")).toEqual(["tests-kind-figures"]);
+    expect(found("const x = l.trace?.reusablePromptTokenShare ?? null;")).toEqual(["tests-kind-figures"]);
+    expect(found("const x = Boolean(input.conversation);")).toEqual(["tests-kind-figures"]);
+    expect(found("const x = l.open !== null && l.open.inFlightMax;")).toEqual(["tests-kind-figures"]);
+    expect(found('const x = l["closed"] || 0;')).toEqual(["tests-kind-figures"]);
+    expect(found("const talk = level.conversation;\nif (!talk) return;")).toEqual(["tests-kind-figures"]);
+    expect(found("function f(openLoop: boolean) { return 1; }")).toEqual(["open-loop-name"]);
+    expect(found("export const isOpenLoopRun = () => true;")).toEqual(["open-loop-name"]);
+    expect(found("interface Input { closedLoop?: boolean }")).toEqual(["open-loop-name"]);
+    // Look-alikes pass: an alert's state, a rate that is no axis, reading a kind's figures, a class's field, a limit's name.
+    expect(found('const a = alert.state === "open";')).toEqual([]);
+    expect(found('const m = metric === "rate";')).toEqual([]);
+    expect(found("const share = l.trace.reusablePromptTokenShare;")).toEqual([]);
+    expect(found("const turns = render(l.conversation);")).toEqual([]);
+    expect(found("class R { open = 1; f() { return this.open ? 1 : 0; } }")).toEqual([]);
+    expect(found("const n = MIN_OPEN_LOOP_REQUESTS;")).toEqual([]);
+    expect(found('const kinds = { closed: 1, open: 2 }; const s = "open";')).toEqual([]);
   });
 
   it("keeps the site's Astro components to rendering what they are given", () => {
@@ -316,9 +309,23 @@ describe("the architecture", () => {
       'export const t = (load: { kind: string }) => load.kind === "trace";\n',
     );
     write("packages/core/src/h/index.test.ts", 'export const t = (load: { kind: string }) => load.kind === "trace";\n');
-    expect(kindBranches(dir)).toEqual([
-      'packages/core/src/h/index.ts:1: export const h = (load: { kind: string }) => load.kind === "trace";',
-      'site/src/lib/axis.ts:1: export const a = (axis: string) => (axis === "rate" ? 1 : 0);',
+    write(
+      "packages/core/src/i/index.ts",
+      "export const i = (l: { conversation?: object }) => (l.conversation ? 1 : 0);\n",
+    );
+    write(
+      "packages/cli/src/j.ts",
+      'export const j = (k: string) => {\n  switch (k) {\n    case "open":\n      return 1;\n  }\n};\n',
+    );
+    write("packages/core/src/k/index.ts", "export const k = (openLoop: boolean) => openLoop;\n");
+    write("site/src/kinds/open.ts", 'export const o = (kind: string) => kind === "open";\n');
+    expect(kindBranches(dir).sort()).toEqual([
+      'packages/cli/src/j.ts:3: cases-on-kind: "open"',
+      'packages/core/src/h/index.ts:1: compares-kind: load.kind === "trace"',
+      "packages/core/src/i/index.ts:1: tests-kind-figures: l.conversation",
+      "packages/core/src/k/index.ts:1: open-loop-name: openLoop",
+      "packages/core/src/k/index.ts:1: open-loop-name: openLoop",
+      'site/src/lib/axis.ts:1: compares-kind: axis === "rate"',
     ]);
     write("site/src/components/Reads.astro", '---\nimport { siteIndex } from "../lib/site-index.ts";\n---\n');
     write("site/src/components/Types.astro", '---\nimport type { SiteIndex } from "../lib/site-index.ts";\n---\n');

@@ -25,10 +25,7 @@ describe("a search on 2 client threads over real HTTP", () => {
     try {
       const progress: SweepProgress[] = [];
       const doc = await runSweep({
-        ...setup(
-          { concurrency: { search: { from: 1, to: 8, resolution: 0.1 } }, slo: SLO },
-          server.url,
-        ),
+        ...setup({ concurrency: { search: { from: 1, to: 8, resolution: 0.1 } }, slo: SLO }, server.url),
         runId: RUN_ID,
         threads: 2,
         simulated: true,
@@ -39,7 +36,14 @@ describe("a search on 2 client threads over real HTTP", () => {
       // The decisions the search takes on this route on one thread (packages/core/src/sweep/search.test.ts).
       expect(search?.capacity).toEqual({ value: 5, lo: 5, hi: 6, status: "found" });
       expect(loads(doc.levels)).toEqual([1, 2, 4, 5, 6, 8]);
-      expect(doc.levels.map((l) => l.probe?.decision)).toEqual(["meets", "meets", "meets", "meets", "misses", "misses"]);
+      expect(doc.levels.map((l) => l.probe?.decision)).toEqual([
+        "meets",
+        "meets",
+        "meets",
+        "meets",
+        "misses",
+        "misses",
+      ]);
       // Every level ran on the 2 threads (N = 1 has one user: one thread).
       expect(doc.levels.map((l) => l.client.threads)).toEqual([1, 2, 2, 2, 2, 2]);
       for (const l of doc.levels.filter((x) => loadPosition(x.load) > 1))

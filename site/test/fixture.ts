@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { summarizeRun } from "@kneeboard/core/metrics";
 import { seededRandom } from "@kneeboard/core/random";
 import { evaluateStore } from "@kneeboard/core/regress/check";
-import { loadPosition, type RunDocument } from "@kneeboard/core/run";
+import { concurrencyOf, loadPosition, type RunDocument } from "@kneeboard/core/run";
 import { saveRun } from "@kneeboard/core/run-index";
 import { StoreRunIndex } from "@kneeboard/core/run-index/store";
 import { FolderStore } from "@kneeboard/core/store/folder";
@@ -279,10 +279,16 @@ export function traceRun(doc: RunDocument, speedups: readonly number[]): RunDocu
   };
 }
 
-/** A conversation run built from a synthetic closed loop: each level's three turns, later turns' TTFT flat (a prompt cache). */
+/**
+ * A conversation run built from a synthetic closed loop: each level a conversation level of N users
+ * (its figures under its kind, as a sweep writes them), its three turns, later turns' TTFT flat (a
+ * prompt cache).
+ */
 export function conversationRun(doc: RunDocument): RunDocument {
   const levels = doc.levels.map((l) => ({
     ...l,
+    load: { kind: "conversation" as const, concurrency: concurrencyOf(l.load) ?? 1, turns: 3 },
+    closed: null,
     conversation: {
       startSpreadMs: l.closed?.startSpreadMs ?? null,
       turns: 3,
@@ -306,7 +312,12 @@ export function conversationRun(doc: RunDocument): RunDocument {
       },
     },
   }));
-  return { ...doc, workload: { ...doc.workload, conversation: { turns: 3, sharedPrefixTokens: 100 } }, levels };
+  return {
+    ...doc,
+    workload: { ...doc.workload, conversation: { turns: 3, sharedPrefixTokens: 100 } },
+    levels,
+    summary: summarizeRun(levels),
+  };
 }
 
 /**

@@ -1,4 +1,6 @@
 /** The page models and the site index without a build: what `/` ranks, and that a bad index is refused where it is wrong. */
+import { summarizeRun } from "@kneeboard/core/metrics";
+import { concurrencyOf } from "@kneeboard/core/run";
 import { indexEntryFor } from "@kneeboard/core/run-index";
 import { standingOf } from "@kneeboard/core/standing";
 import { syntheticRun } from "@kneeboard/core/synthetic";
@@ -49,37 +51,38 @@ const closedView = (id: string) => view(id, run(id));
 /** A conversation run: each level's turns with TTFT growing by `growth` per turn, and the cache verdict given. */
 function conversationRun(id: string, growth: number, verdict: "reported" | "no_cache_seen") {
   const doc = run(id, "conversation");
-  return {
-    ...doc,
-    levels: doc.levels.map((l) => ({
-      ...l,
-      conversation: {
-        startSpreadMs: l.closed?.startSpreadMs ?? null,
-        turns: 3,
-        thinkSeconds: 0,
-        byTurn: [1, 2, 3].map((turn) => ({
-          turn,
-          n: 8,
-          ttftMs: { p50: 200 * growth ** (turn - 1), p95: 250 * growth ** (turn - 1) },
-          promptTokensP50: 150 * turn,
-          cachedPromptTokenShare: verdict === "reported" && turn > 1 ? 0.6 : null,
-        })),
-        laterTurnsTtftMs: { p50: 200 * growth ** 1.5, p95: 300 * growth ** 2 },
-        cache: {
-          verdict,
-          fromTurn: 2,
-          toTurn: 3,
-          ttftRatio: growth,
-          promptRatio: 1.5,
-          growthThreshold: 1.125,
-          detail:
-            verdict === "reported"
-              ? "the route reported cached prompt tokens"
-              : "no prompt cache seen: TTFT grows with the history",
-        },
+  const levels = doc.levels.map((l) => ({
+    ...l,
+    // A conversation level, its figures under its kind, as a sweep writes them.
+    load: { kind: "conversation" as const, concurrency: concurrencyOf(l.load) ?? 1, turns: 3 },
+    closed: null,
+    conversation: {
+      startSpreadMs: l.closed?.startSpreadMs ?? null,
+      turns: 3,
+      thinkSeconds: 0,
+      byTurn: [1, 2, 3].map((turn) => ({
+        turn,
+        n: 8,
+        ttftMs: { p50: 200 * growth ** (turn - 1), p95: 250 * growth ** (turn - 1) },
+        promptTokensP50: 150 * turn,
+        cachedPromptTokenShare: verdict === "reported" && turn > 1 ? 0.6 : null,
+      })),
+      laterTurnsTtftMs: { p50: 200 * growth ** 1.5, p95: 300 * growth ** 2 },
+      cache: {
+        verdict,
+        fromTurn: 2,
+        toTurn: 3,
+        ttftRatio: growth,
+        promptRatio: 1.5,
+        growthThreshold: 1.125,
+        detail:
+          verdict === "reported"
+            ? "the route reported cached prompt tokens"
+            : "no prompt cache seen: TTFT grows with the history",
       },
-    })),
-  };
+    },
+  }));
+  return { ...doc, levels, summary: summarizeRun(levels) };
 }
 const openView = (id: string) => view(id, openLoopRun(run(id), [1, 2, 4], [true, true, false]));
 

@@ -9,7 +9,7 @@ import type { Estimate } from "@kneeboard/core/standing";
 import { levelPoints, MEASURES, standingCurvesSpec, tradeoffSpec } from "../lib/charts/index.ts";
 import type { TargetTable } from "../lib/compare.ts";
 import { estimateTitle, fmt, fmtEstimate, pct, when } from "../lib/format.ts";
-import { capacityBracketOf, type LeaderboardRow, leaderboardRows, TREND_RUNS } from "../lib/leaderboard.ts";
+import { capacityBracketOf, type LeaderboardRow, leaderboardRows } from "../lib/leaderboard.ts";
 import { costNote, curvesLeftOut, levelsRun, sloWords, usd } from "../lib/models.ts";
 import {
   type FigureColumn,
@@ -31,6 +31,7 @@ import {
 import { searchedCapacity, searchedKnee, searchedLoad } from "../lib/search.ts";
 import { headline, headlineFigures, leaderboardDescription, users } from "../lib/share.ts";
 import type { TargetView } from "../lib/site-data.ts";
+import { TREND_RUNS } from "../lib/site-data.ts";
 import { sparkline } from "../lib/sparkline.ts";
 import { num, text } from "../lib/table.ts";
 import {

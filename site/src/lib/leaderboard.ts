@@ -8,7 +8,7 @@ import { concurrencyOf, loadWords, sameLoad, stopLabel } from "@kneeboard/core/r
 import { type Estimate, rankLabel, ranksBy } from "@kneeboard/core/standing";
 import { costNote, targetModelKey } from "./models.ts";
 import { searchedCapacity, standingSearches } from "./search.ts";
-import type { TargetView } from "./site-data.ts";
+import { type TargetView, TREND_RUNS } from "./site-data.ts";
 
 /** A level the standing shows but does not rank, with why. */
 export interface InvalidLevelNote {
@@ -74,8 +74,6 @@ export interface LeaderboardRow {
   /** Peak aggregate tok/s of the last runs, oldest first. */
   trend: (number | null)[];
 }
-
-export const TREND_RUNS = 20;
 
 /** A capacity's bracket as the leaderboard shows it (`LeaderboardRow.capacityBracket`). */
 export interface CapacityBracket {

@@ -3,8 +3,7 @@
  * standing, and at least the last `TREND_RUNS` runs (the trend). The site index lists these, so its
  * size grows with routes, not with routes x runs; the target page reads its series' whole history.
  */
-import { TREND_RUNS } from "./leaderboard.ts";
-import type { TargetView } from "./site-data.ts";
+import { type TargetView, TREND_RUNS } from "./site-data.ts";
 
 export function recentView(view: TargetView): TargetView {
   const inStanding = new Set(view.standing.runIds);

@@ -11,11 +11,13 @@ import { bySeries, type RunIndex, type RunIndexEntry, type SeriesSummary, series
 import { historyPoint, summaryServes } from "@kneeboard/core/run-index/summary";
 import { type Slo, standingOf } from "@kneeboard/core/standing";
 import { readRun, type Store } from "@kneeboard/core/store";
-import { TREND_RUNS } from "./leaderboard.ts";
 import type { HistoryPoint, RunDetails, TargetView } from "./site-index.ts";
 import { toolCallsByTarget } from "./tool-calls.ts";
 
 export type { HistoryPoint, RunDetails, TargetView };
+
+/** The runs a trend shows: every page but a series' own keeps at least these of its history. */
+export const TREND_RUNS = 20;
 
 export interface SiteData {
   generatedAt: string;

@@ -4,8 +4,8 @@
  */
 import { z } from "zod";
 import { Positive, strictlyAscending } from "../drive/fields.ts";
-import { isLevelSearch, type LevelSearch, levelSearchSchema } from "../drive/search.ts";
-import { Arrival, Conversation, conversationsRunIn, searchableMode, TraceFormat } from "../kinds/index.ts";
+import { type LevelSearch, levelSearchSchema } from "../drive/search.ts";
+import { Arrival, Conversation, DEFAULT_ARRIVAL, layerProblems, TraceFormat } from "../kinds/index.ts";
 import { DEFAULT_SLO } from "../metrics/index.ts";
 import { isLocalOnly, Route } from "../route/index.ts";
 import { ALWAYS, isObject, problem, targetsOf } from "./refine.ts";
@@ -323,7 +323,7 @@ export const DEFAULT_WORKLOAD = {
   streamIdleTimeoutSeconds: 30,
   ignoreEos: false,
   slo: DEFAULT_SLO,
-  arrival: { mode: "closed" },
+  arrival: DEFAULT_ARRIVAL,
 } satisfies Workload;
 
 /** A slug: lowercase letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
@@ -504,98 +504,31 @@ export const Config = z
       if (at === undefined) first.set(id, i);
       else problem(ctx, ["targets", i, "id"], `duplicate id ${id} (also targets[${at}].id)`);
     });
-    conversationsInClosedLoops(config, ctx);
-    searchesInSearchableSweeps(config, ctx);
+    kindsInTheirLayers(config, ctx);
     referencesPerModel(config, ctx);
     openRouterKeys(config, ctx);
   }, ALWAYS);
 export type Config = z.infer<typeof Config>;
 
 /**
- * A conversation's next turn follows its answer, so each user is a worker of a closed loop: a
- * (target, scenario) whose merged workload sets `conversation` with other arrivals is a problem at
- * the `conversation` of the layer that set it (the scenario's, else the target's, else the global one).
+ * What each kind asks of the workload layers of every (target, scenario) swept (`layerProblems`):
+ * first of their arrivals (a conversation's users in a closed loop), then of what they search (a
+ * replay's speedups cannot be searched, a search is counted in requests); each problem at the layer
+ * that set the field, once.
  */
-function conversationsInClosedLoops(config: unknown, ctx: z.RefinementCtx): void {
+function kindsInTheirLayers(config: unknown, ctx: z.RefinementCtx): void {
   if (!isObject(config)) return;
-  const global = config.workload;
   const scenarios = isObject(config.scenarios) ? config.scenarios : undefined;
-  const reported = new Set<string>();
-  targetsOf(config).forEach((target, i) => {
-    const own = (target as { workload?: unknown }).workload;
-    const names = Array.isArray(target.scenarios)
-      ? target.scenarios.filter((name): name is string => typeof name === "string")
-      : scenarios
-        ? Object.keys(scenarios)
-        : [DEFAULT_SCENARIO];
-    for (const name of names) {
-      let at: PropertyKey[] | null = null;
-      let mode: unknown = "closed";
-      for (const [path, layer] of [
-        [["workload"], global],
-        [["targets", i, "workload"], own],
-        [["scenarios", name], scenarios?.[name]],
-      ] as const) {
-        if (!isObject(layer)) continue;
-        if (layer.conversation !== undefined) at = [...path, "conversation"];
-        if (isObject(layer.arrival) && layer.arrival.mode !== undefined) mode = layer.arrival.mode;
+  for (const check of ["arrival", "search"] as const) {
+    const reported = new Set<string>();
+    forEachSweep(config, scenarios, (layers) => {
+      for (const { at, message } of layerProblems(layers)[check]) {
+        if (reported.has(at.join("."))) continue;
+        reported.add(at.join("."));
+        problem(ctx, at, message);
       }
-      if (at === null || conversationsRunIn(mode) || reported.has(at.join("."))) continue;
-      reported.add(at.join("."));
-      problem(
-        ctx,
-        at,
-        `conversations run in a closed loop (each user waits for the answer before the next turn), not with ${String(mode)} arrivals`,
-      );
-    }
-  });
-}
-
-/**
- * A search (docs/config.md#searched-levels) needs levels on a searchable axis and counted requests: for
- * each (target, scenario), a `concurrency` search over a trace replay is a problem at the `concurrency`
- * of the layer that set it, and a search that the sweep runs (a closed loop's or conversation's
- * `concurrency`, open arrivals' `ratesPerSecond`) with `levelDurationSeconds` is one at the duration's.
- */
-function searchesInSearchableSweeps(config: unknown, ctx: z.RefinementCtx): void {
-  if (!isObject(config)) return;
-  const scenarios = isObject(config.scenarios) ? config.scenarios : undefined;
-  const reported = new Set<string>();
-  const report = (at: PropertyKey[], message: string) => {
-    if (reported.has(at.join("."))) return;
-    reported.add(at.join("."));
-    problem(ctx, at, message);
-  };
-  forEachSweep(config, scenarios, (layers) => {
-    let concurrency: { at: PropertyKey[]; search: boolean } | null = null;
-    let arrival: { at: PropertyKey[]; mode: unknown; search: boolean } | null = null;
-    let duration: PropertyKey[] | null = null;
-    for (const [path, layer] of layers) {
-      if (!isObject(layer)) continue;
-      if (layer.concurrency !== undefined)
-        concurrency = { at: [...path, "concurrency"], search: isLevelSearch(layer.concurrency) };
-      if (isObject(layer.arrival))
-        arrival = {
-          at: [...path, "arrival", "ratesPerSecond"],
-          mode: layer.arrival.mode,
-          search: isLevelSearch(layer.arrival.ratesPerSecond),
-        };
-      if (layer.levelDurationSeconds !== undefined) duration = [...path, "levelDurationSeconds"];
-      if (layer.requestsPerLevel !== undefined) duration = null;
-    }
-    const mode = arrival?.mode ?? "closed";
-    if (!searchableMode(mode) && concurrency?.search)
-      report(
-        concurrency.at,
-        "a trace replay's levels are speedups of a recorded window, which cannot be searched: search with a closed loop's concurrency or open arrivals' ratesPerSecond",
-      );
-    const searched = conversationsRunIn(mode) ? concurrency?.search === true : arrival?.search === true;
-    if (searched && duration)
-      report(
-        duration,
-        "a searched sweep draws counted requests (more near the SLO's boundary): set requestsPerLevel, not levelDurationSeconds",
-      );
-  });
+    });
+  }
 }
 
 /** Calls `visit` with the workload layers (global, target, scenario), each at its path, of every (target, scenario) swept. */

@@ -89,6 +89,8 @@ export interface LoadFigures {
   schedule?: ScheduleInput;
   /** A closed loop's start spread, ms. */
   startSpreadMs?: number;
+  /** The level's workers held sessions of turns (a conversation's): its samples carry `turn`, and its figures by turn are made of them. */
+  sessions?: { turns: number; thinkSeconds: number };
 }
 
 /** What the level runner knows when it prepares a driver's spec: after the warm-up. */

@@ -92,6 +92,29 @@ export interface KindFigures<F, P> {
 }
 
 /**
+ * What the workload layers (global, target, scenario) of one swept (target, scenario) set, each where
+ * the last layer to set it put it: what a kind checks of its config beyond each field's own schema.
+ */
+export interface SweepLayers {
+  /** The kind of the arrival mode the layers leave (a closed loop's when none sets one); null for a mode no kind has (left to the schema). */
+  arrivalKind: string | null;
+  /** That mode, as set (for a problem's words). */
+  mode: unknown;
+  /** Where `conversation` was set; null when no layer sets it. */
+  conversation: PropertyKey[] | null;
+  /** Where `concurrency` was set, and whether it is a search. */
+  concurrency: { at: PropertyKey[]; search: boolean } | null;
+  /** Where the last `arrival` was set (its `ratesPerSecond`), and whether its rates are a search. */
+  rates: { at: PropertyKey[]; search: boolean } | null;
+}
+
+/** A problem a kind finds in its config layers: the path it is at and its words. */
+export interface LayerProblem {
+  at: PropertyKey[];
+  message: string;
+}
+
+/**
  * What a kind's levels show in the run index and in a standing, beside every level's figures: fields
  * of a run index level (`I`, from its own figures `F`: a trace replay's reusable share, a
  * conversation's later turns' TTFT) and of a standing's level (`G`, over its valid runs' index
@@ -168,6 +191,12 @@ export interface LoadKind<
    * searched level, run as any other); throws for a kind that cannot search.
    */
   pinned(workload: W, position: number): object;
+  /** Problems in its config layers of the arrivals a sweep of this kind is sent with (a conversation's users only in a closed loop); none for most kinds. */
+  arrivalProblems(layers: SweepLayers): LayerProblem[];
+  /** Problems in its config layers of what a sweep sent with its arrival mode searches (a replay's speedups cannot be); none for most kinds. */
+  searchProblems(layers: SweepLayers): LayerProblem[];
+  /** True when the layers search this kind's levels: its searched field (`concurrency`, `arrival.ratesPerSecond`) is a search. */
+  searchedIn(layers: SweepLayers): boolean;
   /** The N of each level of a workload, for kinds whose levels hold N users; null for the others. */
   userLevels(workload: W): number[] | null;
   /** The most worker threads a level can use (a thread runs at least one stream). */

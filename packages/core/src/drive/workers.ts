@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { LevelDriver } from "./driver.ts";
-import type { HeadlineParts, SummaryUnits, TopLevelFigures } from "./kind.ts";
+import type { HeadlineParts, SummaryUnits, SweepLayers, TopLevelFigures } from "./kind.ts";
 import { newDebts, runWorkers, type WorkerDebt } from "./loop.ts";
 import { type LevelSearch, ladderOf, searchOf } from "./search.ts";
 import type { WorkerSession } from "./session.ts";
@@ -122,6 +122,7 @@ export const USERS = {
   userLevels: (workload: { concurrency: number[] | LevelSearch }) => ladderOf(workload.concurrency),
   search: (workload: { concurrency: number[] | LevelSearch }) => searchOf(workload.concurrency),
   pinned: (_workload: unknown, position: number) => ({ concurrency: [position] }),
+  searchedIn: (layers: SweepLayers) => layers.concurrency?.search === true,
   chunksPerSecond: (load: { concurrency: number }, perStream: number, _maxTokens: number, chunksPerToken: number) =>
     load.concurrency * perStream * chunksPerToken,
   threadBound: (load: { concurrency: number }) => load.concurrency,

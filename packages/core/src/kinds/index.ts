@@ -8,10 +8,19 @@
  */
 import { z } from "zod";
 import type { DriveSpec, LevelDriver } from "../drive/driver.ts";
-import type { ExpandContext, HeadlineParts, LoadAxis, LoadKind, PlanWords, SummaryUnits } from "../drive/kind.ts";
+import type {
+  ExpandContext,
+  HeadlineParts,
+  LayerProblem,
+  LoadAxis,
+  LoadKind,
+  PlanWords,
+  SummaryUnits,
+  SweepLayers,
+} from "../drive/kind.ts";
 import type { LevelBudget, LevelPlanOf } from "../drive/plan.ts";
 import type { ScheduleFigures } from "../drive/schedule.ts";
-import type { LevelSearch, LevelSearchSettings } from "../drive/search.ts";
+import { isLevelSearch, type LevelSearch, type LevelSearchSettings } from "../drive/search.ts";
 import type { WorkersFigures } from "../drive/workers.ts";
 import { ClosedArrival, ClosedLoad, closed } from "./closed/index.ts";
 import {
@@ -68,7 +77,8 @@ export const KINDS = { closed, open, trace, conversation } as const satisfies {
     z.ZodRawShape
   >;
 };
-export type Kind = keyof typeof KINDS;
+/** A kind's name: a run document load's `kind`. Each registry below is keyed by it, so `tsc` names every one a new kind is missing from. */
+export type Kind = Load["kind"];
 
 /**
  * How requests arrive (the config's `workload.arrival`, docs/config.md#arrivals): each member is its
@@ -79,6 +89,9 @@ export const Arrival = z.discriminatedUnion("mode", [ClosedArrival, PoissonArriv
     'must be { "mode": "closed" }, { "mode": "poisson" | "gamma", "ratesPerSecond": [...] } or { "mode": "trace", "file": ..., "format": "mooncake" | "burstgpt" }',
 });
 export type Arrival = z.infer<typeof Arrival>;
+
+/** The arrival a workload has when no layer sets one: a closed loop's. */
+export const DEFAULT_ARRIVAL = { mode: "closed" } as const satisfies Arrival;
 
 /** The kind of each `arrival.mode`. */
 const MODE_KIND = { closed: "closed", poisson: "open", gamma: "open", trace: "trace" } as const satisfies Record<
@@ -262,17 +275,85 @@ export function replayedWindow(load: LevelLoad): TraceWindow | null {
   return load.kind === "trace" ? load.trace : null;
 }
 
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
+
 /**
- * True when conversations can be held with this `arrival.mode`: each user waits for an answer
- * before the next turn, so only the closed loop's workers can be its users.
+ * What the workload layers (global, target, scenario, each at its path) of one swept (target,
+ * scenario) set, with the arrival mode the layer that set it last gave (`set`), or that the last
+ * layer with an `arrival` gave, else the default (`last`); and where a duration was set last, unless
+ * a count was set after it.
  */
-export function conversationsRunIn(mode: unknown): boolean {
-  return typeof mode === "string" && mode in MODE_KIND && MODE_KIND[mode as Arrival["mode"]] === "closed";
+function sweepLayers(
+  layers: readonly (readonly [PropertyKey[], unknown])[],
+  modeFrom: "set" | "last",
+): { facts: SweepLayers; kinds: Kind[]; duration: PropertyKey[] | null } {
+  const facts: SweepLayers = {
+    arrivalKind: null,
+    mode: DEFAULT_ARRIVAL.mode,
+    conversation: null,
+    concurrency: null,
+    rates: null,
+  };
+  let duration: PropertyKey[] | null = null;
+  for (const [path, layer] of layers) {
+    if (!isObject(layer)) continue;
+    if (layer.conversation !== undefined) facts.conversation = [...path, "conversation"];
+    if (layer.concurrency !== undefined)
+      facts.concurrency = { at: [...path, "concurrency"], search: isLevelSearch(layer.concurrency) };
+    if (isObject(layer.arrival)) {
+      if (modeFrom === "last") facts.mode = layer.arrival.mode ?? DEFAULT_ARRIVAL.mode;
+      else if (layer.arrival.mode !== undefined) facts.mode = layer.arrival.mode;
+      facts.rates = { at: [...path, "arrival", "ratesPerSecond"], search: isLevelSearch(layer.arrival.ratesPerSecond) };
+    }
+    if (layer.levelDurationSeconds !== undefined) duration = [...path, "levelDurationSeconds"];
+    if (layer.requestsPerLevel !== undefined) duration = null;
+  }
+  const mode = facts.mode;
+  const arrivalKind: Kind | null =
+    typeof mode === "string" && mode in MODE_KIND ? MODE_KIND[mode as Arrival["mode"]] : null;
+  facts.arrivalKind = arrivalKind;
+  // The kinds asked: the workload's (a conversation's, when it sets one) and its arrival's.
+  const kinds = [
+    ...new Set<Kind>([
+      ...(facts.conversation ? (["conversation"] as const) : []),
+      ...(arrivalKind ? [arrivalKind] : []),
+    ]),
+  ];
+  return { facts, kinds, duration };
 }
 
-/** True when the levels of this `arrival.mode`'s kind can be searched (a replay's speedups cannot); unknown modes are left to the schema. */
-export function searchableMode(mode: unknown): boolean {
-  return !(typeof mode === "string" && mode in MODE_KIND && MODE_KIND[mode as Arrival["mode"]] === "trace");
+/**
+ * The problems of one swept (target, scenario) in its workload layers (global, target, scenario, each
+ * at its path), beyond each field's own schema: of its arrivals (`LoadKind.arrivalProblems`, of its
+ * workload's kind and its arrival's), and of what it searches (`searchProblems`, and a searched
+ * sweep, by its arrival's kind's `searchedIn`, that runs for a duration: a search draws counted
+ * requests, docs/config.md#searched-levels).
+ */
+export function layerProblems(layers: readonly (readonly [PropertyKey[], unknown])[]): {
+  arrival: LayerProblem[];
+  search: LayerProblem[];
+} {
+  const sent = sweepLayers(layers, "set");
+  const arrival = sent.kinds.flatMap((kind) => entry(kind).arrivalProblems(sent.facts));
+  const { facts, kinds, duration } = sweepLayers(layers, "last");
+  const search = kinds.flatMap((kind) => entry(kind).searchProblems(facts));
+  const arrivalKind = facts.arrivalKind as Kind | null;
+  const searched = arrivalKind ? entry(arrivalKind).searchedIn(facts) : facts.rates?.search === true;
+  if (searched && duration)
+    search.push({
+      at: duration,
+      message:
+        "a searched sweep draws counted requests (more near the SLO's boundary): set requestsPerLevel, not levelDurationSeconds",
+    });
+  return { arrival, search };
+}
+
+/**
+ * The conversations a workload's users hold (what its requests' turns are made of); null for a
+ * workload of another kind. A workload that sets one is a conversation's, whatever its arrival (`kindOfWorkload`).
+ */
+export function heldConversation(workload: Pick<KindWorkload, "conversation">): Conversation | null {
+  return workload.conversation ?? null;
 }
 
 /** A workload's arrival when it replays a trace (the trace file to read); null for the other kinds. */

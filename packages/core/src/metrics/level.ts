@@ -75,8 +75,8 @@ export interface LevelInput {
   schedule?: ScheduleInput;
   /** A closed loop's start spread, ms (see the run document's `startSpreadMs`); absent: null. */
   startSpreadMs?: number;
-  /** The level's workers held conversations (samples carry `turn`): figures by turn, and a cache is expected, not a flaw. */
-  conversation?: ConversationInput;
+  /** The level's workers held sessions of turns (a conversation's; samples carry `turn`): figures by turn, and a cache is expected, not a flaw. */
+  sessions?: ConversationInput;
 }
 
 const COUNT_KEY = {
@@ -176,7 +176,7 @@ export function summarizeLevel(input: LevelInput): Level {
         scheduleLagMs: lag ? { p50: lag.p50, p99: lag.p99 } : null,
       },
       reusablePromptTokenShare: reusableShare(ok),
-      conversation: input.conversation ? conversationFigures(ok, input.conversation) : null,
+      conversation: input.sessions ? conversationFigures(ok, input.sessions) : null,
     }),
     client: {
       eventLoopLagP99Ms,
@@ -272,7 +272,7 @@ function validityFigures(
       : null,
     cache: {
       share: measured.cachedPromptTokenShare,
-      expected: expectsCache(input.load) || Boolean(input.conversation),
+      expected: expectsCache(input.load) || Boolean(input.sessions),
     },
   };
 }

@@ -478,7 +478,6 @@ function summarize(
     endedEarly: runner.endedEarly,
     earlyRequests: runner.earlyNeeded,
     requestsPerLevel: workload.requestsPerLevel,
-    ...(workload.conversation ? { conversation: workload.conversation } : {}),
   });
   // Gaps between chunks are summarized in the level; keeping them per sample would bloat the document.
   for (const s of samples) delete s.interChunkMs;

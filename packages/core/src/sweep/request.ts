@@ -3,6 +3,7 @@ import type { FirstTokenWatch } from "../client/health.ts";
 import type { ChatMessage, ChatRequest, RawResult } from "../client/index.ts";
 import type { Workload } from "../config/index.ts";
 import type { Turn } from "../drive/session.ts";
+import { heldConversation } from "../kinds/index.ts";
 import { type ReplayPlace, replayPrompt, type TraceRequest } from "../trace/index.ts";
 import { promptFor, questionFor, systemPromptFor } from "../workload/index.ts";
 
@@ -73,7 +74,7 @@ export function chatRequest(
     signal,
     firstToken,
   };
-  const conversation = workload.conversation;
+  const conversation = heldConversation(workload);
   const tag = promptTag(place);
   if (!conversation)
     return {

@@ -44,6 +44,8 @@ export const closed: LoadKind<
   document: ClosedLoad,
   figures: { schema: ClosedFigures, of: ({ startSpreadMs }) => ({ startSpreadMs }) },
   index: NO_INDEX_FIGURES,
+  arrivalProblems: () => [],
+  searchProblems: () => [],
   axis: "concurrency",
   levels: (workload, { requestSeconds }) =>
     ladderOf(workload.concurrency).map((concurrency, i) => ({

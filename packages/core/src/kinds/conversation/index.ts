@@ -131,6 +131,23 @@ export function conversationPlan(workload: {
   };
 }
 
+const workers = workersDriver(
+  "conversation",
+  (load: ConversationLevelLoad) => ({
+    conversation: { turns: load.turns, thinkMs: load.thinkSeconds * 1000, thinkSeconds: load.thinkSeconds },
+  }),
+  (spec) => conversations(spec.conversation),
+);
+
+/** N workers each holding conversations: the workers' driver, whose level is described with its sessions (figures by turn). */
+const conversationDriver: typeof workers = {
+  ...workers,
+  describe: (spec, record, window) => ({
+    ...workers.describe(spec, record, window),
+    sessions: { turns: spec.conversation.turns, thinkSeconds: spec.conversation.thinkSeconds },
+  }),
+};
+
 export const conversation: LoadKind<
   { concurrency: number[] | LevelSearch; conversation: Conversation },
   ConversationLevelLoad,
@@ -161,6 +178,17 @@ export const conversation: LoadKind<
   ...USERS,
   words: (load) => `N=${load.concurrency}, ${load.turns}-turn conversations`,
   same: (a, b) => a.turns === b.turns,
+  // Each user waits for the answer before the next turn: only a closed loop's workers can be its users.
+  searchProblems: () => [],
+  arrivalProblems: ({ conversation, arrivalKind, mode }) =>
+    conversation && arrivalKind !== "closed"
+      ? [
+          {
+            at: conversation,
+            message: `conversations run in a closed loop (each user waits for the answer before the next turn), not with ${String(mode)} arrivals`,
+          },
+        ]
+      : [],
   // A conversation re-sends its history: a cache serving it is what the level measures.
   expectsCache: true,
   // Its TTFT and cached share by turn, and its cache verdict, one line a level.
@@ -196,9 +224,5 @@ export const conversation: LoadKind<
       return lines;
     },
   },
-  driver: workersDriver(
-    "conversation",
-    (load: ConversationLevelLoad) => ({ conversation: { turns: load.turns, thinkMs: load.thinkSeconds * 1000 } }),
-    (spec) => conversations(spec.conversation),
-  ),
+  driver: conversationDriver,
 };

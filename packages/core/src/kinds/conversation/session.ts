@@ -11,6 +11,8 @@ export interface ConversationSpec {
   turns: number;
   /** A reader's pause between an answer and the next question of the same conversation, ms. */
   thinkMs: number;
+  /** The same pause in seconds, as the level's figures record it. */
+  thinkSeconds: number;
 }
 
 /**

@@ -273,6 +273,19 @@ export const trace: LoadKind<
   userLevels: () => null,
   // A replay's levels are speedups of a recorded window: there is no SLO boundary to search for.
   search: () => null,
+  // A replay's levels are speedups of its window: a search of N has nothing to search.
+  arrivalProblems: () => [],
+  searchProblems: ({ concurrency }) =>
+    concurrency?.search
+      ? [
+          {
+            at: concurrency.at,
+            message:
+              "a trace replay's levels are speedups of a recorded window, which cannot be searched: search with a closed loop's concurrency or open arrivals' ratesPerSecond",
+          },
+        ]
+      : [],
+  searchedIn: (layers) => layers.rates?.search === true,
   pinned: () => {
     throw new Error("a trace replay's levels cannot be searched");
   },
