@@ -163,7 +163,7 @@ describe("a leaderboard of more routes than its row budget", () => {
       .map((n) => ({ n, bytes: statSync(join(outDir, n)).size }))
       .sort((a, b) => b.bytes - a.bytes);
     console.log(
-      `largest pages: ${sizes
+      `compare page ${(statSync(join(outDir, "compare", "index.html")).size / 1024).toFixed(0)} KB; largest pages: ${sizes
         .slice(0, 3)
         .map((s) => `${s.n} ${(s.bytes / 1024).toFixed(0)} KB`)
         .join(", ")}`,

@@ -51,6 +51,8 @@ describe("compare pages per scenario", () => {
     const byTarget = rows(table);
     // Assess: the rag targets only, with rag's peak, linked to their rag pages from three levels down.
     expect([...byTarget.keys()]).toEqual([...RAG.targets].sort());
+    // A site within the row budget compares every target, as before the fold (catalogue.test.ts: past it).
+    expect(page).not.toContain('id="compare-folded"');
     const row = byTarget.get("fast-small") as string;
     expect(rag.latest.summary.peak.aggregateOutputTokensPerSecond).not.toBe(
       chat.latest.summary.peak.aggregateOutputTokensPerSecond,
