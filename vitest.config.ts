@@ -58,6 +58,8 @@ const TIMED = [
   "test/cli-crash.test.ts",
   // The capacity search over real HTTP: what it decides is judged from the per-stream speeds it measured.
   "test/search-capacity-http.test.ts",
+  // The same search with its probed levels on 2 worker threads.
+  "test/search-threads-http.test.ts",
   // Failed requests and the SLO: two routes' levels that must come out valid, their goodput side by side.
   "test/slo-failures.test.ts",
   // Searched runs (--repeat 3) whose levels must meet the SLO on a real server's clock.
@@ -77,6 +79,11 @@ const TIMED = [
  */
 const LONGEST_FIRST = [
   // The parallel group: 10 s to over a minute each on two cores.
+  // A 320-route site built and walked in Chromium (2 to 3 minutes), a fanned-out rebuild on the AWS
+  // stand-ins, the fifth kind type-checked over the tree.
+  "site/test/catalogue.test.ts",
+  "test/e2e-aws-fanout.test.ts",
+  "test/fifth-kind.test.ts",
   "functions/src/publish-package.test.ts",
   "packages/core/src/aws/store.contract.test.ts",
   // The readers of the shared fixture site, once it is likely built: the walks of every variant of every
@@ -102,8 +109,9 @@ const LONGEST_FIRST = [
   "test/client-health.test.ts",
   "test/cli-crash.test.ts",
   "test/readme-endpoint.test.ts",
-  // A search over real HTTP on the batch decoder's clock.
+  // Searches over real HTTP on the batch decoder's clock, on one thread and on two.
   "test/search-capacity-http.test.ts",
+  "test/search-threads-http.test.ts",
   "test/sweep.test.ts",
   "test/sweep-threads.test.ts",
   "test/trace-replay.test.ts",

@@ -42,8 +42,9 @@ describe("kneeboard run", () => {
     expect(runs).toHaveLength(1);
     // Exit 0, or 1 for a run whose levels a loaded machine's client all flagged: the files are the point.
     expect(exitProblems([result.code], [JSON.parse(readFileSync(runs[0] as string, "utf8"))])).toEqual([]);
-    // The run document and its index entry, nothing else.
-    expect(files.map((f) => f.slice(data.length + 1).split("/")[0]).sort()).toEqual(["index", "runs"]);
+    // The run document, its index entry and its series' summary, nothing else.
+    const kept = files.map((f) => f.slice(data.length + 1).replace(/[^/]+\.json$/, "*.json")).sort();
+    expect(kept).toEqual(["index/runs/*.json", "index/series/*.json", "runs/ref-m/*.json"]);
     const doc = JSON.parse(readFileSync(runs[0] as string, "utf8"));
     expect(doc.levels.map((l: { requests: { ok: number } }) => l.requests.ok)).toEqual([4, 4]);
     expect(result.out).not.toContain(SECRET);
