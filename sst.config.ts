@@ -224,8 +224,8 @@ export default $config({
       },
     });
 
-    // The site serves every store key under /data/ (and index.json, runs.csv): the results bucket's
-    // own keys have no data/ prefix.
+    // The site serves every store key under /data/ (and index.json, each model's models/<key>/ files):
+    // the results bucket's own keys have no data/ prefix.
     return { site: site.url, data: $interpolate`${site.url}/data/`, subscribe: subscribe.url };
   },
 });

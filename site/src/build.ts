@@ -24,7 +24,6 @@ import { crossSeriesCharts, prefillChart, targetCharts } from "./build/charts.ts
 import { DownloadStager, moveInto } from "./build/stage.ts";
 import { codeVersion } from "./build/version.ts";
 import { methodologyHtml } from "./lib/methodology.ts";
-import { targetModelKey } from "./lib/models.ts";
 import { recentView } from "./lib/recent-view.ts";
 import { readAlerts, scenarioOrder, type TargetView, targetsData } from "./lib/site-data.ts";
 import { type SeriesDetail, type SiteIndex, seriesDetailFile } from "./lib/site-index.ts";
@@ -166,9 +165,8 @@ async function writeSiteIndex(
     const id = (target.views[0] as TargetView).id;
     const built = !only || only.has(id);
     const known = built ? undefined : (options.only?.runBytes[id] ?? 0);
-    const modelFiles = !fileModels || target.views.some((v) => fileModels.has(targetModelKey(v)));
     const [stagedDone, drawnDone] = await Promise.allSettled([
-      stager.addTarget(target, { knownBytes: known, modelFiles }),
+      stager.addTarget(target, { knownBytes: known, modelFiles: fileModels }),
       built ? writeSeriesDetails(target.views, seriesDir) : Promise.resolve(),
     ]);
     // Both settle before either's failure is thrown, so nothing is still writing into work when it is removed.

@@ -121,17 +121,20 @@ export class DownloadStager {
 
   /**
    * One target's rows, views and run documents. With `knownBytes`, its documents are not staged (the
-   * site already has them) and that is their size; with `modelFiles` false, its model's files are not
-   * written (an incremental build's other models: the site keeps them), and its entries may be its
-   * summaries' alone. Returns the size of its documents.
+   * site already has them) and that is their size; with `modelFiles`, only the models it names have
+   * their files written (an incremental build's: the site keeps the others'), and a target of none of
+   * them may come with its summaries' entries alone. Returns the size of its documents.
    */
-  async addTarget(t: TargetData, options: { knownBytes?: number; modelFiles?: boolean } = {}): Promise<number> {
+  async addTarget(
+    t: TargetData,
+    options: { knownBytes?: number; modelFiles?: ReadonlySet<string> | null } = {},
+  ): Promise<number> {
     await mkdir(join(this.staged, "data"), { recursive: true });
     await mkdir(this.scratch, { recursive: true });
-    const writeModel = options.modelFiles ?? true;
-    if (writeModel && !t.complete) throw new Error(`a model's files need every run of ${t.views[0]?.id}`);
     for (const view of t.views) {
       const modelKey = targetModelKey(view);
+      const writeModel = !options.modelFiles || options.modelFiles.has(modelKey);
+      if (writeModel && !t.complete) throw new Error(`a model's files need every run of ${view.id}`);
       let model = this.models.get(modelKey);
       if (!model) {
         model = { modelKey, model: view.model, targetIds: [], written: false };

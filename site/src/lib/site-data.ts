@@ -133,9 +133,23 @@ export async function* targetsData(
   options: SiteDataOptions & { now: string; needsEntries?: (summaries: SeriesSummary[]) => boolean },
 ): AsyncGenerator<TargetData> {
   const ids = (await options.index.targetIds()).sort((a, b) => a.localeCompare(b));
-  for (const targetId of ids) {
+  // The next targets' summaries are asked for while this one is read (one request each on AWS).
+  const ahead = new Map<string, Promise<SeriesSummary[]>>();
+  const summariesOf = (at: number) => {
+    for (const id of ids.slice(at, at + SUMMARIES_AHEAD))
+      if (!ahead.has(id)) {
+        const asked = options.index.summaries(id);
+        // Awaited in turn below; a failure meanwhile is not an unhandled rejection.
+        asked.catch(() => {});
+        ahead.set(id, asked);
+      }
+    const asked = ahead.get(ids[at] as string) as Promise<SeriesSummary[]>;
+    ahead.delete(ids[at] as string);
+    return asked;
+  };
+  for (const [at, targetId] of ids.entries()) {
     if (options.needsEntries) {
-      const summaries = await options.index.summaries(targetId);
+      const summaries = await summariesOf(at);
       const data = options.needsEntries(summaries) ? null : await fromSummaries(options, summaries);
       if (data) {
         if (data.views.length > 0) yield data;
@@ -150,6 +164,9 @@ export async function* targetsData(
     if (data.views.length > 0) yield data;
   }
 }
+
+/** Targets whose summaries are read ahead of the one being read. */
+const SUMMARIES_AHEAD = 8;
 
 /**
  * One target's views from its series' summaries: their kept entries give the latest run, the

@@ -47,8 +47,8 @@ export interface LambdaCost {
 
 /**
  * Lambda's charges a day at the expected sweep durations (each sweep's GB-s at the sweep memory, its
- * canary phase included, its continuations as extra invocations) plus publish (one per 10 sweeps, 5 s + 0.15 s per target as
- * measured by `npm run bench`, at PUBLISH_MEMORY_MB) and the plan function, on x86_64 prices in
+ * canary phase included, its continuations as extra invocations) plus publish (one per 10 sweeps, 10 s + 0.015 s per target: its
+ * incremental build as the catalogue benchmark measured it, Astro's compile and the pages that list targets, at PUBLISH_MEMORY_MB) and the plan function, on x86_64 prices in
  * us-east-1. Providers' tokens, S3, SQS, DynamoDB, SNS and CloudFront are not in it. Null for a cron schedule.
  */
 export function lambdaCostPerDay(plans: TargetPlan[], schedule: string, targets: number): LambdaCost | null {
@@ -59,7 +59,7 @@ export function lambdaCostPerDay(plans: TargetPlan[], schedule: string, targets:
   const sweepSeconds = plans.reduce((sum, p) => sum + p.expectedSeconds + (p.canary?.expectedSeconds ?? 0), 0);
   const sweepInvocations = plans.reduce((sum, p) => sum + p.expected.invocations, 0);
   const publishes = Math.ceil(plans.length / SWEEPS_PER_PUBLISH);
-  const publishSeconds = publishes * (5 + 0.15 * targets);
+  const publishSeconds = publishes * (PUBLISH_BASE_SECONDS + PUBLISH_SECONDS_PER_TARGET * targets);
   const gbSeconds = slots * (sweepSeconds * (memoryMb / 1024) + publishSeconds * (PUBLISH_MEMORY_MB / 1024));
   const invocations = slots * (1 + sweepInvocations + publishes);
   return {
@@ -71,6 +71,10 @@ export function lambdaCostPerDay(plans: TargetPlan[], schedule: string, targets:
   };
 }
 
+/** A publish's incremental build: Astro's compile of the pages, then per target (the catalogue benchmark's 23.6 s at 1,000). */
+export const PUBLISH_BASE_SECONDS = 10;
+export const PUBLISH_SECONDS_PER_TARGET = 0.015;
+
 /** AWS's other prices (us-east-1, on demand): S3 requests, DynamoDB request units, CloudFront invalidation paths. */
 export const S3_USD_PER_PUT = 0.005 / 1000;
 export const S3_USD_PER_GET = 0.0004 / 1000;
@@ -81,6 +85,8 @@ export const CLOUDFRONT_USD_PER_PATH = 0.005;
 export const CLOUDFRONT_FREE_PATHS_PER_MONTH = 1000;
 /** An index entry's size, KB (a closed-loop run of 6 levels, as `npm run bench` generates): what its write and each read cost. */
 export const INDEX_ENTRY_KB = 5;
+/** A series summary's item, KB (gzipped; the catalogue benchmark's are 5.4): read and written again with each run. */
+export const SUMMARY_KB = 6;
 /** Files a publish after sweeps uploads besides their run documents: the catalogue benchmark's 71 pages, the downloads, the feeds. */
 export const FILES_PER_PUBLISH = 80;
 /** The history the index holds when the estimate is taken, days: publish reads all of it, so reads grow with it. */
@@ -102,8 +108,9 @@ export interface ScaleCost {
  * The daily cost of `routes` routes, each like one of the config's targets in turn (its scenarios and
  * workloads), after `HISTORY_DAYS` of history: Lambda (`lambdaCostPerDay`); S3 (each run's document
  * and a save per level, each publish's uploads, its reads of the newest document of every series);
- * DynamoDB (each run's index entry written once; each publish reads the whole index twice, for the
- * regression check and the build); CloudFront (one invalidation path a publish, past the free 1,000
+ * DynamoDB (each run's index entry written once, its series' summary read and written again; each
+ * publish reads the whole index for the regression check, and every series' summary for the build);
+ * CloudFront (one invalidation path a publish, past the free 1,000
  * a month). Null for a cron schedule.
  */
 export function costAtScale(plans: TargetPlan[], schedule: string, routes: number): ScaleCost | null {
@@ -123,8 +130,11 @@ export function costAtScale(plans: TargetPlan[], schedule: string, routes: numbe
   const s3 = puts * S3_USD_PER_PUT + gets * S3_USD_PER_GET;
   // A query reads 4 KB per half unit (eventually consistent); the index holds every run of the history.
   const indexKb = runs * HISTORY_DAYS * INDEX_ENTRY_KB;
-  const reads = publishes * 2 * (indexKb / 4) * 0.5;
-  const dynamodb = runs * Math.ceil(INDEX_ENTRY_KB) * DYNAMO_USD_PER_WRITE_UNIT + reads * DYNAMO_USD_PER_READ_UNIT;
+  // A summary is read with a consistent read (a unit per 4 KB) before it is written again.
+  const summaryReads = runs * Math.ceil(SUMMARY_KB / 4) + publishes * scaled.length * (SUMMARY_KB / 4) * 0.5;
+  const reads = publishes * (indexKb / 4) * 0.5 + summaryReads;
+  const writes = runs * (Math.ceil(INDEX_ENTRY_KB) + Math.ceil(SUMMARY_KB));
+  const dynamodb = writes * DYNAMO_USD_PER_WRITE_UNIT + reads * DYNAMO_USD_PER_READ_UNIT;
   const paidPaths = Math.max(0, publishes * 30 - CLOUDFRONT_FREE_PATHS_PER_MONTH) / 30;
   const cloudfront = paidPaths * CLOUDFRONT_USD_PER_PATH;
   const outputTokensPerDay = slots * scaled.reduce((sum, p) => sum + (p.totalRequests ?? 0) * p.workload.maxTokens, 0);

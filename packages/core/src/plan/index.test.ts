@@ -20,6 +20,7 @@ import {
   planConfig,
   planLevels,
   planTarget,
+  SUMMARY_KB,
   slotsPerDay,
   smallCanaryWarning,
   sweepMemoryMb,
@@ -286,7 +287,7 @@ describe("lambdaCostPerDay", () => {
     expect(plans.every((p) => p.canary?.expectedSeconds === 25 * (0.5 + 32 / 50))).toBe(true);
     const sweepGbSeconds =
       4 * plans.reduce((s, p) => s + p.expectedSeconds + (p.canary?.expectedSeconds ?? 0), 0) * (1769 / 1024);
-    const publishGbSeconds = 4 * (5 + 0.15 * 10) * 2;
+    const publishGbSeconds = 4 * (10 + 0.015 * 10) * 2;
     expect(cost?.sweepMemoryMb).toBe(1769);
     expect(cost?.gbSecondsPerDay).toBeCloseTo(sweepGbSeconds + publishGbSeconds, 6);
     expect(cost?.invocationsPerDay).toBe(4 * (1 + 10 + 1));
@@ -301,9 +302,12 @@ describe("lambdaCostPerDay", () => {
     // 100 routes like 10 are each of the 10 ten times: Lambda's figure for them.
     const tenfold = Array.from({ length: 10 }, () => plans).flat();
     expect(hundred?.lambda).toBeCloseTo(lambdaCostPerDay(tenfold, config.schedule, 100)?.usdPerDay as number, 9);
-    // 400 runs a day, 40 publishes: each publish reads 30 days of every run's entry, twice.
-    const reads = 40 * 2 * ((400 * 30 * INDEX_ENTRY_KB) / 4) * 0.5;
-    expect(hundred?.dynamodb).toBeCloseTo(400 * 5 * DYNAMO_USD_PER_WRITE_UNIT + reads * DYNAMO_USD_PER_READ_UNIT, 9);
+    // 400 runs a day, 40 publishes: each publish reads 30 days of every run's entry (the regression
+    // check) and each of the 100 series' summaries (the build); each run writes its entry and its
+    // series' summary, read first (consistently) to be merged.
+    const reads = 40 * ((400 * 30 * INDEX_ENTRY_KB) / 4) * 0.5 + 400 * 2 + 40 * 100 * (SUMMARY_KB / 4) * 0.5;
+    const writes = 400 * (5 + 6);
+    expect(hundred?.dynamodb).toBeCloseTo(writes * DYNAMO_USD_PER_WRITE_UNIT + reads * DYNAMO_USD_PER_READ_UNIT, 9);
     // Ten times the routes: ten times the publishes, each reading ten times the index.
     expect((thousand?.dynamodb ?? 0) / (hundred?.dynamodb ?? 1)).toBeGreaterThan(90);
     // 40 publishes a day are 1,200 paths a month: 200 past the free 1,000.

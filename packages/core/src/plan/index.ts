@@ -67,6 +67,7 @@ export {
   S3_USD_PER_GET,
   S3_USD_PER_PUT,
   type ScaleCost,
+  SUMMARY_KB,
   slotsPerDay,
   sweepMemoryMb,
 } from "./cost.ts";

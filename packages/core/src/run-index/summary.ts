@@ -11,7 +11,7 @@
  */
 import { DEFAULT_STANDING } from "../config/index.ts";
 import { concurrencyOf } from "../run/index.ts";
-import type { HistoryPoint, RunIndexEntry, SeriesSummary } from "./index.ts";
+import { bySeries, type HistoryPoint, type RunIndexEntry, type SeriesSummary } from "./index.ts";
 
 export { HistoryPoint, SeriesSummary } from "./index.ts";
 
@@ -178,14 +178,7 @@ export function summaryServes(summary: SeriesSummary, now: string, config: { win
   );
 }
 
-/** Summaries of entries of any series, one per series (by `seriesKey` order met). */
+/** Summaries of entries of any series, one per series, in the order each series is first met. */
 export function summarizeAll(entries: readonly RunIndexEntry[]): SeriesSummary[] {
-  const groups = new Map<string, RunIndexEntry[]>();
-  for (const e of entries) {
-    const key = `${e.targetId}\n${e.scenario}`;
-    const list = groups.get(key);
-    if (list) list.push(e);
-    else groups.set(key, [e]);
-  }
-  return [...groups.values()].map(summarize);
+  return [...bySeries(entries).values()].map(summarize);
 }
