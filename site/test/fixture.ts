@@ -281,10 +281,13 @@ export function traceRun(doc: RunDocument, speedups: readonly number[]): RunDocu
 
 /**
  * A conversation run built from a synthetic closed loop: each level a conversation level of N users
- * (its figures under its kind, as a sweep writes them), its three turns, later turns' TTFT flat (a
- * prompt cache).
+ * (its figures under its kind, as a sweep writes them), its three turns, each turn's TTFT `growth`
+ * times the last's (by default 1: later turns' TTFT flat, a prompt cache), and the cache verdict given.
  */
-export function conversationRun(doc: RunDocument): RunDocument {
+export function conversationRun(
+  doc: RunDocument,
+  { growth = 1, verdict = "reported" }: { growth?: number; verdict?: "reported" | "no_cache_seen" } = {},
+): RunDocument {
   const levels = doc.levels.map((l) => ({
     ...l,
     load: { kind: "conversation" as const, concurrency: concurrencyOf(l.load) ?? 1, turns: 3 },
@@ -296,19 +299,22 @@ export function conversationRun(doc: RunDocument): RunDocument {
       byTurn: [1, 2, 3].map((turn) => ({
         turn,
         n: 4,
-        ttftMs: { p50: 200, p95: 250 },
+        ttftMs: { p50: 200 * growth ** (turn - 1), p95: 250 * growth ** (turn - 1) },
         promptTokensP50: 150 * turn,
-        cachedPromptTokenShare: turn > 1 ? 0.6 : null,
+        cachedPromptTokenShare: verdict === "reported" && turn > 1 ? 0.6 : null,
       })),
-      laterTurnsTtftMs: { p50: 200, p95: 250 },
+      laterTurnsTtftMs: { p50: 200 * growth ** 1.5, p95: 250 * growth ** 2 },
       cache: {
-        verdict: "reported" as const,
+        verdict,
         fromTurn: 2,
         toTurn: 3,
-        ttftRatio: 1,
+        ttftRatio: growth,
         promptRatio: 1.5,
         growthThreshold: 1.125,
-        detail: "the route reported cached prompt tokens",
+        detail:
+          verdict === "reported"
+            ? "the route reported cached prompt tokens"
+            : "no prompt cache seen: TTFT grows with the history",
       },
     },
   }));

@@ -1,6 +1,4 @@
 /** The page models and the site index without a build: what `/` ranks, and that a bad index is refused where it is wrong. */
-import { summarizeRun } from "@kneeboard/core/metrics";
-import { concurrencyOf } from "@kneeboard/core/run";
 import { indexEntryFor } from "@kneeboard/core/run-index";
 import { standingOf } from "@kneeboard/core/standing";
 import { syntheticRun } from "@kneeboard/core/synthetic";
@@ -12,7 +10,7 @@ import { alertsPage } from "../src/page-models/alerts.ts";
 import { leaderboardPage } from "../src/page-models/leaderboard.ts";
 import { modelPage } from "../src/page-models/model.ts";
 import { targetPage } from "../src/page-models/target.ts";
-import { NO_SCHEDULE, openLoopRun } from "./fixture.ts";
+import { conversationRun, NO_SCHEDULE, openLoopRun } from "./fixture.ts";
 
 const NOW = "2026-11-02T00:00:00.000Z";
 
@@ -49,41 +47,8 @@ const run = (id: string, scenario = "chat") =>
 const closedView = (id: string) => view(id, run(id));
 
 /** A conversation run: each level's turns with TTFT growing by `growth` per turn, and the cache verdict given. */
-function conversationRun(id: string, growth: number, verdict: "reported" | "no_cache_seen") {
-  const doc = run(id, "conversation");
-  const levels = doc.levels.map((l) => ({
-    ...l,
-    // A conversation level, its figures under its kind, as a sweep writes them.
-    load: { kind: "conversation" as const, concurrency: concurrencyOf(l.load) ?? 1, turns: 3 },
-    closed: null,
-    conversation: {
-      startSpreadMs: l.closed?.startSpreadMs ?? null,
-      turns: 3,
-      thinkSeconds: 0,
-      byTurn: [1, 2, 3].map((turn) => ({
-        turn,
-        n: 8,
-        ttftMs: { p50: 200 * growth ** (turn - 1), p95: 250 * growth ** (turn - 1) },
-        promptTokensP50: 150 * turn,
-        cachedPromptTokenShare: verdict === "reported" && turn > 1 ? 0.6 : null,
-      })),
-      laterTurnsTtftMs: { p50: 200 * growth ** 1.5, p95: 300 * growth ** 2 },
-      cache: {
-        verdict,
-        fromTurn: 2,
-        toTurn: 3,
-        ttftRatio: growth,
-        promptRatio: 1.5,
-        growthThreshold: 1.125,
-        detail:
-          verdict === "reported"
-            ? "the route reported cached prompt tokens"
-            : "no prompt cache seen: TTFT grows with the history",
-      },
-    },
-  }));
-  return { ...doc, levels, summary: summarizeRun(levels) };
-}
+const conversationOf = (id: string, growth: number, verdict: "reported" | "no_cache_seen") =>
+  conversationRun(run(id, "conversation"), { growth, verdict });
 const openView = (id: string) => view(id, openLoopRun(run(id), [1, 2, 4], [true, true, false]));
 
 function index(series: TargetView[]): SiteIndex {
@@ -141,8 +106,8 @@ describe("the leaderboard page model", () => {
 });
 
 describe("a conversation scenario", () => {
-  const cached = view("cached", conversationRun("cached", 1, "reported"));
-  const uncached = view("uncached", conversationRun("uncached", 2, "no_cache_seen"));
+  const cached = view("cached", conversationOf("cached", 1, "reported"));
+  const uncached = view("uncached", conversationOf("uncached", 2, "no_cache_seen"));
   const page = leaderboardPage(index([uncached, cached]), "conversation", "");
 
   it("ranks routes by their later turns' TTFT, lower first, at the highest level both rank", () => {
@@ -167,7 +132,7 @@ describe("a conversation scenario", () => {
 
 describe("a conversation's target page", () => {
   it("draws TTFT and cached share by turn, and says what the cache did beside the numbers", async () => {
-    const uncached = view("uncached", conversationRun("uncached", 2, "no_cache_seen"));
+    const uncached = view("uncached", conversationOf("uncached", 2, "no_cache_seen"));
     const site = { ...index([uncached]), charts: { [viewKey(uncached)]: await targetCharts(uncached) } };
     const page = targetPage(parseSiteIndex(JSON.parse(JSON.stringify(site))), { id: "uncached" });
     const turns = page.sections.find((s) => s.id === "turns");
