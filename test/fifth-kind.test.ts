@@ -90,6 +90,12 @@ function options(): ts.CompilerOptions {
 let previous: ts.Program | undefined;
 
 /**
+ * The syntax trees of the files no overlay touches, shared by both programs: `oldProgram` keeps a
+ * file's tree only when the host hands back the very same object, and the default host parses anew.
+ */
+const parsed = new Map<string, ts.SourceFile>();
+
+/**
  * A program over the tree's non-test source with these files laid over it (each path's text), its
  * roots every package's, the site's and the functions' source besides. Returns it with the paths of
  * the repo's own non-test source files in it.
@@ -101,6 +107,13 @@ function program(overlay: Map<string, string>): { program: ts.Program; files: ts
   const fileExists = host.fileExists.bind(host);
   host.readFile = (path) => overlay.get(path) ?? readFile(path);
   host.fileExists = (path) => overlay.has(path) || fileExists(path);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (path, version, onError) => {
+    if (overlay.has(path)) return getSourceFile(path, version, onError);
+    const known = parsed.get(path) ?? getSourceFile(path, version, onError);
+    if (known) parsed.set(path, known);
+    return known;
+  };
   // The kind's own folder exists only in the overlay.
   const directoryExists = host.directoryExists?.bind(host) ?? ts.sys.directoryExists;
   host.directoryExists = (path) =>
