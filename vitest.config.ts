@@ -84,8 +84,11 @@ const LONGEST_FIRST = [
   "site/test/catalogue.test.ts",
   "test/e2e-aws-fanout.test.ts",
   "test/fifth-kind.test.ts",
-  "functions/src/publish-package.test.ts",
+  // Tool-call runs through the CLI on real servers; searched levels on a TTFT limit, 720 of them.
+  "test/cli-tool-calls.test.ts",
   "packages/core/src/aws/store.contract.test.ts",
+  "test/search-ttft-boundary.test.ts",
+  "functions/src/publish-package.test.ts",
   // The readers of the shared fixture site, once it is likely built: the walks of every variant of every
   // page, one pass a file (axe, most of their time: every rule on the laptop, colours on the phone).
   "site/test/layout-laptop.test.ts",
@@ -95,27 +98,30 @@ const LONGEST_FIRST = [
   "site/test/layout.test.ts",
   "packages/core/src/aws/scheduled.contract.test.ts",
   "site/test/chart-text.test.ts",
+  "test/reference-tools.test.ts",
   // Seeded searches on the batch decoder in a manual scheduler's time.
   "test/search-capacity.test.ts",
-  // Searched levels on a TTFT limit, 720 of them (about 15 s).
-  "test/search-ttft-boundary.test.ts",
   "test/architecture.test.ts",
   // A build of the kneeboard package, packed and installed.
   "test/package.test.ts",
-  // The timed group, four at a time: the scheduled path (two site builds and invocations on the wall
-  // clock), the client's delay raised until it bends TTFT, runs killed mid-level (and a site build),
-  // the README's commands (a run, a site build).
-  "test/e2e-aws-local.test.ts",
-  "test/client-health.test.ts",
-  "test/cli-crash.test.ts",
-  "test/readme-endpoint.test.ts",
-  // Searches over real HTTP on the batch decoder's clock, on one thread and on two.
+  // The timed group, four at a time, by their durations on two quiet cores: the searches over real HTTP
+  // on the batch decoder's clock (on one thread, on two), the scheduled path (two site builds and
+  // invocations on the wall clock), searched runs repeated three times, runs killed mid-level (and a
+  // site build), the README's commands (a run, a site build), the client's delay raised until it bends
+  // TTFT. The longest, near a minute and a half, starts first: started after the first four it ended
+  // the group alone.
   "test/search-capacity-http.test.ts",
+  "test/e2e-aws-local.test.ts",
   "test/search-threads-http.test.ts",
+  "test/cli-search-repeat.test.ts",
+  "test/readme-endpoint.test.ts",
+  "test/cli-crash.test.ts",
   "test/sweep.test.ts",
-  "test/sweep-threads.test.ts",
   "test/trace-replay.test.ts",
+  "test/client-health.test.ts",
+  "test/sweep-threads.test.ts",
   "test/cli-stop.test.ts",
+  "test/reference-reader.test.ts",
 ];
 
 /** Within a group, `LONGEST_FIRST` in its order, then the other files as Vitest orders them. */
