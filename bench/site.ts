@@ -6,7 +6,7 @@
  * figure beside its goal (what publish's Lambda has). Prints build times, peak RSS, page sizes.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -17,6 +17,9 @@ import { standings } from "@kneeboard/core/standing";
 import { putRun } from "@kneeboard/core/store";
 import { FolderStore } from "@kneeboard/core/store/folder";
 import { normal, seededRandom, syntheticRun } from "@kneeboard/reference";
+import { serveStatic } from "@kneeboard/site/serve";
+import { launchChromium } from "@kneeboard/site/test/browser";
+import { LAPTOP, PHONE, walk } from "@kneeboard/site/test/layout-walk";
 
 const TARGETS = 100;
 /** Each target's scenarios, swept in turn, with the TTFT their prompt sizes add. */
@@ -166,6 +169,40 @@ export async function benchSite(print: (line: string) => void): Promise<void> {
   }
 }
 
+/** Pages a reader of the catalogue lands on: `/`, a filter by provider and by gateway, a model, compare, a level. */
+const READ_PAGES = [
+  "",
+  "s/chat/by/provider/provider-3/",
+  "s/chat/by/gateway/direct/",
+  "models/model-5/",
+  "compare/",
+  "at/4/",
+];
+
+/** The catalogue's pages read in headless Chromium at a phone's and a laptop's width, as the site tests read them. */
+async function readability(out: string) {
+  const server = await serveStatic(out);
+  const browser = await launchChromium();
+  try {
+    const passes = [];
+    const pages = READ_PAGES.filter((p) => existsSync(join(out, p, "index.html")));
+    for (const pass of [PHONE, LAPTOP]) {
+      const facts = [...(await walk(browser, server.url, pass, { pages, axe: new Set(pages) })).values()];
+      passes.push({
+        pass: pass.name,
+        pages: facts.length,
+        overflowPx: Math.max(0, ...facts.map((f) => f.scrollWidth - f.innerWidth)),
+        axe: facts.reduce((n, f) => n + (f.axe?.length ?? 0), 0),
+        contrast: facts.filter((f) => f.contrastChecked).length,
+      });
+    }
+    return passes;
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
 /** `npm run bench -- catalogue`: 1,000 targets x 3 scenarios x 120 runs, a full build, each figure beside its goal. */
 export async function benchCatalogue(print: (line: string) => void, targets = CATALOGUE.targets): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), "kneeboard-bench-catalogue-"));
@@ -181,6 +218,7 @@ export async function benchCatalogue(print: (line: string) => void, targets = CA
     const full = await buildInChild(data, out, BUILT_AT);
     const leaderboard = statSync(join(out, "index.html")).size;
     const largest = largestHtml(out);
+    const readable = await readability(out);
     const htmlIn = (dir: string) =>
       (readdirSync(dir, { recursive: true }) as string[]).filter((n) => n.endsWith(".html"));
     const pages = htmlIn(out).length;
@@ -229,6 +267,14 @@ export async function benchCatalogue(print: (line: string) => void, targets = CA
     const compare = Math.max(...SCENARIOS.map((sc) => statSync(join(out, "s", sc.name, "compare", "index.html")).size));
     row("largest compare page", `${(compare / 1024).toFixed(0)} KB`, `<= ${CATALOGUE.pageKB} KB`);
     row("largest page", `${(largest.bytes / 1024).toFixed(0)} KB`, `<= ${CATALOGUE.pageKB} KB (${largest.path})`);
+    for (const r of readable) {
+      row(
+        `sideways scroll, ${r.pass}`,
+        `${r.overflowPx} px`,
+        `0 px (the widest over ${r.pages} pages)`,
+      );
+      row(`serious axe, ${r.pass}`, String(r.axe), `0 (${r.pages} pages, contrast read on ${r.contrast})`);
+    }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -135,8 +135,12 @@ abstract class TableClient {
 const IndexItem = z.object({ entry: RunIndexEntry });
 const TargetItem = z.object({ targetId: z.string() });
 const SummaryItem = z.object({ summary: z.instanceof(Uint8Array), version: z.number().int() });
-/** Tries at a series summary that another writer replaced meanwhile, with a random backoff from 20 ms. */
-const SUMMARY_RETRIES = 12;
+/**
+ * How long a writer keeps trying at a series summary that others replace meanwhile (a random backoff
+ * from 20 ms, at most 660 ms): a deadline, not a count, as each round lets one of the contending
+ * writers through, however many there are and however slow the machine.
+ */
+const SUMMARY_PATIENCE_MS = 60_000;
 
 /** A series summary as its item holds it (null: kept by another rule), and the version it was read at. */
 type KeptSummary = { summary: SeriesSummary | null; version: number };
@@ -174,7 +178,8 @@ export class DynamoRunIndex extends TableClient implements RunIndex {
 
   private async updateSummary(fresh: RunIndexEntry[]): Promise<void> {
     const { targetId, scenario } = fresh[0] as RunIndexEntry;
-    for (let attempt = 0; attempt < SUMMARY_RETRIES; attempt++) {
+    const began = Date.now();
+    for (let attempt = 0; Date.now() - began < SUMMARY_PATIENCE_MS; attempt++) {
       const current = await this.readSummary(targetId, scenario);
       const merged = current?.summary ? mergeSummary(current.summary, fresh) : null;
       if (merged && current) {
