@@ -19,7 +19,7 @@ import { FolderStore } from "@kneeboard/core/store/folder";
 import { normal, seededRandom, syntheticRun } from "@kneeboard/reference";
 import { serveStatic } from "@kneeboard/site/serve";
 import { launchChromium } from "@kneeboard/site/test/browser";
-import { LAPTOP, PHONE, walk } from "@kneeboard/site/test/layout-walk";
+import { CATALOGUE_PAGES, LAPTOP, PHONE, walk } from "@kneeboard/site/test/layout-walk";
 
 const TARGETS = 100;
 /** Each target's scenarios, swept in turn, with the TTFT their prompt sizes add. */
@@ -169,23 +169,13 @@ export async function benchSite(print: (line: string) => void): Promise<void> {
   }
 }
 
-/** Pages a reader of the catalogue lands on: `/`, a filter by provider and by gateway, a model, compare, a level. */
-const READ_PAGES = [
-  "",
-  "s/chat/by/provider/provider-3/",
-  "s/chat/by/gateway/direct/",
-  "models/model-5/",
-  "compare/",
-  "at/4/",
-];
-
 /** The catalogue's pages read in headless Chromium at a phone's and a laptop's width, as the site tests read them. */
 async function readability(out: string) {
   const server = await serveStatic(out);
   const browser = await launchChromium();
   try {
     const passes = [];
-    const pages = READ_PAGES.filter((p) => existsSync(join(out, p, "index.html")));
+    const pages = CATALOGUE_PAGES.filter((p) => existsSync(join(out, p, "index.html")));
     for (const pass of [PHONE, LAPTOP]) {
       const facts = [...(await walk(browser, server.url, pass, { pages, axe: new Set(pages) })).values()];
       passes.push({

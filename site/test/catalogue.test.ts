@@ -17,7 +17,7 @@ import { buildSite } from "../src/build.ts";
 import { ROW_BUDGET } from "../src/lib/fold.ts";
 import { type StaticServer, serveStatic } from "../src/serve.ts";
 import { launchChromium } from "./browser.ts";
-import { LAPTOP, PHONE, walk } from "./layout-walk.ts";
+import { CATALOGUE_PAGES, LAPTOP, PHONE, walk } from "./layout-walk.ts";
 
 const MODELS = 40;
 const ROUTES_PER_MODEL = 8;
@@ -236,14 +236,7 @@ describe("a leaderboard of more routes than its row budget", () => {
 
   for (const pass of [PHONE, LAPTOP])
     it(`reads at ${pass.name}: no sideways scroll, no serious axe violation`, async () => {
-      const pages = [
-        "",
-        "s/chat/by/provider/provider-3/",
-        "s/chat/by/gateway/direct/",
-        "models/model-5/",
-        "compare/",
-        "at/4/",
-      ];
+      const pages = CATALOGUE_PAGES;
       const facts = await walk(browser, server.url, pass, { pages, axe: new Set(pages) });
       for (const path of pages) {
         const f = facts.get(path);

@@ -56,6 +56,16 @@ export const VIEWPORTS = [
  * but the CSS colour variables (see `Base.astro`), so the other rules, which read the DOM, ARIA and
  * sizes, would find the same in both schemes, and axe is most of a pass's time.
  */
+/** A catalogue's pages a reader lands on: `/`, a provider's and a gateway's filter, a model, compare, a level. */
+export const CATALOGUE_PAGES = [
+  "",
+  "s/chat/by/provider/provider-3/",
+  "s/chat/by/gateway/direct/",
+  "models/model-5/",
+  "compare/",
+  "at/4/",
+];
+
 export const PHONE = {
   name: "390 px, dark",
   viewport: VIEWPORTS[0],

@@ -178,16 +178,10 @@ export async function publishBatch(records: readonly QueueRecord[], deps: Publis
   };
 }
 
-type Published = {
-  alerts: number;
-  full: boolean;
-  files: number;
-  deleted: number;
-  invalidated: boolean;
-  fannedOut: number;
-  swapped: boolean;
-  pagesBuilt: number;
-};
+type Published = Pick<
+  PublishSummary,
+  "alerts" | "full" | "files" | "deleted" | "invalidated" | "fannedOut" | "swapped" | "pagesBuilt"
+>;
 
 /**
  * Checks, delivers, builds (every page, or after runs of `targets` only theirs and the pages that
