@@ -144,17 +144,37 @@ type Merged<U> = (U extends unknown ? (u: U) => void : never) extends (m: infer 
 type IndexOf<K extends Kind> = (typeof KINDS)[K]["index"];
 
 /**
+ * The kinds' field shapes as one, in `KINDS` order. Two kinds that declare one field would share one
+ * column of the index, each level's value read as the other kind's: refused when the registry loads.
+ */
+export function disjointFields(what: string, shapes: Readonly<Record<string, z.ZodRawShape>>): z.ZodRawShape {
+  const owner = new Map<string, string>();
+  for (const [kind, shape] of Object.entries(shapes))
+    for (const field of Object.keys(shape)) {
+      const other = owner.get(field);
+      if (other) throw new Error(`kinds ${other} and ${kind} both declare the ${what} field ${field}`);
+      owner.set(field, kind);
+    }
+  return Object.assign({}, ...Object.values(shapes));
+}
+
+const kindShapes = (pick: (k: AnyKind) => z.ZodRawShape) =>
+  Object.fromEntries((Object.keys(KINDS) as Kind[]).map((name) => [name, pick(entry(name))]));
+
+/**
  * The fields every kind adds to a run index level (`KindIndexFigures.entry`), in `KINDS` order: the
  * index's `LevelFigures` composes them; each null on other kinds' levels.
  */
-export const INDEX_FIELDS = Object.assign({}, ...Object.values(KINDS).map((k) => k.index.entry)) as Merged<
-  IndexOf<Kind>["entry"]
->;
+export const INDEX_FIELDS = disjointFields(
+  "run index",
+  kindShapes((k) => k.index.entry),
+) as Merged<IndexOf<Kind>["entry"]>;
 
 /** The fields every kind adds to a standing's level (`KindIndexFigures.standing`), in `KINDS` order: `StandingLevel` composes them. */
-export const STANDING_FIELDS = Object.assign({}, ...Object.values(KINDS).map((k) => k.index.standing)) as Merged<
-  IndexOf<Kind>["standing"]
->;
+export const STANDING_FIELDS = disjointFields(
+  "standing",
+  kindShapes((k) => k.index.standing),
+) as Merged<IndexOf<Kind>["standing"]>;
 
 type IndexFields = z.output<z.ZodObject<typeof INDEX_FIELDS>>;
 type StandingFields = z.output<z.ZodObject<typeof STANDING_FIELDS>>;
