@@ -1,7 +1,7 @@
 /**
  * @module Two groups of test files, one after the other. First the files that measure nothing against
  * the clock run side by side, one per core, the longest first (project `parallel`); then the files that
- * hold measured times to a server's truth or to the wall clock, four at a time (project `timed`). A
+ * wait on real servers' clocks or hold measured times to them, six at a time (project `timed`). A
  * build or a browser beside a timed file would bend the very numbers it checks. `npx vitest run
  * --project timed` runs the timed files alone.
  */
@@ -23,10 +23,13 @@ const ALL = [
  * validity, which judges the client's health) with what a real server on this machine did, in real
  * time, and the end-to-end scheduled path, whose simulated invocations end on the wall clock (3.9 s
  * each, for a level of 2 s: on a busy machine a level no longer fits in one): after the parallel
- * group, four at a time.
+ * group, six at a time.
  * They spend their time waiting on their servers' clocks (a sixth of a core or less each, but for the
- * scheduled path's site builds), so four of them seldom want a core at once; what would bend their
- * numbers is the parallel group's builds and browsers beside them.
+ * scheduled path's site builds): on two cores the group used about half the CPU it had at four at a
+ * time, and its longest file (a search on the decoder's clock, 88 s for 3 s of CPU) set its length.
+ * What would bend their numbers is the parallel group's builds and browsers beside them. Files that
+ * only wait on real servers (the tool-call runs through the CLI) are here too: in the parallel group
+ * each held one of its two workers idle.
  */
 const TIMED = [
   "packages/core/src/client/connections.test.ts",
@@ -64,6 +67,8 @@ const TIMED = [
   "test/slo-failures.test.ts",
   // Searched runs (--repeat 3) whose levels must meet the SLO on a real server's clock.
   "test/cli-search-repeat.test.ts",
+  // Tool-call runs through the CLI on real servers: 34 s, 6 s of CPU.
+  "test/cli-tool-calls.test.ts",
   // The client's own delay raised until it bends TTFT, and sweeps on worker threads: they keep both
   // cores busy themselves, and pass beside two busy loops (the check of a busy machine), so they share
   // the time of the other timed files, which mostly wait on their servers' clocks.
@@ -84,9 +89,8 @@ const LONGEST_FIRST = [
   "site/test/catalogue.test.ts",
   "test/e2e-aws-fanout.test.ts",
   "test/fifth-kind.test.ts",
-  // Tool-call runs through the CLI on real servers; searched levels on a TTFT limit, 720 of them.
-  "test/cli-tool-calls.test.ts",
   "packages/core/src/aws/store.contract.test.ts",
+  // Searched levels on a TTFT limit, 720 of them.
   "test/search-ttft-boundary.test.ts",
   "functions/src/publish-package.test.ts",
   // The readers of the shared fixture site, once it is likely built: the walks of every variant of every
@@ -104,17 +108,18 @@ const LONGEST_FIRST = [
   "test/architecture.test.ts",
   // A build of the kneeboard package, packed and installed.
   "test/package.test.ts",
-  // The timed group, four at a time, by their durations on two quiet cores: the searches over real HTTP
-  // on the batch decoder's clock (on one thread, on two), the scheduled path (two site builds and
-  // invocations on the wall clock), searched runs repeated three times, runs killed mid-level (and a
-  // site build), the README's commands (a run, a site build), the client's delay raised until it bends
-  // TTFT. The longest, near a minute and a half, starts first: started after the first four it ended
-  // the group alone.
+  // The timed group, six at a time, by their durations on two quiet cores: the searches over real HTTP
+  // on the batch decoder's clock (on one thread, on two), the scheduled path (five site builds and
+  // invocations on the wall clock), searched runs repeated three times, the README's commands (a run,
+  // a site build), the tool-call runs, runs killed mid-level (and a site build), the client's delay
+  // raised until it bends TTFT. The longest, near a minute and a half, starts first: started after the
+  // first ones it ended the group alone.
   "test/search-capacity-http.test.ts",
   "test/e2e-aws-local.test.ts",
   "test/search-threads-http.test.ts",
   "test/cli-search-repeat.test.ts",
   "test/readme-endpoint.test.ts",
+  "test/cli-tool-calls.test.ts",
   "test/cli-crash.test.ts",
   "test/sweep.test.ts",
   "test/trace-replay.test.ts",
@@ -173,7 +178,7 @@ export default defineConfig({
         test: {
           name: "timed",
           include: TIMED,
-          maxWorkers: 4,
+          maxWorkers: 6,
           sequence: { groupOrder: 1 },
         },
       },
