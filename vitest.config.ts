@@ -1,7 +1,7 @@
 /**
  * @module Two groups of test files, one after the other. First the files that measure nothing against
  * the clock run side by side, one per core, the longest first (project `parallel`); then the files that
- * wait on real servers' clocks or hold measured times to them, five at a time (project `timed`). A
+ * wait on real servers' clocks or hold measured times to them, six at a time (project `timed`). A
  * build or a browser beside a timed file would bend the very numbers it checks. `npx vitest run
  * --project timed` runs the timed files alone.
  */
@@ -23,12 +23,10 @@ const ALL = [
  * validity, which judges the client's health) with what a real server on this machine did, in real
  * time, and the end-to-end scheduled path, whose simulated invocations end on the wall clock (3.9 s
  * each, for a level of 2 s: on a busy machine a level no longer fits in one): after the parallel
- * group, five at a time.
+ * group, six at a time.
  * They spend their time waiting on their servers' clocks (a sixth of a core or less each, but for the
  * scheduled path's site builds): on two cores the group used about half the CPU it had at four at a
  * time, and its longest file (a search on the decoder's clock, 88 s for 3 s of CPU) set its length.
- * Five, not six: six was quicker still, but beside two busy loops it bent a replay's arrival gaps
- * (r = 0.71 against the client's record) further than any run had at four.
  * What would bend their numbers is the parallel group's builds and browsers beside them. Files that
  * only wait on real servers (the tool-call runs through the CLI) are here too: in the parallel group
  * each held one of its two workers idle.
@@ -110,7 +108,7 @@ const LONGEST_FIRST = [
   "test/architecture.test.ts",
   // A build of the kneeboard package, packed and installed.
   "test/package.test.ts",
-  // The timed group, five at a time, by their durations on two quiet cores: the searches over real HTTP
+  // The timed group, six at a time, by their durations on two quiet cores: the searches over real HTTP
   // on the batch decoder's clock (on one thread, on two), the scheduled path (five site builds and
   // invocations on the wall clock), searched runs repeated three times, the README's commands (a run,
   // a site build), the tool-call runs, runs killed mid-level (and a site build), the client's delay
@@ -180,7 +178,7 @@ export default defineConfig({
         test: {
           name: "timed",
           include: TIMED,
-          maxWorkers: 5,
+          maxWorkers: 6,
           sequence: { groupOrder: 1 },
         },
       },
