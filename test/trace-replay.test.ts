@@ -114,8 +114,8 @@ function correlation(xs: number[], ys: number[]): number {
 /**
  * How closely the server's arrival gaps must follow a record of the sends (Pearson's r over the gaps).
  * A true record reads near 1 on a quiet machine. The server stamps arrivals on the client's own event
- * loop, so a loaded machine adds noise about the size of the gaps: r read 0.62 and 0.71 beside two busy
- * loops and the timed group. A record that does not match the sends (even gaps, bursts, the right gaps
+ * loop, so a loaded machine adds noise about the size of the gaps: r read 0.71 beside two busy loops and
+ * the timed group, and 0.62 under a heavier load. A record that does not match the sends (even gaps, bursts, the right gaps
  * in the wrong places) reads near 0, about +-0.16 over 39 gaps.
  */
 const FOLLOWS = 0.5;
