@@ -1,10 +1,10 @@
 /**
  * @module A searched sweep whose probed levels run on 2 worker threads, against the batch decoder over
- * real HTTP (the route of known capacity 5, test/search-capacity-http.test.ts): the same capacity and
- * decisions as on one thread, every level served as the document says by the server's own log, and
- * each probed level's sends numbered once each, whichever thread sent them (a look reads the first sends
- * in that order; how far the server's order strays from it is printed). Counts and decisions only: no
- * wall-clock thresholds.
+ * real HTTP (the route of known capacity 5, test/search-capacity-http.test.ts, at its 16 tokens an
+ * answer): the same capacity and decisions as on one thread, every level served as the document says
+ * by the server's own log, and each probed level's sends numbered once each, whichever thread sent
+ * them (a look reads the first sends in that order; how far the server's order strays from it is
+ * printed). Counts and decisions only: no wall-clock thresholds.
  */
 import { loadPosition } from "@kneeboard/core/run";
 import { runSweep, type SweepProgress } from "@kneeboard/core/sweep";
@@ -26,7 +26,7 @@ describe("a search on 2 client threads over real HTTP", () => {
     try {
       const progress: SweepProgress[] = [];
       const doc = await runSweep({
-        ...setup({ concurrency: { search: { from: 1, to: 8, resolution: 0.1 } }, slo: SLO }, server.url),
+        ...setup({ concurrency: { search: { from: 1, to: 8, resolution: 0.1 } }, slo: SLO, maxTokens: 16 }, server.url),
         runId: RUN_ID,
         threads: 2,
         simulated: true,
