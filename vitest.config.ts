@@ -26,7 +26,7 @@ const ALL = [
  * group, six at a time.
  * They spend their time waiting on their servers' clocks (a sixth of a core or less each, but for the
  * scheduled path's site builds): on two cores the group used about half the CPU it had at four at a
- * time, and its longest file (a search on the decoder's clock, 88 s for 3 s of CPU) set its length.
+ * time, and its longest file then (a search on the decoder's clock, 88 s for 3 s of CPU) set its length.
  * What would bend their numbers is the parallel group's builds and browsers beside them. Files that
  * only wait on real servers (the tool-call runs through the CLI) are here too: in the parallel group
  * each held one of its two workers idle.
@@ -84,7 +84,7 @@ const TIMED = [
  */
 const LONGEST_FIRST = [
   // The parallel group: 10 s to over a minute each on two cores.
-  // A 320-route site built and walked in Chromium (2 to 3 minutes), a fanned-out rebuild on the AWS
+  // A 160-route site built and walked in Chromium (about a minute), a fanned-out rebuild on the AWS
   // stand-ins, the fifth kind type-checked over the tree.
   "site/test/catalogue.test.ts",
   "test/e2e-aws-fanout.test.ts",
@@ -108,24 +108,24 @@ const LONGEST_FIRST = [
   "test/architecture.test.ts",
   // A build of the kneeboard package, packed and installed.
   "test/package.test.ts",
-  // The timed group, six at a time, by their durations on two quiet cores: the searches over real HTTP
-  // on the batch decoder's clock (on one thread, on two), the scheduled path (five site builds and
-  // invocations on the wall clock), searched runs repeated three times, the README's commands (a run,
-  // a site build), the tool-call runs, runs killed mid-level (and a site build), the client's delay
-  // raised until it bends TTFT. The longest, near a minute and a half, starts first: started after the
-  // first ones it ended the group alone.
-  "test/search-capacity-http.test.ts",
+  // The timed group, six at a time, by their durations on two quiet cores: the scheduled path (five
+  // site builds and invocations on the wall clock, 75 s), searched runs repeated three times, the
+  // search over real HTTP on the batch decoder's clock (on one thread, on two), runs killed mid-level
+  // (and a site build), the tool-call runs, the README's commands (a run, a site build), the client's
+  // delay raised until it bends TTFT. The longest starts first: started after the first ones, a file
+  // of over a minute ended the group alone.
   "test/e2e-aws-local.test.ts",
-  "test/search-threads-http.test.ts",
   "test/cli-search-repeat.test.ts",
-  "test/readme-endpoint.test.ts",
-  "test/cli-tool-calls.test.ts",
+  "test/search-capacity-http.test.ts",
   "test/cli-crash.test.ts",
+  "test/search-threads-http.test.ts",
+  "test/cli-tool-calls.test.ts",
   "test/sweep.test.ts",
-  "test/trace-replay.test.ts",
-  "test/client-health.test.ts",
   "test/sweep-threads.test.ts",
+  "test/readme-endpoint.test.ts",
+  "test/trace-replay.test.ts",
   "test/cli-stop.test.ts",
+  "test/client-health.test.ts",
   "test/reference-reader.test.ts",
 ];
 
