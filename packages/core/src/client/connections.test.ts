@@ -6,12 +6,14 @@
  * counts the requests it read and the connections it accepted: no request lost, none sent twice.
  */
 import { execFile, execFileSync } from "node:child_process";
+import { EventEmitter, once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RawResult, StreamingClient } from "./index.ts";
 
@@ -232,6 +234,81 @@ describe.each([1, 16])("the client's connections at N = %i", (concurrency) => {
     } finally {
       await midStream.close();
       await beforeResponse.close();
+    }
+  });
+});
+
+/**
+ * llama.cpp's habit (close after each response) with the server on a thread of its own, so that its
+ * close reaches the client whatever the client's thread is doing: 5 ms after its first response it
+ * holds the client's thread for 40 ms (as a loaded machine does, between two turns of its event loop),
+ * and sends its close 15 ms after that response, while the client's thread is held. When the thread
+ * runs again, the probe of the kept socket is due (20 ms) and the close is there, not yet read.
+ */
+const HELD_SERVER = `
+const { parentPort } = require("node:worker_threads");
+const http = require("node:http");
+const closing = new WeakSet();
+const state = { requests: 0, connections: 0 };
+let first = true;
+const server = http.createServer((req, res) => {
+  req.resume();
+  req.on("end", () => {
+    state.requests++;
+    const socket = req.socket;
+    if (closing.has(socket)) return socket.destroy();
+    res.writeHead(200, { "content-type": "text/event-stream", connection: "keep-alive", "keep-alive": "timeout=5, max=100" });
+    res.on("finish", () => {
+      closing.add(socket);
+      if (!first) return socket.end();
+      first = false;
+      setTimeout(() => parentPort.postMessage({ hold: 40 }), 5);
+      setTimeout(() => socket.end(), 15);
+    });
+    res.end(${JSON.stringify(`${chunk("a")}${chunk("b")}${chunk("c", "stop")}${USAGE}data: [DONE]\n\n`)});
+  });
+});
+server.on("connection", () => state.connections++);
+parentPort.on("message", (m) => {
+  if (m === "counts") parentPort.postMessage({ counts: state });
+  if (m === "close") { server.closeAllConnections(); server.close(() => process.exit(0)); }
+});
+server.listen(0, "127.0.0.1", () => parentPort.postMessage({ port: server.address().port }));
+`;
+
+describe("the client whose thread is held up as a kept socket's close arrives", () => {
+  it("reads the close before writing on the socket: none lost, none received twice", async () => {
+    const worker = new Worker(HELD_SERVER, { eval: true });
+    const messages = new EventEmitter();
+    worker.on("message", (m: { port?: number; hold?: number; counts?: { requests: number; connections: number } }) => {
+      // Busy, not asleep: the thread's event loop does not turn while it is held.
+      if (m.hold) for (const end = performance.now() + m.hold; performance.now() < end; );
+      if (m.port) messages.emit("port", m.port);
+      if (m.counts) messages.emit("counts", m.counts);
+    });
+    try {
+      const [port] = (await once(messages, "port")) as [number];
+      const total = 20;
+      const results = await closedLoop(
+        new StreamingClient({
+          baseURL: `http://127.0.0.1:${port}/v1`,
+          model: "m",
+          route: { gateway: "direct" } as never,
+        }),
+        1,
+        total,
+      );
+      worker.postMessage("counts");
+      const [counts] = (await once(messages, "counts")) as [{ requests: number; connections: number }];
+      expect(count(results, (r) => r.outcome === "ok")).toBe(total);
+      expect(counts.requests).toBe(total);
+      expect(count(results, (r) => r.connection === "new")).toBe(counts.connections);
+      // The second request met the closed socket, and went on a new connection before a byte was written.
+      expect(results[1]?.staleSockets).toBe(1);
+      expect(results.every((r) => r.sends === 1)).toBe(true);
+    } finally {
+      worker.postMessage("close");
+      await once(worker, "exit");
     }
   });
 });

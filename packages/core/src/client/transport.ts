@@ -184,9 +184,14 @@ export class Call {
       return;
     }
     // The socket is the request's once Node has assigned it (next tick): its idle time is known then.
+    // The probe looks after a poll of the event loop (an immediate): a close that arrived while the
+    // thread was held up is read by then, where a timer alone runs before the poll and writes on it.
     setImmediate(() => {
       const idleMs = this.idleBeforeMs;
-      setTimeout(() => this.probed(req), idleMs === null ? 0 : Math.max(0, REUSE_PROBE_MS - idleMs));
+      setTimeout(
+        () => setImmediate(() => this.probed(req)),
+        idleMs === null ? 0 : Math.max(0, REUSE_PROBE_MS - idleMs),
+      );
     });
   }
 
