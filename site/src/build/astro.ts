@@ -46,7 +46,7 @@ async function sourcesCopy(siteRoot: string, work: string, pages: PageSet): Prom
  * the same pages. The site's own sources (`.astro`, `.ts`, and `@kneeboard/core`'s, linked in from the
  * workspace) are bundled as before; so are virtual modules and anything that is not a JavaScript file.
  */
-export function importInstalledPackages(): Plugin {
+function importInstalledPackages(): Plugin {
   return {
     name: "kneeboard:import-installed-packages",
     enforce: "pre",
