@@ -1,8 +1,9 @@
 /**
  * A catalogue-shaped site (more routes than the leaderboard's row budget: 40 models of 4 routes each,
- * over 8 providers and 2 gateways, the direct one's alone more than the budget too), built for real and read in headless Chromium: `/` folds to each
- * model's best routes with every route one click away, filters by provider and gateway are plain
- * links to pages holding only those routes, and the folded pages read on a phone and a laptop.
+ * over 8 providers and 2 gateways, the direct one's alone more than the budget too), built for real
+ * and read in headless Chromium: `/` folds to each model's best routes with every route one click
+ * away, filters by provider and gateway are plain links to pages holding only those routes, and the
+ * folded pages read on a phone and a laptop.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -35,8 +36,10 @@ let browser: Browser;
 const page = (path: string) => readFileSync(join(outDir, path, "index.html"), "utf8").replaceAll("&#39;", "'");
 /** A page's ranking rows' target ids, top to bottom. */
 const rowIds = (html: string) => [...html.matchAll(/<tr data-target="([^"]+)"/g)].map((m) => m[1] as string);
-const modelOf = (id: string) => `model-${Number(id.slice("route-".length)) % MODELS}`;
-const providerOf = (id: string) => `provider-${Number(id.slice("route-".length)) % 8}`;
+/** A route id's number: `route-017` is 17. */
+const routeNumber = (id: string) => Number(id.slice("route-".length));
+const modelOf = (id: string) => `model-${routeNumber(id) % MODELS}`;
+const providerOf = (id: string) => `provider-${routeNumber(id) % 8}`;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "kneeboard-catalogue-"));
@@ -122,7 +125,7 @@ describe("a leaderboard of more routes than its row budget", () => {
     expect(DIRECT).toBeGreaterThan(ROW_BUDGET);
     const direct = rowIds(page("s/chat/by/gateway/direct"));
     expect(direct.length).toBeLessThanOrEqual(ROW_BUDGET);
-    expect(direct.every((id) => gatewayOf(Number(id.slice("route-".length))) === "direct")).toBe(true);
+    expect(direct.every((id) => gatewayOf(routeNumber(id)) === "direct")).toBe(true);
     expect(page("s/chat/by/gateway/direct")).toContain(`${DIRECT} of ${ROUTES} routes`);
     // A link from `/` leads to a built page.
     for (const m of page("").matchAll(/href="(s\/chat\/by\/[^"]+)"/g))
@@ -211,7 +214,7 @@ describe("a leaderboard of more routes than its row budget", () => {
       await field.fill("model-5");
       expect((await visible()).sort()).toEqual(all.filter((id) => modelOf(id) === "model-5").sort());
       await field.fill("openrouter");
-      const viaGateway = all.filter((id) => gatewayOf(Number(id.slice("route-".length))) === "openrouter");
+      const viaGateway = all.filter((id) => gatewayOf(routeNumber(id)) === "openrouter");
       expect(viaGateway.length).toBeGreaterThan(0);
       expect((await visible()).sort()).toEqual(viaGateway.sort());
       await field.fill("");

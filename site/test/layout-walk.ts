@@ -49,13 +49,6 @@ export const VIEWPORTS = [
   { width: 1366, height: 900 },
 ] as const;
 
-/**
- * The two passes over the pages, one per test file (`layout-phone.test.ts`, `layout-laptop.test.ts`),
- * so two workers share them: the layout checks at both widths and axe in both colour schemes. Axe runs
- * every rule in one pass and only the rules that read colours in the other: dark mode changes nothing
- * but the CSS colour variables (see `Base.astro`), so the other rules, which read the DOM, ARIA and
- * sizes, would find the same in both schemes, and axe is most of a pass's time.
- */
 /** A catalogue's pages a reader lands on: `/`, a provider's and a gateway's filter, a model, compare, a level. */
 export const CATALOGUE_PAGES = [
   "",
@@ -66,6 +59,13 @@ export const CATALOGUE_PAGES = [
   "at/4/",
 ];
 
+/**
+ * The two passes over the pages, one per test file (`layout-phone.test.ts`, `layout-laptop.test.ts`),
+ * so two workers share them: the layout checks at both widths and axe in both colour schemes. Axe runs
+ * every rule in one pass and only the rules that read colours in the other: dark mode changes nothing
+ * but the CSS colour variables (see `Base.astro`), so the other rules, which read the DOM, ARIA and
+ * sizes, would find the same in both schemes, and axe is most of a pass's time.
+ */
 export const PHONE = {
   name: "390 px, dark",
   viewport: VIEWPORTS[0],
